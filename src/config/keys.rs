@@ -1,0 +1,206 @@
+//! Stage 1 (config): the catalogue of config keys (required, defaulted,
+//! rsmreport's own, and those rejected with a dedicated message) and the
+//! "did you mean" suggestion. Constant data and pure functions only; touches
+//! no file.
+
+use serde_json::{json, Value};
+
+/// Keys that must be present (spec 1.2).
+pub const REQUIRED_KEYS: [&str; 5] = [
+    "experiment_id",
+    "predictions_file",
+    "system_score_column",
+    "trim_min",
+    "trim_max",
+];
+
+/// Optional keys of the reference, in the order in which the saved config
+/// appends the defaulted ones (spec 1.4).
+pub const DEFAULTED_KEYS: [&str; 21] = [
+    "id_column",
+    "description",
+    "human_score_column",
+    "exclude_zero_scores",
+    "use_thumbnails",
+    "scale_with",
+    "second_human_score_column",
+    "file_format",
+    "candidate_column",
+    "general_sections",
+    "custom_sections",
+    "rater_error_variance",
+    "trim_tolerance",
+    "subgroups",
+    "min_n_per_group",
+    "section_order",
+    "flag_column",
+    "min_items_per_candidate",
+    "use_wandb",
+    "wandb_project",
+    "wandb_entity",
+];
+
+/// Optional keys of `rsmreport` beyond the reference (never defaulted into
+/// the saved config).
+pub const OWN_KEYS: [&str; 1] = ["model_version"];
+
+/// The default of a defaulted key, as the saved config shows it.
+pub fn default_value(key: &str) -> Value {
+    match key {
+        "id_column" => json!("spkitemid"),
+        "description" => json!(""),
+        "human_score_column" => json!("sc1"),
+        "exclude_zero_scores" => json!(true),
+        "use_thumbnails" => json!(false),
+        "file_format" => json!("csv"),
+        "general_sections" => json!(["all"]),
+        "trim_tolerance" => json!(0.4998),
+        "subgroups" => json!([]),
+        "use_wandb" => json!(false),
+        _ => Value::Null,
+    }
+}
+
+/// Keys that are valid in an rsmreport config (the ones suggested by "did
+/// you mean"). The W&B keys are left out: they are not supported.
+pub fn valid_keys() -> impl Iterator<Item = &'static str> {
+    REQUIRED_KEYS
+        .into_iter()
+        .chain(DEFAULTED_KEYS.into_iter().filter(|k| !is_wandb_key(k)))
+        .chain(OWN_KEYS)
+}
+
+/// `use_wandb` and every `wandb_*` key.
+pub fn is_wandb_key(key: &str) -> bool {
+    key == "use_wandb" || key.starts_with("wandb_")
+}
+
+/// Keys of other RSMTool tools (spec 1.3, plus the rsmtool training keys
+/// `model`, `train_file`, `test_file`), with what they are for.
+pub fn other_tool_purpose(key: &str) -> Option<&'static str> {
+    const TRAINING: &str = "model training (rsmtool)";
+    Some(match key {
+        "train_label_column"
+        | "test_label_column"
+        | "use_scaled_predictions"
+        | "select_transformations"
+        | "standardize_features"
+        | "truncate_outliers"
+        | "use_truncation_thresholds"
+        | "predict_expected_scores"
+        | "sign"
+        | "features"
+        | "length_column"
+        | "form_level_scores"
+        | "feature_subset_file"
+        | "feature_subset"
+        | "skll_fixed_parameters"
+        | "skll_objective"
+        | "skll_grid_search_jobs"
+        | "flag_column_test"
+        | "model"
+        | "train_file"
+        | "test_file" => TRAINING,
+        "description_old"
+        | "description_new"
+        | "use_scaled_predictions_old"
+        | "use_scaled_predictions_new" => "comparing two experiments (rsmcompare)",
+        "experiment_names" => "summarising several experiments (rsmsummarize)",
+        "folds_file" | "folds" => "cross-validated model training (rsmxval)",
+        "sample_range"
+        | "sample_size"
+        | "sample_ids"
+        | "background_kmeans_size"
+        | "num_features_to_display"
+        | "show_auto_cohorts" => "explaining a trained model (rsmexplain)",
+        _ => return None,
+    })
+}
+
+/// The closest name to `given` among `candidates`, when it is reasonably
+/// close: optimal-string-alignment distance (case-insensitive) of at most
+/// max(2, a third of the longer name), or one name a prefix of the other.
+pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let g = given.to_lowercase();
+    let mut best: Option<(usize, &'a str)> = None;
+    for cand in candidates {
+        let c = cand.to_lowercase();
+        let d = osa_distance(&g, &c);
+        let longer = g.chars().count().max(c.chars().count());
+        let limit = (longer / 3).max(2);
+        let prefix = g.chars().count() >= 4 && (c.starts_with(&g) || g.starts_with(&c));
+        if (d <= limit || prefix) && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, cand));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Optimal string alignment distance (Levenshtein plus transpositions of
+/// two adjacent characters), on characters.
+pub fn osa_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let (n, m) = (a.len(), b.len());
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[n][m]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance() {
+        assert_eq!(osa_distance("trim_mn", "trim_min"), 1);
+        assert_eq!(osa_distance("subgropus", "subgroups"), 1);
+        assert_eq!(osa_distance("", "abc"), 3);
+        assert_eq!(osa_distance("abc", "abc"), 0);
+    }
+
+    #[test]
+    fn suggestions_only_when_close() {
+        assert_eq!(closest("trim_mn", valid_keys()), Some("trim_min"));
+        assert_eq!(closest("Trim_Max", valid_keys()), Some("trim_max"));
+        assert_eq!(closest("subgroup", valid_keys()), Some("subgroups"));
+        assert_eq!(
+            closest("human_score", valid_keys()),
+            Some("human_score_column")
+        );
+        assert_eq!(closest("experiment", valid_keys()), Some("experiment_id"));
+        assert_eq!(closest("xyz", valid_keys()), None);
+        assert_eq!(closest("colour_scheme", valid_keys()), None);
+        assert_eq!(closest("wandb_projct", valid_keys()), None);
+    }
+
+    #[test]
+    fn key_tables_are_consistent() {
+        for k in valid_keys() {
+            assert!(other_tool_purpose(k).is_none(), "{k}");
+            assert!(!is_wandb_key(k), "{k}");
+        }
+        assert_eq!(default_value("trim_tolerance"), json!(0.4998));
+        assert_eq!(default_value("candidate_column"), Value::Null);
+        assert!(other_tool_purpose("features")
+            .unwrap()
+            .contains("model training (rsmtool)"));
+    }
+}

@@ -1,0 +1,350 @@
+//! Stage 2 (input): pandas-style type inference for columns read as text
+//! (CSV/TSV cells, and the string cells of xlsx files). Pure functions on
+//! strings; reads no files.
+
+use crate::table::{Cell, Values};
+
+/// The cell texts pandas reads as missing by default (spec 2.1), exactly.
+pub const NA_TOKENS: [&str; 19] = [
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+];
+
+/// Whether `s` is one of the [`NA_TOKENS`] (a `match`, so no hashing).
+#[inline]
+pub fn is_na(s: &str) -> bool {
+    matches!(
+        s,
+        "" | "#N/A"
+            | "#N/A N/A"
+            | "#NA"
+            | "-1.#IND"
+            | "-1.#QNAN"
+            | "-NaN"
+            | "-nan"
+            | "1.#IND"
+            | "1.#QNAN"
+            | "<NA>"
+            | "N/A"
+            | "NA"
+            | "NULL"
+            | "NaN"
+            | "None"
+            | "n/a"
+            | "nan"
+            | "null"
+    )
+}
+
+/// What one non-missing text cell looks like to pandas' CSV parser.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Parsed {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text,
+}
+
+/// Classifies a cell that is not an NA token: an integer (optional sign,
+/// ASCII digits, surrounding whitespace allowed, fits in `i64`), a float
+/// (decimal/exponent syntax or `inf`/`infinity`, see
+/// [`crate::table::parse_number`]; integers too large for `i64` too), one of
+/// pandas' boolean spellings (`True`/`TRUE`/`true`, `False`/`FALSE`/`false`),
+/// or other text.
+#[inline]
+pub fn classify(s: &str) -> Parsed {
+    if let Some(i) = parse_int(s.as_bytes()) {
+        return Parsed::Int(i);
+    }
+    match s {
+        "True" | "TRUE" | "true" => return Parsed::Bool(true),
+        "False" | "FALSE" | "false" => return Parsed::Bool(false),
+        _ => {}
+    }
+    let x = crate::table::parse_number(s);
+    if x.is_nan() {
+        Parsed::Text
+    } else {
+        Parsed::Float(x)
+    }
+}
+
+/// Parses an `i64` written as optional sign and ASCII digits, with optional
+/// surrounding ASCII whitespace. `None` when it is not such a number or does
+/// not fit (the caller then tries a float).
+#[inline]
+pub fn parse_int(bytes: &[u8]) -> Option<i64> {
+    let mut b = bytes;
+    while let [first, rest @ ..] = b {
+        if first.is_ascii_whitespace() {
+            b = rest;
+        } else {
+            break;
+        }
+    }
+    while let [rest @ .., last] = b {
+        if last.is_ascii_whitespace() {
+            b = rest;
+        } else {
+            break;
+        }
+    }
+    let (negative, digits) = match b {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &d in digits {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        // 19 digits fit in u64 without overflow.
+        v = v * 10 + u64::from(d);
+    }
+    if negative {
+        if v <= i64::MAX as u64 + 1 {
+            Some((v as i64).wrapping_neg())
+        } else {
+            None
+        }
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
+/// The running type of a column during the single inference pass.
+enum State {
+    /// Only missing cells so far (how many).
+    AllNa(usize),
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    Bool(Vec<bool>),
+    /// Booleans with at least one missing cell (pandas: object column).
+    BoolNa(Vec<Option<bool>>),
+    /// Gave up: some cell is plain text.
+    Text,
+}
+
+/// Infers a column's type from its cell texts the way pandas' CSV reader
+/// does (spec 2.1) and builds its [`Values`]:
+///
+/// * NA tokens are missing;
+/// * all cells integers, none missing -> `Int`;
+/// * numbers with a missing cell, or any decimal/exponent/inf -> `Float`
+///   (missing = NaN); a column of only missing cells -> `Float` of NaN;
+/// * no cells at all -> empty `Text`;
+/// * all cells booleans, none missing -> `Bool`; booleans with missing
+///   cells -> `Mixed` of `Bool`/`Missing` (pandas keeps Python booleans in
+///   an object column, echoed `True`/`False`);
+/// * anything else -> `Text`, cells verbatim, NA tokens as `None`.
+///
+/// `cells` is called once, or twice when the column turns out to be text
+/// (the first pass stops at the first text cell).
+pub fn infer_column<'a, I, F>(cells: F, len: usize) -> Values
+where
+    F: Fn() -> I,
+    I: Iterator<Item = &'a str>,
+{
+    let mut state = State::AllNa(0);
+    for s in cells() {
+        state = push(state, s, len);
+        if matches!(state, State::Text) {
+            break;
+        }
+    }
+    match state {
+        // pandas gives an empty column `object` dtype.
+        State::AllNa(0) => Values::Text(Vec::new()),
+        State::AllNa(n) => Values::Float(vec![f64::NAN; n]),
+        State::Int(v) => Values::Int(v),
+        State::Float(v) => Values::Float(v),
+        State::Bool(v) => Values::Bool(v),
+        State::BoolNa(v) => Values::Mixed(
+            v.into_iter()
+                .map(|b| b.map_or(Cell::Missing, Cell::Bool))
+                .collect(),
+        ),
+        State::Text => Values::Text(
+            cells()
+                .map(|s| if is_na(s) { None } else { Some(s.to_owned()) })
+                .collect(),
+        ),
+    }
+}
+
+#[inline]
+fn push(state: State, s: &str, len: usize) -> State {
+    if is_na(s) {
+        return match state {
+            State::AllNa(n) => State::AllNa(n + 1),
+            State::Int(v) => {
+                let mut f = to_float(v, len);
+                f.push(f64::NAN);
+                State::Float(f)
+            }
+            State::Float(mut v) => {
+                v.push(f64::NAN);
+                State::Float(v)
+            }
+            State::Bool(v) => {
+                let mut b: Vec<Option<bool>> = Vec::with_capacity(len);
+                b.extend(v.into_iter().map(Some));
+                b.push(None);
+                State::BoolNa(b)
+            }
+            State::BoolNa(mut v) => {
+                v.push(None);
+                State::BoolNa(v)
+            }
+            State::Text => State::Text,
+        };
+    }
+    match (state, classify(s)) {
+        (State::Int(mut v), Parsed::Int(i)) => {
+            v.push(i);
+            State::Int(v)
+        }
+        (State::Float(mut v), Parsed::Int(i)) => {
+            v.push(i as f64);
+            State::Float(v)
+        }
+        (State::Float(mut v), Parsed::Float(x)) => {
+            v.push(x);
+            State::Float(v)
+        }
+        (State::Int(v), Parsed::Float(x)) => {
+            let mut f = to_float(v, len);
+            f.push(x);
+            State::Float(f)
+        }
+        (State::AllNa(0), Parsed::Int(i)) => {
+            let mut v = Vec::with_capacity(len);
+            v.push(i);
+            State::Int(v)
+        }
+        (State::AllNa(n), Parsed::Int(i)) => {
+            let mut v = Vec::with_capacity(len);
+            v.resize(n, f64::NAN);
+            v.push(i as f64);
+            State::Float(v)
+        }
+        (State::AllNa(n), Parsed::Float(x)) => {
+            let mut v = Vec::with_capacity(len);
+            v.resize(n, f64::NAN);
+            v.push(x);
+            State::Float(v)
+        }
+        (State::AllNa(0), Parsed::Bool(b)) => {
+            let mut v = Vec::with_capacity(len);
+            v.push(b);
+            State::Bool(v)
+        }
+        (State::AllNa(n), Parsed::Bool(b)) => {
+            let mut v = Vec::with_capacity(len);
+            v.resize(n, None);
+            v.push(Some(b));
+            State::BoolNa(v)
+        }
+        (State::Bool(mut v), Parsed::Bool(b)) => {
+            v.push(b);
+            State::Bool(v)
+        }
+        (State::BoolNa(mut v), Parsed::Bool(b)) => {
+            v.push(Some(b));
+            State::BoolNa(v)
+        }
+        _ => State::Text,
+    }
+}
+
+fn to_float(v: Vec<i64>, len: usize) -> Vec<f64> {
+    let mut f = Vec::with_capacity(len.max(v.len() + 1));
+    f.extend(v.into_iter().map(|i| i as f64));
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn infer(cells: &[&str]) -> Values {
+        infer_column(|| cells.iter().copied(), cells.len())
+    }
+
+    #[test]
+    fn na_tokens_are_exact() {
+        for t in NA_TOKENS {
+            assert!(is_na(t), "{t:?}");
+        }
+        for t in [" ", "na", "N/a", "NONE", "Null", "NAN", " NA", "nan "] {
+            assert!(!is_na(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(parse_int(b"42"), Some(42));
+        assert_eq!(parse_int(b" -7 "), Some(-7));
+        assert_eq!(parse_int(b"+007"), Some(7));
+        assert_eq!(parse_int(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_int(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_int(b"9223372036854775808"), None);
+        assert_eq!(parse_int(b"99999999999999999999"), None);
+        for bad in ["", "-", "4.0", "1e3", "1_0", "0x1", "4 4"] {
+            assert_eq!(parse_int(bad.as_bytes()), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn column_types() {
+        assert_eq!(infer(&["1", "2", "-3"]), Values::Int(vec![1, 2, -3]));
+        assert_eq!(infer(&["1", "2.5"]), Values::Float(vec![1.0, 2.5]));
+        assert_eq!(infer(&["1e3", "4"]), Values::Float(vec![1000.0, 4.0]));
+        let v = infer(&["1", "", "3"]);
+        let Values::Float(f) = v else { panic!("{v:?}") };
+        assert!(f[0] == 1.0 && f[1].is_nan() && f[2] == 3.0);
+        let v = infer(&["NA", "n/a", "4"]);
+        let Values::Float(f) = v else { panic!("{v:?}") };
+        assert!(f[0].is_nan() && f[1].is_nan() && f[2] == 4.0);
+        let v = infer(&["", "NaN"]);
+        let Values::Float(f) = v else { panic!("{v:?}") };
+        assert!(f.iter().all(|x| x.is_nan()) && f.len() == 2);
+        assert_eq!(
+            infer(&["inf", "-Infinity"]),
+            Values::Float(vec![f64::INFINITY, f64::NEG_INFINITY])
+        );
+        assert_eq!(
+            infer(&["99999999999999999999", "1"]),
+            Values::Float(vec![1e20, 1.0])
+        );
+        assert_eq!(
+            infer(&["True", "false", "TRUE"]),
+            Values::Bool(vec![true, false, true])
+        );
+        assert_eq!(
+            infer(&["True", "", "False"]),
+            Values::Mixed(vec![Cell::Bool(true), Cell::Missing, Cell::Bool(false)])
+        );
+        assert_eq!(
+            infer(&["1", "abc", "NA", "2.5", ""]),
+            Values::Text(vec![
+                Some("1".into()),
+                Some("abc".into()),
+                None,
+                Some("2.5".into()),
+                None
+            ])
+        );
+        assert_eq!(
+            infer(&["True", "1"]),
+            Values::Text(vec![Some("True".into()), Some("1".into())])
+        );
+        assert_eq!(infer(&[" 4", "5 "]), Values::Int(vec![4, 5]));
+        assert_eq!(infer(&[]), Values::Text(vec![]));
+    }
+}

@@ -1,0 +1,109 @@
+//! Stage 2: reading input tables (predictions and scale files) into
+//! [`crate::table::Table`]. Reads files; writes nothing, and knows nothing
+//! about the configuration beyond the names of the text columns.
+//!
+//! The reader is chosen by the lower-cased extension: `.csv`, `.tsv`,
+//! `.xlsx` (first sheet), `.jsonl`/`.jsonlines`, `.parquet`. Columns named
+//! in `text_columns` (id, candidate, subgroups) are read as raw text; all
+//! others get pandas-like types (spec 2.1), which only matter for how
+//! pass-through columns are echoed into output files.
+
+mod csv;
+mod infer;
+mod json;
+mod parquet;
+mod xlsx;
+
+pub use infer::{is_na, NA_TOKENS};
+
+use crate::table::Table;
+use anyhow::{anyhow, bail, Result};
+use std::path::Path;
+
+/// The extensions [`read_table`] accepts, as shown in error messages.
+pub const SUPPORTED_EXTENSIONS: &str = ".csv, .tsv, .xlsx, .jsonl, .jsonlines, .parquet";
+
+/// Reads the table at `path`, choosing the reader by extension. Columns named
+/// in `text_columns` are read as raw text (spec 2.1). Every error names the
+/// file (and the line, where there is one).
+pub fn read_table(path: &Path, text_columns: &[&str]) -> Result<Table> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "csv" => read_text_file(path, |text| csv::read(path, text, b',', text_columns)),
+        "tsv" => read_text_file(path, |text| csv::read(path, text, b'\t', text_columns)),
+        "jsonl" | "jsonlines" => read_text_file(path, |text| json::read(path, text, text_columns)),
+        "xlsx" => {
+            check_readable(path)?;
+            xlsx::read(path, text_columns)
+        }
+        "parquet" => {
+            check_readable(path)?;
+            parquet::read(path, text_columns)
+        }
+        "sas7bdat" => bail!(
+            "{}: SAS files (.sas7bdat) are not supported; export the table as one of {}",
+            path.display(),
+            SUPPORTED_EXTENSIONS
+        ),
+        "" => bail!(
+            "{}: the file has no extension; supported input files are {}",
+            path.display(),
+            SUPPORTED_EXTENSIONS
+        ),
+        other => bail!(
+            "{}: unsupported file type '.{other}'; supported input files are {}",
+            path.display(),
+            SUPPORTED_EXTENSIONS
+        ),
+    }
+}
+
+/// Opens the file first so that a missing file gives a plain message.
+fn check_readable(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| anyhow!("{}: cannot read the file: {e}", path.display()))?;
+    if meta.is_dir() {
+        bail!("{}: is a folder, not a file", path.display());
+    }
+    if meta.len() == 0 {
+        bail!("{}: file is empty", path.display());
+    }
+    Ok(())
+}
+
+/// Reads a text file: refuses an empty file, drops a UTF-8 byte order mark,
+/// and refuses bytes that are not UTF-8, naming the line.
+fn read_text_file(path: &Path, parse: impl FnOnce(&str) -> Result<Table>) -> Result<Table> {
+    check_readable(path)?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| anyhow!("{}: cannot read the file: {e}", path.display()))?;
+    let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let bytes = &bytes[bom..];
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        bail!("{}: file is empty", path.display());
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+            bail!(
+                "{}: line {line} is not valid UTF-8 text (byte {} of the file); save the file \
+                 with UTF-8 encoding",
+                path.display(),
+                at + bom + 1
+            );
+        }
+    };
+    parse(text)
+}
+
+#[cfg(test)]
+mod tests;

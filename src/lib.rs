@@ -1,0 +1,22 @@
+//! rsmreport: evaluation reports for automated scoring engines, at parity with
+//! RSMTool's `rsmeval`.
+//!
+//! The pipeline is visible in the module tree and runs top to bottom:
+//!
+//! 1. [`config`]: raw TOML/JSON -> validated [`config::Experiment`];
+//! 2. [`input`]: predictions and scale files -> [`table::Table`];
+//! 3. [`preprocess`]: filters, scaling, trimming, rounding -> [`preprocess::Prepared`];
+//! 4. [`metrics`]: pure maths on `f64` slices (no I/O, no tables);
+//! 5. [`sections`]: every intermediate table, as [`table::Frame`]s;
+//! 6. [`output`]: the only stage that writes files.
+//!
+//! Plain data is passed from one stage to the next.
+
+pub mod config;
+pub mod input;
+pub mod metrics;
+pub mod output;
+pub mod pipeline;
+pub mod preprocess;
+pub mod sections;
+pub mod table;

@@ -1,0 +1,276 @@
+//! Stage 6: the only stage that writes files.
+//!
+//! Producing bytes ([`table_files`], `write::to_delimited`, `write::to_xlsx`)
+//! is separate from putting them on disk ([`write_output_dir`]), which builds
+//! the whole output folder in a temporary sibling and moves it into place
+//! only when every file was written, so a failed run never damages an
+//! earlier report.
+
+pub mod format;
+pub mod write;
+
+use crate::config::{Experiment, FileFormat};
+use crate::table::Frame;
+use anyhow::{bail, Context, Result};
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// One file of the output folder: a relative path and its bytes.
+#[derive(Clone, Debug)]
+pub struct OutputFile {
+    /// Relative to the output folder, e.g. `output/exp_eval.csv`.
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+/// Sub-folders rsmreport creates in an output folder.
+pub const SUBFOLDERS: [&str; 3] = ["output", "figure", "report"];
+
+/// Checks that `name` can be used inside a file name: no path separators,
+/// no `..`, no control characters.
+pub fn check_file_name_part(name: &str, what: &str) -> Result<()> {
+    if name.is_empty()
+        || name.contains(['/', '\\'])
+        || name == "."
+        || name == ".."
+        || name.chars().any(char::is_control)
+    {
+        bail!(
+            "{what} '{}' cannot be used in an output file name: it must not be empty or contain \
+             '/', '\\' or control characters",
+            name.escape_debug()
+        );
+    }
+    Ok(())
+}
+
+/// The intermediate tables as files (`output/<id>_<name>.<ext>`), plus the
+/// saved configuration `output/<id>_rsmeval.json`. Frames without rows or
+/// columns are skipped (spec 4.1).
+pub fn table_files(exp: &Experiment, frames: &[Frame]) -> Result<Vec<OutputFile>> {
+    let id = &exp.experiment_id;
+    let mut files = vec![OutputFile {
+        path: Path::new("output").join(format!("{id}_rsmeval.json")),
+        bytes: crate::config::saved_config_json(exp).into_bytes(),
+    }];
+    let ext = exp.file_format.extension();
+    for frame in frames.iter().filter(|f| f.is_writable()) {
+        check_file_name_part(&frame.name, "table name")?;
+        let bytes = match exp.file_format {
+            FileFormat::Csv => write::to_delimited(frame, b','),
+            FileFormat::Tsv => write::to_delimited(frame, b'\t'),
+            FileFormat::Xlsx => write::to_xlsx(frame)
+                .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
+        };
+        files.push(OutputFile {
+            path: Path::new("output").join(format!("{id}_{}.{ext}", frame.name)),
+            bytes,
+        });
+    }
+    Ok(files)
+}
+
+/// Whether a folder exists and holds anything.
+fn is_non_empty_dir(dir: &Path) -> Result<bool> {
+    match fs::read_dir(dir) {
+        Ok(mut entries) => Ok(entries.next().is_some()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => {
+            Err(e).with_context(|| format!("cannot read the output folder {}", dir.display()))
+        }
+    }
+}
+
+/// Refuses to write where it must not: an existing non-empty folder without
+/// `force`, a file in the way, or (even with `force`) a folder holding
+/// anything rsmreport does not write itself.
+pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "the output folder {} exists and is not a folder; choose another --output-dir",
+            dir.display()
+        );
+    }
+    if !is_non_empty_dir(dir)? {
+        return Ok(());
+    }
+    if !force {
+        bail!(
+            "the output folder {} already exists and is not empty; use --force to replace it \
+             (the old report is kept until the new one is complete) or choose another --output-dir",
+            dir.display()
+        );
+    }
+    let foreign: Vec<String> = fs::read_dir(dir)
+        .with_context(|| format!("cannot read the output folder {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !SUBFOLDERS.contains(&n.as_str()))
+        .collect();
+    if !foreign.is_empty() {
+        bail!(
+            "refusing to replace the output folder {}: it holds files rsmreport did not write ({}); \
+             --force only replaces earlier rsmreport output, choose another --output-dir",
+            dir.display(),
+            foreign.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// A sibling of `dir` named `.<name>.<tag>-<pid>`.
+fn sibling(dir: &Path, tag: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let parent = dir.parent().unwrap_or_else(|| Path::new("."));
+    parent.join(format!(".{name}.{tag}-{}", std::process::id()))
+}
+
+/// Writes `files` as the complete content of `dir`: into a temporary
+/// sibling folder first, then moved into place. With `force`, an existing
+/// rsmreport output folder is replaced only after the new one is complete;
+/// on any failure `dir` is left as it was.
+pub fn write_output_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<()> {
+    check_output_dir(dir, force)?;
+    let dir = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .context("cannot determine the current folder")?
+            .join(dir)
+    };
+    if let Some(parent) = dir.parent() {
+        fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create the folder {}", parent.display()))?;
+    }
+    let tmp = sibling(&dir, "rsmreport-tmp");
+    let result = fill(&tmp, files).and_then(|()| swap_into_place(&tmp, &dir));
+    if result.is_err() && tmp.exists() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+fn fill(tmp: &Path, files: &[OutputFile]) -> Result<()> {
+    if tmp.exists() {
+        fs::remove_dir_all(tmp)
+            .with_context(|| format!("cannot remove the stale folder {}", tmp.display()))?;
+    }
+    fs::create_dir(tmp).with_context(|| {
+        format!(
+            "cannot create a temporary folder {} next to the output folder (is it writable?)",
+            tmp.display()
+        )
+    })?;
+    for sub in SUBFOLDERS {
+        fs::create_dir(tmp.join(sub))
+            .with_context(|| format!("cannot create {}", tmp.join(sub).display()))?;
+    }
+    for f in files {
+        if f.path.is_absolute()
+            || f.path
+                .components()
+                .any(|c| !matches!(c, Component::Normal(_)))
+        {
+            bail!(
+                "refusing to write {} outside the output folder",
+                f.path.display()
+            );
+        }
+        let target = tmp.join(&f.path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        fs::write(&target, &f.bytes)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+    }
+    Ok(())
+}
+
+fn swap_into_place(tmp: &Path, dir: &Path) -> Result<()> {
+    if dir.exists() {
+        let old = sibling(dir, "rsmreport-old");
+        if old.exists() {
+            fs::remove_dir_all(&old)
+                .with_context(|| format!("cannot remove the stale folder {}", old.display()))?;
+        }
+        fs::rename(dir, &old).with_context(|| {
+            format!("cannot move the old output folder {} aside", dir.display())
+        })?;
+        if let Err(e) = fs::rename(tmp, dir) {
+            let _ = fs::rename(&old, dir);
+            return Err(e)
+                .with_context(|| format!("cannot move the new output into {}", dir.display()));
+        }
+        fs::remove_dir_all(&old)
+            .with_context(|| format!("cannot remove the old output folder {}", old.display()))?;
+    } else {
+        fs::rename(tmp, dir)
+            .with_context(|| format!("cannot move the new output into {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, bytes: &[u8]) -> OutputFile {
+        OutputFile {
+            path: PathBuf::from(path),
+            bytes: bytes.to_vec(),
+        }
+    }
+
+    #[test]
+    fn writes_a_new_folder_and_refuses_to_overwrite_without_force() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("exp");
+        write_output_dir(&dir, &[file("output/a.csv", b"x\n")], false).unwrap();
+        assert_eq!(fs::read(dir.join("output/a.csv")).unwrap(), b"x\n");
+        assert!(dir.join("report").is_dir() && dir.join("figure").is_dir());
+        let err = write_output_dir(&dir, &[file("output/b.csv", b"y\n")], false).unwrap_err();
+        assert!(format!("{err:#}").contains("--force"));
+        assert!(!dir.join("output/b.csv").exists());
+        write_output_dir(&dir, &[file("output/b.csv", b"y\n")], true).unwrap();
+        assert!(dir.join("output/b.csv").exists());
+        assert!(
+            !dir.join("output/a.csv").exists(),
+            "force replaces the old output"
+        );
+        let leftovers: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary folder is left behind");
+    }
+
+    #[test]
+    fn force_never_replaces_a_folder_with_foreign_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("thesis.docx"), b"precious").unwrap();
+        let err = write_output_dir(tmp.path(), &[file("output/a.csv", b"x")], true).unwrap_err();
+        assert!(format!("{err:#}").contains("thesis.docx"));
+        assert_eq!(
+            fs::read(tmp.path().join("thesis.docx")).unwrap(),
+            b"precious"
+        );
+    }
+
+    #[test]
+    fn paths_outside_the_folder_are_refused_and_nothing_is_left() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("exp");
+        assert!(write_output_dir(&dir, &[file("../evil.csv", b"x")], false).is_err());
+        assert!(!dir.exists());
+        assert!(!tmp.path().join("evil.csv").exists());
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn file_name_parts_are_checked() {
+        assert!(check_file_name_part("L1", "subgroup").is_ok());
+        for bad in ["", "a/b", "..", "a\\b", "x\ny"] {
+            assert!(check_file_name_part(bad, "subgroup").is_err(), "{bad:?}");
+        }
+    }
+}

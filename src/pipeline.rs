@@ -1,0 +1,153 @@
+//! Orchestration of one run: config -> input -> preprocess -> sections.
+//! Reads the input files through `input`; writes nothing (the caller hands
+//! the result to `output`).
+
+use crate::config::{Experiment, ScaleWith};
+use crate::output::{check_file_name_part, OutputFile};
+use crate::preprocess::{self, Exclusion, Prepared};
+use crate::sections::{self, Analysis};
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// One input file that was read.
+#[derive(Clone, Debug)]
+pub struct InputInfo {
+    /// `predictions` or `scale`.
+    pub role: &'static str,
+    pub path: PathBuf,
+    pub rows: usize,
+}
+
+/// The complete result of a run, before anything is written.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub exp: Experiment,
+    pub inputs: Vec<InputInfo>,
+    pub prepared: Prepared,
+    pub analysis: Analysis,
+}
+
+/// Reads the inputs of `exp` and computes every table.
+pub fn execute(exp: Experiment) -> Result<Run> {
+    for g in &exp.subgroups {
+        check_file_name_part(g, "subgroup column")
+            .with_context(|| format!("invalid `subgroups` in {}", exp.config_path.display()))?;
+    }
+    let pred_path = exp.predictions_file.clone();
+    let text_cols = preprocess::text_columns(&exp);
+    let table = crate::input::read_table(&pred_path, &text_cols)
+        .with_context(|| format!("cannot read the predictions file {}", pred_path.display()))?;
+    let mut inputs = vec![InputInfo {
+        role: "predictions",
+        path: pred_path.clone(),
+        rows: table.nrows,
+    }];
+    let scale_table = match &exp.scale_with {
+        ScaleWith::File(path) => {
+            let t = crate::input::read_table(path, &[])
+                .with_context(|| format!("cannot read the scale file {}", path.display()))?;
+            inputs.push(InputInfo {
+                role: "scale",
+                path: path.clone(),
+                rows: t.nrows,
+            });
+            Some(t)
+        }
+        _ => None,
+    };
+    let prepared = preprocess::prepare(
+        &exp,
+        table,
+        scale_table.as_ref(),
+        &pred_path.display().to_string(),
+    )?;
+    let analysis = sections::analyze(&exp, &prepared);
+    Ok(Run {
+        exp,
+        inputs,
+        prepared,
+        analysis,
+    })
+}
+
+/// Every file of the output folder, as bytes.
+pub fn files(run: &Run) -> Result<Vec<OutputFile>> {
+    crate::output::table_files(&run.exp, &run.analysis.frames)
+}
+
+/// A plain-text account of what a build does with this experiment (the
+/// `check` command's output).
+pub fn describe(run: &Run) -> String {
+    let exp = &run.exp;
+    let p = &run.prepared;
+    let mut s = String::new();
+    let _ = writeln!(s, "experiment: {}", exp.experiment_id);
+    if let Some(v) = &exp.model_version {
+        let _ = writeln!(s, "model version: {v}");
+    }
+    for i in &run.inputs {
+        let _ = writeln!(
+            s,
+            "{} file: {} ({} rows read)",
+            i.role,
+            i.path.display(),
+            i.rows
+        );
+    }
+    if p.n_flagged > 0 {
+        let _ = writeln!(s, "excluded by flag_column: {}", p.n_flagged);
+    }
+    for (why, n) in sections::exclusion_counts(p) {
+        if n > 0 {
+            let reason = match why {
+                Exclusion::NonNumericHuman => "non-numeric human score",
+                Exclusion::ZeroHuman => "zero human score",
+                Exclusion::NonNumericSystem => "non-numeric system score",
+                Exclusion::Listwise => "candidate with too few responses",
+            };
+            let _ = writeln!(s, "excluded ({reason}): {n}");
+        }
+    }
+    let _ = writeln!(s, "responses evaluated: {}", p.n());
+    if let Some(sc2) = &p.sc2 {
+        let double = sc2.iter().filter(|x| !x.is_nan()).count();
+        let _ = writeln!(s, "double-scored responses: {double}");
+        if p.sc2_non_numeric > 0 {
+            let _ = writeln!(
+                s,
+                "warning: {} non-numeric second human scores were treated as missing",
+                p.sc2_non_numeric
+            );
+        }
+    }
+    let names: Vec<&str> = p.scores.iter().map(|c| c.name).collect();
+    let _ = writeln!(s, "score types: {}", names.join(", "));
+    for g in &p.groups {
+        let counts = g.counts();
+        let parts: Vec<String> = g
+            .labels
+            .iter()
+            .zip(&counts)
+            .map(|(l, c)| format!("{l} ({c})"))
+            .collect();
+        let _ = writeln!(s, "subgroup {}: {}", g.name, parts.join(", "));
+    }
+    let sections: Vec<&str> = exp.sections.iter().map(|x| x.name()).collect();
+    let _ = writeln!(s, "report sections: {}", sections.join(", "));
+    let tables: Vec<&str> = run
+        .analysis
+        .frames
+        .iter()
+        .filter(|f| f.is_writable())
+        .map(|f| f.name.as_str())
+        .collect();
+    let _ = writeln!(
+        s,
+        "tables ({} as {}): {}",
+        tables.len(),
+        exp.file_format.extension(),
+        tables.join(", ")
+    );
+    s
+}

@@ -1,0 +1,596 @@
+//! Stage 5: every analysis table of spec 3 and 4, computed from the
+//! [`Prepared`] data with the pure functions of `metrics`, as [`Frame`]s in
+//! the reference's layout (names, columns, index, cell types).
+//!
+//! No I/O and no formatting happens here: the output stage turns frames into
+//! bytes, and the report stage reads the typed results kept in [`Analysis`].
+
+pub mod fairness;
+
+use crate::config::{Experiment, Number};
+use crate::metrics::association::Population;
+use crate::metrics::fairness::{fairness_analysis, FairnessResult};
+use crate::metrics::prmse::true_score_basis;
+use crate::metrics::{metric_block, round_half_even, summary, DiffMethod, MetricBlock};
+use crate::preprocess::{Exclusion, Grouping, Prepared, ALL_DATA};
+use crate::table::{Column, Frame, Values};
+use std::collections::BTreeMap;
+
+/// Everything the analyses computed: the frames to write (in the
+/// reference's write order) and typed results the report reads.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub frames: Vec<Frame>,
+    /// `eval`: one metric block per score type, in production order.
+    pub eval: Vec<(&'static str, MetricBlock)>,
+    /// Human-human agreement on the double-scored responses.
+    pub consistency: Option<MetricBlock>,
+    /// Fairness results per subgroup (when that section is selected).
+    pub fairness: Vec<(String, FairnessResult)>,
+}
+
+impl Analysis {
+    pub fn frame(&self, name: &str) -> Option<&Frame> {
+        self.frames.iter().find(|f| f.name == name)
+    }
+}
+
+/// Builds every table of the run.
+pub fn analyze(exp: &Experiment, prep: &Prepared) -> Analysis {
+    let mut frames: Vec<Frame> = prep.frames.clone();
+    frames.push(excluded_composition(exp, prep));
+    frames.push(data_composition(prep));
+    for g in &prep.groups {
+        frames.push(data_composition_by(g));
+    }
+
+    let eval: Vec<(&'static str, MetricBlock)> = prep
+        .scores
+        .iter()
+        .map(|s| {
+            (
+                s.name,
+                metric_block(&prep.sc1, &s.values, DiffMethod::Unpooled),
+            )
+        })
+        .collect();
+    frames.push(eval_frame(&eval));
+    frames.push(eval_short_frame(prep, &eval));
+
+    let consistency = prep.sc2.as_ref().map(|sc2| {
+        let (h, s) = double_scored(&prep.sc1, sc2, None);
+        if h.is_empty() {
+            MetricBlock::empty()
+        } else {
+            metric_block(&h, &s, DiffMethod::Pooled)
+        }
+    });
+    if let Some(c) = &consistency {
+        frames.push(consistency_frame(
+            "consistency",
+            Values::Text(vec![Some(String::new())]),
+            &[*c],
+            "SMD",
+        ));
+        frames.push(degradation_frame(&eval, c));
+        let hm: Vec<f64> = eval.iter().map(|(_, b)| b.corr).collect();
+        let hh = vec![c.corr; eval.len()];
+        frames.push(disattenuated_frame(
+            "disattenuated_correlations",
+            text_index(eval.iter().map(|(n, _)| *n)),
+            &hm,
+            &hh,
+        ));
+    }
+    frames.push(conf_matrix(
+        "confMatrix",
+        &prep.sc1,
+        &prep.x_trim_round().values,
+    ));
+    frames.push(score_dist(prep));
+    if let Some(f) = true_score_eval(exp, prep) {
+        frames.push(f);
+    }
+    if let Some(sc2) = &prep.sc2 {
+        let (h, s) = double_scored(&prep.sc1, sc2, None);
+        frames.push(conf_matrix("confMatrix_h1h2", &h, &s));
+    }
+
+    for g in &prep.groups {
+        frames.extend(by_group_frames(prep, g));
+    }
+
+    let mut fairness = Vec::new();
+    if exp.has_section("fairness_analyses") {
+        for g in &prep.groups {
+            let result = fairness_analysis(&g.codes, &g.labels, &prep.sc1, &prep.x_trim().values);
+            frames.extend(fairness::fairness_frames(&g.name, &result));
+            fairness.push((g.name.clone(), result));
+        }
+    }
+
+    Analysis {
+        frames,
+        eval,
+        consistency,
+        fairness,
+    }
+}
+
+fn text_index<'a>(labels: impl Iterator<Item = &'a str>) -> Values {
+    Values::Text(labels.map(|l| Some(l.to_string())).collect())
+}
+
+fn float_col(name: &str, values: Vec<f64>) -> Column {
+    Column::new(name, Values::Float(values))
+}
+
+fn int_col(name: &str, values: Vec<i64>) -> Column {
+    Column::new(name, Values::Int(values))
+}
+
+/// Pairs of (first, second) human scores where the second is present,
+/// restricted to `rows` when given.
+fn double_scored(sc1: &[f64], sc2: &[f64], rows: Option<&[usize]>) -> (Vec<f64>, Vec<f64>) {
+    let mut h = Vec::new();
+    let mut s = Vec::new();
+    let mut push = |i: usize| {
+        if !sc2[i].is_nan() {
+            h.push(sc1[i]);
+            s.push(sc2[i]);
+        }
+    };
+    match rows {
+        Some(rows) => rows.iter().for_each(|&i| push(i)),
+        None => (0..sc1.len()).for_each(&mut push),
+    }
+    (h, s)
+}
+
+/// `test_excluded_composition` (spec 3.14, with the decision to always keep
+/// the `Human/System` label column).
+fn excluded_composition(exp: &Experiment, prep: &Prepared) -> Frame {
+    // counts[human category][system category]
+    let mut counts = [[0i64; 2]; 3];
+    for &(why, h, s) in &prep.excluded {
+        let hc = if h.is_nan() {
+            2
+        } else if h == 0.0 {
+            1
+        } else {
+            0
+        };
+        let sc = usize::from(s.is_nan());
+        let _ = why;
+        counts[hc][sc] += 1;
+    }
+    let mut first: Vec<Option<i64>> = counts.iter().map(|r| Some(r[0])).collect();
+    if !prep.listwise {
+        first[0] = None;
+    }
+    if !exp.exclude_zero_scores {
+        first[1] = None;
+    }
+    let first_values = if first.iter().any(Option::is_none) {
+        Values::Float(
+            first
+                .iter()
+                .map(|c| c.map_or(f64::NAN, |x| x as f64))
+                .collect(),
+        )
+    } else {
+        Values::Int(first.iter().map(|c| c.unwrap_or(0)).collect())
+    };
+    Frame::new(
+        "test_excluded_composition",
+        None,
+        vec![
+            Column::new(
+                "Human/System",
+                text_index(
+                    [
+                        "numeric non-zero human score",
+                        "zero human score",
+                        "non-numeric human score",
+                    ]
+                    .into_iter(),
+                ),
+            ),
+            Column::new("numeric system score", first_values),
+            int_col(
+                "non-numeric system score",
+                counts.iter().map(|r| r[1]).collect(),
+            ),
+        ],
+    )
+}
+
+/// Number of responses per exclusion reason, in a fixed order.
+pub fn exclusion_counts(prep: &Prepared) -> [(Exclusion, usize); 4] {
+    let count = |w: Exclusion| prep.excluded.iter().filter(|(why, _, _)| *why == w).count();
+    [
+        (
+            Exclusion::NonNumericHuman,
+            count(Exclusion::NonNumericHuman),
+        ),
+        (Exclusion::ZeroHuman, count(Exclusion::ZeroHuman)),
+        (
+            Exclusion::NonNumericSystem,
+            count(Exclusion::NonNumericSystem),
+        ),
+        (Exclusion::Listwise, count(Exclusion::Listwise)),
+    ]
+}
+
+fn data_composition(prep: &Prepared) -> Frame {
+    let mut cols = vec![
+        Column::new("partition", text_index(["Evaluation"].into_iter())),
+        int_col("responses", vec![prep.n() as i64]),
+    ];
+    if let Some(c) = prep.n_candidates {
+        cols.push(int_col("candidates", vec![c as i64]));
+    }
+    for g in &prep.groups {
+        cols.push(int_col(&g.name, vec![g.labels.len() as i64]));
+    }
+    Frame::new("data_composition", None, cols)
+}
+
+fn data_composition_by(g: &Grouping) -> Frame {
+    Frame::new(
+        format!("data_composition_by_{}", g.name),
+        None,
+        vec![
+            Column::new(
+                g.name.clone(),
+                text_index(g.labels.iter().map(String::as_str)),
+            ),
+            int_col(
+                "N responses",
+                g.counts().into_iter().map(|c| c as i64).collect(),
+            ),
+        ],
+    )
+}
+
+const EVAL_COLUMNS: [&str; 17] = [
+    "N",
+    "h_mean",
+    "h_sd",
+    "h_min",
+    "h_max",
+    "sys_mean",
+    "sys_sd",
+    "sys_min",
+    "sys_max",
+    "corr",
+    "wtkappa",
+    "R2",
+    "kappa",
+    "exact_agr",
+    "adj_agr",
+    "SMD",
+    "RMSE",
+];
+
+/// The value of a named metric of a block (`SMD` and `DSM` are both `diff`).
+fn metric(b: &MetricBlock, name: &str) -> f64 {
+    match name {
+        "N" => b.n as f64,
+        "h_mean" => b.h_mean,
+        "h_sd" => b.h_sd,
+        "h_min" => b.h_min,
+        "h_max" => b.h_max,
+        "sys_mean" => b.sys_mean,
+        "sys_sd" => b.sys_sd,
+        "sys_min" => b.sys_min,
+        "sys_max" => b.sys_max,
+        "corr" => b.corr,
+        "wtkappa" => b.wtkappa,
+        "R2" => b.r2,
+        "kappa" => b.kappa,
+        "exact_agr" => b.exact_agr,
+        "adj_agr" => b.adj_agr,
+        "SMD" | "DSM" => b.diff,
+        "RMSE" => b.rmse,
+        other => unreachable!("unknown metric {other}"),
+    }
+}
+
+fn eval_frame(eval: &[(&'static str, MetricBlock)]) -> Frame {
+    let mut cols = vec![int_col("N", eval.iter().map(|(_, b)| b.n as i64).collect())];
+    for name in &EVAL_COLUMNS[1..] {
+        cols.push(float_col(
+            name,
+            eval.iter().map(|(_, b)| metric(b, name)).collect(),
+        ));
+    }
+    Frame::new("eval", Some(text_index(eval.iter().map(|(n, _)| *n))), cols)
+}
+
+/// The short selection of spec 3.6 / 3.12 as (column name, value) pairs,
+/// from the `X_trim` and `X_trim_round` blocks; `diff` is `SMD` or `DSM`.
+fn short_selection(
+    primary: &str,
+    trim: &MetricBlock,
+    round: &MetricBlock,
+    diff: &str,
+) -> Vec<(String, f64)> {
+    let t = format!("{primary}_trim");
+    let r = format!("{primary}_trim_round");
+    let mut out = vec![
+        ("h_mean".to_string(), trim.h_mean),
+        ("h_sd".to_string(), trim.h_sd),
+    ];
+    for m in ["sys_mean", "sys_sd", "wtkappa", "corr", diff, "RMSE", "R2"] {
+        out.push((format!("{m}.{t}"), metric(trim, m)));
+    }
+    for m in ["sys_mean", "sys_sd", "kappa", "exact_agr", "adj_agr", diff] {
+        out.push((format!("{m}.{r}"), metric(round, m)));
+    }
+    out
+}
+
+fn eval_short_frame(prep: &Prepared, eval: &[(&'static str, MetricBlock)]) -> Frame {
+    let find = |name: &str| eval.iter().find(|(n, _)| *n == name).map(|(_, b)| *b);
+    let trim = find(prep.x_trim().name).expect("X_trim evaluated");
+    let round = find(prep.x_trim_round().name).expect("X_trim_round evaluated");
+    let mut cols = vec![int_col("N", vec![trim.n as i64])];
+    for (name, v) in short_selection(prep.primary, &trim, &round, "SMD") {
+        cols.push(float_col(&name, vec![v]));
+    }
+    Frame::new("eval_short", Some(Values::Int(vec![0])), cols)
+}
+
+const CONSISTENCY_COLUMNS: [(&str, &str); 14] = [
+    ("h1_mean", "h_mean"),
+    ("h1_sd", "h_sd"),
+    ("h1_min", "h_min"),
+    ("h1_max", "h_max"),
+    ("h2_mean", "sys_mean"),
+    ("h2_sd", "sys_sd"),
+    ("h2_min", "sys_min"),
+    ("h2_max", "sys_max"),
+    ("corr", "corr"),
+    ("wtkappa", "wtkappa"),
+    ("kappa", "kappa"),
+    ("exact_agr", "exact_agr"),
+    ("adj_agr", "adj_agr"),
+    ("SMD", "SMD"),
+];
+
+/// `consistency` / `consistency_by_<g>`: the human-human block, `diff`
+/// named `SMD` or `DSM`.
+fn consistency_frame(name: &str, index: Values, blocks: &[MetricBlock], diff: &str) -> Frame {
+    let mut cols = vec![int_col("N", blocks.iter().map(|b| b.n as i64).collect())];
+    for (out, src) in CONSISTENCY_COLUMNS {
+        let out = if out == "SMD" { diff } else { out };
+        cols.push(float_col(
+            out,
+            blocks.iter().map(|b| metric(b, src)).collect(),
+        ));
+    }
+    Frame::new(name, Some(index), cols)
+}
+
+fn degradation_frame(eval: &[(&'static str, MetricBlock)], hh: &MetricBlock) -> Frame {
+    let cols = ["corr", "kappa", "wtkappa", "exact_agr", "adj_agr", "SMD"]
+        .iter()
+        .map(|m| {
+            float_col(
+                m,
+                eval.iter()
+                    .map(|(_, b)| metric(b, m) - metric(hh, m))
+                    .collect(),
+            )
+        })
+        .collect();
+    Frame::new(
+        "degradation",
+        Some(text_index(eval.iter().map(|(n, _)| *n))),
+        cols,
+    )
+}
+
+fn disattenuated_frame(name: &str, index: Values, hm: &[f64], hh: &[f64]) -> Frame {
+    let sqrt_hh: Vec<f64> = hh
+        .iter()
+        .map(|&r| if r >= 0.0 { r.sqrt() } else { f64::NAN })
+        .collect();
+    let dis: Vec<f64> = hm.iter().zip(&sqrt_hh).map(|(a, b)| a / b).collect();
+    Frame::new(
+        name,
+        Some(index),
+        vec![
+            float_col("corr_HM", hm.to_vec()),
+            float_col("corr_HH", hh.to_vec()),
+            float_col("sqrt_HH", sqrt_hh),
+            float_col("corr_disattenuated", dis),
+        ],
+    )
+}
+
+/// Confusion matrix of half-to-even rounded `h` (rows) against rounded `s`
+/// (columns), by counting; labels are the sorted union.
+fn conf_matrix(name: &str, h: &[f64], s: &[f64]) -> Frame {
+    let mut cells: BTreeMap<(i64, i64), i64> = BTreeMap::new();
+    let mut labels: std::collections::BTreeSet<i64> = Default::default();
+    for (&a, &b) in h.iter().zip(s) {
+        let (a, b) = (round_half_even(a) as i64, round_half_even(b) as i64);
+        labels.insert(a);
+        labels.insert(b);
+        *cells.entry((a, b)).or_default() += 1;
+    }
+    let labels: Vec<i64> = labels.into_iter().collect();
+    let cols = labels
+        .iter()
+        .map(|&c| {
+            int_col(
+                &c.to_string(),
+                labels
+                    .iter()
+                    .map(|&r| cells.get(&(r, c)).copied().unwrap_or(0))
+                    .collect(),
+            )
+        })
+        .collect();
+    Frame::new(name, Some(Values::Int(labels.clone())), cols)
+}
+
+fn score_dist(prep: &Prepared) -> Frame {
+    let mut human: BTreeMap<i64, usize> = BTreeMap::new();
+    let mut system: BTreeMap<i64, usize> = BTreeMap::new();
+    for &h in &prep.sc1 {
+        *human.entry(round_half_even(h) as i64).or_default() += 1;
+    }
+    for &s in &prep.x_trim_round().values {
+        *system.entry(s as i64).or_default() += 1;
+    }
+    let labels: std::collections::BTreeSet<i64> =
+        human.keys().chain(system.keys()).copied().collect();
+    let n = prep.n() as f64;
+    let pct = |m: &BTreeMap<i64, usize>, l: i64| 100.0 * m.get(&l).copied().unwrap_or(0) as f64 / n;
+    let score: Vec<f64> = labels.iter().map(|&l| l as f64).collect();
+    let h: Vec<f64> = labels.iter().map(|&l| pct(&human, l)).collect();
+    let s: Vec<f64> = labels.iter().map(|&l| pct(&system, l)).collect();
+    let diff: Vec<f64> = s.iter().zip(&h).map(|(a, b)| a - b).collect();
+    Frame::new(
+        "score_dist",
+        Some(Values::Float(score.clone())),
+        vec![
+            float_col("score", score),
+            float_col("human", h),
+            float_col(&format!("sys_{}", prep.primary), s),
+            float_col("difference", diff),
+        ],
+    )
+}
+
+fn true_score_eval(exp: &Experiment, prep: &Prepared) -> Option<Frame> {
+    if prep.sc2.is_none() && exp.rater_error_variance.is_none() {
+        return None;
+    }
+    let mut humans: Vec<&[f64]> = vec![&prep.sc1];
+    if let Some(sc2) = &prep.sc2 {
+        humans.push(sc2);
+    }
+    let basis = true_score_basis(&humans, exp.rater_error_variance.map(Number::as_f64));
+    let k = prep.scores.len();
+    let results: Vec<(f64, f64)> = prep
+        .scores
+        .iter()
+        .map(|s| basis.evaluate(&s.values))
+        .collect();
+    let variance = match exp.rater_error_variance {
+        Some(Number::Int(v)) => Values::Int(vec![v; k]),
+        _ => Values::Float(vec![basis.error_variance; k]),
+    };
+    Some(Frame::new(
+        "true_score_eval",
+        Some(text_index(prep.scores.iter().map(|s| s.name))),
+        vec![
+            int_col("N", vec![basis.n as i64; k]),
+            int_col("N raters", vec![basis.n_raters as i64; k]),
+            int_col("N single", vec![basis.n_single as i64; k]),
+            int_col("N multiple", vec![basis.n_multiple as i64; k]),
+            Column::new("Variance of errors", variance),
+            float_col("True score var", vec![basis.true_score_var; k]),
+            float_col("MSE true", results.iter().map(|r| r.0).collect()),
+            float_col("PRMSE true", results.iter().map(|r| r.1).collect()),
+        ],
+    ))
+}
+
+/// Population mean and sample sd, skipping missing values.
+fn population(h: &[f64], s: &[f64]) -> Population {
+    let (h_mean, h_sd) = summary::nan_mean_sd(h);
+    let (s_mean, s_sd) = summary::nan_mean_sd(s);
+    Population {
+        h_mean,
+        h_sd,
+        s_mean,
+        s_sd,
+    }
+}
+
+fn gather(values: &[f64], rows: &[usize]) -> Vec<f64> {
+    rows.iter().map(|&i| values[i]).collect()
+}
+
+/// `eval_by_<g>`, `consistency_by_<g>`, `disattenuated_correlations_by_<g>`
+/// (spec 3.12). Rows: `All data` first, then the groups in code-point order.
+fn by_group_frames(prep: &Prepared, g: &Grouping) -> Vec<Frame> {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); g.labels.len()];
+    for (i, &c) in g.codes.iter().enumerate() {
+        members[c as usize].push(i);
+    }
+    let all: Vec<usize> = (0..prep.n()).collect();
+    let mut labels: Vec<&str> = vec![ALL_DATA];
+    labels.extend(g.labels.iter().map(String::as_str));
+    let mut rows: Vec<&[usize]> = vec![&all];
+    rows.extend(members.iter().map(Vec::as_slice));
+
+    let trim = prep.x_trim();
+    let round = prep.x_trim_round();
+    let pop_trim = population(&prep.sc1, &trim.values);
+    let pop_round = population(&prep.sc1, &round.values);
+    let mut short_rows: Vec<Vec<(String, f64)>> = Vec::with_capacity(rows.len());
+    let mut ns = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let h = gather(&prep.sc1, r);
+        let bt = metric_block(&h, &gather(&trim.values, r), DiffMethod::Dsm(pop_trim));
+        let br = metric_block(&h, &gather(&round.values, r), DiffMethod::Dsm(pop_round));
+        ns.push(r.len() as f64);
+        short_rows.push(short_selection(prep.primary, &bt, &br, "DSM"));
+    }
+    let mut cols = vec![float_col("N", ns)];
+    for (j, (name, _)) in short_rows[0].iter().enumerate() {
+        cols.push(float_col(
+            name,
+            short_rows.iter().map(|row| row[j].1).collect(),
+        ));
+    }
+    let corr_hm: Vec<f64> = cols
+        .iter()
+        .find(|c| c.name == format!("corr.{}", trim.name))
+        .map(|c| match &c.values {
+            Values::Float(v) => v.clone(),
+            _ => unreachable!(),
+        })
+        .expect("corr column present");
+    let index = text_index(labels.iter().copied());
+    let mut frames = vec![Frame::new(
+        format!("eval_by_{}", g.name),
+        Some(index.clone()),
+        cols,
+    )];
+
+    if let Some(sc2) = &prep.sc2 {
+        let pop = population(&prep.sc1, sc2);
+        let blocks: Vec<MetricBlock> = rows
+            .iter()
+            .map(|r| {
+                let (h, s) = double_scored(&prep.sc1, sc2, Some(r));
+                if h.is_empty() {
+                    MetricBlock::empty()
+                } else {
+                    metric_block(&h, &s, DiffMethod::Dsm(pop))
+                }
+            })
+            .collect();
+        let corr_hh: Vec<f64> = blocks.iter().map(|b| b.corr).collect();
+        frames.push(consistency_frame(
+            &format!("consistency_by_{}", g.name),
+            index.clone(),
+            &blocks,
+            "DSM",
+        ));
+        frames.push(disattenuated_frame(
+            &format!("disattenuated_correlations_by_{}", g.name),
+            index,
+            &corr_hm,
+            &corr_hh,
+        ));
+    }
+    frames
+}

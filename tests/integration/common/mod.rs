@@ -1,0 +1,302 @@
+//! Helpers shared by the integration suites: where things are, how to run
+//! the binary, file-tree snapshots, and (in the submodules) reading and
+//! comparing output tables and saved configurations.
+
+#![allow(dead_code)]
+
+pub mod json;
+pub mod table;
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Relative tolerance for numeric cells (docs: spec/decisions.md, "Numbers").
+pub const REL_TOL: f64 = 1e-6;
+/// Absolute tolerance for numeric cells.
+pub const ABS_TOL: f64 = 1e-9;
+
+// ---------------------------------------------------------------------------
+// Paths
+
+/// The package root (where Cargo.toml is).
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The project's own fixtures: `tests/fixtures/{experiments,inputs}`
+/// (copies of the probe-* and sim-* families, see tests/README.md).
+pub fn local_fixtures() -> PathBuf {
+    manifest_dir().join("tests").join("fixtures")
+}
+
+/// The shared folder next to the repository (`../shared`), which holds the
+/// specification and the full fixture set (including RSMTool's lr-eval*
+/// experiments, which are never copied into the repository).
+pub fn shared_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared"))
+}
+
+/// `../shared/spec/fixtures`, or the folder named by the environment
+/// variable `RSMREPORT_SHARED_FIXTURES` when it is set.
+pub fn shared_fixtures_path() -> PathBuf {
+    match std::env::var_os("RSMREPORT_SHARED_FIXTURES") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => shared_dir().join("spec").join("fixtures"),
+    }
+}
+
+/// The shared fixtures folder if it exists (with an `experiments/` folder).
+pub fn shared_fixtures() -> Option<PathBuf> {
+    let p = shared_fixtures_path();
+    p.join("experiments").is_dir().then_some(p)
+}
+
+/// The `rsmreport` binary Cargo built for this test run.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_rsmreport"))
+}
+
+/// A local fixture experiment folder, e.g. `experiment("probe-basic")`.
+pub fn local_experiment(name: &str) -> PathBuf {
+    local_fixtures().join("experiments").join(name)
+}
+
+// ---------------------------------------------------------------------------
+// Running the binary
+
+/// The result of one run of the binary.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout and stderr together (for "the user was told X" checks that do
+    /// not care which stream was used).
+    pub fn all_text(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+
+    /// True if the process panicked (Rust's panic message or exit code 101).
+    pub fn panicked(&self) -> bool {
+        self.code == Some(101)
+            || self.stderr.contains("panicked at")
+            || self.stdout.contains("panicked at")
+    }
+
+    /// A short human-readable description for assertion messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "exit code {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.code,
+            truncate(&self.stdout, 4000),
+            truncate(&self.stderr, 4000)
+        )
+    }
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Self {
+        Run {
+            code: o.status.code(),
+            success: o.status.success(),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs `rsmreport` with `args` in the working folder `cwd`.
+pub fn run_in<I, S>(cwd: &Path, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    Command::new(bin())
+        .args(args)
+        .current_dir(cwd)
+        // Deterministic, uncoloured messages.
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap_or_else(|e| panic!("could not start {}: {e}", bin().display()))
+        .into()
+}
+
+/// `rsmreport build EXP --output-dir OUT [extra...]`, run in `cwd`.
+pub fn build(cwd: &Path, exp: &Path, out: &Path, extra: &[&str]) -> Run {
+    let mut args: Vec<&OsStr> = vec![
+        OsStr::new("build"),
+        exp.as_os_str(),
+        OsStr::new("--output-dir"),
+        out.as_os_str(),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    run_in(cwd, args)
+}
+
+// ---------------------------------------------------------------------------
+// Files
+
+/// Regular files below `dir`, as paths relative to it, sorted.
+pub fn list_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().to_path_buf());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Every file below `dir` (relative path -> (size, hash of the bytes)),
+/// plus every sub-folder (size `u64::MAX`), so that two snapshots are equal
+/// exactly when the tree is byte-identical.
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, u64)> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (u64, u64)>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(root).unwrap().to_path_buf();
+            if p.is_dir() {
+                out.insert(rel, (u64::MAX, 0));
+                walk(root, &p, out);
+            } else {
+                let bytes = fs::read(&p).unwrap_or_default();
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                bytes.hash(&mut h);
+                out.insert(rel, (bytes.len() as u64, h.finish()));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Describes how two snapshots differ (empty when they are equal).
+pub fn snapshot_diff(
+    before: &BTreeMap<PathBuf, (u64, u64)>,
+    after: &BTreeMap<PathBuf, (u64, u64)>,
+) -> Vec<String> {
+    let mut diffs = Vec::new();
+    for (p, v) in before {
+        match after.get(p) {
+            None => diffs.push(format!("removed: {}", p.display())),
+            Some(w) if w != v => diffs.push(format!("changed: {}", p.display())),
+            _ => {}
+        }
+    }
+    for p in after.keys() {
+        if !before.contains_key(p) {
+            diffs.push(format!("added: {}", p.display()));
+        }
+    }
+    diffs
+}
+
+/// Copies the folder `from` into `to` (created), recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap_or_else(|e| panic!("create {}: {e}", to.display()));
+    for e in fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())) {
+        let e = e.unwrap();
+        let src = e.path();
+        let dst = to.join(e.file_name());
+        if src.is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            fs::copy(&src, &dst)
+                .unwrap_or_else(|err| panic!("copy {} -> {}: {err}", src.display(), dst.display()));
+        }
+    }
+}
+
+/// Copies a local fixture experiment (its folder, minus `expected/`) and the
+/// input files it uses into `root`, keeping the `experiments/<name>` and
+/// `inputs/` layout so the `../../inputs/...` paths still resolve. Returns
+/// the path of the copied `exp.toml`.
+pub fn stage_local_experiment(root: &Path, name: &str) -> PathBuf {
+    let src = local_experiment(name);
+    let dst = root.join("experiments").join(name);
+    fs::create_dir_all(&dst).unwrap();
+    for e in fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        if e.file_name() == "expected" {
+            continue;
+        }
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &dst.join(e.file_name()));
+        } else {
+            fs::copy(&p, dst.join(e.file_name())).unwrap();
+        }
+    }
+    copy_dir(&local_fixtures().join("inputs"), &root.join("inputs"));
+    dst.join("exp.toml")
+}
+
+/// The expected output folder of a fixture experiment.
+pub fn expected_output(exp_dir: &Path) -> PathBuf {
+    exp_dir.join("expected").join("output")
+}
+
+/// `s`, cut to at most `n` bytes (on a char boundary) with a marker.
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.len() <= n {
+        return s.to_string();
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... [{} more bytes]", &s[..end], s.len() - end)
+}
+
+/// True if `text` contains `n` as a whole number (not as part of a longer
+/// number such as `1600` for `60`).
+pub fn contains_number(text: &str, n: u64) -> bool {
+    let needle = n.to_string();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while let Some(pos) = text[start..].find(&needle) {
+        let i = start + pos;
+        let j = i + needle.len();
+        let before_ok = i == 0 || !bytes[i - 1].is_ascii_digit();
+        let after_ok = j >= bytes.len() || !bytes[j].is_ascii_digit();
+        if before_ok && after_ok {
+            return true;
+        }
+        start = i + 1;
+    }
+    false
+}
+
+/// Numeric closeness with the project's tolerances (`NaN == NaN`).
+pub fn close(expected: f64, actual: f64) -> bool {
+    if expected.is_nan() || actual.is_nan() {
+        return expected.is_nan() && actual.is_nan();
+    }
+    if expected.is_infinite() || actual.is_infinite() {
+        return expected == actual;
+    }
+    (expected - actual).abs() <= ABS_TOL + REL_TOL * expected.abs()
+}
