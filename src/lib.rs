@@ -8,7 +8,8 @@
 //! 3. [`preprocess`]: filters, scaling, trimming, rounding -> [`preprocess::Prepared`];
 //! 4. [`metrics`]: pure maths on `f64` slices (no I/O, no tables);
 //! 5. [`sections`]: every intermediate table, as [`table::Frame`]s;
-//! 6. [`output`]: the only stage that writes files.
+//! 6. [`plots`] and [`render`]: SVG figures and the HTML report, as bytes;
+//! 7. [`output`]: the only stage that writes files.
 //!
 //! Plain data is passed from one stage to the next.
 
@@ -17,6 +18,8 @@ pub mod input;
 pub mod metrics;
 pub mod output;
 pub mod pipeline;
+pub mod plots;
 pub mod preprocess;
+pub mod render;
 pub mod sections;
 pub mod table;

@@ -8,7 +8,7 @@ use crate::preprocess::{self, Exclusion, Prepared};
 use crate::sections::{self, Analysis};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One input file that was read.
 #[derive(Clone, Debug)]
@@ -17,6 +17,57 @@ pub struct InputInfo {
     pub role: &'static str,
     pub path: PathBuf,
     pub rows: usize,
+    /// SHA-256 of the file's bytes, lower-case hex.
+    pub sha256: String,
+}
+
+/// SHA-256 of a file, streamed (lower-case hex).
+pub fn sha256_file(path: &Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)
+        .with_context(|| format!("cannot open {} to compute its checksum", path.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file
+            .read(&mut buf)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Reads a table and, on another thread, hashes the same file.
+fn read_with_hash(
+    role: &'static str,
+    path: &Path,
+    text_columns: &[&str],
+) -> Result<(crate::table::Table, InputInfo)> {
+    let (table, sha256) = std::thread::scope(|scope| {
+        let hash = scope.spawn(|| sha256_file(path));
+        let table = crate::input::read_table(path, text_columns)
+            .with_context(|| format!("cannot read the {role} file {}", path.display()));
+        let sha = hash
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("checksum thread failed")));
+        (table, sha)
+    });
+    let table = table?;
+    let info = InputInfo {
+        role,
+        path: path.to_path_buf(),
+        rows: table.nrows,
+        sha256: sha256?,
+    };
+    Ok((table, info))
 }
 
 /// The complete result of a run, before anything is written.
@@ -36,22 +87,12 @@ pub fn execute(exp: Experiment) -> Result<Run> {
     }
     let pred_path = exp.predictions_file.clone();
     let text_cols = preprocess::text_columns(&exp);
-    let table = crate::input::read_table(&pred_path, &text_cols)
-        .with_context(|| format!("cannot read the predictions file {}", pred_path.display()))?;
-    let mut inputs = vec![InputInfo {
-        role: "predictions",
-        path: pred_path.clone(),
-        rows: table.nrows,
-    }];
+    let (table, info) = read_with_hash("predictions", &pred_path, &text_cols)?;
+    let mut inputs = vec![info];
     let scale_table = match &exp.scale_with {
         ScaleWith::File(path) => {
-            let t = crate::input::read_table(path, &[])
-                .with_context(|| format!("cannot read the scale file {}", path.display()))?;
-            inputs.push(InputInfo {
-                role: "scale",
-                path: path.clone(),
-                rows: t.nrows,
-            });
+            let (t, info) = read_with_hash("scale", path, &[])?;
+            inputs.push(info);
             Some(t)
         }
         _ => None,
@@ -73,7 +114,9 @@ pub fn execute(exp: Experiment) -> Result<Run> {
 
 /// Every file of the output folder, as bytes.
 pub fn files(run: &Run) -> Result<Vec<OutputFile>> {
-    crate::output::table_files(&run.exp, &run.analysis.frames)
+    let mut files = crate::output::table_files(&run.exp, &run.analysis.frames)?;
+    files.extend(crate::render::report_files(run)?);
+    Ok(files)
 }
 
 /// A plain-text account of what a build does with this experiment (the

@@ -55,7 +55,12 @@ const MAX_SHOWN_PER_FILE: usize = 12;
 /// in rsmreport. Entries: (fixture, file-name substring, column name, row
 /// label or "" for every row). Nothing else may be waived.
 const NOT_PARITY_TARGETS: &[(&str, &str, &str, &str)] = &[
-    ("lr-eval-system-score-constant", "_estimates_csd_by_", "P>[t]", ""),
+    (
+        "lr-eval-system-score-constant",
+        "_estimates_csd_by_",
+        "P>[t]",
+        "",
+    ),
     (
         "lr-eval-system-score-constant",
         "_fairness_metrics_by_",

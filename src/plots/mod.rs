@@ -1,0 +1,78 @@
+//! Report figures as SVG text, drawn with plotters' SVG backend (no system
+//! fonts, so the same data gives the same bytes on every machine).
+//!
+//! Input: plain, already filtered and ordered data (the report stage decides
+//! which groups are shown). Output: [`Figure`]s holding SVG strings. No file
+//! I/O, no templates, no statistics beyond drawing what it is given.
+
+/// One figure of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    /// File stem without the experiment id: `score_dist`, `eval_by_<g>`,
+    /// `fairness_estimates_<g>`, `conditional_score_<g>`.
+    pub name: String,
+    /// Short title (used for the SVG `<title>` and the caption).
+    pub title: String,
+    /// One or two sentences describing what is shown (SVG `<desc>`).
+    pub description: String,
+    /// The complete `<svg ...>...</svg>` element, with `role="img"`.
+    pub svg: String,
+}
+
+/// Figure 6.1: human and machine score distributions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreDistribution {
+    /// Score labels, ascending (e.g. `1.0`, `2.0`).
+    pub scores: Vec<f64>,
+    /// Percent of responses with each human score.
+    pub human: Vec<f64>,
+    /// Percent of responses with each (trimmed, rounded) machine score.
+    pub machine: Vec<f64>,
+}
+
+/// Figure 6.2: six metrics by subgroup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalByGroup {
+    /// Subgroup column name.
+    pub group: String,
+    /// Name of the `X_trim` score type (`scale_trim` or `raw_trim`), for the
+    /// panel titles.
+    pub x_trim: String,
+    /// Bar labels in display order (`All data` first, `No info` last).
+    pub labels: Vec<String>,
+    /// Panels in display order: (column name such as `DSM.scale_trim`,
+    /// one value per label; NaN = missing).
+    pub panels: Vec<(String, Vec<f64>)>,
+}
+
+/// One bar of a fairness panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EstimateBar {
+    pub label: String,
+    /// Estimate adjusted by the intercept (intercept row: the estimate).
+    pub value: f64,
+    /// Half-width of the 95% confidence interval.
+    pub half_width: f64,
+}
+
+/// Figure 6.3: fairness model estimates, three panels (OSA, OSD, CSD).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FairnessEstimates {
+    pub group: String,
+    /// (`osa` / `osd` / `csd`, bars in table order: intercept first).
+    pub models: Vec<(String, Vec<EstimateBar>)>,
+}
+
+/// Figure 6.4: mean machine score by human score, one line per group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConditionalScores {
+    pub group: String,
+    /// Axis label of the machine score (`scale_trim` or `raw_trim`).
+    pub y_label: String,
+    /// Human score values, ascending (x axis, categorical).
+    pub human_scores: Vec<f64>,
+    /// One series per shown group (descending size): for each human score,
+    /// (mean, 95% half-width, count); NaN mean where the group has no
+    /// response with that score.
+    pub series: Vec<(String, Vec<(f64, f64, usize)>)>,
+}
