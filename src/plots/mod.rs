@@ -4,6 +4,28 @@
 //! Input: plain, already filtered and ordered data (the report stage decides
 //! which groups are shown). Output: [`Figure`]s holding SVG strings. No file
 //! I/O, no templates, no statistics beyond drawing what it is given.
+//! Touches nothing outside `src/plots/`.
+//!
+//! Every figure's SVG root carries `role="img"` and `aria-labelledby`
+//! pointing at the `<title>` and `<desc>` that follow it (ids derived from
+//! the figure name), and its colours are CSS variables with light fallbacks
+//! (see [`CSS_VARIABLES`]), so a page can theme them.
+
+mod conditional;
+mod draw;
+mod eval_by_group;
+mod fairness;
+mod score_dist;
+#[cfg(test)]
+mod tests;
+mod text;
+mod theme;
+
+pub use conditional::conditional_scores;
+pub use eval_by_group::eval_by_group;
+pub use fairness::fairness_estimates;
+pub use score_dist::score_distribution;
+pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
 
 /// One figure of the report.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,5 +96,9 @@ pub struct ConditionalScores {
     /// One series per shown group (descending size): for each human score,
     /// (mean, 95% half-width, count); NaN mean where the group has no
     /// response with that score.
-    pub series: Vec<(String, Vec<(f64, f64, usize)>)>,
+    pub series: Vec<(String, Vec<ConditionalPoint>)>,
 }
+
+/// One point of a [`ConditionalScores`] series: (mean machine score, 95%
+/// half-width, number of responses). A plain alias, so tuples still work.
+pub type ConditionalPoint = (f64, f64, usize);

@@ -6,6 +6,8 @@
 //! bytes, and the report stage reads the typed results kept in [`Analysis`].
 
 pub mod fairness;
+#[cfg(test)]
+mod tests;
 
 use crate::config::{Experiment, Number};
 use crate::metrics::association::Population;
