@@ -57,17 +57,24 @@ pub(crate) fn truncate_px(s: &str, fs: f64, max_px: f64) -> String {
     if text_width(s, fs) <= max_px {
         return s.to_string();
     }
-    let chars: Vec<char> = s.chars().collect();
-    let mut keep = chars.len();
-    while keep > 0 {
-        keep -= 1;
-        let candidate: String = chars[..keep].iter().collect::<String>();
-        let candidate = format!("{}…", candidate.trim_end());
-        if text_width(&candidate, fs) <= max_px {
-            return candidate;
+    // One pass: keep the longest prefix whose width plus the ellipsis fits
+    // (linear in the length of `s`, whatever its size).
+    let room = max_px - char_em('…') * fs;
+    let mut width = 0.0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        width += char_em(c) * fs;
+        if width > room {
+            break;
         }
+        end = i + c.len_utf8();
     }
-    "…".to_string()
+    let kept = s[..end].trim_end();
+    if kept.is_empty() {
+        "…".to_string()
+    } else {
+        format!("{kept}…")
+    }
 }
 
 /// Word-wraps `s` at `width` characters (words longer than that are broken),

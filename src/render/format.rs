@@ -1,0 +1,285 @@
+//! Report stage: how numbers, dates and identifiers are written in the
+//! report. Pure string work; touches no files and no other stage.
+//!
+//! Every number the templates show is formatted here (templates contain no
+//! arithmetic and no formatting filters).
+
+use std::collections::BTreeSet;
+
+/// A metric with three decimals; `n/a` for a missing value (`NaN`), `inf` /
+/// `-inf` for infinities, and no negative zero (`-0.000` is `0.000`).
+pub fn num3(x: f64) -> String {
+    fixed(x, 3)
+}
+
+/// `x` with `decimals` decimals, `n/a` for `NaN`.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        return "n/a".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    let s = format!("{x:.decimals$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => s,
+    }
+}
+
+/// A count stored as a float (`23.0` -> `23`); non-integral values keep
+/// three decimals, `NaN` is `n/a`.
+pub fn count_f64(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e15 {
+        format!("{}", x as i64)
+    } else {
+        num3(x)
+    }
+}
+
+/// A score label: `1`, `2.5` (shortest form, no trailing `.0`).
+pub fn score_label(x: f64) -> String {
+    if x.is_nan() {
+        return "n/a".to_string();
+    }
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        return format!("{}", x as i64);
+    }
+    format!("{x}")
+}
+
+/// A number for prose: at most four decimals, trailing zeros dropped
+/// (`0.5002`, `6.4998`, `1`).
+pub fn short(x: f64) -> String {
+    if !x.is_finite() {
+        return fixed(x, 0);
+    }
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// An integer with thousands separators for prose (`2,983`).
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A percentage of `part` in `whole` with one decimal (`0.4`), after
+/// rounding to two decimals as the reference does; `n/a` when `whole` is 0.
+pub fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        return "n/a".to_string();
+    }
+    let p = (10000.0 * part as f64 / whole as f64).round() / 100.0;
+    fixed(p, 1)
+}
+
+/// The exact value of a cell for sorting and CSV export (shortest
+/// round-trip digits); empty for `NaN`.
+pub fn raw_value(x: f64) -> String {
+    if x.is_nan() {
+        String::new()
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DD HH:MM:SS UTC` (proleptic
+/// Gregorian calendar, no leap seconds).
+pub fn utc_datetime(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Year, month, day of the day `z` days after 1970-01-01 (H. Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The generation time: `SOURCE_DATE_EPOCH` when it holds an integer
+/// (reproducible builds), else the current time.
+pub fn generation_epoch() -> i64 {
+    if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
+        if let Some(secs) = v.to_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+            return secs;
+        }
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Hands out unique element ids, in the order they are asked for (so the
+/// same report always gets the same ids).
+#[derive(Debug, Default)]
+pub struct Ids {
+    used: BTreeSet<String>,
+}
+
+impl Ids {
+    /// Reserves `id` exactly (section ids); returns false when it was taken.
+    pub fn reserve(&mut self, id: &str) -> bool {
+        self.used.insert(id.to_string())
+    }
+
+    /// A new id derived from `text`: lower-case letters and digits, other
+    /// characters as `-`; `-2`, `-3` ... appended when taken.
+    pub fn from_text(&mut self, text: &str) -> String {
+        let base = slug(text);
+        if self.used.insert(base.clone()) {
+            return base;
+        }
+        (2..)
+            .map(|i| format!("{base}-{i}"))
+            .find(|c| self.used.insert(c.clone()))
+            .expect("an unused id exists")
+    }
+}
+
+/// `text` as an id: letters and digits kept (lower-cased), runs of anything
+/// else as one `-`; `s` when nothing is left.
+pub fn slug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-').to_string();
+    if out.is_empty() {
+        "s".to_string()
+    } else {
+        out
+    }
+}
+
+/// Escapes text for HTML content and quoted attribute values (the escape
+/// function of the templates: `&`, `<`, `>`, `"`, `'`).
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(num3(0.12345), "0.123");
+        assert_eq!(num3(f64::NAN), "n/a");
+        assert_eq!(num3(-0.0001), "0.000");
+        assert_eq!(num3(-0.0006), "-0.001");
+        assert_eq!(num3(f64::NEG_INFINITY), "-inf");
+        assert_eq!(count_f64(23.0), "23");
+        assert_eq!(count_f64(f64::NAN), "n/a");
+        assert_eq!(score_label(3.0), "3");
+        assert_eq!(score_label(2.5), "2.5");
+        assert_eq!(short(0.5002), "0.5002");
+        assert_eq!(short(6.4998000000000005), "6.4998");
+        assert_eq!(short(1.0), "1");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(percent(17, 3000), "0.6");
+        assert_eq!(percent(1, 0), "n/a");
+        assert_eq!(raw_value(0.1), "0.1");
+        assert_eq!(raw_value(f64::NAN), "");
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc_datetime(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc_datetime(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc_datetime(1_700_000_000), "2023-11-14 22:13:20 UTC");
+        assert_eq!(utc_datetime(-1), "1969-12-31 23:59:59 UTC");
+        assert_eq!(utc_datetime(4_102_444_800), "2100-01-01 00:00:00 UTC");
+        // Every day of four centuries round-trips with a naive day counter.
+        let mut days = 0i64;
+        for y in 1970..2370i64 {
+            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+            let lens = [
+                31,
+                if leap { 29 } else { 28 },
+                31,
+                30,
+                31,
+                30,
+                31,
+                31,
+                30,
+                31,
+                30,
+                31,
+            ];
+            for (m, len) in lens.iter().enumerate() {
+                for d in 1..=*len {
+                    assert_eq!(civil_from_days(days), (y, m as u32 + 1, d));
+                    days += 1;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_and_readable() {
+        let mut ids = Ids::default();
+        assert!(ids.reserve("consistency"));
+        assert_eq!(ids.from_text("Consistency"), "consistency-2");
+        assert_eq!(ids.from_text("Evaluation by L1"), "evaluation-by-l1");
+        assert_eq!(ids.from_text("Evaluation by L1"), "evaluation-by-l1-2");
+        assert_eq!(ids.from_text("<img src=x>"), "img-src-x");
+        assert_eq!(ids.from_text("!!!"), "s");
+        assert_eq!(slug("Ålder (år)"), "ålder-år");
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            escape_html("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+}

@@ -1,0 +1,266 @@
+//! Report stage: one builder per built-in section (spec 5.4-5.12). Each
+//! reads the [`Run`](crate::pipeline::Run) through the [`Builder`], decides
+//! what is shown (skip conditions, thresholds, highlighting), formats every
+//! number, and returns a typed context for its template. No I/O, no
+//! rendering.
+
+mod agreement;
+mod groups;
+mod meta;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use super::build::{template, Body, Builder};
+use super::context::{Heading, Table};
+use super::format::{percent, thousands};
+use super::tables::{frame_table, FrameOpts};
+use crate::preprocess::Exclusion;
+
+/// Builds the built-in section `name`.
+pub fn builtin(b: &mut Builder, name: &str) -> Result<Body> {
+    match name {
+        "data_description" => data_description(b),
+        "data_description_by_group" => data_by_group(b),
+        "consistency" => agreement::consistency(b),
+        "evaluation" => agreement::evaluation(b),
+        "true_score_evaluation" => agreement::true_score(b),
+        "evaluation_by_group" => groups::evaluation_by_group(b),
+        "fairness_analyses" => groups::fairness(b),
+        "intermediate_file_paths" => meta::files(b),
+        "sysinfo" => meta::sysinfo(b),
+        other => bail!("unknown built-in report section {other}"),
+    }
+}
+
+/// Whether any first human score is not a whole number (adds rounding
+/// notes).
+pub fn continuous_human(b: &Builder) -> bool {
+    b.run.prepared.sc1.iter().any(|x| x.fract() != 0.0)
+}
+
+#[derive(Serialize)]
+struct FlagCtx {
+    column: String,
+    values: String,
+}
+
+#[derive(Serialize)]
+struct FlagsCtx {
+    heading: Heading,
+    n: String,
+    pct: String,
+    filters: Vec<FlagCtx>,
+}
+
+#[derive(Serialize)]
+struct ReasonCtx {
+    reason: String,
+    n: String,
+}
+
+#[derive(Serialize)]
+struct DoubleCtx {
+    n: String,
+    column: String,
+    zeros_excluded: bool,
+}
+
+#[derive(Serialize)]
+struct DataCtx {
+    heading: Heading,
+    n_orig: String,
+    n_evaluated: String,
+    predictions_file: String,
+    flags: Option<FlagsCtx>,
+    excluded_heading: Heading,
+    n_excluded: String,
+    pct_excluded: String,
+    any_excluded: bool,
+    reasons: Vec<ReasonCtx>,
+    excluded_table: Option<Table>,
+    min_items: Option<String>,
+    sc2_non_numeric: Option<String>,
+    second_column: String,
+    composition_heading: Heading,
+    composition_table: Option<Table>,
+    double_scored: Option<DoubleCtx>,
+}
+
+fn data_description(b: &mut Builder) -> Result<Body> {
+    let run = b.run;
+    let (exp, p) = (&run.exp, &run.prepared);
+    let heading = b.heading(2, "Description of the data");
+    let flags = if p.n_flagged > 0 {
+        let filters = exp
+            .flag_column
+            .iter()
+            .map(|f| FlagCtx {
+                column: f.column.clone(),
+                values: f
+                    .allowed
+                    .iter()
+                    .map(|v| match v {
+                        crate::config::FlagValue::Number(x) => super::format::score_label(*x),
+                        crate::config::FlagValue::Text(t) => t.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+            .collect();
+        Some(FlagsCtx {
+            heading: b.heading(3, "Responses removed by the flag filter"),
+            n: thousands(p.n_flagged as u64),
+            pct: percent(p.n_flagged, p.n_original),
+            filters,
+        })
+    } else {
+        None
+    };
+    let excluded_heading = b.heading(3, "Responses excluded from the evaluation");
+    let k = p.excluded.len();
+    let reasons = crate::sections::exclusion_counts(p)
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(why, n)| ReasonCtx {
+            reason: match why {
+                Exclusion::NonNumericHuman => "the human score is missing or not a number".into(),
+                Exclusion::ZeroHuman => "the human score is 0 (zero scores are excluded)".into(),
+                Exclusion::NonNumericSystem => {
+                    "the machine score is missing or not a number".into()
+                }
+                Exclusion::Listwise => format!(
+                    "the test taker has fewer than {} responses left",
+                    exp.min_items_per_candidate.unwrap_or(0)
+                ),
+            },
+            n: thousands(n as u64),
+        })
+        .collect();
+    let excluded_table = match b.frame("test_excluded_composition") {
+        Some(f) if k > 0 => {
+            let t = b.table(
+                "excluded composition",
+                "Excluded responses by kind of human score (rows) and machine score (columns)",
+                false,
+                true,
+            );
+            Some(frame_table(
+                t,
+                f,
+                &FrameOpts {
+                    counts: &["numeric system score", "non-numeric system score"],
+                    rename: &[
+                        ("Human/System", "human score \\ machine score"),
+                        ("numeric system score", "numeric machine score"),
+                        ("non-numeric system score", "non-numeric machine score"),
+                    ],
+                    ..FrameOpts::default()
+                },
+            ))
+        }
+        _ => None,
+    };
+    let min_items = exp
+        .min_items_per_candidate
+        .filter(|&m| m > 0 && k > 0)
+        .map(|m| m.to_string());
+    let composition_heading = b.heading(3, "Composition of the evaluation set");
+    let composition_table = b.frame("data_composition").map(|f| {
+        let t = b.table(
+            "data composition",
+            "Number of responses, test takers and subgroup values in the evaluation set",
+            true,
+            true,
+        );
+        let mut t = frame_table(t, f, &FrameOpts::default());
+        for c in t.columns.iter_mut() {
+            if exp.subgroups.contains(&c.text) {
+                c.title = format!("Number of distinct values of {}.", c.text);
+            } else if c.text == "partition" {
+                c.title = "The part of the data described.".into();
+            }
+        }
+        t
+    });
+    let double_scored = exp.second_human_score_column.as_ref().map(|col| DoubleCtx {
+        n: thousands(
+            p.sc2
+                .as_ref()
+                .map_or(0, |s| s.iter().filter(|x| !x.is_nan()).count()) as u64,
+        ),
+        column: col.clone(),
+        zeros_excluded: exp.exclude_zero_scores,
+    });
+    let ctx = DataCtx {
+        heading,
+        n_orig: thousands(p.n_original as u64),
+        n_evaluated: thousands(p.n() as u64),
+        predictions_file: exp
+            .predictions_file
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        flags,
+        excluded_heading,
+        n_excluded: thousands(k as u64),
+        pct_excluded: percent(k, p.n_original),
+        any_excluded: k > 0,
+        reasons,
+        excluded_table,
+        min_items,
+        sc2_non_numeric: (p.sc2_non_numeric > 0).then(|| thousands(p.sc2_non_numeric as u64)),
+        second_column: exp.second_human_score_column.clone().unwrap_or_default(),
+        composition_heading,
+        composition_table,
+        double_scored,
+    };
+    template("sections/data_description.html", &ctx)
+}
+
+#[derive(Serialize)]
+struct GroupDataCtx {
+    name: String,
+    heading: Heading,
+    table: Table,
+    min_n: Option<String>,
+}
+
+#[derive(Serialize)]
+struct DataByGroupCtx {
+    groups: Vec<GroupDataCtx>,
+}
+
+fn data_by_group(b: &mut Builder) -> Result<Body> {
+    let run = b.run;
+    let mut groups = Vec::new();
+    for g in &run.prepared.groups {
+        let Some(f) = b.frame(&format!("data_composition_by_{}", g.name)) else {
+            continue;
+        };
+        let heading = b.heading(3, format!("Number of responses by {}", g.name));
+        let t = b.table(
+            &format!("responses by {}", g.name),
+            &format!(
+                "Number of responses in the evaluation set for each value of {}",
+                g.name
+            ),
+            true,
+            true,
+        );
+        let mut table = frame_table(t, f, &FrameOpts::default());
+        if let Some(c) = table.columns.first_mut() {
+            c.title = format!("Value of {}.", g.name);
+        }
+        let m = run.exp.min_n_for(&g.name);
+        groups.push(GroupDataCtx {
+            name: g.name.clone(),
+            heading,
+            table,
+            min_n: (m > 0).then(|| thousands(m)),
+        });
+    }
+    template(
+        "sections/data_description_by_group.html",
+        &DataByGroupCtx { groups },
+    )
+}

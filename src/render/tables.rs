@@ -1,0 +1,329 @@
+//! Report stage: turning [`Frame`]s and typed results into formatted
+//! [`Table`] contexts (cells, tooltips, highlighting). No I/O; reads frames,
+//! never changes them.
+
+use super::context::{Cell, ColumnHead, Row, Table};
+use super::format::{count_f64, num3, raw_value, score_label};
+use super::glossary;
+use crate::table::{Cell as DataCell, Frame, Values};
+
+/// A highlighting rule: for a column and a value, the reason it is
+/// highlighted (the cell's tooltip), or `None`.
+pub type Highlight<'a> = &'a dyn Fn(&str, f64) -> Option<String>;
+
+/// No highlighting.
+pub fn no_highlight(_: &str, _: f64) -> Option<String> {
+    None
+}
+
+/// An empty table with the given id and caption.
+pub fn table(id: String, caption: impl Into<String>, sortable: bool, csv: String) -> Table {
+    Table {
+        id,
+        caption: caption.into(),
+        sortable,
+        csv,
+        class: String::new(),
+        columns: Vec::new(),
+        rows: Vec::new(),
+    }
+}
+
+/// A column header with the glossary definition of `name` as tooltip.
+/// A name such as `DSM.scale_trim` is shown on two lines (`DSM`, then the
+/// score type in small print).
+pub fn head(name: &str, numeric: bool) -> ColumnHead {
+    let (text, sub) = match name.split_once('.') {
+        Some((base, ty)) if !base.is_empty() && !ty.is_empty() => (base, ty),
+        _ => (name, ""),
+    };
+    ColumnHead {
+        text: text.to_string(),
+        title: glossary::column(name),
+        class: if numeric { "num" } else { "" }.to_string(),
+        sub: sub.to_string(),
+    }
+}
+
+/// A text cell.
+pub fn text_cell(s: &str) -> Cell {
+    Cell {
+        text: s.to_string(),
+        ..Cell::default()
+    }
+}
+
+/// A row-header cell; score-type labels get their definition as tooltip.
+pub fn label_cell(s: &str) -> Cell {
+    Cell {
+        text: s.to_string(),
+        title: glossary::score_type(s).unwrap_or("").to_string(),
+        header: true,
+        ..Cell::default()
+    }
+}
+
+/// A metric cell (three decimals), highlighted when `why` is given.
+pub fn metric_cell(x: f64, why: Option<String>) -> Cell {
+    let mut c = Cell {
+        text: num3(x),
+        class: "num".into(),
+        value: raw_value(x),
+        ..Cell::default()
+    };
+    if let Some(why) = why {
+        c.class.push_str(" hl");
+        c.title = why;
+    }
+    c
+}
+
+/// A count cell (integer display).
+pub fn count_cell(x: f64) -> Cell {
+    Cell {
+        text: count_f64(x),
+        class: "num".into(),
+        value: raw_value(x),
+        ..Cell::default()
+    }
+}
+
+/// A cell of a data column, formatted by type: integers as integers, floats
+/// with three decimals (or as integers when `count`), text as is.
+fn data_cell(values: &Values, i: usize, count: bool, hl: Option<String>) -> Cell {
+    match values.cell(i) {
+        DataCell::Int(v) => count_cell(v as f64),
+        DataCell::Float(x) if count => count_cell(x),
+        DataCell::Float(x) => metric_cell(x, hl),
+        DataCell::Missing => match values {
+            Values::Text(_) => text_cell(""),
+            _ => metric_cell(f64::NAN, None),
+        },
+        DataCell::Bool(b) => text_cell(if b { "true" } else { "false" }),
+        DataCell::Text(s) => text_cell(&s),
+    }
+}
+
+/// Row labels of a frame's index as text (`All data`, `raw`, `3`).
+pub fn index_labels(frame: &Frame) -> Vec<String> {
+    match &frame.index {
+        None => Vec::new(),
+        Some(values) => (0..values.len())
+            .map(|i| match values.cell(i) {
+                DataCell::Int(v) => v.to_string(),
+                DataCell::Float(x) => score_label(x),
+                DataCell::Text(s) => s,
+                DataCell::Bool(b) => b.to_string(),
+                DataCell::Missing => String::new(),
+            })
+            .collect(),
+    }
+}
+
+/// A numeric column of a frame (`NaN` where missing or absent).
+pub fn column_f64(frame: &Frame, name: &str) -> Vec<f64> {
+    frame
+        .column(name)
+        .map_or_else(|| vec![f64::NAN; frame.nrows()], |c| c.values.to_numeric())
+}
+
+/// Options of [`frame_table`].
+pub struct FrameOpts<'a> {
+    /// Header of the index column (`None`: the index is not shown).
+    pub index: Option<&'a str>,
+    /// Columns to show, in this order (`None`: all, in frame order).
+    pub columns: Option<&'a [&'a str]>,
+    /// Float columns holding counts (shown as integers).
+    pub counts: &'a [&'a str],
+    /// Column headers to show instead of the column names.
+    pub rename: &'a [(&'a str, &'a str)],
+    pub highlight: Highlight<'a>,
+    /// Rows to keep (`None`: all).
+    pub rows: Option<&'a [usize]>,
+}
+
+impl Default for FrameOpts<'_> {
+    fn default() -> Self {
+        FrameOpts {
+            index: None,
+            columns: None,
+            counts: &[],
+            rename: &[],
+            highlight: &no_highlight,
+            rows: None,
+        }
+    }
+}
+
+/// Fills `t` with the rows of `frame`.
+pub fn frame_table(mut t: Table, frame: &Frame, opts: &FrameOpts) -> Table {
+    let labels = index_labels(frame);
+    let columns: Vec<&crate::table::Column> = match opts.columns {
+        Some(names) => names.iter().filter_map(|n| frame.column(n)).collect(),
+        None => frame.columns.iter().collect(),
+    };
+    if let Some(ix) = opts.index {
+        t.columns.push(head(ix, false));
+    }
+    for c in &columns {
+        let numeric = !matches!(c.values, Values::Text(_));
+        let shown = opts
+            .rename
+            .iter()
+            .find(|(from, _)| *from == c.name)
+            .map_or(c.name.as_str(), |(_, to)| to);
+        let mut h = head(shown, numeric);
+        if h.title.is_empty() {
+            h.title = glossary::column(&c.name);
+        }
+        t.columns.push(h);
+    }
+    let all: Vec<usize> = (0..frame.nrows()).collect();
+    let rows = opts.rows.unwrap_or(&all);
+    for &i in rows {
+        let mut cells = Vec::with_capacity(columns.len() + 1);
+        if opts.index.is_some() {
+            cells.push(label_cell(labels.get(i).map_or("", String::as_str)));
+        }
+        for c in &columns {
+            let count = opts.counts.contains(&c.name.as_str());
+            let hl = match c.values.cell(i) {
+                DataCell::Float(x) => (opts.highlight)(&c.name, x),
+                _ => None,
+            };
+            let mut cell = data_cell(&c.values, i, count, hl);
+            if matches!(c.values, Values::Text(_)) && opts.index.is_none() && cells.is_empty() {
+                cell.header = true;
+            }
+            cells.push(cell);
+        }
+        t.rows.push(Row {
+            cells,
+            class: String::new(),
+        });
+    }
+    t
+}
+
+/// A confusion matrix (`confMatrix`, `confMatrix_h1h2`): rows = first
+/// score, columns = second score, counts.
+pub fn matrix_table(mut t: Table, frame: &Frame, row_name: &str, col_name: &str) -> Table {
+    t.class = "matrix".into();
+    t.columns.push(ColumnHead {
+        text: format!("{row_name} \u{2193} / {col_name} \u{2192}"),
+        title: format!("Rows: {row_name}; columns: {col_name}."),
+        class: String::new(),
+        sub: String::new(),
+    });
+    for c in &frame.columns {
+        t.columns.push(ColumnHead {
+            text: c.name.clone(),
+            title: format!("{col_name} = {}", c.name),
+            class: "num".into(),
+            sub: String::new(),
+        });
+    }
+    for (i, label) in index_labels(frame).iter().enumerate() {
+        let mut cells = vec![Cell {
+            text: label.clone(),
+            title: format!("{row_name} = {label}"),
+            header: true,
+            ..Cell::default()
+        }];
+        for c in &frame.columns {
+            let mut cell = data_cell(&c.values, i, true, None);
+            if c.name == *label {
+                cell.class.push_str(" diag");
+            }
+            cells.push(cell);
+        }
+        t.rows.push(Row {
+            cells,
+            class: String::new(),
+        });
+    }
+    t
+}
+
+/// Why `x` is outside `[lo, hi]` (for highlight tooltips), or `None`.
+pub fn outside(x: f64, lo: Option<f64>, hi: Option<f64>) -> Option<String> {
+    if let Some(lo) = lo {
+        if x < lo {
+            return Some(format!("Below {lo}"));
+        }
+    }
+    if let Some(hi) = hi {
+        if x > hi {
+            return Some(format!("Above {hi}"));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Column;
+
+    #[test]
+    fn frames_become_formatted_tables() {
+        let f = Frame::new(
+            "eval",
+            Some(Values::Text(vec![
+                Some("raw".into()),
+                Some("raw_trim".into()),
+            ])),
+            vec![
+                Column::new("N", Values::Int(vec![10, 10])),
+                Column::new("corr", Values::Float(vec![0.65, f64::NAN])),
+                Column::new("n2", Values::Float(vec![3.0, 4.0])),
+            ],
+        );
+        let hl = |c: &str, x: f64| (c == "corr").then(|| outside(x, Some(0.7), None)).flatten();
+        let t = frame_table(
+            table("t".into(), "cap", true, "x.csv".into()),
+            &f,
+            &FrameOpts {
+                index: Some("score type"),
+                counts: &["n2"],
+                highlight: &hl,
+                ..FrameOpts::default()
+            },
+        );
+        let texts: Vec<Vec<&str>> = t
+            .rows
+            .iter()
+            .map(|r| r.cells.iter().map(|c| c.text.as_str()).collect())
+            .collect();
+        assert_eq!(
+            texts,
+            [["raw", "10", "0.650", "3"], ["raw_trim", "10", "n/a", "4"]]
+        );
+        assert_eq!(t.rows[0].cells[2].class, "num hl");
+        assert_eq!(t.rows[0].cells[2].title, "Below 0.7");
+        assert_eq!(t.rows[0].cells[2].value, "0.65");
+        assert!(t.rows[0].cells[0].header);
+        assert!(t.columns[2].title.starts_with("Pearson"));
+    }
+
+    #[test]
+    fn confusion_matrices_mark_the_diagonal() {
+        let f = Frame::new(
+            "confMatrix",
+            Some(Values::Int(vec![1, 2])),
+            vec![
+                Column::new("1", Values::Int(vec![5, 1])),
+                Column::new("2", Values::Int(vec![0, 7])),
+            ],
+        );
+        let t = matrix_table(
+            table("m".into(), "", false, String::new()),
+            &f,
+            "human",
+            "machine",
+        );
+        assert_eq!(t.rows[1].cells[2].text, "7");
+        assert!(t.rows[1].cells[2].class.contains("diag"));
+        assert!(!t.rows[1].cells[1].class.contains("diag"));
+    }
+}

@@ -1,0 +1,692 @@
+//! The HTML report (`DIR/report/<id>_report.html`) and its figures
+//! (`cargo test --test integration report`):
+//!
+//! * every section fragment of several fixtures compared with a snapshot in
+//!   `tests/snapshots/report/<fixture>/<fragment>.html` (SVG bodies replaced
+//!   by a placeholder, the time fixed with `SOURCE_DATE_EPOCH`, temporary
+//!   paths and machine details masked); update them with
+//!   `UPDATE_SNAPSHOTS=1 cargo test --test integration report` and review
+//!   the diff;
+//! * user text (a subgroup value, a column name, the description, the model
+//!   version) is escaped, never markup;
+//! * the page is self-contained and deterministic; thumbnails mode links the
+//!   figure files; custom sections and `section_order`;
+//! * in headless Chromium with networking disabled (skipped with a message
+//!   when `/usr/bin/chromium` is missing): no JavaScript error, every
+//!   section and figure present, every contents link resolves; a screenshot
+//!   is saved;
+//! * a 1,000,000-response experiment gives a report under 2 MB.
+//!
+//! Every test works in a `tempfile::TempDir`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use tempfile::TempDir;
+
+use crate::common::{self, stage_local_experiment};
+
+/// Fixed generation time of the snapshot builds (2023-11-14 22:13:20 UTC).
+const EPOCH: &str = "1700000000";
+
+/// Fixtures with report snapshots, chosen to reach every skip condition:
+/// two subgroups and a second human score with a `min_n_per_group` that
+/// hides a group; no second score and no subgroups; a supplied rater error
+/// variance; `No info` groups and candidates; raw scores with listwise
+/// exclusion; an empty second human score.
+const SNAPSHOT_FIXTURES: [&str; 6] = [
+    "sim-h2-groups",
+    "probe-basic",
+    "probe-rater-error-variance",
+    "probe-h2-groups",
+    "sim-raw-candidates",
+    "probe-h2-empty",
+];
+
+/// Runs `rsmreport build` with a fixed `SOURCE_DATE_EPOCH`.
+fn build_at(exp: &Path, out: &Path, extra: &[&str]) -> common::Run {
+    Command::new(common::bin())
+        .arg("build")
+        .arg(exp)
+        .arg("--output-dir")
+        .arg(out)
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run rsmreport")
+        .into()
+}
+
+/// Builds a local fixture in a temp folder; returns (temp, output dir).
+fn build_fixture(name: &str, extra_config: &str) -> (TempDir, PathBuf) {
+    let tmp = TempDir::new().unwrap();
+    let exp = stage_local_experiment(tmp.path(), name);
+    if !extra_config.is_empty() {
+        let mut text = fs::read_to_string(&exp).unwrap();
+        text.push('\n');
+        text.push_str(extra_config);
+        fs::write(&exp, text).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let run = build_at(&exp, &out, &[]);
+    assert!(run.success, "{name}: build failed\n{}", run.describe());
+    (tmp, out)
+}
+
+/// The report file of an output folder (there is exactly one).
+fn report_path(out: &Path) -> PathBuf {
+    let dir = out.join("report");
+    let files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].to_string_lossy().ends_with("_report.html"));
+    files[0].clone()
+}
+
+fn read_report(out: &Path) -> String {
+    fs::read_to_string(report_path(out)).unwrap()
+}
+
+/// Every `id="..."` of the page.
+fn ids(html: &str) -> Vec<String> {
+    attr_values(html, " id=\"")
+}
+
+/// The values of an attribute (`key` = ` name="`), in document order.
+fn attr_values(html: &str, key: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(p) = rest.find(key) {
+        let tail = &rest[p + key.len()..];
+        let end = tail.find('"').unwrap_or(tail.len());
+        out.push(tail[..end].to_string());
+        rest = &tail[end..];
+    }
+    out
+}
+
+/// The `<section id="...">` ids in document order.
+fn section_ids(html: &str) -> Vec<String> {
+    attr_values(html, "<section id=\"")
+}
+
+/// The text from `start` to the end of the first `end` after it.
+fn between<'a>(html: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let s = html.find(start)?;
+    let e = html[s..].find(end)? + s + end.len();
+    Some(&html[s..e])
+}
+
+/// Replaces every `<svg ...>...</svg>` by a placeholder naming its
+/// accessible title id.
+fn strip_svg(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(s) = rest.find("<svg") {
+        out.push_str(&rest[..s]);
+        let tail = &rest[s..];
+        let end = tail
+            .find("</svg>")
+            .map_or(tail.len(), |e| e + "</svg>".len());
+        let label = attr_values(&tail[..end], "aria-labelledby=\"")
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        out.push_str(&format!("<svg aria-labelledby=\"{label}\">[figure]</svg>"));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Replaces the content of every element that starts with `open` (up to
+/// `close`) by `mask`.
+fn mask_elements(s: &str, open: &str, close: &str, mask: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find(open) {
+        out.push_str(&rest[..p + open.len()]);
+        let tail = &rest[p + open.len()..];
+        let end = tail.find(close).unwrap_or(tail.len());
+        out.push_str(mask);
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Masks what depends on the machine, the temp folder or the locked
+/// library versions.
+fn normalise(fragment: &str, tmp: &Path) -> String {
+    let mut s = strip_svg(fragment);
+    let root = tmp.to_string_lossy().to_string();
+    s = s.replace(&root, "[TMP]");
+    let canonical = fs::canonicalize(tmp).map(|p| p.to_string_lossy().to_string());
+    if let Ok(c) = canonical {
+        s = s.replace(&c, "[TMP]");
+    }
+    // `<span class="machine">linux (x86_64, 64-bit)</span>`, CPU count;
+    // library versions from Cargo.lock.
+    let s = mask_elements(&s, "<span class=\"machine\">", "</span>", "[machine]");
+    mask_elements(&s, "<td class=\"version\">", "</td>", "[version]")
+}
+
+/// The fragments of a report compared with snapshots: the contents, the
+/// header and every section.
+fn fragments(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(nav) = between(html, "<nav id=\"contents\"", "</nav>") {
+        out.push(("toc".to_string(), nav.to_string()));
+    }
+    if let Some(h) = between(html, "<header id=\"top\"", "</header>") {
+        out.push(("header".to_string(), h.to_string()));
+    }
+    for id in section_ids(html) {
+        let start = format!("<section id=\"{id}\"");
+        let frag = between(html, &start, "\n</section>")
+            .unwrap_or_else(|| panic!("section {id} not closed"));
+        out.push((id, frag.to_string()));
+    }
+    out
+}
+
+fn snapshot_dir(fixture: &str) -> PathBuf {
+    common::manifest_dir()
+        .join("tests")
+        .join("snapshots")
+        .join("report")
+        .join(fixture)
+}
+
+fn updating() -> bool {
+    std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The first line where two texts differ, for the failure message.
+fn first_difference(want: &str, got: &str) -> String {
+    for (i, (a, b)) in want.lines().zip(got.lines()).enumerate() {
+        if a != b {
+            return format!("line {}:\n  snapshot: {a}\n  actual:   {b}", i + 1);
+        }
+    }
+    format!(
+        "lengths differ: snapshot {} lines, actual {} lines",
+        want.lines().count(),
+        got.lines().count()
+    )
+}
+
+#[test]
+fn report_sections_match_snapshots() {
+    let update = updating();
+    let mut failures = Vec::new();
+    let actual_root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report-snapshots");
+    for fixture in SNAPSHOT_FIXTURES {
+        let (tmp, out) = build_fixture(fixture, "");
+        let html = read_report(&out);
+        let dir = snapshot_dir(fixture);
+        let frags = fragments(&html);
+        assert!(
+            frags.len() >= 4,
+            "{fixture}: only {} fragments",
+            frags.len()
+        );
+        if update {
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+        }
+        for (name, frag) in frags {
+            let got = normalise(&frag, tmp.path()) + "\n";
+            let path = dir.join(format!("{name}.html"));
+            if update {
+                fs::write(&path, &got).unwrap();
+                continue;
+            }
+            let actual = actual_root.join(fixture).join(format!("{name}.html"));
+            match fs::read_to_string(&path) {
+                Ok(want) if want == got => {}
+                Ok(want) => {
+                    fs::create_dir_all(actual.parent().unwrap()).unwrap();
+                    fs::write(&actual, &got).unwrap();
+                    failures.push(format!(
+                        "{fixture}/{name}: differs from {} (actual in {})\n{}",
+                        path.display(),
+                        actual.display(),
+                        first_difference(&want, &got)
+                    ));
+                }
+                Err(_) => {
+                    fs::create_dir_all(actual.parent().unwrap()).unwrap();
+                    fs::write(&actual, &got).unwrap();
+                    failures.push(format!(
+                        "{fixture}/{name}: no snapshot {} (actual in {})",
+                        path.display(),
+                        actual.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} report fragment(s) differ from their snapshots; if the change is intended, run \
+         `UPDATE_SNAPSHOTS=1 cargo test --test integration report` and review the diff:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn report_has_every_section_in_order_with_figures() {
+    let (_tmp, out) = build_fixture("sim-h2-groups", "");
+    let html = read_report(&out);
+    assert_eq!(
+        section_ids(&html),
+        [
+            "data_description",
+            "data_description_by_group",
+            "consistency",
+            "evaluation",
+            "true_score_evaluation",
+            "evaluation_by_group",
+            "fairness_analyses",
+            "intermediate_file_paths",
+            "sysinfo"
+        ]
+    );
+    // One figure file per inline figure, with the documented names.
+    let mut figures: Vec<String> = fs::read_dir(out.join("figure"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    figures.sort();
+    assert_eq!(
+        figures,
+        [
+            "sim_h2_groups_conditional_score_L1.svg",
+            "sim_h2_groups_conditional_score_gender.svg",
+            "sim_h2_groups_eval_by_L1.svg",
+            "sim_h2_groups_eval_by_gender.svg",
+            "sim_h2_groups_fairness_estimates_L1.svg",
+            "sim_h2_groups_fairness_estimates_gender.svg",
+            "sim_h2_groups_score_dist.svg",
+        ]
+    );
+    assert_eq!(html.matches("<svg").count(), figures.len());
+    for f in &figures {
+        let svg = fs::read_to_string(out.join("figure").join(f)).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{f}"
+        );
+        assert!(svg.contains("role=\"img\"") && svg.contains("<title") && svg.contains("<desc"));
+    }
+    // Every in-page link resolves; every id is unique.
+    let all_ids = ids(&html);
+    let mut unique = all_ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), all_ids.len(), "duplicate ids");
+    for href in attr_values(&html, "href=\"#") {
+        assert!(all_ids.contains(&href), "link #{href} has no target");
+    }
+    // Generation time from SOURCE_DATE_EPOCH, model version and id.
+    assert!(html.contains("2023-11-14 22:13:20 UTC"));
+    assert!(html.contains("<h1>sim_h2_groups</h1>"));
+    // Highlighted values are marked and explained.
+    assert!(html.contains("class=\"num hl\""));
+    assert!(html.contains("data-csv=\"sim_h2_groups_table-descriptive-statistics.csv\""));
+}
+
+#[test]
+fn report_is_self_contained_and_deterministic() {
+    let tmp = TempDir::new().unwrap();
+    let exp = stage_local_experiment(tmp.path(), "sim-h2-groups");
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    assert!(build_at(&exp, &a, &[]).success);
+    assert!(build_at(&exp, &b, &[]).success);
+    for sub in ["report", "figure"] {
+        for f in fs::read_dir(a.join(sub)).unwrap() {
+            let f = f.unwrap().file_name();
+            let (x, y) = (
+                fs::read(a.join(sub).join(&f)).unwrap(),
+                fs::read(b.join(sub).join(&f)).unwrap(),
+            );
+            assert!(x == y, "{sub}/{f:?} differs between two identical runs");
+        }
+    }
+    let html = read_report(&a);
+    for bad in [
+        "src=\"http",
+        "src='http",
+        "src=\"//",
+        "url(",
+        "@import",
+        "<link",
+        "<iframe",
+        "<object",
+        "<embed",
+        "<img",
+        "<script src",
+    ] {
+        assert!(!html.contains(bad), "the report contains {bad}");
+    }
+    for href in attr_values(&html, "href=\"") {
+        assert!(
+            href.starts_with('#') || href.starts_with("../output/"),
+            "unexpected link target {href}"
+        );
+    }
+    // The only absolute URL is the SVG namespace.
+    let urls = html.matches("http://").count() + html.matches("https://").count();
+    assert_eq!(
+        urls,
+        html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
+    assert!(html.len() < 2_000_000);
+}
+
+#[test]
+fn report_escapes_user_text() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path();
+    let evil = "<img src=x onerror=alert(1)>";
+    let mut csv = format!("id,h1,sys,{evil}\n");
+    for i in 0..60 {
+        let group = match i % 3 {
+            0 => evil,
+            1 => "<script>alert(2)</script>",
+            _ => "plain",
+        };
+        let h = 1 + i % 4;
+        let s = h as f64 + ((i * 7) % 10) as f64 / 10.0 - 0.4;
+        csv.push_str(&format!("r{i},{h},{s},\"{group}\"\n"));
+    }
+    fs::write(dir.join("pred.csv"), csv).unwrap();
+    fs::write(
+        dir.join("exp.toml"),
+        format!(
+            "experiment_id = \"xss\"\npredictions_file = \"pred.csv\"\nid_column = \"id\"\n\
+             human_score_column = \"h1\"\nsystem_score_column = \"sys\"\ntrim_min = 1\n\
+             trim_max = 4\nsubgroups = [\"{evil}\"]\n\
+             description = \"Hello <script>alert(3)</script> {evil} [x](javascript:alert(5)) **ok**\"\n\
+             model_version = \"<b onmouseover=alert(6)>v1</b>\"\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = build_at(&dir.join("exp.toml"), &out, &[]);
+    assert!(run.success, "{}", run.describe());
+    let html = read_report(&out);
+    for raw in [
+        "<img",
+        "<script>alert",
+        "<b onmouseover",
+        "href=\"javascript",
+        "onerror=alert(1)>",
+    ] {
+        assert!(!html.contains(raw), "unescaped {raw} in the report");
+    }
+    assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
+    assert!(html.contains("&lt;script&gt;alert(2)&lt;/script&gt;"));
+    assert!(html.contains("&lt;script&gt;alert(3)&lt;/script&gt;"));
+    assert!(html.contains("&lt;b onmouseover=alert(6)&gt;v1&lt;/b&gt;"));
+    assert!(html.contains("<strong>ok</strong>"), "Markdown is rendered");
+    // Exactly one <script> element is ours in <head>, one at the end.
+    assert_eq!(html.matches("<script>").count(), 2);
+    // The figure files escape the labels too.
+    for f in fs::read_dir(out.join("figure")).unwrap() {
+        let svg = fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(!svg.contains("<img") && !svg.contains("<script"));
+    }
+}
+
+#[test]
+fn report_custom_sections_and_order() {
+    let tmp = TempDir::new().unwrap();
+    let exp = stage_local_experiment(tmp.path(), "probe-basic");
+    let dir = exp.parent().unwrap();
+    fs::write(
+        dir.join("notes.md"),
+        "## Reviewer notes\n\nAll *good*. <span>raw</span>\n\n### Details\n\ntext\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("banner.html"),
+        "<div class=\"custom-banner\"><p>Approved <em>by QA</em></p></div>",
+    )
+    .unwrap();
+    let mut text = fs::read_to_string(&exp).unwrap();
+    text.push_str(
+        "general_sections = [\"evaluation\", \"sysinfo\"]\n\
+         custom_sections = [\"notes.md\", \"banner.html\"]\n\
+         section_order = [\"banner\", \"evaluation\", \"notes\", \"sysinfo\"]\n",
+    );
+    fs::write(&exp, text).unwrap();
+    let out = tmp.path().join("out");
+    let run = build_at(&exp, &out, &[]);
+    assert!(run.success, "{}", run.describe());
+    let html = read_report(&out);
+    assert_eq!(
+        section_ids(&html),
+        ["banner", "evaluation", "notes", "sysinfo"]
+    );
+    assert!(html.contains("<div class=\"custom-banner\"><p>Approved <em>by QA</em></p></div>"));
+    assert!(html.contains("<h2 id=\"reviewer-notes\">Reviewer notes</h2>"));
+    assert!(html.contains("All <em>good</em>. &lt;span&gt;raw&lt;/span&gt;"));
+    let toc = between(&html, "<nav id=\"contents\"", "</nav>").unwrap();
+    for link in [
+        "#banner",
+        "#reviewer-notes",
+        "#details",
+        "#evaluation-results",
+    ] {
+        assert!(
+            toc.contains(&format!("href=\"{link}\"")),
+            "{link} not in {toc}"
+        );
+    }
+    // A custom section that cannot be read is an error naming the file.
+    fs::write(dir.join("notes.md"), [0xff, 0xfe, 0x00, 0x80]).unwrap();
+    let out2 = tmp.path().join("out2");
+    let run = build_at(&exp, &out2, &[]);
+    assert!(!run.success && !run.panicked(), "{}", run.describe());
+    assert!(run.stderr.contains("notes.md"), "{}", run.stderr);
+    assert!(!out2.exists());
+}
+
+#[test]
+fn report_thumbnails_link_the_figure_files() {
+    let (_tmp, out) = build_fixture("sim-h2-groups", "use_thumbnails = true\n");
+    let html = read_report(&out);
+    assert!(!html.contains("<svg"), "no inline figures with thumbnails");
+    let srcs = attr_values(&html, "<img src=\"");
+    assert_eq!(srcs.len(), 7);
+    for src in srcs {
+        let file = src
+            .strip_prefix("../figure/")
+            .expect("relative figure link");
+        assert!(out.join("figure").join(file).is_file(), "{file}");
+        assert!(html.contains(&format!("<a href=\"{src}\" target=\"_blank\"")));
+    }
+    assert!(html.contains("clickable thumbnails"));
+}
+
+// ---------------------------------------------------------------------------
+// Headless Chromium
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Chromium's flags: headless, no first-run work, no network at all.
+fn chromium(profile: &Path) -> Command {
+    let mut c = Command::new(CHROMIUM);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--hide-scrollbars",
+        "--proxy-server=127.0.0.1:9",
+        "--proxy-bypass-list=<-loopback>",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    c
+}
+
+#[test]
+fn report_browser_renders_offline_without_errors() {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("report_browser: SKIPPED, {CHROMIUM} is not installed (.ci/run installs it)");
+        return;
+    }
+    let (tmp, out) = build_fixture("sim-h2-groups", "");
+    let report = report_path(&out);
+    let url = format!("file://{}", report.display());
+    let profile = tmp.path().join("chromium-profile");
+    let dom = chromium(&profile)
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(&url)
+        .output()
+        .expect("run chromium");
+    let text = String::from_utf8_lossy(&dom.stdout).into_owned();
+    assert!(
+        dom.status.success() && text.contains("</html>"),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let html_tag = &text[text.find("<html").unwrap()..];
+    let html_tag = &html_tag[..html_tag.find('>').unwrap()];
+    assert!(
+        !html_tag.contains("data-js-errors"),
+        "JavaScript errors: {html_tag}"
+    );
+    assert!(
+        html_tag.contains("data-js-ready=\"1\""),
+        "the script did not finish: {html_tag}"
+    );
+    // Every section and every figure is in the live DOM.
+    let source = fs::read_to_string(&report).unwrap();
+    assert_eq!(section_ids(&text), section_ids(&source));
+    assert_eq!(section_ids(&text).len(), 9);
+    assert_eq!(text.matches("<svg").count(), 7);
+    // The script enhanced the tables.
+    assert!(text.contains("class=\"sort\""), "no sort buttons");
+    assert!(text.contains("class=\"csv\""), "no CSV buttons");
+    // Every contents link resolves.
+    let dom_ids = ids(&text);
+    let toc = between(&text, "<nav id=\"contents\"", "</nav>").unwrap();
+    let links = attr_values(toc, "href=\"#");
+    assert!(links.len() >= 15, "only {} contents links", links.len());
+    for l in links {
+        assert!(dom_ids.contains(&l), "contents link #{l} has no target");
+    }
+    // A screenshot for people to look at.
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
+    let _ = fs::remove_file(&shot);
+    let run = chromium(&profile)
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg("--window-size=1280,2000")
+        .arg(&url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        run.status.success() && shot.is_file(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    eprintln!("report_browser: screenshot in {}", shot.display());
+}
+
+// ---------------------------------------------------------------------------
+// Size: nothing per response in the page
+
+/// A deterministic 1,000,000-response experiment: ids, a human score, a
+/// second human score on 30% of the responses, a machine score and two
+/// subgroups.
+fn write_million(dir: &Path) -> PathBuf {
+    use std::io::Write;
+    const N: u64 = 1_000_000;
+    let file = fs::File::create(dir.join("pred.csv")).unwrap();
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    w.write_all(b"id,h1,h2,system,L1,gender\n").unwrap();
+    let languages = [
+        "Arabic", "Hindi", "Korean", "Mandarin", "Spanish", "Tagalog",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let mut line = String::with_capacity(64);
+    for i in 0..N {
+        let r = next();
+        let h1 = 1 + (r % 6);
+        let noise = ((r >> 8) % 1000) as f64 / 1000.0 - 0.5;
+        let system = h1 as f64 + noise;
+        let h2 = if (r >> 20) % 10 < 3 {
+            let d = ((r >> 24) % 3) as i64 - 1;
+            (h1 as i64 + d).clamp(1, 6).to_string()
+        } else {
+            String::new()
+        };
+        line.clear();
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            line,
+            "r{i},{h1},{h2},{system:.3},{},{}",
+            languages[((r >> 32) % 6) as usize],
+            if (r >> 40) % 2 == 0 { "F" } else { "M" }
+        );
+        w.write_all(line.as_bytes()).unwrap();
+    }
+    w.flush().unwrap();
+    let exp = dir.join("exp.toml");
+    fs::write(
+        &exp,
+        "experiment_id = \"million\"\npredictions_file = \"pred.csv\"\nid_column = \"id\"\n\
+         human_score_column = \"h1\"\nsecond_human_score_column = \"h2\"\n\
+         system_score_column = \"system\"\ntrim_min = 1\ntrim_max = 6\n\
+         subgroups = [\"L1\", \"gender\"]\n",
+    )
+    .unwrap();
+    exp
+}
+
+#[test]
+fn report_million_responses_stays_small() {
+    let tmp = TempDir::new().unwrap();
+    let started = Instant::now();
+    let exp = write_million(tmp.path());
+    let generated = started.elapsed();
+    let out = tmp.path().join("out");
+    let run = build_at(&exp, &out, &[]);
+    let total = started.elapsed();
+    assert!(run.success, "{}", run.describe());
+    let size = fs::metadata(report_path(&out)).unwrap().len();
+    eprintln!(
+        "report_million: 1,000,000 responses, data written in {:.1} s, build in {:.1} s, \
+         report {} bytes",
+        generated.as_secs_f64(),
+        (total - generated).as_secs_f64(),
+        size
+    );
+    assert!(size < 2_000_000, "the report is {size} bytes");
+    let html = read_report(&out);
+    assert_eq!(section_ids(&html).len(), 9);
+    assert!(html.contains("1,000,000"));
+}
