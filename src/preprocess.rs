@@ -206,6 +206,102 @@ fn quoted_list<S: AsRef<str>>(names: &[S]) -> String {
         .join(", ")
 }
 
+/// At most this many column names are listed in a message.
+const MAX_LISTED_COLUMNS: usize = 40;
+
+/// "the file has the columns 'a', 'b'" (at most [`MAX_LISTED_COLUMNS`]
+/// names), or "the file has no columns".
+fn has_columns(names: &[String]) -> String {
+    if names.is_empty() {
+        return "the file has no columns".to_string();
+    }
+    let shown = &names[..names.len().min(MAX_LISTED_COLUMNS)];
+    let more = names.len() - shown.len();
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!("the file has the columns {}{tail}", quoted_list(shown))
+}
+
+/// A hint for a column `wanted` that is not among `names`: the same name up
+/// to case and surrounding spaces, or a close spelling.
+fn column_hint(wanted: &str, names: &[String]) -> String {
+    let folded = |s: &str| s.trim().to_lowercase();
+    if let Some(n) = names.iter().find(|n| folded(n) == folded(wanted)) {
+        return format!(" (did you mean '{n}'? column names must match exactly)");
+    }
+    // Short names are only suggested one edit away ('h1' is not 'id').
+    let close_enough = |n: &str| {
+        let d = crate::config::osa_distance(&wanted.to_lowercase(), &n.to_lowercase());
+        d <= 1 || wanted.chars().count().max(n.chars().count()) >= 6
+    };
+    match crate::config::closest(wanted, names.iter().map(String::as_str)) {
+        Some(n) if close_enough(n) => format!(" (did you mean '{n}'?)"),
+        _ => String::new(),
+    }
+}
+
+/// A hint when the header was read as one single column that holds another
+/// separator (a `;`-separated "CSV" from a spreadsheet, say); else empty.
+fn separator_hint(names: &[String]) -> String {
+    if let [only] = names {
+        if let Some(sep) = [';', '\t', '|', ',']
+            .into_iter()
+            .find(|c| only.contains(*c))
+        {
+            let sep = if sep == '\t' {
+                "a tab".to_string()
+            } else {
+                format!("'{sep}'")
+            };
+            return format!(
+                "; the header was read as one single column, so the file seems to use {sep} as \
+                 separator: save it comma-separated as .csv or tab-separated as .tsv"
+            );
+        }
+    }
+    String::new()
+}
+
+/// A value of a data cell for a message: `'x'`, or `(empty)`.
+fn shown_value(text: Option<&str>) -> String {
+    match text {
+        Some(t) if !t.trim().is_empty() => format!("'{}'", t.escape_debug()),
+        _ => "(empty)".to_string(),
+    }
+}
+
+/// Up to `max` distinct texts of the cells `rows` of `values`, for messages.
+fn example_values(values: &Values, rows: impl Iterator<Item = usize>, max: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in rows {
+        let v = shown_value(cell_text(values, i).as_deref());
+        if !out.contains(&v) {
+            out.push(v);
+            if out.len() == max {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// ": 25 removed by flag_column, 3 ..." from the parts with a non-zero count.
+fn removed_counts(parts: &[(usize, String)]) -> String {
+    let shown: Vec<String> = parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    if shown.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", shown.join(", "))
+    }
+}
+
 /// The columns of `table` that `exp` needs as raw text (spec 2.1).
 pub fn text_columns(exp: &Experiment) -> Vec<&str> {
     let mut cols = vec![exp.id_column.as_str()];
@@ -226,35 +322,75 @@ pub fn prepare(
     source: &str,
 ) -> Result<Prepared> {
     let n_original = table.nrows;
+    // The column names as in the file (before the renaming of 2.3).
+    let file_names: Vec<String> = table.names().into_iter().map(String::from).collect();
 
     // 1.6 step 8: configured columns must exist.
     let mut configured: Vec<(&str, &'static str)> = vec![
         (exp.id_column.as_str(), "spkitemid"),
         (exp.human_score_column.as_str(), "sc1"),
     ];
+    let mut config_keys = vec!["id_column", "human_score_column"];
     if let Some(c) = &exp.second_human_score_column {
         configured.push((c, "sc2"));
+        config_keys.push("second_human_score_column");
     }
     configured.push((exp.system_score_column.as_str(), "raw"));
+    config_keys.push("system_score_column");
     if let Some(c) = &exp.candidate_column {
         configured.push((c, "candidate"));
+        config_keys.push("candidate_column");
     }
-    let absent: Vec<&str> = configured
+    let absent: Vec<String> = configured
         .iter()
-        .map(|(c, _)| *c)
-        .filter(|c| table.position(c).is_none())
+        .zip(&config_keys)
+        .filter(|((c, _), _)| table.position(c).is_none())
+        .map(|((c, _), key)| format!("'{c}' ({key}){}", column_hint(c, &file_names)))
         .collect();
     if !absent.is_empty() {
         let what = if absent.len() == 1 {
-            format!("configured column {} is", quoted_list(&absent))
+            format!("configured column {} is", absent[0])
         } else {
-            format!("configured columns {} are", quoted_list(&absent))
+            format!("configured columns {} are", absent.join(", "))
         };
         bail!(
-            "{what} absent from the predictions file {source}; the file has the columns {}",
-            quoted_list(&table.names())
+            "{what} absent from the predictions file {source}; {}{}",
+            has_columns(&file_names),
+            separator_hint(&file_names)
         );
     }
+    if n_original == 0 {
+        bail!(
+            "the predictions file {source} has a header but no data rows; add one row per \
+             response ({})",
+            has_columns(&file_names)
+        );
+    }
+    // The configuration key that names `column`, if any.
+    let role_of = |column: &str| -> Option<&str> {
+        configured
+            .iter()
+            .zip(&config_keys)
+            .find(|((c, internal), _)| *c == column && *internal != column)
+            .map(|(_, key)| *key)
+    };
+    // Why a subgroup or flag column is not found after the renaming of 2.3.
+    let why_absent = |column: &str| -> String {
+        if let Some(key) = role_of(column) {
+            format!(
+                "'{column}' is already the {key}; a column cannot be both (copy it to a new \
+                 column in the file if you need it twice)"
+            )
+        } else if file_names.iter().any(|n| n == column) {
+            format!(
+                "'{column}' is a name rsmreport reserves for its own columns ({}); rename that \
+                 column in the file",
+                RESERVED.join(", ")
+            )
+        } else {
+            format!("'{column}'{}", column_hint(column, &file_names))
+        }
+    };
 
     // 2.3 renaming: reserved names not configured under exactly that name
     // become `##name##`, then configured columns get their internal names.
@@ -292,27 +428,23 @@ pub fn prepare(
             }
         }
         if !dups.is_empty() {
-            bail!(
-                "duplicate response ids in the id column '{}' of {source} (first duplicates: {}); \
-                 every response needs a unique id",
-                exp.id_column,
-                quoted_list(&dups)
-            );
+            bail!(duplicate_ids_message(&ids, &dups, &exp.id_column, source));
         }
     }
     table.columns[id_col].values = Values::Text(ids.into_iter().map(Some).collect());
 
     // 2.5 subgroup columns.
-    let missing_groups: Vec<&String> = exp
+    let missing_groups: Vec<String> = exp
         .subgroups
         .iter()
         .filter(|g| table.position(g).is_none())
+        .map(|g| why_absent(g))
         .collect();
     if !missing_groups.is_empty() {
         bail!(
-            "subgroup column(s) {} absent from the predictions file {source}; the file has the columns {}",
-            quoted_list(&missing_groups),
-            quoted_list(&table.names())
+            "subgroup column(s) absent from the predictions file {source} (see subgroups): {}; {}",
+            missing_groups.join("; "),
+            has_columns(&file_names)
         );
     }
     for g in &exp.subgroups {
@@ -342,17 +474,18 @@ pub fn prepare(
     let mut keep: Vec<usize> = (0..table.nrows).collect();
     let mut flagged: Vec<usize> = Vec::new();
     if !exp.flag_column.is_empty() {
-        let missing_flags: Vec<&str> = exp
+        let missing_flags: Vec<String> = exp
             .flag_column
             .iter()
             .map(|f| f.column.as_str())
             .filter(|c| table.position(c).is_none())
+            .map(why_absent)
             .collect();
         if !missing_flags.is_empty() {
             bail!(
-                "flag column(s) {} absent from the predictions file {source}; the file has the columns {}",
-                quoted_list(&missing_flags),
-                quoted_list(&table.names())
+                "flag column(s) absent from the predictions file {source} (see flag_column): {}; {}",
+                missing_flags.join("; "),
+                has_columns(&file_names)
             );
         }
         let filters: Vec<(usize, &[FlagValue])> = exp
@@ -373,14 +506,37 @@ pub fn prepare(
         keep = kept;
         flagged = removed;
         if keep.is_empty() {
+            let per_column: Vec<String> = exp
+                .flag_column
+                .iter()
+                .zip(&filters)
+                .map(|(f, (pos, allowed))| {
+                    let values = &table.columns[*pos].values;
+                    let matching = (0..table.nrows)
+                        .filter(|&i| flag_matches(&flag_key(values, i), allowed))
+                        .count();
+                    let allowed: Vec<String> = allowed
+                        .iter()
+                        .map(|a| match a {
+                            FlagValue::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
+                                format!("{}", *x as i64)
+                            }
+                            FlagValue::Number(x) => crate::output::format::py_float(*x),
+                            FlagValue::Text(t) => format!("'{}'", t.escape_debug()),
+                        })
+                        .collect();
+                    format!(
+                        "'{}' allows {} and matches {matching} row(s) (values in the file: {})",
+                        f.column,
+                        allowed.join(", "),
+                        example_values(values, 0..table.nrows, 5).join(", ")
+                    )
+                })
+                .collect();
             bail!(
-                "no responses left after flag filtering: none of the {n_original} responses in {source} \
-                 has an allowed value in every flag column ({})",
-                exp.flag_column
-                    .iter()
-                    .map(|f| f.column.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "no responses left after flag filtering: none of the {n_original} rows of {source} \
+                 has an allowed value in every flag column; {}; check flag_column in the config",
+                per_column.join("; ")
             );
         }
     }
@@ -410,17 +566,45 @@ pub fn prepare(
             after_h.push(i);
         }
     }
+    let n_non_numeric_h = excluded
+        .iter()
+        .filter(|(why, _)| *why == Exclusion::NonNumericHuman)
+        .count();
+    let n_zero_h = excluded.len() - n_non_numeric_h;
     if after_h.is_empty() {
-        let zeros = if exp.exclude_zero_scores {
-            " (zero human scores are excluded too, see exclude_zero_scores)"
+        let examples = example_values(
+            &table.columns[sc1_pos].values,
+            keep.iter().copied().filter(|&i| !sc1_all[i].is_finite()),
+            3,
+        );
+        let (and_zero, zero_hint) = if n_zero_h > 0 {
+            (
+                " and zero human scores",
+                " (or set exclude_zero_scores = false if 0 is a valid score)",
+            )
         } else {
-            ""
+            ("", "")
         };
         bail!(
-            "no responses left after removing non-numeric human scores: column '{}' of {source} \
-             has no usable numeric value in any of the {} responses{zeros}",
-            exp.human_score_column,
-            keep.len()
+            "no responses left after removing non-numeric human scores{and_zero}: {source} has \
+             {n_original} rows{}; check that human_score_column names the column with the human \
+             scores{zero_hint}",
+            removed_counts(&[
+                (flagged.len(), "removed by flag_column".into()),
+                (
+                    n_non_numeric_h,
+                    format!(
+                        "with a missing or non-numeric human score in column '{}' (values such \
+                         as {})",
+                        exp.human_score_column,
+                        examples.join(", ")
+                    )
+                ),
+                (
+                    n_zero_h,
+                    "with a zero human score (exclude_zero_scores = true)".into()
+                ),
+            ])
         );
     }
 
@@ -434,11 +618,28 @@ pub fn prepare(
         }
     }
     if after_s.is_empty() {
+        let examples = example_values(&table.columns[raw_pos].values, after_h.iter().copied(), 3);
         bail!(
-            "no responses left after removing non-numeric system scores: column '{}' of {source} \
-             has no numeric value in any of the {} responses with a usable human score",
-            exp.system_score_column,
-            after_h.len()
+            "no responses left after removing non-numeric system scores: {source} has \
+             {n_original} rows{}; check that system_score_column names the column with the \
+             machine scores",
+            removed_counts(&[
+                (flagged.len(), "removed by flag_column".into()),
+                (
+                    n_non_numeric_h,
+                    "removed for a missing or non-numeric human score".into()
+                ),
+                (n_zero_h, "removed for a zero human score".into()),
+                (
+                    after_h.len(),
+                    format!(
+                        "left with a missing or non-numeric system score in column '{}' (values \
+                         such as {})",
+                        exp.system_score_column,
+                        examples.join(", ")
+                    )
+                ),
+            ])
         );
     }
 
@@ -457,13 +658,19 @@ pub fn prepare(
         let (k, out): (Vec<usize>, Vec<usize>) = kept
             .iter()
             .partition(|&&i| counts[&cell_text(cvals, i).unwrap_or_default()] >= min_items);
+        let n_out = out.len();
         excluded.extend(out.into_iter().map(|i| (Exclusion::Listwise, i)));
         kept = k;
         if kept.is_empty() {
             bail!(
-                "no responses left after listwise exclusion: no candidate in column '{}' has \
-                 {min_items} or more remaining responses (min_items_per_candidate = {min_items})",
-                exp.candidate_column.as_deref().unwrap_or("candidate")
+                "no responses left after listwise exclusion: {} responses of {source} passed the \
+                 score filters, from {} candidates in column '{}' (candidate_column), and none \
+                 of them has {min_items} or more (the most any candidate has is {}); lower \
+                 min_items_per_candidate = {min_items} or check candidate_column",
+                n_out,
+                counts.len(),
+                exp.candidate_column.as_deref().unwrap_or("candidate"),
+                counts.values().max().copied().unwrap_or(0)
             );
         }
     }
@@ -693,6 +900,42 @@ pub fn prepare(
     })
 }
 
+/// The message for duplicate ids: how many rows repeat an id, and the rows
+/// of the first duplicates (spreadsheet numbering: the header is row 1).
+fn duplicate_ids_message(ids: &[String], dups: &[&str], id_column: &str, source: &str) -> String {
+    let mut counts: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
+    let mut rows: HashMap<&str, Vec<usize>> = dups.iter().map(|d| (*d, Vec::new())).collect();
+    for (i, id) in ids.iter().enumerate() {
+        *counts.entry(id.as_str()).or_default() += 1;
+        if let Some(r) = rows.get_mut(id.as_str()) {
+            r.push(i + 2);
+        }
+    }
+    let repeated: usize = counts.values().map(|n| n - 1).sum();
+    let shown: Vec<String> = dups
+        .iter()
+        .map(|id| {
+            let r = &rows[id];
+            let mut listed: Vec<String> = r.iter().take(3).map(usize::to_string).collect();
+            if r.len() > 3 {
+                listed.push(format!("... {} times in all", r.len()));
+            }
+            let name = if id.is_empty() {
+                "'' (empty)".to_string()
+            } else {
+                format!("'{}'", id.escape_debug())
+            };
+            format!("{name} (rows {})", listed.join(", "))
+        })
+        .collect();
+    format!(
+        "duplicate response ids in the id column '{id_column}' (id_column) of {source}: \
+         {repeated} row(s) repeat an earlier id; first duplicates: {} (rows are numbered with \
+         the header as row 1); every response needs a unique id",
+        shown.join(", ")
+    )
+}
+
 /// Trimming of spec 2.11: above `hi` becomes `hi`, then below `lo` becomes `lo`.
 #[inline]
 pub fn trim_value(x: f64, lo: f64, hi: f64) -> f64 {
@@ -742,10 +985,22 @@ fn scaling_from(table: &Table, source: &str) -> Result<Scaling> {
         .filter(|c| table.column(c).is_none())
         .collect();
     if !missing.is_empty() {
+        let names: Vec<String> = table.names().into_iter().map(String::from).collect();
+        let hints: Vec<String> = missing
+            .iter()
+            .map(|m| format!("'{m}'{}", column_hint(m, &names)))
+            .collect();
         bail!(
-            "the scale file {source} must have the columns 'sc1' and 'prediction'; missing: {}; it has {}",
-            quoted_list(&missing),
-            quoted_list(&table.names())
+            "the scale file {source} (scale_with) must have the columns 'sc1' (human scores) and \
+             'prediction' (system scores); missing: {}; {}",
+            hints.join(", "),
+            has_columns(&names)
+        );
+    }
+    if table.nrows == 0 {
+        bail!(
+            "the scale file {source} (scale_with) has a header but no data rows; it needs the \
+             human scores ('sc1') and system scores ('prediction') of a reference sample"
         );
     }
     let pred = table
@@ -760,6 +1015,11 @@ fn scaling_from(table: &Table, source: &str) -> Result<Scaling> {
         bail!(
             "the scale file {source} cannot be used for scaling: column 'prediction' needs at least \
              two different numeric values (its standard deviation is {pred_sd})"
+        );
+    }
+    if human_mean.is_nan() {
+        bail!(
+            "the scale file {source} cannot be used for scaling: column 'sc1' has no numeric value"
         );
     }
     Ok(Scaling {
@@ -811,6 +1071,23 @@ mod tests {
         let ints = Values::Int(vec![1, 0]);
         assert!(flag_matches(&flag_key(&ints, 0), &allowed));
         assert!(!flag_matches(&flag_key(&ints, 1), &allowed));
+    }
+
+    #[test]
+    fn column_messages_give_hints() {
+        let names: Vec<String> = ["id", "H1 ", "system_score"].map(String::from).to_vec();
+        assert!(column_hint("h1", &names).contains("did you mean 'H1 '?"));
+        assert!(column_hint("system_scor", &names).contains("did you mean 'system_score'?"));
+        assert_eq!(column_hint("xy", &names), "");
+        assert!(separator_hint(&["id;sys;h1".to_string()]).contains("';' as separator"));
+        assert_eq!(separator_hint(&names), "");
+        let many: Vec<String> = (0..50).map(|i| format!("c{i}")).collect();
+        assert!(has_columns(&many).ends_with("'c39' and 10 more"));
+        assert_eq!(has_columns(&[]), "the file has no columns");
+        assert_eq!(
+            removed_counts(&[(0, "a".into()), (2, "b".into()), (1, "c".into())]),
+            ": 2 b, 1 c"
+        );
     }
 
     #[test]

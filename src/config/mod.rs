@@ -20,7 +20,7 @@ mod saved;
 mod sections;
 mod validate;
 
-pub use keys::{DEFAULTED_KEYS, OWN_KEYS, REQUIRED_KEYS};
+pub use keys::{closest, osa_distance, DEFAULTED_KEYS, OWN_KEYS, REQUIRED_KEYS};
 pub use parse::{parse, ConfigKind, RawConfig};
 pub use saved::{python_float_repr, saved_config_json, to_python_json};
 pub use sections::SUBGROUP_SECTIONS;

@@ -64,7 +64,9 @@ pub fn read(path: &Path, text: &str, sep: u8, text_columns: &[&str]) -> Result<T
     // unquoted field, text after a closing quote); those go through the
     // tokenizer of the shape check instead (slower, but same cells as
     // pandas).
-    let df = parse_with_polars(body, sep)
+    let df = super::guarded(path, || parse_with_polars(body, sep))
+        .ok()
+        .flatten()
         .filter(|df| df.width() == ncols && df.height() == layout.nrows);
     let Some(df) = df else {
         return read_with_tokenizer(path, bytes, sep, layout, text_columns);

@@ -9,12 +9,16 @@
 //! pass-through columns are echoed into output files.
 
 mod csv;
+mod guard;
 mod infer;
 mod json;
 mod parquet;
 mod xlsx;
 
+pub use guard::{in_guarded_parser, ParserAllocator};
 pub use infer::{is_na, NA_TOKENS};
+
+use guard::guarded;
 
 use crate::table::Table;
 use anyhow::{anyhow, bail, Result};
@@ -37,11 +41,21 @@ pub fn read_table(path: &Path, text_columns: &[&str]) -> Result<Table> {
         "jsonl" | "jsonlines" => read_text_file(path, |text| json::read(path, text, text_columns)),
         "xlsx" => {
             check_readable(path)?;
-            xlsx::read(path, text_columns)
+            guarded(path, || xlsx::read(path, text_columns)).unwrap_or_else(|why| {
+                bail!(
+                    "{}: cannot read the xlsx workbook: it is damaged or not an xlsx file ({why})",
+                    path.display()
+                )
+            })
         }
         "parquet" => {
             check_readable(path)?;
-            parquet::read(path, text_columns)
+            guarded(path, || parquet::read(path, text_columns)).unwrap_or_else(|why| {
+                bail!(
+                    "{}: cannot read the parquet file: it is damaged or not a parquet file ({why})",
+                    path.display()
+                )
+            })
         }
         "sas7bdat" => bail!(
             "{}: SAS files (.sas7bdat) are not supported; export the table as one of {}",

@@ -25,6 +25,17 @@ pub fn write_py_float(out: &mut Vec<u8>, x: f64) {
         return;
     }
 
+    // Integral values below 1e16 (human scores, rounded scores) are the
+    // integer and `.0`, as Python writes them; no digit search needed.
+    if x.abs() < 1e16 {
+        let i = x as i64;
+        if i as f64 == x {
+            write_i64(out, i);
+            out.extend_from_slice(b".0");
+            return;
+        }
+    }
+
     // ryu gives the shortest round-trip digits (the same digits as Python's
     // `repr`, both pick the closest shortest decimal); only its layout
     // differs, so take its digits and decimal exponent apart and lay them

@@ -6,6 +6,7 @@
 //! only when every file was written, so a failed run never damages an
 //! earlier report.
 
+pub mod file;
 pub mod format;
 pub mod write;
 
@@ -75,6 +76,11 @@ fn is_non_empty_dir(dir: &Path) -> Result<bool> {
     match fs::read_dir(dir) {
         Ok(mut entries) => Ok(entries.next().is_some()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => bail!(
+            "cannot use {} as the output folder: a part of that path is a file, not a folder; \
+             choose another --output-dir",
+            dir.display()
+        ),
         Err(e) => {
             Err(e).with_context(|| format!("cannot read the output folder {}", dir.display()))
         }

@@ -1,0 +1,152 @@
+//! Stage 2 (input): containing failures of third-party parsers. polars
+//! (parquet, CSV) and calamine (xlsx) can panic on a damaged file, and
+//! polars can ask for an absurd amount of memory when a damaged file claims
+//! billions of values, which would abort the process. [`guarded`] turns a
+//! panic into an error that names the file; [`ParserAllocator`], registered
+//! by the binary as its global allocator, turns an allocation larger than
+//! the computer's memory made inside [`guarded`] into a clean exit (a
+//! message naming the file, exit code 1) instead of an abort.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Number of [`guarded`] calls in progress.
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+/// The file the last [`guarded`] call reads (for the message).
+static FILE: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// Allocations above this size inside [`guarded`] end the process cleanly
+/// (`usize::MAX` until the first [`guarded`] call measures the memory).
+static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Whether a call into a third-party parser is in progress: a panic now is
+/// caught by [`guarded`] and becomes an error that names the file, so the
+/// binary's panic hook stays silent.
+pub fn in_guarded_parser() -> bool {
+    ACTIVE.load(Ordering::SeqCst) > 0
+}
+
+/// Runs `f`, a call into a third-party parser reading `path`; a panic
+/// inside it is caught and returned as `Err` with its message.
+pub(crate) fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T, String> {
+    struct Active;
+    impl Drop for Active {
+        fn drop(&mut self) {
+            ACTIVE.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    if LIMIT.load(Ordering::SeqCst) == usize::MAX {
+        LIMIT.store(memory_limit(), Ordering::SeqCst);
+    }
+    if let Ok(mut file) = FILE.lock() {
+        *file = Some(path.to_path_buf());
+    }
+    ACTIVE.fetch_add(1, Ordering::SeqCst);
+    let _active = Active;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown failure".to_string())
+    })
+}
+
+/// Physical memory plus swap (Linux `/proc/meminfo`), else 1 TiB: a single
+/// allocation larger than this cannot succeed.
+fn memory_limit() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .map(|text| {
+            text.lines()
+                .filter(|l| l.starts_with("MemTotal:") || l.starts_with("SwapTotal:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<usize>().ok())
+                .fold(0usize, usize::saturating_add)
+                .saturating_mul(1024)
+        })
+        .filter(|&bytes| bytes > 0)
+        .unwrap_or(1 << 40)
+}
+
+/// The system allocator, except that an allocation larger than the
+/// computer's memory requested while a parser reads a file (inside
+/// [`guarded`]) ends the process with an error naming the file and exit
+/// code 1, rather than aborting with "memory allocation failed". Register
+/// it in a binary: `#[global_allocator] static A: ParserAllocator = ParserAllocator;`.
+pub struct ParserAllocator;
+
+impl ParserAllocator {
+    #[inline]
+    fn check(size: usize) {
+        if size > LIMIT.load(Ordering::Relaxed) && in_guarded_parser() {
+            damaged_file_exit(size);
+        }
+    }
+}
+
+#[cold]
+fn damaged_file_exit(size: usize) -> ! {
+    use std::io::Write;
+    // Small allocations still work here (they are below the limit).
+    let file = FILE.try_lock().ok().and_then(|f| (*f).clone());
+    let mut err = std::io::stderr().lock();
+    let _ = match file {
+        Some(p) => writeln!(
+            err,
+            "error: cannot read {}: the file is damaged or not a valid {} file (reading it \
+             would need {size} bytes of memory)",
+            p.display(),
+            p.extension()
+                .map(|e| e.to_string_lossy())
+                .unwrap_or_default()
+        ),
+        None => writeln!(
+            err,
+            "error: cannot read an input file: it is damaged (reading it would need {size} \
+             bytes of memory)"
+        ),
+    };
+    let _ = err.flush();
+    std::process::exit(1)
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; `check` only reads
+// atomics and may end the process.
+unsafe impl GlobalAlloc for ParserAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::check(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::check(layout.size());
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::check(new_size);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_errors_and_the_limit_is_measured() {
+        let r = guarded(Path::new("x.parquet"), || -> u8 {
+            panic!("thrift bool field")
+        });
+        assert_eq!(r.unwrap_err(), "thrift bool field");
+        assert_eq!(guarded(Path::new("x.parquet"), || 7), Ok(7));
+        assert!(!in_guarded_parser());
+        let limit = LIMIT.load(Ordering::SeqCst);
+        assert!((1 << 20..usize::MAX).contains(&limit), "{limit}");
+    }
+}
