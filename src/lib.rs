@@ -12,6 +12,9 @@
 //! 7. [`output`]: the only stage that writes files.
 //!
 //! Plain data is passed from one stage to the next.
+//!
+//! Outside the pipeline, [`simulate`] generates realistic predictions files
+//! (`rsmreport simulate`) for learning and benchmarks.
 
 pub mod config;
 pub mod input;
@@ -22,4 +25,5 @@ pub mod plots;
 pub mod preprocess;
 pub mod render;
 pub mod sections;
+pub mod simulate;
 pub mod table;

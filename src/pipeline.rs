@@ -10,6 +10,22 @@ use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// Runs `f`; with the environment variable `RSMREPORT_TIMINGS` set,
+/// prints how long it took to stderr (`timing: <stage>: <ms> ms`).
+pub fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*ON.get_or_init(|| std::env::var_os("RSMREPORT_TIMINGS").is_some()) {
+        return f();
+    }
+    let start = std::time::Instant::now();
+    let out = f();
+    eprintln!(
+        "timing: {stage}: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    out
+}
+
 /// One input file that was read.
 #[derive(Clone, Debug)]
 pub struct InputInfo {
@@ -54,7 +70,7 @@ fn read_with_hash(
     let (table, sha256) = std::thread::scope(|scope| {
         let hash = scope.spawn(|| sha256_file(path));
         let table = crate::input::read_table(path, text_columns)
-            .with_context(|| format!("cannot read the {role} file {}", path.display()));
+            .with_context(|| format!("cannot read the {role} file"));
         let sha = hash
             .join()
             .unwrap_or_else(|_| Err(anyhow::anyhow!("checksum thread failed")));
@@ -87,23 +103,29 @@ pub fn execute(exp: Experiment) -> Result<Run> {
     }
     let pred_path = exp.predictions_file.clone();
     let text_cols = preprocess::text_columns(&exp);
-    let (table, info) = read_with_hash("predictions", &pred_path, &text_cols)?;
+    let (table, info) = timed("read predictions", || {
+        read_with_hash("predictions", &pred_path, &text_cols)
+    })?;
     let mut inputs = vec![info];
     let scale_table = match &exp.scale_with {
         ScaleWith::File(path) => {
-            let (t, info) = read_with_hash("scale", path, &[])?;
+            let (t, info) = timed("read scale", || read_with_hash("scale", path, &[]))?;
             inputs.push(info);
             Some(t)
         }
         _ => None,
     };
-    let prepared = preprocess::prepare(
-        &exp,
-        table,
-        scale_table.as_ref(),
-        &pred_path.display().to_string(),
-    )?;
-    let analysis = sections::analyze(&exp, &prepared);
+    let mut prepared = timed("preprocess", || {
+        preprocess::prepare(
+            &exp,
+            table,
+            scale_table.as_ref(),
+            &pred_path.display().to_string(),
+        )
+    })?;
+    let analysis = timed("analyze", || {
+        sections::analyze_moving_frames(&exp, &mut prepared)
+    });
     Ok(Run {
         exp,
         inputs,
@@ -114,8 +136,10 @@ pub fn execute(exp: Experiment) -> Result<Run> {
 
 /// Every file of the output folder, as bytes.
 pub fn files(run: &Run) -> Result<Vec<OutputFile>> {
-    let mut files = crate::output::table_files(&run.exp, &run.analysis.frames)?;
-    files.extend(crate::render::report_files(run)?);
+    let mut files = timed("format tables", || {
+        crate::output::table_files(&run.exp, &run.analysis.frames)
+    })?;
+    files.extend(timed("report", || crate::render::report_files(run))?);
     Ok(files)
 }
 

@@ -121,7 +121,7 @@ pub fn kappa(h: &[f64], s: &[f64]) -> f64 {
 
 /// `1 - (n - d) n / (n^2 - sum_k a_k b_k)`, integers converted once.
 #[inline]
-fn kappa_from_counts(n: u128, diagonal: u128, marginal_products: u128) -> f64 {
+pub(crate) fn kappa_from_counts(n: u128, diagonal: u128, marginal_products: u128) -> f64 {
     let observed_disagreement = ((n - diagonal) * n) as f64;
     let expected_disagreement = (n * n - marginal_products) as f64;
     1.0 - observed_disagreement / expected_disagreement

@@ -7,13 +7,11 @@
 //! reused, so a block over 10 million values costs a handful of linear
 //! passes.
 
-use crate::metrics::agreement::{
-    adjacent_agreement, exact_agreement, kappa, quadratic_weighted_kappa_with,
-};
+use crate::metrics::agreement::{kappa, kappa_from_counts, quadratic_weighted_kappa_with};
 use crate::metrics::association::{
     dsm, pearson_with, r2_with, smd_pooled_with, smd_unpooled_with, PairMoments, Population,
 };
-use crate::metrics::summary::{max, min};
+use crate::metrics::round_half_even;
 
 /// Which difference statistic fills [`MetricBlock::diff`] (spec 3.3, 3.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,22 +90,23 @@ pub fn metric_block(h: &[f64], s: &[f64], diff: DiffMethod) -> MetricBlock {
     }
     let (h, s) = (&h[..n], &s[..n]);
     let m = PairMoments::new(h, s);
+    let c = PairCounts::new(h, s);
     MetricBlock {
         n,
         h_mean: m.h_mean,
         h_sd: m.h_sd(),
-        h_min: min(h),
-        h_max: max(h),
+        h_min: c.h_min,
+        h_max: c.h_max,
         sys_mean: m.s_mean,
         sys_sd: m.s_sd(),
-        sys_min: min(s),
-        sys_max: max(s),
+        sys_min: c.s_min,
+        sys_max: c.s_max,
         corr: pearson_with(h, s, &m),
         wtkappa: quadratic_weighted_kappa_with(&m),
         r2: r2_with(&m),
-        kappa: kappa(h, s),
-        exact_agr: exact_agreement(h, s),
-        adj_agr: adjacent_agreement(h, s),
+        kappa: c.kappa.unwrap_or_else(|| kappa(h, s)),
+        exact_agr: c.exact as f64 / n as f64 * 100.0,
+        adj_agr: c.adjacent as f64 / n as f64 * 100.0,
         diff: match diff {
             DiffMethod::Unpooled => smd_unpooled_with(&m),
             DiffMethod::Pooled => smd_pooled_with(&m),
@@ -117,10 +116,98 @@ pub fn metric_block(h: &[f64], s: &[f64], diff: DiffMethod) -> MetricBlock {
     }
 }
 
+/// Number of labels around the first rounded human score that
+/// [`PairCounts`] counts in place (score scales have a handful).
+const KAPPA_WINDOW: usize = 64;
+
+/// Everything of a block that is a count or an extreme, from one pass over
+/// the pairs (instead of seven), each equal to its stand-alone function:
+/// `summary::min`/`max` (first wins, NaN if any value is NaN), exact and
+/// adjacent agreement counts (`|h - s| <= 0`, `<= 1`), and unweighted kappa
+/// from the label counts when every rounded value lies within
+/// [`KAPPA_WINDOW`] labels of the first one (`None` otherwise, e.g. with
+/// non-finite values: then the caller uses `agreement::kappa`).
+struct PairCounts {
+    h_min: f64,
+    h_max: f64,
+    s_min: f64,
+    s_max: f64,
+    exact: usize,
+    adjacent: usize,
+    kappa: Option<f64>,
+}
+
+impl PairCounts {
+    /// `h` and `s` of equal, non-zero length.
+    fn new(h: &[f64], s: &[f64]) -> Self {
+        let (mut h_min, mut h_max, mut s_min, mut s_max) = (h[0], h[0], s[0], s[0]);
+        let (mut h_nan, mut s_nan) = (false, false);
+        let (mut exact, mut adjacent) = (0usize, 0usize);
+        let base = round_half_even(h[0]) - (KAPPA_WINDOW / 2) as f64;
+        let mut labels = [[0u64; 2]; KAPPA_WINDOW];
+        let mut diagonal = 0u64;
+        let mut in_window = true;
+        for (&a, &b) in h.iter().zip(s) {
+            h_nan |= a.is_nan();
+            s_nan |= b.is_nan();
+            if a < h_min {
+                h_min = a;
+            }
+            if a > h_max {
+                h_max = a;
+            }
+            if b < s_min {
+                s_min = b;
+            }
+            if b > s_max {
+                s_max = b;
+            }
+            let d = (a - b).abs();
+            exact += usize::from(d <= 0.0);
+            adjacent += usize::from(d <= 1.0);
+            let (ra, rb) = (round_half_even(a), round_half_even(b));
+            let (ia, ib) = (ra - base, rb - base);
+            // False for NaN and infinities too.
+            let window = KAPPA_WINDOW as f64;
+            if ia >= 0.0 && ia < window && ib >= 0.0 && ib < window {
+                labels[ia as usize][0] += 1;
+                labels[ib as usize][1] += 1;
+                diagonal += u64::from(ra == rb);
+            } else {
+                in_window = false;
+            }
+        }
+        let kappa = in_window.then(|| {
+            let used = labels.iter().filter(|c| c[0] + c[1] > 0).count();
+            if used == 1 {
+                // A single label: all weights are zero.
+                return 1.0;
+            }
+            let products: u128 = labels
+                .iter()
+                .map(|c| u128::from(c[0]) * u128::from(c[1]))
+                .sum();
+            kappa_from_counts(h.len() as u128, u128::from(diagonal), products)
+        });
+        let nan = f64::NAN;
+        PairCounts {
+            h_min: if h_nan { nan } else { h_min },
+            h_max: if h_nan { nan } else { h_max },
+            s_min: if s_nan { nan } else { s_min },
+            s_max: if s_nan { nan } else { s_max },
+            exact,
+            adjacent,
+            kappa,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::agreement::quadratic_weighted_kappa;
+    use crate::metrics::agreement::{
+        adjacent_agreement, exact_agreement, quadratic_weighted_kappa,
+    };
     use crate::metrics::association::{pearson, r2, rmse, smd_pooled, smd_unpooled};
     use crate::metrics::summary::{mean, sd};
 
@@ -314,6 +401,47 @@ mod tests {
             assert!(r.corr.is_nan() && b.corr.is_nan() || close(r.corr, b.corr, 1e-12));
             assert!(r.wtkappa.is_nan() && b.wtkappa.is_nan() || close(r.wtkappa, b.wtkappa, 1e-12));
             assert!(r.diff.is_nan() && p.diff.is_nan() || close(r.diff, -p.diff, 1e-12));
+        }
+    }
+
+    #[test]
+    fn counts_equal_standalone_functions_on_edge_cases() {
+        use crate::metrics::summary::{max, min};
+        let cases: Vec<(Vec<f64>, Vec<f64>)> = vec![
+            (vec![0.0, -0.0, 0.0], vec![-0.0, 0.0, 0.4]),
+            (vec![1.0, f64::NAN, 3.0], vec![1.0, 2.0, 3.0]),
+            (
+                vec![1.0, 2.0, 3.0],
+                vec![f64::INFINITY, 2.0, f64::NEG_INFINITY],
+            ),
+            (vec![f64::INFINITY, 2.0], vec![f64::INFINITY, 2.0]),
+            (vec![1.0, 200.0, 3.0], vec![1.0, 2.0, -150.0]),
+            (vec![2.5, 3.5, 2.5], vec![2.5, 2.5, 2.5]),
+            (vec![4.0; 5], vec![4.4; 5]),
+            (vec![1e300, -1e300], vec![0.5, -0.5]),
+            (vec![33.0, -30.0], vec![1.0, 2.0]),
+            (vec![-31.5, 32.5], vec![-32.0, 31.0]),
+        ];
+        for (h, s) in cases {
+            let b = metric_block(&h, &s, DiffMethod::Unpooled);
+            let what = format!("{h:?} {s:?}");
+            assert!(same(b.kappa, kappa(&h, &s)), "kappa {what}");
+            assert!(same(b.exact_agr, exact_agreement(&h, &s)), "exact {what}");
+            assert!(
+                same(b.adj_agr, adjacent_agreement(&h, &s)),
+                "adjacent {what}"
+            );
+            for (got, want) in [
+                (b.h_min, min(&h)),
+                (b.h_max, max(&h)),
+                (b.sys_min, min(&s)),
+                (b.sys_max, max(&s)),
+            ] {
+                assert!(
+                    got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(),
+                    "extremes {what}"
+                );
+            }
         }
     }
 

@@ -37,9 +37,56 @@ impl Analysis {
     }
 }
 
-/// Builds every table of the run.
+/// Builds every table of the run (the processing frames of `prep` are
+/// copied; [`analyze_moving_frames`] avoids the copy).
 pub fn analyze(exp: &Experiment, prep: &Prepared) -> Analysis {
-    let mut frames: Vec<Frame> = prep.frames.clone();
+    analyze_with(exp, prep, prep.frames.clone())
+}
+
+/// [`analyze`], moving the processing frames out of `prep` instead of
+/// copying them: they hold the per-response tables, the largest data of a
+/// run (copying them cost a fifth of the analysis time and doubled their
+/// memory). `prep.frames` is empty afterwards; everything else is unchanged.
+pub fn analyze_moving_frames(exp: &Experiment, prep: &mut Prepared) -> Analysis {
+    let frames = std::mem::take(&mut prep.frames);
+    analyze_with(exp, prep, frames)
+}
+
+fn analyze_with(exp: &Experiment, prep: &Prepared, mut frames: Vec<Frame>) -> Analysis {
+    // The by-group tables and the fairness analyses (about half of the work)
+    // run on a second thread; every number is computed exactly as on one
+    // thread and the frames keep the reference's order.
+    let ((overall, eval, consistency), (group_frames, fairness)) = std::thread::scope(|scope| {
+        let groups = scope.spawn(|| by_group_and_fairness(exp, prep));
+        let overall = overall_tables(exp, prep);
+        match groups.join() {
+            Ok(g) => (overall, g),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    });
+    frames.extend(overall);
+    frames.extend(group_frames);
+    Analysis {
+        frames,
+        eval,
+        consistency,
+        fairness,
+    }
+}
+
+/// The frames of [`overall_tables`], the `eval` blocks and the human-human
+/// block.
+type Overall = (
+    Vec<Frame>,
+    Vec<(&'static str, MetricBlock)>,
+    Option<MetricBlock>,
+);
+
+/// The evaluation of the whole data, in the reference's order: the
+/// composition tables, `eval`, `eval_short`, the human-human tables, the
+/// confusion matrices, `score_dist` and `true_score_eval`.
+fn overall_tables(exp: &Experiment, prep: &Prepared) -> Overall {
+    let mut frames = Vec::new();
     frames.push(excluded_composition(exp, prep));
     frames.push(data_composition(prep));
     for g in &prep.groups {
@@ -98,10 +145,23 @@ pub fn analyze(exp: &Experiment, prep: &Prepared) -> Analysis {
         frames.push(conf_matrix("confMatrix_h1h2", &h, &s));
     }
 
-    for g in &prep.groups {
-        frames.extend(by_group_frames(prep, g));
-    }
+    (frames, eval, consistency)
+}
 
+/// The by-group tables of every subgroup, then (when that section is
+/// selected) the fairness tables of every subgroup, with the typed fairness
+/// results.
+fn by_group_and_fairness(
+    exp: &Experiment,
+    prep: &Prepared,
+) -> (Vec<Frame>, Vec<(String, FairnessResult)>) {
+    let mut frames = Vec::new();
+    if !prep.groups.is_empty() {
+        let all = AllData::new(prep);
+        for g in &prep.groups {
+            frames.extend(by_group_frames(prep, g, &all));
+        }
+    }
     let mut fairness = Vec::new();
     if exp.has_section("fairness_analyses") {
         for g in &prep.groups {
@@ -110,13 +170,7 @@ pub fn analyze(exp: &Experiment, prep: &Prepared) -> Analysis {
             fairness.push((g.name.clone(), result));
         }
     }
-
-    Analysis {
-        frames,
-        eval,
-        consistency,
-        fairness,
-    }
+    (frames, fairness)
 }
 
 fn text_index<'a>(labels: impl Iterator<Item = &'a str>) -> Values {
@@ -415,14 +469,9 @@ fn disattenuated_frame(name: &str, index: Values, hm: &[f64], hh: &[f64]) -> Fra
 /// Confusion matrix of half-to-even rounded `h` (rows) against rounded `s`
 /// (columns), by counting; labels are the sorted union.
 fn conf_matrix(name: &str, h: &[f64], s: &[f64]) -> Frame {
-    let mut cells: BTreeMap<(i64, i64), i64> = BTreeMap::new();
-    let mut labels: std::collections::BTreeSet<i64> = Default::default();
-    for (&a, &b) in h.iter().zip(s) {
-        let (a, b) = (round_half_even(a) as i64, round_half_even(b) as i64);
-        labels.insert(a);
-        labels.insert(b);
-        *cells.entry((a, b)).or_default() += 1;
-    }
+    let key = |x: f64| round_half_even(x) as i64;
+    let cells = count_pairs(h.iter().zip(s).map(|(&a, &b)| (key(a), key(b))));
+    let labels: std::collections::BTreeSet<i64> = cells.keys().flat_map(|&(a, b)| [a, b]).collect();
     let labels: Vec<i64> = labels.into_iter().collect();
     let cols = labels
         .iter()
@@ -439,15 +488,50 @@ fn conf_matrix(name: &str, h: &[f64], s: &[f64]) -> Frame {
     Frame::new(name, Some(Values::Int(labels.clone())), cols)
 }
 
+/// Largest label range counted in a dense array (per dimension).
+const DENSE_LABELS: i128 = 256;
+
+/// How often each `(a, b)` pair occurs (only pairs that occur). Counted in
+/// a dense `k x k` array when the labels span fewer than [`DENSE_LABELS`]
+/// values (scores always do), else in a map.
+fn count_pairs(pairs: impl Iterator<Item = (i64, i64)> + Clone) -> BTreeMap<(i64, i64), i64> {
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for (a, b) in pairs.clone() {
+        lo = lo.min(a.min(b));
+        hi = hi.max(a.max(b));
+    }
+    let mut cells: BTreeMap<(i64, i64), i64> = BTreeMap::new();
+    if hi >= lo && i128::from(hi) - i128::from(lo) < DENSE_LABELS {
+        let k = (hi - lo + 1) as usize;
+        let mut dense = vec![0i64; k * k];
+        for (a, b) in pairs {
+            dense[(a - lo) as usize * k + (b - lo) as usize] += 1;
+        }
+        for (i, &c) in dense.iter().enumerate() {
+            if c > 0 {
+                cells.insert((lo + (i / k) as i64, lo + (i % k) as i64), c);
+            }
+        }
+    } else {
+        for pair in pairs {
+            *cells.entry(pair).or_default() += 1;
+        }
+    }
+    cells
+}
+
+/// How often each value occurs (only values that occur), counted like
+/// [`count_pairs`].
+fn count_values(values: impl Iterator<Item = i64> + Clone) -> BTreeMap<i64, usize> {
+    count_pairs(values.map(|v| (v, v)))
+        .into_iter()
+        .map(|((v, _), c)| (v, c as usize))
+        .collect()
+}
+
 fn score_dist(prep: &Prepared) -> Frame {
-    let mut human: BTreeMap<i64, usize> = BTreeMap::new();
-    let mut system: BTreeMap<i64, usize> = BTreeMap::new();
-    for &h in &prep.sc1 {
-        *human.entry(round_half_even(h) as i64).or_default() += 1;
-    }
-    for &s in &prep.x_trim_round().values {
-        *system.entry(s as i64).or_default() += 1;
-    }
+    let human = count_values(prep.sc1.iter().map(|&h| round_half_even(h) as i64));
+    let system = count_values(prep.x_trim_round().values.iter().map(|&s| s as i64));
     let labels: std::collections::BTreeSet<i64> =
         human.keys().chain(system.keys()).copied().collect();
     let n = prep.n() as f64;
@@ -515,22 +599,59 @@ fn population(h: &[f64], s: &[f64]) -> Population {
     }
 }
 
+/// The rows of a by-group table: the whole data, then each group.
+enum Rows<'a> {
+    All,
+    Some(&'a [usize]),
+}
+
+/// The `All data` row of every by-group table, the same for every
+/// subgroup column and therefore computed once.
+struct AllData {
+    /// `X_trim` and `X_trim_round` blocks with the DSM.
+    trim: MetricBlock,
+    round: MetricBlock,
+    /// The human-human block with the DSM, when a second score exists.
+    consistency: Option<MetricBlock>,
+}
+
+impl AllData {
+    fn new(prep: &Prepared) -> Self {
+        let trim = prep.x_trim();
+        let round = prep.x_trim_round();
+        let pop_trim = population(&prep.sc1, &trim.values);
+        let pop_round = population(&prep.sc1, &round.values);
+        AllData {
+            trim: metric_block(&prep.sc1, &trim.values, DiffMethod::Dsm(pop_trim)),
+            round: metric_block(&prep.sc1, &round.values, DiffMethod::Dsm(pop_round)),
+            consistency: prep.sc2.as_ref().map(|sc2| {
+                let pop = population(&prep.sc1, sc2);
+                let (h, s) = double_scored(&prep.sc1, sc2, None);
+                if h.is_empty() {
+                    MetricBlock::empty()
+                } else {
+                    metric_block(&h, &s, DiffMethod::Dsm(pop))
+                }
+            }),
+        }
+    }
+}
+
 fn gather(values: &[f64], rows: &[usize]) -> Vec<f64> {
     rows.iter().map(|&i| values[i]).collect()
 }
 
 /// `eval_by_<g>`, `consistency_by_<g>`, `disattenuated_correlations_by_<g>`
 /// (spec 3.12). Rows: `All data` first, then the groups in code-point order.
-fn by_group_frames(prep: &Prepared, g: &Grouping) -> Vec<Frame> {
+fn by_group_frames(prep: &Prepared, g: &Grouping, all: &AllData) -> Vec<Frame> {
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); g.labels.len()];
     for (i, &c) in g.codes.iter().enumerate() {
         members[c as usize].push(i);
     }
-    let all: Vec<usize> = (0..prep.n()).collect();
     let mut labels: Vec<&str> = vec![ALL_DATA];
     labels.extend(g.labels.iter().map(String::as_str));
-    let mut rows: Vec<&[usize]> = vec![&all];
-    rows.extend(members.iter().map(Vec::as_slice));
+    let mut rows: Vec<Rows> = vec![Rows::All];
+    rows.extend(members.iter().map(|m| Rows::Some(m)));
 
     let trim = prep.x_trim();
     let round = prep.x_trim_round();
@@ -539,10 +660,16 @@ fn by_group_frames(prep: &Prepared, g: &Grouping) -> Vec<Frame> {
     let mut short_rows: Vec<Vec<(String, f64)>> = Vec::with_capacity(rows.len());
     let mut ns = Vec::with_capacity(rows.len());
     for r in &rows {
-        let h = gather(&prep.sc1, r);
-        let bt = metric_block(&h, &gather(&trim.values, r), DiffMethod::Dsm(pop_trim));
-        let br = metric_block(&h, &gather(&round.values, r), DiffMethod::Dsm(pop_round));
-        ns.push(r.len() as f64);
+        let (bt, br, n) = match r {
+            Rows::All => (all.trim, all.round, prep.n()),
+            Rows::Some(r) => {
+                let h = gather(&prep.sc1, r);
+                let bt = metric_block(&h, &gather(&trim.values, r), DiffMethod::Dsm(pop_trim));
+                let br = metric_block(&h, &gather(&round.values, r), DiffMethod::Dsm(pop_round));
+                (bt, br, r.len())
+            }
+        };
+        ns.push(n as f64);
         short_rows.push(short_selection(prep.primary, &bt, &br, "DSM"));
     }
     let mut cols = vec![float_col("N", ns)];
@@ -571,12 +698,15 @@ fn by_group_frames(prep: &Prepared, g: &Grouping) -> Vec<Frame> {
         let pop = population(&prep.sc1, sc2);
         let blocks: Vec<MetricBlock> = rows
             .iter()
-            .map(|r| {
-                let (h, s) = double_scored(&prep.sc1, sc2, Some(r));
-                if h.is_empty() {
-                    MetricBlock::empty()
-                } else {
-                    metric_block(&h, &s, DiffMethod::Dsm(pop))
+            .map(|r| match r {
+                Rows::All => all.consistency.unwrap_or_else(MetricBlock::empty),
+                Rows::Some(r) => {
+                    let (h, s) = double_scored(&prep.sc1, sc2, Some(r));
+                    if h.is_empty() {
+                        MetricBlock::empty()
+                    } else {
+                        metric_block(&h, &s, DiffMethod::Dsm(pop))
+                    }
                 }
             })
             .collect();

@@ -6,9 +6,24 @@
 //!   what RSMTool's `rsmeval` wrote (`cargo test --test integration parity`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
+//! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
+//!   (`cargo test --test integration errors`).
+//! * [`robustness`]: degenerate data that must build, and property tests
+//!   (arbitrary bytes never panic the config parser or the table readers)
+//!   (`cargo test --test integration robustness`; `PROPTEST_CASES=N` for
+//!   longer runs).
+//! * [`report`]: the HTML report: section snapshots, escaping, offline
+//!   rendering in headless Chromium, size on 1,000,000 responses
+//!   (`cargo test --test integration report`).
+//! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
+//!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
 //! See `tests/README.md` for the layout, the fixtures and how to refresh them.
 
 mod cli;
 mod common;
+mod errors;
 mod parity;
+mod report;
+mod robustness;
+mod simulate;

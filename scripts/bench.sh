@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Benchmark stage (tooling, not part of the binary): times `rsmreport build`
+# on simulated data of growing size and prints a Markdown table plus the
+# machine it ran on, ready to paste into BENCHMARKS.md. Writes only under the
+# cargo target folder (the cached data and the scratch output folders); never
+# touches the repository's files.
+#
+#     scripts/bench.sh                      # 10k, 100k, 1M, 10M responses, 3 runs each
+#     BENCH_SIZES="100000 1000000" BENCH_RUNS=5 scripts/bench.sh
+#
+# Environment:
+#   BENCH_SIZES    responses per data set (default "10000 100000 1000000 10000000")
+#   BENCH_RUNS     timed runs per size; the median is reported (default 3)
+#   BENCH_TIMINGS  1 (default): one extra run per size with RSMREPORT_TIMINGS=1
+#                  for the per-stage breakdown; 0: skip it
+#   BENCH_BIN      time this rsmreport binary instead of building one (e.g. an
+#                  older build, for before/after comparisons; it must have
+#                  `simulate` unless the data are cached already)
+#   CARGO_TARGET_DIR  build folder (default ~/.cache/rsmreport-target); the
+#                  simulated data are cached in $CARGO_TARGET_DIR/bench-data
+#
+# Every experiment has every section: two subgroups (L1 with six uneven
+# levels, gender), a second human score on 30% of the responses, scaling with
+# a separate scale file, a few zero and non-numeric scores, fairness
+# analyses and the HTML report. Wall time and peak RSS come from GNU time
+# (`/usr/bin/time -v`; Debian: `apt-get install -y time`).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+target="${CARGO_TARGET_DIR:-$HOME/.cache/rsmreport-target}"
+sizes="${BENCH_SIZES:-10000 100000 1000000 10000000}"
+runs="${BENCH_RUNS:-3}"
+timings="${BENCH_TIMINGS:-1}"
+# Bump when the simulated design below changes, so cached files are rebuilt.
+data_version="v1"
+data="$target/bench-data/$data_version"
+scratch="$target/bench-scratch"
+
+if [[ ! -x /usr/bin/time ]]; then
+    echo "bench.sh needs GNU time at /usr/bin/time (Debian/Ubuntu: apt-get install -y time)" >&2
+    exit 2
+fi
+
+if [[ -n "${BENCH_BIN:-}" ]]; then
+    bin="$BENCH_BIN"
+else
+    echo "building the release binary ..." >&2
+    (cd "$here" && CARGO_TARGET_DIR="$target" cargo build --release --locked --quiet)
+    bin="$target/release/rsmreport"
+fi
+mkdir -p "$data" "$scratch"
+
+# Median of the numbers on stdin.
+median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# "h:mm:ss" or "m:ss.ss" to seconds.
+to_seconds() { awk -F: '{s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.3f\n", s}'; }
+
+human_n() {
+    local n=$1
+    if ((n >= 1000000 && n % 1000000 == 0)); then echo "$((n / 1000000))M"
+    elif ((n >= 1000 && n % 1000 == 0)); then echo "$((n / 1000))k"
+    else echo "$n"; fi
+}
+
+# target "seconds MB" per size (the issue's targets); empty = none.
+target_for() {
+    case "$1" in
+        100000) echo "0.5 150" ;;
+        1000000) echo "3 600" ;;
+        10000000) echo "30 5120" ;;
+        *) echo "" ;;
+    esac
+}
+
+rows=()
+stage_rows=()
+for n in $sizes; do
+    name="sim_$n"
+    if [[ ! -f "$data/$name.toml" ]]; then
+        echo "simulating $n responses ..." >&2
+        rm -f "$data/$name.csv" "$data/${name}_scale.csv"
+        "$bin" simulate -n "$n" --seed 20240611 \
+            --out "$data/$name.csv" --scale-out "$data/${name}_scale.csv" --scale-n 10000 \
+            --write-config "$data/$name.toml" \
+            --system-scale 0.8 --system-offset 0.35 --group-bias -0.15 \
+            --zero-scores 0.003 --non-numeric 0.001 >&2
+    fi
+    size_mb=$(du -m "$data/$name.csv" | cut -f1)
+    out="$scratch/out_$n"
+    walls=()
+    rsss=()
+    for ((r = 1; r <= runs; r++)); do
+        rm -rf "$out"
+        sync
+        /usr/bin/time -v -o "$scratch/time.txt" "$bin" build "$data/$name.toml" --output-dir "$out" >/dev/null
+        wall=$(grep "Elapsed (wall clock)" "$scratch/time.txt" | awk '{print $NF}' | to_seconds)
+        rss=$(grep "Maximum resident set size" "$scratch/time.txt" | awk '{print $NF}')
+        walls+=("$wall")
+        rsss+=("$((rss / 1024))")
+        echo "  $(human_n "$n") run $r: ${wall} s, $((rss / 1024)) MB" >&2
+    done
+    med_wall=$(printf '%s\n' "${walls[@]}" | median)
+    med_rss=$(printf '%s\n' "${rsss[@]}" | median)
+    per_resp=$(awk -v w="$med_wall" -v n="$n" 'BEGIN {printf "%.2f", w / n * 1e6}')
+    tgt=$(target_for "$n")
+    if [[ -n "$tgt" ]]; then
+        read -r tw tm <<<"$tgt"
+        met=$(awk -v w="$med_wall" -v m="$med_rss" -v tw="$tw" -v tm="$tm" \
+            'BEGIN {a = (w <= tw) ? "yes" : "no"; b = (m <= tm) ? "yes" : "no"; print a " / " b}')
+        tgt_text="<= $tw s, <= $tm MB"
+    else
+        met="-"
+        tgt_text="-"
+    fi
+    rows+=("| $(human_n "$n") | $size_mb MB | $med_wall s | $(IFS=' '; echo "${walls[*]}") | $per_resp | $med_rss MB | $tgt_text | $met |")
+
+    if [[ "$timings" == 1 ]]; then
+        rm -rf "$out"
+        RSMREPORT_TIMINGS=1 "$bin" build "$data/$name.toml" --output-dir "$out" 2>"$scratch/stages.txt" >/dev/null
+        stages=$(awk -F': ' '/^timing: /{gsub(/ ms/, "", $3); printf "%s=%.0f ", $2, $3}' "$scratch/stages.txt")
+        stage_rows+=("| $(human_n "$n") | $stages|")
+    fi
+    rm -rf "$out"
+done
+
+cpu=$(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
+mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+rev=$(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(cd "$here" && git status --porcelain 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
+
+echo
+echo "### Results ($(date -u +%Y-%m-%d), commit $rev$dirty)"
+echo
+echo "| responses | input (csv) | median wall | runs (s) | µs / response | peak RSS (median) | target | met (time / memory) |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+if ((${#stage_rows[@]})); then
+    echo
+    echo "Per-stage wall time of one extra run (\`RSMREPORT_TIMINGS=1\`, milliseconds):"
+    echo
+    echo "| responses | stages (ms) |"
+    echo "|---|---|"
+    printf '%s\n' "${stage_rows[@]}"
+fi
+echo
+echo "### Machine"
+echo
+echo "* CPU: $cpu, $(nproc) cores available (\`nproc\`)"
+echo "* memory: $mem"
+echo "* kernel: $(uname -sr)"
+echo "* $(rustc --version)"
+echo "* command: \`BENCH_SIZES=\"$sizes\" BENCH_RUNS=$runs scripts/bench.sh\`"
