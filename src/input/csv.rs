@@ -239,24 +239,7 @@ fn scan(path: &Path, bytes: &[u8], sep: u8) -> Result<Layout> {
             *name = format!("Unnamed: {j}");
         }
     }
-    let mut seen = std::collections::HashSet::with_capacity(names.len());
-    let mut dups: Vec<&str> = Vec::new();
-    for n in &names {
-        if !seen.insert(n.as_str()) && !dups.contains(&n.as_str()) {
-            dups.push(n);
-        }
-    }
-    if !dups.is_empty() {
-        bail!(
-            "{}: duplicate column name{} in the header: {}",
-            path.display(),
-            if dups.len() > 1 { "s" } else { "" },
-            dups.iter()
-                .map(|d| format!("'{d}'"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
+    super::check_unique_names(path, &names)?;
     let body_start = pos;
     let body = &bytes[body_start..];
     let threads = worker_count(body.len() / 64);

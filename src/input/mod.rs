@@ -121,3 +121,26 @@ fn read_text_file(path: &Path, parse: impl FnOnce(&str) -> Result<Table>) -> Res
 
 #[cfg(test)]
 mod tests;
+
+/// Refuses a header that names a column twice (each duplicate listed once).
+fn check_unique_names(path: &Path, names: &[String]) -> anyhow::Result<()> {
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    let mut dups: Vec<&str> = Vec::new();
+    for n in names {
+        if !seen.insert(n.as_str()) && !dups.contains(&n.as_str()) {
+            dups.push(n);
+        }
+    }
+    if !dups.is_empty() {
+        anyhow::bail!(
+            "{}: duplicate column name{} in the header: {}",
+            path.display(),
+            if dups.len() > 1 { "s" } else { "" },
+            dups.iter()
+                .map(|d| format!("'{d}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(())
+}

@@ -48,23 +48,7 @@ pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
             other => header_text(other),
         })
         .collect();
-    let mut seen = std::collections::HashSet::new();
-    let dups: Vec<&str> = names
-        .iter()
-        .filter(|n| !seen.insert(n.as_str()))
-        .map(String::as_str)
-        .collect();
-    if !dups.is_empty() {
-        bail!(
-            "{}: duplicate column name{} in the header: {}",
-            path.display(),
-            if dups.len() > 1 { "s" } else { "" },
-            dups.iter()
-                .map(|d| format!("'{d}'"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
+    super::check_unique_names(path, &names)?;
 
     let body: Vec<&[Data]> = rows.collect();
     // pandas drops trailing rows that are entirely empty.

@@ -154,16 +154,7 @@ mod tests {
         a == b || (a - b).abs() <= rel * b.abs().max(a.abs())
     }
 
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::metrics::test_util::Lcg;
 
     /// Literal SKLL algorithm: full K x K matrices, row-wise sums as in
     /// `sum(sum(w * O)) / sum(sum(w * E))`.

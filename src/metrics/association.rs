@@ -228,16 +228,7 @@ mod tests {
         a == b || (a - b).abs() <= rel * b.abs().max(a.abs())
     }
 
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::metrics::test_util::Lcg;
 
     const V1_H: [f64; 10] = [1.0, 3.0, 4.0, 2.0, 3.0, 1.0, 3.0, 4.0, 2.0, 1.0];
     const V2_H: [f64; 8] = [1.0, 2.0, 3.0, 4.0, 5.0, 3.0, 2.0, 4.0];

@@ -71,3 +71,20 @@ mod tests {
         }
     }
 }
+
+/// Helpers shared by the metric unit tests.
+#[cfg(test)]
+pub(crate) mod test_util {
+    /// Tiny deterministic LCG (Knuth MMIX constants) -> uniform [0, 1).
+    pub(crate) struct Lcg(pub u64);
+
+    impl Lcg {
+        pub(crate) fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+}

@@ -211,17 +211,7 @@ mod tests {
         a.iter().fold(0.0, |acc, v| acc + v)
     }
 
-    /// Tiny deterministic LCG (Knuth MMIX constants) -> uniform [0, 1).
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::metrics::test_util::Lcg;
 
     #[test]
     fn pairwise_short_equals_plain_sum() {
