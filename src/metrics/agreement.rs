@@ -9,27 +9,11 @@
 use std::collections::HashMap;
 
 use crate::metrics::association::PairMoments;
+use crate::metrics::round_half_even;
 
 /// Largest label range `K = hi - lo + 1` counted with dense arrays; wider
 /// ranges (absurd label values) are counted in a hash map instead.
 const DENSE_LABELS_MAX: usize = 1 << 22;
-
-/// Round half to even, bit-identical to [`crate::metrics::round_half_even`]
-/// (numpy `rint`, sign of zero included) but without the libm call that
-/// baseline x86-64 makes for `round_ties_even`, which dominated the cost of
-/// kappa on 10 million values: below 2^52, adding and subtracting 2^52
-/// rounds to an integer with ties to even (IEEE default rounding); larger
-/// magnitudes, infinities and NaN are returned as they are.
-#[inline(always)]
-fn rint(x: f64) -> f64 {
-    const TWO_52: f64 = 4_503_599_627_370_496.0;
-    let t = x.abs();
-    if t < TWO_52 {
-        ((t + TWO_52) - TWO_52).copysign(x)
-    } else {
-        x
-    }
-}
 
 /// Percentage of pairs with `|h_i - s_i| <= tol`, computed as the reference
 /// does: `count / n * 100`. NaN when empty.
@@ -78,7 +62,7 @@ pub fn kappa(h: &[f64], s: &[f64]) -> f64 {
     let mut hi = f64::NEG_INFINITY;
     let mut diagonal: u64 = 0;
     for (&a, &b) in h.iter().zip(s) {
-        let (a, b) = (rint(a), rint(b));
+        let (a, b) = (round_half_even(a), round_half_even(b));
         if !a.is_finite() || !b.is_finite() {
             return f64::NAN;
         }
@@ -96,8 +80,8 @@ pub fn kappa(h: &[f64], s: &[f64]) -> f64 {
         let k = span as usize + 1;
         let mut counts = vec![[0u64; 2]; k];
         for (&a, &b) in h.iter().zip(s) {
-            counts[(rint(a) - lo) as usize][0] += 1;
-            counts[(rint(b) - lo) as usize][1] += 1;
+            counts[(round_half_even(a) - lo) as usize][0] += 1;
+            counts[(round_half_even(b) - lo) as usize][1] += 1;
         }
         counts
             .iter()
@@ -105,7 +89,7 @@ pub fn kappa(h: &[f64], s: &[f64]) -> f64 {
             .sum()
     } else {
         // Key: the rounded value's bits, with -0.0 folded into 0.0.
-        let key = |v: f64| (rint(v) + 0.0).to_bits();
+        let key = |v: f64| (round_half_even(v) + 0.0).to_bits();
         let mut counts: HashMap<u64, [u64; 2]> = HashMap::new();
         for (&a, &b) in h.iter().zip(s) {
             counts.entry(key(a)).or_default()[0] += 1;
@@ -148,7 +132,6 @@ pub(crate) fn quadratic_weighted_kappa_with(m: &PairMoments) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::round_half_even;
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         a == b || (a - b).abs() <= rel * b.abs().max(a.abs())
@@ -189,7 +172,7 @@ mod tests {
     }
 
     #[test]
-    fn rint_is_bit_identical_to_round_half_even() {
+    fn round_half_even_is_bit_identical_to_round_ties_even() {
         let mut values = vec![
             0.0,
             -0.0,
@@ -223,14 +206,18 @@ mod tests {
             values.push((v * 2.0).round() / 2.0); // exact .5 ties
         }
         for v in values {
-            assert_eq!(rint(v).to_bits(), round_half_even(v).to_bits(), "{v}");
+            assert_eq!(
+                round_half_even(v).to_bits(),
+                v.round_ties_even().to_bits(),
+                "{v}"
+            );
         }
-        assert!(rint(f64::NAN).is_nan());
+        assert!(round_half_even(f64::NAN).is_nan());
         // Spec V7.
         let v7 = [0.5, 1.5, 2.5, 3.5, -0.5, -1.5, 0.5002, 6.4998];
         let expected = [0.0, 2.0, 2.0, 4.0, -0.0, -2.0, 1.0, 6.0];
         for (v, e) in v7.iter().zip(expected) {
-            assert_eq!(rint(*v).to_bits(), f64::to_bits(e), "{v}");
+            assert_eq!(round_half_even(*v).to_bits(), f64::to_bits(e), "{v}");
         }
     }
 

@@ -208,7 +208,9 @@ fn double_scored(sc1: &[f64], sc2: &[f64], rows: Option<&[usize]>) -> (Vec<f64>,
 fn excluded_composition(exp: &Experiment, prep: &Prepared) -> Frame {
     // counts[human category][system category]
     let mut counts = [[0i64; 2]; 3];
-    for &(why, h, s) in &prep.excluded {
+    // Classified by the coerced values, as the reference does (listwise
+    // exclusions land in the numeric/numeric cell).
+    for &(_, h, s) in &prep.excluded {
         let hc = if h.is_nan() {
             2
         } else if h == 0.0 {
@@ -217,7 +219,6 @@ fn excluded_composition(exp: &Experiment, prep: &Prepared) -> Frame {
             0
         };
         let sc = usize::from(s.is_nan());
-        let _ = why;
         counts[hc][sc] += 1;
     }
     let mut first: Vec<Option<i64>> = counts.iter().map(|r| Some(r[0])).collect();

@@ -22,14 +22,7 @@ use tempfile::TempDir;
 use crate::common::{self, snapshot, snapshot_diff, Run};
 
 /// The base experiment: keys on lines 1-7, anything added starts on line 8.
-const BASE_CONFIG: &str = "experiment_id = \"e\"
-predictions_file = \"pred.csv\"
-system_score_column = \"sys\"
-human_score_column = \"h1\"
-id_column = \"id\"
-trim_min = 1
-trim_max = 4
-";
+const BASE_CONFIG: &str = common::MINIMAL_CONFIG;
 
 /// Six responses, a second human score, a subgroup, candidates, a flag.
 const BASE_PRED: &str = "id,sys,h1,h2,grp,cand,flag

@@ -35,14 +35,7 @@ use rsmreport::table::Values;
 // ---------------------------------------------------------------------------
 // Degenerate data: builds, with the reference's values
 
-const CONFIG: &str = "experiment_id = \"e\"
-predictions_file = \"pred.csv\"
-system_score_column = \"sys\"
-human_score_column = \"h1\"
-id_column = \"id\"
-trim_min = 1
-trim_max = 4
-";
+const CONFIG: &str = crate::common::MINIMAL_CONFIG;
 
 /// Builds `CONFIG + extra` on `pred` (written as `pred_name`); must succeed.
 /// Returns the temp folder and the output folder.

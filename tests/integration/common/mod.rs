@@ -19,6 +19,18 @@ pub const REL_TOL: f64 = 1e-6;
 /// Absolute tolerance for numeric cells.
 pub const ABS_TOL: f64 = 1e-9;
 
+/// A minimal experiment on `pred.csv` (columns id, sys, h1), keys on lines
+/// 1-7, so anything appended starts on line 8. Shared by the error and
+/// robustness suites.
+pub const MINIMAL_CONFIG: &str = "experiment_id = \"e\"
+predictions_file = \"pred.csv\"
+system_score_column = \"sys\"
+human_score_column = \"h1\"
+id_column = \"id\"
+trim_min = 1
+trim_max = 4
+";
+
 // ---------------------------------------------------------------------------
 // Paths
 
