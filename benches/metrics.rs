@@ -22,7 +22,7 @@ struct Data {
     system: Vec<f64>,
     codes: Vec<u32>,
     labels: Vec<String>,
-    ids: Vec<Option<String>>,
+    ids: Vec<Option<rsmreport::table::Text>>,
 }
 
 fn data() -> Data {

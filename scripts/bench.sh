@@ -118,7 +118,10 @@ for n in $sizes; do
     if [[ "$timings" == 1 ]]; then
         rm -rf "$out"
         RSMREPORT_TIMINGS=1 "$bin" build "$data/$name.toml" --output-dir "$out" 2>"$scratch/stages.txt" >/dev/null
-        stages=$(awk -F': ' '/^timing: /{gsub(/ ms/, "", $3); printf "%s=%.0f ", $2, $3}' "$scratch/stages.txt")
+        # "timing: <stage>: <ms> ms, RSS <now> MB, peak <max> MB" -> "<stage>=<ms> (<max>)"
+        stages=$(awk -F': ' '/^timing: /{
+            peak = ""; if (match($3, /peak [0-9]+/)) peak = " (" substr($3, RSTART + 5, RLENGTH - 5) ")"
+            printf "%s=%.0f%s ", $2, $3 + 0, peak}' "$scratch/stages.txt")
         stage_rows+=("| $(human_n "$n") | $stages|")
     fi
     rm -rf "$out"
@@ -137,9 +140,10 @@ echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 if ((${#stage_rows[@]})); then
     echo
-    echo "Per-stage wall time of one extra run (\`RSMREPORT_TIMINGS=1\`, milliseconds):"
+    echo "Per-stage wall time of one extra run (\`RSMREPORT_TIMINGS=1\`, milliseconds; in"
+    echo "brackets the peak RSS so far in MB, where \`/proc/self/status\` exists):"
     echo
-    echo "| responses | stages (ms) |"
+    echo "| responses | stages: ms (peak MB) |"
     echo "|---|---|"
     printf '%s\n' "${stage_rows[@]}"
 fi

@@ -60,11 +60,13 @@ fn data_error(error: anyhow::Error) -> Failure {
 }
 
 /// The system allocator; an absurd allocation while a damaged input file is
-/// parsed becomes an error naming the file instead of an abort.
+/// parsed becomes an error naming the file instead of an abort, and large
+/// blocks are advised to use huge pages.
 #[global_allocator]
 static ALLOCATOR: rsmreport::input::ParserAllocator = rsmreport::input::ParserAllocator;
 
 fn main() -> ExitCode {
+    rsmreport::input::configure_malloc();
     // A panic inside a third-party file parser is turned into an error that
     // names the file (`input::guarded`): do not print it as a panic.
     let default_hook = std::panic::take_hook();
@@ -94,13 +96,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let dir = output_dir.unwrap_or_else(|| PathBuf::from(&exp.experiment_id));
             output::check_output_dir(&dir, force).map_err(config_error)?;
             let run = pipeline::execute(exp).map_err(data_error)?;
-            let files = pipeline::files(&run).map_err(data_error)?;
-            pipeline::timed("write", || output::write_output_dir(&dir, &files, force))
-                .map_err(data_error)?;
-            let tables = files
-                .iter()
-                .filter(|f| f.path.starts_with("output"))
-                .count();
+            // Each file is written as soon as its bytes exist, into a
+            // temporary folder that replaces `dir` only when complete.
+            let written = output::write_output_dir_with(&dir, force, |sink| {
+                pipeline::emit_files(&run, &mut |f| sink.put(f))
+            })
+            .map_err(data_error)?;
+            let tables = written.iter().filter(|p| p.starts_with("output")).count();
             println!(
                 "{}: evaluated {} responses; wrote {} files to {}",
                 run.exp.experiment_id,
@@ -111,7 +113,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
             // The process ends right after this: returning the run's
             // millions of small allocations to malloc one by one only costs
             // time (4% of a 1M build), so leave them to the OS.
-            std::mem::forget(files);
             std::mem::forget(run);
             Ok(())
         }

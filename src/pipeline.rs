@@ -20,10 +20,36 @@ pub fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
     let start = std::time::Instant::now();
     let out = f();
     eprintln!(
-        "timing: {stage}: {:.1} ms",
-        start.elapsed().as_secs_f64() * 1e3
+        "timing: {stage}: {:.1} ms{}",
+        start.elapsed().as_secs_f64() * 1e3,
+        memory_note()
     );
     out
+}
+
+/// `, RSS <now> MB, peak <max> MB` from `/proc/self/status` (Linux), or
+/// nothing where that file does not exist.
+fn memory_note() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
+            .map(|kb| kb / 1024)
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(now), Some(peak)) => format!(", RSS {now} MB, peak {peak} MB"),
+        _ => String::new(),
+    }
 }
 
 /// One input file that was read.
@@ -134,13 +160,31 @@ pub fn execute(exp: Experiment) -> Result<Run> {
     })
 }
 
-/// Every file of the output folder, as bytes.
-pub fn files(run: &Run) -> Result<Vec<OutputFile>> {
-    let mut files = timed("format tables", || {
-        crate::output::table_files(&run.exp, &run.analysis.frames)
+/// Every file of the output folder, each handed to `emit` as soon as its
+/// bytes exist: the tables first, then the report (which is small: it is
+/// drawn from the per-group results, never from the responses).
+/// Everything that carries a time (the report's header, the xlsx tables'
+/// document properties) gets the same one, [`generation_epoch`].
+pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
+    let epoch = generation_epoch();
+    timed("format and write tables", || {
+        crate::output::each_table_file(&run.exp, &run.analysis.frames, epoch, emit)
     })?;
-    files.extend(timed("report", || crate::render::report_files(run))?);
-    Ok(files)
+    let report = timed("report", || crate::render::report_files(run, epoch))?;
+    timed("write report", || report.iter().try_for_each(&mut *emit))
+}
+
+/// The generation time: `SOURCE_DATE_EPOCH` when it holds an integer
+/// (reproducible builds), else the current time.
+pub fn generation_epoch() -> i64 {
+    if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
+        if let Some(secs) = v.to_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+            return secs;
+        }
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }
 
 /// A plain-text account of what a build does with this experiment (the

@@ -152,65 +152,12 @@ impl Prepared {
     }
 }
 
-/// The FxHash function (rustc's hasher): a multiply and a rotate per 8
-/// bytes, plus a final mix (see `finish`). Only for sets whose keys come from the user's files, where
-/// SipHash's protection against chosen collisions buys nothing and its
-/// speed cost is measurable (the duplicate-id check of 2.4).
-#[derive(Default)]
-struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        // `str` hashing ends with a 0xff byte, which keeps "a" and "a\0"
-        // apart; it must not be dropped.
-        self.add(u64::from(i));
-    }
-
-    fn finish(&self) -> u64 {
-        // The low bits of a product depend only on the low bits of its
-        // factors, so ids that differ only in their last characters (the
-        // high bytes of a little-endian word, e.g. `R0000001`, `R0000002`)
-        // would share their low bits and collide in the table's buckets
-        // (measured: 10x slower builds). The finaliser of MurmurHash3 mixes
-        // every bit into every other.
-        let mut h = self.hash;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^ (h >> 33)
-    }
-}
-
-type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+use crate::table::{FxBuild, Text, TextBuilder};
 
 /// Text form of any cell, as pandas' `astype(str)` would give it.
 fn cell_text(values: &Values, i: usize) -> Option<String> {
     match values {
-        Values::Text(v) => v[i].clone(),
+        Values::Text(v) => v[i].as_deref().map(str::to_string),
         _ => match values.cell(i) {
             Cell::Missing => None,
             Cell::Bool(b) => Some(if b { "True" } else { "False" }.to_string()),
@@ -471,37 +418,26 @@ pub fn prepare(
     // A text id column (the usual case: `text_columns` asks the readers for
     // text) is converted in place: copying a million ids into a new vector
     // cost a full extra copy of the column at the memory peak.
-    let ids: Vec<Option<String>> = match &mut table.columns[id_col].values {
+    let nan: Text = "nan".into();
+    let ids: Vec<Option<Text>> = match &mut table.columns[id_col].values {
         Values::Text(v) => {
             let mut v = std::mem::take(v);
             for id in v.iter_mut().filter(|id| id.is_none()) {
-                *id = Some("nan".into());
+                *id = Some(nan.clone());
             }
             v
         }
         other => (0..table.nrows)
-            .map(|i| Some(cell_text(other, i).unwrap_or_else(|| "nan".into())))
+            .map(|i| Some(cell_text(other, i).map_or_else(|| nan.clone(), Text::from)))
             .collect(),
     };
     {
-        // Every id is `Some` here. FxHash instead of SipHash: the ids come
-        // from the user's own file, not from an adversary, and SipHash was
-        // 6-7% of the CPU time of a 1M build.
-        let mut seen: HashSet<&str, FxBuild> =
-            HashSet::with_capacity_and_hasher(ids.len(), FxBuild::default());
-        let mut dups: Vec<&str> = Vec::new();
-        for id in ids.iter().map(|id| id.as_deref().unwrap_or("nan")) {
-            if !seen.insert(id) && !dups.contains(&id) {
-                dups.push(id);
-                if dups.len() == 5 {
-                    break;
-                }
-            }
-        }
+        // Every id is `Some` here.
+        let dups = first_duplicates(&ids, 5);
         if !dups.is_empty() {
             let all: Vec<String> = ids
                 .iter()
-                .map(|id| id.clone().unwrap_or_else(|| "nan".into()))
+                .map(|id| id.as_deref().unwrap_or("nan").to_string())
                 .collect();
             bail!(duplicate_ids_message(&all, &dups, &exp.id_column, source));
         }
@@ -526,13 +462,18 @@ pub fn prepare(
         let pos = table.position(g).expect("checked above");
         // Text columns are rewritten in place (no second copy of the
         // column); other kinds are converted cell by cell.
-        let mut texts: Vec<Option<String>> = match &mut table.columns[pos].values {
+        let mut texts: Vec<Option<Text>> = match &mut table.columns[pos].values {
             Values::Text(v) => std::mem::take(v),
-            other => (0..table.nrows).map(|i| cell_text(other, i)).collect(),
+            other => {
+                let mut b = TextBuilder::with_capacity(table.nrows);
+                b.extend((0..table.nrows).map(|i| cell_text(other, i)));
+                b.into_cells()
+            }
         };
+        let no_info: Text = NO_INFO.into();
         for (i, t) in texts.iter_mut().enumerate() {
             if t.as_deref().is_none_or(|s| s.trim().is_empty()) {
-                *t = Some(NO_INFO.to_string());
+                *t = Some(no_info.clone());
             }
             if t.as_deref() == Some(ALL_DATA) {
                 bail!(
@@ -1028,6 +969,85 @@ fn keep_rows(values: &mut Values, rows: &[usize]) {
 
 /// The message for duplicate ids: how many rows repeat an id, and the rows
 /// of the first duplicates (spreadsheet numbering: the header is row 1).
+/// The first `limit` distinct ids that occur a second time, in the order
+/// of their second occurrence: what one pass with a set of seen ids gives.
+///
+/// A set of ten million `&str` costs a cache miss per id (the set and the
+/// text it points to are far apart); instead every id is hashed once in
+/// order, the 64-bit hashes are partitioned by their top bits into
+/// cache-sized buckets and sorted there, and only ids whose hash occurs
+/// twice (the duplicates, plus a one-in-a-billion collision) go through the
+/// set of text. Linear in the number of ids, and the answer is exact.
+fn first_duplicates(ids: &[Option<Text>], limit: usize) -> Vec<&str> {
+    fn text(id: &Option<Text>) -> &str {
+        id.as_deref().unwrap_or("nan")
+    }
+    use std::hash::BuildHasher;
+    let build = FxBuild::default();
+    let hashes: Vec<u64> = ids.iter().map(|id| build.hash_one(text(id))).collect();
+    let repeated = repeated_values(&hashes);
+    if repeated.is_empty() {
+        return Vec::new();
+    }
+    let repeated: HashSet<u64, FxBuild> = repeated.into_iter().collect();
+    let mut seen: HashSet<&str, FxBuild> = HashSet::default();
+    let mut dups: Vec<&str> = Vec::new();
+    for (id, h) in ids.iter().zip(&hashes) {
+        if !repeated.contains(h) {
+            continue;
+        }
+        let id = text(id);
+        if !seen.insert(id) && !dups.contains(&id) {
+            dups.push(id);
+            if dups.len() == limit {
+                break;
+            }
+        }
+    }
+    dups
+}
+
+/// Every value that occurs more than once in `values`, each once, in
+/// ascending order. Values are spread over about `n / 16384` buckets by
+/// their top bits (one counting pass, one scatter pass), and each bucket,
+/// small enough for the cache, is sorted on its own.
+fn repeated_values(values: &[u64]) -> Vec<u64> {
+    let n = values.len();
+    let bits = (usize::BITS - (n >> 14).leading_zeros()).min(16);
+    let bucket = |v: u64| {
+        if bits == 0 {
+            0
+        } else {
+            (v >> (64 - bits)) as usize
+        }
+    };
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for &v in values {
+        starts[bucket(v) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut next = starts.clone();
+    let mut sorted = vec![0u64; n];
+    for &v in values {
+        let b = bucket(v);
+        sorted[next[b]] = v;
+        next[b] += 1;
+    }
+    let mut repeated = Vec::new();
+    for w in starts.windows(2) {
+        let part = &mut sorted[w[0]..w[1]];
+        part.sort_unstable();
+        for pair in part.windows(2) {
+            if pair[0] == pair[1] && repeated.last() != Some(&pair[0]) {
+                repeated.push(pair[0]);
+            }
+        }
+    }
+    repeated
+}
+
 fn duplicate_ids_message(ids: &[String], dups: &[&str], id_column: &str, source: &str) -> String {
     let mut counts: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
     let mut rows: HashMap<&str, Vec<usize>> = dups.iter().map(|d| (*d, Vec::new())).collect();
@@ -1226,7 +1246,7 @@ mod tests {
 
     #[test]
     fn keep_rows_squeezes_in_place_like_take() {
-        let v = Values::Text((0..6).map(|i| Some(i.to_string())).collect());
+        let v = Values::Text((0..6).map(|i| Some(i.to_string().into())).collect());
         for rows in [
             vec![],
             vec![0, 1, 2, 3, 4, 5],
@@ -1241,14 +1261,70 @@ mod tests {
     }
 
     #[test]
-    fn fx_hash_spreads_ids_that_differ_only_at_the_end() {
-        // Guards the final mix: without it these ids all share their low
-        // bits, and the duplicate-id check becomes quadratic.
-        use std::hash::BuildHasher;
-        let build = FxBuild::default();
-        let low: HashSet<u64> = (0..1000)
-            .map(|i| build.hash_one(format!("R{i:07}").as_str()) & 0x3ff)
+    fn repeated_values_finds_each_repeat_once() {
+        assert_eq!(repeated_values(&[]), Vec::<u64>::new());
+        assert_eq!(repeated_values(&[7]), Vec::<u64>::new());
+        assert_eq!(repeated_values(&[3, 1, 3, 2, 3, 1]), vec![1, 3]);
+        // Enough values for many buckets, with repeats in several of them.
+        // Enough values for many buckets, with repeats in several of them.
+        let mut rng = crate::metrics::test_util::Lcg(11);
+        let mut values: Vec<u64> = (0..100_000).map(|_| rng.next_u64()).collect();
+        for (k, i) in [5usize, 99_999, 40_000, 5].into_iter().enumerate() {
+            values.push(values[i]);
+            values.swap(100_000 + k, 17 * k + 1);
+        }
+        let mut naive: HashMap<u64, usize> = HashMap::new();
+        for v in &values {
+            *naive.entry(*v).or_default() += 1;
+        }
+        let mut want: Vec<u64> = naive
+            .into_iter()
+            .filter(|(_, c)| *c > 1)
+            .map(|(v, _)| v)
             .collect();
-        assert!(low.len() > 500, "{} distinct low-bit patterns", low.len());
+        want.sort_unstable();
+        assert_eq!(want.len(), 3, "the three distinct repeated values");
+        assert_eq!(repeated_values(&values), want);
+    }
+
+    #[test]
+    fn first_duplicates_match_one_pass_with_a_set() {
+        // The reference behaviour: one pass, a set of seen ids, duplicates in
+        // the order of their second occurrence, each once.
+        fn naive(ids: &[Option<Text>], limit: usize) -> Vec<String> {
+            let mut seen = HashSet::new();
+            let mut dups: Vec<String> = Vec::new();
+            for id in ids.iter().map(|id| id.as_deref().unwrap_or("nan")) {
+                if !seen.insert(id) && !dups.iter().any(|d| d == id) {
+                    dups.push(id.to_string());
+                    if dups.len() == limit {
+                        break;
+                    }
+                }
+            }
+            dups
+        }
+        let mut rng = crate::metrics::test_util::Lcg(5);
+        for round in 0..40 {
+            let n = [0, 1, 10, 1000, 40_000][round % 5];
+            let space = if round % 2 == 0 {
+                n * 50 + 1
+            } else {
+                n / 3 + 1
+            };
+            let ids: Vec<Option<Text>> = (0..n)
+                .map(|_| {
+                    let k = rng.next_u64() as usize % space;
+                    (k != 0).then(|| Text::from(format!("R{k}")))
+                })
+                .collect();
+            for limit in [1, 5] {
+                let got: Vec<String> = first_duplicates(&ids, limit)
+                    .into_iter()
+                    .map(String::from)
+                    .collect();
+                assert_eq!(got, naive(&ids, limit), "n = {n}, round {round}");
+            }
+        }
     }
 }

@@ -956,14 +956,17 @@ impl Simulator {
             }
         }
 
-        let mut columns = vec![Column::new(ID_COLUMN, Values::Text(ids))];
+        let mut columns = vec![Column::new(ID_COLUMN, crate::table::text_values(ids))];
         for (g, values) in spec.subgroups.iter().zip(groups) {
-            columns.push(Column::new(g.name.clone(), Values::Text(values)));
+            columns.push(Column::new(
+                g.name.clone(),
+                crate::table::text_values(values),
+            ));
         }
         columns.push(Column::new(
             H1_COLUMN,
             if text_h1 {
-                Values::Text(h1_text)
+                crate::table::text_values(h1_text)
             } else {
                 Values::Int(h1_int)
             },
@@ -989,7 +992,7 @@ impl Simulator {
         columns.push(Column::new(
             SYSTEM_COLUMN,
             if text_system {
-                Values::Text(sys_text)
+                crate::table::text_values(sys_text)
             } else {
                 Values::Float(sys_float)
             },

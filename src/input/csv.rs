@@ -13,7 +13,7 @@
 //! instead.
 
 use super::infer::infer_column;
-use crate::table::{Column, Table, Values};
+use crate::table::{text_values, Column, Table, TextBuilder, Values};
 use anyhow::{anyhow, bail, Result};
 use polars::prelude::{Column as PlColumn, CsvParseOptions, CsvReadOptions, DataFrame, SerReader};
 use std::io::Cursor;
@@ -128,7 +128,7 @@ fn read_with_tokenizer(
         .zip(cells)
         .map(|(name, col)| {
             let values = if text_columns.contains(&name.as_str()) {
-                Values::Text(col.into_iter().map(Some).collect())
+                text_values(col.into_iter().map(Some))
             } else {
                 infer_column(|| col.iter().map(String::as_str), nrows)
             };
@@ -219,7 +219,9 @@ fn convert_one(col: PlColumn, text: bool, nrows: usize) -> Values {
     };
     if text {
         // Raw text, no missing-value detection (spec 2.1).
-        Values::Text(cells().map(|s| Some(s.to_owned())).collect())
+        let mut b = TextBuilder::with_capacity(nrows);
+        b.extend(cells().map(Some));
+        b.finish()
     } else {
         infer_column(cells, nrows)
     }

@@ -2,7 +2,7 @@
 //! (CSV/TSV cells, and the string cells of xlsx files). Pure functions on
 //! strings; reads no files.
 
-use crate::table::{Cell, Values};
+use crate::table::{text_values, Cell, Values};
 
 /// The cell texts pandas reads as missing by default (spec 2.1), exactly.
 pub const NA_TOKENS: [&str; 19] = [
@@ -169,11 +169,7 @@ where
                 .map(|b| b.map_or(Cell::Missing, Cell::Bool))
                 .collect(),
         ),
-        State::Text => Values::Text(
-            cells()
-                .map(|s| if is_na(s) { None } else { Some(s.to_owned()) })
-                .collect(),
-        ),
+        State::Text => text_values(cells().map(|s| (!is_na(s)).then_some(s))),
     }
 }
 

@@ -12,7 +12,7 @@
 //! strings (or numbers, booleans and nulls) becomes numeric.
 
 use crate::output::format::py_float;
-use crate::table::{Cell, Column, Table, Values};
+use crate::table::{text_values, Cell, Column, Table, Values};
 use anyhow::{bail, Result};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -573,7 +573,7 @@ fn finish(acc: Acc, text: bool, nested: bool) -> Values {
     };
     if text {
         // `dtype=str`: `astype(str)` of the pandas column.
-        return Values::Text(match acc {
+        let cells: Vec<Option<String>> = match acc {
             Acc::Int(v) => v.iter().map(|i| Some(i.to_string())).collect(),
             Acc::Num(v, _) => v
                 .iter()
@@ -590,7 +590,8 @@ fn finish(acc: Acc, text: bool, nested: bool) -> Values {
                 .map(|&b| Some(if b { "True" } else { "False" }.into()))
                 .collect(),
             Acc::Any(v) => v.iter().map(|c| Some(py_str(c))).collect(),
-        });
+        };
+        return text_values(cells);
     }
     match acc {
         Acc::Int(v) => Values::Int(v),
@@ -633,15 +634,10 @@ fn object_values(cells: Vec<J>) -> Values {
         .iter()
         .all(|c| matches!(c, J::Str(_) | J::Null | J::Absent));
     if all_text {
-        Values::Text(
-            cells
-                .into_iter()
-                .map(|c| match c {
-                    J::Str(s) => Some(s),
-                    _ => None,
-                })
-                .collect(),
-        )
+        text_values(cells.into_iter().map(|c| match c {
+            J::Str(s) => Some(s),
+            _ => None,
+        }))
     } else {
         Values::Mixed(
             cells

@@ -15,7 +15,7 @@ mod json;
 mod parquet;
 mod xlsx;
 
-pub use guard::{in_guarded_parser, ParserAllocator};
+pub use guard::{configure_malloc, in_guarded_parser, ParserAllocator};
 pub use infer::{is_na, NA_TOKENS};
 
 use guard::guarded;

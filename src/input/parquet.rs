@@ -3,7 +3,7 @@
 //! pandas would make of the parquet types.)
 
 use crate::output::format::py_float;
-use crate::table::{Cell, Column as TableColumn, Table, Values};
+use crate::table::{text_values, Cell, Column as TableColumn, Table, Values};
 use anyhow::{anyhow, Result};
 use polars::prelude::{Column, DataType, ParquetReader, SerReader};
 use std::path::Path;
@@ -44,9 +44,9 @@ fn convert(col: &Column, text: bool) -> Result<Values> {
                 .collect()
         } else {
             let c = col.cast(&DataType::String)?;
-            c.str()?.iter().map(|v| v.map(str::to_owned)).collect()
+            return Ok(text_values(c.str()?.iter()));
         };
-        return Ok(Values::Text(values));
+        return Ok(text_values(values));
     }
     if dtype.is_integer() {
         let c = col.cast(&DataType::Int64)?;
@@ -81,7 +81,5 @@ fn convert(col: &Column, text: bool) -> Result<Values> {
     }
     // Strings, and any other type by its text form.
     let c = col.cast(&DataType::String)?;
-    Ok(Values::Text(
-        c.str()?.iter().map(|v| v.map(str::to_owned)).collect(),
-    ))
+    Ok(text_values(c.str()?.iter()))
 }

@@ -18,7 +18,7 @@ fn read_bytes(name: &str, bytes: &[u8], text: &[&str]) -> Result<Table> {
 }
 
 fn t(v: &[Option<&str>]) -> Values {
-    Values::Text(v.iter().map(|s| s.map(str::to_string)).collect())
+    Values::Text(v.iter().map(|s| s.map(Into::into)).collect())
 }
 
 fn floats(v: &Values) -> Vec<f64> {

@@ -97,18 +97,14 @@ fn cell_str(c: &Data) -> String {
 
 /// A text column: `str()` of every cell; empty cells and NA tokens missing.
 fn text_values<'a>(cells: impl Iterator<Item = &'a Data>) -> Values {
-    Values::Text(
-        cells
-            .map(|c| {
-                let s = cell_str(c);
-                if is_na(&s) {
-                    None
-                } else {
-                    Some(s)
-                }
-            })
-            .collect(),
-    )
+    crate::table::text_values(cells.map(|c| {
+        let s = cell_str(c);
+        if is_na(&s) {
+            None
+        } else {
+            Some(s)
+        }
+    }))
 }
 
 /// Any other column: pandas-like types.
@@ -186,15 +182,10 @@ pub(super) fn column_from_cells(cells: Vec<Cell>, nrows: usize) -> Values {
         );
     }
     if ints == 0 && floats == 0 && bools == 0 {
-        return Values::Text(
-            cells
-                .into_iter()
-                .map(|c| match c {
-                    Cell::Text(s) => Some(s),
-                    _ => None,
-                })
-                .collect(),
-        );
+        return crate::table::text_values(cells.into_iter().map(|c| match c {
+            Cell::Text(s) => Some(s),
+            _ => None,
+        }));
     }
     Values::Mixed(cells)
 }

@@ -86,5 +86,12 @@ pub(crate) mod test_util {
                 .wrapping_add(1442695040888963407);
             (self.0 >> 11) as f64 / (1u64 << 53) as f64
         }
+
+        /// 64 random bits (two steps: the low bits of one LCG step are weak).
+        pub(crate) fn next_u64(&mut self) -> u64 {
+            let hi = (self.next() * 4294967296.0) as u64;
+            let lo = (self.next() * 4294967296.0) as u64;
+            (hi << 32) | lo
+        }
     }
 }

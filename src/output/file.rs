@@ -259,7 +259,12 @@ mod parquet {
                     .collect::<Vec<_>>(),
             ),
             Values::Bool(v) => Series::new(name, v),
-            Values::Text(v) => Series::new(name, v),
+            Values::Text(v) => Series::new(
+                name,
+                v.iter()
+                    .map(|s| s.as_deref())
+                    .collect::<Vec<Option<&str>>>(),
+            ),
             Values::Mixed(v) => {
                 let ints: Option<Vec<Option<i64>>> = v
                     .iter()

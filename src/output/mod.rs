@@ -1,10 +1,12 @@
 //! Stage 6: the only stage that writes files.
 //!
-//! Producing bytes ([`table_files`], `write::to_delimited`, `write::to_xlsx`)
-//! is separate from putting them on disk ([`write_output_dir`]), which builds
-//! the whole output folder in a temporary sibling and moves it into place
-//! only when every file was written, so a failed run never damages an
-//! earlier report.
+//! Producing bytes ([`each_table_file`], `write::to_delimited`,
+//! `write::to_xlsx`) is separate from putting them on disk
+//! ([`write_output_dir_with`], [`write_output_dir`]), which builds the whole
+//! output folder in a temporary sibling and moves it into place only when
+//! every file was written, so a failed run never damages an earlier report.
+//! Files are written as they are produced ([`Sink`]): a 10M-response run
+//! never holds more than one table's bytes.
 
 pub mod file;
 pub mod format;
@@ -46,29 +48,36 @@ pub fn check_file_name_part(name: &str, what: &str) -> Result<()> {
 }
 
 /// The intermediate tables as files (`output/<id>_<name>.<ext>`), plus the
-/// saved configuration `output/<id>_rsmeval.json`. Frames without rows or
-/// columns are skipped (spec 4.1).
-pub fn table_files(exp: &Experiment, frames: &[Frame]) -> Result<Vec<OutputFile>> {
+/// saved configuration `output/<id>_rsmeval.json`, each handed to `emit` as
+/// soon as its bytes exist (and dropped after). Frames without rows or
+/// columns are skipped (spec 4.1). `created` (seconds since the Unix
+/// epoch) is the creation time recorded in xlsx files.
+pub fn each_table_file(
+    exp: &Experiment,
+    frames: &[Frame],
+    created: i64,
+    emit: &mut dyn FnMut(&OutputFile) -> Result<()>,
+) -> Result<()> {
     let id = &exp.experiment_id;
-    let mut files = vec![OutputFile {
+    emit(&OutputFile {
         path: Path::new("output").join(format!("{id}_rsmeval.json")),
         bytes: crate::config::saved_config_json(exp).into_bytes(),
-    }];
+    })?;
     let ext = exp.file_format.extension();
     for frame in frames.iter().filter(|f| f.is_writable()) {
         check_file_name_part(&frame.name, "table name")?;
         let bytes = match exp.file_format {
             FileFormat::Csv => write::to_delimited(frame, b','),
             FileFormat::Tsv => write::to_delimited(frame, b'\t'),
-            FileFormat::Xlsx => write::to_xlsx(frame)
+            FileFormat::Xlsx => write::to_xlsx(frame, created)
                 .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
         };
-        files.push(OutputFile {
+        emit(&OutputFile {
             path: Path::new("output").join(format!("{id}_{}.{ext}", frame.name)),
             bytes,
-        });
+        })?;
     }
-    Ok(files)
+    Ok(())
 }
 
 /// Whether a folder exists and holds anything.
@@ -133,11 +142,27 @@ fn sibling(dir: &Path, tag: &str) -> PathBuf {
     parent.join(format!(".{name}.{tag}-{}", std::process::id()))
 }
 
-/// Writes `files` as the complete content of `dir`: into a temporary
-/// sibling folder first, then moved into place. With `force`, an existing
-/// rsmreport output folder is replaced only after the new one is complete;
-/// on any failure `dir` is left as it was.
+/// Writes `files` as the complete content of `dir` (see
+/// [`write_output_dir_with`]).
 pub fn write_output_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<()> {
+    write_output_dir_with(dir, force, |sink| {
+        files.iter().try_for_each(|f| sink.put(f))
+    })
+    .map(|_| ())
+}
+
+/// Writes the files that `produce` hands to its [`Sink`] as the complete
+/// content of `dir`: into a temporary sibling folder first, each file as
+/// soon as it is handed over, then the folder is moved into place. With
+/// `force`, an existing rsmreport output folder is replaced only after the
+/// new one is complete; on any failure (of `produce` or of a write) `dir`
+/// is left as it was and the temporary folder removed. Returns the
+/// relative paths written, in order.
+pub fn write_output_dir_with(
+    dir: &Path,
+    force: bool,
+    produce: impl FnOnce(&mut Sink) -> Result<()>,
+) -> Result<Vec<PathBuf>> {
     check_output_dir(dir, force)?;
     let dir = if dir.is_absolute() {
         dir.to_path_buf()
@@ -151,14 +176,56 @@ pub fn write_output_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result
             .with_context(|| format!("cannot create the folder {}", parent.display()))?;
     }
     let tmp = sibling(&dir, "rsmreport-tmp");
-    let result = fill(&tmp, files).and_then(|()| swap_into_place(&tmp, &dir));
+    let result = start(&tmp)
+        .and_then(|()| {
+            let mut sink = Sink {
+                tmp: tmp.clone(),
+                written: Vec::new(),
+            };
+            produce(&mut sink)?;
+            Ok(sink.written)
+        })
+        .and_then(|written| swap_into_place(&tmp, &dir).map(|()| written));
     if result.is_err() && tmp.exists() {
         let _ = fs::remove_dir_all(&tmp);
     }
     result
 }
 
-fn fill(tmp: &Path, files: &[OutputFile]) -> Result<()> {
+/// Where the files of [`write_output_dir_with`] go: the temporary folder.
+pub struct Sink {
+    tmp: PathBuf,
+    written: Vec<PathBuf>,
+}
+
+impl Sink {
+    /// Writes one file into the temporary folder. Paths must be relative
+    /// and stay inside the folder.
+    pub fn put(&mut self, f: &OutputFile) -> Result<()> {
+        if f.path.is_absolute()
+            || f.path
+                .components()
+                .any(|c| !matches!(c, Component::Normal(_)))
+        {
+            bail!(
+                "refusing to write {} outside the output folder",
+                f.path.display()
+            );
+        }
+        let target = self.tmp.join(&f.path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        fs::write(&target, &f.bytes)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        self.written.push(f.path.clone());
+        Ok(())
+    }
+}
+
+/// Creates the temporary folder and its sub-folders.
+fn start(tmp: &Path) -> Result<()> {
     if tmp.exists() {
         fs::remove_dir_all(tmp)
             .with_context(|| format!("cannot remove the stale folder {}", tmp.display()))?;
@@ -172,25 +239,6 @@ fn fill(tmp: &Path, files: &[OutputFile]) -> Result<()> {
     for sub in SUBFOLDERS {
         fs::create_dir(tmp.join(sub))
             .with_context(|| format!("cannot create {}", tmp.join(sub).display()))?;
-    }
-    for f in files {
-        if f.path.is_absolute()
-            || f.path
-                .components()
-                .any(|c| !matches!(c, Component::Normal(_)))
-        {
-            bail!(
-                "refusing to write {} outside the output folder",
-                f.path.display()
-            );
-        }
-        let target = tmp.join(&f.path);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
-        }
-        fs::write(&target, &f.bytes)
-            .with_context(|| format!("cannot write {}", target.display()))?;
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 use super::format::{write_i64, write_py_float};
 use crate::table::{Cell, Frame, Values};
 use anyhow::{Context, Result};
-use rust_xlsxwriter::{Workbook, Worksheet};
+use rust_xlsxwriter::{DocProperties, ExcelDateTime, Workbook, Worksheet};
 
 /// The frame as delimited text: a header line, then one line per row, `\n`
 /// line ends. When `frame.index` is set, a first column with an empty header
@@ -213,8 +213,13 @@ fn write_xlsx_float(sheet: &mut Worksheet, r: u32, c: u16, x: f64) -> Result<()>
 /// NaN/`None` as empty cells, infinities as the strings `inf`/`-inf` (Excel
 /// has no infinite numbers; pandas writes them the same way). When
 /// `frame.index` is set, column A holds the row labels under an empty header.
-pub fn to_xlsx(frame: &Frame) -> Result<Vec<u8>> {
+pub fn to_xlsx(frame: &Frame, created: i64) -> Result<Vec<u8>> {
     let mut workbook = Workbook::new();
+    // The document's creation time: given, not the clock's, so that the
+    // same run gives the same bytes (`SOURCE_DATE_EPOCH`). Excel's range
+    // is the years 1900-9999.
+    let created = ExcelDateTime::from_timestamp(created.clamp(0, 253_402_300_799))?;
+    workbook.set_properties(&DocProperties::new().set_creation_datetime(&created));
     let sheet = workbook.add_worksheet();
     sheet.set_name("Sheet1")?;
 
@@ -275,7 +280,7 @@ pub fn to_xlsx(frame: &Frame) -> Result<Vec<u8>> {
                 }
                 Values::Text(v) => {
                     if let Some(s) = &v[i] {
-                        sheet.write_string(r, c, s)?;
+                        sheet.write_string(r, c, &**s)?;
                     }
                 }
                 Values::Mixed(v) => match &v[i] {
@@ -309,7 +314,7 @@ mod tests {
     }
 
     fn text(v: &[Option<&str>]) -> Values {
-        Values::Text(v.iter().map(|s| s.map(str::to_string)).collect())
+        Values::Text(v.iter().map(|s| s.map(Into::into)).collect())
     }
 
     fn csv(f: &Frame) -> String {
@@ -383,7 +388,7 @@ mod tests {
             vec![
                 Column::new(
                     "id",
-                    Values::Text((0..n).map(|i| Some(format!("r,{i}"))).collect()),
+                    Values::Text((0..n).map(|i| Some(format!("r,{i}").into())).collect()),
                 ),
                 Column::new("x", Values::Float(x.clone())),
                 Column::new("x_again", Values::Float(y)),
@@ -505,7 +510,7 @@ mod tests {
                 ),
             ],
         );
-        let bytes = to_xlsx(&f).unwrap();
+        let bytes = to_xlsx(&f, 0).unwrap();
         let mut wb: Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).unwrap();
         assert_eq!(wb.sheet_names(), vec!["Sheet1".to_string()]);
         let range = wb.worksheet_range("Sheet1").unwrap();
@@ -538,7 +543,7 @@ mod tests {
                 Column::new("2", Values::Int(vec![1, 5])),
             ],
         );
-        let bytes = to_xlsx(&f).unwrap();
+        let bytes = to_xlsx(&f, 0).unwrap();
         let mut wb: Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).unwrap();
         let range = wb.worksheet_range("Sheet1").unwrap();
         assert_eq!(range.get_value((0, 1)), Some(&Data::Float(1.0)));
@@ -551,7 +556,7 @@ mod tests {
                 Column::new("N", Values::Int(vec![1])),
             ],
         );
-        let bytes = to_xlsx(&f).unwrap();
+        let bytes = to_xlsx(&f, 0).unwrap();
         let mut wb: Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).unwrap();
         let range = wb.worksheet_range("Sheet1").unwrap();
         assert_eq!(range.get_value((0, 0)), Some(&Data::String("1".into())));
@@ -563,7 +568,7 @@ mod tests {
     fn xlsx_without_index_starts_in_column_a() {
         use calamine::{Data, Reader, Xlsx};
         let f = frame(None, vec![Column::new("N", Values::Int(vec![5]))]);
-        let bytes = to_xlsx(&f).unwrap();
+        let bytes = to_xlsx(&f, 0).unwrap();
         let mut wb: Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).unwrap();
         let range = wb.worksheet_range("Sheet1").unwrap();
         assert_eq!(range.get_value((0, 0)), Some(&Data::String("N".into())));

@@ -125,19 +125,6 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
-/// The generation time: `SOURCE_DATE_EPOCH` when it holds an integer
-/// (reproducible builds), else the current time.
-pub fn generation_epoch() -> i64 {
-    if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
-        if let Some(secs) = v.to_str().and_then(|s| s.trim().parse::<i64>().ok()) {
-            return secs;
-        }
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// Hands out unique element ids, in the order they are asked for (so the
 /// same report always gets the same ids).
 #[derive(Debug, Default)]

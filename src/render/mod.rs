@@ -24,15 +24,9 @@ use crate::output::OutputFile;
 use crate::pipeline::Run;
 
 /// The report (`report/<id>_report.html`) and its figures
-/// (`figure/<id>_<name>.svg`), as bytes. The generation time is
-/// `SOURCE_DATE_EPOCH` when set, else now.
-pub fn report_files(run: &Run) -> anyhow::Result<Vec<OutputFile>> {
-    report_files_at(run, format::generation_epoch())
-}
-
-/// [`report_files`] with an explicit generation time (seconds since the
-/// Unix epoch).
-pub fn report_files_at(run: &Run, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
+/// (`figure/<id>_<name>.svg`), as bytes, generated at `epoch` (seconds
+/// since the Unix epoch; see `pipeline::generation_epoch`).
+pub fn report_files(run: &Run, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
     let model = build::build(run, epoch)?;
     let html = templates::page(&model)?;
     let id = &run.exp.experiment_id;
@@ -67,7 +61,7 @@ mod tests {
     #[test]
     fn report_and_figures_as_bytes() {
         let run = run("probe-h2-groups");
-        let files = report_files_at(&run, 0).unwrap();
+        let files = report_files(&run, 0).unwrap();
         let names: Vec<String> = files
             .iter()
             .map(|f| f.path.to_string_lossy().into_owned())
@@ -89,7 +83,7 @@ mod tests {
             assert!(html.contains(&format!("<section id=\"{}\"", s.name())));
         }
         // Same input, same bytes.
-        let again = report_files_at(&run, 0).unwrap();
+        let again = report_files(&run, 0).unwrap();
         assert!(files.iter().zip(&again).all(|(a, b)| a.bytes == b.bytes));
     }
 }

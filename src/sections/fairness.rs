@@ -8,7 +8,7 @@
 //! or the output stage.
 
 use crate::metrics::fairness::{EstimateRow, FairnessResult};
-use crate::table::{Column, Frame, Values};
+use crate::table::{text_values, Column, Frame, Values};
 
 /// Column names of the estimates tables (the reference's literal names: the
 /// confidence interval is two columns, `[0.025` and `0.975]`).
@@ -34,7 +34,7 @@ pub fn fairness_frames(group: &str, result: &FairnessResult) -> Vec<Frame> {
 }
 
 fn estimates_frame(name: &str, rows: &[EstimateRow]) -> Frame {
-    let index = Values::Text(rows.iter().map(|r| Some(r.label.clone())).collect());
+    let index = text_values(rows.iter().map(|r| Some(r.label.clone())));
     let getters: [fn(&EstimateRow) -> f64; 4] =
         [|r| r.estimate, |r| r.p_value, |r| r.ci_low, |r| r.ci_high];
     let columns = ESTIMATE_COLUMNS
@@ -47,13 +47,13 @@ fn estimates_frame(name: &str, rows: &[EstimateRow]) -> Frame {
 
 fn metrics_frame(group: &str, result: &FairnessResult) -> Frame {
     let m = &result.metrics;
-    let index = Values::Text(vec![Some("R2".to_string()), Some("sig".to_string())]);
+    let index = text_values([Some("R2".to_string()), Some("sig".to_string())]);
     let base = Some(result.base_category.clone());
     let columns = vec![
         Column::new(METRIC_COLUMNS[0], Values::Float(vec![m.osa_r2, m.osa_sig])),
         Column::new(METRIC_COLUMNS[1], Values::Float(vec![m.osd_r2, m.osd_sig])),
         Column::new(METRIC_COLUMNS[2], Values::Float(vec![m.csd_r2, m.csd_sig])),
-        Column::new(METRIC_COLUMNS[3], Values::Text(vec![base.clone(), base])),
+        Column::new(METRIC_COLUMNS[3], text_values([base.clone(), base])),
     ];
     Frame::new(format!("fairness_metrics_by_{group}"), Some(index), columns)
 }
@@ -78,7 +78,10 @@ mod tests {
 
     fn text(v: &Values) -> Vec<String> {
         match v {
-            Values::Text(t) => t.iter().map(|s| s.clone().unwrap_or_default()).collect(),
+            Values::Text(t) => t
+                .iter()
+                .map(|s| s.as_deref().unwrap_or_default().to_string())
+                .collect(),
             other => panic!("expected text, got {other:?}"),
         }
     }

@@ -117,7 +117,7 @@ fn overall_tables(exp: &Experiment, prep: &Prepared) -> Overall {
     if let Some(c) = &consistency {
         frames.push(consistency_frame(
             "consistency",
-            Values::Text(vec![Some(String::new())]),
+            Values::Text(vec![Some("".into())]),
             &[*c],
             "SMD",
         ));
@@ -174,7 +174,7 @@ fn by_group_and_fairness(
 }
 
 fn text_index<'a>(labels: impl Iterator<Item = &'a str>) -> Values {
-    Values::Text(labels.map(|l| Some(l.to_string())).collect())
+    Values::Text(labels.map(|l| Some(l.into())).collect())
 }
 
 fn float_col(name: &str, values: Vec<f64>) -> Column {

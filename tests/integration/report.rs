@@ -344,6 +344,35 @@ fn report_has_every_section_in_order_with_figures() {
     assert!(html.contains("data-csv=\"sim_h2_groups_table-descriptive-statistics.csv\""));
 }
 
+/// Every file, xlsx tables included, is the same bytes when built again a
+/// second later with the same `SOURCE_DATE_EPOCH` (xlsx files record a
+/// creation time; it must be the given one, not the clock's).
+#[test]
+fn xlsx_tables_are_deterministic() {
+    let tmp = TempDir::new().unwrap();
+    let exp = stage_local_experiment(tmp.path(), "probe-basic");
+    let mut text = fs::read_to_string(&exp).unwrap();
+    text.push_str("\nfile_format = \"xlsx\"\n");
+    fs::write(&exp, text).unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    assert!(build_at(&exp, &a, &[]).success);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert!(build_at(&exp, &b, &[]).success);
+    let mut xlsx = 0;
+    for sub in ["output", "report", "figure"] {
+        for f in fs::read_dir(a.join(sub)).unwrap() {
+            let f = f.unwrap().file_name();
+            xlsx += usize::from(f.to_string_lossy().ends_with(".xlsx"));
+            let (x, y) = (
+                fs::read(a.join(sub).join(&f)).unwrap(),
+                fs::read(b.join(sub).join(&f)).unwrap(),
+            );
+            assert!(x == y, "{sub}/{f:?} differs between two identical runs");
+        }
+    }
+    assert!(xlsx >= 5, "{xlsx} xlsx tables");
+}
+
 #[test]
 fn report_is_self_contained_and_deterministic() {
     let tmp = TempDir::new().unwrap();
