@@ -11,6 +11,7 @@ use crate::config::{Experiment, FlagValue, ScaleWith};
 use crate::metrics::{round_half_even, summary};
 use crate::table::{Cell, Column, Frame, Table, Values};
 use anyhow::{bail, Result};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Internal names of the configured columns (spec 2.3).
@@ -154,40 +155,48 @@ impl Prepared {
 
 use crate::table::{FxBuild, Text, TextBuilder};
 
-/// Text form of any cell, as pandas' `astype(str)` would give it.
-fn cell_text(values: &Values, i: usize) -> Option<String> {
+/// Text form of any cell, as pandas' `astype(str)` would give it
+/// (borrowed from a text column, so no copy per row there).
+fn cell_text(values: &Values, i: usize) -> Option<Cow<'_, str>> {
     match values {
-        Values::Text(v) => v[i].as_deref().map(str::to_string),
+        Values::Text(v) => v[i].as_deref().map(Cow::Borrowed),
         _ => match values.cell(i) {
             Cell::Missing => None,
-            Cell::Bool(b) => Some(if b { "True" } else { "False" }.to_string()),
-            Cell::Int(x) => Some(x.to_string()),
-            Cell::Float(x) => Some(crate::output::format::py_float(x)),
-            Cell::Text(s) => Some(s),
+            Cell::Bool(b) => Some(Cow::Borrowed(if b { "True" } else { "False" })),
+            Cell::Int(x) => Some(Cow::Owned(x.to_string())),
+            Cell::Float(x) => Some(Cow::Owned(crate::output::format::py_float(x))),
+            Cell::Text(s) => Some(Cow::Owned(s)),
         },
     }
 }
 
 /// Flag-value normalisation of spec 2.6 for a data cell.
 fn flag_key(values: &Values, i: usize) -> FlagValue {
+    if let Values::Text(v) = values {
+        return v[i]
+            .as_deref()
+            .map_or(FlagValue::Number(f64::NAN), text_flag_key);
+    }
     match values.cell(i) {
         Cell::Missing => FlagValue::Number(f64::NAN),
         Cell::Bool(b) => FlagValue::Text(if b { "True" } else { "False" }.to_string()),
         Cell::Int(x) => FlagValue::Number(x as f64),
         Cell::Float(x) => FlagValue::Number(x),
-        Cell::Text(s) => {
-            let x = crate::table::parse_number(&s);
-            if x.is_nan() {
-                let t = s.trim();
-                if t.eq_ignore_ascii_case("nan") || t.eq_ignore_ascii_case("-nan") {
-                    FlagValue::Number(f64::NAN)
-                } else {
-                    FlagValue::Text(s)
-                }
-            } else {
-                FlagValue::Number(x)
-            }
-        }
+        Cell::Text(s) => text_flag_key(&s),
+    }
+}
+
+/// [`flag_key`] of a text cell: a number when it reads as one.
+fn text_flag_key(s: &str) -> FlagValue {
+    let x = crate::table::parse_number(s);
+    if !x.is_nan() {
+        return FlagValue::Number(x);
+    }
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("nan") || t.eq_ignore_ascii_case("-nan") {
+        FlagValue::Number(f64::NAN)
+    } else {
+        FlagValue::Text(s.to_string())
     }
 }
 
@@ -665,7 +674,7 @@ pub fn prepare(
     let cand_pos = table.position("candidate");
     if let (Some(min_items), true, Some(cpos)) = (exp.min_items_per_candidate, listwise, cand_pos) {
         let cvals = &table.columns[cpos].values;
-        let mut counts: HashMap<String, u64> = HashMap::new();
+        let mut counts: HashMap<Cow<str>, u64> = HashMap::new();
         for &i in &kept {
             *counts
                 .entry(cell_text(cvals, i).unwrap_or_default())
@@ -967,8 +976,6 @@ fn keep_rows(values: &mut Values, rows: &[usize]) {
     }
 }
 
-/// The message for duplicate ids: how many rows repeat an id, and the rows
-/// of the first duplicates (spreadsheet numbering: the header is row 1).
 /// The first `limit` distinct ids that occur a second time, in the order
 /// of their second occurrence: what one pass with a set of seen ids gives.
 ///
@@ -1048,6 +1055,8 @@ fn repeated_values(values: &[u64]) -> Vec<u64> {
     repeated
 }
 
+/// The message for duplicate ids: how many rows repeat an id, and the rows
+/// of the first duplicates (spreadsheet numbering: the header is row 1).
 fn duplicate_ids_message(ids: &[String], dups: &[&str], id_column: &str, source: &str) -> String {
     let mut counts: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
     let mut rows: HashMap<&str, Vec<usize>> = dups.iter().map(|d| (*d, Vec::new())).collect();
@@ -1265,7 +1274,6 @@ mod tests {
         assert_eq!(repeated_values(&[]), Vec::<u64>::new());
         assert_eq!(repeated_values(&[7]), Vec::<u64>::new());
         assert_eq!(repeated_values(&[3, 1, 3, 2, 3, 1]), vec![1, 3]);
-        // Enough values for many buckets, with repeats in several of them.
         // Enough values for many buckets, with repeats in several of them.
         let mut rng = crate::metrics::test_util::Lcg(11);
         let mut values: Vec<u64> = (0..100_000).map(|_| rng.next_u64()).collect();

@@ -136,25 +136,34 @@ unsafe impl GlobalAlloc for ParserAllocator {
     }
 }
 
-/// Large blocks (at least 8 MiB: the columns and output buffers of big
-/// runs) are advised to use transparent huge pages where the kernel leaves
-/// that to the program (`/sys/kernel/mm/transparent_hugepage/enabled` =
+/// Large blocks (over 32 MiB: the columns and output buffers of big runs)
+/// are advised to use transparent huge pages where the kernel leaves that
+/// to the program (`/sys/kernel/mm/transparent_hugepage/enabled` =
 /// `madvise`, the common default): a 10M-response run otherwise takes about
-/// two million page faults, a third of its time in the kernel. Only the
-/// whole 2 MiB pages inside the block are advised; the advice changes
-/// nothing about the memory's contents.
+/// two million page faults, a third of its time in the kernel. glibc maps
+/// blocks this large on their own (its mmap threshold is at most 32 MiB),
+/// so the advice never reaches memory that small allocations reuse. Only
+/// the whole 2 MiB pages inside the block are advised; the advice changes
+/// nothing about the memory's contents, and `errno` is kept as it was.
 #[inline]
 fn advise(ptr: *mut u8, size: usize) -> *mut u8 {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        if size >= 4 * HUGE && !ptr.is_null() {
+        if size > 16 * HUGE && !ptr.is_null() {
             let start = (ptr as usize).next_multiple_of(HUGE);
             let end = (ptr as usize + size) & !(HUGE - 1);
             if end > start {
                 // SAFETY: the range lies inside the block just allocated;
                 // MADV_HUGEPAGE is only a hint, and a failure is harmless.
-                unsafe { sys::madvise(start as *mut u8, end - start, sys::MADV_HUGEPAGE) };
+                // `__errno_location` (glibc and musl) gives this thread's
+                // errno, restored so that a caller never sees our failure.
+                unsafe {
+                    let errno = sys::__errno_location();
+                    let saved = *errno;
+                    sys::madvise(start as *mut u8, end - start, sys::MADV_HUGEPAGE);
+                    *errno = saved;
+                }
             }
         }
     }
@@ -164,16 +173,22 @@ fn advise(ptr: *mut u8, size: usize) -> *mut u8 {
 }
 
 /// Settings of glibc's malloc for this process, made once at start (the
-/// binary calls this first thing in `main`): one arena for all threads.
-/// With one arena per thread, the reading threads grow their own heaps a
-/// few pages at a time (over 100,000 `mprotect` calls at 10M responses)
-/// and keep what they freed to themselves, which raised the peak memory.
+/// binary calls this first thing in `main`): one malloc arena per four
+/// cores (one on this project's 2-core benchmark machine) instead of one
+/// per thread. With one arena per thread, the reading threads grow their
+/// own heaps a few pages at a time (over 100,000 `mprotect` calls at 10M
+/// responses) and keep what they freed to themselves, which raised the
+/// peak memory; a few arenas keep lock contention low on larger machines.
 pub fn configure_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only changes malloc's parameters; it is called
-    // before any other thread exists.
-    unsafe {
-        sys::mallopt(sys::M_ARENA_MAX, 1);
+    {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let arenas = i32::try_from(cores.div_ceil(4)).unwrap_or(i32::MAX);
+        // SAFETY: `mallopt` only changes malloc's parameters; it is called
+        // before any other thread exists.
+        unsafe {
+            sys::mallopt(sys::M_ARENA_MAX, arenas);
+        }
     }
 }
 
@@ -184,6 +199,7 @@ mod sys {
     pub const M_ARENA_MAX: i32 = -8;
     unsafe extern "C" {
         pub fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
+        pub fn __errno_location() -> *mut i32;
         #[cfg(target_env = "gnu")]
         pub fn mallopt(param: i32, value: i32) -> i32;
     }

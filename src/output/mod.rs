@@ -176,20 +176,29 @@ pub fn write_output_dir_with(
             .with_context(|| format!("cannot create the folder {}", parent.display()))?;
     }
     let tmp = sibling(&dir, "rsmreport-tmp");
-    let result = start(&tmp)
-        .and_then(|()| {
-            let mut sink = Sink {
-                tmp: tmp.clone(),
-                written: Vec::new(),
-            };
-            produce(&mut sink)?;
-            Ok(sink.written)
-        })
-        .and_then(|written| swap_into_place(&tmp, &dir).map(|()| written));
-    if result.is_err() && tmp.exists() {
-        let _ = fs::remove_dir_all(&tmp);
+    // Removes the temporary folder on every way out but success: an error
+    // of `produce` or of a write, and a panic while `produce` runs.
+    let mut cleanup = RemoveOnDrop(Some(&tmp));
+    start(&tmp)?;
+    let mut sink = Sink {
+        tmp: tmp.clone(),
+        written: Vec::new(),
+    };
+    produce(&mut sink)?;
+    swap_into_place(&tmp, &dir)?;
+    cleanup.0 = None;
+    Ok(sink.written)
+}
+
+/// Removes the folder it holds, if any, when dropped.
+struct RemoveOnDrop<'a>(Option<&'a Path>);
+
+impl Drop for RemoveOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.filter(|d| d.exists()) {
+            let _ = fs::remove_dir_all(dir);
+        }
     }
-    result
 }
 
 /// Where the files of [`write_output_dir_with`] go: the temporary folder.
@@ -318,6 +327,53 @@ mod tests {
         assert!(!dir.exists());
         assert!(!tmp.path().join("evil.csv").exists());
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_producer_that_fails_midway_leaves_the_earlier_folder_as_it_was() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("exp");
+        write_output_dir(&dir, &[file("output/a.csv", b"old\n")], false).unwrap();
+        let err = write_output_dir_with(&dir, true, |sink| {
+            sink.put(&file("output/a.csv", b"new\n"))?;
+            sink.put(&file("output/b.csv", b"new\n"))?;
+            anyhow::bail!("the third table could not be produced")
+        })
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("third table"));
+        assert_eq!(fs::read(dir.join("output/a.csv")).unwrap(), b"old\n");
+        assert!(!dir.join("output/b.csv").exists());
+        let names: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["exp"], "the temporary folder is removed");
+
+        // A producer that succeeds: files in the order handed over.
+        let written = write_output_dir_with(&dir, true, |sink| {
+            sink.put(&file("output/b.csv", b"b"))?;
+            sink.put(&file("report/r.html", b"r"))
+        })
+        .unwrap();
+        assert_eq!(
+            written,
+            [
+                PathBuf::from("output/b.csv"),
+                PathBuf::from("report/r.html")
+            ]
+        );
+        assert!(!dir.join("output/a.csv").exists());
+
+        // A producer that panics half-way: the temporary folder goes too.
+        let panicked = std::panic::catch_unwind(|| {
+            write_output_dir_with(&dir, true, |sink| {
+                sink.put(&file("output/c.csv", b"c"))?;
+                panic!("a bug while formatting a table")
+            })
+        });
+        assert!(panicked.is_err());
+        assert_eq!(fs::read(dir.join("output/b.csv")).unwrap(), b"b");
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -218,7 +218,7 @@ pub fn to_xlsx(frame: &Frame, created: i64) -> Result<Vec<u8>> {
     // The document's creation time: given, not the clock's, so that the
     // same run gives the same bytes (`SOURCE_DATE_EPOCH`). Excel's range
     // is the years 1900-9999.
-    let created = ExcelDateTime::from_timestamp(created.clamp(0, 253_402_300_799))?;
+    let created = ExcelDateTime::from_timestamp(created.clamp(-2_209_075_200, 253_402_300_799))?;
     workbook.set_properties(&DocProperties::new().set_creation_datetime(&created));
     let sheet = workbook.add_worksheet();
     sheet.set_name("Sheet1")?;

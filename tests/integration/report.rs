@@ -360,6 +360,15 @@ fn xlsx_tables_are_deterministic() {
     assert!(build_at(&exp, &b, &[]).success);
     let mut xlsx = 0;
     for sub in ["output", "report", "figure"] {
+        let names = |dir: &Path| {
+            let mut v: Vec<_> = fs::read_dir(dir.join(sub))
+                .unwrap()
+                .map(|f| f.unwrap().file_name())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(names(&a), names(&b), "the same files in {sub}/");
         for f in fs::read_dir(a.join(sub)).unwrap() {
             let f = f.unwrap().file_name();
             xlsx += usize::from(f.to_string_lossy().ends_with(".xlsx"));
