@@ -386,6 +386,37 @@ fn xlsx_types() {
     assert_eq!(col(&tab, "s"), &t(&[None, Some("txt"), Some("y")]));
 }
 
+/// Date cells read as the text pandas would show (`str()` of a Python
+/// `datetime`), not as Excel's serial numbers.
+#[test]
+fn xlsx_dates_are_text() {
+    use rust_xlsxwriter::{ExcelDateTime, Format};
+    let bytes = xlsx_bytes(|ws| {
+        let date = Format::new().set_num_format("yyyy-mm-dd");
+        let stamp = Format::new().set_num_format("yyyy-mm-dd hh:mm:ss.000");
+        for (j, h) in ["id", "when", "admin"].iter().enumerate() {
+            ws.write_string(0, j as u16, *h).unwrap();
+        }
+        let d = ExcelDateTime::from_ymd(2024, 5, 1).unwrap();
+        let t = ExcelDateTime::parse_from_str("2023-12-31 13:45:07.250").unwrap();
+        ws.write_string(1, 0, "a").unwrap();
+        ws.write_datetime_with_format(1, 1, &d, &date).unwrap();
+        ws.write_datetime_with_format(1, 2, &d, &date).unwrap();
+        ws.write_string(2, 0, "b").unwrap();
+        ws.write_datetime_with_format(2, 1, &t, &stamp).unwrap();
+        ws.write_datetime_with_format(2, 2, &t, &stamp).unwrap();
+    });
+    let tab = read_bytes("d.xlsx", &bytes, &["id", "admin"]).unwrap();
+    assert_eq!(
+        col(&tab, "admin"),
+        &t(&[
+            Some("2024-05-01 00:00:00"),
+            Some("2023-12-31 13:45:07.250000")
+        ])
+    );
+    assert_eq!(col(&tab, "when"), col(&tab, "admin"));
+}
+
 #[test]
 fn xlsx_header_only_and_duplicates() {
     let bytes = xlsx_bytes(|ws| {

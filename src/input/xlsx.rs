@@ -78,8 +78,22 @@ fn header_text(c: &Data) -> String {
     match c {
         Data::Float(x) if x.fract() == 0.0 && x.abs() < 9.2e18 => (*x as i64).to_string(),
         Data::Float(x) => py_float(*x),
+        Data::DateTime(d) if d.is_datetime() => timestamp_text(d),
         other => other.to_string(),
     }
+}
+
+/// A date/time cell as Python's `str()` of the `datetime` pandas gets from
+/// openpyxl: `2024-05-01 00:00:00`, with `.ffffff` when there is a
+/// fraction of a second. (Without this, calamine gives Excel's serial
+/// number, e.g. `45413`, which no user would recognise.)
+fn timestamp_text(d: &calamine::ExcelDateTime) -> String {
+    let (y, mo, day, h, mi, s, ms) = d.to_ymd_hms_milli();
+    let mut text = format!("{y:04}-{mo:02}-{day:02} {h:02}:{mi:02}:{s:02}");
+    if ms > 0 {
+        text.push_str(&format!(".{:06}", u32::from(ms) * 1000));
+    }
+    text
 }
 
 /// Python's `str()` of the value pandas gets from openpyxl.
@@ -91,6 +105,7 @@ fn cell_str(c: &Data) -> String {
         Data::Float(x) => py_float(*x),
         Data::Bool(b) => if *b { "True" } else { "False" }.into(),
         Data::String(s) => s.clone(),
+        Data::DateTime(d) if d.is_datetime() => timestamp_text(d),
         other => other.to_string(),
     }
 }
@@ -119,6 +134,9 @@ fn typed_values<'a>(cells: impl Iterator<Item = &'a Data>, nrows: usize) -> Valu
             other => {
                 let s = match other {
                     Data::String(s) => s.clone(),
+                    Data::DateTime(d) if d.is_datetime() => {
+                        return Cell::Text(timestamp_text(d));
+                    }
                     o => o.to_string(),
                 };
                 if is_na(&s) {
