@@ -31,6 +31,30 @@ pub const SUPPORTED_EXTENSIONS: &str = ".csv, .tsv, .xlsx, .jsonl, .jsonlines, .
 /// in `text_columns` are read as raw text (spec 2.1). Every error names the
 /// file (and the line, where there is one).
 pub fn read_table(path: &Path, text_columns: &[&str]) -> Result<Table> {
+    let table = read_any(path, text_columns)?;
+    check_shape(path, &table)?;
+    Ok(table)
+}
+
+/// Every column has one value per row. A damaged binary file can get past
+/// a third-party reader with columns of different lengths (seen with
+/// polars' parquet reader in release builds, where its debug assertions
+/// are off); every later stage relies on equal lengths.
+fn check_shape(path: &Path, table: &Table) -> Result<()> {
+    if let Some(c) = table.columns.iter().find(|c| c.values.len() != table.nrows) {
+        bail!(
+            "{}: cannot read the file: it is damaged (column '{}' has {} values, the table has \
+             {} rows)",
+            path.display(),
+            c.name,
+            c.values.len(),
+            table.nrows
+        );
+    }
+    Ok(())
+}
+
+fn read_any(path: &Path, text_columns: &[&str]) -> Result<Table> {
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())

@@ -585,3 +585,28 @@ fn probe_and_sim_fixture_inputs() {
     assert!(h2[0].is_nan() && h2[17] == 4.0);
     assert_eq!(col(&s, "gender").cell(0), Cell::Text("F".into()));
 }
+
+#[test]
+fn columns_of_unequal_length_are_a_damaged_file() {
+    use crate::table::Column;
+    let ok = Table {
+        columns: vec![Column::new("id", t(&[Some("a"), Some("b")]))],
+        nrows: 2,
+    };
+    assert!(super::check_shape(Path::new("d.parquet"), &ok).is_ok());
+    let bad = Table {
+        columns: vec![
+            Column::new("id", t(&[])),
+            Column::new("x", Values::Float(vec![1.0, 2.0])),
+        ],
+        nrows: 2,
+    };
+    let e = format!(
+        "{:#}",
+        super::check_shape(Path::new("d.parquet"), &bad).unwrap_err()
+    );
+    assert!(
+        e.contains("d.parquet") && e.contains("'id'") && e.contains("damaged"),
+        "{e}"
+    );
+}
