@@ -1111,24 +1111,33 @@ fn is_na_token(text: &str) -> bool {
     NA.contains(&text.trim())
 }
 
-/// Dictionary-encodes group values, labels in code-point order.
-pub fn encode<'a>(name: &str, values: impl Iterator<Item = &'a str> + Clone) -> Grouping {
-    let mut labels: Vec<String> = values
-        .clone()
-        .collect::<HashSet<&str>>()
-        .into_iter()
-        .map(str::to_string)
+/// Dictionary-encodes group values, labels in code-point order. One pass
+/// numbers the values in order of first appearance (FxHash: a subgroup
+/// column has millions of cells and a handful of values), then the codes
+/// are renumbered in label order.
+pub fn encode<'a>(name: &str, values: impl Iterator<Item = &'a str>) -> Grouping {
+    let mut first: HashMap<&str, u32, FxBuild> = HashMap::default();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut codes: Vec<u32> = values
+        .map(|v| {
+            *first.entry(v).or_insert_with(|| {
+                seen.push(v);
+                (seen.len() - 1) as u32
+            })
+        })
         .collect();
-    labels.sort();
-    let index: HashMap<&str, u32> = labels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.as_str(), i as u32))
-        .collect();
-    let codes = values.map(|v| index[v]).collect();
+    let mut order: Vec<usize> = (0..seen.len()).collect();
+    order.sort_by_key(|&k| seen[k]);
+    let mut rank = vec![0u32; seen.len()];
+    for (r, &k) in order.iter().enumerate() {
+        rank[k] = r as u32;
+    }
+    for c in &mut codes {
+        *c = rank[*c as usize];
+    }
     Grouping {
         name: name.to_string(),
-        labels,
+        labels: order.iter().map(|&k| seen[k].to_string()).collect(),
         codes,
     }
 }
@@ -1251,6 +1260,22 @@ mod tests {
         assert_eq!(g.labels, ["Afr", "No info", "a", "b"]);
         assert_eq!(g.codes, [3, 1, 2, 3, 0]);
         assert_eq!(g.counts(), [1, 1, 1, 2]);
+
+        // Any values: the labels are the sorted distinct values, and every
+        // code names its own value.
+        let pool = ["é", "Z", "a", "", "No info", "b b", "10", "9"];
+        let mut rng = crate::metrics::test_util::Lcg(3);
+        let values: Vec<&str> = (0..500)
+            .map(|_| pool[(rng.next() * pool.len() as f64) as usize])
+            .collect();
+        let g = encode("g", values.iter().copied());
+        let mut distinct: Vec<&str> = values.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(g.labels, distinct);
+        for (v, &c) in values.iter().zip(&g.codes) {
+            assert_eq!(g.labels[c as usize], *v);
+        }
     }
 
     #[test]
