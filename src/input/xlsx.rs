@@ -8,10 +8,10 @@
 //! missing value, spec 2.1).
 
 use super::infer::{classify, is_na, Parsed};
-use crate::output::format::py_float;
+use crate::output::format::{civil_from_days, py_float};
 use crate::table::{Cell, Column, Table, Values};
 use anyhow::{anyhow, bail, Result};
-use calamine::{open_workbook, Data, Reader, Xlsx};
+use calamine::{open_workbook, Data, ExcelDateTime, ExcelDateTimeType, Reader, Xlsx};
 use std::path::Path;
 
 pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
@@ -78,22 +78,139 @@ fn header_text(c: &Data) -> String {
     match c {
         Data::Float(x) if x.fract() == 0.0 && x.abs() < 9.2e18 => (*x as i64).to_string(),
         Data::Float(x) => py_float(*x),
-        Data::DateTime(d) if d.is_datetime() => timestamp_text(d),
+        Data::DateTime(d) => excel_date_text(d),
+        Data::DateTimeIso(t) => iso_date_text(t),
         other => other.to_string(),
     }
 }
 
-/// A date/time cell as Python's `str()` of the `datetime` pandas gets from
-/// openpyxl: `2024-05-01 00:00:00`, with `.ffffff` when there is a
-/// fraction of a second. (Without this, calamine gives Excel's serial
-/// number, e.g. `45413`, which no user would recognise.)
-fn timestamp_text(d: &calamine::ExcelDateTime) -> String {
-    let (y, mo, day, h, mi, s, ms) = d.to_ymd_hms_milli();
-    let mut text = format!("{y:04}-{mo:02}-{day:02} {h:02}:{mi:02}:{s:02}");
-    if ms > 0 {
-        text.push_str(&format!(".{:06}", u32::from(ms) * 1000));
+/// `str()` of the Python value that openpyxl, the reference's xlsx reader,
+/// makes of a date, time or duration cell (`from_excel` in
+/// `openpyxl.utils.datetime`): `2024-05-01 00:00:00` for a date-time
+/// (`.ffffff` when there is a fraction of a second), `13:45:00` for a serial
+/// number below 1 (a time of day), `1 day, 2:00:00` for a duration. Excel
+/// stores milliseconds; openpyxl rounds to them half to even, counts from
+/// 1899-12-30 (or 1904-01-01 in the 1904 date system) and moves serial
+/// numbers below 60 one day on (Excel's phantom 1900-02-29). Without this,
+/// calamine gives the serial number, e.g. `45413`.
+fn excel_date_text(d: &ExcelDateTime) -> String {
+    const MS_PER_DAY: i64 = 86_400_000;
+    let value = d.as_f64();
+    if !value.is_finite() {
+        return py_float(value);
+    }
+    if d.is_duration() {
+        return duration_text(value);
+    }
+    let day = value.floor();
+    // `round(fraction * SECS_PER_DAY * 1000)`: two products, as in Python.
+    let ms = ((value - day) * 86_400.0 * 1000.0).round_ties_even() as i64;
+    if (0.0..1.0).contains(&value) && ms < MS_PER_DAY {
+        return clock_text(ms * 1000, true);
+    }
+    // Days from 1970-01-01 to the epoch of the workbook's date system
+    // (calamine has no getter for it; the flag is part of equality).
+    let system_1904 = *d == ExcelDateTime::new(value, ExcelDateTimeType::DateTime, true);
+    let mut day = day as i64;
+    let epoch = if system_1904 { -24_107 } else { -25_569 };
+    if !system_1904 && 0.0 < value && value < 60.0 {
+        day += 1;
+    }
+    let (y, m, dd) = civil_from_days(epoch + day + ms.div_euclid(MS_PER_DAY));
+    format!(
+        "{y:04}-{m:02}-{dd:02} {}",
+        clock_text(ms.rem_euclid(MS_PER_DAY) * 1000, true)
+    )
+}
+
+/// `str()` of `datetime.timedelta(days=value)` rounded to milliseconds the
+/// way openpyxl does (whole seconds floored, the microseconds rounded half
+/// to even to thousands): `0:00:45`, `1 day, 2:00:00`, `-1 day, 23:00:00`.
+fn duration_text(value: f64) -> String {
+    const US_PER_DAY: i64 = 86_400_000_000;
+    let mut us = (value * US_PER_DAY as f64).round_ties_even() as i64;
+    let micro = us.rem_euclid(1_000_000);
+    if micro != 0 {
+        let (q, r) = (micro / 1000, micro % 1000);
+        let q = if r > 500 || (r == 500 && q % 2 == 1) {
+            q + 1
+        } else {
+            q
+        };
+        us = us.div_euclid(1_000_000) * 1_000_000 + q * 1000;
+    }
+    let days = us.div_euclid(US_PER_DAY);
+    let clock = clock_text(us.rem_euclid(US_PER_DAY), false);
+    match days {
+        0 => clock,
+        1 | -1 => format!("{days} day, {clock}"),
+        _ => format!("{days} days, {clock}"),
+    }
+}
+
+/// A time of day from microseconds after midnight, as Python prints a
+/// `time` (`13:45:00`, two-digit hour) or the clock part of a `timedelta`
+/// (`2:00:00`); `.ffffff` when there are microseconds.
+fn clock_text(us: i64, two_digit_hour: bool) -> String {
+    let (h, m, s, frac) = (
+        us / 3_600_000_000,
+        us / 60_000_000 % 60,
+        us / 1_000_000 % 60,
+        us % 1_000_000,
+    );
+    let mut text = if two_digit_hour {
+        format!("{h:02}:{m:02}:{s:02}")
+    } else {
+        format!("{h}:{m:02}:{s:02}")
+    };
+    if frac > 0 {
+        text.push_str(&format!(".{frac:06}"));
     }
     text
+}
+
+/// `str()` of what openpyxl's `from_ISO8601` makes of a date stored as ISO
+/// text (cells of type `d`): `2024-05-01T13:45:07.25Z` becomes
+/// `2024-05-01 13:45:07.250000`, `13:45` becomes `13:45:00`; a date alone
+/// stays as it is. Text of any other shape is returned unchanged.
+fn iso_date_text(text: &str) -> String {
+    fn number(s: &str, len: usize) -> Option<u32> {
+        if s.len() == len && s.bytes().all(|b| b.is_ascii_digit()) {
+            s.parse().ok()
+        } else {
+            None
+        }
+    }
+    let clock = |t: &str| -> Option<String> {
+        let mut parts = t.splitn(3, ':');
+        let h = number(parts.next()?, 2)?;
+        let m = number(parts.next()?, 2)?;
+        let (s, micro) = match parts.next() {
+            None => (0, 0),
+            Some(rest) => {
+                let (s, f) = rest.split_once('.').unwrap_or((rest, ""));
+                let micro = if f.is_empty() {
+                    0
+                } else {
+                    // `int(float(".25") * 1_000_000)`, at most 3 digits.
+                    number(f, f.len()).filter(|_| f.len() <= 3)?;
+                    (format!("0.{f}").parse::<f64>().ok()? * 1e6) as i64
+                };
+                (number(s, 2)?, micro)
+            }
+        };
+        Some(clock_text(
+            i64::from(h * 3600 + m * 60 + s) * 1_000_000 + micro,
+            true,
+        ))
+    };
+    let body = text.strip_suffix('Z').unwrap_or(text);
+    let parsed = match body.split_once('T') {
+        Some((date, time)) if date.len() == 10 => clock(time).map(|c| format!("{date} {c}")),
+        None if body.contains(':') => clock(body),
+        _ => None,
+    };
+    parsed.unwrap_or_else(|| text.to_string())
 }
 
 /// Python's `str()` of the value pandas gets from openpyxl.
@@ -105,7 +222,8 @@ fn cell_str(c: &Data) -> String {
         Data::Float(x) => py_float(*x),
         Data::Bool(b) => if *b { "True" } else { "False" }.into(),
         Data::String(s) => s.clone(),
-        Data::DateTime(d) if d.is_datetime() => timestamp_text(d),
+        Data::DateTime(d) => excel_date_text(d),
+        Data::DateTimeIso(t) => iso_date_text(t),
         other => other.to_string(),
     }
 }
@@ -134,9 +252,8 @@ fn typed_values<'a>(cells: impl Iterator<Item = &'a Data>, nrows: usize) -> Valu
             other => {
                 let s = match other {
                     Data::String(s) => s.clone(),
-                    Data::DateTime(d) if d.is_datetime() => {
-                        return Cell::Text(timestamp_text(d));
-                    }
+                    Data::DateTime(d) => return Cell::Text(excel_date_text(d)),
+                    Data::DateTimeIso(t) => return Cell::Text(iso_date_text(t)),
                     o => o.to_string(),
                 };
                 if is_na(&s) {
@@ -206,4 +323,71 @@ pub(super) fn column_from_cells(cells: Vec<Cell>, nrows: usize) -> Values {
         }));
     }
     Values::Mixed(cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(value: f64, system_1904: bool) -> String {
+        excel_date_text(&ExcelDateTime::new(
+            value,
+            ExcelDateTimeType::DateTime,
+            system_1904,
+        ))
+    }
+
+    fn duration(value: f64) -> String {
+        excel_date_text(&ExcelDateTime::new(
+            value,
+            ExcelDateTimeType::TimeDelta,
+            false,
+        ))
+    }
+
+    /// Expected texts from `str(openpyxl.utils.datetime.from_excel(v))`
+    /// (its algorithm run with Python's `datetime`).
+    #[test]
+    fn dates_times_and_durations_read_as_openpyxl_prints_them() {
+        for (v, want) in [
+            (45413.0, "2024-05-01 00:00:00"),
+            (45291.57299189815, "2023-12-31 13:45:06.500000"),
+            (45413.99999999, "2024-05-01 23:59:59.999000"),
+            (0.5, "12:00:00"),
+            (1.5 / 86_400_000.0, "00:00:00.001000"),
+            (0.9999999999, "1900-01-01 00:00:00"),
+            (1.0, "1900-01-01 00:00:00"),
+            (59.5, "1900-02-28 12:00:00"),
+            (60.0, "1900-02-28 00:00:00"),
+            (61.0, "1900-03-01 00:00:00"),
+        ] {
+            assert_eq!(date(v, false), want, "{v}");
+        }
+        assert_eq!(date(0.0, true), "00:00:00");
+        assert_eq!(date(1.0, true), "1904-01-02 00:00:00");
+        assert_eq!(date(43000.25, true), "2021-09-23 06:00:00");
+        for (v, want) in [
+            (1.0833333333333333, "1 day, 2:00:00"),
+            (45.0 / 86_400.0, "0:00:45"),
+            (-1.0 / 24.0, "-1 day, 23:00:00"),
+            (2.5 / 86_400.0, "0:00:02.500000"),
+            (0.0000123, "0:00:01.063000"),
+            (3.00000001, "3 days, 0:00:00.001000"),
+        ] {
+            assert_eq!(duration(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn iso_dates_read_as_openpyxl_prints_them() {
+        assert_eq!(
+            iso_date_text("2024-05-01T13:45:07.25Z"),
+            "2024-05-01 13:45:07.250000"
+        );
+        assert_eq!(iso_date_text("2024-05-01T13:45"), "2024-05-01 13:45:00");
+        assert_eq!(iso_date_text("13:45"), "13:45:00");
+        assert_eq!(iso_date_text("2024-05-01"), "2024-05-01");
+        assert_eq!(iso_date_text("not a date"), "not a date");
+        assert_eq!(iso_date_text("2024-05-01T1:2"), "2024-05-01T1:2");
+    }
 }

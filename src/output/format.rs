@@ -1,6 +1,7 @@
 //! Stage 6 (output): number formatting for CSV/TSV files, Python `repr`
-//! style (spec 4.1). Pure functions on numbers; reads and writes no files
-//! and knows nothing about tables.
+//! style (spec 4.1), and the calendar arithmetic that dates shown the way
+//! Python shows them need. Pure functions on numbers; reads and writes no
+//! files and knows nothing about tables.
 
 /// Appends Python's `repr(x)` of a float to `out`: the shortest digits that
 /// round-trip, `.0` on integral values, scientific notation when the decimal
@@ -176,6 +177,21 @@ fn parse_small_int(text: &[u8]) -> i32 {
     } else {
         v
     }
+}
+
+/// Year, month, day of the day `z` days after 1970-01-01 (H. Hinnant's
+/// `civil_from_days`).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
 }
 
 #[cfg(test)]

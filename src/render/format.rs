@@ -4,6 +4,7 @@
 //! Every number the templates show is formatted here (templates contain no
 //! arithmetic and no formatting filters).
 
+use crate::output::format::civil_from_days;
 use std::collections::BTreeSet;
 
 /// A metric with three decimals; `n/a` for a missing value (`NaN`), `inf` /
@@ -108,21 +109,6 @@ pub fn utc_datetime(secs: i64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// Year, month, day of the day `z` days after 1970-01-01 (H. Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// Hands out unique element ids, in the order they are asked for (so the
