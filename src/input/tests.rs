@@ -415,6 +415,23 @@ fn xlsx_dates_are_text() {
         ])
     );
     assert_eq!(col(&tab, "when"), col(&tab, "admin"));
+
+    // A time of day and a duration, recognised by their number formats.
+    let bytes = xlsx_bytes(|ws| {
+        let clock = Format::new().set_num_format("hh:mm:ss");
+        let span = Format::new().set_num_format("[h]:mm:ss");
+        ws.write_string(0, 0, "id").unwrap();
+        ws.write_string(0, 1, "at").unwrap();
+        ws.write_string(0, 2, "took").unwrap();
+        ws.write_string(1, 0, "a").unwrap();
+        let t = ExcelDateTime::from_hms(13, 45, 0).unwrap();
+        ws.write_datetime_with_format(1, 1, &t, &clock).unwrap();
+        ws.write_number_with_format(1, 2, 26.0 / 24.0, &span)
+            .unwrap();
+    });
+    let tab = read_bytes("t.xlsx", &bytes, &["id", "at", "took"]).unwrap();
+    assert_eq!(col(&tab, "at"), &t(&[Some("13:45:00")]));
+    assert_eq!(col(&tab, "took"), &t(&[Some("1 day, 2:00:00")]));
 }
 
 #[test]
