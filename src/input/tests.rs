@@ -434,6 +434,20 @@ fn xlsx_dates_are_text() {
     assert_eq!(col(&tab, "took"), &t(&[Some("1 day, 2:00:00")]));
 }
 
+/// Header cells are named the way pandas names columns: `str()` of the
+/// cell (`True` for a boolean, `4` for an integral number).
+#[test]
+fn xlsx_header_cells_are_python_text() {
+    let bytes = xlsx_bytes(|ws| {
+        ws.write_boolean(0, 0, true).unwrap();
+        ws.write_number(0, 1, 4.0).unwrap();
+        ws.write_number(0, 2, 2.5).unwrap();
+        ws.write_string(1, 0, "a").unwrap();
+    });
+    let tab = read_bytes("h.xlsx", &bytes, &[]).unwrap();
+    assert_eq!(tab.names(), vec!["True", "4", "2.5"]);
+}
+
 #[test]
 fn xlsx_header_only_and_duplicates() {
     let bytes = xlsx_bytes(|ws| {

@@ -45,7 +45,7 @@ pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
         .enumerate()
         .map(|(j, c)| match c {
             Data::Empty => format!("Unnamed: {j}"),
-            other => header_text(other),
+            other => cell_str(other),
         })
         .collect();
     super::check_unique_names(path, &names)?;
@@ -72,16 +72,6 @@ pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
         })
         .collect();
     Ok(Table { columns, nrows })
-}
-
-fn header_text(c: &Data) -> String {
-    match c {
-        Data::Float(x) if x.fract() == 0.0 && x.abs() < 9.2e18 => (*x as i64).to_string(),
-        Data::Float(x) => py_float(*x),
-        Data::DateTime(d) => excel_date_text(d),
-        Data::DateTimeIso(t) => iso_date_text(t),
-        other => other.to_string(),
-    }
 }
 
 /// `str()` of the Python value that openpyxl, the reference's xlsx reader,

@@ -41,19 +41,35 @@ mod tests {
             0.5,
             -0.5,
             1.5,
+            -1.5,
             2.5,
             -2.5,
+            3.5,
+            0.5002,
+            6.4998,
             0.49999999999999994,
+            -0.49999999999999994,
+            1e-310,
+            -1e-310,
             4503599627370495.5,
+            4503599627370496.0,
             4503599627370497.0,
             -4503599627370495.5,
+            9007199254740993.0,
             1e300,
+            -1e300,
             -1e-300,
             f64::MAX,
             f64::MIN_POSITIVE,
             f64::INFINITY,
             f64::NEG_INFINITY,
         ];
+        let mut g = super::test_util::Lcg(17);
+        for _ in 0..10_000 {
+            let v = (g.next() - 0.5) * 40.0;
+            values.push(v);
+            values.push((v * 2.0).round() / 2.0); // exact .5 ties
+        }
         for _ in 0..100_000 {
             state = state
                 .wrapping_mul(6364136223846793005)
@@ -68,6 +84,13 @@ mod tests {
                 a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan(),
                 "{x:e}"
             );
+        }
+        assert!(super::round_half_even(f64::NAN).is_nan());
+        // Spec V7.
+        let v7 = [0.5, 1.5, 2.5, 3.5, -0.5, -1.5, 0.5002, 6.4998];
+        let expected = [0.0, 2.0, 2.0, 4.0, -0.0, -2.0, 1.0, 6.0];
+        for (v, e) in v7.iter().zip(expected) {
+            assert_eq!(super::round_half_even(*v).to_bits(), f64::to_bits(e), "{v}");
         }
     }
 }

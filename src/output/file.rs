@@ -4,7 +4,7 @@
 //! temporary sibling renamed into place, so a failed write never leaves a
 //! half-written file; refuses to replace an existing file without `force`.
 //! Computes nothing and must not touch the output folder logic of
-//! `output::write_output_dir`.
+//! `output::write_output_dir_with`.
 
 use super::format::{write_i64, write_py_float};
 use super::write::to_delimited;

@@ -2,9 +2,9 @@
 //!
 //! Producing bytes ([`each_table_file`], `write::to_delimited`,
 //! `write::to_xlsx`) is separate from putting them on disk
-//! ([`write_output_dir_with`], [`write_output_dir`]), which builds the whole
-//! output folder in a temporary sibling and moves it into place only when
-//! every file was written, so a failed run never damages an earlier report.
+//! ([`write_output_dir_with`]), which builds the whole output folder in a
+//! temporary sibling and moves it into place only when every file was
+//! written, so a failed run never damages an earlier report.
 //! Files are written as they are produced ([`Sink`]): a 10M-response run
 //! never holds more than one table's bytes.
 
@@ -142,15 +142,6 @@ fn sibling(dir: &Path, tag: &str) -> PathBuf {
     parent.join(format!(".{name}.{tag}-{}", std::process::id()))
 }
 
-/// Writes `files` as the complete content of `dir` (see
-/// [`write_output_dir_with`]).
-pub fn write_output_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<()> {
-    write_output_dir_with(dir, force, |sink| {
-        files.iter().try_for_each(|f| sink.put(f))
-    })
-    .map(|_| ())
-}
-
 /// Writes the files that `produce` hands to its [`Sink`] as the complete
 /// content of `dir`: into a temporary sibling folder first, each file as
 /// soon as it is handed over, then the folder is moved into place. With
@@ -279,6 +270,15 @@ fn swap_into_place(tmp: &Path, dir: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes `files` as the complete content of `dir` (see
+    /// [`write_output_dir_with`]).
+    fn write_output_dir(dir: &Path, files: &[OutputFile], force: bool) -> Result<()> {
+        write_output_dir_with(dir, force, |sink| {
+            files.iter().try_for_each(|f| sink.put(f))
+        })
+        .map(|_| ())
+    }
 
     fn file(path: &str, bytes: &[u8]) -> OutputFile {
         OutputFile {

@@ -1,6 +1,6 @@
 //! Stage 6 (output): turning a [`Frame`] into the bytes of a CSV, TSV or
 //! xlsx file (spec 4.1). Produces bytes only: putting them on disk is
-//! `output::write_output_dir`'s job, and no table is computed or changed
+//! `output::write_output_dir_with`'s job, and no table is computed or changed
 //! here.
 
 use super::format::{write_i64, write_py_float};
