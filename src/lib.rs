@@ -8,14 +8,23 @@
 //! 3. [`preprocess`]: filters, scaling, trimming, rounding -> [`preprocess::Prepared`];
 //! 4. [`metrics`]: pure maths on `f64` slices (no I/O, no tables);
 //! 5. [`sections`]: every intermediate table, as [`table::Frame`]s;
-//! 6. [`plots`] and [`render`]: SVG figures and the HTML report, as bytes;
+//! 6. [`plots`] and [`render`]: SVG figures, and the report engine that
+//!    turns a kind-agnostic [`render::Report`] into one HTML page, as bytes;
 //! 7. [`output`]: the only stage that writes files.
+//!
+//! [`pipeline`] runs stages 1-5 for one experiment; each command then
+//! assembles its own report kind from its results in a module of its own
+//! ([`build`] for `rsmreport build`) and hands it to [`render`]. The
+//! engine depends on no command: `render` imports only `plots`, `table` and
+//! `output::OutputFile`. `docs/architecture.md` draws the whole picture and
+//! says how to add a report kind or a section.
 //!
 //! Plain data is passed from one stage to the next.
 //!
 //! Outside the pipeline, [`simulate`] generates realistic predictions files
 //! (`rsmreport simulate`) for learning and benchmarks.
 
+pub mod build;
 pub mod config;
 pub mod input;
 pub mod metrics;

@@ -1,6 +1,8 @@
-//! Orchestration of one run: config -> input -> preprocess -> sections.
-//! Reads the input files through `input`; writes nothing (the caller hands
-//! the result to `output`).
+//! Orchestration of one `build` run: config -> input -> preprocess ->
+//! sections, then the files of the output folder ([`emit_files`]: the
+//! tables, and the report assembled by [`crate::build`] and rendered by
+//! [`crate::render`]). Reads the input files through `input`; writes
+//! nothing (the caller hands the files to `output`).
 
 use crate::config::{Experiment, ScaleWith};
 use crate::output::{check_file_name_part, OutputFile};
@@ -170,7 +172,9 @@ pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) ->
     timed("format and write tables", || {
         crate::output::each_table_file(&run.exp, &run.analysis.frames, epoch, emit)
     })?;
-    let report = timed("report", || crate::render::report_files(run, epoch))?;
+    let report = timed("report", || {
+        crate::render::report_files(&crate::build::report(run, epoch)?)
+    })?;
     timed("write report", || report.iter().try_for_each(&mut *emit))
 }
 

@@ -124,29 +124,13 @@ pub struct Glance {
     pub title: String,
 }
 
-/// The report header and provenance.
-#[derive(Clone, Debug, Serialize)]
-pub struct HeaderCtx {
-    pub experiment_id: String,
-    pub model_version: Option<String>,
-    /// The description rendered from Markdown (raw HTML escaped).
-    pub description_html: String,
-    pub generated: String,
-    pub version: String,
-    pub thumbnails: bool,
-    pub glance: Vec<Glance>,
-    pub inputs: Vec<InputCtx>,
-    pub config_json: String,
-    pub config_path: String,
-}
-
 /// A section after rendering: its fragment and where it goes.
 #[derive(Clone, Debug, Serialize)]
 pub struct SectionHtml {
     /// The `<section>` element id (the section's name).
     pub id: String,
     pub name: String,
-    /// `builtin`, `markdown` or `html`.
+    /// `builtin`, `markdown` or `html` (a panel: its CSS classes).
     pub kind: String,
     /// The fragment: rendered by our templates, or a custom section.
     pub html: String,
@@ -156,8 +140,10 @@ pub struct SectionHtml {
 #[derive(Clone, Debug, Serialize)]
 pub struct PageCtx {
     pub title: String,
-    pub header: HeaderCtx,
+    pub header: super::model::Header,
     pub toc: Vec<TocEntry>,
+    /// The panels under the header (`kind` is the panel's CSS class).
+    pub panels: Vec<SectionHtml>,
     pub sections: Vec<SectionHtml>,
     pub css: String,
     pub js: String,

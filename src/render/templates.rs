@@ -1,5 +1,5 @@
 //! Report stage: the Tera templates (embedded from `templates/` at compile
-//! time) and the rendering of a finished [`Model`] into the page. Escaping
+//! time) and the rendering of a finished [`Report`] into the page. Escaping
 //! is on for every template and every variable; only fragments we produced
 //! (section HTML from our own templates, SVG from `plots`, Markdown made
 //! safe by `markdown`, the CSS and JS) are inserted with `| safe`, plus
@@ -7,12 +7,13 @@
 
 use anyhow::{Context as _, Result};
 
-use super::build::{Body, Model};
 use super::context::{PageCtx, SectionHtml};
 use super::format::escape_html;
+use super::model::{Block, Report};
 
-/// Every template, by the name the others use for it.
-const TEMPLATES: [(&str, &str); 12] = [
+/// The engine's own templates, by the name the others use for them; each
+/// report kind adds its own ([`Report::templates`]).
+const TEMPLATES: [(&str, &str); 4] = [
     (
         "report.html",
         include_str!("../../templates/report.html.tera"),
@@ -22,40 +23,8 @@ const TEMPLATES: [(&str, &str); 12] = [
         include_str!("../../templates/macros.html.tera"),
     ),
     (
-        "sections/data_description.html",
-        include_str!("../../templates/sections/data_description.html.tera"),
-    ),
-    (
-        "sections/data_description_by_group.html",
-        include_str!("../../templates/sections/data_description_by_group.html.tera"),
-    ),
-    (
-        "sections/consistency.html",
-        include_str!("../../templates/sections/consistency.html.tera"),
-    ),
-    (
-        "sections/evaluation.html",
-        include_str!("../../templates/sections/evaluation.html.tera"),
-    ),
-    (
-        "sections/true_score_evaluation.html",
-        include_str!("../../templates/sections/true_score_evaluation.html.tera"),
-    ),
-    (
-        "sections/evaluation_by_group.html",
-        include_str!("../../templates/sections/evaluation_by_group.html.tera"),
-    ),
-    (
-        "sections/fairness_analyses.html",
-        include_str!("../../templates/sections/fairness_analyses.html.tera"),
-    ),
-    (
-        "sections/intermediate_file_paths.html",
-        include_str!("../../templates/sections/intermediate_file_paths.html.tera"),
-    ),
-    (
-        "sections/sysinfo.html",
-        include_str!("../../templates/sections/sysinfo.html.tera"),
+        "block.html",
+        include_str!("../../templates/block.html.tera"),
     ),
     (
         "footer.html",
@@ -67,10 +36,11 @@ const TEMPLATES: [(&str, &str); 12] = [
 const CSS: &str = include_str!("../../templates/report.css");
 const JS: &str = include_str!("../../templates/report.js");
 
-/// The template engine with every template loaded, escaping everything.
-pub fn engine() -> Result<tera::Tera> {
+/// The template engine with the engine's templates and `kind`'s loaded,
+/// escaping everything.
+pub fn engine(kind: &[(&str, &str)]) -> Result<tera::Tera> {
     let mut tera = tera::Tera::default();
-    tera.add_raw_templates(TEMPLATES)
+    tera.add_raw_templates(TEMPLATES.iter().chain(kind).copied())
         .context("the report templates do not compile")?;
     // Every template name ends with "": escape all of them.
     tera.autoescape_on(vec![""]);
@@ -98,35 +68,58 @@ pub fn css() -> String {
     )
 }
 
-/// Renders one section's fragment.
-pub fn section(tera: &tera::Tera, body: &Body) -> Result<String> {
-    match body {
-        Body::Template { template, context } => tera
+/// Renders one block.
+pub fn block(tera: &tera::Tera, block: &Block) -> Result<String> {
+    match (block, block.ctx()) {
+        (Block::Template { template, context }, _) => tera
             .render(template, context)
             .with_context(|| format!("cannot render the report template {template}")),
-        Body::Html { html, .. } => Ok(html.clone()),
+        (Block::Html(html), _) => Ok(html.clone()),
+        (_, Some(ctx)) => {
+            let ctx = tera::Context::from_serialize(&ctx)
+                .context("cannot prepare a block of the report")?;
+            tera.render("block.html", &ctx)
+                .context("cannot render a block of the report")
+        }
+        (_, None) => unreachable!("every other block has a context"),
     }
 }
 
+/// Renders blocks, joined by new lines.
+fn blocks(tera: &tera::Tera, blocks: &[Block]) -> Result<String> {
+    let parts = blocks
+        .iter()
+        .map(|b| block(tera, b))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(parts.join("\n"))
+}
+
 /// Renders the whole page.
-pub fn page(model: &Model) -> Result<String> {
-    let tera = engine()?;
-    let mut sections = Vec::with_capacity(model.sections.len());
-    for s in &model.sections {
+pub fn page(report: &Report) -> Result<String> {
+    let tera = engine(report.templates)?;
+    let mut panels = Vec::with_capacity(report.panels.len());
+    for p in &report.panels {
+        panels.push(SectionHtml {
+            id: p.id.clone(),
+            name: p.id.clone(),
+            kind: p.class.clone(),
+            html: blocks(&tera, &p.blocks)?,
+        });
+    }
+    let mut sections = Vec::with_capacity(report.sections.len());
+    for s in &report.sections {
         sections.push(SectionHtml {
             id: s.id.clone(),
             name: s.name.clone(),
-            kind: match &s.body {
-                Body::Template { .. } => "builtin".to_string(),
-                Body::Html { kind, .. } => kind.to_string(),
-            },
-            html: section(&tera, &s.body)?,
+            kind: s.kind.clone(),
+            html: blocks(&tera, &s.blocks)?,
         });
     }
     let page = PageCtx {
-        title: format!("Evaluation report: {}", model.header.experiment_id),
-        header: model.header.clone(),
-        toc: model.toc.clone(),
+        title: format!("{}: {}", report.header.kind, report.header.title),
+        header: report.header.clone(),
+        toc: report.toc.clone(),
+        panels,
         sections,
         css: css(),
         js: JS.to_string(),
@@ -142,7 +135,7 @@ mod tests {
 
     #[test]
     fn templates_compile_and_escape_everything() {
-        let mut tera = engine().unwrap();
+        let mut tera = engine(&[]).unwrap();
         tera.add_raw_template("t.html.tera", "{{ x }}|{{ y | safe }}")
             .unwrap();
         let mut ctx = tera::Context::new();

@@ -1,5 +1,5 @@
-//! Report stage: one builder per built-in section (spec 5.4-5.12). Each
-//! reads the [`Run`](crate::pipeline::Run) through the [`Builder`], decides
+//! The `build` report: one builder per built-in section (spec 5.4-5.12).
+//! Each reads the [`Run`](crate::pipeline::Run) through the [`Builder`], decides
 //! what is shown (skip conditions, thresholds, highlighting), formats every
 //! number, and returns a typed context for its template. No I/O, no
 //! rendering.
@@ -11,14 +11,16 @@ mod meta;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use super::build::{template, Body, Builder};
-use super::context::{Heading, Table};
-use super::format::{percent, thousands};
-use super::tables::{frame_table, FrameOpts};
+use crate::build::Builder;
 use crate::preprocess::Exclusion;
+use crate::render::builder::template;
+use crate::render::context::{Heading, Table};
+use crate::render::format::{percent, thousands};
+use crate::render::model::Block;
+use crate::render::tables::{frame_table, FrameOpts};
 
 /// Builds the built-in section `name`.
-pub fn builtin(b: &mut Builder, name: &str) -> Result<Body> {
+pub fn builtin(b: &mut Builder, name: &str) -> Result<Block> {
     match name {
         "data_description" => data_description(b),
         "data_description_by_group" => data_by_group(b),
@@ -87,7 +89,7 @@ struct DataCtx {
     double_scored: Option<DoubleCtx>,
 }
 
-fn data_description(b: &mut Builder) -> Result<Body> {
+fn data_description(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let (exp, p) = (&run.exp, &run.prepared);
     let heading = b.heading(2, "Description of the data");
@@ -101,7 +103,9 @@ fn data_description(b: &mut Builder) -> Result<Body> {
                     .allowed
                     .iter()
                     .map(|v| match v {
-                        crate::config::FlagValue::Number(x) => super::format::score_label(*x),
+                        crate::config::FlagValue::Number(x) => {
+                            crate::render::format::score_label(*x)
+                        }
                         crate::config::FlagValue::Text(t) => t.clone(),
                     })
                     .collect::<Vec<_>>()
@@ -230,7 +234,7 @@ struct DataByGroupCtx {
     groups: Vec<GroupDataCtx>,
 }
 
-fn data_by_group(b: &mut Builder) -> Result<Body> {
+fn data_by_group(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let mut groups = Vec::new();
     for g in &run.prepared.groups {

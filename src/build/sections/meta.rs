@@ -1,12 +1,14 @@
-//! Report stage: the `intermediate_file_paths` (spec 5.11) and `sysinfo`
+//! The `build` report: the `intermediate_file_paths` (spec 5.11) and `sysinfo`
 //! (5.12) sections. Derives file names from the run's frames (the output
 //! stage writes them); no I/O, no rendering.
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::render::build::{template, Body, Builder};
+use crate::build::Builder;
+use crate::render::builder::template;
 use crate::render::context::{Cell, ColumnHead, Heading, Row, Table};
+use crate::render::model::Block;
 use crate::render::sysinfo;
 use crate::render::tables::text_cell;
 
@@ -89,7 +91,7 @@ struct FilesCtx {
     folder: String,
 }
 
-pub fn files(b: &mut Builder) -> Result<Body> {
+pub fn files(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let exp = &run.exp;
     let heading = b.heading(2, "Links to intermediate files");
@@ -164,7 +166,7 @@ struct SysCtx {
     table: Table,
 }
 
-pub fn sysinfo(b: &mut Builder) -> Result<Body> {
+pub fn sysinfo(b: &mut Builder) -> Result<Block> {
     let heading = b.heading(2, "System information");
     let mut t = b.table(
         "libraries",

@@ -1,4 +1,4 @@
-//! Report stage: the subgroup sections `evaluation_by_group` (spec 5.9,
+//! The `build` report: the subgroup sections `evaluation_by_group` (spec 5.9,
 //! figure 6.2) and `fairness_analyses` (5.10, figures 6.3 and 6.4): which
 //! groups are shown (`min_n_per_group`), in which order, and the figure
 //! inputs. Reads frames and typed results; no I/O, no rendering.
@@ -8,13 +8,15 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::build::Builder;
 use crate::metrics::fairness::{EstimateRow, FairnessResult};
 use crate::plots;
 use crate::preprocess::{ALL_DATA, NO_INFO};
-use crate::render::build::{template, Body, Builder};
+use crate::render::builder::template;
 use crate::render::context::{ColumnHead, FigureCtx, Heading, Row, Table};
 use crate::render::format::thousands;
 use crate::render::glossary;
+use crate::render::model::Block;
 use crate::render::tables::{
     column_f64, count_cell, head, index_labels, label_cell, metric_cell, outside, text_cell,
 };
@@ -65,7 +67,7 @@ pub fn shown_rows(labels: &[String], n: &[f64], m: u64) -> Vec<usize> {
     rows
 }
 
-pub fn evaluation_by_group(b: &mut Builder) -> Result<Body> {
+pub fn evaluation_by_group(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let p = &run.prepared;
     let x_trim = p.x_trim().name;
@@ -246,7 +248,7 @@ pub fn conditional_data(
     }
 }
 
-pub fn fairness(b: &mut Builder) -> Result<Body> {
+pub fn fairness(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let x_trim = run.prepared.x_trim().name;
     let heading = b.heading(2, "Additional fairness analyses");

@@ -1,4 +1,4 @@
-//! Report stage: the agreement sections: `consistency` (spec 5.6),
+//! The `build` report: the agreement sections: `consistency` (spec 5.6),
 //! `evaluation` (5.7, with figure 6.1) and `true_score_evaluation` (5.8).
 //! Reads frames and typed results of the run; no I/O, no rendering.
 
@@ -6,13 +6,15 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::continuous_human;
+use crate::build::Builder;
 use crate::config::{Number, ScaleWith};
 use crate::metrics::MetricBlock;
 use crate::plots;
-use crate::render::build::{template, Body, Builder};
+use crate::render::builder::template;
 use crate::render::context::{Cell, ColumnHead, FigureCtx, Heading, Row, Table, Term, Titled};
 use crate::render::format::{short, thousands};
 use crate::render::glossary;
+use crate::render::model::Block;
 use crate::render::tables::{
     column_f64, count_cell, frame_table, head, label_cell, matrix_table, metric_cell, outside,
     text_cell, FrameOpts,
@@ -48,7 +50,7 @@ fn consistency_highlight(col: &str, x: f64) -> Option<String> {
     }
 }
 
-pub fn consistency(b: &mut Builder) -> Result<Body> {
+pub fn consistency(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let exp = &run.exp;
     let heading = b.heading(2, "Consistency of human scores");
@@ -255,7 +257,7 @@ const ASSOCIATION_COLUMNS: [&str; 8] = [
     "RMSE",
 ];
 
-pub fn evaluation(b: &mut Builder) -> Result<Body> {
+pub fn evaluation(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let (exp, p) = (&run.exp, &run.prepared);
     let heading = b.heading(2, "Evaluation results");
@@ -427,7 +429,7 @@ struct TrueScoreCtx {
     body: Option<TrueScoreBody>,
 }
 
-pub fn true_score(b: &mut Builder) -> Result<Body> {
+pub fn true_score(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let exp = &run.exp;
     let heading = b.heading(3, "True score evaluation");

@@ -1,0 +1,183 @@
+//! Report stage: the kind-agnostic report model. A [`Report`] is everything
+//! one HTML report shows (header, panels, sections of blocks, figures),
+//! already computed and formatted by the command that assembles it
+//! (`build`, and later `compare`, `summarize`, `agree`, `preferences`).
+//! The engine ([`super::templates`]) only places it.
+//!
+//! Plain data: no I/O, no arithmetic on results, and nothing here knows
+//! which command made the report.
+
+use serde::Serialize;
+
+use super::context::{FigureCtx, Glance, Heading, InputCtx, Table, Term, TocEntry};
+use crate::plots::Figure;
+
+/// One complete report, ready to render.
+pub struct Report {
+    pub header: Header,
+    /// Boxes between the header and the first section (a gates panel, for
+    /// example), in order.
+    pub panels: Vec<Panel>,
+    /// The sections, in order.
+    pub sections: Vec<Section>,
+    /// The table of contents (see [`super::builder::Builder::finish`]).
+    pub toc: Vec<TocEntry>,
+    /// Every figure drawn, in document order (also written to `figure/`).
+    pub figures: Vec<Figure>,
+    /// The templates of this report kind, `(name, source)`, that
+    /// [`Block::Template`] blocks name; the engine's own (`macros.html`,
+    /// `report.html`, `footer.html`, `block.html`) are always loaded.
+    pub templates: &'static [(&'static str, &'static str)],
+    /// The prefix of every file name: `figure/<prefix>_<figure>.svg`,
+    /// `report/<prefix>_report.html`, CSV downloads `<prefix>_<table>.csv`.
+    pub file_prefix: String,
+}
+
+/// The report header: what the report is about, key figures and
+/// provenance.
+#[derive(Clone, Debug, Serialize)]
+pub struct Header {
+    /// The kind of report, above the title and in the page title
+    /// (`Evaluation report`).
+    pub kind: String,
+    /// The main heading (the experiment id, or `v2 vs v3`).
+    pub title: String,
+    /// Model versions shown under the title (`Model version` `v3`).
+    pub versions: Vec<Version>,
+    /// One sentence saying what the report does, as HTML: every value in
+    /// it must already be escaped (see [`super::format::escape_html`]).
+    pub intro_html: String,
+    /// The user's description rendered from Markdown (raw HTML escaped).
+    pub description_html: String,
+    /// Generation time, formatted.
+    pub generated: String,
+    /// The rsmreport version.
+    pub version: String,
+    /// Figures are shown as thumbnails linking to their files.
+    pub thumbnails: bool,
+    /// The key figures ("at a glance" cards).
+    pub glance: Vec<Glance>,
+    /// Every input file read, with its checksum.
+    pub inputs: Vec<InputCtx>,
+    /// The configuration the run used, if it has one.
+    pub config: Option<ConfigCtx>,
+}
+
+/// A labelled model version.
+#[derive(Clone, Debug, Serialize)]
+pub struct Version {
+    pub label: String,
+    pub value: String,
+}
+
+/// The configuration file and its normalised form, in the provenance block.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConfigCtx {
+    pub path: String,
+    pub json: String,
+}
+
+/// A box under the header, before the sections (`<section class="panel">`).
+pub struct Panel {
+    /// The element id (unique in the page; take it from the builder).
+    pub id: String,
+    /// Extra CSS classes.
+    pub class: String,
+    pub blocks: Vec<Block>,
+}
+
+/// One section of the report (`<section id=.. data-section=..>`).
+pub struct Section {
+    /// The element id (unique in the page).
+    pub id: String,
+    /// The section's name (`data-section`).
+    pub name: String,
+    /// Its CSS class: `builtin` for the command's own sections, `markdown`
+    /// or `html` for custom sections.
+    pub kind: String,
+    pub blocks: Vec<Block>,
+}
+
+/// A piece of a section or panel. The fragments of one section are joined
+/// by new lines.
+pub enum Block {
+    /// A fragment from one of the report kind's own templates
+    /// ([`Report::templates`]), filled with its typed context.
+    Template {
+        template: &'static str,
+        context: tera::Context,
+    },
+    /// HTML inserted as is: Markdown made safe by [`super::markdown`], or a
+    /// custom `.html` section (inserted as is by design).
+    Html(String),
+    /// Everything below is escaped when rendered.
+    Heading(Heading),
+    /// A paragraph of plain text.
+    Paragraph(String),
+    /// A table with its caption (and CSV download when it names a file).
+    Table(Table),
+    /// A figure with its caption.
+    Figure(FigureCtx),
+    /// The legend of highlighted cells above a table.
+    Legend(String),
+    /// A short note in a note box.
+    Note(String),
+    /// A warning box.
+    Warning(String),
+    /// Key-figure cards.
+    KeyFigures(Vec<Glance>),
+    /// A collapsible glossary.
+    Glossary { summary: String, terms: Vec<Term> },
+}
+
+/// The escaped blocks as the `block.html` template sees them (one field
+/// set).
+#[derive(Serialize, Default)]
+pub(super) struct BlockCtx<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heading: Option<&'a Heading>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paragraph: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<&'a Table>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub figure: Option<&'a FigureCtx>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legend: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub glance: Option<&'a [Glance]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub glossary: Option<GlossaryCtx<'a>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct GlossaryCtx<'a> {
+    pub summary: &'a str,
+    pub terms: &'a [Term],
+}
+
+impl Block {
+    /// The block as `block.html` sees it; `None` for the two blocks that
+    /// are HTML already ([`Block::Template`] renders through its own
+    /// template).
+    pub(super) fn ctx(&self) -> Option<BlockCtx<'_>> {
+        let mut c = BlockCtx::default();
+        match self {
+            Block::Template { .. } | Block::Html(_) => return None,
+            Block::Heading(h) => c.heading = Some(h),
+            Block::Paragraph(t) => c.paragraph = Some(t),
+            Block::Table(t) => c.table = Some(t),
+            Block::Figure(f) => c.figure = Some(f),
+            Block::Legend(t) => c.legend = Some(t),
+            Block::Note(t) => c.note = Some(t),
+            Block::Warning(t) => c.warning = Some(t),
+            Block::KeyFigures(g) => c.glance = Some(g),
+            Block::Glossary { summary, terms } => c.glossary = Some(GlossaryCtx { summary, terms }),
+        }
+        Some(c)
+    }
+}
