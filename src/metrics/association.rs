@@ -220,6 +220,18 @@ pub fn dsm(h: &[f64], s: &[f64], pop: &Population) -> f64 {
         / n as f64
 }
 
+/// [`dsm`] from the pair's means: by linearity,
+/// `mean((s - pop.s_mean)/pop.s_sd - (h - pop.h_mean)/pop.h_sd)` equals
+/// `(s_mean - pop.s_mean)/pop.s_sd - (h_mean - pop.h_mean)/pop.h_sd`, with
+/// the same NaN rules (the bootstrap, which has sums and no values).
+pub(crate) fn dsm_from_means(h_mean: f64, s_mean: f64, pop: &Population) -> f64 {
+    let tiny = |sd: f64| sd.is_nan() || sd.abs() <= 1e-7;
+    if h_mean.is_nan() || tiny(pop.h_sd) || tiny(pop.s_sd) {
+        return f64::NAN;
+    }
+    (s_mean - pop.s_mean) / pop.s_sd - (h_mean - pop.h_mean) / pop.h_sd
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ pub mod association;
 pub mod block;
 pub mod fairness;
 pub mod ols;
+pub mod pair_sums;
 pub mod prmse;
 pub mod summary;
 

@@ -131,10 +131,13 @@ pub fn true_score_basis(humans: &[&[f64]], rater_error_variance: Option<f64>) ->
                 [f64::from(counts[i]) * (d * d)]
             }
         })[0];
-        let m = total_scores as f64;
-        let numerator = sum_sq - (n as f64 - 1.0) * error_variance;
-        let denominator = m - sum_sq_counts as f64 / m;
-        numerator / denominator
+        true_score_variance(
+            sum_sq,
+            n as f64,
+            error_variance,
+            total_scores as f64,
+            sum_sq_counts as f64,
+        )
     };
 
     TrueScoreBasis {
@@ -168,8 +171,139 @@ impl TrueScoreBasis {
                 [(d * d) * f64::from(self.counts[i])]
             }
         })[0];
-        let mse = (se - self.n as f64 * self.error_variance) / self.total_scores as f64;
-        (mse, 1.0 - mse / self.true_score_var)
+        mse_prmse(
+            se,
+            self.n as f64,
+            self.error_variance,
+            self.total_scores as f64,
+            self.true_score_var,
+        )
+    }
+}
+
+/// `VarT = ( sum c_i (Hbar_i - G)^2 - (N - 1) Ve ) / ( M - sum c_i^2 / M )`
+/// from its sums (`sum_sq` is the first sum).
+pub(crate) fn true_score_variance(sum_sq: f64, n: f64, ve: f64, m: f64, sum_sq_counts: f64) -> f64 {
+    let numerator = sum_sq - (n - 1.0) * ve;
+    let denominator = m - sum_sq_counts / m;
+    numerator / denominator
+}
+
+/// `(MSE_true, PRMSE)` from `se = sum c_i (Hbar_i - s_i)^2`:
+/// `MSE_true = (se - N Ve) / M`, `PRMSE = 1 - MSE_true / VarT`.
+pub(crate) fn mse_prmse(se: f64, n: f64, ve: f64, m: f64, var_t: f64) -> (f64, f64) {
+    let mse = (se - n * ve) / m;
+    (mse, 1.0 - mse / var_t)
+}
+
+/// Additive sums of the true-score evaluation over a set of responses with
+/// one or two human scores (NaN = missing) and `k` system scores: what
+/// [`true_score_basis`] and [`TrueScoreBasis::evaluate`] compute, as sums
+/// that add across sets and scale with repeats (the bootstrap, uncertainty
+/// spec 2.1). [`TrueScoreSums::evaluate`] applies the same formulas
+/// ([`true_score_variance`], [`mse_prmse`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrueScoreSums {
+    /// Responses with a human score, and with two.
+    pub n: f64,
+    pub n_multiple: f64,
+    /// `M = sum c_i`, `sum c_i^2`, `sum (c_i - 1)`.
+    pub m: f64,
+    pub sum_sq_counts: f64,
+    pub dof: f64,
+    /// `sum V_i (c_i - 1)` over responses with two scores.
+    pub within: f64,
+    /// `sum c_i d_i` and `sum c_i d_i^2` with `d_i = Hbar_i - centre`.
+    pub cd: f64,
+    pub cdd: f64,
+    /// Per system score: `sum c_i (Hbar_i - s_i)^2`.
+    pub se: Vec<f64>,
+}
+
+impl TrueScoreSums {
+    /// The sums of no responses, for `k` system scores.
+    pub fn zero(k: usize) -> Self {
+        TrueScoreSums {
+            n: 0.0,
+            n_multiple: 0.0,
+            m: 0.0,
+            sum_sq_counts: 0.0,
+            dof: 0.0,
+            within: 0.0,
+            cd: 0.0,
+            cdd: 0.0,
+            se: vec![0.0; k],
+        }
+    }
+
+    /// Adds one response: human scores `h1`, `h2` (NaN = missing), system
+    /// scores `systems(j)` for `j < k`; `centre` is a fixed reference
+    /// point near the mean score.
+    #[inline]
+    pub fn push(&mut self, centre: f64, h1: f64, h2: f64, systems: impl Fn(usize) -> f64) {
+        let (c, sum) = match (h1.is_nan(), h2.is_nan()) {
+            (true, true) => return,
+            (false, true) => (1.0, h1),
+            (true, false) => (1.0, h2),
+            (false, false) => (2.0, h1 + h2),
+        };
+        let hbar = sum / c;
+        self.n += 1.0;
+        self.m += c;
+        self.sum_sq_counts += c * c;
+        self.dof += c - 1.0;
+        if c > 1.0 {
+            self.n_multiple += 1.0;
+            let (a, b) = (h1 - hbar, h2 - hbar);
+            self.within += a * a + b * b;
+        }
+        let d = hbar - centre;
+        self.cd += c * d;
+        self.cdd += c * d * d;
+        for (j, se) in self.se.iter_mut().enumerate() {
+            let e = hbar - systems(j);
+            *se += c * (e * e);
+        }
+    }
+
+    /// Adds `w` times `other`.
+    #[inline]
+    pub fn add_scaled(&mut self, other: &TrueScoreSums, w: f64) {
+        self.n += w * other.n;
+        self.n_multiple += w * other.n_multiple;
+        self.m += w * other.m;
+        self.sum_sq_counts += w * other.sum_sq_counts;
+        self.dof += w * other.dof;
+        self.within += w * other.within;
+        self.cd += w * other.cd;
+        self.cdd += w * other.cdd;
+        for (a, b) in self.se.iter_mut().zip(&other.se) {
+            *a += w * b;
+        }
+    }
+
+    /// `(Ve, VarT, [(MSE_true, PRMSE)])`: `Ve` is `rater_error_variance`
+    /// when given, else pooled from the double-scored responses (NaN
+    /// without any).
+    pub fn evaluate(&self, rater_error_variance: Option<f64>) -> (f64, f64, Vec<(f64, f64)>) {
+        let ve = match rater_error_variance {
+            Some(v) => v,
+            None if self.n_multiple == 0.0 => f64::NAN,
+            None => self.within / self.dof,
+        };
+        let nan = (f64::NAN, f64::NAN);
+        if ve.is_nan() || self.n == 0.0 {
+            return (ve, f64::NAN, vec![nan; self.se.len()]);
+        }
+        // sum c (Hbar - G)^2 with G = sum c Hbar / M, from the centred sums.
+        let sum_sq = (self.cdd - self.cd * self.cd / self.m).max(0.0);
+        let var_t = true_score_variance(sum_sq, self.n, ve, self.m, self.sum_sq_counts);
+        let results = self
+            .se
+            .iter()
+            .map(|&se| mse_prmse(se, self.n, ve, self.m, var_t))
+            .collect();
+        (ve, var_t, results)
     }
 }
 
@@ -186,6 +320,44 @@ mod tests {
     const SC1: [f64; 8] = [1.0, 2.0, 3.0, 4.0, 5.0, 3.0, 2.0, 4.0];
     const SC2: [f64; 8] = [2.0, 2.0, NAN, 4.0, 4.0, NAN, 1.0, NAN];
     const SYS: [f64; 8] = [1.2, 2.5, 2.9, 4.4, 4.6, 3.5, 1.5, 3.9];
+
+    #[test]
+    fn sums_give_the_basis_values() {
+        for rev in [None, Some(0.25)] {
+            let b = true_score_basis(&[&SC1, &SC2], rev);
+            let mut sums = TrueScoreSums::zero(2);
+            let sys2: Vec<f64> = SYS.iter().map(|x| x * 0.9 + 0.3).collect();
+            for i in 0..SC1.len() {
+                sums.push(
+                    3.0,
+                    SC1[i],
+                    SC2[i],
+                    |j| if j == 0 { SYS[i] } else { sys2[i] },
+                );
+            }
+            let (ve, var_t, results) = sums.evaluate(rev);
+            assert!(close(ve, b.error_variance, 1e-12));
+            assert!(close(var_t, b.true_score_var, 1e-12));
+            for (r, sys) in results.iter().zip([SYS.to_vec(), sys2]) {
+                let (mse, prmse) = b.evaluate(&sys);
+                assert!(close(r.0, mse, 1e-12) && close(r.1, prmse, 1e-12), "{r:?}");
+            }
+        }
+        // Twice the same responses: the same Ve; sums scale.
+        let mut once = TrueScoreSums::zero(1);
+        for i in 0..SC1.len() {
+            once.push(3.0, SC1[i], SC2[i], |_| SYS[i]);
+        }
+        let mut twice = TrueScoreSums::zero(1);
+        twice.add_scaled(&once, 2.0);
+        assert!(close(twice.evaluate(None).0, once.evaluate(None).0, 1e-15));
+        assert_eq!(twice.n, 16.0);
+        // No double-scored response: everything NaN.
+        let mut single = TrueScoreSums::zero(1);
+        single.push(3.0, 2.0, NAN, |_| 2.5);
+        let (ve, var_t, r) = single.evaluate(None);
+        assert!(ve.is_nan() && var_t.is_nan() && r[0].1.is_nan());
+    }
 
     #[test]
     fn golden_v5_partial_double_scoring() {
