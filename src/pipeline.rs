@@ -7,6 +7,7 @@
 use crate::config::{Experiment, ScaleWith};
 use crate::output::{check_file_name_part, OutputFile};
 use crate::preprocess::{self, Exclusion, Prepared};
+use crate::sections::intervals::{self, IntervalResults};
 use crate::sections::{self, Analysis};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -121,6 +122,9 @@ pub struct Run {
     pub inputs: Vec<InputInfo>,
     pub prepared: Prepared,
     pub analysis: Analysis,
+    /// Confidence intervals (their `_ci` tables are in `analysis.frames`);
+    /// `None` when switched off.
+    pub intervals: Option<IntervalResults>,
 }
 
 /// Reads the inputs of `exp` and computes every table.
@@ -151,14 +155,30 @@ pub fn execute(exp: Experiment) -> Result<Run> {
             &pred_path.display().to_string(),
         )
     })?;
-    let analysis = timed("analyze", || {
+    let mut analysis = timed("analyze", || {
         sections::analyze_moving_frames(&exp, &mut prepared)
     });
+    let intervals = exp.intervals.as_ref().map(|settings| {
+        timed("intervals", || {
+            let candidates = intervals::candidate_codes(&analysis.frames);
+            intervals::compute(
+                settings,
+                &prepared,
+                &analysis.frames,
+                candidates.as_deref(),
+                exp.rater_error_variance.map(crate::config::Number::as_f64),
+            )
+        })
+    });
+    if let Some(results) = &intervals {
+        analysis.frames.extend(intervals::frames(results));
+    }
     Ok(Run {
         exp,
         inputs,
         prepared,
         analysis,
+        intervals,
     })
 }
 

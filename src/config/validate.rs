@@ -1121,7 +1121,10 @@ mod tests {
             Some(crate::config::intervals::Intervals::default())
         );
         let saved = e.saved_config.as_object().unwrap();
-        assert_eq!(saved.keys().last().map(String::as_str), Some("intervals"));
+        assert_eq!(
+            saved.keys().next_back().map(String::as_str),
+            Some("intervals")
+        );
         assert_eq!(
             saved["intervals"],
             json!({"level": 0.95, "replicates": 1000, "seed": 0, "unit": "response"})
