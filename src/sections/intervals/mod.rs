@@ -14,6 +14,8 @@
 
 pub mod design;
 pub mod stats;
+#[cfg(test)]
+mod tests;
 
 use crate::config::intervals::Intervals;
 use crate::metrics::bootstrap::{
@@ -82,18 +84,43 @@ pub fn compute(
     candidates: Option<&[u32]>,
     rater_error_variance: Option<f64>,
 ) -> IntervalResults {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    compute_with_threads(
+        settings,
+        prep,
+        frames,
+        candidates,
+        rater_error_variance,
+        threads,
+    )
+}
+
+/// [`compute`] on `threads` threads (at most 8); the results do not
+/// depend on it.
+pub fn compute_with_threads(
+    settings: &Intervals,
+    prep: &Prepared,
+    frames: &[Frame],
+    candidates: Option<&[u32]>,
+    rater_error_variance: Option<f64>,
+    threads: usize,
+) -> IntervalResults {
+    let run = Replicates {
+        settings,
+        threads: threads.clamp(1, 8),
+    };
     let units = match settings.unit {
         crate::config::intervals::Unit::Candidate => candidates,
         crate::config::intervals::Unit::Response => None,
     };
     let has = |name: &str| frames.iter().any(|f| f.name == name && f.is_writable());
-    let mut tables = overall_tables(settings, prep, units, has, rater_error_variance);
+    let mut tables = overall_tables(&run, prep, units, has, rater_error_variance);
     for t in &mut tables {
         fill_estimates(t, frames);
     }
     for (g_index, g) in prep.groups.iter().enumerate() {
         if has(&format!("eval_by_{}", g.name)) {
-            let mut t = group_table(settings, prep, g, g_index, units);
+            let mut t = group_table(&run, prep, g, g_index, units);
             fill_estimates(&mut t, frames);
             add_group_analytic(&mut t, g, prep.n(), settings.level);
             tables.push(t);
@@ -111,11 +138,18 @@ struct Replicated {
     values: Vec<f64>,
 }
 
-/// Runs `replicates` replicates of `blocks` in parallel, each turning its
-/// stratum totals into statistics with `stat`. The keys come from a run on
-/// the totals of the full data.
+/// The settings and thread count of one computation.
+struct Replicates<'a> {
+    settings: &'a Intervals,
+    threads: usize,
+}
+
+/// Runs the replicates of `blocks` in parallel, each turning its stratum
+/// totals into statistics with `stat`; replicate `b` of `stream` always
+/// draws the same blocks. The keys come from a run on the totals of the
+/// full data.
 fn replicate<T: Additive + Send + Sync>(
-    settings: &Intervals,
+    run: &Replicates,
     stream: u64,
     blocks: &Blocks,
     sums: &[T],
@@ -130,13 +164,10 @@ fn replicate<T: Additive + Send + Sync>(
             keys.push((t.to_string(), r.to_string(), m.to_string()));
         },
     );
-    let (b_count, s_count) = (settings.replicates as usize, keys.len());
+    let (b_count, s_count) = (run.settings.replicates as usize, keys.len());
     let mut values = vec![f64::NAN; b_count * s_count];
-    let seed = settings.seed ^ stream.wrapping_mul(0xA076_1D64_78BD_642F);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let chunk = b_count.div_ceil(threads).max(1) * s_count;
+    let seed = run.settings.seed ^ stream.wrapping_mul(0xA076_1D64_78BD_642F);
+    let chunk = b_count.div_ceil(run.threads).max(1) * s_count;
     std::thread::scope(|scope| {
         for (part, out) in values.chunks_mut(chunk.max(1)).enumerate() {
             scope.spawn(move || {
@@ -159,7 +190,7 @@ fn replicate<T: Additive + Send + Sync>(
 
 /// The `_ci` tables of the whole-set statistics.
 fn overall_tables(
-    settings: &Intervals,
+    run: &Replicates,
     prep: &Prepared,
     units: Option<&[u32]>,
     has: impl Fn(&str) -> bool,
@@ -189,6 +220,7 @@ fn overall_tables(
         hh: spec.hh.as_ref().map(PairSums::zero),
         true_score: true_score.map(|_| TrueScoreSums::zero(prep.scores.len())),
     };
+    let settings = run.settings;
     let blocks = Blocks::deal(n, units, None, 1, MAX_BLOCKS, settings.seed);
     let sums = block_sums(&blocks, &zero, |t, i| {
         let h = prep.sc1[i];
@@ -206,7 +238,7 @@ fn overall_tables(
             ts.push(ts_centre, h, h2, |k| prep.scores[k].values[i]);
         }
     });
-    let rep = replicate(settings, 0, &blocks, &sums, &zero, &|t, put| {
+    let rep = replicate(run, 0, &blocks, &sums, &zero, &|t, put| {
         stats::overall(&spec, &t[0], put)
     });
     let n_units = blocks.units.iter().sum();
@@ -217,7 +249,7 @@ fn overall_tables(
 
 /// The `eval_by_<g>_ci` table of one subgroup column.
 fn group_table(
-    settings: &Intervals,
+    run: &Replicates,
     prep: &Prepared,
     g: &Grouping,
     g_index: usize,
@@ -234,6 +266,7 @@ fn group_table(
         trim: PairSums::zero(&spec.trim),
         round: PairSums::zero(&spec.round),
     };
+    let settings = run.settings;
     let stream = g_index as u64 + 1;
     let blocks = Blocks::deal(
         prep.n(),
@@ -248,7 +281,7 @@ fn group_table(
         t.trim.push(&spec.trim, h, trim.values[i]);
         t.round.push(&spec.round, h, round.values[i]);
     });
-    let rep = replicate(settings, stream, &blocks, &sums, &zero, &|t, put| {
+    let rep = replicate(run, stream, &blocks, &sums, &zero, &|t, put| {
         stats::by_group(&spec, t, put)
     });
     let mut tables = collect(&rep, settings.level, blocks.units.iter().sum());
