@@ -192,6 +192,10 @@ pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) ->
     timed("format and write tables", || {
         crate::output::each_table_file(&run.exp, &run.analysis.frames, epoch, emit)
     })?;
+    emit(&OutputFile {
+        path: Path::new("output").join(format!("{}_summary.json", run.exp.experiment_id)),
+        bytes: crate::build::summary::summary_json(run),
+    })?;
     let report = timed("report", || {
         crate::render::report_files(&crate::build::report(run, epoch)?)
     })?;

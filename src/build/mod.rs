@@ -7,8 +7,10 @@
 //!
 //! Reads only the custom section files; writes nothing; never changes the
 //! run. The engine ([`crate::render`]) renders what this returns.
+//! [`summary`] is the build's machine-readable summary file.
 
 pub mod sections;
+pub mod summary;
 
 use anyhow::{Context as _, Result};
 
