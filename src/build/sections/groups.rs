@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::Serialize;
 
+use super::add_row_intervals;
 use crate::build::Builder;
 use crate::metrics::fairness::{EstimateRow, FairnessResult};
 use crate::plots;
@@ -137,6 +138,7 @@ pub fn evaluation_by_group(b: &mut Builder) -> Result<Block> {
                     .into(),
                 });
             }
+            add_row_intervals(b, &mut t, &format!("eval_by_{}", g.name));
             (Some(figure), Some(t))
         };
         groups.push(EvalGroupCtx {
