@@ -29,7 +29,7 @@ pub struct Cell {
     /// A row header (`<th scope="row">`).
     pub header: bool,
     /// A compact confidence interval shown under the value
-    /// (`0.578–0.620`); empty for none.
+    /// (`[0.578, 0.620]`); empty for none.
     pub ci: String,
 }
 
@@ -125,8 +125,8 @@ pub struct Glance {
     pub label: String,
     pub value: String,
     pub title: String,
-    /// Its confidence interval, shown under the value (`95% CI
-    /// 0.578–0.620`); empty for none.
+    /// Its confidence interval, shown under the value (`95% CI [0.578,
+    /// 0.620]`); empty for none.
     pub ci: String,
 }
 

@@ -34,7 +34,7 @@ fn header(config: bool) -> Header {
             label: HOSTILE.into(),
             value: "0.700".into(),
             title: String::new(),
-            ci: "95% CI 0.650–0.750".into(),
+            ci: "95% CI [0.650, 0.750]".into(),
         }],
         inputs: vec![InputCtx {
             role: "baseline".into(),

@@ -293,18 +293,15 @@ fn level_text(level: f64) -> String {
     }
 }
 
-/// `lo–hi` with three decimals, or `None` when the interval is NaN.
+/// `[lo, hi]` with three decimals (readable with negative ends), or
+/// `None` when the interval is NaN.
 fn compact(lower: f64, upper: f64) -> Option<String> {
-    (lower.is_finite() && upper.is_finite()).then(|| {
-        format!(
-            "{}\u{2013}{}",
-            crate::render::format::num3(lower),
-            crate::render::format::num3(upper)
-        )
-    })
+    use crate::render::format::num3;
+    (lower.is_finite() && upper.is_finite()).then(|| format!("[{}, {}]", num3(lower), num3(upper)))
 }
 
-/// A key figure's interval line (`95% CI 0.578–0.620`), empty without one.
+/// A key figure's interval line (`95% CI [0.578, 0.620]`), empty without
+/// one.
 pub fn ci_line(run: &crate::pipeline::Run, source: &str, row: &str, metric: &str) -> String {
     let Some(results) = &run.intervals else {
         return String::new();
