@@ -366,17 +366,17 @@ pub fn intervals_note(b: &Builder, stratified: bool) -> Option<Block> {
     let r = b.run.intervals.as_ref()?;
     let s = &r.settings;
     let units = r.tables.first().map_or(0, |t| t.n_units);
-    let unit = match s.unit {
-        crate::config::intervals::Unit::Response => "responses",
+    let (unit, together) = match s.unit {
+        crate::config::intervals::Unit::Response => ("responses", ""),
         crate::config::intervals::Unit::Candidate => {
-            "test takers (all responses of a test taker together)"
+            ("test takers", " (all responses of a test taker together)")
         }
     };
     let how = if s.replicates == 0 {
         "from analytic formulas only (no bootstrap replicates were drawn), so most statistics have none".to_string()
     } else {
         format!(
-            "from {} bootstrap resamples of the {} {unit}{}",
+            "from {} bootstrap resamples of the {} {unit}{together}{}",
             thousands(s.replicates),
             thousands(units as u64),
             if stratified {
