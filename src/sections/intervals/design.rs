@@ -5,7 +5,7 @@
 //! and a replicate is a weighted sum of block sums, the weights being how
 //! often each block was drawn. No I/O; the maths is in `metrics`.
 
-use crate::metrics::bootstrap::{random_blocks, Rng};
+use crate::metrics::bootstrap::{random_blocks, Plan, Rng};
 
 /// Most blocks of one stratum. A replicate resamples blocks of randomly
 /// dealt units: block sums are independent and identically distributed,
@@ -25,6 +25,8 @@ pub struct Blocks {
     pub starts: Vec<usize>,
     /// Units in each stratum (responses, or test takers).
     pub units: Vec<usize>,
+    /// The blocks as the bootstrap's resampling units, by stratum.
+    plan: Plan,
 }
 
 impl Blocks {
@@ -69,7 +71,7 @@ impl Blocks {
         let mut deal_of_stratum = Vec::with_capacity(n_strata);
         for (s, &u) in units.iter().enumerate() {
             let m = u.min(max_blocks);
-            deal_of_stratum.push(random_blocks(u, m, stratum_seed(seed, s)));
+            deal_of_stratum.push(random_blocks(u, m as u32, stratum_seed(seed, s)));
             starts.push(starts[s] + m);
         }
         let of_response = (0..n)
@@ -78,10 +80,14 @@ impl Blocks {
                 (starts[s] as u32) + deal_of_stratum[s][local[i] as usize]
             })
             .collect();
+        let block_strata: Vec<u32> = (0..n_strata)
+            .flat_map(|s| std::iter::repeat_n(s as u32, starts[s + 1] - starts[s]))
+            .collect();
         Blocks {
             of_response,
             starts,
             units,
+            plan: Plan::stratified(&block_strata),
         }
     }
 
@@ -108,14 +114,7 @@ impl Blocks {
     /// One replicate's draw: within each stratum, as many blocks as it has,
     /// with replacement; `counts[j]` = times block `j` was drawn.
     pub fn draw(&self, rng: &mut Rng, counts: &mut [u32]) {
-        counts.fill(0);
-        for s in 0..self.strata() {
-            let (lo, hi) = (self.starts[s], self.starts[s + 1]);
-            let m = (hi - lo) as u64;
-            for _ in 0..m {
-                counts[lo + rng.below(m) as usize] += 1;
-            }
-        }
+        self.plan.draw_counts(rng, counts);
     }
 }
 
