@@ -324,8 +324,8 @@ pub fn text_columns(exp: &Experiment) -> Vec<&str> {
 }
 
 /// Runs spec 2.3-2.13 on the predictions table (and the scale table when
-/// `scale_with` names a file). `source` names the predictions file in
-/// messages.
+/// `scale_with` names a file), one named step per section of the spec.
+/// `source` names the predictions file in messages.
 pub fn prepare(
     exp: &Experiment,
     mut table: Table,
@@ -333,30 +333,130 @@ pub fn prepare(
     source: &str,
 ) -> Result<Prepared> {
     let n_original = table.nrows;
-    // The column names as in the file (before the renaming of 2.3).
-    let file_names: Vec<String> = table.names().into_iter().map(String::from).collect();
+    let roles = Roles::new(exp, &table, source);
+    check_configured_columns(&roles, &table)?;
+    rename_reserved(&roles, &mut table);
+    let id_col = check_duplicate_ids(exp, &mut table, source)?;
+    prepare_subgroups(exp, &roles, &mut table)?;
+    let (keep, flagged) = filter_flags(exp, &roles, &table)?;
+    let scores_in = RawScores::of(&table);
+    let human = filter_human_scores(exp, &table, &scores_in, &keep, flagged.len(), source)?;
+    let system = filter_system_scores(exp, &table, &scores_in, &human, flagged.len(), source)?;
+    // The exclusion list in the reference's order: human, system, listwise.
+    let mut excluded = human.excluded;
+    excluded.extend(system.excluded);
+    let kept = exclude_listwise(exp, &table, system.kept, &mut excluded, source)?;
+    let scaling = scaling_of(exp, scale_table)?;
+    let sc1: Vec<f64> = kept.iter().map(|&i| scores_in.sc1[i]).collect();
+    let raw: Vec<f64> = kept.iter().map(|&i| scores_in.raw[i]).collect();
+    let scores = score_types(exp, &raw, &scaling);
+    let (sc2, sc2_non_numeric) = second_human_scores(exp, &table, &kept);
+    let groups = kept_groups(exp, &table, &kept);
+    let n_candidates = count_candidates(&table, &kept);
+    let kept_data = Kept {
+        rows: &kept,
+        sc1: &sc1,
+        raw: &raw,
+        sc2: sc2.as_deref(),
+        scores: &scores,
+    };
+    let frames = build_frames(
+        exp, table, id_col, &kept_data, &scores_in, &excluded, &flagged,
+    );
+    Ok(Prepared {
+        n_original,
+        n_flagged: flagged.len(),
+        excluded: excluded
+            .iter()
+            .map(|&(why, i)| (why, scores_in.sc1[i], scores_in.raw[i]))
+            .collect(),
+        listwise: exp.min_items_per_candidate.is_some_and(|m| m > 0),
+        sc1,
+        sc2,
+        sc2_non_numeric,
+        scores,
+        primary: if exp.scaled() { "scale" } else { "raw" },
+        scaling,
+        groups,
+        n_candidates,
+        frames,
+    })
+}
 
-    // 1.6 step 8: configured columns must exist.
-    let mut configured: Vec<(&str, &'static str)> = vec![
-        (exp.id_column.as_str(), "spkitemid"),
-        (exp.human_score_column.as_str(), "sc1"),
-    ];
-    let mut config_keys = vec!["id_column", "human_score_column"];
-    if let Some(c) = &exp.second_human_score_column {
-        configured.push((c, "sc2"));
-        config_keys.push("second_human_score_column");
+/// The configured columns with their internal names and config keys, and
+/// the file's own column names: what every message about a missing column
+/// needs.
+struct Roles<'a> {
+    source: &'a str,
+    /// Column names as in the file (before the renaming of 2.3).
+    file_names: Vec<String>,
+    /// `(column in the file, internal name, config key)`.
+    configured: Vec<(&'a str, &'static str, &'static str)>,
+}
+
+impl<'a> Roles<'a> {
+    fn new(exp: &'a Experiment, table: &Table, source: &'a str) -> Self {
+        let mut configured = vec![
+            (exp.id_column.as_str(), "spkitemid", "id_column"),
+            (exp.human_score_column.as_str(), "sc1", "human_score_column"),
+        ];
+        if let Some(c) = &exp.second_human_score_column {
+            configured.push((c.as_str(), "sc2", "second_human_score_column"));
+        }
+        configured.push((
+            exp.system_score_column.as_str(),
+            "raw",
+            "system_score_column",
+        ));
+        if let Some(c) = &exp.candidate_column {
+            configured.push((c.as_str(), "candidate", "candidate_column"));
+        }
+        Roles {
+            source,
+            file_names: table.names().into_iter().map(String::from).collect(),
+            configured,
+        }
     }
-    configured.push((exp.system_score_column.as_str(), "raw"));
-    config_keys.push("system_score_column");
-    if let Some(c) = &exp.candidate_column {
-        configured.push((c, "candidate"));
-        config_keys.push("candidate_column");
+
+    /// The configuration key that names `column` under another name, if
+    /// any.
+    fn role_of(&self, column: &str) -> Option<&'static str> {
+        self.configured
+            .iter()
+            .find(|(c, internal, _)| *c == column && *internal != column)
+            .map(|(_, _, key)| *key)
     }
-    let absent: Vec<String> = configured
+
+    /// Why a subgroup or flag column is not found after the renaming of
+    /// 2.3.
+    fn why_absent(&self, column: &str) -> String {
+        if let Some(key) = self.role_of(column) {
+            format!(
+                "'{column}' is already the {key}; a column cannot be both (copy it to a new \
+                 column in the file if you need it twice)"
+            )
+        } else if self.file_names.iter().any(|n| n == column) {
+            format!(
+                "'{column}' is a name rsmreport reserves for its own columns ({}); rename that \
+                 column in the file",
+                RESERVED.join(", ")
+            )
+        } else {
+            format!("'{column}'{}", column_hint(column, &self.file_names))
+        }
+    }
+}
+
+/// Spec 1.6 step 8: every configured column exists, and the file has data
+/// rows.
+fn check_configured_columns(roles: &Roles, table: &Table) -> Result<()> {
+    let source = roles.source;
+    let file_names = &roles.file_names;
+    let absent: Vec<String> = roles
+        .configured
         .iter()
-        .zip(&config_keys)
-        .filter(|((c, _), _)| table.position(c).is_none())
-        .map(|((c, _), key)| format!("'{c}' ({key}){}", column_hint(c, &file_names)))
+        .filter(|(c, _, _)| table.position(c).is_none())
+        .map(|(c, _, key)| format!("'{c}' ({key}){}", column_hint(c, file_names)))
         .collect();
     if !absent.is_empty() {
         let what = if absent.len() == 1 {
@@ -366,48 +466,27 @@ pub fn prepare(
         };
         bail!(
             "{what} absent from the predictions file {source}; {}{}",
-            has_columns(&file_names),
-            separator_hint(&file_names)
+            has_columns(file_names),
+            separator_hint(file_names)
         );
     }
-    if n_original == 0 {
+    if table.nrows == 0 {
         bail!(
             "the predictions file {source} has a header but no data rows; add one row per \
              response ({})",
-            has_columns(&file_names)
+            has_columns(file_names)
         );
     }
-    // The configuration key that names `column`, if any.
-    let role_of = |column: &str| -> Option<&str> {
-        configured
-            .iter()
-            .zip(&config_keys)
-            .find(|((c, internal), _)| *c == column && *internal != column)
-            .map(|(_, key)| *key)
-    };
-    // Why a subgroup or flag column is not found after the renaming of 2.3.
-    let why_absent = |column: &str| -> String {
-        if let Some(key) = role_of(column) {
-            format!(
-                "'{column}' is already the {key}; a column cannot be both (copy it to a new \
-                 column in the file if you need it twice)"
-            )
-        } else if file_names.iter().any(|n| n == column) {
-            format!(
-                "'{column}' is a name rsmreport reserves for its own columns ({}); rename that \
-                 column in the file",
-                RESERVED.join(", ")
-            )
-        } else {
-            format!("'{column}'{}", column_hint(column, &file_names))
-        }
-    };
+    Ok(())
+}
 
-    // 2.3 renaming: reserved names not configured under exactly that name
-    // become `##name##`, then configured columns get their internal names.
-    let configured_positions: Vec<(usize, &'static str)> = configured
+/// Spec 2.3: reserved names not configured under exactly that name become
+/// `##name##`, then configured columns get their internal names.
+fn rename_reserved(roles: &Roles, table: &mut Table) {
+    let configured_positions: Vec<(usize, &'static str)> = roles
+        .configured
         .iter()
-        .map(|(c, internal)| (table.position(c).expect("checked above"), *internal))
+        .map(|(c, internal, _)| (table.position(c).expect("checked above"), *internal))
         .collect();
     for (pos, col) in table.columns.iter_mut().enumerate() {
         if RESERVED.contains(&col.name.as_str())
@@ -421,13 +500,17 @@ pub fn prepare(
     for (pos, internal) in &configured_positions {
         table.columns[*pos].name = internal.to_string();
     }
+}
 
-    // 2.4 duplicate ids.
+/// Spec 2.4: the id column as text (missing ids read `nan`), refused when
+/// an id repeats. Returns the id column's position.
+fn check_duplicate_ids(exp: &Experiment, table: &mut Table, source: &str) -> Result<usize> {
     let id_col = table.position("spkitemid").expect("renamed above");
     // A text id column (the usual case: `text_columns` asks the readers for
     // text) is converted in place: copying a million ids into a new vector
     // cost a full extra copy of the column at the memory peak.
     let nan: Text = "nan".into();
+    let nrows = table.nrows;
     let ids: Vec<Option<Text>> = match &mut table.columns[id_col].values {
         Values::Text(v) => {
             let mut v = std::mem::take(v);
@@ -436,46 +519,50 @@ pub fn prepare(
             }
             v
         }
-        other => (0..table.nrows)
+        other => (0..nrows)
             .map(|i| Some(cell_text(other, i).map_or_else(|| nan.clone(), Text::from)))
             .collect(),
     };
-    {
-        // Every id is `Some` here.
-        let dups = first_duplicates(&ids, 5);
-        if !dups.is_empty() {
-            let all: Vec<String> = ids
-                .iter()
-                .map(|id| id.as_deref().unwrap_or("nan").to_string())
-                .collect();
-            bail!(duplicate_ids_message(&all, &dups, &exp.id_column, source));
-        }
+    // Every id is `Some` here.
+    let dups = first_duplicates(&ids, 5);
+    if !dups.is_empty() {
+        let all: Vec<String> = ids
+            .iter()
+            .map(|id| id.as_deref().unwrap_or("nan").to_string())
+            .collect();
+        bail!(duplicate_ids_message(&all, &dups, &exp.id_column, source));
     }
     table.columns[id_col].values = Values::Text(ids);
+    Ok(id_col)
+}
 
-    // 2.5 subgroup columns.
+/// Spec 2.5: subgroup columns exist, become text, and empty values become
+/// `No info`; a value `All data` is refused (it names the whole set).
+fn prepare_subgroups(exp: &Experiment, roles: &Roles, table: &mut Table) -> Result<()> {
+    let source = roles.source;
     let missing_groups: Vec<String> = exp
         .subgroups
         .iter()
         .filter(|g| table.position(g).is_none())
-        .map(|g| why_absent(g))
+        .map(|g| roles.why_absent(g))
         .collect();
     if !missing_groups.is_empty() {
         bail!(
             "subgroup column(s) absent from the predictions file {source} (see subgroups): {}; {}",
             missing_groups.join("; "),
-            has_columns(&file_names)
+            has_columns(&roles.file_names)
         );
     }
     for g in &exp.subgroups {
         let pos = table.position(g).expect("checked above");
+        let nrows = table.nrows;
         // Text columns are rewritten in place (no second copy of the
         // column); other kinds are converted cell by cell.
         let mut texts: Vec<Option<Text>> = match &mut table.columns[pos].values {
             Values::Text(v) => std::mem::take(v),
             other => {
-                let mut b = TextBuilder::with_capacity(table.nrows);
-                b.extend((0..table.nrows).map(|i| cell_text(other, i)));
+                let mut b = TextBuilder::with_capacity(nrows);
+                b.extend((0..nrows).map(|i| cell_text(other, i)));
                 b.into_cells()
             }
         };
@@ -494,115 +581,169 @@ pub fn prepare(
         }
         table.columns[pos].values = Values::Text(texts);
     }
+    Ok(())
+}
 
-    // 2.6 flag filtering.
-    let mut keep: Vec<usize> = (0..table.nrows).collect();
-    let mut flagged: Vec<usize> = Vec::new();
-    if !exp.flag_column.is_empty() {
-        let missing_flags: Vec<String> = exp
-            .flag_column
+/// Spec 2.6: keeps the rows whose value is allowed in every flag column.
+/// Returns the kept and the removed rows, in file order.
+fn filter_flags(
+    exp: &Experiment,
+    roles: &Roles,
+    table: &Table,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let all: Vec<usize> = (0..table.nrows).collect();
+    if exp.flag_column.is_empty() {
+        return Ok((all, Vec::new()));
+    }
+    let source = roles.source;
+    let missing_flags: Vec<String> = exp
+        .flag_column
+        .iter()
+        .map(|f| f.column.as_str())
+        .filter(|c| table.position(c).is_none())
+        .map(|c| roles.why_absent(c))
+        .collect();
+    if !missing_flags.is_empty() {
+        bail!(
+            "flag column(s) absent from the predictions file {source} (see flag_column): {}; {}",
+            missing_flags.join("; "),
+            has_columns(&roles.file_names)
+        );
+    }
+    let filters: Vec<(usize, &[FlagValue])> = exp
+        .flag_column
+        .iter()
+        .map(|f| {
+            (
+                table.position(&f.column).expect("checked"),
+                f.allowed.as_slice(),
+            )
+        })
+        .collect();
+    let (kept, removed): (Vec<usize>, Vec<usize>) = all.iter().partition(|&&i| {
+        filters
             .iter()
-            .map(|f| f.column.as_str())
-            .filter(|c| table.position(c).is_none())
-            .map(why_absent)
-            .collect();
-        if !missing_flags.is_empty() {
-            bail!(
-                "flag column(s) absent from the predictions file {source} (see flag_column): {}; {}",
-                missing_flags.join("; "),
-                has_columns(&file_names)
-            );
-        }
-        let filters: Vec<(usize, &[FlagValue])> = exp
-            .flag_column
-            .iter()
-            .map(|f| {
-                (
-                    table.position(&f.column).expect("checked"),
-                    f.allowed.as_slice(),
-                )
-            })
-            .collect();
-        let (kept, removed): (Vec<usize>, Vec<usize>) = keep.iter().partition(|&&i| {
-            filters.iter().all(|(pos, allowed)| {
-                flag_matches(&flag_key(&table.columns[*pos].values, i), allowed)
-            })
-        });
-        keep = kept;
-        flagged = removed;
-        if keep.is_empty() {
-            let per_column: Vec<String> = exp
-                .flag_column
+            .all(|(pos, allowed)| flag_matches(&flag_key(&table.columns[*pos].values, i), allowed))
+    });
+    if kept.is_empty() {
+        bail!(no_flagged_rows_message(exp, table, &filters, source));
+    }
+    Ok((kept, removed))
+}
+
+/// The message when no row passes the flag filter: per flag column, what
+/// it allows, how many rows match, and some values of the file.
+fn no_flagged_rows_message(
+    exp: &Experiment,
+    table: &Table,
+    filters: &[(usize, &[FlagValue])],
+    source: &str,
+) -> String {
+    let n_original = table.nrows;
+    let per_column: Vec<String> = exp
+        .flag_column
+        .iter()
+        .zip(filters)
+        .map(|(f, (pos, allowed))| {
+            let values = &table.columns[*pos].values;
+            let matching = (0..table.nrows)
+                .filter(|&i| flag_matches(&flag_key(values, i), allowed))
+                .count();
+            let allowed: Vec<String> = allowed
                 .iter()
-                .zip(&filters)
-                .map(|(f, (pos, allowed))| {
-                    let values = &table.columns[*pos].values;
-                    let matching = (0..table.nrows)
-                        .filter(|&i| flag_matches(&flag_key(values, i), allowed))
-                        .count();
-                    let allowed: Vec<String> = allowed
-                        .iter()
-                        .map(|a| match a {
-                            FlagValue::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
-                                format!("{}", *x as i64)
-                            }
-                            FlagValue::Number(x) => crate::output::format::py_float(*x),
-                            FlagValue::Text(t) => format!("'{}'", t.escape_debug()),
-                        })
-                        .collect();
-                    format!(
-                        "'{}' allows {} and matches {matching} row(s) (values in the file: {})",
-                        f.column,
-                        allowed.join(", "),
-                        example_values(values, 0..table.nrows, 5).join(", ")
-                    )
+                .map(|a| match a {
+                    FlagValue::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
+                        format!("{}", *x as i64)
+                    }
+                    FlagValue::Number(x) => crate::output::format::py_float(*x),
+                    FlagValue::Text(t) => format!("'{}'", t.escape_debug()),
                 })
                 .collect();
-            bail!(
-                "no responses left after flag filtering: none of the {n_original} rows of {source} \
-                 has an allowed value in every flag column; {}; check flag_column in the config",
-                per_column.join("; ")
-            );
-        }
-    }
+            format!(
+                "'{}' allows {} and matches {matching} row(s) (values in the file: {})",
+                f.column,
+                allowed.join(", "),
+                example_values(values, 0..table.nrows, 5).join(", ")
+            )
+        })
+        .collect();
+    format!(
+        "no responses left after flag filtering: none of the {n_original} rows of {source} \
+         has an allowed value in every flag column; {}; check flag_column in the config",
+        per_column.join("; ")
+    )
+}
 
-    // 2.7 human-score filter.
-    let sc1_pos = table.position("sc1").expect("renamed");
-    let raw_pos = table.position("raw").expect("renamed");
-    let sc1_all = table.columns[sc1_pos].values.to_numeric();
-    let raw_all = table.columns[raw_pos].values.to_numeric();
-    let mut excluded: Vec<(Exclusion, usize)> = Vec::new();
-    let mut after_h: Vec<usize> = Vec::with_capacity(keep.len());
-    for &i in &keep {
-        if !sc1_all[i].is_finite() {
-            excluded.push((Exclusion::NonNumericHuman, i));
+/// The first human and the system score of every row of the file, as
+/// numbers (NaN where not numeric).
+struct RawScores {
+    sc1: Vec<f64>,
+    raw: Vec<f64>,
+}
+
+impl RawScores {
+    fn of(table: &Table) -> Self {
+        let column = |name: &str| {
+            let pos = table.position(name).expect("renamed");
+            table.columns[pos].values.to_numeric()
+        };
+        RawScores {
+            sc1: column("sc1"),
+            raw: column("raw"),
         }
     }
-    if exp.exclude_zero_scores {
-        for &i in &keep {
-            if sc1_all[i] == 0.0 {
-                excluded.push((Exclusion::ZeroHuman, i));
-            }
-        }
-    }
-    for &i in &keep {
-        let x = sc1_all[i];
-        if x.is_finite() && !(exp.exclude_zero_scores && x == 0.0) {
-            after_h.push(i);
-        }
-    }
-    let n_non_numeric_h = excluded
+}
+
+/// What the human-score filter kept and removed.
+struct HumanFiltered {
+    kept: Vec<usize>,
+    /// Non-numeric first, then zero scores, each in file order.
+    excluded: Vec<(Exclusion, usize)>,
+    n_non_numeric: usize,
+    n_zero: usize,
+}
+
+/// Spec 2.7: removes rows whose first human score is not a number and,
+/// with `exclude_zero_scores`, rows whose first human score is 0.
+fn filter_human_scores(
+    exp: &Experiment,
+    table: &Table,
+    scores: &RawScores,
+    keep: &[usize],
+    n_flagged: usize,
+    source: &str,
+) -> Result<HumanFiltered> {
+    let sc1_all = &scores.sc1;
+    let mut excluded: Vec<(Exclusion, usize)> = keep
         .iter()
-        .filter(|(why, _)| *why == Exclusion::NonNumericHuman)
-        .count();
-    let n_zero_h = excluded.len() - n_non_numeric_h;
-    if after_h.is_empty() {
+        .filter(|&&i| !sc1_all[i].is_finite())
+        .map(|&i| (Exclusion::NonNumericHuman, i))
+        .collect();
+    let n_non_numeric = excluded.len();
+    if exp.exclude_zero_scores {
+        excluded.extend(
+            keep.iter()
+                .filter(|&&i| sc1_all[i] == 0.0)
+                .map(|&i| (Exclusion::ZeroHuman, i)),
+        );
+    }
+    let n_zero = excluded.len() - n_non_numeric;
+    let kept: Vec<usize> = keep
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let x = sc1_all[i];
+            x.is_finite() && !(exp.exclude_zero_scores && x == 0.0)
+        })
+        .collect();
+    if kept.is_empty() {
+        let sc1_pos = table.position("sc1").expect("renamed");
         let examples = example_values(
             &table.columns[sc1_pos].values,
             keep.iter().copied().filter(|&i| !sc1_all[i].is_finite()),
             3,
         );
-        let (and_zero, zero_hint) = if n_zero_h > 0 {
+        let (and_zero, zero_hint) = if n_zero > 0 {
             (
                 " and zero human scores",
                 " (or set exclude_zero_scores = false if 0 is a valid score)",
@@ -612,12 +753,13 @@ pub fn prepare(
         };
         bail!(
             "no responses left after removing non-numeric human scores{and_zero}: {source} has \
-             {n_original} rows{}; check that human_score_column names the column with the human \
+             {} rows{}; check that human_score_column names the column with the human \
              scores{zero_hint}",
+            table.nrows,
             removed_counts(&[
-                (flagged.len(), "removed by flag_column".into()),
+                (n_flagged, "removed by flag_column".into()),
                 (
-                    n_non_numeric_h,
+                    n_non_numeric,
                     format!(
                         "with a missing or non-numeric human score in column '{}' (values such \
                          as {})",
@@ -626,37 +768,58 @@ pub fn prepare(
                     )
                 ),
                 (
-                    n_zero_h,
+                    n_zero,
                     "with a zero human score (exclude_zero_scores = true)".into()
                 ),
             ])
         );
     }
+    Ok(HumanFiltered {
+        kept,
+        excluded,
+        n_non_numeric,
+        n_zero,
+    })
+}
 
-    // 2.8 system-score filter.
-    let mut after_s: Vec<usize> = Vec::with_capacity(after_h.len());
-    for &i in &after_h {
-        if raw_all[i].is_finite() {
-            after_s.push(i);
-        } else {
-            excluded.push((Exclusion::NonNumericSystem, i));
-        }
-    }
-    if after_s.is_empty() {
-        let examples = example_values(&table.columns[raw_pos].values, after_h.iter().copied(), 3);
+/// The rows a filter kept, and those it removed with the reason.
+struct Filtered {
+    kept: Vec<usize>,
+    excluded: Vec<(Exclusion, usize)>,
+}
+
+/// Spec 2.8: removes rows whose system score is not a number.
+fn filter_system_scores(
+    exp: &Experiment,
+    table: &Table,
+    scores: &RawScores,
+    human: &HumanFiltered,
+    n_flagged: usize,
+    source: &str,
+) -> Result<Filtered> {
+    let (kept, removed): (Vec<usize>, Vec<usize>) =
+        human.kept.iter().partition(|&&i| scores.raw[i].is_finite());
+    if kept.is_empty() {
+        let raw_pos = table.position("raw").expect("renamed");
+        let examples = example_values(
+            &table.columns[raw_pos].values,
+            human.kept.iter().copied(),
+            3,
+        );
         bail!(
             "no responses left after removing non-numeric system scores: {source} has \
-             {n_original} rows{}; check that system_score_column names the column with the \
+             {} rows{}; check that system_score_column names the column with the \
              machine scores",
+            table.nrows,
             removed_counts(&[
-                (flagged.len(), "removed by flag_column".into()),
+                (n_flagged, "removed by flag_column".into()),
                 (
-                    n_non_numeric_h,
+                    human.n_non_numeric,
                     "removed for a missing or non-numeric human score".into()
                 ),
-                (n_zero_h, "removed for a zero human score".into()),
+                (human.n_zero, "removed for a zero human score".into()),
                 (
-                    after_h.len(),
+                    human.kept.len(),
                     format!(
                         "left with a missing or non-numeric system score in column '{}' (values \
                          such as {})",
@@ -667,124 +830,150 @@ pub fn prepare(
             ])
         );
     }
+    Ok(Filtered {
+        kept,
+        excluded: removed
+            .into_iter()
+            .map(|i| (Exclusion::NonNumericSystem, i))
+            .collect(),
+    })
+}
 
-    // 2.9 listwise exclusion.
-    let mut kept = after_s;
+/// Spec 2.9: with `min_items_per_candidate`, removes every response of a
+/// candidate with fewer responses left (adding them to `excluded`).
+fn exclude_listwise(
+    exp: &Experiment,
+    table: &Table,
+    kept: Vec<usize>,
+    excluded: &mut Vec<(Exclusion, usize)>,
+    source: &str,
+) -> Result<Vec<usize>> {
     let listwise = exp.min_items_per_candidate.is_some_and(|m| m > 0);
     let cand_pos = table.position("candidate");
-    if let (Some(min_items), true, Some(cpos)) = (exp.min_items_per_candidate, listwise, cand_pos) {
-        let cvals = &table.columns[cpos].values;
-        let mut counts: HashMap<Cow<str>, u64> = HashMap::new();
-        for &i in &kept {
-            *counts
-                .entry(cell_text(cvals, i).unwrap_or_default())
-                .or_default() += 1;
-        }
-        let (k, out): (Vec<usize>, Vec<usize>) = kept
-            .iter()
-            .partition(|&&i| counts[&cell_text(cvals, i).unwrap_or_default()] >= min_items);
-        let n_out = out.len();
-        excluded.extend(out.into_iter().map(|i| (Exclusion::Listwise, i)));
-        kept = k;
-        if kept.is_empty() {
-            bail!(
-                "no responses left after listwise exclusion: {} responses of {source} passed the \
-                 score filters, from {} candidates in column '{}' (candidate_column), and none \
-                 of them has {min_items} or more (the most any candidate has is {}); lower \
-                 min_items_per_candidate = {min_items} or check candidate_column",
-                n_out,
-                counts.len(),
-                exp.candidate_column.as_deref().unwrap_or("candidate"),
-                counts.values().max().copied().unwrap_or(0)
-            );
-        }
+    let (Some(min_items), true, Some(cpos)) = (exp.min_items_per_candidate, listwise, cand_pos)
+    else {
+        return Ok(kept);
+    };
+    let cvals = &table.columns[cpos].values;
+    let mut counts: HashMap<Cow<str>, u64> = HashMap::new();
+    for &i in &kept {
+        *counts
+            .entry(cell_text(cvals, i).unwrap_or_default())
+            .or_default() += 1;
     }
+    let (k, out): (Vec<usize>, Vec<usize>) = kept
+        .iter()
+        .partition(|&&i| counts[&cell_text(cvals, i).unwrap_or_default()] >= min_items);
+    let n_out = out.len();
+    excluded.extend(out.into_iter().map(|i| (Exclusion::Listwise, i)));
+    if k.is_empty() {
+        bail!(
+            "no responses left after listwise exclusion: {} responses of {source} passed the \
+             score filters, from {} candidates in column '{}' (candidate_column), and none \
+             of them has {min_items} or more (the most any candidate has is {}); lower \
+             min_items_per_candidate = {min_items} or check candidate_column",
+            n_out,
+            counts.len(),
+            exp.candidate_column.as_deref().unwrap_or("candidate"),
+            counts.values().max().copied().unwrap_or(0)
+        );
+    }
+    Ok(k)
+}
 
-    // 2.10 scaling.
-    let scaling = match (&exp.scale_with, scale_table) {
-        (ScaleWith::File(path), Some(st)) => scaling_from(st, &path.display().to_string())?,
+/// Spec 2.10: the scaling parameters (from the scale file when
+/// `scale_with` names one; none otherwise).
+fn scaling_of(exp: &Experiment, scale_table: Option<&Table>) -> Result<Scaling> {
+    match (&exp.scale_with, scale_table) {
+        (ScaleWith::File(path), Some(st)) => scaling_from(st, &path.display().to_string()),
         (ScaleWith::File(path), None) => {
             bail!("scale file {} was not read", path.display())
         }
-        _ => Scaling::default(),
-    };
+        _ => Ok(Scaling::default()),
+    }
+}
 
-    // 2.11-2.12 score types.
-    let raw: Vec<f64> = kept.iter().map(|&i| raw_all[i]).collect();
-    let sc1: Vec<f64> = kept.iter().map(|&i| sc1_all[i]).collect();
+/// Spec 2.11-2.12: the score types in production order: `raw`,
+/// `raw_trim`, `raw_trim_round` (unless `scale_with = "asis"`), then the
+/// scaled family when scaled predictions are in use. Trimming clips to
+/// `[trim_min - tolerance, trim_max + tolerance]`; rounding is half to
+/// even.
+fn score_types(exp: &Experiment, raw: &[f64], scaling: &Scaling) -> Vec<ScoreColumn> {
     let lo = exp.trim_min - exp.trim_tolerance;
     let hi = exp.trim_max + exp.trim_tolerance;
     let trim = |v: &[f64]| -> Vec<f64> { v.iter().map(|&x| trim_value(x, lo, hi)).collect() };
     let round = |v: &[f64]| -> Vec<f64> { v.iter().map(|&x| round_half_even(x) + 0.0).collect() };
+    let family = |names: [&'static str; 3], values: Vec<f64>| {
+        let trimmed = trim(&values);
+        let rounded = round(&trimmed);
+        [
+            ScoreColumn {
+                name: names[0],
+                values,
+            },
+            ScoreColumn {
+                name: names[1],
+                values: trimmed,
+            },
+            ScoreColumn {
+                name: names[2],
+                values: rounded,
+            },
+        ]
+    };
     let mut scores = Vec::new();
-    let with_raw = !matches!(exp.scale_with, ScaleWith::Asis);
-    if with_raw {
-        let raw_trim = trim(&raw);
-        let raw_trim_round = round(&raw_trim);
-        scores.push(ScoreColumn {
-            name: "raw",
-            values: raw.clone(),
-        });
-        scores.push(ScoreColumn {
-            name: "raw_trim",
-            values: raw_trim,
-        });
-        scores.push(ScoreColumn {
-            name: "raw_trim_round",
-            values: raw_trim_round,
-        });
+    if !matches!(exp.scale_with, ScaleWith::Asis) {
+        scores.extend(family(["raw", "raw_trim", "raw_trim_round"], raw.to_vec()));
     }
     if exp.scaled() {
-        let s = &scaling;
+        let s = scaling;
         let scale: Vec<f64> = raw
             .iter()
             .map(|&x| (x - s.pred_mean) / s.pred_sd * s.human_sd + s.human_mean)
             .collect();
-        let scale_trim = trim(&scale);
-        let scale_trim_round = round(&scale_trim);
-        scores.push(ScoreColumn {
-            name: "scale",
-            values: scale,
-        });
-        scores.push(ScoreColumn {
-            name: "scale_trim",
-            values: scale_trim,
-        });
-        scores.push(ScoreColumn {
-            name: "scale_trim_round",
-            values: scale_trim_round,
-        });
+        scores.extend(family(["scale", "scale_trim", "scale_trim_round"], scale));
     }
-    let primary = if exp.scaled() { "scale" } else { "raw" };
+    scores
+}
 
-    // Second human score.
-    let sc2_pos = table.position("sc2");
-    let mut sc2_non_numeric = 0;
-    let sc2: Option<Vec<f64>> = sc2_pos.map(|pos| {
-        let vals = &table.columns[pos].values;
-        let numeric = vals.to_numeric();
-        kept.iter()
-            .map(|&i| {
-                let x = numeric[i];
-                if x.is_nan() {
-                    if let Some(t) = cell_text(vals, i) {
-                        if !is_na_token(&t) {
-                            sc2_non_numeric += 1;
-                        }
+/// The second human score of the kept rows (non-numeric values and, with
+/// `exclude_zero_scores`, zeros become NaN), and how many non-empty
+/// non-numeric values there were.
+fn second_human_scores(
+    exp: &Experiment,
+    table: &Table,
+    kept: &[usize],
+) -> (Option<Vec<f64>>, usize) {
+    let Some(pos) = table.position("sc2") else {
+        return (None, 0);
+    };
+    let vals = &table.columns[pos].values;
+    let numeric = vals.to_numeric();
+    let mut non_numeric = 0;
+    let sc2 = kept
+        .iter()
+        .map(|&i| {
+            let x = numeric[i];
+            if x.is_nan() {
+                if let Some(t) = cell_text(vals, i) {
+                    if !is_na_token(&t) {
+                        non_numeric += 1;
                     }
                 }
-                if exp.exclude_zero_scores && x == 0.0 {
-                    f64::NAN
-                } else {
-                    x
-                }
-            })
-            .collect()
-    });
+            }
+            if exp.exclude_zero_scores && x == 0.0 {
+                f64::NAN
+            } else {
+                x
+            }
+        })
+        .collect();
+    (Some(sc2), non_numeric)
+}
 
-    // Subgroups of the kept rows.
-    let groups: Vec<Grouping> = exp
-        .subgroups
+/// The subgroup codes of the kept rows.
+fn kept_groups(exp: &Experiment, table: &Table, kept: &[usize]) -> Vec<Grouping> {
+    exp.subgroups
         .iter()
         .map(|g| {
             let pos = table.position(g).expect("checked");
@@ -796,58 +985,103 @@ pub fn prepare(
                 kept.iter().map(|&i| vals[i].as_deref().unwrap_or(NO_INFO)),
             )
         })
-        .collect();
+        .collect()
+}
 
-    let n_candidates = cand_pos.map(|cpos| {
+/// Distinct candidates among the kept rows, with a candidate column.
+fn count_candidates(table: &Table, kept: &[usize]) -> Option<usize> {
+    table.position("candidate").map(|cpos| {
         let cvals = &table.columns[cpos].values;
         kept.iter()
             .map(|&i| cell_text(cvals, i).unwrap_or_default())
             .collect::<HashSet<_>>()
             .len()
-    });
+    })
+}
 
-    // 2.13 frames. The frames of removed rows are built first (they are
-    // pushed after the others, in the reference's order) because they read
-    // the input table, whose columns the frames of kept rows then take over.
-    let excluded_frame = (!excluded.is_empty()).then(|| {
-        let rows: Vec<usize> = excluded.iter().map(|(_, i)| *i).collect();
-        let mut others: Vec<&Column> = table
-            .columns
-            .iter()
-            .filter(|c| c.name != "spkitemid")
-            .collect();
-        others.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut cols = vec![Column::new(
-            "spkitemid",
-            table.columns[id_col].values.take(&rows),
-        )];
-        for c in others {
-            let values = match c.name.as_str() {
-                "sc1" => Values::Float(rows.iter().map(|&i| sc1_all[i]).collect()),
-                "raw" => Values::Float(rows.iter().map(|&i| raw_all[i]).collect()),
-                _ => c.values.take(&rows),
-            };
-            cols.push(Column::new(c.name.clone(), values));
-        }
-        Frame::new("test_excluded_responses", None, cols)
-    });
+/// The kept rows and their scores, for the frames.
+struct Kept<'a> {
+    rows: &'a [usize],
+    sc1: &'a [f64],
+    raw: &'a [f64],
+    sc2: Option<&'a [f64]>,
+    scores: &'a [ScoreColumn],
+}
+
+/// Spec 2.13: the processing frames, in the reference's order:
+/// `pred_processed`, `test_metadata`, `test_other_columns`,
+/// `test_human_scores`, then `test_excluded_responses` and
+/// `test_responses_with_excluded_flags`. Consumes the input table: the
+/// frames of kept rows take its columns over.
+fn build_frames(
+    exp: &Experiment,
+    mut table: Table,
+    id_col: usize,
+    kept: &Kept,
+    scores_in: &RawScores,
+    excluded: &[(Exclusion, usize)],
+    flagged: &[usize],
+) -> Vec<Frame> {
+    // The frames of removed rows are built first (they are pushed after the
+    // others) because they read the input table, whose columns the frames
+    // of kept rows then take over.
+    let excluded_frame = excluded_frame(&table, id_col, scores_in, excluded);
     let flagged_frame = (!flagged.is_empty()).then(|| {
         let cols = table
             .columns
             .iter()
-            .map(|c| Column::new(c.name.clone(), c.values.take(&flagged)))
+            .map(|c| Column::new(c.name.clone(), c.values.take(flagged)))
             .collect();
         Frame::new("test_responses_with_excluded_flags", None, cols)
     });
+    let mut frames = kept_frames(exp, &mut table, id_col, kept);
+    frames.extend(excluded_frame);
+    frames.extend(flagged_frame);
+    frames
+}
 
-    let mut frames = Vec::new();
-    // The kept frames get the input columns themselves, with the removed
-    // rows squeezed out in place, instead of copies: the input table is
-    // dropped at the end of this function anyway, and the copies were
-    // several hundred MB at 1M responses. `kept` is in file order (every
-    // filter keeps the order), which the in-place squeeze needs; any other
-    // order falls back to copying, and so does a column that two frame
-    // columns need (a subgroup that is also the id or candidate column).
+/// `test_excluded_responses`: the excluded rows, id first, then every
+/// other column in name order (scores as read, as numbers).
+fn excluded_frame(
+    table: &Table,
+    id_col: usize,
+    scores_in: &RawScores,
+    excluded: &[(Exclusion, usize)],
+) -> Option<Frame> {
+    if excluded.is_empty() {
+        return None;
+    }
+    let rows: Vec<usize> = excluded.iter().map(|(_, i)| *i).collect();
+    let mut others: Vec<&Column> = table
+        .columns
+        .iter()
+        .filter(|c| c.name != "spkitemid")
+        .collect();
+    others.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut cols = vec![Column::new(
+        "spkitemid",
+        table.columns[id_col].values.take(&rows),
+    )];
+    for c in others {
+        let values = match c.name.as_str() {
+            "sc1" => Values::Float(rows.iter().map(|&i| scores_in.sc1[i]).collect()),
+            "raw" => Values::Float(rows.iter().map(|&i| scores_in.raw[i]).collect()),
+            _ => c.values.take(&rows),
+        };
+        cols.push(Column::new(c.name.clone(), values));
+    }
+    Some(Frame::new("test_excluded_responses", None, cols))
+}
+
+/// The frames of the kept rows. They get the input columns themselves,
+/// with the removed rows squeezed out in place, instead of copies: the
+/// input table is dropped afterwards anyway, and the copies were several
+/// hundred MB at 1M responses. `kept.rows` is in file order (every filter
+/// keeps the order), which the in-place squeeze needs; any other order
+/// falls back to copying, and so does a column that two frame columns need
+/// (a subgroup that is also the id or candidate column).
+fn kept_frames(exp: &Experiment, table: &mut Table, id_col: usize, kept: &Kept) -> Vec<Frame> {
+    let cand_pos = table.position("candidate");
     let mut wanted: Vec<usize> = exp
         .subgroups
         .iter()
@@ -858,46 +1092,32 @@ pub fn prepare(
     let n_wanted = wanted.len();
     wanted.sort_unstable();
     wanted.dedup();
-    let in_order = wanted.len() == n_wanted && kept.windows(2).all(|w| w[0] < w[1]);
+    let in_order = wanted.len() == n_wanted && kept.rows.windows(2).all(|w| w[0] < w[1]);
     let kept_values = |table: &mut Table, pos: usize| -> Values {
         if in_order {
             let mut values =
                 std::mem::replace(&mut table.columns[pos].values, Values::Float(Vec::new()));
-            keep_rows(&mut values, &kept);
+            keep_rows(&mut values, kept.rows);
             values
         } else {
-            table.columns[pos].values.take(&kept)
+            table.columns[pos].values.take(kept.rows)
         }
     };
-    let ids_kept = kept_values(&mut table, id_col);
-    {
-        let mut cols = vec![
-            Column::new("spkitemid", ids_kept.clone()),
-            Column::new("sc1", Values::Float(sc1.clone())),
-        ];
-        for s in &scores {
-            let values = if s.is_rounded() {
-                Values::Int(s.values.iter().map(|&x| x as i64).collect())
-            } else {
-                Values::Float(s.values.clone())
-            };
-            cols.push(Column::new(s.name, values));
-        }
-        frames.push(Frame::new("pred_processed", None, cols));
-    }
+    let ids_kept = kept_values(table, id_col);
+    let mut frames = vec![pred_processed_frame(&ids_kept, kept)];
     {
         let mut cols = vec![Column::new("spkitemid", ids_kept.clone())];
         for g in &exp.subgroups {
             let pos = table.position(g).expect("checked");
-            cols.push(Column::new(g.clone(), kept_values(&mut table, pos)));
+            cols.push(Column::new(g.clone(), kept_values(table, pos)));
         }
         if let Some(cpos) = cand_pos {
-            cols.push(Column::new("candidate", kept_values(&mut table, cpos)));
+            cols.push(Column::new("candidate", kept_values(table, cpos)));
         }
         frames.push(Frame::new("test_metadata", None, cols));
     }
     {
-        let produced: Vec<&str> = scores.iter().map(|s| s.name).collect();
+        let produced: Vec<&str> = kept.scores.iter().map(|s| s.name).collect();
         let mut cols = Vec::new();
         for pos in 0..table.columns.len() {
             let n = table.columns[pos].name.clone();
@@ -910,50 +1130,48 @@ pub fn prepare(
                 continue;
             }
             let values = if n == "raw" {
-                Values::Float(raw.clone())
+                Values::Float(kept.raw.to_vec())
             } else if pos == id_col {
                 // The id column was already taken out above.
                 ids_kept.clone()
             } else {
-                kept_values(&mut table, pos)
+                kept_values(table, pos)
             };
             cols.push(Column::new(n, values));
         }
         frames.push(Frame::new("test_other_columns", None, cols));
     }
-    if let Some(sc2) = &sc2 {
+    if let Some(sc2) = kept.sc2 {
         frames.push(Frame::new(
             "test_human_scores",
             None,
             vec![
                 // The last frame with the ids: move them rather than copy.
                 Column::new("spkitemid", ids_kept),
-                Column::new("sc1", Values::Float(sc1.clone())),
-                Column::new("sc2", Values::Float(sc2.clone())),
+                Column::new("sc1", Values::Float(kept.sc1.to_vec())),
+                Column::new("sc2", Values::Float(sc2.to_vec())),
             ],
         ));
     }
-    frames.extend(excluded_frame);
-    frames.extend(flagged_frame);
+    frames
+}
 
-    Ok(Prepared {
-        n_original,
-        n_flagged: flagged.len(),
-        excluded: excluded
-            .iter()
-            .map(|&(why, i)| (why, sc1_all[i], raw_all[i]))
-            .collect(),
-        listwise,
-        sc1,
-        sc2,
-        sc2_non_numeric,
-        scores,
-        primary,
-        scaling,
-        groups,
-        n_candidates,
-        frames,
-    })
+/// `pred_processed`: ids, the first human score and every score type (the
+/// rounded types as integers).
+fn pred_processed_frame(ids_kept: &Values, kept: &Kept) -> Frame {
+    let mut cols = vec![
+        Column::new("spkitemid", ids_kept.clone()),
+        Column::new("sc1", Values::Float(kept.sc1.to_vec())),
+    ];
+    for s in kept.scores {
+        let values = if s.is_rounded() {
+            Values::Int(s.values.iter().map(|&x| x as i64).collect())
+        } else {
+            Values::Float(s.values.clone())
+        };
+        cols.push(Column::new(s.name, values));
+    }
+    Frame::new("pred_processed", None, cols)
 }
 
 /// Keeps the rows `rows` of `values`, in place and without copying any
@@ -1359,5 +1577,298 @@ mod tests {
                 assert_eq!(got, naive(&ids, limit), "n = {n}, round {round}");
             }
         }
+    }
+}
+
+/// Each step of [`prepare`] on its own, on small hand-made tables.
+#[cfg(test)]
+mod step_tests {
+    use super::*;
+    use crate::table::text_values;
+
+    /// An experiment with columns id, h1, h2, sys (+ `extra` keys); the
+    /// temp folder holds the (unread) predictions file.
+    fn exp(extra: &str) -> (tempfile::TempDir, Experiment) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.csv"), "x\n").unwrap();
+        let text = format!(
+            "experiment_id = \"t\"\npredictions_file = \"p.csv\"\nid_column = \"id\"\n\
+             human_score_column = \"h1\"\nsystem_score_column = \"sys\"\ntrim_min = 1\n\
+             trim_max = 4\n{extra}"
+        );
+        let path = dir.path().join("exp.toml");
+        let raw = crate::config::parse(&text, crate::config::ConfigKind::Toml, &path).unwrap();
+        (dir, crate::config::validate(raw, &path).unwrap())
+    }
+
+    fn text(cells: &[&str]) -> Values {
+        text_values(
+            cells
+                .iter()
+                .map(|c| if c.is_empty() { None } else { Some(*c) }),
+        )
+    }
+
+    fn table(cols: Vec<(&str, Values)>) -> Table {
+        let nrows = cols.first().map_or(0, |c| c.1.len());
+        Table {
+            columns: cols.into_iter().map(|(n, v)| Column::new(n, v)).collect(),
+            nrows,
+        }
+    }
+
+    /// id a..e, h1 = 1 NS 0 3 4, sys = 1.2 2 3 x 9.
+    fn five() -> Table {
+        table(vec![
+            ("id", text(&["a", "b", "c", "d", "e"])),
+            ("h1", text(&["1", "NS", "0", "3", "4"])),
+            ("sys", text(&["1.2", "2", "3", "x", "9"])),
+        ])
+    }
+
+    fn err<T>(r: Result<T>) -> String {
+        match r {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    #[test]
+    fn check_configured_columns_names_the_key_and_the_empty_file() {
+        let (_d, e) = exp("");
+        let t = table(vec![("id", text(&["a"])), ("h1", text(&["1"]))]);
+        let roles = Roles::new(&e, &t, "p.csv");
+        let m = err(check_configured_columns(&roles, &t));
+        assert!(m.contains("configured column 'sys' (system_score_column) is absent from the predictions file p.csv"), "{m}");
+        let t = table(vec![
+            ("id", text(&[])),
+            ("h1", text(&[])),
+            ("sys", text(&[])),
+        ]);
+        let m = err(check_configured_columns(&Roles::new(&e, &t, "p.csv"), &t));
+        assert!(m.contains("has a header but no data rows"), "{m}");
+    }
+
+    #[test]
+    fn rename_reserved_moves_reserved_names_aside() {
+        let (_d, e) = exp("");
+        let mut t = five();
+        t.columns.push(Column::new("sc1", text(&["9"; 5])));
+        let roles = Roles::new(&e, &t, "p.csv");
+        rename_reserved(&roles, &mut t);
+        assert_eq!(t.names(), ["spkitemid", "sc1", "raw", "##sc1##"]);
+    }
+
+    #[test]
+    fn check_duplicate_ids_reads_missing_ids_as_nan_and_refuses_repeats() {
+        let (_d, e) = exp("");
+        let mut t = table(vec![("spkitemid", text(&["a", "", "c"]))]);
+        assert_eq!(check_duplicate_ids(&e, &mut t, "p.csv").unwrap(), 0);
+        assert_eq!(t.columns[0].values, text(&["a", "nan", "c"]));
+        let mut t = table(vec![("spkitemid", text(&["a", "b", "a"]))]);
+        let m = err(check_duplicate_ids(&e, &mut t, "p.csv"));
+        assert!(m.contains("'a'") && m.contains("id"), "{m}");
+    }
+
+    #[test]
+    fn prepare_subgroups_fills_no_info_and_refuses_all_data() {
+        let (_d, e) = exp("subgroups = [\"g\"]\n");
+        let mut t = table(vec![
+            ("g", Values::Int(vec![1, 2])),
+            ("id", text(&["a", "b"])),
+        ]);
+        let roles = Roles::new(&e, &t, "p.csv");
+        prepare_subgroups(&e, &roles, &mut t).unwrap();
+        assert_eq!(t.columns[0].values, text(&["1", "2"]));
+        let mut t = table(vec![("g", text(&["x", " "])), ("id", text(&["a", "b"]))]);
+        prepare_subgroups(&e, &roles, &mut t).unwrap();
+        assert_eq!(t.columns[0].values, text(&["x", NO_INFO]));
+        let mut t = table(vec![("g", text(&["x", "All data"]))]);
+        let m = err(prepare_subgroups(&e, &roles, &mut t));
+        assert!(m.contains("'All data' (row 3)"), "{m}");
+        let mut t = table(vec![("id", text(&["a"]))]);
+        let m = err(prepare_subgroups(&e, &roles, &mut t));
+        assert!(
+            m.contains("subgroup column(s) absent") && m.contains("'g'"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn filter_flags_keeps_allowed_rows_in_order() {
+        let (_d, e) = exp("flag_column = { f = [1, \"ok\"] }\n");
+        let t = table(vec![("f", text(&["1", "2", "ok", "1.0"]))]);
+        let roles = Roles::new(&e, &t, "p.csv");
+        assert_eq!(
+            filter_flags(&e, &roles, &t).unwrap(),
+            (vec![0, 2, 3], vec![1])
+        );
+        let t = table(vec![("f", text(&["2", "3"]))]);
+        let m = err(filter_flags(&e, &roles, &t));
+        assert!(m.contains("'f' allows 1, 'ok' and matches 0 row(s)"), "{m}");
+        let (_d, none) = exp("");
+        assert_eq!(
+            filter_flags(&none, &roles, &t).unwrap(),
+            (vec![0, 1], vec![])
+        );
+    }
+
+    #[test]
+    fn human_and_system_filters_in_the_references_order() {
+        let (_d, e) = exp("");
+        let mut t = five();
+        rename_reserved(&Roles::new(&e, &t, "p.csv"), &mut t);
+        let scores = RawScores::of(&t);
+        let human = filter_human_scores(&e, &t, &scores, &[0, 1, 2, 3, 4], 0, "p.csv").unwrap();
+        assert_eq!(human.kept, [0, 3, 4]);
+        assert_eq!(
+            human.excluded,
+            [(Exclusion::NonNumericHuman, 1), (Exclusion::ZeroHuman, 2)]
+        );
+        let system = filter_system_scores(&e, &t, &scores, &human, 0, "p.csv").unwrap();
+        assert_eq!(system.kept, [0, 4]);
+        assert_eq!(system.excluded, [(Exclusion::NonNumericSystem, 3)]);
+        let m = err(filter_human_scores(&e, &t, &scores, &[1, 2], 0, "p.csv"));
+        assert!(
+            m.contains("and zero human scores") && m.contains("'NS'"),
+            "{m}"
+        );
+        let only_bad = HumanFiltered {
+            kept: vec![3],
+            excluded: Vec::new(),
+            n_non_numeric: 0,
+            n_zero: 0,
+        };
+        let m = err(filter_system_scores(&e, &t, &scores, &only_bad, 0, "p.csv"));
+        assert!(
+            m.contains("non-numeric system score in column 'sys'") && m.contains("'x'"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn exclude_listwise_drops_candidates_with_too_few_responses() {
+        let (_d, e) = exp("candidate_column = \"c\"\nmin_items_per_candidate = 2\n");
+        let t = table(vec![("candidate", text(&["p", "q", "p", "r"]))]);
+        let mut excluded = Vec::new();
+        let kept = exclude_listwise(&e, &t, vec![0, 1, 2, 3], &mut excluded, "p.csv").unwrap();
+        assert_eq!(kept, [0, 2]);
+        assert_eq!(
+            excluded,
+            [(Exclusion::Listwise, 1), (Exclusion::Listwise, 3)]
+        );
+        let m = err(exclude_listwise(
+            &e,
+            &t,
+            vec![1, 3],
+            &mut Vec::new(),
+            "p.csv",
+        ));
+        assert!(m.contains("the most any candidate has is 1"), "{m}");
+    }
+
+    #[test]
+    fn score_types_trim_round_and_scale() {
+        let (_d, e) = exp("");
+        let s = score_types(&e, &[0.2, 2.5, 7.0], &Scaling::default());
+        let names: Vec<&str> = s.iter().map(|c| c.name).collect();
+        assert_eq!(names, ["raw", "raw_trim", "raw_trim_round"]);
+        assert_eq!(s[1].values, [1.0 - 0.4998, 2.5, 4.0 + 0.4998]);
+        assert_eq!(s[2].values, [1.0, 2.0, 4.0]);
+        let (_d, asis) = exp("scale_with = \"asis\"\n");
+        let s = score_types(&asis, &[2.0], &Scaling::default());
+        assert_eq!(
+            s.iter().map(|c| c.name).collect::<Vec<_>>(),
+            ["scale", "scale_trim", "scale_trim_round"]
+        );
+        let scaling = Scaling {
+            pred_mean: 1.0,
+            pred_sd: 2.0,
+            human_mean: 3.0,
+            human_sd: 1.0,
+        };
+        let (_d, raw) = exp("scale_with = \"raw\"\n");
+        let s = score_types(&raw, &[3.0], &scaling);
+        assert_eq!(s.len(), 6);
+        // (3 - 1) / 2 * 1 + 3 = 4.
+        assert_eq!(s[3].values, [4.0]);
+    }
+
+    #[test]
+    fn second_human_scores_count_non_numeric_values() {
+        let (_d, e) = exp("");
+        let t = table(vec![("sc2", text(&["2", "0", "bad", "", "NA", "3"]))]);
+        let (sc2, bad) = second_human_scores(&e, &t, &[0, 1, 2, 3, 4, 5]);
+        let sc2 = sc2.unwrap();
+        assert_eq!((sc2[0], sc2[5]), (2.0, 3.0));
+        // Zero (exclude_zero_scores), text, empty and NA are all missing;
+        // only the text counts as non-numeric.
+        assert!(sc2[1..5].iter().all(|x| x.is_nan()));
+        assert_eq!(bad, 1);
+        let t = table(vec![("id", text(&["a"]))]);
+        assert_eq!(second_human_scores(&e, &t, &[0]), (None, 0));
+    }
+
+    #[test]
+    fn groups_and_candidates_of_the_kept_rows() {
+        let (_d, e) = exp("subgroups = [\"g\"]\n");
+        let t = table(vec![
+            ("g", text(&["x", "y", "x"])),
+            ("candidate", text(&["p", "p", "q"])),
+        ]);
+        let g = kept_groups(&e, &t, &[0, 2]);
+        assert_eq!(g[0].labels, ["x"]);
+        assert_eq!(g[0].codes, [0, 0]);
+        assert_eq!(count_candidates(&t, &[0, 1]), Some(1));
+        assert_eq!(count_candidates(&t, &[0, 2]), Some(2));
+        assert_eq!(
+            count_candidates(&table(vec![("g", text(&["x"]))]), &[0]),
+            None
+        );
+    }
+
+    #[test]
+    fn build_frames_in_the_references_order() {
+        let (_d, e) = exp("");
+        let mut t = five();
+        t.columns
+            .push(Column::new("note", text(&["n1", "n2", "n3", "n4", "n5"])));
+        rename_reserved(&Roles::new(&e, &t, "p.csv"), &mut t);
+        let scores_in = RawScores::of(&t);
+        let rows = [0, 4];
+        let (sc1, raw) = (vec![1.0, 4.0], vec![1.2, 9.0]);
+        let scores = score_types(&e, &raw, &Scaling::default());
+        let kept = Kept {
+            rows: &rows,
+            sc1: &sc1,
+            raw: &raw,
+            sc2: None,
+            scores: &scores,
+        };
+        let excluded = [(Exclusion::NonNumericHuman, 1)];
+        let frames = build_frames(&e, t, 0, &kept, &scores_in, &excluded, &[2, 3]);
+        let names: Vec<&str> = frames.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "pred_processed",
+                "test_metadata",
+                "test_other_columns",
+                "test_excluded_responses",
+                "test_responses_with_excluded_flags"
+            ]
+        );
+        assert_eq!(frames[0].columns[0].values, text(&["a", "e"]));
+        assert_eq!(
+            frames[0].column("raw_trim_round").unwrap().values,
+            Values::Int(vec![1, 4])
+        );
+        // Other columns in file order (`raw` is a score type, so it is in
+        // pred_processed); the excluded rows' columns sorted by name.
+        let other: Vec<&str> = frames[2].columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(other, ["spkitemid", "note"]);
+        let ex: Vec<&str> = frames[3].columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(ex, ["spkitemid", "note", "raw", "sc1"]);
+        assert_eq!(frames[4].columns[0].values, text(&["c", "d"]));
     }
 }

@@ -4,12 +4,16 @@
 //! `write::to_xlsx`) is separate from putting them on disk
 //! ([`write_output_dir_with`]), which builds the whole output folder in a
 //! temporary sibling and moves it into place only when every file was
-//! written, so a failed run never damages an earlier report.
+//! written, so a failed run never damages an earlier report. A run killed
+//! before the move leaves its temporary folder; the next run into the same
+//! folder removes it ([`stale`]). The writing functions take plain values
+//! (a folder, `force`, a producer), so every command can use them.
 //! Files are written as they are produced ([`Sink`]): a 10M-response run
 //! never holds more than one table's bytes.
 
 pub mod file;
 pub mod format;
+pub mod stale;
 pub mod write;
 
 use crate::config::{Experiment, FileFormat};
@@ -133,22 +137,14 @@ pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// A sibling of `dir` named `.<name>.<tag>-<pid>`.
-fn sibling(dir: &Path, tag: &str) -> PathBuf {
-    let name = dir
-        .file_name()
-        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-    let parent = dir.parent().unwrap_or_else(|| Path::new("."));
-    parent.join(format!(".{name}.{tag}-{}", std::process::id()))
-}
-
 /// Writes the files that `produce` hands to its [`Sink`] as the complete
 /// content of `dir`: into a temporary sibling folder first, each file as
 /// soon as it is handed over, then the folder is moved into place. With
 /// `force`, an existing rsmreport output folder is replaced only after the
 /// new one is complete; on any failure (of `produce` or of a write) `dir`
 /// is left as it was and the temporary folder removed. Returns the
-/// relative paths written, in order.
+/// relative paths written, in order. Temporary folders of `dir` that an
+/// earlier, killed run left behind are removed first (see [`stale`]).
 pub fn write_output_dir_with(
     dir: &Path,
     force: bool,
@@ -166,7 +162,8 @@ pub fn write_output_dir_with(
         fs::create_dir_all(parent)
             .with_context(|| format!("cannot create the folder {}", parent.display()))?;
     }
-    let tmp = sibling(&dir, "rsmreport-tmp");
+    stale::remove_stale_temporaries(&dir);
+    let tmp = stale::sibling(&dir, stale::TMP_TAG, std::process::id());
     // Removes the temporary folder on every way out but success: an error
     // of `produce` or of a write, and a panic while `produce` runs.
     let mut cleanup = RemoveOnDrop(Some(&tmp));
@@ -245,7 +242,7 @@ fn start(tmp: &Path) -> Result<()> {
 
 fn swap_into_place(tmp: &Path, dir: &Path) -> Result<()> {
     if dir.exists() {
-        let old = sibling(dir, "rsmreport-old");
+        let old = stale::sibling(dir, stale::OLD_TAG, std::process::id());
         if old.exists() {
             fs::remove_dir_all(&old)
                 .with_context(|| format!("cannot remove the stale folder {}", old.display()))?;

@@ -510,3 +510,115 @@ fn cli_bundled_example_checks_and_builds() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// A build killed with SIGKILL leaves its temporary folder; the next build
+// into the same folder removes it (Linux: whether the process is gone is
+// read from /proc).
+
+/// `rsmreport simulate` of `n` responses into `dir` (`sim.csv`, `sim.toml`).
+#[cfg(target_os = "linux")]
+fn simulate_into(dir: &Path, n: usize) -> PathBuf {
+    let n = n.to_string();
+    let args = [
+        "simulate",
+        "-n",
+        &n,
+        "--out",
+        "sim.csv",
+        "--write-config",
+        "sim.toml",
+    ];
+    let run = common::run_in(dir, args);
+    assert!(run.success, "simulate failed:\n{}", run.describe());
+    dir.join("sim.toml")
+}
+
+/// Starts `build EXP --output-dir OUT`, waits until its temporary folder
+/// `.out.rsmreport-tmp-PID` appears and kills the process with SIGKILL.
+/// Returns the folder and the process id, or `None` if the build finished
+/// (or moved the folder into place) before it could be killed.
+#[cfg(target_os = "linux")]
+fn kill_while_writing(cwd: &Path, exp: &Path, out: &Path) -> Option<(PathBuf, u32)> {
+    use std::process::{Command as StdCommand, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = StdCommand::new(common::bin())
+        .args([std::ffi::OsStr::new("build"), exp.as_os_str()])
+        .arg("--output-dir")
+        .arg(out)
+        .current_dir(cwd)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("could not start rsmreport build");
+    let pid = child.id();
+    let temp = out.with_file_name(format!(".out.rsmreport-tmp-{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while !temp.is_dir() {
+        if child.try_wait().unwrap().is_some() {
+            return None;
+        }
+        assert!(Instant::now() < deadline, "the build did not start writing");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().unwrap(); // SIGKILL: no drop guard runs
+    child.wait().unwrap(); // reaped: /proc/PID is gone
+    temp.is_dir().then_some((temp, pid))
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn cli_build_removes_the_temporary_folder_of_a_killed_build() {
+    // 100k responses keep a debug build writing for about a second; a
+    // release build writes faster, hence the larger retry.
+    for n in [100_000, 1_000_000] {
+        let tmp = TempDir::new().unwrap();
+        let exp = simulate_into(tmp.path(), n);
+        let out = tmp.path().join("out");
+        let Some((temp, pid)) = kill_while_writing(tmp.path(), &exp, &out) else {
+            eprintln!("the build of {n} responses finished before it could be killed");
+            continue;
+        };
+        assert!(!out.exists(), "a killed build moved its output into place");
+
+        let run = common::build(tmp.path(), &exp, &out, &[]);
+        assert!(
+            run.success,
+            "build after the kill failed:\n{}",
+            run.describe()
+        );
+        assert!(
+            !temp.exists(),
+            "the stale {} is still there",
+            temp.display()
+        );
+        let note = format!(
+            "note: removed the temporary folder {} left by an earlier run that did not finish \
+             (process {pid} is gone)",
+            temp.display()
+        );
+        assert!(run.stderr.contains(&note), "no note:\n{}", run.stderr);
+        assert_output_complete(&out, &run.stdout);
+        let mut names: Vec<String> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["out", "sim.csv", "sim.toml"]);
+        return;
+    }
+    eprintln!("skipping: every build finished before it could be killed");
+}
+
+/// Every table the build says it wrote, the figures and a whole report.
+#[cfg(target_os = "linux")]
+fn assert_output_complete(out: &Path, stdout: &str) {
+    let tables = common::list_files(&out.join("output")).len();
+    assert!(
+        stdout.contains(&format!("wrote {tables} files")),
+        "{tables} tables on disk, stdout: {stdout}"
+    );
+    assert_eq!(common::list_files(&out.join("figure")).len(), 7);
+    let report = fs::read_to_string(out.join("report").join("sim_report.html")).unwrap();
+    assert!(report.trim_end().ends_with("</html>"), "truncated report");
+}
