@@ -274,6 +274,23 @@ pub fn describe(run: &Run) -> String {
     }
     let sections: Vec<&str> = exp.sections.iter().map(|x| x.name()).collect();
     let _ = writeln!(s, "report sections: {}", sections.join(", "));
+    match &run.intervals {
+        Some(r) => {
+            let i = &r.settings;
+            let _ = writeln!(
+                s,
+                "intervals: {}% level, {} bootstrap replicates (seed {}), resampling {} {}s",
+                i.level * 100.0,
+                i.replicates,
+                i.seed,
+                r.tables.first().map_or(0, |t| t.n_units),
+                i.unit.name()
+            );
+        }
+        None => {
+            let _ = writeln!(s, "intervals: off");
+        }
+    }
     let tables: Vec<&str> = run
         .analysis
         .frames
