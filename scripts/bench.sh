@@ -22,7 +22,8 @@
 # Every experiment has every section: two subgroups (L1 with six uneven
 # levels, gender), a second human score on 30% of the responses, scaling with
 # a separate scale file, a few zero and non-numeric scores, fairness
-# analyses and the HTML report. Wall time and peak RSS come from GNU time
+# analyses, confidence intervals (1,000 replicates; each size is also timed
+# without them, side by side) and the HTML report. Wall time and peak RSS come from GNU time
 # (`/usr/bin/time -v`; Debian: `apt-get install -y time`).
 set -euo pipefail
 
@@ -87,21 +88,32 @@ for n in $sizes; do
             --zero-scores 0.003 --non-numeric 0.001 >&2
     fi
     size_mb=$(du -m "$data/$name.csv" | cut -f1)
+    # The same experiment without intervals, timed side by side (uncertainty
+    # spec 6: intervals may cost at most 1.5x the time and 20% more memory).
+    off="$data/${name}_no_intervals.toml"
+    # (a top-level key, so it goes first: the file may end in a table)
+    { echo 'intervals = false'; sed -e "s/^experiment_id = .*/experiment_id = \"${name}_off\"/" "$data/$name.toml"; } >"$off"
     out="$scratch/out_$n"
-    walls=()
-    rsss=()
+    walls=(); rsss=(); walls_off=(); rsss_off=()
     for ((r = 1; r <= runs; r++)); do
-        rm -rf "$out"
-        sync
-        /usr/bin/time -v -o "$scratch/time.txt" "$bin" build "$data/$name.toml" --output-dir "$out" >/dev/null
-        wall=$(grep "Elapsed (wall clock)" "$scratch/time.txt" | awk '{print $NF}' | to_seconds)
-        rss=$(grep "Maximum resident set size" "$scratch/time.txt" | awk '{print $NF}')
-        walls+=("$wall")
-        rsss+=("$((rss / 1024))")
-        echo "  $(human_n "$n") run $r: ${wall} s, $((rss / 1024)) MB" >&2
+        for mode in off on; do
+            cfg="$data/$name.toml"; [[ $mode == off ]] && cfg="$off"
+            rm -rf "$out"
+            sync
+            /usr/bin/time -v -o "$scratch/time.txt" "$bin" build "$cfg" --output-dir "$out" >/dev/null
+            wall=$(grep "Elapsed (wall clock)" "$scratch/time.txt" | awk '{print $NF}' | to_seconds)
+            rss=$(grep "Maximum resident set size" "$scratch/time.txt" | awk '{print $NF}')
+            if [[ $mode == on ]]; then walls+=("$wall"); rsss+=("$((rss / 1024))")
+            else walls_off+=("$wall"); rsss_off+=("$((rss / 1024))"); fi
+            echo "  $(human_n "$n") run $r ($mode): ${wall} s, $((rss / 1024)) MB" >&2
+        done
     done
     med_wall=$(printf '%s\n' "${walls[@]}" | median)
     med_rss=$(printf '%s\n' "${rsss[@]}" | median)
+    off_wall=$(printf '%s\n' "${walls_off[@]}" | median)
+    off_rss=$(printf '%s\n' "${rsss_off[@]}" | median)
+    cost=$(awk -v a="$med_wall" -v b="$off_wall" 'BEGIN {printf "%.2fx", (b > 0) ? a / b : 0}')
+    rss_growth=$(awk -v a="$med_rss" -v b="$off_rss" 'BEGIN {printf "%+.0f%%", (b > 0) ? (a / b - 1) * 100 : 0}')
     per_resp=$(awk -v w="$med_wall" -v n="$n" 'BEGIN {printf "%.2f", w / n * 1e6}')
     tgt=$(target_for "$n")
     if [[ -n "$tgt" ]]; then
@@ -113,7 +125,7 @@ for n in $sizes; do
         met="-"
         tgt_text="-"
     fi
-    rows+=("| $(human_n "$n") | $size_mb MB | $med_wall s | $(IFS=' '; echo "${walls[*]}") | $per_resp | $med_rss MB | $tgt_text | $met |")
+    rows+=("| $(human_n "$n") | $size_mb MB | $med_wall s | $(IFS=' '; echo "${walls[*]}") | $per_resp | $med_rss MB | $off_wall s, $off_rss MB | $cost, $rss_growth | $tgt_text | $met |")
 
     if [[ "$timings" == 1 ]]; then
         rm -rf "$out"
@@ -135,8 +147,8 @@ dirty=$(cd "$here" && git status --porcelain 2>/dev/null | grep -q . && echo " (
 echo
 echo "### Results ($(date -u +%Y-%m-%d), commit $rev$dirty)"
 echo
-echo "| responses | input (csv) | median wall | runs (s) | µs / response | peak RSS (median) | target | met (time / memory) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| responses | input (csv) | median wall | runs (s) | µs / response | peak RSS (median) | without intervals | intervals cost (time, memory) | target | met (time / memory) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 if ((${#stage_rows[@]})); then
     echo

@@ -7,6 +7,7 @@
 use crate::config::{Experiment, ScaleWith};
 use crate::output::{check_file_name_part, OutputFile};
 use crate::preprocess::{self, Exclusion, Prepared};
+use crate::sections::intervals::{self, IntervalResults};
 use crate::sections::{self, Analysis};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -121,6 +122,9 @@ pub struct Run {
     pub inputs: Vec<InputInfo>,
     pub prepared: Prepared,
     pub analysis: Analysis,
+    /// Confidence intervals (their `_ci` tables are in `analysis.frames`);
+    /// `None` when switched off.
+    pub intervals: Option<IntervalResults>,
 }
 
 /// Reads the inputs of `exp` and computes every table.
@@ -151,14 +155,30 @@ pub fn execute(exp: Experiment) -> Result<Run> {
             &pred_path.display().to_string(),
         )
     })?;
-    let analysis = timed("analyze", || {
+    let mut analysis = timed("analyze", || {
         sections::analyze_moving_frames(&exp, &mut prepared)
     });
+    let intervals = exp.intervals.as_ref().map(|settings| {
+        timed("intervals", || {
+            let candidates = intervals::candidate_codes(&analysis.frames);
+            intervals::compute(
+                settings,
+                &prepared,
+                &analysis.frames,
+                candidates.as_deref(),
+                exp.rater_error_variance.map(crate::config::Number::as_f64),
+            )
+        })
+    });
+    if let Some(results) = &intervals {
+        analysis.frames.extend(intervals::frames(results));
+    }
     Ok(Run {
         exp,
         inputs,
         prepared,
         analysis,
+        intervals,
     })
 }
 
@@ -171,6 +191,10 @@ pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) ->
     let epoch = generation_epoch();
     timed("format and write tables", || {
         crate::output::each_table_file(&run.exp, &run.analysis.frames, epoch, emit)
+    })?;
+    emit(&OutputFile {
+        path: Path::new("output").join(format!("{}_summary.json", run.exp.experiment_id)),
+        bytes: crate::build::summary::summary_json(run),
     })?;
     let report = timed("report", || {
         crate::render::report_files(&crate::build::report(run, epoch)?)
@@ -250,6 +274,23 @@ pub fn describe(run: &Run) -> String {
     }
     let sections: Vec<&str> = exp.sections.iter().map(|x| x.name()).collect();
     let _ = writeln!(s, "report sections: {}", sections.join(", "));
+    match &run.intervals {
+        Some(r) => {
+            let i = &r.settings;
+            let _ = writeln!(
+                s,
+                "intervals: {}% level, {} bootstrap replicates (seed {}), resampling {} {}s",
+                i.level * 100.0,
+                i.replicates,
+                i.seed,
+                r.tables.first().map_or(0, |t| t.n_units),
+                i.unit.name()
+            );
+        }
+        None => {
+            let _ = writeln!(s, "intervals: off");
+        }
+    }
     let tables: Vec<&str> = run
         .analysis
         .frames

@@ -7,8 +7,10 @@
 //!
 //! Reads only the custom section files; writes nothing; never changes the
 //! run. The engine ([`crate::render`]) renders what this returns.
+//! [`summary`] is the build's machine-readable summary file.
 
 pub mod sections;
+pub mod summary;
 
 use anyhow::{Context as _, Result};
 
@@ -100,19 +102,22 @@ pub fn report(run: &Run, epoch: i64) -> Result<Report> {
     let ids = b.section_ids(exp.sections.iter().map(|s| s.name()));
     let mut sections = Vec::with_capacity(exp.sections.len());
     for (s, id) in exp.sections.iter().zip(ids) {
-        let (kind, block) = match s {
+        let (kind, blocks) = match s {
             Section::Builtin(name) => {
-                let block = sections::builtin(&mut b, name)
+                let blocks = sections::builtin(&mut b, name)
                     .with_context(|| format!("cannot build the report section {name}"))?;
-                ("builtin", block)
+                ("builtin", blocks)
             }
-            Section::Custom { name, path } => custom(&mut b, &id, name, path)?,
+            Section::Custom { name, path } => {
+                let (kind, block) = custom(&mut b, &id, name, path)?;
+                (kind, vec![block])
+            }
         };
         sections.push(crate::render::Section {
             id,
             name: s.name().to_string(),
             kind: kind.to_string(),
-            blocks: vec![block],
+            blocks,
         });
     }
     Ok(b.doc
@@ -194,6 +199,7 @@ fn key_figures(run: &Run) -> Vec<Glance> {
             thousands(p.n_original as u64),
             thousands((p.n_original - p.n().min(p.n_original)) as u64)
         ),
+        ..Glance::default()
     }];
     if let Some(sc2) = &p.sc2 {
         let n = sc2.iter().filter(|x| !x.is_nan()).count();
@@ -201,6 +207,7 @@ fn key_figures(run: &Run) -> Vec<Glance> {
             label: "Double-scored".into(),
             value: thousands(n as u64),
             title: "Responses with a second human score.".into(),
+            ..Glance::default()
         });
     }
     let x_trim = p.x_trim().name;
@@ -218,6 +225,7 @@ fn key_figures(run: &Run) -> Vec<Glance> {
                     "{} Human scores vs {x_trim}.",
                     glossary::metric(metric).unwrap_or("")
                 ),
+                ci: sections::ci_line(run, "eval", x_trim, metric),
             });
         }
     }
@@ -241,6 +249,7 @@ fn prmse_figure(run: &Run, x_trim: &str) -> Option<Glance> {
             "{} Score type {x_trim}.",
             glossary::metric("PRMSE true").unwrap_or("")
         ),
+        ci: sections::ci_line(run, "true_score_eval", x_trim, "PRMSE true"),
     })
 }
 

@@ -40,9 +40,10 @@ pub const DEFAULTED_KEYS: [&str; 21] = [
     "wandb_entity",
 ];
 
-/// Optional keys of `rsmreport` beyond the reference (never defaulted into
-/// the saved config).
-pub const OWN_KEYS: [&str; 1] = ["model_version"];
+/// Optional keys of `rsmreport` beyond the reference (`model_version` is
+/// never defaulted into the saved config; `intervals` always records the
+/// settings used).
+pub const OWN_KEYS: [&str; 2] = ["model_version", "intervals"];
 
 /// The default of a defaulted key, as the saved config shows it.
 pub fn default_value(key: &str) -> Value {

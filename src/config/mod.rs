@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 
+pub mod intervals;
 mod keys;
 mod parse;
 mod saved;
@@ -156,6 +157,8 @@ pub struct Experiment {
     pub min_items_per_candidate: Option<u64>,
     /// The report sections to render, in their final order.
     pub sections: Vec<Section>,
+    /// Confidence intervals (uncertainty spec 1); `None` when switched off.
+    pub intervals: Option<intervals::Intervals>,
     /// The normalised configuration in the reference's shape (spec 1.4),
     /// written as `output/<id>_rsmeval.json`.
     pub saved_config: serde_json::Value,
@@ -266,6 +269,9 @@ mod tests {
             // The formatter reproduces the reference's bytes.
             assert_eq!(to_python_json(&expected), text, "{name}: layout");
             let (mut got, mut want) = (exp.saved_config.clone(), expected.clone());
+            // rsmreport's own last key (uncertainty spec 1): not the reference's.
+            assert!(got["intervals"].is_object(), "{name}: intervals recorded");
+            got.as_object_mut().unwrap().shift_remove("intervals");
             let same_paths = PATH_KEYS.iter().all(|k| got.get(k) == want.get(k));
             if name.starts_with("sim-") {
                 assert!(same_paths, "{name}: sim-* fixtures keep the exp.toml paths");

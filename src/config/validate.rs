@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use serde_json::{Map, Value};
 
+use super::intervals::Intervals;
 use super::keys::{
     closest, default_value, is_wandb_key, other_tool_purpose, valid_keys, DEFAULTED_KEYS,
     REQUIRED_KEYS,
@@ -91,6 +92,8 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         Some(n) => Some(n),
     };
     let (min_n_per_group, min_n_saved) = min_n_per_group(&cx, &subgroups)?;
+    let intervals = super::intervals::parse(cx.raw.get("intervals"), candidate_column.as_deref())
+        .map_err(|message| cx.err("intervals", message))?;
 
     // Cross-field rules.
     if trim_min > trim_max {
@@ -139,7 +142,7 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         !subgroups.is_empty(),
     )?;
 
-    let saved_config = saved_config(&cx, min_n_saved);
+    let saved_config = saved_config(&cx, min_n_saved, intervals);
 
     Ok(Experiment {
         config_path: config_path.to_path_buf(),
@@ -166,6 +169,7 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         min_items_per_candidate,
         sections,
         saved_config,
+        intervals,
     })
 }
 
@@ -799,8 +803,10 @@ fn check_distinct_columns(
 
 /// The normalised config in the reference's shape (spec 1.4): the user's
 /// keys in the user's order with normalised values, then every defaulted
-/// key that was not given, with its default.
-fn saved_config(cx: &Ctx, min_n_saved: Option<Value>) -> Value {
+/// key that was not given, with its default; last, `intervals` with the
+/// settings used (`false` when off), unless the user placed it.
+fn saved_config(cx: &Ctx, min_n_saved: Option<Value>, intervals: Option<Intervals>) -> Value {
+    let intervals_saved = intervals.map_or(Value::Bool(false), |i| i.saved());
     let mut out = Map::new();
     for (key, value) in &cx.raw.entries {
         let normalised = match key.as_str() {
@@ -814,6 +820,7 @@ fn saved_config(cx: &Ctx, min_n_saved: Option<Value>) -> Value {
                 coerce_bool(value).map_or_else(|| value.clone(), Value::Bool)
             }
             "min_n_per_group" => min_n_saved.clone().unwrap_or_else(|| value.clone()),
+            "intervals" => intervals_saved.clone(),
             _ => value.clone(),
         };
         out.insert(key.clone(), normalised);
@@ -822,6 +829,9 @@ fn saved_config(cx: &Ctx, min_n_saved: Option<Value>) -> Value {
         if !out.contains_key(key) {
             out.insert(key.to_string(), default_value(key));
         }
+    }
+    if !out.contains_key("intervals") {
+        out.insert("intervals".to_string(), intervals_saved);
     }
     Value::Object(out)
 }
@@ -1102,6 +1112,59 @@ mod tests {
     }
 
     #[test]
+    fn intervals_table_is_validated_and_saved() {
+        let f = Fixture::new();
+        // On by default; the saved config records the settings used, last.
+        let e = f.run("").unwrap();
+        assert_eq!(
+            e.intervals,
+            Some(crate::config::intervals::Intervals::default())
+        );
+        let saved = e.saved_config.as_object().unwrap();
+        assert_eq!(
+            saved.keys().next_back().map(String::as_str),
+            Some("intervals")
+        );
+        assert_eq!(
+            saved["intervals"],
+            json!({"level": 0.95, "replicates": 1000, "seed": 0, "unit": "response"})
+        );
+        // A table, with the unit resolved from candidate_column.
+        let e = f
+            .run("candidate_column = \"cand\"\n[intervals]\nlevel = 0.9\nseed = 42\n")
+            .unwrap();
+        let i = e.intervals.unwrap();
+        assert_eq!((i.level, i.seed, i.replicates), (0.9, 42, 1000));
+        assert_eq!(i.unit, crate::config::intervals::Unit::Candidate);
+        assert_eq!(e.saved_config["intervals"]["unit"], json!("candidate"));
+        // Off.
+        let e = f.run("intervals = false\n").unwrap();
+        assert_eq!(e.intervals, None);
+        assert_eq!(e.saved_config["intervals"], json!(false));
+        // Errors name the file, the line and the key.
+        let e = f.err("[intervals]\nlevel = 95\n");
+        assert!(
+            e.contains("exp.toml, line 6") && e.contains("intervals.level"),
+            "{e}"
+        );
+        let e = f.err("[intervals]\nreplicate = 10\n");
+        assert!(e.contains("did you mean intervals.replicates?"), "{e}");
+        let e = f.err("[intervals]\nunit = \"candidate\"\n");
+        assert!(e.contains("needs candidate_column"), "{e}");
+        let e = f.err("intervals = 3\n");
+        assert!(e.contains("must be a table"), "{e}");
+        // An rsmeval JSON config takes the same object.
+        let e = f
+            .json(
+                r#"{"experiment_id": "j", "predictions_file": "pred.csv",
+                "system_score_column": "sys", "trim_min": 1, "trim_max": 6,
+                "intervals": {"replicates": 0}}"#,
+            )
+            .unwrap();
+        assert_eq!(e.intervals.unwrap().replicates, 0);
+    }
+
+    #[test]
     fn minimal_config_gets_every_default() {
         let f = Fixture::new();
         let e = f.run("").unwrap();
@@ -1155,6 +1218,7 @@ mod tests {
             "trim_max",
         ];
         expected.extend(DEFAULTED_KEYS);
+        expected.push("intervals");
         assert_eq!(keys, expected);
         assert_eq!(e.saved_config["trim_tolerance"], json!(0.4998));
         assert_eq!(e.saved_config["general_sections"], json!(["all"]));

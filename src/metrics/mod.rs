@@ -6,6 +6,7 @@
 pub mod agreement;
 pub mod association;
 pub mod block;
+pub mod bootstrap;
 pub mod fairness;
 pub mod ols;
 pub mod pair_sums;

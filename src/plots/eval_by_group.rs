@@ -5,11 +5,11 @@ use anyhow::Result;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::draw::{
-    axes, clamp_px, extent, nice_ticks, no_data, rect, ref_hline, render, text, ticks_width,
-    y_grid, Area, Font, Frame, Scale, FS_TICK, LINE, TICK, TITLE,
+    axes, clamp_px, error_bar, extent, nice_ticks, no_data, rect, ref_hline, render, text,
+    ticks_width, y_grid, Area, Font, Frame, Scale, FS_TICK, LINE, TICK, TITLE,
 };
 use super::text::{clean, text_width, truncate_px, wrap};
-use super::theme::{finish, series, MUTED};
+use super::theme::{finish, series, FG, MUTED};
 use super::{EvalByGroup, Figure};
 
 /// Characters per line of a wrapped group label (as the reference).
@@ -29,10 +29,15 @@ pub fn eval_by_group(d: &EvalByGroup) -> Result<Figure> {
     let labels: Vec<String> = d.labels.iter().map(|l| clean(l)).collect();
     let k = labels.len();
     let metric_list: Vec<String> = d.panels.iter().map(|(m, _)| clean(m)).collect();
+    let bars = if d.intervals.is_empty() {
+        ""
+    } else {
+        " Error bars show confidence intervals."
+    };
     let description = format!(
         "Bar charts of {} for each of {k} groups of {group} ({}). Dashed lines mark \
          reference values: 0.7 for correlation and weighted kappa, plus and minus 0.1 for \
-         DSM, and 0 when a panel has negative values.",
+         DSM, and 0 when a panel has negative values.{bars}",
         if metric_list.is_empty() {
             "no metrics".to_string()
         } else {
@@ -43,7 +48,11 @@ pub fn eval_by_group(d: &EvalByGroup) -> Result<Figure> {
     let panels: Vec<Panel> = d
         .panels
         .iter()
-        .map(|(column, values)| Panel::new(column, values, k, &group))
+        .enumerate()
+        .map(|(j, (column, values))| {
+            let ci = d.intervals.get(j).map_or(&[][..], Vec::as_slice);
+            Panel::new(column, values, ci, k, &group)
+        })
         .collect();
     if k == 0 || panels.iter().all(|p| p.extent.is_none()) {
         return no_data(
@@ -138,6 +147,8 @@ struct Panel {
     title: String,
     metric: Metric,
     values: Vec<f64>,
+    /// `(lower, upper)` per bar; NaN ends draw no error bar.
+    ci: Vec<(f64, f64)>,
     extent: Option<(f64, f64)>,
     lo: f64,
     hi: f64,
@@ -146,7 +157,7 @@ struct Panel {
 }
 
 impl Panel {
-    fn new(column: &str, values: &[f64], k: usize, group: &str) -> Self {
+    fn new(column: &str, values: &[f64], ci: &[(f64, f64)], k: usize, group: &str) -> Self {
         let column = clean(column);
         let metric = match column.split('.').next().unwrap_or("") {
             "DSM" => Metric::Dsm,
@@ -160,7 +171,22 @@ impl Panel {
             .map(|i| values.get(i).copied().unwrap_or(f64::NAN))
             .map(|v| if v.is_finite() { v } else { f64::NAN })
             .collect();
-        let extent = extent(values.iter().copied());
+        let ci: Vec<(f64, f64)> = (0..k)
+            .map(|i| ci.get(i).copied().unwrap_or((f64::NAN, f64::NAN)))
+            .map(|(a, b)| {
+                if a.is_finite() && b.is_finite() {
+                    (a, b)
+                } else {
+                    (f64::NAN, f64::NAN)
+                }
+            })
+            .collect();
+        let extent = extent(
+            values
+                .iter()
+                .copied()
+                .chain(ci.iter().flat_map(|&(a, b)| [a, b])),
+        );
         let (vmin, vmax) = extent.unwrap_or((0.0, 0.0));
         let (lo, hi) = match metric {
             Metric::Corr | Metric::WtKappa => (if vmin < 0.0 { -1.0 } else { 0.0 }, 1.0),
@@ -182,6 +208,7 @@ impl Panel {
             title: format!("{column} by {group}"),
             metric,
             values,
+            ci,
             extent,
             lo,
             hi,
@@ -201,6 +228,12 @@ impl Panel {
             let r = ((cx + bar_w / 2.0).round() as i32).max(l + 1);
             if v.is_finite() {
                 rect(area, (l, y.px(*v)), (r, base), series(0))?;
+                let (lo, hi) = self.ci[i];
+                if lo.is_finite() {
+                    let x = cx.round() as i32;
+                    let cap = ((bar_w / 4.0).round() as i32).clamp(2, 6);
+                    error_bar(area, (x, y.px(lo)), (x, y.px(hi)), cap, FG)?;
+                }
             } else {
                 let font = Font::new(9.0, MUTED).anchor(HPos::Center, VPos::Bottom);
                 text(area, "n/a", (cx.round() as i32, base - 2), font)?;

@@ -65,6 +65,9 @@ pub struct EvalByGroup {
     /// Panels in display order: (column name such as `DSM.scale_trim`,
     /// one value per label; NaN = missing).
     pub panels: Vec<(String, Vec<f64>)>,
+    /// Confidence intervals, one list per panel in the same order, one
+    /// `(lower, upper)` per label (NaN = none); empty: no error bars.
+    pub intervals: Vec<Vec<(f64, f64)>>,
 }
 
 /// One bar of a fairness panel.

@@ -151,7 +151,47 @@ fn eval_input(labels: &[&str]) -> EvalByGroup {
             ("corr.scale_trim".to_string(), wave(0.74, 0.07)),
             ("wtkappa.scale_trim".to_string(), wave(0.71, 0.08)),
         ],
+        intervals: Vec::new(),
     }
+}
+
+#[test]
+fn eval_by_group_draws_error_bars_from_intervals() {
+    let plain = eval_input(&SIX);
+    let mut with = plain.clone();
+    with.intervals = with
+        .panels
+        .iter()
+        .map(|(_, v)| {
+            v.iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    if i == 2 {
+                        (f64::NAN, f64::NAN)
+                    } else {
+                        (x - 0.05, x + 0.05)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let a = crate::plots::eval_by_group(&plain).unwrap();
+    let b = crate::plots::eval_by_group(&with).unwrap();
+    assert!(!a.description.contains("Error bars"));
+    assert!(b
+        .description
+        .contains("Error bars show confidence intervals."));
+    // One capped bar (a foreground polyline of six points) per finite
+    // interval: 6 panels x 5 bars.
+    let bars = |svg: &str| {
+        svg.split("<polyline")
+            .filter(|p| {
+                p.contains("stroke=\"var(--fg")
+                    && p.split(' ').filter(|t| t.contains(',')).count() >= 6
+            })
+            .count()
+    };
+    assert_eq!(bars(&b.svg) - bars(&a.svg), 30);
 }
 
 const SIX: [&str; 6] = [

@@ -28,6 +28,9 @@ pub struct Cell {
     pub href: String,
     /// A row header (`<th scope="row">`).
     pub header: bool,
+    /// A compact confidence interval shown under the value
+    /// (`[0.578, 0.620]`); empty for none.
+    pub ci: String,
 }
 
 /// One column header.
@@ -117,11 +120,14 @@ pub struct InputCtx {
 }
 
 /// A key figure of the "at a glance" strip.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Glance {
     pub label: String,
     pub value: String,
     pub title: String,
+    /// Its confidence interval, shown under the value (`95% CI [0.578,
+    /// 0.620]`); empty for none.
+    pub ci: String,
 }
 
 /// A section after rendering: its fragment and where it goes.

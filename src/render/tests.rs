@@ -34,6 +34,7 @@ fn header(config: bool) -> Header {
             label: HOSTILE.into(),
             value: "0.700".into(),
             title: String::new(),
+            ci: "95% CI [0.650, 0.750]".into(),
         }],
         inputs: vec![InputCtx {
             role: "baseline".into(),
@@ -74,6 +75,7 @@ fn generic_report(config: bool) -> super::Report {
             label: "QWK".into(),
             value: HOSTILE.into(),
             title: HOSTILE.into(),
+            ci: HOSTILE.into(),
         }]),
         Block::Heading(sub),
         Block::Legend(HOSTILE.into()),

@@ -6,6 +6,7 @@
 //! bytes, and the report stage reads the typed results kept in [`Analysis`].
 
 pub mod fairness;
+pub mod intervals;
 #[cfg(test)]
 mod tests;
 
@@ -449,12 +450,27 @@ fn degradation_frame(eval: &[(&'static str, MetricBlock)], hh: &MetricBlock) -> 
     )
 }
 
+/// `sqrt(r_hh)`, NaN for a negative correlation.
+fn sqrt_hh(r: f64) -> f64 {
+    if r >= 0.0 {
+        r.sqrt()
+    } else {
+        f64::NAN
+    }
+}
+
+/// The disattenuated correlation `r_hm / sqrt(r_hh)` (spec 3.10).
+fn disattenuated(hm: f64, hh: f64) -> f64 {
+    hm / sqrt_hh(hh)
+}
+
 fn disattenuated_frame(name: &str, index: Values, hm: &[f64], hh: &[f64]) -> Frame {
-    let sqrt_hh: Vec<f64> = hh
+    let sqrt_hh: Vec<f64> = hh.iter().map(|&r| sqrt_hh(r)).collect();
+    let dis: Vec<f64> = hm
         .iter()
-        .map(|&r| if r >= 0.0 { r.sqrt() } else { f64::NAN })
+        .zip(hh)
+        .map(|(&a, &b)| disattenuated(a, b))
         .collect();
-    let dis: Vec<f64> = hm.iter().zip(&sqrt_hh).map(|(a, b)| a / b).collect();
     Frame::new(
         name,
         Some(index),

@@ -118,6 +118,12 @@ fn cli_check_prints_counts_and_writes_nothing() {
         contains_number(&text, 7) || contains_number(&text, 1993),
         "check does not report the 7 excluded (1993 kept) responses:\n{text}"
     );
+    assert!(
+        text.contains(
+            "intervals: 95% level, 1000 bootstrap replicates (seed 0), resampling 1993 responses"
+        ),
+        "check does not describe the intervals:\n{text}"
+    );
 
     let diff = snapshot_diff(&before, &snapshot(tmp.path()));
     assert!(diff.is_empty(), "check wrote files: {diff:?}");

@@ -499,6 +499,16 @@ fn errors_unknown_key() {
             "did you mean trim_tolerance?",
         ],
     );
+    let case = Case::new("[intervals]\nlevle = 0.9\n");
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "exp.toml, line 8",
+            "unknown key intervals.levle",
+            "did you mean intervals.level?",
+        ],
+    );
 }
 
 #[test]
@@ -528,6 +538,14 @@ fn errors_wrong_value_type() {
         (
             "file_format = \"xls\"",
             &["file_format must be \"csv\", \"tsv\" or \"xlsx\""][..],
+        ),
+        (
+            "intervals = 3",
+            &["intervals must be a table", "or false", "the number 3"][..],
+        ),
+        (
+            "[intervals]\nunit = \"person\"",
+            &["intervals.unit must be \"response\", \"candidate\" or \"auto\""][..],
         ),
     ] {
         let case = Case::new(&format!("{line}\n"));
@@ -559,6 +577,14 @@ fn errors_value_out_of_range() {
             "min_n_per_group = -3",
             &["min_n_per_group must be a whole number of 0 or more"][..],
         ),
+        (
+            "[intervals]\nlevel = 95",
+            &["intervals.level must be a number between 0 and 1"][..],
+        ),
+        (
+            "[intervals]\nreplicates = -5",
+            &["intervals.replicates must be a whole number from 0 to 100000"][..],
+        ),
     ] {
         let case = Case::new(&format!("{line}\n"));
         let mut words = words.to_vec();
@@ -587,6 +613,15 @@ fn errors_key_needs_another_key() {
         &[
             "exp.toml, line 8",
             "min_items_per_candidate needs candidate_column",
+        ],
+    );
+    let case = Case::new("[intervals]\nunit = \"candidate\"\n");
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "exp.toml, line 8",
+            "intervals.unit = \"candidate\" resamples whole test takers and needs candidate_column",
         ],
     );
 }

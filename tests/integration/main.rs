@@ -15,6 +15,8 @@
 //! * [`report`]: the HTML report: section snapshots, escaping, offline
 //!   rendering in headless Chromium, size on 1,000,000 responses
 //!   (`cargo test --test integration report`).
+//! * [`coverage`]: the coverage study of the confidence intervals (ignored:
+//!   run it in release, see its docs).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
@@ -22,6 +24,7 @@
 
 mod cli;
 mod common;
+mod coverage;
 mod errors;
 mod parity;
 mod report;

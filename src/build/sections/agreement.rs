@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::continuous_human;
+use super::{add_intervals, add_row_intervals, continuous_human};
 use crate::build::Builder;
 use crate::config::{Number, ScaleWith};
 use crate::metrics::MetricBlock;
@@ -63,17 +63,16 @@ pub fn consistency(b: &mut Builder) -> Result<Block> {
                 false,
                 true,
             );
-            let agreement = Titled {
-                heading: h,
-                table: frame_table(
-                    t,
-                    frame,
-                    &FrameOpts {
-                        highlight: &consistency_highlight,
-                        ..FrameOpts::default()
-                    },
-                ),
-            };
+            let mut table = frame_table(
+                t,
+                frame,
+                &FrameOpts {
+                    highlight: &consistency_highlight,
+                    ..FrameOpts::default()
+                },
+            );
+            add_row_intervals(b, &mut table, "consistency");
+            let agreement = Titled { heading: h, table };
             let degradation = degradation(b, hh);
             let confusion = b.frame("confMatrix_h1h2").map(|f| {
                 let heading = b.heading(3, "Confusion matrix of the two human scores");
@@ -101,18 +100,17 @@ pub fn consistency(b: &mut Builder) -> Result<Block> {
                         .then(|| outside(x, Some(0.9), Some(1.0)))
                         .flatten()
                 };
-                Titled {
-                    heading,
-                    table: frame_table(
-                        t,
-                        f,
-                        &FrameOpts {
-                            index: Some("score type"),
-                            highlight: &hl,
-                            ..FrameOpts::default()
-                        },
-                    ),
-                }
+                let mut table = frame_table(
+                    t,
+                    f,
+                    &FrameOpts {
+                        index: Some("score type"),
+                        highlight: &hl,
+                        ..FrameOpts::default()
+                    },
+                );
+                add_row_intervals(b, &mut table, "disattenuated_correlations");
+                Titled { heading, table }
             });
             Some(ConsistencyBody {
                 n_double: thousands(hh.n as u64),
@@ -218,6 +216,17 @@ fn degradation(b: &mut Builder, hh: &MetricBlock) -> Titled {
             });
         }
     }
+    // H-H rows: the consistency intervals; H-M rows: eval; diff rows:
+    // degradation.
+    add_intervals(b, &mut t, |row| {
+        let name = row.cells.first()?.text.clone();
+        match row.cells.get(1)?.text.as_str() {
+            "H-H" => Some(("consistency".to_string(), String::new())),
+            "H-M" => Some(("eval".to_string(), name)),
+            "diff" => Some(("degradation".to_string(), name)),
+            _ => None,
+        }
+    });
     Titled { heading, table: t }
 }
 
@@ -276,19 +285,18 @@ pub fn evaluation(b: &mut Builder) -> Result<Block> {
                 .then(|| outside(x, Some(-0.15), Some(0.15)))
                 .flatten()
         };
-        Titled {
-            heading,
-            table: frame_table(
-                t,
-                f,
-                &FrameOpts {
-                    index: Some("score type"),
-                    columns: Some(&DESCRIPTIVE_COLUMNS),
-                    highlight: &hl,
-                    ..FrameOpts::default()
-                },
-            ),
-        }
+        let mut table = frame_table(
+            t,
+            f,
+            &FrameOpts {
+                index: Some("score type"),
+                columns: Some(&DESCRIPTIVE_COLUMNS),
+                highlight: &hl,
+                ..FrameOpts::default()
+            },
+        );
+        add_row_intervals(b, &mut table, "eval");
+        Titled { heading, table }
     });
     let association = eval.map(|f| {
         let heading = b.heading(4, "Association statistics");
@@ -298,18 +306,17 @@ pub fn evaluation(b: &mut Builder) -> Result<Block> {
             true,
             true,
         );
-        Titled {
-            heading,
-            table: frame_table(
-                t,
-                f,
-                &FrameOpts {
-                    index: Some("score type"),
-                    columns: Some(&ASSOCIATION_COLUMNS),
-                    ..FrameOpts::default()
-                },
-            ),
-        }
+        let mut table = frame_table(
+            t,
+            f,
+            &FrameOpts {
+                index: Some("score type"),
+                columns: Some(&ASSOCIATION_COLUMNS),
+                ..FrameOpts::default()
+            },
+        );
+        add_row_intervals(b, &mut table, "eval");
+        Titled { heading, table }
     });
     let x_trim_round = p.x_trim_round().name;
     let confusion = b.frame("confMatrix").map(|f| {
@@ -445,18 +452,17 @@ pub fn true_score(b: &mut Builder) -> Result<Block> {
                 true,
                 true,
             );
-            let prmse = Titled {
-                heading,
-                table: frame_table(
-                    t,
-                    f,
-                    &FrameOpts {
-                        index: Some("score type"),
-                        counts: &["N", "N raters", "N single", "N multiple"],
-                        ..FrameOpts::default()
-                    },
-                ),
-            };
+            let mut table = frame_table(
+                t,
+                f,
+                &FrameOpts {
+                    index: Some("score type"),
+                    counts: &["N", "N raters", "N single", "N multiple"],
+                    ..FrameOpts::default()
+                },
+            );
+            add_row_intervals(b, &mut table, "true_score_eval");
+            let prmse = Titled { heading, table };
             Some(TrueScoreBody {
                 estimated,
                 supplied: match exp.rater_error_variance {

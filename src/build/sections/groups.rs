@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::Serialize;
 
+use super::add_row_intervals;
 use crate::build::Builder;
 use crate::metrics::fairness::{EstimateRow, FairnessResult};
 use crate::plots;
@@ -67,6 +68,36 @@ pub fn shown_rows(labels: &[String], n: &[f64], m: u64) -> Vec<usize> {
     rows
 }
 
+/// The error bars of the by-group figure: for each panel column, the
+/// interval of each shown row (NaN where there is none); empty without
+/// intervals.
+fn group_intervals(
+    b: &Builder,
+    group: &str,
+    columns: &[String],
+    rows: &[usize],
+    labels: &[String],
+) -> Vec<Vec<(f64, f64)>> {
+    let Some(results) = &b.run.intervals else {
+        return Vec::new();
+    };
+    let source = format!("eval_by_{group}");
+    columns
+        .iter()
+        .map(|c| {
+            rows.iter()
+                .map(|&i| {
+                    results
+                        .get(&source, &labels[i], c)
+                        .map_or((f64::NAN, f64::NAN), |r| {
+                            (r.interval.lower, r.interval.upper)
+                        })
+                })
+                .collect()
+        })
+        .collect()
+}
+
 pub fn evaluation_by_group(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let p = &run.prepared;
@@ -96,6 +127,7 @@ pub fn evaluation_by_group(b: &mut Builder) -> Result<Block> {
                     .zip(&values)
                     .map(|(c, v)| (c.clone(), rows.iter().map(|&i| v[i]).collect()))
                     .collect(),
+                intervals: group_intervals(b, &g.name, &panels, &rows, &labels),
             };
             let figure = b.figure(plots::eval_by_group(&data)?);
             let mut t = b.table(
@@ -137,6 +169,7 @@ pub fn evaluation_by_group(b: &mut Builder) -> Result<Block> {
                     .into(),
                 });
             }
+            add_row_intervals(b, &mut t, &format!("eval_by_{}", g.name));
             (Some(figure), Some(t))
         };
         groups.push(EvalGroupCtx {

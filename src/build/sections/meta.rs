@@ -15,8 +15,17 @@ use crate::render::tables::text_cell;
 /// What a table file holds, by its name without the `<id>_` prefix;
 /// `groups` are the configured subgroup columns (for `*_by_<g>` names).
 pub fn file_description(name: &str, groups: &[String]) -> String {
+    if let Some(source) = name.strip_suffix("_ci") {
+        let of = file_description(source, groups);
+        let mut chars = of.chars();
+        let lower = chars.next().map_or_else(String::new, |c| {
+            c.to_lowercase().collect::<String>() + chars.as_str()
+        });
+        return format!("Confidence intervals: {lower}");
+    }
     let fixed = match name {
         "rsmeval" => Some("The normalised configuration of this experiment"),
+        "summary" => Some("Machine-readable summary: the headline statistics with their intervals"),
         "confMatrix" => Some("Confusion matrix of human and machine scores"),
         "confMatrix_h1h2" => Some("Confusion matrix of the first and the second human score"),
         "consistency" => Some("Agreement between the two human scores"),
@@ -111,6 +120,10 @@ pub fn files(b: &mut Builder) -> Result<Block> {
     names.push((
         "rsmeval".to_string(),
         format!("{}_rsmeval.json", exp.experiment_id),
+    ));
+    names.push((
+        "summary".to_string(),
+        format!("{}_summary.json", exp.experiment_id),
     ));
     names.sort();
     let mut t = b.table(
@@ -233,5 +246,13 @@ mod tests {
             "The most commonly used evaluation metrics"
         );
         assert_eq!(file_description("new_thing", &groups), "New Thing");
+        assert_eq!(
+            file_description("eval_by_L1_ci", &groups),
+            "Confidence intervals: evaluation metrics by L1"
+        );
+        assert_eq!(
+            file_description("true_score_eval_ci", &groups),
+            "Confidence intervals: true-score evaluation (PRMSE)"
+        );
     }
 }

@@ -20,7 +20,21 @@ use crate::render::model::Block;
 use crate::render::tables::{frame_table, FrameOpts};
 
 /// Builds the built-in section `name`.
-pub fn builtin(b: &mut Builder, name: &str) -> Result<Block> {
+pub fn builtin(b: &mut Builder, name: &str) -> Result<Vec<Block>> {
+    let main = builtin_body(b, name)?;
+    let has = |f: &str| b.frame(f).is_some();
+    let note = match name {
+        "evaluation" if has("eval") => intervals_note(b, false),
+        "consistency" if has("consistency") => intervals_note(b, false),
+        "true_score_evaluation" if has("true_score_eval") => intervals_note(b, false),
+        "evaluation_by_group" if !b.run.prepared.groups.is_empty() => intervals_note(b, true),
+        _ => None,
+    };
+    Ok(std::iter::once(main).chain(note).collect())
+}
+
+/// The body of the built-in section `name`.
+fn builtin_body(b: &mut Builder, name: &str) -> Result<Block> {
     match name {
         "data_description" => data_description(b),
         "data_description_by_group" => data_by_group(b),
@@ -267,4 +281,116 @@ fn data_by_group(b: &mut Builder) -> Result<Block> {
         "sections/data_description_by_group.html",
         &DataByGroupCtx { groups },
     )
+}
+
+/// The confidence level as a percentage (`95%`, `97.5%`).
+fn level_text(level: f64) -> String {
+    let pct = level * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{}%", pct.round())
+    } else {
+        format!("{}%", crate::render::format::short(pct))
+    }
+}
+
+/// `[lo, hi]` with three decimals (readable with negative ends), or
+/// `None` when the interval is NaN.
+fn compact(lower: f64, upper: f64) -> Option<String> {
+    use crate::render::format::num3;
+    (lower.is_finite() && upper.is_finite()).then(|| format!("[{}, {}]", num3(lower), num3(upper)))
+}
+
+/// A key figure's interval line (`95% CI [0.578, 0.620]`), empty without
+/// one.
+pub fn ci_line(run: &crate::pipeline::Run, source: &str, row: &str, metric: &str) -> String {
+    let Some(results) = &run.intervals else {
+        return String::new();
+    };
+    results
+        .get(source, row, metric)
+        .and_then(|r| compact(r.interval.lower, r.interval.upper))
+        .map_or_else(String::new, |c| {
+            format!("{} CI {c}", level_text(results.settings.level))
+        })
+}
+
+/// The full column name of a header (`corr`, or `DSM.scale_trim`).
+fn column_name(c: &crate::render::context::ColumnHead) -> String {
+    if c.sub.is_empty() {
+        c.text.clone()
+    } else {
+        format!("{}.{}", c.text, c.sub)
+    }
+}
+
+/// Shows each cell's interval under its value: `locate` gives, for a
+/// table row, the `_ci` source and row label its cells belong to (`None`:
+/// the row has no intervals); the column's name is the metric.
+pub fn add_intervals(
+    b: &Builder,
+    t: &mut Table,
+    locate: impl Fn(&crate::render::context::Row) -> Option<(String, String)>,
+) {
+    let Some(results) = &b.run.intervals else {
+        return;
+    };
+    let names: Vec<String> = t.columns.iter().map(column_name).collect();
+    for row in &mut t.rows {
+        let Some((source, label)) = locate(row) else {
+            continue;
+        };
+        for (cell, name) in row.cells.iter_mut().zip(&names) {
+            if let Some(r) = results.get(&source, &label, name) {
+                cell.ci = compact(r.interval.lower, r.interval.upper).unwrap_or_default();
+            }
+        }
+    }
+}
+
+/// [`add_intervals`] for a table whose rows are labelled by their first
+/// cell (a row header), all from `source`.
+pub fn add_row_intervals(b: &Builder, t: &mut Table, source: &str) {
+    add_intervals(b, t, |row| {
+        let label = row
+            .cells
+            .first()
+            .filter(|c| c.header)
+            .map_or_else(String::new, |c| c.text.clone());
+        Some((source.to_string(), label))
+    });
+}
+
+/// The sentence a section with intervals ends with: what the small print
+/// under a number means and which unit was resampled.
+pub fn intervals_note(b: &Builder, stratified: bool) -> Option<Block> {
+    let r = b.run.intervals.as_ref()?;
+    let s = &r.settings;
+    let units = r.tables.first().map_or(0, |t| t.n_units);
+    let (unit, together) = match s.unit {
+        crate::config::intervals::Unit::Response => ("responses", ""),
+        crate::config::intervals::Unit::Candidate => {
+            ("test takers", " (all responses of a test taker together)")
+        }
+    };
+    let how = if s.replicates == 0 {
+        "from analytic formulas only (no bootstrap replicates were drawn), so most statistics have none".to_string()
+    } else {
+        format!(
+            "from {} bootstrap resamples of the {} {unit}{together}{}",
+            thousands(s.replicates),
+            thousands(units as u64),
+            if stratified {
+                ", drawn within each group so every group keeps its size"
+            } else {
+                ""
+            }
+        )
+    };
+    Some(Block::Note(format!(
+        "The small numbers under a value are its {} confidence interval, {how} (seed {}). \
+         They show how much the number could differ in another sample of {unit} like this \
+         one; they do not include the error of the human raters themselves.",
+        level_text(s.level),
+        s.seed
+    )))
 }

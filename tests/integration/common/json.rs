@@ -25,8 +25,9 @@ use super::table::Mismatch;
 pub const PATH_KEYS: &[&str] = &["predictions_file", "scale_with", "custom_sections"];
 
 /// Keys `rsmreport` may add to the saved configuration (decisions.md,
-/// "Config": new optional keys beyond the reference).
-pub const ALLOWED_EXTRA_KEYS: &[&str] = &["model_version"];
+/// "Config": new optional keys beyond the reference; `intervals`:
+/// uncertainty spec 1).
+pub const ALLOWED_EXTRA_KEYS: &[&str] = &["model_version", "intervals"];
 
 /// The outcome of comparing two configuration files.
 #[derive(Debug, Default)]
