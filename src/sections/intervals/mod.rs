@@ -114,18 +114,31 @@ pub fn compute_with_threads(
         crate::config::intervals::Unit::Response => None,
     };
     let has = |name: &str| frames.iter().any(|f| f.name == name && f.is_writable());
-    let mut tables = overall_tables(&run, prep, units, has, rater_error_variance);
-    for t in &mut tables {
-        fill_estimates(t, frames);
-    }
-    for (g_index, g) in prep.groups.iter().enumerate() {
-        if has(&format!("eval_by_{}", g.name)) {
+    // The by-group tables are independent of the overall ones: computed on
+    // a second thread meanwhile (each table's numbers do not depend on it).
+    let by_group = |g_index: usize, g: &Grouping| {
+        has(&format!("eval_by_{}", g.name)).then(|| {
             let mut t = group_table(&run, prep, g, g_index, units);
             fill_estimates(&mut t, frames);
             add_group_analytic(&mut t, g, prep.n(), settings.level);
-            tables.push(t);
-        }
-    }
+            t
+        })
+    };
+    let (mut tables, groups) = std::thread::scope(|scope| {
+        let groups = scope.spawn(|| {
+            prep.groups
+                .iter()
+                .enumerate()
+                .filter_map(|(i, g)| by_group(i, g))
+                .collect::<Vec<_>>()
+        });
+        let overall = overall_tables(&run, prep, frames, units, has, rater_error_variance);
+        (
+            overall,
+            groups.join().expect("a by-group interval thread panicked"),
+        )
+    });
+    tables.extend(groups);
     IntervalResults {
         settings: *settings,
         tables,
@@ -192,6 +205,7 @@ fn replicate<T: Additive + Send + Sync>(
 fn overall_tables(
     run: &Replicates,
     prep: &Prepared,
+    frames: &[Frame],
     units: Option<&[u32]>,
     has: impl Fn(&str) -> bool,
     rev: Option<f64>,
@@ -243,7 +257,18 @@ fn overall_tables(
     });
     let n_units = blocks.units.iter().sum();
     let mut tables = collect(&rep, settings.level, n_units);
-    add_overall_analytic(&mut tables, prep, sc2, settings.level);
+    for t in &mut tables {
+        fill_estimates(t, frames);
+    }
+    let ones = vec![1u32; blocks.len()];
+    let full = stratum_totals(&blocks, &sums, &ones, &zero).swap_remove(0);
+    let inputs = AnalyticInputs {
+        prep,
+        sc2,
+        spec: &spec,
+        full: &full,
+    };
+    add_overall_analytic(&mut tables, &inputs, settings.level);
     tables
 }
 
@@ -344,63 +369,85 @@ fn collect(rep: &Replicated, level: f64, n_units: usize) -> Vec<CiTable> {
     tables
 }
 
-/// Fisher z for `corr`, Wilson for the agreement percentages and the
-/// Fleiss-Cohen-Everitt interval for `kappa`, in `eval` and `consistency`.
-fn add_overall_analytic(tables: &mut [CiTable], prep: &Prepared, sc2: Option<&[f64]>, level: f64) {
-    let hh = sc2.map(|sc2| double_scored(&prep.sc1, sc2));
+/// What the analytic intervals of the whole-set tables are computed from:
+/// the full data's sums (the totals of every block once), the centres and
+/// the pairs themselves for kappa's table.
+struct AnalyticInputs<'a> {
+    prep: &'a Prepared,
+    sc2: Option<&'a [f64]>,
+    spec: &'a Overall,
+    full: &'a OverallSums,
+}
+
+/// Fisher z for `corr` (at the table's estimate), Wilson for the agreement
+/// percentages and the Fleiss-Cohen-Everitt interval for `kappa`, in
+/// `eval` and `consistency`. The counts come from the full data's sums, so
+/// only kappa's K x K table takes a pass over the responses (one per score
+/// type that has a kappa row).
+fn add_overall_analytic(tables: &mut [CiTable], x: &AnalyticInputs, level: f64) {
     for t in tables.iter_mut() {
         for r in &mut t.rows {
-            let pair: (&[f64], &[f64]) = match (t.source.as_str(), &hh) {
-                ("eval", _) => match prep.score(&r.row) {
-                    Some(s) => (&prep.sc1, &s.values),
-                    None => continue,
+            let (sums, centres, h, s): (&PairSums, &Centres, &[f64], Option<&[f64]>) =
+                match t.source.as_str() {
+                    "eval" => {
+                        let Some(k) = x.spec.score_names.iter().position(|n| *n == r.row) else {
+                            continue;
+                        };
+                        let values = x.prep.scores[k].values.as_slice();
+                        (
+                            &x.full.scores[k],
+                            &x.spec.centres[k],
+                            &x.prep.sc1,
+                            Some(values),
+                        )
+                    }
+                    "consistency" => match (&x.full.hh, &x.spec.hh) {
+                        (Some(sums), Some(c)) => (sums, c, &x.prep.sc1, x.sc2),
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+            let n = sums.n as usize;
+            let percent = |(lo, hi): (f64, f64)| (lo * 100.0, hi * 100.0);
+            r.analytic = match r.metric.as_str() {
+                "corr" => fisher_z_interval(r.estimate, n, level),
+                "exact_agr" => percent(wilson_interval(sums.exact, n, level)),
+                "adj_agr" => percent(wilson_interval(sums.adjacent, n, level)),
+                "kappa" => match s.and_then(|s| label_table(centres, h, s)) {
+                    Some((counts, k)) => {
+                        let (_, lo, hi) = kappa_fce_interval(&counts, k, level);
+                        (lo, hi)
+                    }
+                    None => (f64::NAN, f64::NAN),
                 },
-                ("consistency", Some((h, s))) => (h, s),
-                _ => continue,
+                _ => (f64::NAN, f64::NAN),
             };
-            r.analytic = analytic(&r.metric, pair.0, pair.1, level);
         }
     }
 }
 
-/// The analytic interval of `metric` on the pairs `h`, `s` (spec 2.3).
-fn analytic(metric: &str, h: &[f64], s: &[f64], level: f64) -> (f64, f64) {
-    let n = h.len();
-    let within = |tol: f64| {
-        h.iter()
-            .zip(s)
-            .filter(|(a, b)| (*a - *b).abs() <= tol)
-            .count()
-    };
-    let percent = |(lo, hi): (f64, f64)| (lo * 100.0, hi * 100.0);
-    match metric {
-        "corr" => fisher_z_interval(crate::metrics::association::pearson(h, s), n, level),
-        "exact_agr" => percent(wilson_interval(within(0.0) as f64, n, level)),
-        "adj_agr" => percent(wilson_interval(within(1.0) as f64, n, level)),
-        "kappa" => match label_table(h, s) {
-            Some((counts, k)) => {
-                let (_, lo, hi) = kappa_fce_interval(&counts, k, level);
-                (lo, hi)
-            }
-            None => (f64::NAN, f64::NAN),
-        },
-        _ => (f64::NAN, f64::NAN),
-    }
-}
-
-/// The K x K table of half-to-even rounded labels (rows `h`), `None` when
-/// a value is not finite or the labels span too far.
-fn label_table(h: &[f64], s: &[f64]) -> Option<(Vec<f64>, usize)> {
-    let c = Centres::of(h, s);
-    if c.labels == 0 || h.iter().chain(s).any(|v| !v.is_finite()) {
+/// The K x K table of half-to-even rounded labels (rows `h`) of the pairs
+/// whose `s` is present (a missing second score is NaN), with the labels
+/// of `c`; `None` when a value is not finite or the labels span too far.
+fn label_table(c: &Centres, h: &[f64], s: &[f64]) -> Option<(Vec<f64>, usize)> {
+    let k = c.labels;
+    if k == 0 {
         return None;
     }
-    let k = c.labels;
     let mut counts = vec![0.0; k * k];
+    let mut finite = true;
     for (&a, &b) in h.iter().zip(s) {
-        let i = (round_half_even(a) - c.label_lo) as usize;
-        let j = (round_half_even(b) - c.label_lo) as usize;
-        counts[i * k + j] += 1.0;
+        if b.is_nan() {
+            continue;
+        }
+        finite &= a.is_finite() && b.is_finite();
+        let i = round_half_even(a) - c.label_lo;
+        let j = round_half_even(b) - c.label_lo;
+        if finite && i >= 0.0 && j >= 0.0 && (i as usize) < k && (j as usize) < k {
+            counts[i as usize * k + j as usize] += 1.0;
+        } else {
+            return None;
+        }
     }
     Some((counts, k))
 }

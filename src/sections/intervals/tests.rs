@@ -309,3 +309,92 @@ fn a_supplied_rater_error_variance_is_not_resampled() {
     let prmse = r.get("true_score_eval", "raw_trim", "PRMSE true").unwrap();
     assert!(prmse.interval.lower < prmse.estimate && prmse.estimate < prmse.interval.upper);
 }
+
+/// The analytic intervals come from the full data's sums and the table's
+/// estimates; they must equal the textbook computation on the pairs
+/// themselves (Pearson's r, counts of agreeing pairs, the full label table).
+#[test]
+fn analytic_intervals_match_a_direct_computation_on_the_pairs() {
+    let (_dir, run) = simulate(3_000, 21, "intervals = false\n");
+    let r = compute_on(&run, &settings(0, 1, Unit::Response), 1);
+    let prep = &run.prepared;
+    let sc2 = prep.sc2.as_deref().unwrap();
+    let (h2, s2) = double_scored(&prep.sc1, sc2);
+    let mut pairs: Vec<(&str, String, Vec<f64>, Vec<f64>)> = prep
+        .scores
+        .iter()
+        .map(|s| {
+            (
+                "eval",
+                s.name.to_string(),
+                prep.sc1.clone(),
+                s.values.clone(),
+            )
+        })
+        .collect();
+    pairs.push(("consistency", String::new(), h2, s2));
+    let mut checked = 0;
+    for (table, row, h, s) in &pairs {
+        let t = r.tables.iter().find(|t| t.source == *table).unwrap();
+        for ci in t
+            .rows
+            .iter()
+            .filter(|c| c.row == *row || table == &"consistency")
+        {
+            let n = h.len();
+            let within = |tol: f64| {
+                h.iter()
+                    .zip(s)
+                    .filter(|(a, b)| (*a - *b).abs() <= tol)
+                    .count()
+            };
+            let want = match ci.metric.as_str() {
+                "corr" => fisher_z_interval(crate::metrics::association::pearson(h, s), n, 0.95),
+                "exact_agr" => wilson_interval(within(0.0) as f64, n, 0.95),
+                "adj_agr" => wilson_interval(within(1.0) as f64, n, 0.95),
+                "kappa" => {
+                    let lo = h
+                        .iter()
+                        .chain(s)
+                        .map(|v| round_half_even(*v))
+                        .fold(f64::INFINITY, f64::min);
+                    let hi = h
+                        .iter()
+                        .chain(s)
+                        .map(|v| round_half_even(*v))
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    let k = (hi - lo) as usize + 1;
+                    let mut counts = vec![0.0; k * k];
+                    for (a, b) in h.iter().zip(s) {
+                        let i = (round_half_even(*a) - lo) as usize;
+                        let j = (round_half_even(*b) - lo) as usize;
+                        counts[i * k + j] += 1.0;
+                    }
+                    let (_, lo, hi) = kappa_fce_interval(&counts, k, 0.95);
+                    (lo, hi)
+                }
+                _ => continue,
+            };
+            let want = if ci.metric.ends_with("_agr") {
+                (want.0 * 100.0, want.1 * 100.0)
+            } else {
+                want
+            };
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+            assert!(
+                close(ci.analytic.0, want.0) && close(ci.analytic.1, want.1),
+                "{table} {row} {}: {:?} vs {want:?}",
+                ci.metric,
+                ci.analytic
+            );
+            checked += 1;
+        }
+    }
+    // 4 metrics on each of the 3 score types and on the human pairs.
+    assert_eq!(
+        checked,
+        4 * (prep.scores.len() + 1),
+        "{:?}",
+        r.tables[0].rows
+    );
+}
