@@ -15,7 +15,10 @@
 #                  for the per-stage breakdown; 0: skip it
 #   BENCH_BIN      time this rsmreport binary instead of building one (e.g. an
 #                  older build, for before/after comparisons; it must have
-#                  `simulate` unless the data are cached already)
+#                  `simulate` unless the data are cached already). The
+#                  default is the stripped release build; to profile with
+#                  perf, build `cargo build --profile profiling` (line
+#                  tables) and pass target/profiling/rsmreport here
 #   CARGO_TARGET_DIR  build folder (default ~/.cache/rsmreport-target); the
 #                  simulated data are cached in $CARGO_TARGET_DIR/bench-data
 #
