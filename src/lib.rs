@@ -26,6 +26,7 @@
 
 pub mod build;
 pub mod config;
+pub mod gates;
 pub mod input;
 pub mod metrics;
 pub mod output;

@@ -1,6 +1,7 @@
 //! The `rsmreport` command line: parses arguments, runs the pipeline and
 //! prints errors with their whole chain. Exit codes: 0 success, 2 usage or
-//! configuration error, 1 data or runtime error.
+//! configuration error, 1 data or runtime error, 3 a quality gate of
+//! severity `fail` failed (everything was written).
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -33,11 +34,18 @@ enum Command {
         /// Replace an existing output folder (only once the new output is complete).
         #[arg(short, long)]
         force: bool,
+        /// Quality gates to evaluate besides the experiment's own (a TOML file with
+        /// [[gates]] tables and/or gates_preset); a failed gate exits with code 3.
+        #[arg(long, value_name = "FILE")]
+        gates: Option<PathBuf>,
     },
     /// Validate the experiment and its data and print what a build would do; writes nothing.
     Check {
         /// The experiment definition (`.toml`, or an rsmeval `.json` config).
         experiment: PathBuf,
+        /// A gates file, as for `build`.
+        #[arg(long, value_name = "FILE")]
+        gates: Option<PathBuf>,
     },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
@@ -85,17 +93,35 @@ fn main() -> ExitCode {
     }
 }
 
+/// The experiment and the gates of `--gates FILE`, validated (exit 2).
+fn load_experiment(path: &Path, gates: Option<&Path>) -> Result<config::Experiment, Failure> {
+    let mut exp = config::load(path).map_err(config_error)?;
+    if let Some(file) = gates {
+        let more = config::gates::load_file(file, &exp).map_err(config_error)?;
+        exp.gates.extend(more);
+    }
+    Ok(exp)
+}
+
+/// Runs the pipeline and evaluates the gates.
+fn execute(exp: config::Experiment) -> Result<pipeline::Run, Failure> {
+    let mut run = pipeline::execute(exp).map_err(data_error)?;
+    pipeline::evaluate_gates(&mut run).map_err(|e| config_error(anyhow!(e)))?;
+    Ok(run)
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Build {
             experiment,
             output_dir,
             force,
+            gates,
         } => {
-            let exp = config::load(&experiment).map_err(config_error)?;
+            let exp = load_experiment(&experiment, gates.as_deref())?;
             let dir = output_dir.unwrap_or_else(|| PathBuf::from(&exp.experiment_id));
             output::check_output_dir(&dir, force).map_err(config_error)?;
-            let run = pipeline::execute(exp).map_err(data_error)?;
+            let run = execute(exp)?;
             // Each file is written as soon as its bytes exist, into a
             // temporary folder that replaces `dir` only when complete.
             let written = output::write_output_dir_with(&dir, force, |sink| {
@@ -110,15 +136,30 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 tables,
                 dir.join("output").display()
             );
+            if !run.gates.is_empty() {
+                for line in rsmreport::build::gates::terminal_lines(&run.gates) {
+                    eprintln!("{line}");
+                }
+            }
+            let failed = rsmreport::gates::failed(&run.gates);
             // The process ends right after this: returning the run's
             // millions of small allocations to malloc one by one only costs
             // time (4% of a 1M build), so leave them to the OS.
             std::mem::forget(run);
+            if failed {
+                return Err(Failure {
+                    code: 3,
+                    error: anyhow!(
+                        "a quality gate of severity fail failed (see above and the report); \
+                         every file was written"
+                    ),
+                });
+            }
             Ok(())
         }
-        Command::Check { experiment } => {
-            let exp = config::load(&experiment).map_err(config_error)?;
-            let run = pipeline::execute(exp).map_err(data_error)?;
+        Command::Check { experiment, gates } => {
+            let exp = load_experiment(&experiment, gates.as_deref())?;
+            let run = execute(exp)?;
             print!("{}", pipeline::describe(&run));
             Ok(())
         }

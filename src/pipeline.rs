@@ -125,6 +125,17 @@ pub struct Run {
     /// Confidence intervals (their `_ci` tables are in `analysis.frames`);
     /// `None` when switched off.
     pub intervals: Option<IntervalResults>,
+    /// The quality gate results, in gate order (empty without gates);
+    /// filled by [`evaluate_gates`].
+    pub gates: Vec<crate::gates::Outcome>,
+}
+
+/// Evaluates the experiment's gates on the finished run. The error (a
+/// `<subgroup>=<level>` scope whose level is not in the data) is a
+/// configuration error.
+pub fn evaluate_gates(run: &mut Run) -> Result<(), String> {
+    run.gates = timed("gates", || crate::build::gates::evaluate(run))?;
+    Ok(())
 }
 
 /// Reads the inputs of `exp` and computes every table.
@@ -179,6 +190,7 @@ pub fn execute(exp: Experiment) -> Result<Run> {
         prepared,
         analysis,
         intervals,
+        gates: Vec::new(),
     })
 }
 
@@ -196,6 +208,17 @@ pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) ->
         path: Path::new("output").join(format!("{}_summary.json", run.exp.experiment_id)),
         bytes: crate::build::summary::summary_json(run),
     })?;
+    if !run.exp.gates.is_empty() {
+        let id = &run.exp.experiment_id;
+        emit(&OutputFile {
+            path: Path::new("output").join(format!("{id}_gates.json")),
+            bytes: crate::gates::json::gates_json(id, &run.gates),
+        })?;
+        emit(&OutputFile {
+            path: Path::new("output").join(format!("{id}_gates.xml")),
+            bytes: crate::gates::junit::junit_xml(id, &run.gates),
+        })?;
+    }
     let report = timed("report", || {
         crate::render::report_files(&crate::build::report(run, epoch)?)
     })?;
@@ -213,6 +236,40 @@ pub fn generation_epoch() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The gates a build evaluates, each with its condition, scope, origin and
+/// what it gives on these data.
+fn describe_gates(run: &Run, s: &mut String) {
+    let gates = &run.exp.gates;
+    if gates.is_empty() {
+        let _ = writeln!(s, "gates: none");
+        return;
+    }
+    let _ = writeln!(s, "gates: {}", gates.len());
+    for g in gates {
+        let lines: Vec<_> = run.gates.iter().filter(|o| &o.gate == g).cloned().collect();
+        let _ = writeln!(
+            s,
+            "  {}: {} [{}], severity {} ({}): {}",
+            g.name,
+            g.condition(),
+            g.scope,
+            g.severity.name(),
+            g.origin,
+            crate::build::gates::counts_text(&lines)
+        );
+    }
+    let verdict = if crate::gates::failed(&run.gates) {
+        "a build would exit with code 3"
+    } else {
+        "a build would pass them (exit code 0)"
+    };
+    let _ = writeln!(
+        s,
+        "gate results: {}; {verdict}",
+        crate::build::gates::counts_text(&run.gates)
+    );
 }
 
 /// A plain-text account of what a build does with this experiment (the
@@ -291,6 +348,7 @@ pub fn describe(run: &Run) -> String {
             let _ = writeln!(s, "intervals: off");
         }
     }
+    describe_gates(run, &mut s);
     let tables: Vec<&str> = run
         .analysis
         .frames

@@ -368,6 +368,18 @@ impl Frame {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
     }
+
+    /// The number in the row labelled `row` (`""`: the unlabelled row of a
+    /// one-row table such as `consistency`) and column `column`; `None`
+    /// when there is no such row or column (NaN when the cell is empty).
+    pub fn value_at(&self, row: &str, column: &str) -> Option<f64> {
+        let index = self.index.as_ref()?;
+        let i = (0..index.len()).find(|&i| match index.cell(i) {
+            Cell::Text(s) => s == row,
+            _ => row.is_empty(),
+        })?;
+        Some(self.column(column)?.values.to_numeric()[i])
+    }
 }
 
 #[cfg(test)]

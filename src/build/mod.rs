@@ -9,6 +9,7 @@
 //! run. The engine ([`crate::render`]) renders what this returns.
 //! [`summary`] is the build's machine-readable summary file.
 
+pub mod gates;
 pub mod sections;
 pub mod summary;
 
@@ -100,6 +101,7 @@ pub fn report(run: &Run, epoch: i64) -> Result<Report> {
     };
     // Section ids first, so no heading takes a section's name.
     let ids = b.section_ids(exp.sections.iter().map(|s| s.name()));
+    let panels: Vec<_> = gates::panel(&mut b.doc, &run.gates).into_iter().collect();
     let mut sections = Vec::with_capacity(exp.sections.len());
     for (s, id) in exp.sections.iter().zip(ids) {
         let (kind, blocks) = match s {
@@ -121,7 +123,7 @@ pub fn report(run: &Run, epoch: i64) -> Result<Report> {
         });
     }
     Ok(b.doc
-        .finish(header(run, epoch), Vec::new(), sections, TEMPLATES))
+        .finish(header(run, epoch), panels, sections, TEMPLATES))
 }
 
 /// A custom section: `.md` rendered safely, `.html` inserted as is.

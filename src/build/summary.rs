@@ -60,17 +60,7 @@ fn group(run: &Run, source: &str, row: &str, metrics: &[&str]) -> Value {
 
 /// The cell of `frame` in the row labelled `row` and column `column`.
 fn cell(frame: &crate::table::Frame, row: &str, column: &str) -> f64 {
-    let Some(index) = &frame.index else {
-        return f64::NAN;
-    };
-    let i = (0..index.len()).find(|&i| match index.cell(i) {
-        crate::table::Cell::Text(s) => s == row,
-        _ => row.is_empty(),
-    });
-    match (i, frame.column(column)) {
-        (Some(i), Some(c)) => c.values.to_numeric()[i],
-        _ => f64::NAN,
-    }
+    frame.value_at(row, column).unwrap_or(f64::NAN)
 }
 
 /// The interval settings and the number of units, or `null` when off.
@@ -157,6 +147,11 @@ pub fn summary_json(run: &Run) -> Vec<u8> {
         "consistency": group(run, "consistency", "", &CONSISTENCY_METRICS),
         "degradation": group(run, "degradation", primary, &DEGRADATION_METRICS),
         "subgroups": worst_dsm(run, primary),
+        "gates": if exp.gates.is_empty() {
+            Value::Null
+        } else {
+            crate::gates::json::summary(&run.gates)
+        },
     });
     let mut bytes = serde_json::to_vec_pretty(&value).unwrap_or_default();
     bytes.push(b'\n');

@@ -42,8 +42,8 @@ pub const DEFAULTED_KEYS: [&str; 21] = [
 
 /// Optional keys of `rsmreport` beyond the reference (`model_version` is
 /// never defaulted into the saved config; `intervals` always records the
-/// settings used).
-pub const OWN_KEYS: [&str; 2] = ["model_version", "intervals"];
+/// settings used; `gates` and `gates_preset` are echoed as given).
+pub const OWN_KEYS: [&str; 4] = ["model_version", "intervals", "gates", "gates_preset"];
 
 /// The default of a defaulted key, as the saved config shows it.
 pub fn default_value(key: &str) -> Value {

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 
+pub mod gates;
 pub mod intervals;
 mod keys;
 mod parse;
@@ -159,6 +160,9 @@ pub struct Experiment {
     pub sections: Vec<Section>,
     /// Confidence intervals (uncertainty spec 1); `None` when switched off.
     pub intervals: Option<intervals::Intervals>,
+    /// Quality gates (gates spec): the experiment file's, then those of a
+    /// `--gates` file.
+    pub gates: Vec<gates::Gate>,
     /// The normalised configuration in the reference's shape (spec 1.4),
     /// written as `output/<id>_rsmeval.json`.
     pub saved_config: serde_json::Value,

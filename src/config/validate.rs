@@ -144,7 +144,7 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
 
     let saved_config = saved_config(&cx, min_n_saved, intervals);
 
-    Ok(Experiment {
+    let mut exp = Experiment {
         config_path: config_path.to_path_buf(),
         experiment_id,
         description,
@@ -170,7 +170,25 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         sections,
         saved_config,
         intervals,
-    })
+        gates: Vec::new(),
+    };
+    exp.gates = gates(&cx, &exp)?;
+    Ok(exp)
+}
+
+/// The experiment's own gates (`gates_preset`, `[[gates]]`), validated
+/// against what it computes (gates spec 1).
+fn gates(cx: &Ctx, exp: &Experiment) -> Result<Vec<super::gates::Gate>> {
+    let min_n = |g: &str| exp.min_n_for(g);
+    let gcx = super::gates::Context::of(exp, &min_n);
+    let origin = super::gates::origin_name(&exp.config_path);
+    super::gates::parse(
+        cx.raw.get("gates"),
+        cx.raw.get("gates_preset"),
+        &gcx,
+        &origin,
+    )
+    .map_err(|(key, message)| cx.err(key, message))
 }
 
 // ---------------------------------------------------------------- context

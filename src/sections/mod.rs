@@ -311,7 +311,8 @@ fn data_composition_by(g: &Grouping) -> Frame {
     )
 }
 
-const EVAL_COLUMNS: [&str; 17] = [
+/// The columns of `eval` after the index (also what a gate may name).
+pub const EVAL_COLUMNS: [&str; 17] = [
     "N",
     "h_mean",
     "h_sd",
@@ -400,7 +401,9 @@ fn eval_short_frame(prep: &Prepared, eval: &[(&'static str, MetricBlock)]) -> Fr
     Frame::new("eval_short", Some(Values::Int(vec![0])), cols)
 }
 
-const CONSISTENCY_COLUMNS: [(&str, &str); 14] = [
+/// The columns of `consistency` after `N`: (its name, the metric block's
+/// name); also what an `hh.` gate may name.
+pub const CONSISTENCY_COLUMNS: [(&str, &str); 14] = [
     ("h1_mean", "h_mean"),
     ("h1_sd", "h_sd"),
     ("h1_min", "h_min"),

@@ -487,13 +487,35 @@ fn cli_bundled_example_checks_and_builds() {
         "excluded / kept counts not reported:\n{text}"
     );
 
+    // The example's gates (williamson2012 and one on a confidence bound) are
+    // listed by `check`.
+    for gate in [
+        "QWK clears 0.70 with 95% confidence",
+        "standardized mean difference",
+    ] {
+        assert!(
+            text.contains(gate),
+            "check does not list the gate {gate:?}:\n{text}"
+        );
+    }
+
+    // The example's engine misses three gates (README): the build writes
+    // everything and exits with 3.
     let out = tmp.path().join("example");
     let run = common::build(tmp.path(), &example, &out, &[]);
-    assert!(
-        run.success,
-        "build of the bundled example failed:\n{}",
+    assert_eq!(
+        run.code,
+        Some(3),
+        "the bundled example should fail its gates (exit 3):\n{}",
         run.describe()
     );
+    assert!(!run.panicked(), "{}", run.describe());
+    assert!(
+        run.stderr.contains("10 passed, 3 failed, 1 skipped"),
+        "gate counts of the example changed (update the README):\n{}",
+        run.stderr
+    );
+    assert!(out.join("report").join("example_report.html").is_file());
     let output = out.join("output");
     for name in [
         "eval",
@@ -505,6 +527,13 @@ fn cli_bundled_example_checks_and_builds() {
     ] {
         let p = output.join(format!("example_{name}.csv"));
         assert!(p.is_file(), "missing {}", p.display());
+    }
+    for name in [
+        "example_gates.json",
+        "example_gates.xml",
+        "example_summary.json",
+    ] {
+        assert!(output.join(name).is_file(), "missing {name}");
     }
     let eval = crate::common::table::read_table(&output.join("example_eval.csv")).unwrap();
     assert_eq!(eval.header.get(1).map(String::as_str), Some("N"));

@@ -134,10 +134,22 @@ fn assert_fails(run: &Run, code: i32, words: &[&str]) {
 /// once; each must fail with `code` and a message holding `words`, write
 /// nothing, and leave an earlier report byte-identical. Returns the message.
 fn expect_failure(case: &Case, exp: &Path, code: i32, words: &[&str]) -> String {
+    expect_failure_with(case, exp, &[], code, words)
+}
+
+/// [`expect_failure`] with the options `args` (e.g. `--gates FILE`) given
+/// to both `build` and `check`.
+fn expect_failure_with(
+    case: &Case,
+    exp: &Path,
+    args: &[&str],
+    code: i32,
+    words: &[&str],
+) -> String {
     // 1. Into a new folder: nothing at all is created or changed.
     let before = snapshot(case.root());
     let out = case.path("new_out");
-    let run = common::build(case.root(), exp, &out, &[]);
+    let run = common::build(case.root(), exp, &out, args);
     assert_fails(&run, code, words);
     let diff = snapshot_diff(&before, &snapshot(case.root()));
     assert!(diff.is_empty(), "the failed run wrote files: {diff:?}");
@@ -146,7 +158,8 @@ fn expect_failure(case: &Case, exp: &Path, code: i32, words: &[&str]) -> String 
     // 2. With --force over an earlier report: that report is unchanged.
     let prev = case.previous_report("prev");
     let before = snapshot(case.root());
-    let forced = common::build(case.root(), exp, &prev, &["--force"]);
+    let forced_args: Vec<&str> = args.iter().copied().chain(["--force"]).collect();
+    let forced = common::build(case.root(), exp, &prev, &forced_args);
     assert_fails(&forced, code, words);
     let diff = snapshot_diff(&before, &snapshot(case.root()));
     assert!(
@@ -157,7 +170,10 @@ fn expect_failure(case: &Case, exp: &Path, code: i32, words: &[&str]) -> String 
 
     // 3. `check` fails the same way and writes nothing.
     let before = snapshot(case.root());
-    let checked = common::run_in(case.root(), [OsStr::new("check"), exp.as_os_str()]);
+    let check_args = [OsStr::new("check"), exp.as_os_str()]
+        .into_iter()
+        .chain(args.iter().map(OsStr::new));
+    let checked = common::run_in(case.root(), check_args);
     assert_fails(&checked, code, words);
     assert!(snapshot_diff(&before, &snapshot(case.root())).is_empty());
 
@@ -1095,4 +1111,181 @@ fn errors_usage() {
         );
     }
     assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Quality gates
+
+/// `[[gates]]` tables come after every top-level key; the base config gains
+/// a subgroup on line 8, so the gate starts on line 9.
+const GATE_BASE: &str = "subgroups = [\"grp\"]\n";
+
+/// A `[[gates]]` table on `wtkappa >= 0.7` with `extra` lines.
+fn gate(extra: &str) -> String {
+    format!("[[gates]]\nmetric = \"wtkappa\"\nop = \">=\"\nthreshold = 0.7\n{extra}")
+}
+
+#[test]
+fn errors_gate_definition() {
+    let cases: Vec<(String, Vec<&str>)> =
+        vec![
+        (
+            "[[gates]]\nmetric = \"wtkapa\"\nop = \">=\"\nthreshold = 0.7\n".into(),
+            vec!["gates[1]", "unknown metric \"wtkapa\"", "did you mean wtkappa"],
+        ),
+        (
+            "[[gates]]\nname = \"q\"\nmetric = \"wtkappa\"\nop = \"=>\"\nthreshold = 0.7\n"
+                .into(),
+            vec!["gates[1] (\"q\")", "op \"=>\" is not an operator", "abs<="],
+        ),
+        (
+            gate("bound = \"lowr\"\n"),
+            vec!["bound \"lowr\"", "did you mean \"lower\""],
+        ),
+        (
+            gate("scope = \"each:grup\"\n"),
+            vec!["subgroup \"grup\"", "not in subgroups", "did you mean \"grp\""],
+        ),
+        (
+            gate("scope = \"evry:grp\"\n"),
+            vec!["scope \"evry:grp\" is not a scope", "worst:<subgroup>"],
+        ),
+        (
+            gate("score_type = \"scale_trim\"\n"),
+            vec!["score_type \"scale_trim\" is not produced", "raw_trim_round"],
+        ),
+        (
+            gate("severity = \"error\"\n"),
+            vec!["severity must be \"fail\" or \"warn\"", "\"error\""],
+        ),
+        (
+            gate("threshhold = 1\n"),
+            vec!["unknown key threshhold", "did you mean threshold"],
+        ),
+        (
+            "[[gates]]\nmetric = \"wtkappa\"\nop = \">=\"\n".into(),
+            vec!["threshold is missing"],
+        ),
+        (
+            "[[gates]]\nmetric = \"PRMSE\"\nop = \">=\"\nthreshold = 0.7\nscope = \"each:grp\"\n"
+                .into(),
+            vec!["PRMSE is computed for the whole set only", "scope = \"overall\""],
+        ),
+    ];
+    for (gates, mut words) in cases {
+        let case = Case::new(&format!("{GATE_BASE}{gates}"));
+        words.push("exp.toml, line 9: gates[1]");
+        fails(&case, CONFIG, &words);
+    }
+    let case = Case::new(&format!("{GATE_BASE}gates = 3\n"));
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "exp.toml, line 9",
+            "gates must be an array of tables",
+            "the number 3",
+        ],
+    );
+}
+
+#[test]
+fn errors_unknown_gates_preset() {
+    let case = Case::new("gates_preset = \"williamson\"\n");
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "exp.toml, line 8",
+            "unknown gates_preset \"williamson\"",
+            "did you mean \"williamson2012\"",
+        ],
+    );
+}
+
+#[test]
+fn errors_gate_bound_without_intervals() {
+    for off in ["intervals = false\n", "[intervals]\nreplicates = 0\n"] {
+        // The [intervals] table must come before the [[gates]] table.
+        let case = Case::new(&format!("{off}{}", gate("bound = \"lower\"\n")));
+        fails(
+            &case,
+            CONFIG,
+            &[
+                "gates[1]",
+                "bound = \"lower\" needs bootstrap intervals",
+                "intervals are off",
+            ],
+        );
+    }
+}
+
+#[test]
+fn errors_gates_file() {
+    let case = Case::new("");
+    let exp = case.exp();
+    let missing = expect_failure_with(&case, &exp, &["--gates", "nope.toml"], CONFIG, &[]);
+    assert!(
+        missing.contains("gates file not found: nope.toml"),
+        "{missing}"
+    );
+
+    case.write(
+        "g.toml",
+        "gates_preset = \"williamson2012\"\nmodel_version = \"x\"\n",
+    );
+    expect_failure_with(
+        &case,
+        &exp,
+        &["--gates", "g.toml"],
+        CONFIG,
+        &[
+            "g.toml, line 2",
+            "unknown key model_version in the gates file",
+        ],
+    );
+    case.write("g.toml", "[[gates]\n");
+    expect_failure_with(
+        &case,
+        &exp,
+        &["--gates", "g.toml"],
+        CONFIG,
+        &["g.toml, line 1", "TOML syntax error"],
+    );
+    case.write(
+        "g.toml",
+        "[[gates]]\nmetric = \"wtkapa\"\nop = \">=\"\nthreshold = 0.7\n",
+    );
+    expect_failure_with(
+        &case,
+        &exp,
+        &["--gates", "g.toml"],
+        CONFIG,
+        &["g.toml, line 1: gates[1]", "unknown metric \"wtkapa\""],
+    );
+    // A gate file's gates are validated against the experiment: a bound
+    // needs intervals there too.
+    let case = Case::new("intervals = false\n");
+    case.write("g.toml", gate("bound = \"upper\"\n"));
+    expect_failure_with(
+        &case,
+        &case.exp(),
+        &["--gates", "g.toml"],
+        CONFIG,
+        &["g.toml", "needs bootstrap intervals"],
+    );
+}
+
+#[test]
+fn errors_gate_level_not_in_the_data() {
+    let case = Case::new(&format!("{GATE_BASE}{}", gate("scope = \"grp=c\"\n")));
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "gate \"wtkappa >= 0.7\" (exp.toml, gates[1])",
+            "the subgroup grp has no level \"c\" in the data",
+            "its levels are a, b",
+        ],
+    );
 }

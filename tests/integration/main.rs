@@ -15,6 +15,9 @@
 //! * [`report`]: the HTML report: section snapshots, escaping, offline
 //!   rendering in headless Chromium, size on 1,000,000 responses
 //!   (`cargo test --test integration report`).
+//! * [`gates`]: quality gates end to end: exit code 3 with a complete
+//!   output folder, `--gates FILE`, the JUnit file parsed as XML
+//!   (`cargo test --test integration gates`).
 //! * [`coverage`]: the coverage study of the confidence intervals (ignored:
 //!   run it in release, see its docs).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
@@ -26,6 +29,7 @@ mod cli;
 mod common;
 mod coverage;
 mod errors;
+mod gates;
 mod parity;
 mod report;
 mod robustness;

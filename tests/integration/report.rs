@@ -561,6 +561,29 @@ fn report_thumbnails_link_the_figure_files() {
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
+/// Gates for the browser test on `sim-h2-groups`: a pass, one line per L1
+/// level (one below `min_n`, skipped), a warning.
+const BROWSER_GATES: &str = r#"
+[[gates]]
+metric = "SMD"
+op = "abs<="
+threshold = 0.15
+
+[[gates]]
+metric = "DSM"
+scope = "each:L1"
+op = "abs<="
+threshold = 0.5
+min_n = 10
+
+[[gates]]
+name = "QWK at 0.9 <aspirational>"
+metric = "wtkappa"
+op = ">="
+threshold = 0.9
+severity = "warn"
+"#;
+
 /// Chromium's flags: headless, no first-run work, no network at all.
 fn chromium(profile: &Path) -> Command {
     let mut c = Command::new(CHROMIUM);
@@ -589,7 +612,9 @@ fn report_browser_renders_offline_without_errors() {
         eprintln!("report_browser: SKIPPED, {CHROMIUM} is not installed (.ci/run installs it)");
         return;
     }
-    let (tmp, out) = build_fixture("sim-h2-groups", "");
+    // With gates (none of severity fail fails, so the build exits 0): the
+    // panel must render and be reachable from the contents too.
+    let (tmp, out) = build_fixture("sim-h2-groups", BROWSER_GATES);
     let report = report_path(&out);
     let url = format!("file://{}", report.display());
     let profile = tmp.path().join("chromium-profile");
@@ -617,7 +642,21 @@ fn report_browser_renders_offline_without_errors() {
     // Every section and every figure is in the live DOM.
     let source = fs::read_to_string(&report).unwrap();
     assert_eq!(section_ids(&text), section_ids(&source));
-    assert_eq!(section_ids(&text).len(), 9);
+    assert_eq!(
+        section_ids(&text).len(),
+        1 + 9,
+        "the gates panel and 9 sections"
+    );
+    // The gates panel: under the header, before the first section, one
+    // status cell per result line (SMD, 6 L1 levels, the warning).
+    let panel = text
+        .find("<section id=\"gates\" class=\"report-panel gates\">")
+        .expect("no gates panel in the DOM");
+    assert!(panel > text.find("</header>").unwrap());
+    assert!(panel < text.find("class=\"report-section").unwrap());
+    assert_eq!(text.matches("<td class=\"gate-status").count(), 1 + 6 + 1);
+    assert_eq!(text.matches("gate-status gate-warn").count(), 1);
+    assert_eq!(text.matches("gate-status gate-skipped").count(), 1);
     assert_eq!(text.matches("<svg").count(), 7);
     // The script enhanced the tables.
     assert!(text.contains("class=\"sort\""), "no sort buttons");
@@ -627,6 +666,14 @@ fn report_browser_renders_offline_without_errors() {
     let toc = between(&text, "<nav id=\"contents\"", "</nav>").unwrap();
     let links = attr_values(toc, "href=\"#");
     assert!(links.len() >= 15, "only {} contents links", links.len());
+    assert!(
+        links.iter().any(|l| l == "quality-gates"),
+        "no contents link to the gates"
+    );
+    let mut unique = dom_ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), dom_ids.len(), "duplicate element ids");
     for l in links {
         assert!(dom_ids.contains(&l), "contents link #{l} has no target");
     }
