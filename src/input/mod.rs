@@ -7,7 +7,11 @@
 //! in `text_columns` (id, candidate, subgroups) are read as raw text; all
 //! others get pandas-like types (spec 2.1), which only matter for how
 //! pass-through columns are echoed into output files.
+//!
+//! [`archive`] opens an archived experiment folder (the output of `build`,
+//! `rsmeval` or `rsmtool`) for `compare` and `summarize`.
 
+pub mod archive;
 mod csv;
 mod guard;
 mod infer;

@@ -4,6 +4,8 @@
 //!
 //! * [`parity`]: builds every fixture experiment and compares the tables with
 //!   what RSMTool's `rsmeval` wrote (`cargo test --test integration parity`).
+//! * [`archive`]: reading archived output folders (rsmeval's and ours) for
+//!   `compare` and `summarize` (`cargo test --test integration archive`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -25,6 +27,7 @@
 //!
 //! See `tests/README.md` for the layout, the fixtures and how to refresh them.
 
+mod archive;
 mod cli;
 mod common;
 mod coverage;

@@ -1,0 +1,524 @@
+//! Stage 2 (input): an archived experiment folder, the input of `compare`
+//! and `summarize` (compare spec 1). The folder of `rsmreport build` or of
+//! RSMTool's `rsmeval`/`rsmtool` (version 7 or later; same file names):
+//! only its `output/` subfolder is read. The experiment id comes from the
+//! saved configuration (`<id>_rsmeval.json` or `<id>_rsmtool.json`), the
+//! table format (csv, tsv, xlsx) from the files; every table is optional
+//! except `eval`, and a table that is present must have the reference's
+//! columns.
+//!
+//! Reads files; writes nothing; computes no statistic (the commands
+//! recompute them from the per-response tables with the metric code of
+//! `build`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use serde_json::{Map, Value};
+
+use crate::table::Table;
+
+/// The tables read from a folder (besides the by-group ones), in the
+/// order of compare spec 1.
+pub const TABLES: [&str; 11] = [
+    "eval",
+    "eval_short",
+    "consistency",
+    "degradation",
+    "disattenuated_correlations",
+    "true_score_eval",
+    "confMatrix",
+    "score_dist",
+    "pred_processed",
+    "test_human_scores",
+    "test_metadata",
+];
+
+/// The by-group tables read for every subgroup `g` (`<name>_<g>`).
+pub const GROUP_TABLES: [&str; 3] = ["eval_by", "consistency_by", "fairness_metrics_by"];
+
+/// The header of a table's row labels (the reference writes an unnamed
+/// first column; the readers name it as pandas does).
+pub const INDEX: &str = "Unnamed: 0";
+
+/// What kind of failure a bad folder is: a path or choice the user gave
+/// (exit 2) or a file that is not what it should be (exit 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    Usage,
+    Data,
+}
+
+/// A folder that cannot be read, with what is wrong.
+#[derive(Debug)]
+pub struct ArchiveError {
+    pub problem: Problem,
+    pub error: anyhow::Error,
+}
+
+impl fmt::Display for ArchiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.error)
+    }
+}
+
+impl std::error::Error for ArchiveError {}
+
+fn usage(error: anyhow::Error) -> ArchiveError {
+    ArchiveError {
+        problem: Problem::Usage,
+        error,
+    }
+}
+
+fn data(error: anyhow::Error) -> ArchiveError {
+    ArchiveError {
+        problem: Problem::Data,
+        error,
+    }
+}
+
+/// The table format of a folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Tsv,
+    Xlsx,
+}
+
+impl Format {
+    fn of_extension(ext: &str) -> Option<Format> {
+        match ext {
+            "csv" => Some(Format::Csv),
+            "tsv" => Some(Format::Tsv),
+            "xlsx" => Some(Format::Xlsx),
+            _ => None,
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Tsv => "tsv",
+            Format::Xlsx => "xlsx",
+        }
+    }
+}
+
+/// Which program wrote the folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Producer {
+    /// `rsmreport`, `rsmeval` or `rsmtool`.
+    pub name: String,
+    /// Its version, when the folder records it (`summary.json`).
+    pub version: Option<String>,
+}
+
+/// An archived experiment folder.
+#[derive(Debug)]
+pub struct Archive {
+    /// The folder as given.
+    pub dir: PathBuf,
+    /// Its `output/` subfolder (or the folder itself when it is one).
+    pub output: PathBuf,
+    pub id: String,
+    pub producer: Producer,
+    pub format: Format,
+    /// The saved configuration.
+    pub config: Map<String, Value>,
+    /// `<id>_summary.json` (rsmreport only).
+    pub summary: Option<Value>,
+    /// The subgroups: those of the saved configuration, else those named
+    /// by by-group tables.
+    pub subgroups: Vec<String>,
+    /// The tables found, by name without the id prefix (`eval_by_L1`).
+    pub tables: BTreeMap<String, Table>,
+    /// The tables of [`TABLES`] and [`GROUP_TABLES`] not in the folder.
+    pub missing: Vec<String>,
+}
+
+impl Archive {
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.get(name)
+    }
+
+    /// The side's label: the `model_version` of the saved configuration
+    /// when it has one, else the experiment id (compare spec 2).
+    pub fn label(&self) -> &str {
+        match self.config.get("model_version") {
+            Some(Value::String(v)) if !v.is_empty() => v,
+            _ => &self.id,
+        }
+    }
+
+    /// The path of table `name` in this folder's format.
+    pub fn path_of(&self, name: &str) -> PathBuf {
+        table_path(&self.output, &self.id, name, self.format)
+    }
+}
+
+fn table_path(output: &Path, id: &str, name: &str, format: Format) -> PathBuf {
+    output.join(format!("{id}_{name}.{}", format.extension()))
+}
+
+/// Opens the experiment folder `dir` (or its `output/` subfolder given
+/// directly). `id` picks one experiment of a folder holding several.
+pub fn open(dir: &Path, id: Option<&str>) -> Result<Archive, ArchiveError> {
+    let output = output_dir(dir)?;
+    let names = file_names(&output)?;
+    let (id, tool) = experiment_id(&output, &names, id)?;
+    let format = table_format(&output, &names, &id)?;
+    let config = read_config(&output.join(format!("{id}_{tool}.json")))?;
+    let summary = read_summary(&output.join(format!("{id}_summary.json")))?;
+    let producer = producer(tool, summary.as_ref());
+    let subgroups = configured_subgroups(&config).unwrap_or_else(|| subgroups(&names, &id, format));
+    let mut archive = Archive {
+        dir: dir.to_path_buf(),
+        output,
+        id,
+        producer,
+        format,
+        config,
+        summary,
+        subgroups,
+        tables: BTreeMap::new(),
+        missing: Vec::new(),
+    };
+    read_tables(&mut archive)?;
+    Ok(archive)
+}
+
+/// `dir/output`, or `dir` itself when it holds a saved configuration.
+fn output_dir(dir: &Path) -> Result<PathBuf, ArchiveError> {
+    if !dir.is_dir() {
+        let what = if dir.exists() {
+            "is not a folder"
+        } else {
+            "does not exist"
+        };
+        return Err(usage(anyhow!(
+            "{} {what}; expected an experiment folder (the output folder of rsmreport build, \
+             rsmeval or rsmtool)",
+            dir.display()
+        )));
+    }
+    let output = dir.join("output");
+    if output.is_dir() {
+        return Ok(output);
+    }
+    let names = file_names(dir)?;
+    if names.iter().any(|n| saved_config(n).is_some()) {
+        return Ok(dir.to_path_buf());
+    }
+    Err(usage(anyhow!(
+        "{} is not an experiment folder: it has no output/ subfolder (expected the output folder \
+         of rsmreport build, rsmeval or rsmtool, with output/<id>_eval.csv and the saved \
+         configuration output/<id>_rsmeval.json)",
+        dir.display()
+    )))
+}
+
+fn file_names(dir: &Path) -> Result<Vec<String>, ArchiveError> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| data(anyhow!("cannot read the folder {}: {e}", dir.display())))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// `(id, tool)` of a saved configuration's file name.
+fn saved_config(name: &str) -> Option<(&str, &'static str)> {
+    ["rsmeval", "rsmtool"].into_iter().find_map(|tool| {
+        name.strip_suffix(&format!("_{tool}.json"))
+            .filter(|id| !id.is_empty())
+            .map(|id| (id, tool))
+    })
+}
+
+/// The experiment of the folder: the only saved configuration, or the
+/// one of `wanted`.
+fn experiment_id(
+    output: &Path,
+    names: &[String],
+    wanted: Option<&str>,
+) -> Result<(String, &'static str), ArchiveError> {
+    let found: Vec<(&str, &'static str)> = names.iter().filter_map(|n| saved_config(n)).collect();
+    let ids: Vec<&str> = found.iter().map(|(id, _)| *id).collect();
+    match (wanted, found.as_slice()) {
+        (_, []) => Err(usage(anyhow!(
+            "{} is not an experiment folder: it holds no saved configuration \
+             (<id>_rsmeval.json or <id>_rsmtool.json)",
+            output.display()
+        ))),
+        (Some(w), _) => found
+            .iter()
+            .find(|(id, _)| *id == w)
+            .map(|(id, tool)| (id.to_string(), *tool))
+            .ok_or_else(|| {
+                usage(anyhow!(
+                    "{} holds no experiment {w:?}; its experiments are {}",
+                    output.display(),
+                    ids.join(", ")
+                ))
+            }),
+        (None, [(id, tool)]) => Ok((id.to_string(), tool)),
+        (None, _) => Err(usage(anyhow!(
+            "{} holds several experiments ({}); name the one to read",
+            output.display(),
+            ids.join(", ")
+        ))),
+    }
+}
+
+/// The one table format of the experiment's files.
+fn table_format(output: &Path, names: &[String], id: &str) -> Result<Format, ArchiveError> {
+    let prefix = format!("{id}_");
+    let mut formats: Vec<Format> = names
+        .iter()
+        .filter(|n| n.starts_with(&prefix))
+        .filter_map(|n| Path::new(n).extension())
+        .filter_map(|e| Format::of_extension(&e.to_string_lossy().to_lowercase()))
+        .collect();
+    formats.sort_by_key(|f| f.extension());
+    formats.dedup();
+    match formats.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(data(anyhow!(
+            "{} holds no table of the experiment {id} (expected {id}_eval.csv, .tsv or .xlsx)",
+            output.display()
+        ))),
+        many => Err(data(anyhow!(
+            "{} mixes table formats ({}) for the experiment {id}; a folder written by one run \
+             has one format",
+            output.display(),
+            many.iter()
+                .map(|f| f.extension())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value, ArchiveError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| data(anyhow!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| data(anyhow!("{}: not valid JSON: {e}", path.display())))
+}
+
+fn read_config(path: &Path) -> Result<Map<String, Value>, ArchiveError> {
+    match read_json(path)? {
+        Value::Object(map) => Ok(map),
+        _ => Err(data(anyhow!(
+            "{}: the saved configuration must be one JSON object",
+            path.display()
+        ))),
+    }
+}
+
+fn read_summary(path: &Path) -> Result<Option<Value>, ArchiveError> {
+    if path.is_file() {
+        read_json(path).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// rsmreport when its summary says so, else the tool of the saved
+/// configuration.
+fn producer(tool: &str, summary: Option<&Value>) -> Producer {
+    let from_summary = summary.and_then(|s| {
+        let p = s.get("producer")?;
+        Some(Producer {
+            name: p.get("name")?.as_str()?.to_string(),
+            version: p.get("version").and_then(Value::as_str).map(String::from),
+        })
+    });
+    from_summary.unwrap_or_else(|| Producer {
+        name: tool.to_string(),
+        version: None,
+    })
+}
+
+/// The `subgroups` of the saved configuration (a list, or one
+/// comma-separated text), in its order; `None` when it has none.
+fn configured_subgroups(config: &Map<String, Value>) -> Option<Vec<String>> {
+    let groups: Vec<String> = match config.get("subgroups")? {
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|g| g.as_str().map(|g| g.trim().to_string()))
+            .collect(),
+        Value::String(text) => text.split(',').map(|g| g.trim().to_string()).collect(),
+        _ => return None,
+    };
+    Some(groups.into_iter().filter(|g| !g.is_empty()).collect())
+}
+
+/// The subgroups named by the by-group tables' file names (a folder whose
+/// saved configuration does not list them).
+fn subgroups(names: &[String], id: &str, format: Format) -> Vec<String> {
+    let suffix = format!(".{}", format.extension());
+    let mut out: Vec<String> = names
+        .iter()
+        .filter_map(|n| n.strip_prefix(id)?.strip_prefix('_')?.strip_suffix(&suffix))
+        .filter_map(|stem| {
+            GROUP_TABLES
+                .iter()
+                .find_map(|t| stem.strip_prefix(t)?.strip_prefix('_'))
+        })
+        .filter(|g| !g.is_empty())
+        .map(String::from)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every table of [`TABLES`] and [`GROUP_TABLES`] that exists, checked
+/// against the reference's columns; `eval` is required.
+fn read_tables(a: &mut Archive) -> Result<(), ArchiveError> {
+    let mut wanted: Vec<String> = TABLES.iter().map(|t| t.to_string()).collect();
+    for g in &a.subgroups {
+        wanted.extend(GROUP_TABLES.iter().map(|t| format!("{t}_{g}")));
+    }
+    let mut text_columns: Vec<&str> = vec![INDEX, "spkitemid", "candidate"];
+    text_columns.extend(a.subgroups.iter().map(String::as_str));
+    for name in wanted {
+        let path = a.path_of(&name);
+        if !path.is_file() {
+            a.missing.push(name);
+            continue;
+        }
+        let table = crate::input::read_table(&path, &text_columns).map_err(data)?;
+        check_columns(&path, &name, &table)?;
+        a.tables.insert(name, table);
+    }
+    if !a.tables.contains_key("eval") {
+        return Err(data(anyhow!(
+            "{} has no table eval ({}), the one table every comparison needs",
+            a.output.display(),
+            a.path_of("eval").display()
+        )));
+    }
+    Ok(())
+}
+
+/// The columns a table of the reference always has.
+fn required_columns(name: &str) -> Vec<&'static str> {
+    use crate::sections::intervals::stats::DEGRADATION_METRICS;
+    // The whole-set consistency table's one row has an empty label, which
+    // an xlsx reader drops with its empty column: no row labels required.
+    let consistency = |diff: &'static str| -> Vec<&'static str> {
+        let labels: &[&'static str] = if diff == "SMD" { &[] } else { &[INDEX] };
+        labels
+            .iter()
+            .copied()
+            .chain(["N"])
+            .chain(crate::sections::CONSISTENCY_COLUMNS.iter().map(|(c, _)| *c))
+            .map(|c| if c == "SMD" { diff } else { c })
+            .collect()
+    };
+    if name.starts_with("eval_by_") {
+        return vec![INDEX, "N", "h_mean", "h_sd"];
+    }
+    if name.starts_with("consistency_by_") {
+        return consistency("DSM");
+    }
+    if name.starts_with("fairness_metrics_by_") {
+        return vec![
+            INDEX,
+            "Overall score accuracy",
+            "Overall score difference",
+            "Conditional score difference",
+        ];
+    }
+    match name {
+        "eval" => [&[INDEX][..], &crate::sections::EVAL_COLUMNS].concat(),
+        "consistency" => consistency("SMD"),
+        "degradation" => [&[INDEX][..], &DEGRADATION_METRICS].concat(),
+        "true_score_eval" => vec![INDEX, "N", "PRMSE true"],
+        "pred_processed" => vec!["spkitemid", "sc1"],
+        "test_human_scores" => vec!["spkitemid", "sc1", "sc2"],
+        "test_metadata" => vec!["spkitemid"],
+        _ => vec![INDEX],
+    }
+}
+
+fn check_columns(path: &Path, name: &str, table: &Table) -> Result<(), ArchiveError> {
+    let have = table.names();
+    let missing: Vec<&str> = required_columns(name)
+        .into_iter()
+        .filter(|c| !have.contains(c))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let shown = |cols: &[&str]| {
+        cols.iter()
+            .map(|c| if *c == INDEX { "(row labels)" } else { c })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(data(anyhow!(
+        "{}: not the reference's {name} table: it lacks the columns {} (its columns are {})",
+        path.display(),
+        shown(&missing),
+        shown(&have)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saved_configuration_names() {
+        assert_eq!(saved_config("e_rsmeval.json"), Some(("e", "rsmeval")));
+        assert_eq!(saved_config("a_b_rsmtool.json"), Some(("a_b", "rsmtool")));
+        assert_eq!(saved_config("_rsmeval.json"), None);
+        assert_eq!(saved_config("e_summary.json"), None);
+    }
+
+    #[test]
+    fn subgroups_come_from_the_by_group_file_names() {
+        let names: Vec<String> = [
+            "e_eval.csv",
+            "e_eval_by_L1.csv",
+            "e_consistency_by_first_language.csv",
+            "e_fairness_metrics_by_L1.csv",
+            "e_estimates_osa_by_gender.csv",
+            "e_eval_by_L1.xlsx",
+            "f_eval_by_other.csv",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            subgroups(&names, "e", Format::Csv),
+            ["L1", "first_language"]
+        );
+    }
+
+    #[test]
+    fn required_columns_by_table_kind() {
+        assert_eq!(required_columns("eval").len(), 18);
+        assert_eq!(
+            required_columns("eval_by_L1"),
+            [INDEX, "N", "h_mean", "h_sd"]
+        );
+        let c = required_columns("consistency");
+        assert!(c.contains(&"SMD") && c.contains(&"h2_max") && !c.contains(&"DSM"));
+        let c = required_columns("consistency_by_L1");
+        assert!(c.contains(&"DSM") && !c.contains(&"SMD"));
+        assert_eq!(required_columns("fairness_metrics_by_L1").len(), 4);
+        assert_eq!(
+            required_columns("test_human_scores"),
+            ["spkitemid", "sc1", "sc2"]
+        );
+    }
+}
