@@ -11,14 +11,14 @@
 //! recompute them from the per-response tables with the metric code of
 //! `build`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use serde_json::{Map, Value};
 
-use crate::table::Table;
+use crate::table::{FxBuild, Table, Text};
 
 /// The tables read from a folder (besides the by-group ones), in the
 /// order of compare spec 1.
@@ -157,6 +157,174 @@ impl Archive {
     pub fn path_of(&self, name: &str) -> PathBuf {
         table_path(&self.output, &self.id, name, self.format)
     }
+}
+
+/// The per-response data of a folder (compare spec 1), in the order of
+/// `pred_processed`: what the paired analyses recompute every statistic
+/// from.
+#[derive(Clone, Debug)]
+pub struct Responses {
+    pub ids: Vec<Text>,
+    /// The first human score.
+    pub sc1: Vec<f64>,
+    /// The second human score by id from `test_human_scores` (`NaN` where
+    /// there is none); `None` without that file or its `sc2` column.
+    pub sc2: Option<Vec<f64>>,
+    /// The score types: every column of `pred_processed` after `spkitemid`
+    /// and `sc1`, in file order.
+    pub scores: Vec<(String, Vec<f64>)>,
+    /// The subgroup columns of `test_metadata` by id.
+    pub groups: Vec<GroupColumn>,
+}
+
+/// A subgroup column: its name and each response's value (`None` where the
+/// response has no value or is not listed).
+pub type GroupColumn = (String, Vec<Option<Text>>);
+
+impl Responses {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn score(&self, name: &str) -> Option<&[f64]> {
+        self.scores
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+}
+
+impl Archive {
+    /// The folder's per-response data, `None` without `pred_processed`.
+    /// Ids must be unique and present (a data error names the file).
+    pub fn responses(&self) -> Result<Option<Responses>, ArchiveError> {
+        let Some(pred) = self.table("pred_processed") else {
+            return Ok(None);
+        };
+        let pred_path = self.path_of("pred_processed");
+        let ids = id_column(&pred_path, pred)?;
+        let row_of = unique_rows(&pred_path, &ids)?;
+        let numeric = |t: &Table, name: &str| t.column(name).map(|c| c.values.to_numeric());
+        let sc1 = numeric(pred, "sc1").unwrap_or_default();
+        let scores = pred
+            .columns
+            .iter()
+            .filter(|c| c.name != "spkitemid" && c.name != "sc1")
+            .map(|c| (c.name.clone(), c.values.to_numeric()))
+            .collect();
+        let sc2 = match self.table("test_human_scores") {
+            Some(t) if t.column("sc2").is_some() => {
+                let path = self.path_of("test_human_scores");
+                let values = numeric(t, "sc2").unwrap_or_default();
+                Some(by_id(
+                    &path,
+                    t,
+                    &row_of,
+                    ids.len(),
+                    |i| values[i],
+                    f64::NAN,
+                )?)
+            }
+            _ => None,
+        };
+        let groups = match self.table("test_metadata") {
+            Some(t) => self.group_columns(t, &row_of, ids.len())?,
+            None => Vec::new(),
+        };
+        Ok(Some(Responses {
+            ids,
+            sc1,
+            sc2,
+            scores,
+            groups,
+        }))
+    }
+
+    /// The subgroup columns of `test_metadata`, by id.
+    fn group_columns(
+        &self,
+        meta: &Table,
+        row_of: &HashMap<Text, usize, FxBuild>,
+        n: usize,
+    ) -> Result<Vec<GroupColumn>, ArchiveError> {
+        let path = self.path_of("test_metadata");
+        let mut out = Vec::new();
+        for g in &self.subgroups {
+            let Some(col) = meta.column(g) else { continue };
+            let cell = |i: usize| cell_text(col.values.cell(i));
+            out.push((g.clone(), by_id(&path, meta, row_of, n, cell, None)?));
+        }
+        Ok(out)
+    }
+}
+
+/// The `spkitemid` column as text.
+fn id_column(path: &Path, t: &Table) -> Result<Vec<Text>, ArchiveError> {
+    let col = t
+        .column("spkitemid")
+        .ok_or_else(|| data(anyhow!("{}: no column spkitemid", path.display())))?;
+    (0..t.nrows)
+        .map(|i| {
+            cell_text(col.values.cell(i)).ok_or_else(|| {
+                data(anyhow!(
+                    "{}: row {} has no spkitemid",
+                    path.display(),
+                    i + 2
+                ))
+            })
+        })
+        .collect()
+}
+
+/// A cell as text (ids and subgroup values are read as text; the other
+/// kinds only for robustness), `None` when missing.
+fn cell_text(cell: crate::table::Cell) -> Option<Text> {
+    use crate::table::Cell;
+    match cell {
+        Cell::Missing => None,
+        Cell::Text(s) => Some(Text::from(s)),
+        Cell::Int(i) => Some(Text::from(i.to_string())),
+        Cell::Float(x) => Some(Text::from(x.to_string())),
+        Cell::Bool(b) => Some(Text::from(b.to_string())),
+    }
+}
+
+/// Row of each id; a repeated id is a data error.
+fn unique_rows(path: &Path, ids: &[Text]) -> Result<HashMap<Text, usize, FxBuild>, ArchiveError> {
+    let mut rows = HashMap::with_capacity_and_hasher(ids.len(), FxBuild::default());
+    for (i, id) in ids.iter().enumerate() {
+        if rows.insert(id.clone(), i).is_some() {
+            return Err(data(anyhow!(
+                "{}: the id {id} is listed twice (ids of an output folder are unique)",
+                path.display()
+            )));
+        }
+    }
+    Ok(rows)
+}
+
+/// `value(i)` of each row `i` of `t` placed at its id's row of
+/// `pred_processed`; `missing` for responses `t` does not list.
+fn by_id<T: Clone>(
+    path: &Path,
+    t: &Table,
+    row_of: &HashMap<Text, usize, FxBuild>,
+    n: usize,
+    value: impl Fn(usize) -> T,
+    missing: T,
+) -> Result<Vec<T>, ArchiveError> {
+    let ids = id_column(path, t)?;
+    let mut out = vec![missing; n];
+    for (i, id) in ids.iter().enumerate() {
+        if let Some(&r) = row_of.get(id) {
+            out[r] = value(i);
+        }
+    }
+    Ok(out)
 }
 
 fn table_path(output: &Path, id: &str, name: &str, format: Format) -> PathBuf {

@@ -276,3 +276,61 @@ fn archive_lists_missing_optional_tables() {
     );
     assert!(a.table("eval").is_some() && a.table("true_score_eval").is_none());
 }
+
+#[test]
+fn archive_responses_join_the_per_response_files_by_id() {
+    let tmp = TempDir::new().unwrap();
+    let dir = copy_folder(&tmp);
+    let a = archive::open(&dir, None).unwrap();
+    let r = a.responses().unwrap().expect("pred_processed is there");
+    assert_eq!(r.len(), 1993);
+    assert_eq!(
+        r.scores.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ["scale", "scale_trim", "scale_trim_round"]
+    );
+    // 596 double-scored responses (the consistency table's N).
+    let sc2 = r.sc2.as_ref().unwrap();
+    assert_eq!(sc2.iter().filter(|v| !v.is_nan()).count(), 596);
+    // Values by id, whatever the row order of the other files.
+    let i = r.ids.iter().position(|id| &**id == "R000001").unwrap();
+    assert_eq!((r.sc1[i], sc2[i]), (4.0, 4.0));
+    assert_eq!(r.groups[0].0, "L1");
+    assert_eq!(r.groups[0].1[i].as_deref(), Some("Arabic"));
+    assert_eq!(r.groups[1].1[i].as_deref(), Some("M"));
+
+    // Reversing the rows of test_metadata changes nothing.
+    let meta = dir.join("output").join("sim_h2_groups_test_metadata.csv");
+    let text = fs::read_to_string(&meta).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1..].reverse();
+    fs::write(&meta, lines.join("\n") + "\n").unwrap();
+    let again = archive::open(&dir, None)
+        .unwrap()
+        .responses()
+        .unwrap()
+        .unwrap();
+    assert!(
+        again.ids == r.ids && again.groups == r.groups,
+        "the join depends on row order"
+    );
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert!(bits(again.sc2.as_ref().unwrap()) == bits(sc2));
+
+    // A repeated id is a data error naming the file.
+    let pred = dir.join("output").join("sim_h2_groups_pred_processed.csv");
+    let text = fs::read_to_string(&pred).unwrap();
+    let first = text.lines().nth(1).unwrap().to_string();
+    fs::write(&pred, format!("{text}{first}\n")).unwrap();
+    let err = archive::open(&dir, None).unwrap().responses().unwrap_err();
+    assert_eq!(err.problem, Problem::Data);
+    assert!(err.to_string().contains("pred_processed.csv"), "{err}");
+    assert!(err.to_string().contains("R000001 is listed twice"), "{err}");
+
+    // Without pred_processed there are no per-response data.
+    fs::remove_file(&pred).unwrap();
+    assert!(archive::open(&dir, None)
+        .unwrap()
+        .responses()
+        .unwrap()
+        .is_none());
+}
