@@ -14,7 +14,9 @@
 //!
 //! [`pipeline`] runs stages 1-5 for one experiment; each command then
 //! assembles its own report kind from its results in a module of its own
-//! ([`build`] for `rsmreport build`) and hands it to [`render`]. The
+//! ([`build`] for `rsmreport build`; [`compare`], being built, for
+//! `compare` and `summarize` over archived output folders) and hands it to
+//! [`render`]. The
 //! engine depends on no command: `render` imports only `plots`, `table` and
 //! `output::OutputFile`. `docs/architecture.md` draws the whole picture and
 //! says how to add a report kind or a section.
@@ -25,6 +27,7 @@
 //! (`rsmreport simulate`) for learning and benchmarks.
 
 pub mod build;
+pub mod compare;
 pub mod config;
 pub mod gates;
 pub mod input;

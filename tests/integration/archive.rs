@@ -334,3 +334,39 @@ fn archive_responses_join_the_per_response_files_by_id() {
         .unwrap()
         .is_none());
 }
+
+#[test]
+fn archive_rsmeval_and_rsmreport_folders_of_one_experiment_pair_fully() {
+    let tmp = TempDir::new().unwrap();
+    let exp = common::stage_local_experiment(tmp.path(), "sim-h2-groups");
+    let out = tmp.path().join("ours");
+    let run = common::build(tmp.path(), &exp, &out, &[]);
+    assert!(run.success, "{}", run.describe());
+    let theirs = archive::open(&copy_folder(&tmp), None).unwrap();
+    let ours = archive::open(&out, None).unwrap();
+    assert_eq!(
+        (ours.producer.name.as_str(), theirs.producer.name.as_str()),
+        ("rsmreport", "rsmeval")
+    );
+    let (b, c) = (
+        theirs.responses().unwrap().unwrap(),
+        ours.responses().unwrap().unwrap(),
+    );
+    let p = rsmreport::compare::pairing::pair(&b, &c);
+    assert_eq!((p.common, p.pairs.len()), (1993, 1993));
+    assert!(p.sc1_mismatches.is_empty() && p.sc2_mismatches.is_empty() && p.sc2_compared);
+    assert!(!p.low_overlap());
+    // Both sides hold the same scores for each pair.
+    let (bs, cs) = (
+        b.score("scale_trim").unwrap(),
+        c.score("scale_trim").unwrap(),
+    );
+    for &(i, j) in &p.pairs {
+        let (x, y) = (bs[i as usize], cs[j as usize]);
+        assert!(
+            (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+            "{} {x} {y}",
+            b.ids[i as usize]
+        );
+    }
+}
