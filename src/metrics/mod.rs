@@ -10,6 +10,7 @@ pub mod bootstrap;
 pub mod fairness;
 pub mod ols;
 pub mod pair_sums;
+pub mod paired;
 pub mod prmse;
 pub mod summary;
 
