@@ -6,4 +6,5 @@
 //! files and computes no statistic itself (the statistics come from the
 //! functions `build` uses).
 
+pub mod paired;
 pub mod pairing;

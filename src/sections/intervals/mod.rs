@@ -145,23 +145,56 @@ pub fn compute_with_threads(
     }
 }
 
-/// Statistic keys and their replicate values: `values[b * keys + s]`.
-struct Replicated {
-    keys: Vec<(String, String, String)>,
-    values: Vec<f64>,
+/// Statistic keys `(table, row, metric)` and their replicate values:
+/// `values[b * keys.len() + s]`.
+pub struct Replicated {
+    pub keys: Vec<(String, String, String)>,
+    pub values: Vec<f64>,
+}
+
+impl Replicated {
+    /// The position of a key.
+    pub fn key(&self, table: &str, row: &str, metric: &str) -> Option<usize> {
+        self.keys
+            .iter()
+            .position(|(t, r, m)| t == table && r == row && m == metric)
+    }
+
+    /// The replicate values of key `s`.
+    pub fn column(&self, s: usize) -> Vec<f64> {
+        let k = self.keys.len();
+        self.values
+            .iter()
+            .skip(s)
+            .step_by(k.max(1))
+            .copied()
+            .collect()
+    }
 }
 
 /// The settings and thread count of one computation.
-struct Replicates<'a> {
-    settings: &'a Intervals,
-    threads: usize,
+pub struct Replicates<'a> {
+    pub settings: &'a Intervals,
+    /// Threads (1 to 8); the results do not depend on it.
+    pub threads: usize,
+}
+
+impl<'a> Replicates<'a> {
+    /// On every available core (at most 8).
+    pub fn new(settings: &'a Intervals) -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Replicates {
+            settings,
+            threads: threads.clamp(1, 8),
+        }
+    }
 }
 
 /// Runs the replicates of `blocks` in parallel, each turning its stratum
 /// totals into statistics with `stat`; replicate `b` of `stream` always
 /// draws the same blocks. The keys come from a run on the totals of the
 /// full data.
-fn replicate<T: Additive + Send + Sync>(
+pub fn replicate<T: Additive + Send + Sync>(
     run: &Replicates,
     stream: u64,
     blocks: &Blocks,
@@ -222,36 +255,16 @@ fn overall_tables(
         Centres::of(&h, &s)
     });
     let true_score = has("true_score_eval").then_some(rev);
-    let ts_centre = mean(&prep.sc1);
     let spec = Overall {
         score_names: prep.scores.iter().map(|s| s.name).collect(),
         centres,
         hh: hh_centres,
         true_score,
     };
-    let zero = OverallSums {
-        scores: spec.centres.iter().map(PairSums::zero).collect(),
-        hh: spec.hh.as_ref().map(PairSums::zero),
-        true_score: true_score.map(|_| TrueScoreSums::zero(prep.scores.len())),
-    };
     let settings = run.settings;
     let blocks = Blocks::deal(n, units, None, 1, MAX_BLOCKS, settings.seed);
-    let sums = block_sums(&blocks, &zero, |t, i| {
-        let h = prep.sc1[i];
-        for ((p, c), s) in t.scores.iter_mut().zip(&spec.centres).zip(&prep.scores) {
-            p.push(c, h, s.values[i]);
-        }
-        let h2 = sc2.map_or(f64::NAN, |v| v[i]);
-        if let (Some(p), Some(c)) = (&mut t.hh, &spec.hh) {
-            if !h2.is_nan() {
-                p.push(c, h, h2);
-            }
-        }
-        if let Some(ts) = &mut t.true_score {
-            let h2 = prep.sc2.as_deref().map_or(f64::NAN, |v| v[i]);
-            ts.push(ts_centre, h, h2, |k| prep.scores[k].values[i]);
-        }
-    });
+    let scores: Vec<&[f64]> = prep.scores.iter().map(|s| s.values.as_slice()).collect();
+    let (zero, sums) = overall_sums(&spec, &blocks, &prep.sc1, sc2, prep.sc2.as_deref(), &scores);
     let rep = replicate(run, 0, &blocks, &sums, &zero, &|t, put| {
         stats::overall(&spec, &t[0], put)
     });
@@ -270,6 +283,44 @@ fn overall_tables(
     };
     add_overall_analytic(&mut tables, &inputs, settings.level);
     tables
+}
+
+/// The whole-set sums of every block of `blocks` (and the sums of no
+/// response): for each column of `scores`, its pair with the human score
+/// `h`; the human-human pair where `hh` (the second score, when
+/// `consistency` is computed) has a value; the true-score sums over
+/// `ts_h2` (when `spec` computes PRMSE). One pass over the responses.
+pub fn overall_sums(
+    spec: &Overall,
+    blocks: &Blocks,
+    h: &[f64],
+    hh: Option<&[f64]>,
+    ts_h2: Option<&[f64]>,
+    scores: &[&[f64]],
+) -> (OverallSums, Vec<OverallSums>) {
+    let zero = OverallSums {
+        scores: spec.centres.iter().map(PairSums::zero).collect(),
+        hh: spec.hh.as_ref().map(PairSums::zero),
+        true_score: spec.true_score.map(|_| TrueScoreSums::zero(scores.len())),
+    };
+    let ts_centre = mean(h);
+    let sums = block_sums(blocks, &zero, |t, i| {
+        let hi = h[i];
+        for ((p, c), s) in t.scores.iter_mut().zip(&spec.centres).zip(scores) {
+            p.push(c, hi, s[i]);
+        }
+        let h2 = hh.map_or(f64::NAN, |v| v[i]);
+        if let (Some(p), Some(c)) = (&mut t.hh, &spec.hh) {
+            if !h2.is_nan() {
+                p.push(c, hi, h2);
+            }
+        }
+        if let Some(ts) = &mut t.true_score {
+            let h2 = ts_h2.map_or(f64::NAN, |v| v[i]);
+            ts.push(ts_centre, hi, h2, |k| scores[k][i]);
+        }
+    });
+    (zero, sums)
 }
 
 /// The `eval_by_<g>_ci` table of one subgroup column.

@@ -1,0 +1,185 @@
+//! The paired differences on simulated versions of one engine: the
+//! estimates are the metric functions' values, a version against itself
+//! gives Δ = 0 everywhere, a truly better version is `improved`, and two
+//! equally good versions give `no detectable change` in at least 90% of 50
+//! seeded repetitions (expected 95%: the test fails for an interval that
+//! ignores the pairing and is too narrow, or one that is biased).
+
+use super::*;
+use crate::metrics::agreement::{exact_agreement, kappa, quadratic_weighted_kappa};
+use crate::metrics::association::{pearson, rmse};
+use crate::metrics::round_half_even;
+use crate::metrics::test_util::Lcg;
+use crate::table::Text;
+
+fn normal(g: &mut Lcg) -> f64 {
+    let (u, v) = (g.next().max(1e-300), g.next());
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// `n` responses: true score N(3.5, 0.8); two raters on a 1-6 scale
+/// (the second on half of the responses); the baseline's error sd
+/// `sd_b`, the candidate's `sd_c`, trimmed to [0.5, 6.5].
+fn versions(n: usize, seed: u64, sd_b: f64, sd_c: f64) -> (Responses, Responses) {
+    let mut g = Lcg(seed);
+    let mut h = Vec::new();
+    let mut h2 = Vec::new();
+    let (mut b, mut c) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let t = 3.5 + 0.8 * normal(&mut g);
+        let rate = |g: &mut Lcg| (t + 0.5 * normal(g)).round().clamp(1.0, 6.0);
+        h.push(rate(&mut g));
+        let second = rate(&mut g);
+        h2.push(if g.next() < 0.5 { second } else { f64::NAN });
+        b.push((t + sd_b * normal(&mut g)).clamp(0.5, 6.5));
+        c.push((t + sd_c * normal(&mut g)).clamp(0.5, 6.5));
+    }
+    let side = |s: Vec<f64>| Responses {
+        ids: (0..n).map(|i| Text::from(format!("r{i}"))).collect(),
+        sc1: h.clone(),
+        sc2: Some(h2.clone()),
+        scores: vec![
+            (
+                "raw_trim_round".into(),
+                s.iter().map(|v| round_half_even(*v)).collect(),
+            ),
+            ("raw_trim".into(), s),
+        ],
+        groups: Vec::new(),
+    };
+    (side(b), side(c))
+}
+
+fn settings(replicates: u64, seed: u64) -> Intervals {
+    Intervals {
+        level: 0.95,
+        replicates,
+        seed,
+        unit: crate::config::intervals::Unit::Response,
+    }
+}
+
+fn deltas(b: &Responses, c: &Responses, replicates: u64, seed: u64) -> Vec<DeltaRow> {
+    let p = crate::compare::pairing::pair(b, c);
+    let data = align(b, c, &p, "raw_trim").expect("both sides have raw_trim");
+    overall_deltas(&data, &settings(replicates, seed), &|s| s.margin)
+}
+
+fn get<'a>(rows: &'a [DeltaRow], name: &str) -> &'a DeltaRow {
+    rows.iter().find(|r| r.statistic.name == name).unwrap()
+}
+
+#[test]
+fn estimates_are_the_metric_functions_values() {
+    let (b, c) = versions(800, 1, 0.6, 0.4);
+    let rows = deltas(&b, &c, 50, 3);
+    assert_eq!(
+        rows.len(),
+        HEADLINE.len(),
+        "every statistic, PRMSE included"
+    );
+    let (bt, ct) = (b.score("raw_trim").unwrap(), c.score("raw_trim").unwrap());
+    let (br, cr) = (
+        b.score("raw_trim_round").unwrap(),
+        c.score("raw_trim_round").unwrap(),
+    );
+    let close = |a: f64, w: f64| (a - w).abs() <= 1e-9 * w.abs().max(1.0);
+    for (name, want_b, want_c) in [
+        (
+            "wtkappa",
+            quadratic_weighted_kappa(&b.sc1, bt),
+            quadratic_weighted_kappa(&c.sc1, ct),
+        ),
+        ("corr", pearson(&b.sc1, bt), pearson(&c.sc1, ct)),
+        ("RMSE", rmse(&b.sc1, bt), rmse(&c.sc1, ct)),
+        ("kappa", kappa(&b.sc1, br), kappa(&c.sc1, cr)),
+        (
+            "exact_agr",
+            exact_agreement(&b.sc1, br),
+            exact_agreement(&c.sc1, cr),
+        ),
+    ] {
+        let r = get(&rows, name);
+        assert!(
+            close(r.baseline.0, want_b) && close(r.candidate.0, want_c),
+            "{name}: {r:?}"
+        );
+        assert!(close(r.delta.0, want_c - want_b), "{name}");
+        assert!(
+            r.baseline.1 <= r.baseline.0 && r.baseline.0 <= r.baseline.2,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_version_against_itself_has_no_difference() {
+    let (b, _) = versions(600, 2, 0.5, 0.5);
+    for r in deltas(&b, &b, 200, 4) {
+        assert_eq!(r.delta, (0.0, 0.0, 0.0), "{}", r.statistic.name);
+        assert_eq!(r.baseline, r.candidate);
+        assert_eq!(r.p_value, 1.0);
+        assert_eq!(
+            r.verdict,
+            Verdict::NoDetectableChange,
+            "{}",
+            r.statistic.name
+        );
+    }
+}
+
+#[test]
+fn a_truly_better_version_is_improved() {
+    // Error sd 0.7 -> 0.35 on the same 2,000 responses: QWK, r and PRMSE
+    // rise by far more than their margins of 0.01, RMSE falls.
+    let (b, c) = versions(2000, 5, 0.7, 0.35);
+    let rows = deltas(&b, &c, 500, 6);
+    for name in ["wtkappa", "corr", "PRMSE", "RMSE", "R2"] {
+        let r = get(&rows, name);
+        assert_eq!(r.verdict, Verdict::Improved, "{name}: {r:?}");
+        assert!(r.p_value < 0.01, "{name}: {r:?}");
+    }
+    // Reversed, the same evidence is a regression.
+    let rows = deltas(&c, &b, 500, 6);
+    assert_eq!(get(&rows, "wtkappa").verdict, Verdict::Regressed);
+    assert_eq!(get(&rows, "RMSE").verdict, Verdict::Regressed);
+}
+
+#[test]
+fn equally_good_versions_show_no_detectable_change_in_most_repetitions() {
+    let mut quiet = [0usize; 3];
+    for seed in 0..50u64 {
+        let (b, c) = versions(400, 100 + seed, 0.5, 0.5);
+        let rows = deltas(&b, &c, 200, seed);
+        for (k, name) in ["wtkappa", "corr", "PRMSE"].iter().enumerate() {
+            quiet[k] += usize::from(get(&rows, name).verdict == Verdict::NoDetectableChange);
+        }
+    }
+    for (k, name) in ["wtkappa", "corr", "PRMSE"].iter().enumerate() {
+        assert!(
+            quiet[k] >= 45,
+            "{name}: no detectable change in {} of 50",
+            quiet[k]
+        );
+    }
+}
+
+#[test]
+fn without_second_scores_prmse_and_degradation_are_left_out() {
+    let (mut b, mut c) = versions(300, 7, 0.5, 0.4);
+    b.sc2 = None;
+    c.sc2 = None;
+    let rows = deltas(&b, &c, 20, 1);
+    let names: Vec<&str> = rows.iter().map(|r| r.statistic.name).collect();
+    assert_eq!(names.len(), 8);
+    assert!(!names.contains(&"PRMSE") && !names.contains(&"degradation.corr"));
+}
+
+#[test]
+fn zero_replicates_are_not_testable() {
+    let (b, c) = versions(100, 8, 0.5, 0.4);
+    for r in deltas(&b, &c, 0, 1) {
+        assert!(r.delta.0.is_finite() && r.delta.1.is_nan());
+        assert_eq!(r.verdict, Verdict::NotTestable);
+    }
+}
