@@ -84,6 +84,20 @@ impl Results for RunResults<'_> {
         self.run.prepared.n() as u64
     }
 
+    fn double_scored(&self, level: Option<(&str, &str)>) -> Option<u64> {
+        let (table, row) = match level {
+            None => ("consistency".to_string(), ""),
+            Some((g, l)) => (format!("consistency_by_{g}"), l),
+        };
+        let frame = self.run.analysis.frame(&table)?;
+        let n = frame.value_at(row, "N")?;
+        Some(if n.is_finite() && n > 0.0 {
+            n as u64
+        } else {
+            0
+        })
+    }
+
     fn types(&self) -> &ScoreTypes {
         &self.types
     }

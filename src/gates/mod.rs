@@ -33,6 +33,14 @@ pub trait Results {
     fn levels(&self, group: &str) -> Vec<(String, u64)>;
     /// Responses in the whole evaluation set.
     fn n(&self) -> u64;
+    /// Double-scored responses of the whole set (`level` `None`) or of one
+    /// `(group, level)`: the N behind the statistics that use the second
+    /// human score. `None` when no human-human statistics were computed
+    /// (the statistic's own reason then says why).
+    fn double_scored(&self, level: Option<(&str, &str)>) -> Option<u64> {
+        let _ = level;
+        None
+    }
     /// The score types of the results.
     fn types(&self) -> &ScoreTypes;
 }
@@ -189,10 +197,48 @@ pub fn evaluate(gates: &[Gate], results: &dyn Results) -> Vec<Outcome> {
     out
 }
 
+/// Whether `metric` is computed on the double-scored responses only.
+pub fn uses_second_score(metric: &str) -> bool {
+    metric.starts_with("hh.")
+        || metric.starts_with("degradation.")
+        || metric == "corr_disattenuated"
+}
+
+/// The N a line of `gate` is judged on: `n` responses, or the
+/// double-scored ones for a statistic of the second human score; and why
+/// the line is skipped when that N is too small.
+fn line_n(
+    gate: &Gate,
+    results: &dyn Results,
+    level: Option<(&str, &str)>,
+    n: u64,
+    least: u64,
+) -> (u64, Option<String>) {
+    let double = uses_second_score(&gate.metric)
+        .then(|| results.double_scored(level))
+        .flatten();
+    let n = double.unwrap_or(n);
+    let why = if double == Some(0) {
+        Some(
+            "no response has a second human score, so the human-human statistics are undefined"
+                .into(),
+        )
+    } else if n < least {
+        let what = if double.is_some() {
+            "double-scored responses"
+        } else {
+            "N"
+        };
+        Some(format!("{what} = {n} is below min_n = {least}"))
+    } else {
+        None
+    };
+    (n, why)
+}
+
 fn overall(gate: &Gate, results: &dyn Results) -> Outcome {
-    let n = results.n();
-    if n < gate.min_n {
-        let why = format!("N = {n} is below min_n = {}", gate.min_n);
+    let (n, why) = line_n(gate, results, None, results.n(), gate.min_n);
+    if let Some(why) = why {
         return skipped(gate, None, Some(n), why);
     }
     match locate_overall(&gate.metric, &gate.score_type) {
@@ -203,8 +249,8 @@ fn overall(gate: &Gate, results: &dyn Results) -> Outcome {
 
 fn level_line(gate: &Gate, results: &dyn Results, group: &str, level: &str, n: u64) -> Outcome {
     let lv = Some(level.to_string());
-    if n < gate.min_n.max(1) {
-        let why = format!("N = {n} is below min_n = {}", gate.min_n.max(1));
+    let (n, why) = line_n(gate, results, Some((group, level)), n, gate.min_n.max(1));
+    if let Some(why) = why {
         return skipped(gate, lv, Some(n), why);
     }
     match locate_level(
@@ -222,18 +268,14 @@ fn level_line(gate: &Gate, results: &dyn Results, group: &str, level: &str, n: u
 /// The level with the worst compared value (NaN counts as worst), among
 /// the levels with at least `min_n` responses.
 fn worst(gate: &Gate, results: &dyn Results, group: &str) -> Outcome {
-    let levels = results.levels(group);
-    let lines: Vec<Outcome> = levels
+    let all: Vec<Outcome> = results
+        .levels(group)
         .iter()
-        .filter(|(_, n)| *n >= gate.min_n.max(1))
         .map(|(level, n)| level_line(gate, results, group, level, *n))
-        .filter(|o| o.status != Status::Skipped)
         .collect();
-    let below = levels.len()
-        - levels
-            .iter()
-            .filter(|(_, n)| *n >= gate.min_n.max(1))
-            .count();
+    let (lines, skipped_lines): (Vec<Outcome>, Vec<Outcome>) =
+        all.into_iter().partition(|o| o.status != Status::Skipped);
+    let below = skipped_lines.len();
     let badness = |o: &Outcome| {
         if o.value.is_nan() {
             f64::INFINITY
@@ -246,15 +288,24 @@ fn worst(gate: &Gate, results: &dyn Results, group: &str) -> Outcome {
         .reduce(|a, b| if badness(b) > badness(a) { b } else { a })
         .cloned()
     else {
-        let why = format!(
-            "no level of {group} has at least {} responses",
-            gate.min_n.max(1)
-        );
+        // Every level was skipped: say why (the same reason for all, or
+        // the first level's).
+        let why = match skipped_lines.first() {
+            Some(first) if skipped_lines.iter().all(|o| o.reason == first.reason) => {
+                format!("every level of {group} was skipped: {}", first.reason)
+            }
+            Some(first) => format!(
+                "every level of {group} was skipped (for example {}: {})",
+                first.level.as_deref().unwrap_or(""),
+                first.reason
+            ),
+            None => format!("{group} has no level"),
+        };
         return skipped(gate, None, None, why);
     };
     let mut note = format!("worst of {} levels", lines.len());
     if below > 0 {
-        note.push_str(&format!(", {below} below min_n not considered"));
+        note.push_str(&format!(", {below} skipped (not considered)"));
     }
     pick.reason = format!("{}; {note}", pick.reason);
     pick

@@ -9,6 +9,8 @@ struct Fake {
     stats: HashMap<(String, String, String), Stat>,
     levels: HashMap<String, Vec<(String, u64)>>,
     n: u64,
+    /// Double-scored responses: `""` for the whole set, `"g=level"`.
+    double: HashMap<String, u64>,
     types: ScoreTypes,
 }
 
@@ -18,6 +20,7 @@ impl Fake {
             stats: HashMap::new(),
             levels: HashMap::new(),
             n: 1000,
+            double: HashMap::new(),
             types: ScoreTypes {
                 all: vec!["raw", "raw_trim", "raw_trim_round"],
                 trim: "raw_trim",
@@ -64,6 +67,10 @@ impl Results for Fake {
     }
     fn n(&self) -> u64 {
         self.n
+    }
+    fn double_scored(&self, level: Option<(&str, &str)>) -> Option<u64> {
+        let key = level.map_or(String::new(), |(g, l)| format!("{g}={l}"));
+        self.double.get(&key).copied()
     }
     fn types(&self) -> &ScoreTypes {
         &self.types
@@ -239,7 +246,7 @@ fn worst_picks_the_worst_level_in_the_gates_direction() {
     assert_eq!((o.level.as_deref(), o.status), (Some("B"), Status::Fail));
     assert!(
         o.reason
-            .ends_with("worst of 3 levels, 1 below min_n not considered"),
+            .ends_with("worst of 3 levels, 1 skipped (not considered)"),
         "{}",
         o.reason
     );
@@ -329,4 +336,61 @@ fn numbers_in_reasons() {
     assert_eq!(num(64.0), "64");
     assert_eq!(num(-0.123456), "-0.1235");
     assert_eq!(num(f64::NAN), "NaN");
+}
+
+#[test]
+fn second_score_statistics_count_the_double_scored_responses() {
+    // A second-score column with no value in it: the human-human
+    // statistics are NaN, and the gate is skipped, not failed.
+    let mut f = Fake::new();
+    f.put("degradation", "raw_trim", "wtkappa", f64::NAN, None);
+    f.double.insert(String::new(), 0);
+    let g = gate("degradation.wtkappa", Op::Ge, -0.1, Scope::Overall);
+    let o = one(&g, &f);
+    assert_eq!(o.status, Status::Skipped, "{o:?}");
+    assert!(
+        o.reason.contains("no response has a second human score"),
+        "{}",
+        o.reason
+    );
+
+    // min_n is compared with the double-scored responses of the level
+    // (2 of 1,190), and that N is recorded.
+    let mut f = Fake::new();
+    f.levels
+        .insert("L1".into(), vec![("es".into(), 1190), ("de".into(), 400)]);
+    f.put("consistency_by_L1", "es", "wtkappa", -1.0, None);
+    f.put("consistency_by_L1", "de", "wtkappa", 0.8, None);
+    f.double.insert("L1=es".into(), 2);
+    f.double.insert("L1=de".into(), 120);
+    let g = Gate {
+        min_n: 30,
+        ..gate("hh.wtkappa", Op::Ge, 0.7, Scope::Each("L1".into()))
+    };
+    let out = evaluate(std::slice::from_ref(&g), &f);
+    assert_eq!(out[0].status, Status::Skipped);
+    assert_eq!(out[0].n, Some(2));
+    assert!(out[0]
+        .reason
+        .contains("double-scored responses = 2 is below min_n = 30"));
+    assert_eq!((out[1].status, out[1].n), (Status::Pass, Some(120)));
+    // Other statistics keep the level's own N.
+    assert!(!uses_second_score("wtkappa") && uses_second_score("corr_disattenuated"));
+}
+
+#[test]
+fn worst_says_why_when_every_level_was_skipped() {
+    // No second score at all: every level's statistic is missing.
+    let mut f = Fake::new();
+    f.levels
+        .insert("g".into(), vec![("a".into(), 50), ("b".into(), 60)]);
+    let g = gate("hh.wtkappa", Op::Ge, 0.7, Scope::Worst("g".into()));
+    let o = one(&g, &f);
+    assert_eq!(o.status, Status::Skipped);
+    assert!(
+        o.reason
+            .starts_with("every level of g was skipped: no consistency_by_g"),
+        "{}",
+        o.reason
+    );
 }

@@ -387,3 +387,55 @@ fn gates_without_gates_write_no_gate_files() {
     let summary = read_json(&out.join("output").join(format!("{ID}_summary.json")));
     assert!(summary["gates"].is_null());
 }
+
+#[test]
+fn gates_on_an_empty_second_score_column_are_skipped_not_failed() {
+    // second_human_score_column is set, but no response has a value in it:
+    // the human-human statistics are undefined, which is not a failure.
+    let tmp = TempDir::new().unwrap();
+    let exp = stage(
+        &tmp,
+        r#"
+[[gates]]
+metric = "degradation.wtkappa"
+op = ">="
+threshold = -0.1
+
+[[gates]]
+metric = "hh.wtkappa"
+scope = "each:gender"
+op = ">="
+threshold = 0.5
+"#,
+    );
+    let csv = tmp.path().join("inputs").join("sim_h2_groups.csv");
+    let text = fs::read_to_string(&csv).unwrap();
+    let blanked: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut cells: Vec<&str> = line.split(',').collect();
+            if i > 0 {
+                cells[5] = "";
+            }
+            cells.join(",") + "\n"
+        })
+        .collect();
+    assert!(text.starts_with("id,L1,gender,true_score,h1,h2,system"));
+    fs::write(&csv, blanked).unwrap();
+    let out = tmp.path().join("out");
+    let run = common::build(tmp.path(), &exp, &out, &[]);
+    assert_exit(&run, 0);
+    let (results, _) = gates_json(&out);
+    assert_eq!(results.len(), 1 + 2);
+    for r in &results {
+        assert_eq!(r["status"], "skipped", "{r}");
+        assert!(
+            r["reason"]
+                .as_str()
+                .unwrap()
+                .contains("no response has a second human score"),
+            "{r}"
+        );
+    }
+}

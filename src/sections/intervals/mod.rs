@@ -95,8 +95,10 @@ pub fn compute(
     )
 }
 
-/// [`compute`] on `threads` threads (at most 8); the results do not
-/// depend on it.
+/// [`compute`] with `threads` threads (at most 8) for each table's
+/// replicates; the by-group tables run beside the overall ones, so up to
+/// twice as many threads may be busy at once. The results do not depend
+/// on it.
 pub fn compute_with_threads(
     settings: &Intervals,
     prep: &Prepared,
