@@ -13,9 +13,12 @@ use crate::config::intervals::Intervals;
 use crate::input::archive::Responses;
 use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::pair_sums::Centres;
-use crate::metrics::paired::{bootstrap_p_value, verdict, Better, Verdict};
-use crate::sections::intervals::design::{stratum_totals, Blocks, MAX_BLOCKS};
-use crate::sections::intervals::stats::{overall, Overall};
+use crate::metrics::pair_sums::PairSums;
+use crate::metrics::paired::{bootstrap_p_value, holm, verdict, Better, Verdict};
+use crate::sections::intervals::design::{
+    block_sums, stratum_totals, Additive, Blocks, MAX_BLOCKS,
+};
+use crate::sections::intervals::stats::{by_group, overall, ByGroup, GroupSums, Overall};
 use crate::sections::intervals::{overall_sums, replicate, Replicated, Replicates};
 
 /// A headline statistic of compare spec 2.2: where it is in the
@@ -195,22 +198,171 @@ fn row(
     let side = |k: usize| SIDES[k + usize::from(st.rounded)];
     let ib = rep.key(st.table, side(0), st.metric)?;
     let ic = rep.key(st.table, side(2), st.metric)?;
+    let sides = [
+        (estimates[ib], rep.column(ib)),
+        (estimates[ic], rep.column(ic)),
+    ];
+    Some(delta_row(st, sides, level, margin))
+}
+
+/// Both sides' estimates and intervals, the difference (of the absolute
+/// values for `absolute` statistics) with its paired interval, p-value and
+/// verdict, from each side's estimate and replicates `[baseline,
+/// candidate]` (replicate `b` of both from one resample).
+fn delta_row(st: &Statistic, sides: [(f64, Vec<f64>); 2], level: f64, margin: f64) -> DeltaRow {
+    let [(eb, b), (ec, c)] = sides;
     let f = |v: f64| if st.absolute { v.abs() } else { v };
-    let (b, c) = (rep.column(ib), rep.column(ic));
     let deltas: Vec<f64> = b.iter().zip(&c).map(|(x, y)| f(*y) - f(*x)).collect();
     let with_interval = |est: f64, reps: &[f64]| {
         let i = percentile_interval(reps, level);
         (est, i.lower, i.upper)
     };
-    let delta = with_interval(f(estimates[ic]) - f(estimates[ib]), &deltas);
-    Some(DeltaRow {
+    let delta = with_interval(f(ec) - f(eb), &deltas);
+    DeltaRow {
         statistic: *st,
-        baseline: with_interval(estimates[ib], &b),
-        candidate: with_interval(estimates[ic], &c),
+        baseline: with_interval(eb, &b),
+        candidate: with_interval(ec, &c),
         delta,
         p_value: bootstrap_p_value(&deltas),
         verdict: verdict(delta.1, delta.2, st.better, margin),
-    })
+    }
+}
+
+/// The statistics of each level of a subgroup (compare spec 2.5, 6), on
+/// the trimmed scores, as the `eval_by_<g>` tables compute them.
+pub const BY_LEVEL: [Statistic; 5] = [
+    stat("wtkappa", "", "wtkappa"),
+    stat("corr", "", "corr"),
+    Statistic {
+        absolute: true,
+        better: Better::Smaller,
+        margin: 0.02,
+        ..stat("DSM", "", "DSM")
+    },
+    Statistic {
+        better: Better::Smaller,
+        ..stat("RMSE", "", "RMSE")
+    },
+    stat("R2", "", "R2"),
+];
+
+/// One level's row of one statistic: its N, the paired difference, and
+/// the p-value Holm-adjusted across the levels of the subgroup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelRow {
+    pub level: String,
+    pub n: usize,
+    pub row: DeltaRow,
+    pub p_holm: f64,
+}
+
+/// Both versions' by-group sums of one block.
+#[derive(Clone, Debug)]
+struct BothGroups {
+    b: GroupSums,
+    c: GroupSums,
+}
+
+impl Additive for BothGroups {
+    fn add_scaled(&mut self, other: &Self, w: f64) {
+        self.b.add_scaled(&other.b, w);
+        self.c.add_scaled(&other.c, w);
+    }
+}
+
+/// The by-level rows of one subgroup: `codes[i]` is the level (an index
+/// into `labels`) of paired response `i`. Resampled within levels (the
+/// stratified bootstrap of the by-group intervals); `stream` keeps each
+/// subgroup's replicates independent of the others'.
+pub fn group_deltas(
+    data: &Aligned,
+    codes: &[u32],
+    labels: &[String],
+    stream: u64,
+    settings: &Intervals,
+    margin: &dyn Fn(&Statistic) -> f64,
+) -> Vec<LevelRow> {
+    let spec = |name: &str, k: usize| {
+        let mut spec = ByGroup::new(
+            "",
+            labels.to_vec(),
+            (name, Centres::of(&data.h, &data.scores[k])),
+            (name, Centres::of(&data.h, &data.scores[k + 1])),
+        );
+        spec.table = name.to_string();
+        spec
+    };
+    let (sb, sc) = (spec("baseline", 0), spec("candidate", 2));
+    let zero = BothGroups {
+        b: GroupSums {
+            trim: PairSums::zero(&sb.trim),
+            round: PairSums::zero(&sb.round),
+        },
+        c: GroupSums {
+            trim: PairSums::zero(&sc.trim),
+            round: PairSums::zero(&sc.round),
+        },
+    };
+    let seed = settings.seed ^ stream;
+    let blocks = Blocks::deal(
+        data.h.len(),
+        None,
+        Some(codes),
+        labels.len(),
+        MAX_BLOCKS,
+        seed,
+    );
+    let [bt, br, ct, cr] = &data.scores;
+    let sums = block_sums(&blocks, &zero, |t, i| {
+        let h = data.h[i];
+        t.b.trim.push(&sb.trim, h, bt[i]);
+        t.b.round.push(&sb.round, h, br[i]);
+        t.c.trim.push(&sc.trim, h, ct[i]);
+        t.c.round.push(&sc.round, h, cr[i]);
+    });
+    let stat = |t: &[BothGroups], put: &mut crate::sections::intervals::stats::Put| {
+        let (lb, lc): (Vec<GroupSums>, Vec<GroupSums>) =
+            t.iter().map(|x| (x.b.clone(), x.c.clone())).unzip();
+        by_group(&sb, &lb, put);
+        by_group(&sc, &lc, put);
+    };
+    let run = Replicates::new(settings);
+    let rep = replicate(&run, stream, &blocks, &sums, &zero, &stat);
+    let ones = vec![1u32; blocks.len()];
+    let full = stratum_totals(&blocks, &sums, &ones, &zero);
+    let mut estimates = Vec::with_capacity(rep.keys.len());
+    stat(&full, &mut |_, _, _, v| estimates.push(v));
+    let mut counts = vec![0usize; labels.len()];
+    for &c in codes {
+        counts[c as usize] += 1;
+    }
+    let mut out = Vec::new();
+    for st in &BY_LEVEL {
+        let mut rows: Vec<LevelRow> = labels
+            .iter()
+            .zip(&counts)
+            .filter_map(|(label, &n)| {
+                let ib = rep.key("baseline", label, &format!("{}.baseline", st.metric))?;
+                let ic = rep.key("candidate", label, &format!("{}.candidate", st.metric))?;
+                let sides = [
+                    (estimates[ib], rep.column(ib)),
+                    (estimates[ic], rep.column(ic)),
+                ];
+                Some(LevelRow {
+                    level: label.clone(),
+                    n,
+                    row: delta_row(st, sides, settings.level, margin(st)),
+                    p_holm: f64::NAN,
+                })
+            })
+            .collect();
+        let adjusted = holm(&rows.iter().map(|r| r.row.p_value).collect::<Vec<_>>());
+        for (r, p) in rows.iter_mut().zip(adjusted) {
+            r.p_holm = p;
+        }
+        out.extend(rows);
+    }
+    out
 }
 
 #[cfg(test)]

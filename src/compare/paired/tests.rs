@@ -183,3 +183,81 @@ fn zero_replicates_are_not_testable() {
         assert_eq!(r.verdict, Verdict::NotTestable);
     }
 }
+
+/// Levels a, b, c for response i (i % 3); the paired data of `versions`.
+fn grouped(n: usize, seed: u64, sd_b: f64, sd_c: f64) -> (Aligned, Vec<u32>, Vec<String>) {
+    let (b, c) = versions(n, seed, sd_b, sd_c);
+    let p = crate::compare::pairing::pair(&b, &c);
+    let data = align(&b, &c, &p, "raw_trim").unwrap();
+    let codes = (0..n as u32).map(|i| i % 3).collect();
+    (data, codes, vec!["a".into(), "b".into(), "c".into()])
+}
+
+#[test]
+fn by_level_estimates_are_the_metric_functions_values_on_each_level() {
+    let (data, codes, labels) = grouped(900, 11, 0.6, 0.4);
+    let rows = group_deltas(&data, &codes, &labels, 1, &settings(50, 2), &|s| s.margin);
+    assert_eq!(rows.len(), BY_LEVEL.len() * 3);
+    for (k, label) in labels.iter().enumerate() {
+        let idx: Vec<usize> = (0..codes.len())
+            .filter(|&i| codes[i] as usize == k)
+            .collect();
+        let pick = |v: &[f64]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+        let h = pick(&data.h);
+        let (b, c) = (pick(&data.scores[0]), pick(&data.scores[2]));
+        let r = rows
+            .iter()
+            .find(|r| r.level == *label && r.row.statistic.name == "wtkappa")
+            .unwrap();
+        assert_eq!(r.n, 300);
+        let close = |a: f64, w: f64| (a - w).abs() <= 1e-9;
+        assert!(
+            close(r.row.baseline.0, quadratic_weighted_kappa(&h, &b)),
+            "{r:?}"
+        );
+        assert!(
+            close(r.row.candidate.0, quadratic_weighted_kappa(&h, &c)),
+            "{r:?}"
+        );
+        assert!(r.p_holm >= r.row.p_value);
+    }
+}
+
+#[test]
+fn by_level_a_version_against_itself_has_no_difference() {
+    let (mut data, codes, labels) = grouped(600, 12, 0.5, 0.5);
+    data.scores[2] = data.scores[0].clone();
+    data.scores[3] = data.scores[1].clone();
+    for r in group_deltas(&data, &codes, &labels, 1, &settings(100, 3), &|s| s.margin) {
+        assert_eq!(r.row.delta, (0.0, 0.0, 0.0), "{r:?}");
+        assert_eq!((r.row.p_value, r.p_holm), (1.0, 1.0));
+        assert_eq!(r.row.verdict, Verdict::NoDetectableChange);
+    }
+}
+
+#[test]
+fn a_level_scored_too_high_by_the_candidate_regresses_its_dsm() {
+    // The candidate adds 0.4 to every score of level b only: its DSM moves
+    // away from 0 for b (and, through the population mean, a little for
+    // the others); nothing else about it changes.
+    let (mut data, codes, labels) = grouped(3000, 13, 0.5, 0.5);
+    for (i, &c) in codes.iter().enumerate() {
+        let base = data.scores[0][i];
+        data.scores[2][i] = if c == 1 { base + 0.4 } else { base };
+        data.scores[3][i] = round_half_even(data.scores[2][i]);
+    }
+    let rows = group_deltas(&data, &codes, &labels, 1, &settings(300, 4), &|s| s.margin);
+    let dsm = |level: &str| {
+        rows.iter()
+            .find(|r| r.level == level && r.row.statistic.name == "DSM")
+            .unwrap()
+    };
+    assert_eq!(dsm("b").row.verdict, Verdict::Regressed, "{:?}", dsm("b"));
+    assert!(dsm("b").p_holm < 0.01);
+    // The correlation within b does not change with a shift.
+    let corr_b = rows
+        .iter()
+        .find(|r| r.level == "b" && r.row.statistic.name == "corr")
+        .unwrap();
+    assert!(corr_b.row.delta.0.abs() < 1e-12, "{corr_b:?}");
+}
