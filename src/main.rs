@@ -47,6 +47,23 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         gates: Option<PathBuf>,
     },
+    /// Compare two archived output folders (of `build`, or of RSMTool's rsmeval/rsmtool):
+    /// paired differences with intervals, p-values and verdicts.
+    Compare {
+        /// The baseline's experiment folder (or its output/ subfolder).
+        baseline: PathBuf,
+        /// The candidate's experiment folder (or its output/ subfolder).
+        candidate: PathBuf,
+        /// Where to write the comparison [default: ./<baseline>_vs_<candidate>].
+        #[arg(short, long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// Replace an existing output folder (only once the new output is complete).
+        #[arg(short, long)]
+        force: bool,
+        /// A compare.toml (labels, score type, subgroups, [intervals], [margins]).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = SIMULATE_ABOUT)]
@@ -65,6 +82,43 @@ fn config_error(error: anyhow::Error) -> Failure {
 
 fn data_error(error: anyhow::Error) -> Failure {
     Failure { code: 1, error }
+}
+
+/// `rsmreport compare`: opens both folders, compares them, writes the
+/// files and prints the verdict lines.
+fn compare(
+    baseline: &Path,
+    candidate: &Path,
+    output_dir: Option<PathBuf>,
+    force: bool,
+    config: Option<&Path>,
+) -> Result<(), Failure> {
+    use rsmreport::compare::{outputs, run};
+    use rsmreport::input::archive::{self, Problem};
+    let names = run::statistic_names();
+    let cfg = match config {
+        Some(path) => rsmreport::config::compare::load(path, &names).map_err(config_error)?,
+        None => Default::default(),
+    };
+    let open = |dir: &Path, role: &str| {
+        archive::open(dir, None).map_err(|e| Failure {
+            code: if e.problem == Problem::Usage { 2 } else { 1 },
+            error: anyhow!("the {role} folder: {e}"),
+        })
+    };
+    let (b, c) = (open(baseline, "baseline")?, open(candidate, "candidate")?);
+    let cmp = run::compare(&b, &c, &cfg).map_err(|e| config_error(anyhow!(e)))?;
+    let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cmp.id));
+    output::check_output_dir(&dir, force).map_err(config_error)?;
+    output::write_output_dir_with(&dir, force, |sink| {
+        outputs::files(&cmp).iter().try_for_each(|f| sink.put(f))
+    })
+    .map_err(data_error)?;
+    for line in outputs::terminal_lines(&cmp) {
+        println!("{line}");
+    }
+    println!("wrote {}", dir.join("output").display());
+    Ok(())
 }
 
 /// The system allocator; an absurd allocation while a damaged input file is
@@ -163,6 +217,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
             print!("{}", pipeline::describe(&run));
             Ok(())
         }
+        Command::Compare {
+            baseline,
+            candidate,
+            output_dir,
+            force,
+            config,
+        } => compare(&baseline, &candidate, output_dir, force, config.as_deref()),
         Command::Simulate(args) => simulate(*args),
     }
 }

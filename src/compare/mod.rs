@@ -1,10 +1,17 @@
-//! `rsmreport compare` and `summarize` (compare spec): model versions from
-//! archived output folders ([`crate::input::archive`]). Built in steps;
-//! so far [`pairing`], which responses the two folders share.
+//! `rsmreport compare` (compare spec): model versions from archived
+//! output folders ([`crate::input::archive`]). [`pairing`] finds the
+//! responses two folders share, [`paired`] computes the paired differences
+//! with the code of `build`, [`preflight`] says what is compared, [`run`]
+//! assembles one comparison and [`outputs`] its files and terminal lines.
+//! Not yet built (issue 13): the HTML report, the unpaired fallback,
+//! `--gates` with `delta.*` gates, and `summarize`.
 //!
-//! Pure: works on values read by the archive reader; reads and writes no
-//! files and computes no statistic itself (the statistics come from the
-//! functions `build` uses).
+//! Pure: works on values read by the archive reader; writes no files and
+//! computes no statistic itself (the statistics come from the functions
+//! `build` uses).
 
+pub mod outputs;
 pub mod paired;
 pub mod pairing;
+pub mod preflight;
+pub mod run;

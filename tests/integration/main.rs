@@ -6,6 +6,9 @@
 //!   what RSMTool's `rsmeval` wrote (`cargo test --test integration parity`).
 //! * [`archive`]: reading archived output folders (rsmeval's and ours) for
 //!   `compare` and `summarize` (`cargo test --test integration archive`).
+//! * [`compare`]: `rsmreport compare` end to end: self-comparison, rsmeval
+//!   vs rsmreport folders, a better candidate, bad input
+//!   (`cargo test --test integration compare`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -30,6 +33,7 @@
 mod archive;
 mod cli;
 mod common;
+mod compare;
 mod coverage;
 mod errors;
 mod gates;

@@ -1,0 +1,223 @@
+//! Command assembly (compare): the output files and terminal lines of a
+//! comparison (compare spec 2.6): `<cid>_compare_verdicts.csv`,
+//! `<cid>_compare_preflight.csv`, `<cid>_compare.json`, and the
+//! criterion-style verdict lines.
+//!
+//! Produces bytes and text; writes nothing (the output stage does).
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::compare::paired::DeltaRow;
+use crate::compare::run::Comparison;
+use crate::output::OutputFile;
+use crate::table::{text_values, Column, Frame, Values};
+
+/// The columns of the verdict table (spec 2.6).
+pub const VERDICT_COLUMNS: [&str; 15] = [
+    "scope",
+    "statistic",
+    "baseline",
+    "baseline_lower",
+    "baseline_upper",
+    "candidate",
+    "candidate_lower",
+    "candidate_upper",
+    "delta",
+    "delta_lower",
+    "delta_upper",
+    "p_value",
+    "p_holm",
+    "verdict",
+    "paired",
+];
+
+/// `(scope, row, p_holm)` of every verdict line: the whole set, then each
+/// subgroup's levels.
+fn lines(c: &Comparison) -> Vec<(String, &DeltaRow, f64)> {
+    let mut out: Vec<(String, &DeltaRow, f64)> = c
+        .overall
+        .iter()
+        .map(|r| ("overall".to_string(), r, f64::NAN))
+        .collect();
+    for (g, rows) in &c.groups {
+        out.extend(
+            rows.iter()
+                .map(|r| (format!("{g}={}", r.level), &r.row, r.p_holm)),
+        );
+    }
+    out
+}
+
+/// The verdict table as a frame.
+pub fn verdict_frame(c: &Comparison) -> Frame {
+    let rows = lines(c);
+    let num =
+        |f: &dyn Fn(&(String, &DeltaRow, f64)) -> f64| Values::Float(rows.iter().map(f).collect());
+    let text = |f: &dyn Fn(&(String, &DeltaRow, f64)) -> String| {
+        text_values(rows.iter().map(|r| Some(f(r))))
+    };
+    let values = vec![
+        text(&|r| r.0.clone()),
+        text(&|r| r.1.statistic.name.to_string()),
+        num(&|r| r.1.baseline.0),
+        num(&|r| r.1.baseline.1),
+        num(&|r| r.1.baseline.2),
+        num(&|r| r.1.candidate.0),
+        num(&|r| r.1.candidate.1),
+        num(&|r| r.1.candidate.2),
+        num(&|r| r.1.delta.0),
+        num(&|r| r.1.delta.1),
+        num(&|r| r.1.delta.2),
+        num(&|r| r.1.p_value),
+        num(&|r| r.2),
+        text(&|r| r.1.verdict.name().to_string()),
+        text(&|_| c.paired.to_string()),
+    ];
+    let columns = VERDICT_COLUMNS
+        .iter()
+        .zip(values)
+        .map(|(name, v)| Column::new(*name, v))
+        .collect();
+    Frame::new("compare_verdicts", None, columns)
+}
+
+/// The preflight table as a frame.
+pub fn preflight_frame(c: &Comparison) -> Frame {
+    let col = |name: &str, f: &dyn Fn(&crate::compare::preflight::PreflightRow) -> String| {
+        Column::new(name, text_values(c.preflight.iter().map(|r| Some(f(r)))))
+    };
+    Frame::new(
+        "compare_preflight",
+        None,
+        vec![
+            col("item", &|r| r.item.clone()),
+            col("baseline", &|r| r.baseline.clone()),
+            col("candidate", &|r| r.candidate.clone()),
+            col("status", &|r| r.status.to_string()),
+        ],
+    )
+}
+
+/// A number for JSON (`null` when not finite).
+fn number(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+/// `<cid>_compare.json` (`compare_version` 1): the settings, the
+/// preflight, the notes and every verdict line.
+pub fn compare_json(c: &Comparison) -> Vec<u8> {
+    let triple = |t: (f64, f64, f64)| json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)});
+    let verdicts: Vec<Value> = lines(c)
+        .iter()
+        .map(|(scope, r, holm)| {
+            json!({
+                "scope": scope,
+                "statistic": r.statistic.name,
+                "baseline": triple(r.baseline),
+                "candidate": triple(r.candidate),
+                "delta": triple(r.delta),
+                "p_value": number(r.p_value),
+                "p_holm": number(*holm),
+                "margin_better": match r.statistic.better {
+                    crate::metrics::paired::Better::Larger => "larger",
+                    crate::metrics::paired::Better::Smaller => "smaller",
+                },
+                "verdict": r.verdict.name(),
+            })
+        })
+        .collect();
+    let preflight: Vec<Value> = c
+        .preflight
+        .iter()
+        .map(|r| json!({"item": r.item, "baseline": r.baseline, "candidate": r.candidate, "status": r.status}))
+        .collect();
+    let doc = json!({
+        "compare_version": 1,
+        "comparison_id": c.id,
+        "baseline": c.baseline_label,
+        "candidate": c.candidate_label,
+        "score_type": c.score_type,
+        "paired": c.paired,
+        "intervals": c.settings.saved(),
+        "notes": c.notes,
+        "preflight": preflight,
+        "verdicts": verdicts,
+    });
+    let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Every output file of a comparison.
+pub fn files(c: &Comparison) -> Vec<OutputFile> {
+    let out = Path::new("output");
+    let table = |f: Frame| OutputFile {
+        path: out.join(format!("{}_{}.csv", c.id, f.name)),
+        bytes: crate::output::write::to_delimited(&f, b','),
+    };
+    vec![
+        table(verdict_frame(c)),
+        table(preflight_frame(c)),
+        OutputFile {
+            path: out.join(format!("{}_compare.json", c.id)),
+            bytes: compare_json(c),
+        },
+    ]
+}
+
+/// A signed number with three decimals (`+0.012`), `n/a` when NaN.
+fn signed(x: f64) -> String {
+    if x.is_nan() {
+        "n/a".into()
+    } else {
+        format!("{x:+.3}")
+    }
+}
+
+/// The terminal lines, criterion-style: one per whole-set statistic, then
+/// one per regressed subgroup level.
+pub fn terminal_lines(c: &Comparison) -> Vec<String> {
+    let mut out = vec![format!(
+        "compare {} (baseline) -> {} (candidate), {}{}:",
+        c.baseline_label,
+        c.candidate_label,
+        c.score_type,
+        if c.paired { ", paired" } else { "" }
+    )];
+    let line = |scope: &str, r: &DeltaRow| {
+        format!(
+            "  {scope:<22} change: [{} {} {}] (p = {}) {}",
+            signed(r.delta.1),
+            signed(r.delta.0),
+            signed(r.delta.2),
+            if r.p_value.is_nan() {
+                "n/a".into()
+            } else {
+                format!("{:.3}", r.p_value)
+            },
+            r.verdict.name()
+        )
+    };
+    for r in &c.overall {
+        out.push(line(r.statistic.name, r));
+    }
+    for (g, rows) in &c.groups {
+        for r in rows
+            .iter()
+            .filter(|r| r.row.verdict == crate::metrics::paired::Verdict::Regressed)
+        {
+            out.push(line(
+                &format!("{} {g}={}", r.row.statistic.name, r.level),
+                &r.row,
+            ));
+        }
+    }
+    out.extend(c.notes.iter().map(|n| format!("note: {n}")));
+    out
+}

@@ -1,0 +1,232 @@
+//! Stage 1 (config): the optional `compare.toml` of `rsmreport compare`
+//! (compare spec 2): every key optional, unknown keys refused with the
+//! closest valid one, the `[intervals]` table as in the experiment file,
+//! `[margins]` per statistic.
+//!
+//! Pure: [`parse`] works on text; [`load`] only reads the file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use serde_json::Value;
+
+use super::intervals::{self, Intervals};
+use super::{closest, ConfigKind, RawConfig};
+
+/// The keys of a `compare.toml`.
+pub const KEYS: [&str; 8] = [
+    "comparison_id",
+    "description",
+    "baseline_label",
+    "candidate_label",
+    "score_type",
+    "subgroups",
+    "intervals",
+    "margins",
+];
+
+/// A validated `compare.toml` (all defaults when there is none).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CompareConfig {
+    pub comparison_id: Option<String>,
+    pub description: Option<String>,
+    pub baseline_label: Option<String>,
+    pub candidate_label: Option<String>,
+    /// `scale_trim`, `raw_trim`, ...; default: `scale_trim` when both sides
+    /// have it, else `raw_trim`.
+    pub score_type: Option<String>,
+    /// Default: every subgroup present on either side.
+    pub subgroups: Option<Vec<String>>,
+    pub intervals: Intervals,
+    /// Margins by statistic name, overriding the defaults of spec 2.2.
+    pub margins: BTreeMap<String, f64>,
+}
+
+/// Reads and validates the file at `path`.
+pub fn load(path: &Path, statistics: &[&str]) -> Result<CompareConfig> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow!("cannot read the compare config {}: {e}", path.display()))?;
+    parse(&text, path, statistics)
+}
+
+/// Validates the text of a `compare.toml`; `statistics` are the names a
+/// margin may be given for. Errors name the file, the line and the key.
+pub fn parse(text: &str, path: &Path, statistics: &[&str]) -> Result<CompareConfig> {
+    let raw = super::parse(text, ConfigKind::Toml, path)?;
+    let at = |key: &str| match raw.line_of(key) {
+        Some(l) => format!("{}, line {l}", raw.origin.display()),
+        None => raw.origin.display().to_string(),
+    };
+    for key in raw.keys() {
+        if !KEYS.contains(&key) {
+            let hint = closest(key, KEYS).map_or_else(
+                || format!(" (the keys are {})", KEYS.join(", ")),
+                |k| format!("; did you mean {k}?"),
+            );
+            return Err(anyhow!("{}: unknown key {key}{hint}", at(key)));
+        }
+    }
+    values(&raw, statistics).map_err(|(key, msg)| anyhow!("{}: {msg}", at(key)))
+}
+
+fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'static str, String)> {
+    let text = |key: &'static str| -> Result<Option<String>, (&'static str, String)> {
+        match raw.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+            Some(other) => Err((
+                key,
+                format!(
+                    "{key} must be a non-empty text, but it is {}",
+                    super::validate::describe(other)
+                ),
+            )),
+        }
+    };
+    let comparison_id = text("comparison_id")?;
+    if let Some(id) = &comparison_id {
+        crate::output::check_file_name_part(id, "comparison_id")
+            .map_err(|e| ("comparison_id", e.to_string()))?;
+    }
+    Ok(CompareConfig {
+        comparison_id,
+        description: text("description")?,
+        baseline_label: text("baseline_label")?,
+        candidate_label: text("candidate_label")?,
+        score_type: text("score_type")?,
+        subgroups: subgroups(raw.get("subgroups")).map_err(|m| ("subgroups", m))?,
+        intervals: match intervals::parse(raw.get("intervals"), None) {
+            Ok(Some(i)) => i,
+            Ok(None) => Intervals {
+                replicates: 0,
+                ..Intervals::default()
+            },
+            Err(m) => return Err(("intervals", m)),
+        },
+        margins: margins(raw.get("margins"), statistics).map_err(|m| ("margins", m))?,
+    })
+}
+
+fn subgroups(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|g| match g {
+                Value::String(s) if !s.is_empty() => Ok(s.clone()),
+                other => Err(format!(
+                    "subgroups must be a list of subgroup names, but it holds {}",
+                    super::validate::describe(other)
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err(format!(
+            "subgroups must be a list of subgroup names (for example subgroups = [\"L1\"]), but \
+             it is {}",
+            super::validate::describe(other)
+        )),
+    }
+}
+
+fn margins(v: Option<&Value>, statistics: &[&str]) -> Result<BTreeMap<String, f64>, String> {
+    let table = match v {
+        None | Some(Value::Null) => return Ok(BTreeMap::new()),
+        Some(Value::Object(t)) => t,
+        Some(other) => {
+            return Err(format!(
+                "margins must be a table of margins by statistic (for example [margins] with \
+                 wtkappa = 0.01), but it is {}",
+                super::validate::describe(other)
+            ))
+        }
+    };
+    let mut out = BTreeMap::new();
+    for (name, value) in table {
+        if !statistics.contains(&name.as_str()) {
+            let hint = closest(name, statistics.iter().copied())
+                .map_or_else(String::new, |c| format!("; did you mean margins.{c}?"));
+            return Err(format!(
+                "margins.{name} is not a statistic of the comparison{hint} (they are {})",
+                statistics.join(", ")
+            ));
+        }
+        match value.as_f64() {
+            Some(m) if m >= 0.0 && m.is_finite() => {
+                out.insert(name.clone(), m);
+            }
+            _ => {
+                return Err(format!(
+                    "margins.{name} must be a number of 0 or more (the practical margin of the \
+                     verdict), but it is {}",
+                    super::validate::describe(value)
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STATS: [&str; 3] = ["wtkappa", "corr", "RMSE"];
+
+    fn parse_ok(text: &str) -> CompareConfig {
+        parse(text, Path::new("compare.toml"), &STATS).unwrap()
+    }
+
+    fn parse_err(text: &str) -> String {
+        format!(
+            "{:#}",
+            parse(text, Path::new("compare.toml"), &STATS).unwrap_err()
+        )
+    }
+
+    #[test]
+    fn every_key_is_read_and_defaults_apply() {
+        assert_eq!(parse_ok(""), CompareConfig::default());
+        let c = parse_ok(
+            "comparison_id = \"v2_vs_v3\"\ndescription = \"*new* engine\"\n\
+             baseline_label = \"v2\"\ncandidate_label = \"v3\"\nscore_type = \"raw_trim\"\n\
+             subgroups = [\"L1\"]\n[intervals]\nreplicates = 200\nseed = 5\n\
+             [margins]\nwtkappa = 0.02\n",
+        );
+        assert_eq!(c.comparison_id.as_deref(), Some("v2_vs_v3"));
+        assert_eq!(c.candidate_label.as_deref(), Some("v3"));
+        assert_eq!(c.subgroups, Some(vec!["L1".to_string()]));
+        assert_eq!((c.intervals.replicates, c.intervals.seed), (200, 5));
+        assert_eq!(c.margins.get("wtkappa"), Some(&0.02));
+        assert_eq!(parse_ok("intervals = false\n").intervals.replicates, 0);
+    }
+
+    #[test]
+    fn bad_keys_and_values_are_named_with_their_line() {
+        let e = parse_err("baseline_label = \"a\"\ncandidat_label = \"b\"\n");
+        assert!(
+            e.contains(
+                "compare.toml, line 2: unknown key candidat_label; did you mean candidate_label?"
+            ),
+            "{e}"
+        );
+        let e = parse_err("[margins]\nwtkapa = 0.01\n");
+        assert!(
+            e.contains("margins.wtkapa is not a statistic")
+                && e.contains("did you mean margins.wtkappa?"),
+            "{e}"
+        );
+        let e = parse_err("[margins]\ncorr = -1\n");
+        assert!(
+            e.contains("margins.corr must be a number of 0 or more"),
+            "{e}"
+        );
+        let e = parse_err("[intervals]\nlevle = 0.9\n");
+        assert!(e.contains("did you mean intervals.level?"), "{e}");
+        let e = parse_err("comparison_id = \"a/b\"\n");
+        assert!(e.contains("comparison_id 'a/b' cannot be used"), "{e}");
+        let e = parse_err("subgroups = \"L1\"\n");
+        assert!(e.contains("subgroups must be a list"), "{e}");
+    }
+}

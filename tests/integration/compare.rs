@@ -1,0 +1,357 @@
+//! `rsmreport compare` end to end (compare spec 2): a folder against
+//! itself reproduces its own tables and finds no change; an rsmeval folder
+//! against an rsmreport build of the same experiment finds Δ = 0; a
+//! truly better candidate (the same responses, less system error) is
+//! improved; the bad inputs of spec 5 exit with 2 and write nothing.
+//!
+//! Run with `cargo test --test integration compare`.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::common::{self, table, Run};
+
+fn compare(cwd: &Path, args: &[&OsStr]) -> Run {
+    let mut all = vec![OsStr::new("compare")];
+    all.extend_from_slice(args);
+    common::run_in(cwd, all)
+}
+
+/// The verdict table of an output folder: (scope, statistic) -> row.
+fn verdicts(out: &Path) -> Vec<(String, String, Vec<table::Cell>)> {
+    let file = fs::read_dir(out.join("output"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("_compare_verdicts.csv"))
+        .expect("a verdict table");
+    let t = table::read_table(&file).unwrap();
+    assert_eq!(t.header[0], "scope");
+    t.rows
+        .into_iter()
+        .map(|r| {
+            let text = |c: &table::Cell| match c {
+                table::Cell::Text(s) => s.clone(),
+                other => format!("{other:?}"),
+            };
+            (text(&r[0]), text(&r[1]), r)
+        })
+        .collect()
+}
+
+fn num(c: &table::Cell) -> f64 {
+    match c {
+        table::Cell::Num { value, .. } => *value,
+        _ => f64::NAN,
+    }
+}
+
+fn ok(run: &Run) {
+    assert!(!run.panicked(), "{}", run.describe());
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+}
+
+/// The value of `column` in row `row` of a table file.
+fn cell(path: &Path, row: &str, column: &str) -> f64 {
+    let t = table::read_table(path).unwrap();
+    let j = t.header.iter().position(|h| h == column).unwrap();
+    let r = t
+        .rows
+        .iter()
+        .find(|r| matches!(&r[0], table::Cell::Text(s) if s == row))
+        .unwrap_or_else(|| panic!("no row {row} in {}", path.display()));
+    num(&r[j])
+}
+
+#[test]
+fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
+    for name in ["sim-h2-groups", "sim-raw-candidates", "probe-h2-groups"] {
+        let dir = common::local_experiment(name).join("expected");
+        let tmp = TempDir::new().unwrap();
+        let out = tmp.path().join("out");
+        let run = compare(
+            tmp.path(),
+            &[
+                dir.as_os_str(),
+                dir.as_os_str(),
+                OsStr::new("-o"),
+                out.as_os_str(),
+            ],
+        );
+        ok(&run);
+        let rows = verdicts(&out);
+        assert!(rows.len() >= 8, "{name}: {} rows", rows.len());
+        let eval = fs::read_dir(dir.join("output"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| {
+                let name = p.to_string_lossy();
+                name.ends_with("_eval.csv") && !name.ends_with("true_score_eval.csv")
+            })
+            .unwrap();
+        let trim = if cell_exists(&eval, "scale_trim") {
+            "scale_trim"
+        } else {
+            "raw_trim"
+        };
+        for (scope, stat, r) in &rows {
+            assert_eq!(num(&r[8]), 0.0, "{name} {scope} {stat}: delta");
+            // A tiny level (Tagalog: 7 responses) has too many undefined
+            // resamples for an interval (the 1% rule): not testable.
+            let verdict = match &r[13] {
+                table::Cell::Text(v) => v.clone(),
+                other => format!("{other:?}"),
+            };
+            let tiny = scope != "overall" && num(&r[9]).is_nan();
+            let want = if tiny {
+                "not testable"
+            } else {
+                "no detectable change"
+            };
+            assert_eq!(verdict, want, "{name} {scope} {stat}");
+            assert!(matches!(&r[14], table::Cell::Text(v) if v == "true"));
+            if scope == "overall"
+                && ["wtkappa", "corr", "RMSE", "SMD", "R2"].contains(&stat.as_str())
+            {
+                let want = cell(&eval, trim, stat);
+                let got = num(&r[2]);
+                assert!(
+                    (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                    "{name} {stat}: {got} vs {want}"
+                );
+            }
+        }
+        assert!(run
+            .stdout
+            .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) no detectable change"));
+    }
+}
+
+fn cell_exists(path: &Path, row: &str) -> bool {
+    table::read_table(path)
+        .unwrap()
+        .rows
+        .iter()
+        .any(|r| matches!(&r[0], table::Cell::Text(s) if s == row))
+}
+
+#[test]
+fn compare_rsmeval_and_rsmreport_folders_of_one_experiment() {
+    let tmp = TempDir::new().unwrap();
+    let exp = common::stage_local_experiment(tmp.path(), "sim-h2-groups");
+    let ours = tmp.path().join("ours");
+    let run = common::build(tmp.path(), &exp, &ours, &[]);
+    assert!(run.success, "{}", run.describe());
+    let theirs = common::local_experiment("sim-h2-groups").join("expected");
+    let out = tmp.path().join("cmp");
+    let run = compare(
+        tmp.path(),
+        &[
+            theirs.as_os_str(),
+            ours.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
+    ok(&run);
+    let rows = verdicts(&out);
+    // 11 whole-set statistics, 5 per level of L1 (6) and gender (2).
+    assert_eq!(rows.len(), 11 + 5 * 8);
+    for (scope, stat, r) in &rows {
+        assert!(
+            num(&r[8]).abs() <= 1e-6,
+            "{scope} {stat}: delta {}",
+            num(&r[8])
+        );
+    }
+    let preflight =
+        fs::read_to_string(out.join("output/sim_h2_groups_vs_sim_h2_groups_compare_preflight.csv"))
+            .unwrap();
+    assert!(
+        preflight.contains("producer,rsmeval,rsmreport"),
+        "{preflight}"
+    );
+    assert!(preflight.contains("responses paired,1993 (100.0%),1993 (100.0%),same"));
+}
+
+/// Two versions of an engine on the same simulated responses: the
+/// candidate's system error is half the baseline's.
+fn two_versions(tmp: &Path) -> (PathBuf, PathBuf) {
+    let data = tmp.join("data.csv");
+    let mut g = 7u64;
+    let mut next = || {
+        g = g
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (g >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut normal = || {
+        let (u, v) = (next().max(1e-300), next());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    };
+    let mut csv = String::from("id,h1,v1,v2,grp\n");
+    for i in 0..1500 {
+        let t = 3.5 + 0.8 * normal();
+        let h = (t + 0.5 * normal()).round().clamp(1.0, 6.0);
+        let (v1, v2) = (t + 0.7 * normal(), t + 0.35 * normal());
+        csv.push_str(&format!("r{i},{h},{v1:.4},{v2:.4},{}\n", ["a", "b"][i % 2]));
+    }
+    fs::write(&data, csv).unwrap();
+    let mut outs = Vec::new();
+    for v in ["v1", "v2"] {
+        let exp = tmp.join(format!("{v}.toml"));
+        fs::write(
+            &exp,
+            format!(
+                "experiment_id = \"{v}\"\npredictions_file = \"data.csv\"\nid_column = \"id\"\n\
+                 human_score_column = \"h1\"\nsystem_score_column = \"{v}\"\ntrim_min = 1\n\
+                 trim_max = 6\nsubgroups = [\"grp\"]\nmodel_version = \"engine {v}\"\n\
+                 [intervals]\nreplicates = 300\n"
+            ),
+        )
+        .unwrap();
+        let out = tmp.join(v);
+        let run = common::build(tmp, &exp, &out, &[]);
+        assert!(run.success, "{}", run.describe());
+        outs.push(out);
+    }
+    (outs.remove(0), outs.remove(0))
+}
+
+#[test]
+fn compare_a_better_candidate_is_improved() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    let run = compare(tmp.path(), &[v1.as_os_str(), v2.as_os_str()]);
+    ok(&run);
+    // The default folder: <baseline label>_vs_<candidate label>.
+    let out = tmp.path().join("engine_v1_vs_engine_v2");
+    assert!(out
+        .join("output/engine_v1_vs_engine_v2_compare.json")
+        .is_file());
+    let rows = verdicts(&out);
+    for stat in ["wtkappa", "corr", "RMSE"] {
+        let (_, _, r) = rows
+            .iter()
+            .find(|(s, n, _)| s == "overall" && n == stat)
+            .unwrap();
+        assert!(
+            matches!(&r[13], table::Cell::Text(v) if v == "improved"),
+            "{stat}: {r:?}"
+        );
+    }
+    assert!(run
+        .stdout
+        .contains("compare engine v1 (baseline) -> engine v2 (candidate), raw_trim, paired"));
+    let json: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(out.join("output/engine_v1_vs_engine_v2_compare.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["compare_version"], 1);
+    assert_eq!(json["verdicts"][0]["statistic"], "wtkappa");
+    assert_eq!(json["verdicts"][0]["verdict"], "improved");
+    // Reversed: regressed, and said on the terminal for the levels too.
+    let back = tmp.path().join("back");
+    let run = compare(
+        tmp.path(),
+        &[
+            v2.as_os_str(),
+            v1.as_os_str(),
+            OsStr::new("-o"),
+            back.as_os_str(),
+        ],
+    );
+    ok(&run);
+    assert!(run.stdout.contains("regressed"));
+    assert!(run.stdout.contains("wtkappa grp=a"), "{}", run.stdout);
+}
+
+#[test]
+fn compare_refuses_bad_input_and_writes_nothing() {
+    let tmp = TempDir::new().unwrap();
+    let dir = common::local_experiment("sim-h2-groups").join("expected");
+    let out = tmp.path().join("out");
+    let fails = |args: &[&OsStr], words: &[&str]| {
+        let mut all: Vec<&OsStr> = args.to_vec();
+        all.extend([OsStr::new("-o"), out.as_os_str()]);
+        let run = compare(tmp.path(), &all);
+        assert!(!run.panicked(), "{}", run.describe());
+        assert_eq!(run.code, Some(2), "{}", run.describe());
+        for w in words {
+            assert!(run.stderr.contains(w), "{w:?} not in {}", run.stderr);
+        }
+        assert!(!out.exists(), "a failed compare wrote {}", out.display());
+    };
+    let nope = tmp.path().join("nope");
+    fails(
+        &[nope.as_os_str(), dir.as_os_str()],
+        &["the baseline folder", "nope", "does not exist"],
+    );
+    fails(
+        &[dir.as_os_str(), tmp.path().as_os_str()],
+        &["the candidate folder", "no output/ subfolder"],
+    );
+    let cfg = tmp.path().join("compare.toml");
+    fs::write(&cfg, "basline_label = \"v2\"\n").unwrap();
+    fails(
+        &[
+            dir.as_os_str(),
+            dir.as_os_str(),
+            OsStr::new("--config"),
+            cfg.as_os_str(),
+        ],
+        &["compare.toml, line 1: unknown key basline_label; did you mean baseline_label?"],
+    );
+    fs::write(&cfg, "score_type = \"raw_trim\"\n").unwrap();
+    fails(
+        &[
+            dir.as_os_str(),
+            dir.as_os_str(),
+            OsStr::new("--config"),
+            cfg.as_os_str(),
+        ],
+        &[
+            "the score type raw_trim is not in the baseline's pred_processed",
+            "scale_trim",
+        ],
+    );
+}
+
+#[test]
+fn compare_the_readmes_worked_example_prints_what_the_readme_shows() {
+    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
+    let start = readme
+        .find("```text\ncompare v1 (baseline)")
+        .expect("the worked example in the README");
+    let block = &readme[start + "```text\n".len()..];
+    let shown = &block[..block.find("```").unwrap()];
+    let tmp = TempDir::new().unwrap();
+    let run = |args: &[&str]| {
+        let r = common::run_in(tmp.path(), args);
+        assert!(r.success, "{args:?}: {}", r.describe());
+        r
+    };
+    for (v, r2) in [("v1", "0.60"), ("v2", "0.75")] {
+        let (csv, toml) = (format!("{v}.csv"), format!("{v}.toml"));
+        run(&[
+            "simulate",
+            "-n",
+            "5000",
+            "--seed",
+            "1",
+            "--system-r2",
+            r2,
+            "--out",
+            &csv,
+            "--write-config",
+            &toml,
+        ]);
+        run(&["build", &toml, "--output-dir", v]);
+    }
+    let out = run(&["compare", "v1", "v2"]);
+    assert_eq!(out.stdout, shown, "update the README's worked example");
+}
