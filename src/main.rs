@@ -107,7 +107,10 @@ fn compare(
         })
     };
     let (b, c) = (open(baseline, "baseline")?, open(candidate, "candidate")?);
-    let cmp = run::compare(&b, &c, &cfg).map_err(|e| config_error(anyhow!(e)))?;
+    let cmp = run::compare(&b, &c, &cfg).map_err(|e| Failure {
+        code: if e.problem == Problem::Usage { 2 } else { 1 },
+        error: e.error,
+    })?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cmp.id));
     output::check_output_dir(&dir, force).map_err(config_error)?;
     output::write_output_dir_with(&dir, force, |sink| {

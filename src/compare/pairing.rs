@@ -59,11 +59,35 @@ impl Pairing {
 
 /// Matches the responses of `baseline` and `candidate` by id.
 pub fn pair(baseline: &Responses, candidate: &Responses) -> Pairing {
+    if baseline.ids == candidate.ids {
+        // The same responses in the same order (one folder against itself,
+        // or two builds of one data file): no id needs looking up.
+        return pair_rows(
+            baseline,
+            candidate,
+            (0..baseline.len() as u32).map(|i| (i, i)),
+        );
+    }
     let mut row_of: HashMap<&str, u32, FxBuild> =
         HashMap::with_capacity_and_hasher(candidate.len(), FxBuild::default());
     for (j, id) in candidate.ids.iter().enumerate() {
         row_of.insert(id, j as u32);
     }
+    let matches = baseline
+        .ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| row_of.get(&**id).map(|&j| (i as u32, j)));
+    pair_rows(baseline, candidate, matches)
+}
+
+/// The pairing of the common ids given as `(baseline row, candidate row)`
+/// in baseline order.
+fn pair_rows(
+    baseline: &Responses,
+    candidate: &Responses,
+    common: impl Iterator<Item = (u32, u32)>,
+) -> Pairing {
     let both_sc2 = baseline.sc2.as_deref().zip(candidate.sc2.as_deref());
     let mut out = Pairing {
         n_baseline: baseline.len(),
@@ -74,21 +98,19 @@ pub fn pair(baseline: &Responses, candidate: &Responses) -> Pairing {
         sc2_compared: both_sc2.is_some(),
         pairs: Vec::new(),
     };
-    for (i, id) in baseline.ids.iter().enumerate() {
-        let Some(&j) = row_of.get(&**id) else {
-            continue;
-        };
+    for (i, j) in common {
+        let (iu, ju) = (i as usize, j as usize);
         out.common += 1;
-        let sc1_agree = same(baseline.sc1[i], candidate.sc1[j as usize]);
-        let sc2_agree = both_sc2.is_none_or(|(b, c)| same(b[i], c[j as usize]));
+        let sc1_agree = same(baseline.sc1[iu], candidate.sc1[ju]);
+        let sc2_agree = both_sc2.is_none_or(|(b, c)| same(b[iu], c[ju]));
         if !sc1_agree {
-            out.sc1_mismatches.push(id.clone());
+            out.sc1_mismatches.push(baseline.ids[iu].clone());
         }
         if !sc2_agree {
-            out.sc2_mismatches.push(id.clone());
+            out.sc2_mismatches.push(baseline.ids[iu].clone());
         }
         if sc1_agree && sc2_agree {
-            out.pairs.push((i as u32, j));
+            out.pairs.push((i, j));
         }
     }
     out

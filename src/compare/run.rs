@@ -8,7 +8,7 @@ use crate::compare::pairing::{pair, Pairing};
 use crate::compare::preflight::{self, PreflightRow};
 use crate::config::compare::CompareConfig;
 use crate::config::intervals::Intervals;
-use crate::input::archive::{Archive, Responses};
+use crate::input::archive::{Archive, ArchiveError, Problem, Responses};
 use crate::metrics::paired::Verdict;
 use crate::preprocess::NO_INFO;
 
@@ -30,6 +30,13 @@ pub struct Comparison {
     /// Sentences for the user: warnings of the preflight, missing files,
     /// what could not be compared.
     pub notes: Vec<String>,
+}
+
+fn usage(message: String) -> ArchiveError {
+    ArchiveError {
+        problem: Problem::Usage,
+        error: anyhow::anyhow!(message),
+    }
 }
 
 /// The statistic names a margin may be given for.
@@ -105,9 +112,10 @@ fn group_codes(b: &Responses, group: &str, p: &Pairing) -> Option<(Vec<u32>, Vec
     Some((codes, labels))
 }
 
-/// Compares `b` (baseline) and `c` (candidate). An `Err` is a usage error
-/// (exit 2): a score type absent on one side.
-pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparison, String> {
+/// Compares `b` (baseline) and `c` (candidate). An error says whether it
+/// is a usage error (a score type absent on one side) or a data error (a
+/// per-response file that is not what the reference writes).
+pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparison, ArchiveError> {
     let baseline_label = cfg
         .baseline_label
         .clone()
@@ -116,8 +124,8 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         .candidate_label
         .clone()
         .unwrap_or_else(|| c.label().to_string());
-    let rb = b.responses().map_err(|e| e.to_string())?;
-    let rc = c.responses().map_err(|e| e.to_string())?;
+    let rb = b.responses()?;
+    let rc = c.responses()?;
     let mut cmp = Comparison {
         id: cfg
             .comparison_id
@@ -143,15 +151,19 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         cmp.preflight = preflight::rows(b, c, None, (None, None), "");
         return Ok(cmp);
     };
-    cmp.score_type = score_type(&rb, &rc, cfg)?;
+    cmp.score_type = score_type(&rb, &rc, cfg).map_err(usage)?;
     let p = pair(&rb, &rc);
     cmp.preflight = preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type);
     pairing_notes(&p, &mut cmp.notes);
     if !p.is_paired() {
         return Ok(cmp);
     }
-    let data = paired::align(&rb, &rc, &p, &cmp.score_type)
-        .ok_or_else(|| format!("the score type {} is missing on a side", cmp.score_type))?;
+    let data = paired::align(&rb, &rc, &p, &cmp.score_type).ok_or_else(|| {
+        usage(format!(
+            "the score type {} is missing on a side",
+            cmp.score_type
+        ))
+    })?;
     let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
     cmp.paired = true;
     cmp.overall = paired::overall_deltas(&data, &cfg.intervals, &margin);

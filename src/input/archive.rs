@@ -220,19 +220,12 @@ impl Archive {
             Some(t) if t.column("sc2").is_some() => {
                 let path = self.path_of("test_human_scores");
                 let values = numeric(t, "sc2").unwrap_or_default();
-                Some(by_id(
-                    &path,
-                    t,
-                    &row_of,
-                    ids.len(),
-                    |i| values[i],
-                    f64::NAN,
-                )?)
+                Some(by_id(&path, t, &ids, &row_of, |i| values[i], f64::NAN)?)
             }
             _ => None,
         };
         let groups = match self.table("test_metadata") {
-            Some(t) => self.group_columns(t, &row_of, ids.len())?,
+            Some(t) => self.group_columns(t, &ids, &row_of)?,
             None => Vec::new(),
         };
         Ok(Some(Responses {
@@ -248,15 +241,16 @@ impl Archive {
     fn group_columns(
         &self,
         meta: &Table,
+        ids: &[Text],
         row_of: &HashMap<Text, usize, FxBuild>,
-        n: usize,
     ) -> Result<Vec<GroupColumn>, ArchiveError> {
         let path = self.path_of("test_metadata");
         let mut out = Vec::new();
         for g in &self.subgroups {
             let Some(col) = meta.column(g) else { continue };
-            let cell = |i: usize| cell_text(col.values.cell(i));
-            out.push((g.clone(), by_id(&path, meta, row_of, n, cell, None)?));
+            let cells = text_column(&col.values);
+            let values = by_id(&path, meta, ids, row_of, |i| cells[i].clone(), None)?;
+            out.push((g.clone(), values));
         }
         Ok(out)
     }
@@ -267,9 +261,11 @@ fn id_column(path: &Path, t: &Table) -> Result<Vec<Text>, ArchiveError> {
     let col = t
         .column("spkitemid")
         .ok_or_else(|| data(anyhow!("{}: no column spkitemid", path.display())))?;
-    (0..t.nrows)
-        .map(|i| {
-            cell_text(col.values.cell(i)).ok_or_else(|| {
+    text_column(&col.values)
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| {
+            id.ok_or_else(|| {
                 data(anyhow!(
                     "{}: row {} has no spkitemid",
                     path.display(),
@@ -278,6 +274,14 @@ fn id_column(path: &Path, t: &Table) -> Result<Vec<Text>, ArchiveError> {
             })
         })
         .collect()
+}
+
+/// A column as text cells; a text column's cells are shared, not copied.
+fn text_column(values: &crate::table::Values) -> Vec<Option<Text>> {
+    match values {
+        crate::table::Values::Text(cells) => cells.clone(),
+        other => (0..other.len()).map(|i| cell_text(other.cell(i))).collect(),
+    }
 }
 
 /// A cell as text (ids and subgroup values are read as text; the other
@@ -308,18 +312,23 @@ fn unique_rows(path: &Path, ids: &[Text]) -> Result<HashMap<Text, usize, FxBuild
 }
 
 /// `value(i)` of each row `i` of `t` placed at its id's row of
-/// `pred_processed`; `missing` for responses `t` does not list.
+/// `pred_processed` (`ids`, located by `row_of`); `missing` for responses
+/// `t` does not list. Files written by one run list the ids in the same
+/// order: then no id is looked up.
 fn by_id<T: Clone>(
     path: &Path,
     t: &Table,
+    ids: &[Text],
     row_of: &HashMap<Text, usize, FxBuild>,
-    n: usize,
     value: impl Fn(usize) -> T,
     missing: T,
 ) -> Result<Vec<T>, ArchiveError> {
-    let ids = id_column(path, t)?;
-    let mut out = vec![missing; n];
-    for (i, id) in ids.iter().enumerate() {
+    let other = id_column(path, t)?;
+    if other == ids {
+        return Ok((0..ids.len()).map(value).collect());
+    }
+    let mut out = vec![missing; ids.len()];
+    for (i, id) in other.iter().enumerate() {
         if let Some(&r) = row_of.get(id) {
             out[r] = value(i);
         }

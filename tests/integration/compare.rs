@@ -20,6 +20,19 @@ fn compare(cwd: &Path, args: &[&OsStr]) -> Run {
     common::run_in(cwd, all)
 }
 
+/// `compare BASELINE CANDIDATE -o OUT`.
+fn compare_into(cwd: &Path, baseline: &Path, candidate: &Path, out: &Path) -> Run {
+    compare(
+        cwd,
+        &[
+            baseline.as_os_str(),
+            candidate.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    )
+}
+
 /// The verdict table of an output folder: (scope, statistic) -> row.
 fn verdicts(out: &Path) -> Vec<(String, String, Vec<table::Cell>)> {
     let file = fs::read_dir(out.join("output"))
@@ -72,15 +85,7 @@ fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
         let dir = common::local_experiment(name).join("expected");
         let tmp = TempDir::new().unwrap();
         let out = tmp.path().join("out");
-        let run = compare(
-            tmp.path(),
-            &[
-                dir.as_os_str(),
-                dir.as_os_str(),
-                OsStr::new("-o"),
-                out.as_os_str(),
-            ],
-        );
+        let run = compare_into(tmp.path(), &dir, &dir, &out);
         ok(&run);
         let rows = verdicts(&out);
         assert!(rows.len() >= 8, "{name}: {} rows", rows.len());
@@ -148,15 +153,7 @@ fn compare_rsmeval_and_rsmreport_folders_of_one_experiment() {
     assert!(run.success, "{}", run.describe());
     let theirs = common::local_experiment("sim-h2-groups").join("expected");
     let out = tmp.path().join("cmp");
-    let run = compare(
-        tmp.path(),
-        &[
-            theirs.as_os_str(),
-            ours.as_os_str(),
-            OsStr::new("-o"),
-            out.as_os_str(),
-        ],
-    );
+    let run = compare_into(tmp.path(), &theirs, &ours, &out);
     ok(&run);
     let rows = verdicts(&out);
     // 11 whole-set statistics, 5 per level of L1 (6) and gender (2).
@@ -256,15 +253,7 @@ fn compare_a_better_candidate_is_improved() {
     assert_eq!(json["verdicts"][0]["verdict"], "improved");
     // Reversed: regressed, and said on the terminal for the levels too.
     let back = tmp.path().join("back");
-    let run = compare(
-        tmp.path(),
-        &[
-            v2.as_os_str(),
-            v1.as_os_str(),
-            OsStr::new("-o"),
-            back.as_os_str(),
-        ],
-    );
+    let run = compare_into(tmp.path(), &v2, &v1, &back);
     ok(&run);
     assert!(run.stdout.contains("regressed"));
     assert!(run.stdout.contains("wtkappa grp=a"), "{}", run.stdout);
@@ -354,4 +343,28 @@ fn compare_the_readmes_worked_example_prints_what_the_readme_shows() {
     }
     let out = run(&["compare", "v1", "v2"]);
     assert_eq!(out.stdout, shown, "update the README's worked example");
+}
+
+#[test]
+fn compare_a_damaged_per_response_file_is_a_data_error() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("v1");
+    common::copy_dir(
+        &common::local_experiment("sim-h2-groups").join("expected"),
+        &dir,
+    );
+    let pred = dir.join("output/sim_h2_groups_pred_processed.csv");
+    let text = fs::read_to_string(&pred).unwrap();
+    let first = text.lines().nth(1).unwrap().to_string();
+    fs::write(&pred, format!("{text}{first}\n")).unwrap();
+    let out = tmp.path().join("out");
+    let run = compare_into(tmp.path(), &dir, &dir, &out);
+    assert!(!run.panicked(), "{}", run.describe());
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    assert!(
+        run.stderr.contains("R000001 is listed twice"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
 }
