@@ -113,8 +113,20 @@ fn compare(
     })?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cmp.id));
     output::check_output_dir(&dir, force).map_err(config_error)?;
+    let inputs = [("baseline", &b), ("candidate", &c)]
+        .into_iter()
+        .map(|(role, a)| rsmreport::render::context::InputCtx {
+            role: role.into(),
+            path: a.dir.display().to_string(),
+            rows: a
+                .table("pred_processed")
+                .map_or_else(String::new, |t| t.nrows.to_string()),
+            sha256: String::new(),
+        })
+        .collect();
+    let files = outputs::files(&cmp, inputs, pipeline::generation_epoch()).map_err(data_error)?;
     output::write_output_dir_with(&dir, force, |sink| {
-        outputs::files(&cmp).iter().try_for_each(|f| sink.put(f))
+        files.iter().try_for_each(|f| sink.put(f))
     })
     .map_err(data_error)?;
     for line in outputs::terminal_lines(&cmp) {

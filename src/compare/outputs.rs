@@ -154,8 +154,22 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
     bytes
 }
 
-/// Every output file of a comparison.
-pub fn files(c: &Comparison) -> Vec<OutputFile> {
+/// Every output file of a comparison: the tables, the JSON, and the
+/// report with its figures (`inputs`: the two folders, for provenance).
+pub fn files(
+    c: &Comparison,
+    inputs: Vec<crate::render::context::InputCtx>,
+    epoch: i64,
+) -> anyhow::Result<Vec<OutputFile>> {
+    let mut out = data_files(c);
+    out.extend(crate::render::report_files(
+        &crate::compare::report::report(c, inputs, epoch),
+    )?);
+    Ok(out)
+}
+
+/// The tables and the JSON of a comparison.
+fn data_files(c: &Comparison) -> Vec<OutputFile> {
     let out = Path::new("output");
     let table = |f: Frame| OutputFile {
         path: out.join(format!("{}_{}.csv", c.id, f.name)),

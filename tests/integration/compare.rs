@@ -368,3 +368,71 @@ fn compare_a_damaged_per_response_file_is_a_data_error() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn compare_report_renders_escaped_and_in_the_browser() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    let cfg = tmp.path().join("compare.toml");
+    fs::write(
+        &cfg,
+        "comparison_id = \"cmp\"\nbaseline_label = \"<b>old</b> & v1\"\n\
+         description = \"Two *versions*.\"\n[intervals]\nreplicates = 100\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let run = compare(
+        tmp.path(),
+        &[
+            v1.as_os_str(),
+            v2.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+            OsStr::new("--config"),
+            cfg.as_os_str(),
+        ],
+    );
+    ok(&run);
+    let report = out.join("report/cmp_report.html");
+    let html = fs::read_to_string(&report).unwrap();
+    assert!(!html.contains("<b>old</b>"), "unescaped label");
+    assert!(html.contains("&lt;b&gt;old&lt;/b&gt; &amp; v1"));
+    assert!(
+        html.contains("<em>versions</em>"),
+        "the description is Markdown"
+    );
+    for id in ["verdicts", "preflight", "by_subgroup"] {
+        assert!(
+            html.contains(&format!("<section id=\"{id}\"")),
+            "no section {id}"
+        );
+    }
+    assert!(html.contains("verdict verdict-improved"));
+    assert!(
+        !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "the report loads nothing"
+    );
+
+    if !Path::new(crate::report::CHROMIUM).exists() {
+        eprintln!(
+            "compare browser check: SKIPPED, chromium is not installed (.ci/run installs it)"
+        );
+        return;
+    }
+    let dom = crate::report::chromium(&tmp.path().join("profile"))
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("file://{}", report.display()))
+        .output()
+        .expect("run chromium");
+    let text = String::from_utf8_lossy(&dom.stdout);
+    let html_tag = &text[text.find("<html").expect("a DOM")..];
+    let html_tag = &html_tag[..html_tag.find('>').unwrap()];
+    assert!(
+        html_tag.contains("data-js-ready=\"1\"") && !html_tag.contains("data-js-errors"),
+        "{html_tag}"
+    );
+    assert!(
+        text.contains("class=\"sort\""),
+        "the tables were not enhanced"
+    );
+}

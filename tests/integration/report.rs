@@ -559,7 +559,7 @@ fn report_thumbnails_link_the_figure_files() {
 // ---------------------------------------------------------------------------
 // Headless Chromium
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// Gates for the browser test on `sim-h2-groups`: a pass, one line per L1
 /// level (one below `min_n`, skipped), a warning.
@@ -585,7 +585,7 @@ severity = "warn"
 "#;
 
 /// Chromium's flags: headless, no first-run work, no network at all.
-fn chromium(profile: &Path) -> Command {
+pub(crate) fn chromium(profile: &Path) -> Command {
     let mut c = Command::new(CHROMIUM);
     c.args([
         "--headless",

@@ -1,0 +1,280 @@
+//! Command assembly (compare): the comparison's HTML report, through the
+//! report engine (compare spec 2.5): verdicts, preflight and the
+//! by-subgroup tables so far. Values are formatted here; the engine only
+//! places them (and escapes every string).
+//!
+//! Produces a [`Report`] value; writes nothing.
+
+use crate::compare::paired::{DeltaRow, LevelRow};
+use crate::compare::run::Comparison;
+use crate::metrics::paired::Verdict;
+use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
+use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
+use crate::render::model::{Block, Header, Section, Version};
+use crate::render::tables::{head, text_cell};
+use crate::render::{Builder, Report};
+
+/// The CSS class of a verdict cell (the colour repeats the word).
+fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Improved => "verdict verdict-improved",
+        Verdict::Regressed => "verdict verdict-regressed",
+        Verdict::ChangedWithinMargin => "verdict verdict-within",
+        Verdict::NoDetectableChange | Verdict::NotTestable => "verdict verdict-none",
+    }
+}
+
+fn number(x: f64, interval: Option<(f64, f64)>) -> Cell {
+    let ci = interval
+        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
+        .map_or_else(String::new, |(lo, hi)| {
+            format!("[{}, {}]", num3(lo), num3(hi))
+        });
+    Cell {
+        text: num3(x),
+        class: "num".into(),
+        value: raw_value(x),
+        ci,
+        ..Cell::default()
+    }
+}
+
+fn triple(t: (f64, f64, f64)) -> Cell {
+    number(t.0, Some((t.1, t.2)))
+}
+
+/// The cells of one difference: baseline, candidate, Δ, p, verdict.
+fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
+    vec![
+        triple(r.baseline),
+        triple(r.candidate),
+        triple(r.delta),
+        number(r.p_value, None),
+        Cell {
+            class: verdict_class(r.verdict).into(),
+            ..text_cell(r.verdict.name())
+        },
+    ]
+}
+
+fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
+    let mut t = b.table(
+        "verdicts",
+        "Each headline statistic on the paired responses: both versions with their intervals, \
+         the difference candidate - baseline with its paired interval, the bootstrap p-value \
+         and the verdict.",
+        true,
+        true,
+    );
+    t.columns = ["statistic", "baseline", "candidate", "Δ", "p", "verdict"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| head(name, (1..5).contains(&i)))
+        .collect();
+    t.rows = c
+        .overall
+        .iter()
+        .map(|r| Row {
+            cells: std::iter::once(Cell {
+                header: true,
+                ..text_cell(r.statistic.name)
+            })
+            .chain(delta_cells(r))
+            .collect(),
+            class: String::new(),
+        })
+        .collect();
+    t
+}
+
+fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
+    let mut t = b.table(
+        &format!("by_{group}"),
+        &format!(
+            "Each level of {group}: N paired responses, both versions, the difference with its \
+             paired interval (resampled within levels), the p-value, the p-value Holm-adjusted \
+             across the levels and the verdict."
+        ),
+        true,
+        true,
+    );
+    t.columns = [
+        "level",
+        "statistic",
+        "N",
+        "baseline",
+        "candidate",
+        "Δ",
+        "p",
+        "verdict",
+        "p (Holm)",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, name)| head(name, (2..7).contains(&i) || i == 8))
+    .collect();
+    t.rows = rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![
+                Cell {
+                    header: true,
+                    ..text_cell(&r.level)
+                },
+                text_cell(r.row.statistic.name),
+                number(r.n as f64, None),
+            ];
+            cells.extend(delta_cells(&r.row));
+            cells.push(number(r.p_holm, None));
+            Row {
+                cells,
+                class: String::new(),
+            }
+        })
+        .collect();
+    t
+}
+
+fn preflight_table(b: &mut Builder, c: &Comparison) -> Table {
+    let mut t = b.table(
+        "preflight",
+        "What is being compared: each row the same on both sides, different, or not available.",
+        false,
+        true,
+    );
+    t.columns = ["item", "baseline", "candidate", "status"]
+        .iter()
+        .map(|n| head(n, false))
+        .collect();
+    t.rows = c
+        .preflight
+        .iter()
+        .map(|r| Row {
+            cells: vec![
+                Cell {
+                    header: true,
+                    ..text_cell(&r.item)
+                },
+                text_cell(&r.baseline),
+                text_cell(&r.candidate),
+                Cell {
+                    class: format!("preflight-{}", r.status.replace(' ', "-")),
+                    ..text_cell(r.status)
+                },
+            ],
+            class: String::new(),
+        })
+        .collect();
+    t
+}
+
+fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
+    let ids = b.section_ids(["verdicts", "preflight", "by_subgroup"]);
+    let mut verdicts = vec![Block::Heading(b.heading(2, "Verdicts"))];
+    verdicts.extend(c.notes.iter().map(|n| Block::Warning(n.clone())));
+    if c.paired {
+        verdicts.push(Block::Paragraph(format!(
+            "Differences are candidate minus baseline on the {} paired responses' {} scores; \
+             intervals are {}% paired bootstrap percentile intervals ({} replicates of the \
+             responses, both versions from the same resample). A verdict compares the interval, \
+             oriented so that positive is better, with a practical margin.",
+            paired_n(c),
+            c.score_type,
+            c.settings.level * 100.0,
+            c.settings.replicates
+        )));
+        verdicts.push(Block::Table(verdict_table(b, c)));
+    }
+    let preflight = vec![
+        Block::Heading(b.heading(2, "Preflight")),
+        Block::Table(preflight_table(b, c)),
+    ];
+    let mut groups = vec![Block::Heading(b.heading(2, "By subgroup"))];
+    if c.groups.is_empty() {
+        groups.push(Block::Paragraph("No subgroup was compared.".into()));
+    }
+    for (g, rows) in &c.groups {
+        groups.push(Block::Heading(b.heading(3, g)));
+        groups.push(Block::Table(level_table(b, g, rows)));
+    }
+    [
+        ("verdicts", verdicts),
+        ("preflight", preflight),
+        ("by_subgroup", groups),
+    ]
+    .into_iter()
+    .zip(ids)
+    .map(|((name, blocks), id)| Section {
+        id,
+        name: name.into(),
+        kind: "builtin".into(),
+        blocks,
+    })
+    .collect()
+}
+
+/// The number of paired responses (from the preflight).
+fn paired_n(c: &Comparison) -> usize {
+    c.preflight
+        .iter()
+        .find(|r| r.item == "responses paired")
+        .and_then(|r| r.baseline.split(' ').next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
+    let glance = c
+        .overall
+        .iter()
+        .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.name))
+        .map(|r| Glance {
+            label: format!("Δ {}", r.statistic.name),
+            value: format!("{:+.3}", r.delta.0),
+            title: format!("{}: {}", r.statistic.name, r.verdict.name()),
+            ci: format!(
+                "{}% CI [{}, {}]",
+                c.settings.level * 100.0,
+                num3(r.delta.1),
+                num3(r.delta.2)
+            ),
+        })
+        .collect();
+    Header {
+        kind: "Comparison report".into(),
+        title: format!("{} vs {}", c.baseline_label, c.candidate_label),
+        versions: vec![
+            Version {
+                label: "Baseline".into(),
+                value: c.baseline_label.clone(),
+            },
+            Version {
+                label: "Candidate".into(),
+                value: c.candidate_label.clone(),
+            },
+        ],
+        intro_html: format!(
+            "This report compares the candidate <strong>{}</strong> with the baseline \
+             <strong>{}</strong> on the responses both evaluated.",
+            escape_html(&c.candidate_label),
+            escape_html(&c.baseline_label)
+        ),
+        description_html: c
+            .description
+            .as_deref()
+            .map(|d| crate::render::markdown::to_html(d, None).0)
+            .unwrap_or_default(),
+        generated: utc_datetime(epoch),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        thumbnails: false,
+        glance,
+        inputs,
+        config: None,
+    }
+}
+
+/// The comparison's report; `inputs` are the two folders.
+pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Report {
+    let mut b = Builder::new(&c.id, false);
+    let sections = sections(&mut b, c);
+    b.finish(header(c, inputs, epoch), Vec::new(), sections, &[])
+}
