@@ -454,8 +454,9 @@ impl<'a> Context<'a> {
 }
 
 /// A gate definition error: the top-level key it belongs to (`gates` or
-/// `gates_preset`, for the line number) and the message naming the gate.
-pub type GateError = (&'static str, String);
+/// `gates_preset`) and, for one `[[gates]]` table, its index (for the line
+/// number), and the message naming the gate.
+pub type GateError = (&'static str, Option<usize>, String);
 
 /// The gates of `gates` (the `[[gates]]` array) and `preset`
 /// (`gates_preset`), preset first. `origin` names the file in each gate's
@@ -466,8 +467,8 @@ pub fn parse(
     cx: &Context,
     origin: &str,
 ) -> Result<Vec<Gate>, GateError> {
-    let mut out = parse_preset(preset, cx).map_err(|e| ("gates_preset", e))?;
-    parse_gates(gates, cx, origin, &mut out).map_err(|e| ("gates", e))?;
+    let mut out = parse_preset(preset, cx).map_err(|e| ("gates_preset", None, e))?;
+    parse_gates(gates, cx, origin, &mut out).map_err(|(i, e)| ("gates", i, e))?;
     Ok(out)
 }
 
@@ -496,31 +497,37 @@ fn parse_gates(
     cx: &Context,
     origin: &str,
     out: &mut Vec<Gate>,
-) -> Result<(), String> {
+) -> Result<(), (Option<usize>, String)> {
     let items = match gates {
         None | Some(Value::Null) => return Ok(()),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(format!(
-                "gates must be an array of tables ([[gates]] blocks), but it is {}",
-                super::validate::describe(other)
+            return Err((
+                None,
+                format!(
+                    "gates must be an array of tables ([[gates]] blocks), but it is {}",
+                    super::validate::describe(other)
+                ),
             ))
         }
     };
     for (i, item) in items.iter().enumerate() {
         let at = format!("{origin}, gates[{}]", i + 1);
         let Value::Object(table) = item else {
-            return Err(format!(
-                "gates[{}] must be a table with metric, op and threshold, but it is {}",
-                i + 1,
-                super::validate::describe(item)
+            return Err((
+                Some(i),
+                format!(
+                    "gates[{}] must be a table with metric, op and threshold, but it is {}",
+                    i + 1,
+                    super::validate::describe(item)
+                ),
             ));
         };
         let label = match table.get("name") {
             Some(Value::String(n)) => format!("gates[{}] (\"{n}\")", i + 1),
             _ => format!("gates[{}]", i + 1),
         };
-        let gate = one(table, cx, at).map_err(|e| format!("{label}: {e}"))?;
+        let gate = one(table, cx, at).map_err(|e| (Some(i), format!("{label}: {e}")))?;
         out.push(gate);
     }
     Ok(())
@@ -850,7 +857,16 @@ pub fn parse_file(text: &str, path: &Path, exp: &Experiment) -> Result<Vec<Gate>
     let cx = Context::of(exp, &min_n);
     let origin = origin_name(path);
     parse(raw.get("gates"), raw.get("gates_preset"), &cx, &origin)
-        .map_err(|(key, message)| anyhow!("{}: {message}", raw_at(&raw, key)))
+        .map_err(|(key, item, message)| anyhow!("{}: {message}", raw_at_item(&raw, key, item)))
+}
+
+/// Where a gate error is: the line of its `[[gates]]` table, or of the key.
+fn raw_at_item(raw: &super::RawConfig, key: &str, item: Option<usize>) -> String {
+    let line = item.map_or_else(|| raw.line_of(key), |i| raw.line_of_item(key, i));
+    match line {
+        Some(l) => format!("{}, line {l}", raw.origin.display()),
+        None => raw.origin.display().to_string(),
+    }
 }
 
 /// How a gate's origin names its file: the file name alone, so that the
@@ -900,8 +916,8 @@ mod tests {
         let g = groups();
         parse(Some(&json!([gate])), None, &cx(&g, true), "exp.toml")
             .map(|mut v| v.remove(0))
-            .map_err(|(key, e)| {
-                assert_eq!(key, "gates");
+            .map_err(|(key, item, e)| {
+                assert_eq!((key, item), ("gates", Some(0)));
                 e
             })
     }
@@ -1005,8 +1021,8 @@ mod tests {
     fn a_bound_needs_bootstrap_intervals_and_a_statistic_with_one() {
         let g = groups();
         let gate = json!([{"metric": "corr", "op": ">=", "threshold": 0.7, "bound": "lower"}]);
-        let (key, e) = parse(Some(&gate), None, &cx(&g, false), "x").unwrap_err();
-        assert_eq!(key, "gates");
+        let (key, item, e) = parse(Some(&gate), None, &cx(&g, false), "x").unwrap_err();
+        assert_eq!((key, item), ("gates", Some(0)));
         assert!(e.contains("intervals are off"), "{e}");
         assert!(parse(Some(&gate), None, &cx(&g, true), "x").is_ok());
         let e = error(json!({"metric": "N", "op": ">=", "threshold": 1, "bound": "lower"}));
@@ -1104,9 +1120,9 @@ mod tests {
         let none: Vec<String> = Vec::new();
         let gates = parse(None, Some(&json!("williamson2012")), &cx(&none, false), "x").unwrap();
         assert_eq!(gates.last().unwrap().scope, Scope::NoSubgroups);
-        let (key, e) =
+        let (key, item, e) =
             parse(None, Some(&json!("williamson2013")), &cx(&none, false), "x").unwrap_err();
-        assert_eq!(key, "gates_preset");
+        assert_eq!((key, item), ("gates_preset", None));
         assert!(e.contains("did you mean \"williamson2012\"?"), "{e}");
     }
 

@@ -63,6 +63,8 @@ pub struct RawConfig {
     /// Top-level keys in the user's order.
     pub entries: Map<String, Value>,
     lines: HashMap<String, usize>,
+    /// For a key holding an array (`[[gates]]`), the line of each item.
+    item_lines: HashMap<String, Vec<usize>>,
 }
 
 impl RawConfig {
@@ -74,6 +76,15 @@ impl RawConfig {
     /// The 1-based line where a top-level key is defined, when known.
     pub fn line_of(&self, key: &str) -> Option<usize> {
         self.lines.get(key).copied()
+    }
+
+    /// The 1-based line of item `index` (0-based) of an array key, e.g.
+    /// the second `[[gates]]` table; the key's line when unknown.
+    pub fn line_of_item(&self, key: &str, index: usize) -> Option<usize> {
+        self.item_lines
+            .get(key)
+            .and_then(|l| l.get(index).copied())
+            .or_else(|| self.line_of(key))
     }
 
     /// The top-level keys in the user's order.
@@ -99,11 +110,17 @@ fn parse_toml(text: &str, origin: &Path) -> Result<RawConfig> {
     let spanned =
         toml::de::DeTable::parse(text).map_err(|e| toml_syntax_error(text, origin, &e))?;
     let mut lines = HashMap::new();
-    for (key, _) in spanned.get_ref().iter() {
-        lines.insert(
-            key.get_ref().to_string(),
-            line_col(text, key.span().start).0,
-        );
+    let mut item_lines = HashMap::new();
+    for (key, value) in spanned.get_ref().iter() {
+        let name = key.get_ref().to_string();
+        if let toml::de::DeValue::Array(items) = value.get_ref() {
+            let at: Vec<usize> = items
+                .iter()
+                .map(|item| line_col(text, item.span().start).0)
+                .collect();
+            item_lines.insert(name.clone(), at);
+        }
+        lines.insert(name, line_col(text, key.span().start).0);
     }
     // Second pass: the values, in document order (`preserve_order`).
     let table: toml::Table =
@@ -119,6 +136,7 @@ fn parse_toml(text: &str, origin: &Path) -> Result<RawConfig> {
         kind: ConfigKind::Toml,
         entries,
         lines,
+        item_lines,
     })
 }
 
@@ -218,6 +236,7 @@ fn parse_json(text: &str, origin: &Path) -> Result<RawConfig> {
         kind: ConfigKind::Json,
         entries,
         lines,
+        item_lines: HashMap::new(),
     })
 }
 

@@ -188,7 +188,10 @@ fn gates(cx: &Ctx, exp: &Experiment) -> Result<Vec<super::gates::Gate>> {
         &gcx,
         &origin,
     )
-    .map_err(|(key, message)| cx.err(key, message))
+    .map_err(|(key, item, message)| match item {
+        Some(i) => cx.err_at_item(key, i, message),
+        None => cx.err(key, message),
+    })
 }
 
 // ---------------------------------------------------------------- context
@@ -229,6 +232,15 @@ impl<'a> Ctx<'a> {
     /// An error located at `key`.
     pub(crate) fn err(&self, key: &str, message: impl Display) -> anyhow::Error {
         anyhow!("{}: {message}", self.at(key))
+    }
+
+    /// An error located at item `index` of the array `key` (a `[[gates]]`
+    /// table).
+    fn err_at_item(&self, key: &str, index: usize, message: impl Display) -> anyhow::Error {
+        match self.raw.line_of_item(key, index) {
+            Some(line) => anyhow!("{}, line {line}: {message}", self.file),
+            None => anyhow!("{}: {message}", self.file),
+        }
     }
 
     /// The value of a key, `None` when absent or null.

@@ -1177,6 +1177,17 @@ fn errors_gate_definition() {
         words.push("exp.toml, line 9: gates[1]");
         fails(&case, CONFIG, &words);
     }
+    // The second of two gates: its own line, not the first table's.
+    let case = Case::new(&format!(
+        "{GATE_BASE}{}\n{}",
+        gate(""),
+        "[[gates]]\nmetric = \"wtkapa\"\nop = \">=\"\nthreshold = 0.7\n"
+    ));
+    fails(
+        &case,
+        CONFIG,
+        &["exp.toml, line 14: gates[2]", "unknown metric \"wtkapa\""],
+    );
     let case = Case::new(&format!("{GATE_BASE}gates = 3\n"));
     fails(
         &case,
