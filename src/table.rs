@@ -321,6 +321,17 @@ impl Table {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// The number in the row whose first cell is the text `row` (a stored
+    /// table's index: `raw_trim`, `All data`) and the column `column`;
+    /// `None` when there is no such row or column (NaN when the cell is
+    /// empty or not a number).
+    pub fn value_at(&self, row: &str, column: &str) -> Option<f64> {
+        let index = self.columns.first()?;
+        let i =
+            (0..self.nrows).find(|&i| matches!(index.values.cell(i), Cell::Text(s) if s == row))?;
+        Some(self.column(column)?.values.to_numeric()[i])
+    }
+
     pub fn position(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }

@@ -4,7 +4,7 @@
 //! with the code of `build`, [`preflight`] says what is compared, [`run`]
 //! assembles one comparison, [`outputs`] its files and terminal lines and
 //! [`report`] its HTML report. Not yet built (issue 13): the report's
-//! other sections, the unpaired fallback, `--gates` with `delta.*` gates,
+//! other sections, `--gates` with `delta.*` gates,
 //! and `summarize`.
 //!
 //! Pure: works on values read by the archive reader; writes no files and

@@ -202,7 +202,12 @@ pub fn terminal_lines(c: &Comparison) -> Vec<String> {
         c.baseline_label,
         c.candidate_label,
         c.score_type,
-        if c.paired { ", paired" } else { "" }
+        match (c.paired, c.overall.first()) {
+            (true, _) => ", paired",
+            (false, Some(r)) if r.delta.1.is_finite() => ", unpaired",
+            (false, Some(_)) => ", stored estimates only",
+            (false, None) => "",
+        }
     )];
     let line = |scope: &str, r: &DeltaRow| {
         format!(

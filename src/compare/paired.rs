@@ -138,23 +138,61 @@ pub fn align(b: &Responses, c: &Responses, pairing: &Pairing, trim: &str) -> Opt
 /// The score columns' names in the statistics' keys.
 const SIDES: [&str; 4] = ["baseline", "baseline_round", "candidate", "candidate_round"];
 
-/// The verdict rows of the whole-set headline statistics; `margin` gives a
-/// statistic's margin when the comparison configures one.
-pub fn overall_deltas(
-    data: &Aligned,
+/// One side's responses for the unpaired comparison (compare spec 2.4):
+/// its human scores, second human scores, and trimmed and rounded scores.
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    pub h: &'a [f64],
+    pub h2: Option<&'a [f64]>,
+    pub trim: &'a [f64],
+    pub round: &'a [f64],
+}
+
+impl<'a> Side<'a> {
+    /// The side `r` with the score type `trim` and its rounded type;
+    /// `None` when `r` lacks one of them. `with_h2`: use the second human
+    /// scores (only when both sides have them).
+    pub fn of(r: &'a Responses, trim: &str, with_h2: bool) -> Option<Self> {
+        Some(Side {
+            h: &r.sc1,
+            h2: r.sc2.as_deref().filter(|_| with_h2),
+            trim: r.score(trim)?,
+            round: r.score(&format!("{trim}_round"))?,
+        })
+    }
+}
+
+/// The estimates on the full data and the replicates of one run of the
+/// statistics.
+struct Run {
+    rep: Replicated,
+    estimates: Vec<f64>,
+}
+
+impl Run {
+    /// The estimate and replicates of a key, `None` when not computed.
+    fn get(&self, table: &str, row: &str, metric: &str) -> Option<(f64, Vec<f64>)> {
+        let i = self.rep.key(table, row, metric)?;
+        Some((self.estimates[i], self.rep.column(i)))
+    }
+}
+
+/// The whole-set statistics of the score columns `scores` (named `names`)
+/// against `h` on one resampling of the responses: replicate `b` of
+/// `stream` draws the same responses for every column.
+fn overall_run(
+    h: &[f64],
+    h2: Option<&[f64]>,
+    scores: &[&[f64]],
+    names: &[&'static str],
     settings: &Intervals,
-    margin: &dyn Fn(&Statistic) -> f64,
-) -> Vec<DeltaRow> {
+    stream: u64,
+) -> Run {
     let spec = Overall {
-        score_names: SIDES.to_vec(),
-        centres: data
-            .scores
-            .iter()
-            .map(|s| Centres::of(&data.h, s))
-            .collect(),
-        hh: data.h2.as_deref().map(|h2| {
-            let (a, b): (Vec<f64>, Vec<f64>) = data
-                .h
+        score_names: names.to_vec(),
+        centres: scores.iter().map(|s| Centres::of(h, s)).collect(),
+        hh: h2.map(|h2| {
+            let (a, b): (Vec<f64>, Vec<f64>) = h
                 .iter()
                 .zip(h2)
                 .filter(|(_, b)| !b.is_nan())
@@ -162,47 +200,70 @@ pub fn overall_deltas(
                 .unzip();
             Centres::of(&a, &b)
         }),
-        true_score: data.h2.as_ref().map(|_| None),
+        true_score: h2.map(|_| None),
     };
-    let blocks = Blocks::deal(data.h.len(), None, None, 1, MAX_BLOCKS, settings.seed);
-    let scores: Vec<&[f64]> = data.scores.iter().map(Vec::as_slice).collect();
-    let h2 = data.h2.as_deref();
-    let (zero, sums) = overall_sums(&spec, &blocks, &data.h, h2, h2, &scores);
+    let blocks = Blocks::deal(h.len(), None, None, 1, MAX_BLOCKS, settings.seed ^ stream);
+    let (zero, sums) = overall_sums(&spec, &blocks, h, h2, h2, scores);
     let run = Replicates::new(settings);
-    let rep = replicate(&run, 0, &blocks, &sums, &zero, &|t, put| {
+    let rep = replicate(&run, stream, &blocks, &sums, &zero, &|t, put| {
         overall(&spec, &t[0], put)
     });
     let ones = vec![1u32; blocks.len()];
     let full = stratum_totals(&blocks, &sums, &ones, &zero).swap_remove(0);
-    let mut estimates = vec![f64::NAN; rep.keys.len()];
-    let mut s = 0;
-    overall(&spec, &full, &mut |_, _, _, v| {
-        estimates[s] = v;
-        s += 1;
-    });
+    let mut estimates = Vec::with_capacity(rep.keys.len());
+    overall(&spec, &full, &mut |_, _, _, v| estimates.push(v));
+    Run { rep, estimates }
+}
+
+/// The verdict rows of the whole-set headline statistics; `margin` gives a
+/// statistic's margin when the comparison configures one.
+pub fn overall_deltas(
+    data: &Aligned,
+    settings: &Intervals,
+    margin: &dyn Fn(&Statistic) -> f64,
+) -> Vec<DeltaRow> {
+    let scores: Vec<&[f64]> = data.scores.iter().map(Vec::as_slice).collect();
+    let run = overall_run(&data.h, data.h2.as_deref(), &scores, &SIDES, settings, 0);
     HEADLINE
         .iter()
-        .filter_map(|st| row(st, &rep, &estimates, settings.level, margin(st)))
+        .filter_map(|st| row(st, [&run, &run], settings.level, margin(st)))
         .collect()
 }
 
-/// The row of one statistic, `None` when it is not computed (no second
-/// human score for PRMSE and degradation).
-fn row(
-    st: &Statistic,
-    rep: &Replicated,
-    estimates: &[f64],
-    level: f64,
-    margin: f64,
-) -> Option<DeltaRow> {
+/// The candidate's streams in the unpaired comparison: apart from the
+/// baseline's (which are those of the paired comparison).
+const CANDIDATE_STREAM: u64 = 1 << 40;
+
+/// The verdict rows of the whole-set headline statistics when the two
+/// sides share no response (compare spec 2.4): each side resampled on its
+/// own, `Δ*` from independent replicates.
+pub fn unpaired_overall_deltas(
+    sides: [Side; 2],
+    settings: &Intervals,
+    margin: &dyn Fn(&Statistic) -> f64,
+) -> Vec<DeltaRow> {
+    let runs: Vec<Run> = sides
+        .iter()
+        .zip([(0, &SIDES[..2]), (CANDIDATE_STREAM, &SIDES[2..])])
+        .map(|(s, (stream, names))| {
+            let h2 = s.h2.filter(|_| sides.iter().all(|x| x.h2.is_some()));
+            overall_run(s.h, h2, &[s.trim, s.round], names, settings, stream)
+        })
+        .collect();
+    HEADLINE
+        .iter()
+        .filter_map(|st| row(st, [&runs[0], &runs[1]], settings.level, margin(st)))
+        .collect()
+}
+
+/// The row of one statistic from the runs of `[baseline, candidate]`,
+/// `None` when it is not computed (no second human score for PRMSE and
+/// degradation).
+fn row(st: &Statistic, runs: [&Run; 2], level: f64, margin: f64) -> Option<DeltaRow> {
     let side = |k: usize| SIDES[k + usize::from(st.rounded)];
-    let ib = rep.key(st.table, side(0), st.metric)?;
-    let ic = rep.key(st.table, side(2), st.metric)?;
-    let sides = [
-        (estimates[ib], rep.column(ib)),
-        (estimates[ic], rep.column(ic)),
-    ];
-    Some(delta_row(st, sides, level, margin))
+    let b = runs[0].get(st.table, side(0), st.metric)?;
+    let c = runs[1].get(st.table, side(2), st.metric)?;
+    Some(delta_row(st, [b, c], level, margin))
 }
 
 /// Both sides' estimates and intervals, the difference (of the absolute
@@ -225,6 +286,22 @@ fn delta_row(st: &Statistic, sides: [(f64, Vec<f64>); 2], level: f64, margin: f6
         delta,
         p_value: bootstrap_p_value(&deltas),
         verdict: verdict(delta.1, delta.2, st.better, margin),
+    }
+}
+
+/// The row of one statistic from stored estimates only (no per-response
+/// files, compare spec 2.4): the difference without interval, p-value or
+/// verdict (`not testable`).
+pub fn stored_row(st: &Statistic, baseline: f64, candidate: f64) -> DeltaRow {
+    let f = |v: f64| if st.absolute { v.abs() } else { v };
+    let nan = f64::NAN;
+    DeltaRow {
+        statistic: *st,
+        baseline: (baseline, nan, nan),
+        candidate: (candidate, nan, nan),
+        delta: (f(candidate) - f(baseline), nan, nan),
+        p_value: nan,
+        verdict: Verdict::NotTestable,
     }
 }
 
@@ -251,29 +328,101 @@ pub const BY_LEVEL: [Statistic; 5] = [
 #[derive(Clone, Debug, PartialEq)]
 pub struct LevelRow {
     pub level: String,
+    /// The level's responses: the paired ones, or the baseline's in an
+    /// unpaired comparison.
     pub n: usize,
+    /// The candidate's responses of the level (`n` when paired).
+    pub n_candidate: usize,
     pub row: DeltaRow,
     pub p_holm: f64,
 }
 
-/// Both versions' by-group sums of one block.
+/// Some score columns' by-group sums of one block.
 #[derive(Clone, Debug)]
-struct BothGroups {
-    b: GroupSums,
-    c: GroupSums,
-}
+struct SidesGroups(Vec<GroupSums>);
 
-impl Additive for BothGroups {
+impl Additive for SidesGroups {
     fn add_scaled(&mut self, other: &Self, w: f64) {
-        self.b.add_scaled(&other.b, w);
-        self.c.add_scaled(&other.c, w);
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            a.add_scaled(b, w);
+        }
     }
 }
 
+/// One side of a by-level run: its name in the keys, trimmed and rounded
+/// scores.
+type Columns<'a> = (&'static str, &'a [f64], &'a [f64]);
+
+/// The by-level statistics of the score columns `sides` against `h`:
+/// `codes[i]` is the level (an index into `labels`) of response `i`.
+/// Resampled within levels (the stratified bootstrap of the by-group
+/// intervals); `stream` keeps each subgroup's replicates independent of
+/// the others'.
+fn group_run(
+    h: &[f64],
+    sides: &[Columns],
+    codes: &[u32],
+    labels: &[String],
+    stream: u64,
+    settings: &Intervals,
+) -> Run {
+    let specs: Vec<ByGroup> = sides
+        .iter()
+        .map(|&(name, trim, round)| {
+            let mut spec = ByGroup::new(
+                "",
+                labels.to_vec(),
+                (name, Centres::of(h, trim)),
+                (name, Centres::of(h, round)),
+            );
+            spec.table = name.to_string();
+            spec
+        })
+        .collect();
+    let zero = SidesGroups(
+        specs
+            .iter()
+            .map(|s| GroupSums {
+                trim: PairSums::zero(&s.trim),
+                round: PairSums::zero(&s.round),
+            })
+            .collect(),
+    );
+    let seed = settings.seed ^ stream;
+    let blocks = Blocks::deal(h.len(), None, Some(codes), labels.len(), MAX_BLOCKS, seed);
+    let sums = block_sums(&blocks, &zero, |t, i| {
+        for ((g, spec), &(_, trim, round)) in t.0.iter_mut().zip(&specs).zip(sides) {
+            g.trim.push(&spec.trim, h[i], trim[i]);
+            g.round.push(&spec.round, h[i], round[i]);
+        }
+    });
+    let stat = |t: &[SidesGroups], put: &mut crate::sections::intervals::stats::Put| {
+        for (k, spec) in specs.iter().enumerate() {
+            let levels: Vec<GroupSums> = t.iter().map(|x| x.0[k].clone()).collect();
+            by_group(spec, &levels, put);
+        }
+    };
+    let run = Replicates::new(settings);
+    let rep = replicate(&run, stream, &blocks, &sums, &zero, &stat);
+    let ones = vec![1u32; blocks.len()];
+    let full = stratum_totals(&blocks, &sums, &ones, &zero);
+    let mut estimates = Vec::with_capacity(rep.keys.len());
+    stat(&full, &mut |_, _, _, v| estimates.push(v));
+    Run { rep, estimates }
+}
+
+/// How many of `codes` are each level's (`n_levels` levels).
+fn level_counts(codes: &[u32], n_levels: usize) -> Vec<usize> {
+    let mut counts = vec![0usize; n_levels];
+    for &c in codes {
+        counts[c as usize] += 1;
+    }
+    counts
+}
+
 /// The by-level rows of one subgroup: `codes[i]` is the level (an index
-/// into `labels`) of paired response `i`. Resampled within levels (the
-/// stratified bootstrap of the by-group intervals); `stream` keeps each
-/// subgroup's replicates independent of the others'.
+/// into `labels`) of paired response `i`. Both versions are computed on
+/// one resample within levels.
 pub fn group_deltas(
     data: &Aligned,
     codes: &[u32],
@@ -282,76 +431,88 @@ pub fn group_deltas(
     settings: &Intervals,
     margin: &dyn Fn(&Statistic) -> f64,
 ) -> Vec<LevelRow> {
-    let spec = |name: &str, k: usize| {
-        let mut spec = ByGroup::new(
-            "",
-            labels.to_vec(),
-            (name, Centres::of(&data.h, &data.scores[k])),
-            (name, Centres::of(&data.h, &data.scores[k + 1])),
-        );
-        spec.table = name.to_string();
-        spec
-    };
-    let (sb, sc) = (spec("baseline", 0), spec("candidate", 2));
-    let zero = BothGroups {
-        b: GroupSums {
-            trim: PairSums::zero(&sb.trim),
-            round: PairSums::zero(&sb.round),
-        },
-        c: GroupSums {
-            trim: PairSums::zero(&sc.trim),
-            round: PairSums::zero(&sc.round),
-        },
-    };
-    let seed = settings.seed ^ stream;
-    let blocks = Blocks::deal(
-        data.h.len(),
-        None,
-        Some(codes),
-        labels.len(),
-        MAX_BLOCKS,
-        seed,
-    );
     let [bt, br, ct, cr] = &data.scores;
-    let sums = block_sums(&blocks, &zero, |t, i| {
-        let h = data.h[i];
-        t.b.trim.push(&sb.trim, h, bt[i]);
-        t.b.round.push(&sb.round, h, br[i]);
-        t.c.trim.push(&sc.trim, h, ct[i]);
-        t.c.round.push(&sc.round, h, cr[i]);
-    });
-    let stat = |t: &[BothGroups], put: &mut crate::sections::intervals::stats::Put| {
-        let (lb, lc): (Vec<GroupSums>, Vec<GroupSums>) =
-            t.iter().map(|x| (x.b.clone(), x.c.clone())).unzip();
-        by_group(&sb, &lb, put);
-        by_group(&sc, &lc, put);
+    let sides = [
+        ("baseline", &bt[..], &br[..]),
+        ("candidate", &ct[..], &cr[..]),
+    ];
+    let run = group_run(&data.h, &sides, codes, labels, stream, settings);
+    let counts: Vec<(&str, usize)> = labels
+        .iter()
+        .map(String::as_str)
+        .zip(level_counts(codes, labels.len()))
+        .collect();
+    level_rows([&run, &run], [&counts, &counts], settings.level, margin)
+}
+
+/// One side of an unpaired by-level comparison: its responses and each
+/// response's level (`codes` into `labels`).
+pub type GroupSide<'a> = (Side<'a>, &'a [u32], &'a [String]);
+
+/// The by-level rows of one subgroup when the sides share no response
+/// (compare spec 2.4): each side resampled within its own levels, on
+/// independent streams; a level present on one side only has no row.
+pub fn unpaired_group_deltas(
+    sides: [GroupSide; 2],
+    stream: u64,
+    settings: &Intervals,
+    margin: &dyn Fn(&Statistic) -> f64,
+) -> Vec<LevelRow> {
+    let run = |k: usize, name: &'static str, s: u64| {
+        let (side, codes, labels) = sides[k];
+        group_run(
+            side.h,
+            &[(name, side.trim, side.round)],
+            codes,
+            labels,
+            s,
+            settings,
+        )
     };
-    let run = Replicates::new(settings);
-    let rep = replicate(&run, stream, &blocks, &sums, &zero, &stat);
-    let ones = vec![1u32; blocks.len()];
-    let full = stratum_totals(&blocks, &sums, &ones, &zero);
-    let mut estimates = Vec::with_capacity(rep.keys.len());
-    stat(&full, &mut |_, _, _, v| estimates.push(v));
-    let mut counts = vec![0usize; labels.len()];
-    for &c in codes {
-        counts[c as usize] += 1;
-    }
+    let runs = [
+        run(0, "baseline", stream),
+        run(1, "candidate", stream | CANDIDATE_STREAM),
+    ];
+    let counts: Vec<Vec<(&str, usize)>> = sides
+        .iter()
+        .map(|(_, codes, labels)| {
+            labels
+                .iter()
+                .map(String::as_str)
+                .zip(level_counts(codes, labels.len()))
+                .collect()
+        })
+        .collect();
+    level_rows(
+        [&runs[0], &runs[1]],
+        [&counts[0], &counts[1]],
+        settings.level,
+        margin,
+    )
+}
+
+/// The rows of every by-level statistic and every level of the baseline
+/// that the candidate has too (in the baseline's level order), with the
+/// Holm-adjusted p-values across the levels of each statistic.
+fn level_rows(
+    runs: [&Run; 2],
+    counts: [&[(&str, usize)]; 2],
+    level: f64,
+    margin: &dyn Fn(&Statistic) -> f64,
+) -> Vec<LevelRow> {
     let mut out = Vec::new();
     for st in &BY_LEVEL {
-        let mut rows: Vec<LevelRow> = labels
+        let mut rows: Vec<LevelRow> = counts[0]
             .iter()
-            .zip(&counts)
-            .filter_map(|(label, &n)| {
-                let ib = rep.key("baseline", label, &format!("{}.baseline", st.metric))?;
-                let ic = rep.key("candidate", label, &format!("{}.candidate", st.metric))?;
-                let sides = [
-                    (estimates[ib], rep.column(ib)),
-                    (estimates[ic], rep.column(ic)),
-                ];
+            .filter_map(|&(label, n)| {
+                let n_candidate = counts[1].iter().find(|(l, _)| *l == label)?.1;
+                let b = runs[0].get("baseline", label, &format!("{}.baseline", st.metric))?;
+                let c = runs[1].get("candidate", label, &format!("{}.candidate", st.metric))?;
                 Some(LevelRow {
-                    level: label.clone(),
+                    level: label.to_string(),
                     n,
-                    row: delta_row(st, sides, settings.level, margin(st)),
+                    n_candidate,
+                    row: delta_row(st, [b, c], level, margin(st)),
                     p_holm: f64::NAN,
                 })
             })

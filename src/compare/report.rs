@@ -91,9 +91,9 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
     let mut t = b.table(
         &format!("by_{group}"),
         &format!(
-            "Each level of {group}: N paired responses, both versions, the difference with its \
-             paired interval (resampled within levels), the p-value, the p-value Holm-adjusted \
-             across the levels and the verdict."
+            "Each level of {group}: N responses (paired, or the baseline's when unpaired), both \
+             versions, the difference with its interval (resampled within levels), the p-value, \
+             the p-value Holm-adjusted across the levels and the verdict."
         ),
         true,
         true,
@@ -172,17 +172,8 @@ fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
     let ids = b.section_ids(["verdicts", "preflight", "by_subgroup"]);
     let mut verdicts = vec![Block::Heading(b.heading(2, "Verdicts"))];
     verdicts.extend(c.notes.iter().map(|n| Block::Warning(n.clone())));
-    if c.paired {
-        verdicts.push(Block::Paragraph(format!(
-            "Differences are candidate minus baseline on the {} paired responses' {} scores; \
-             intervals are {}% paired bootstrap percentile intervals ({} replicates of the \
-             responses, both versions from the same resample). A verdict compares the interval, \
-             oriented so that positive is better, with a practical margin.",
-            paired_n(c),
-            c.score_type,
-            c.settings.level * 100.0,
-            c.settings.replicates
-        )));
+    if !c.overall.is_empty() {
+        verdicts.push(Block::Paragraph(verdict_intro(c)));
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
     let preflight = vec![
@@ -211,6 +202,40 @@ fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
         blocks,
     })
     .collect()
+}
+
+/// What the verdict table's numbers are: paired, unpaired or stored.
+fn verdict_intro(c: &Comparison) -> String {
+    let verdict = "A verdict compares the interval, oriented so that positive is better, with a \
+                   practical margin.";
+    if c.paired {
+        format!(
+            "Differences are candidate minus baseline on the {} paired responses' {} scores; \
+             intervals are {}% paired bootstrap percentile intervals ({} replicates of the \
+             responses, both versions from the same resample). {verdict}",
+            paired_n(c),
+            c.score_type,
+            c.settings.level * 100.0,
+            c.settings.replicates
+        )
+    } else if c.overall.iter().any(|r| r.delta.1.is_finite()) {
+        format!(
+            "Unpaired: the versions share no response, so each version's {} statistics come \
+             from its own responses; intervals are {}% bootstrap percentile intervals ({} \
+             replicates of each side, drawn independently), and the difference's interval \
+             comes from the differences of independent replicates. {verdict}",
+            c.score_type,
+            c.settings.level * 100.0,
+            c.settings.replicates
+        )
+    } else {
+        format!(
+            "Stored estimates only: a side has no per-response file, so the {} statistics are \
+             those of the folders' own tables, without intervals, and no difference can be \
+             tested.",
+            c.score_type
+        )
+    }
 }
 
 /// The number of paired responses (from the preflight).

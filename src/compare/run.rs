@@ -3,7 +3,9 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use crate::compare::paired::{self, Aligned, DeltaRow, LevelRow, Statistic, BY_LEVEL, HEADLINE};
+use crate::compare::paired::{
+    self, Aligned, DeltaRow, LevelRow, Side, Statistic, BY_LEVEL, HEADLINE,
+};
 use crate::compare::pairing::{pair, Pairing};
 use crate::compare::preflight::{self, PreflightRow};
 use crate::config::compare::CompareConfig;
@@ -96,18 +98,20 @@ fn score_type(b: &Responses, c: &Responses, cfg: &CompareConfig) -> Result<Strin
     Ok(wanted)
 }
 
-/// Each paired response's level of `group` (from the baseline's metadata)
-/// and the sorted level labels.
-fn group_codes(b: &Responses, group: &str, p: &Pairing) -> Option<(Vec<u32>, Vec<String>)> {
-    let (_, values) = b.groups.iter().find(|(g, _)| g == group)?;
+/// The level of `group` of the responses `rows` of `r` (in that order),
+/// and the sorted level labels; `None` when `r` has no such column.
+fn group_codes(
+    r: &Responses,
+    group: &str,
+    rows: impl Iterator<Item = u32> + Clone,
+) -> Option<(Vec<u32>, Vec<String>)> {
+    let (_, values) = r.groups.iter().find(|(g, _)| g == group)?;
     let label = |i: u32| values[i as usize].as_deref().unwrap_or(NO_INFO).to_string();
-    let mut labels: Vec<String> = p.pairs.iter().map(|&(i, _)| label(i)).collect();
+    let mut labels: Vec<String> = rows.clone().map(label).collect();
     labels.sort();
     labels.dedup();
-    let codes = p
-        .pairs
-        .iter()
-        .map(|&(i, _)| labels.binary_search(&label(i)).unwrap_or(0) as u32)
+    let codes = rows
+        .map(|i| labels.binary_search(&label(i)).unwrap_or(0) as u32)
         .collect();
     Some((codes, labels))
 }
@@ -142,13 +146,16 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         groups: Vec::new(),
         notes: missing_notes(b, c),
     };
+    let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
     let (Some(rb), Some(rc)) = (rb, rc) else {
         cmp.notes.push(
-            "a side has no pred_processed file, so nothing was recomputed and no statistic \
-             could be tested"
+            "a side has no pred_processed file, so nothing could be recomputed: only the \
+             stored estimates are compared, without intervals (verdict not testable)"
                 .into(),
         );
         cmp.preflight = preflight::rows(b, c, None, (None, None), "");
+        cmp.score_type = stored_score_type(b, c, cfg);
+        cmp.overall = stored_rows(b, c, &cmp.score_type);
         return Ok(cmp);
     };
     cmp.score_type = score_type(&rb, &rc, cfg).map_err(usage)?;
@@ -156,6 +163,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     cmp.preflight = preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type);
     pairing_notes(&p, &mut cmp.notes);
     if !p.is_paired() {
+        unpaired(&mut cmp, [&rb, &rc], cfg, &margin);
         return Ok(cmp);
     }
     let data = paired::align(&rb, &rc, &p, &cmp.score_type).ok_or_else(|| {
@@ -164,11 +172,19 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
             cmp.score_type
         ))
     })?;
-    let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
     cmp.paired = true;
     cmp.overall = paired::overall_deltas(&data, &cfg.intervals, &margin);
     cmp.groups = groups(&rb, &p, &data, cfg, &margin, &mut cmp.notes);
     Ok(cmp)
+}
+
+/// The subgroups compared: those configured, else every subgroup of the
+/// baseline's metadata.
+fn group_names(rb: &Responses, cfg: &CompareConfig) -> Vec<String> {
+    match &cfg.subgroups {
+        Some(g) => g.clone(),
+        None => rb.groups.iter().map(|(g, _)| g.clone()).collect(),
+    }
 }
 
 /// The by-level rows of every compared subgroup.
@@ -180,13 +196,9 @@ fn groups(
     margin: &dyn Fn(&Statistic) -> f64,
     notes: &mut Vec<String>,
 ) -> Vec<(String, Vec<LevelRow>)> {
-    let names: Vec<String> = match &cfg.subgroups {
-        Some(g) => g.clone(),
-        None => rb.groups.iter().map(|(g, _)| g.clone()).collect(),
-    };
     let mut out = Vec::new();
-    for (k, g) in names.iter().enumerate() {
-        match group_codes(rb, g, p) {
+    for (k, g) in group_names(rb, cfg).iter().enumerate() {
+        match group_codes(rb, g, p.pairs.iter().map(|&(i, _)| i)) {
             Some((codes, labels)) => {
                 let rows = paired::group_deltas(
                     data,
@@ -204,6 +216,76 @@ fn groups(
         }
     }
     out
+}
+
+/// The unpaired comparison (compare spec 2.4): each side's statistics on
+/// its own responses, resampled independently.
+fn unpaired<'a>(
+    cmp: &mut Comparison,
+    sides: [&'a Responses; 2],
+    cfg: &CompareConfig,
+    margin: &dyn Fn(&Statistic) -> f64,
+) {
+    let with_h2 = sides.iter().all(|r| r.sc2.is_some());
+    let score_type = cmp.score_type.clone();
+    let side = |r: &'a Responses| Side::of(r, &score_type, with_h2);
+    let (Some(sb), Some(sc)) = (side(sides[0]), side(sides[1])) else {
+        return;
+    };
+    cmp.overall = paired::unpaired_overall_deltas([sb, sc], &cfg.intervals, margin);
+    for (k, g) in group_names(sides[0], cfg).iter().enumerate() {
+        let all = |r: &Responses| group_codes(r, g, 0..r.len() as u32);
+        let (Some((cb, lb)), Some((cc, lc))) = (all(sides[0]), all(sides[1])) else {
+            cmp.notes.push(format!(
+                "the subgroup {g} is not in both sides' test_metadata, so it was not compared"
+            ));
+            continue;
+        };
+        let rows = paired::unpaired_group_deltas(
+            [(sb, &cb, &lb), (sc, &cc, &lc)],
+            k as u64 + 1,
+            &cfg.intervals,
+            margin,
+        );
+        cmp.groups.push((g.clone(), rows));
+    }
+}
+
+/// The score type of a comparison from stored tables only: the configured
+/// one, else `scale_trim` when both `eval` tables have it, else
+/// `raw_trim`.
+fn stored_score_type(b: &Archive, c: &Archive, cfg: &CompareConfig) -> String {
+    let has = |a: &Archive, t: &str| {
+        a.table("eval")
+            .is_some_and(|e| e.value_at(t, "N").is_some())
+    };
+    cfg.score_type.clone().unwrap_or_else(|| {
+        if has(b, "scale_trim") && has(c, "scale_trim") {
+            "scale_trim".into()
+        } else {
+            "raw_trim".into()
+        }
+    })
+}
+
+/// The headline statistics' stored estimates of both sides (compare spec
+/// 2.4, no per-response files): no interval, verdict `not testable`.
+fn stored_rows(b: &Archive, c: &Archive, score_type: &str) -> Vec<DeltaRow> {
+    let value = |a: &Archive, st: &Statistic| -> Option<f64> {
+        let row = if st.rounded && st.table == "eval" {
+            format!("{score_type}_round")
+        } else {
+            score_type.to_string()
+        };
+        a.table(st.table)?.value_at(&row, st.metric)
+    };
+    HEADLINE
+        .iter()
+        .filter_map(|st| {
+            let (vb, vc) = (value(b, st)?, value(c, st)?);
+            Some(paired::stored_row(st, vb, vc))
+        })
+        .collect()
 }
 
 /// A sentence per missing optional table of either side.
@@ -225,9 +307,10 @@ fn missing_notes(b: &Archive, c: &Archive) -> Vec<String> {
 fn pairing_notes(p: &Pairing, notes: &mut Vec<String>) {
     if !p.is_paired() {
         notes.push(
-            "the two folders have no response in common whose human scores agree, so no \
-             paired comparison is possible; the unpaired comparison of spec 2.4 is not \
-             implemented yet, so no statistic was tested"
+            "the two folders have no response in common whose human scores agree, so the \
+             comparison is unpaired: each version's statistics come from its own responses, \
+             resampled independently, and the intervals of the differences are wider than a \
+             paired comparison's"
                 .into(),
         );
     } else if p.low_overlap() {

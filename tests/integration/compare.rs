@@ -259,6 +259,103 @@ fn compare_a_better_candidate_is_improved() {
     assert!(run.stdout.contains("wtkappa grp=a"), "{}", run.stdout);
 }
 
+/// The candidate `v2` of [`two_versions`] built again on copies of the
+/// responses whose ids all differ from the baseline's.
+fn renamed_candidate(tmp: &Path) -> PathBuf {
+    let data = fs::read_to_string(tmp.join("data.csv")).unwrap();
+    fs::write(tmp.join("other.csv"), data.replace("\nr", "\nx")).unwrap();
+    let exp = tmp.join("v3.toml");
+    let text = fs::read_to_string(tmp.join("v2.toml"))
+        .unwrap()
+        .replace("data.csv", "other.csv")
+        .replace("experiment_id = \"v2\"", "experiment_id = \"v3\"");
+    fs::write(&exp, text).unwrap();
+    let out = tmp.join("v3");
+    let run = common::build(tmp, &exp, &out, &[]);
+    assert!(run.success, "{}", run.describe());
+    out
+}
+
+/// The text of column `j` of a verdict row.
+fn text_at(r: &[table::Cell], j: usize) -> String {
+    match &r[j] {
+        table::Cell::Text(s) => s.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[test]
+fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, _) = two_versions(tmp.path());
+    let v3 = renamed_candidate(tmp.path());
+    let out = tmp.path().join("out");
+    let run = compare_into(tmp.path(), &v1, &v3, &out);
+    ok(&run);
+    assert!(run.stdout.contains("raw_trim, unpaired:"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("comparison is unpaired"),
+        "{}",
+        run.stdout
+    );
+    let rows = verdicts(&out);
+    assert!(rows.iter().any(|(s, _, _)| s == "grp=a"), "levels compared");
+    for (scope, stat, r) in &rows {
+        assert_eq!(
+            text_at(r, 14),
+            "false",
+            "{scope} {stat}: every row unpaired"
+        );
+        assert!(num(&r[9]) < num(&r[8]) && num(&r[8]) < num(&r[10]), "{r:?}");
+    }
+    // Each side's estimate is its own folder's: the baseline's wtkappa is
+    // v1's stored value, the candidate's v3's.
+    let (_, _, w) = rows
+        .iter()
+        .find(|(s, n, _)| s == "overall" && n == "wtkappa")
+        .unwrap();
+    let stored = |dir: &Path, id: &str| {
+        cell(
+            &dir.join(format!("output/{id}_eval.csv")),
+            "raw_trim",
+            "wtkappa",
+        )
+    };
+    assert!((num(&w[2]) - stored(&v1, "v1")).abs() < 1e-9);
+    assert!((num(&w[5]) - stored(&v3, "v3")).abs() < 1e-9);
+    assert_eq!(text_at(w, 13), "improved", "{w:?}");
+    let html = fs::read_to_string(out.join("report/engine_v1_vs_engine_v2_report.html")).unwrap();
+    assert!(html.contains("Unpaired: the versions share no response"));
+}
+
+#[test]
+fn compare_without_per_response_files_compares_stored_estimates() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    fs::remove_file(v2.join("output/v2_pred_processed.csv")).unwrap();
+    let out = tmp.path().join("out");
+    let run = compare_into(tmp.path(), &v1, &v2, &out);
+    ok(&run);
+    assert!(
+        run.stdout.contains("stored estimates only"),
+        "{}",
+        run.stdout
+    );
+    let rows = verdicts(&out);
+    assert!(rows.iter().all(|(s, _, _)| s == "overall"), "no levels");
+    let eval = |dir: &Path, id: &str, row: &str, col: &str| {
+        cell(&dir.join(format!("output/{id}_eval.csv")), row, col)
+    };
+    for (_, stat, r) in &rows {
+        assert_eq!(text_at(r, 13), "not testable", "{stat}");
+        assert!(num(&r[9]).is_nan() && num(&r[11]).is_nan(), "{stat}: {r:?}");
+    }
+    let (_, _, k) = rows.iter().find(|(_, n, _)| n == "kappa").unwrap();
+    let want =
+        eval(&v2, "v2", "raw_trim_round", "kappa") - eval(&v1, "v1", "raw_trim_round", "kappa");
+    assert!((num(&k[8]) - want).abs() < 1e-12, "{k:?}");
+}
+
 #[test]
 fn compare_refuses_bad_input_and_writes_nothing() {
     let tmp = TempDir::new().unwrap();

@@ -261,3 +261,121 @@ fn a_level_scored_too_high_by_the_candidate_regresses_its_dsm() {
         .unwrap();
     assert!(corr_b.row.delta.0.abs() < 1e-12, "{corr_b:?}");
 }
+
+// ------------------------------------------------------------ unpaired
+
+/// The unpaired rows of two independent samples: `b` and `c` come from
+/// different seeds, so they share no response.
+fn unpaired(b: &Responses, c: &Responses, replicates: u64, seed: u64) -> Vec<DeltaRow> {
+    let sides = [
+        Side::of(b, "raw_trim", true).unwrap(),
+        Side::of(c, "raw_trim", true).unwrap(),
+    ];
+    unpaired_overall_deltas(sides, &settings(replicates, seed), &|s| s.margin)
+}
+
+#[test]
+fn unpaired_estimates_are_each_sides_own_values() {
+    let (b, _) = versions(700, 21, 0.6, 0.6);
+    let (_, c) = versions(500, 22, 0.4, 0.4);
+    let rows = unpaired(&b, &c, 50, 1);
+    assert_eq!(rows.len(), HEADLINE.len());
+    let close = |a: f64, w: f64| (a - w).abs() <= 1e-9;
+    let r = get(&rows, "wtkappa");
+    let (bt, ct) = (b.score("raw_trim").unwrap(), c.score("raw_trim").unwrap());
+    assert!(close(r.baseline.0, quadratic_weighted_kappa(&b.sc1, bt)));
+    assert!(close(r.candidate.0, quadratic_weighted_kappa(&c.sc1, ct)));
+    let r = get(&rows, "exact_agr");
+    let cr = c.score("raw_trim_round").unwrap();
+    assert!(close(r.candidate.0, exact_agreement(&c.sc1, cr)));
+}
+
+#[test]
+fn unpaired_intervals_are_wider_than_paired_ones_on_the_same_responses() {
+    // The same responses compared without the pairing: the two versions'
+    // sampling errors no longer cancel, so the interval of Δ widens.
+    let (b, c) = versions(1500, 23, 0.5, 0.45);
+    let paired = deltas(&b, &c, 300, 2);
+    let apart = unpaired(&b, &c, 300, 2);
+    for name in ["wtkappa", "corr", "RMSE", "PRMSE"] {
+        let (p, u) = (get(&paired, name), get(&apart, name));
+        assert!(
+            (p.delta.0 - u.delta.0).abs() < 1e-9,
+            "{name}: same estimates"
+        );
+        let width = |r: &DeltaRow| r.delta.2 - r.delta.1;
+        assert!(width(u) > 1.2 * width(p), "{name}: {p:?} {u:?}");
+    }
+}
+
+#[test]
+fn unpaired_a_truly_better_version_is_improved() {
+    let (b, _) = versions(3000, 24, 0.8, 0.8);
+    let (_, c) = versions(3000, 25, 0.3, 0.3);
+    let rows = unpaired(&b, &c, 400, 3);
+    for name in ["wtkappa", "corr", "R2"] {
+        assert_eq!(get(&rows, name).verdict, Verdict::Improved, "{name}");
+    }
+    assert_eq!(get(&rows, "RMSE").verdict, Verdict::Improved);
+}
+
+#[test]
+fn unpaired_equally_good_versions_show_no_detectable_change_in_most_repetitions() {
+    // Two independent samples of one engine: the interval of Δ covers 0
+    // about 95% of the time (the test fails for intervals that ignore one
+    // side's sampling error, which cover far less).
+    let mut quiet = [0usize; 3];
+    for seed in 0..50u64 {
+        let (b, _) = versions(300, 200 + seed, 0.5, 0.5);
+        let (_, c) = versions(300, 300 + seed, 0.5, 0.5);
+        let rows = unpaired(&b, &c, 200, seed);
+        for (k, name) in ["wtkappa", "corr", "RMSE"].iter().enumerate() {
+            quiet[k] += usize::from(get(&rows, name).verdict == Verdict::NoDetectableChange);
+        }
+    }
+    for (k, name) in ["wtkappa", "corr", "RMSE"].iter().enumerate() {
+        assert!(
+            quiet[k] >= 45,
+            "{name}: no detectable change in {} of 50",
+            quiet[k]
+        );
+    }
+}
+
+#[test]
+fn unpaired_levels_on_one_side_only_have_no_row() {
+    let (b, _) = versions(600, 26, 0.5, 0.5);
+    let (_, c) = versions(600, 27, 0.5, 0.5);
+    let (sb, sc) = (
+        Side::of(&b, "raw_trim", true).unwrap(),
+        Side::of(&c, "raw_trim", true).unwrap(),
+    );
+    let codes_b: Vec<u32> = (0..600).map(|i| i % 3).collect();
+    let codes_c: Vec<u32> = (0..600).map(|i| i % 2).collect();
+    let labels_b: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    let labels_c: Vec<String> = ["a", "c"].map(String::from).to_vec();
+    let rows = unpaired_group_deltas(
+        [(sb, &codes_b, &labels_b), (sc, &codes_c, &labels_c)],
+        1,
+        &settings(50, 5),
+        &|s| s.margin,
+    );
+    let levels: Vec<&str> = rows.iter().map(|r| r.level.as_str()).collect();
+    assert_eq!(rows.len(), 2 * BY_LEVEL.len());
+    assert!(!levels.contains(&"b"));
+    let a = rows.iter().find(|r| r.level == "a").unwrap();
+    assert_eq!((a.n, a.n_candidate), (200, 300));
+    assert!(a.row.delta.1.is_finite() && a.p_holm >= a.row.p_value);
+}
+
+#[test]
+fn stored_rows_have_the_difference_and_no_verdict() {
+    let smd = HEADLINE.iter().find(|s| s.name == "SMD").unwrap();
+    let r = stored_row(smd, -0.10, 0.04);
+    assert!(
+        (r.delta.0 - (0.04 - 0.10)).abs() < 1e-15,
+        "of absolute values"
+    );
+    assert!(r.delta.1.is_nan() && r.p_value.is_nan());
+    assert_eq!(r.verdict, Verdict::NotTestable);
+}
