@@ -39,4 +39,5 @@ pub mod preprocess;
 pub mod render;
 pub mod sections;
 pub mod simulate;
+pub mod summarize;
 pub mod table;

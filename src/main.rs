@@ -64,10 +64,40 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// Summarize archived output folders of model versions: one row per version with
+    /// intervals, the difference of each from a baseline with its verdict, trend figures.
+    Summarize {
+        /// The experiment folders (of `build`, or of RSMTool's rsmeval/rsmtool).
+        #[arg(required = true, value_name = "DIR")]
+        folders: Vec<PathBuf>,
+        /// Where to write the summary [default: ./<id>].
+        #[arg(short, long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// Replace an existing output folder (only once the new output is complete).
+        #[arg(short, long)]
+        force: bool,
+        /// The folder the others are compared with [default: the first]; summarized too
+        /// when it is not among the folders.
+        #[arg(long, value_name = "DIR")]
+        baseline: Option<PathBuf>,
+        /// The order of the rows: as given, or by model_version (numbers compared as numbers).
+        #[arg(long, value_enum, default_value_t = SummaryOrder::Given)]
+        order: SummaryOrder,
+        /// The summary's id, the prefix of its files.
+        #[arg(long, default_value = "versions")]
+        id: String,
+    },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = SIMULATE_ABOUT)]
     Simulate(Box<SimulateArgs>),
+}
+
+/// `summarize --order`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SummaryOrder {
+    Given,
+    ModelVersion,
 }
 
 /// An error with the exit code it deserves.
@@ -130,6 +160,94 @@ fn compare(
     })
     .map_err(data_error)?;
     for line in outputs::terminal_lines(&cmp) {
+        println!("{line}");
+    }
+    println!("wrote {}", dir.join("output").display());
+    Ok(())
+}
+
+/// The archive error of `dir` with its exit code (2 usage, 1 data).
+fn archive_failure(e: rsmreport::input::archive::ArchiveError) -> Failure {
+    use rsmreport::input::archive::Problem;
+    Failure {
+        code: if e.problem == Problem::Usage { 2 } else { 1 },
+        error: e.error,
+    }
+}
+
+/// Opens every folder (several at once) and reads its per-response files.
+fn open_all(dirs: &[PathBuf]) -> Result<Vec<rsmreport::summarize::run::Opened>, Failure> {
+    use rsmreport::summarize::run::Opened;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let mut slots: Vec<Option<Result<Opened, _>>> = (0..dirs.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let chunk = dirs.len().div_ceil(threads).max(1);
+        for (part, out) in slots.chunks_mut(chunk).enumerate() {
+            scope.spawn(move || {
+                for (k, slot) in out.iter_mut().enumerate() {
+                    *slot = Some(Opened::read(&dirs[part * chunk + k]));
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| s.expect("every folder was read").map_err(archive_failure))
+        .collect()
+}
+
+/// `rsmreport summarize`: opens every folder, summarizes them, writes the
+/// files and prints one line per version.
+fn summarize(
+    folders: Vec<PathBuf>,
+    output_dir: Option<PathBuf>,
+    force: bool,
+    baseline: Option<PathBuf>,
+    order: SummaryOrder,
+    id: &str,
+) -> Result<(), Failure> {
+    use rsmreport::summarize::{outputs, run};
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return Err(config_error(anyhow!(
+            "--id {id:?} must be letters, digits, '.', '_' or '-' (it prefixes file names)"
+        )));
+    }
+    let mut dirs = folders;
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    };
+    let base = match baseline {
+        Some(b) => match dirs.iter().position(|d| same(d, &b)) {
+            Some(i) => i,
+            None => {
+                dirs.insert(0, b);
+                0
+            }
+        },
+        None => 0,
+    };
+    let opened = open_all(&dirs)?;
+    let order = match order {
+        SummaryOrder::Given => run::Order::Given,
+        SummaryOrder::ModelVersion => run::Order::ModelVersion,
+    };
+    let settings = run::settings(&opened[base].archive);
+    let summary = run::summarize(id, &opened, base, order, &settings);
+    let dir = output_dir.unwrap_or_else(|| PathBuf::from(id));
+    output::check_output_dir(&dir, force).map_err(config_error)?;
+    let files = outputs::files(&summary, pipeline::generation_epoch()).map_err(data_error)?;
+    output::write_output_dir_with(&dir, force, |sink| {
+        files.iter().try_for_each(|f| sink.put(f))
+    })
+    .map_err(data_error)?;
+    for line in outputs::terminal_lines(&summary) {
         println!("{line}");
     }
     println!("wrote {}", dir.join("output").display());
@@ -239,6 +357,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             force,
             config,
         } => compare(&baseline, &candidate, output_dir, force, config.as_deref()),
+        Command::Summarize {
+            folders,
+            output_dir,
+            force,
+            baseline,
+            order,
+            id,
+        } => summarize(folders, output_dir, force, baseline, order, &id),
         Command::Simulate(args) => simulate(*args),
     }
 }

@@ -322,7 +322,8 @@ impl Table {
     }
 
     /// The number in the row whose first cell is the text `row` (a stored
-    /// table's index: `raw_trim`, `All data`) and the column `column`;
+    /// table's index: `raw_trim`, `All data`; `""`: the unlabelled row of a
+    /// one-row table such as `consistency`) and the column `column`;
     /// `None` when there is no such row or column (NaN when the cell is
     /// empty or not a number).
     pub fn value_at(&self, row: &str, column: &str) -> Option<f64> {

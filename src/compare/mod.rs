@@ -4,8 +4,8 @@
 //! with the code of `build`, [`preflight`] says what is compared, [`run`]
 //! assembles one comparison, [`outputs`] its files and terminal lines and
 //! [`report`] its HTML report. Not yet built (issue 13): the report's
-//! other sections, `--gates` with `delta.*` gates,
-//! and `summarize`.
+//! other sections, `--gates` with `delta.*` gates.
+//! `summarize` ([`crate::summarize`]) builds on [`run::headline_deltas`].
 //!
 //! Pure: works on values read by the archive reader; writes no files and
 //! computes no statistic itself (the statistics come from the functions

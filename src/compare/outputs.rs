@@ -186,7 +186,7 @@ fn data_files(c: &Comparison) -> Vec<OutputFile> {
 }
 
 /// A signed number with three decimals (`+0.012`), `n/a` when NaN.
-fn signed(x: f64) -> String {
+pub(crate) fn signed(x: f64) -> String {
     if x.is_nan() {
         "n/a".into()
     } else {

@@ -256,6 +256,51 @@ pub fn unpaired_overall_deltas(
         .collect()
 }
 
+/// One version's estimate and percentile interval of a statistic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// A headline statistic's name (`wtkappa`, `PRMSE`) or `hh.wtkappa`,
+    /// `hh.corr` for the agreement of the two human scores.
+    pub name: &'static str,
+    pub value: (f64, f64, f64),
+}
+
+/// The human-human statistics of [`side_estimates`]: name, and metric of
+/// the `consistency` table.
+pub const HUMAN_HUMAN: [(&str, &str); 2] = [("hh.wtkappa", "wtkappa"), ("hh.corr", "corr")];
+
+/// One version's headline statistics on its own responses with their
+/// percentile intervals, then the agreement of its two human scores: the
+/// numbers of the baseline side of [`unpaired_overall_deltas`] (same
+/// stream, same replicates).
+pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
+    let run = overall_run(
+        side.h,
+        side.h2,
+        &[side.trim, side.round],
+        &SIDES[..2],
+        settings,
+        0,
+    );
+    let interval = |(est, reps): (f64, Vec<f64>)| {
+        let i = percentile_interval(&reps, settings.level);
+        (est, i.lower, i.upper)
+    };
+    let headline = HEADLINE.iter().filter_map(|st| {
+        let row = SIDES[usize::from(st.rounded)];
+        let value = interval(run.get(st.table, row, st.metric)?);
+        Some(Estimate {
+            name: st.name,
+            value,
+        })
+    });
+    let hh = HUMAN_HUMAN.iter().filter_map(|&(name, metric)| {
+        let value = interval(run.get("consistency", "", metric)?);
+        Some(Estimate { name, value })
+    });
+    headline.chain(hh).collect()
+}
+
 /// The row of one statistic from the runs of `[baseline, candidate]`,
 /// `None` when it is not computed (no second human score for PRMSE and
 /// degradation).

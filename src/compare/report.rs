@@ -15,7 +15,7 @@ use crate::render::tables::{head, text_cell};
 use crate::render::{Builder, Report};
 
 /// The CSS class of a verdict cell (the colour repeats the word).
-fn verdict_class(v: Verdict) -> &'static str {
+pub(crate) fn verdict_class(v: Verdict) -> &'static str {
     match v {
         Verdict::Improved => "verdict verdict-improved",
         Verdict::Regressed => "verdict verdict-regressed",
@@ -24,7 +24,8 @@ fn verdict_class(v: Verdict) -> &'static str {
     }
 }
 
-fn number(x: f64, interval: Option<(f64, f64)>) -> Cell {
+/// A number with its interval under it (none when an end is not finite).
+pub(crate) fn number(x: f64, interval: Option<(f64, f64)>) -> Cell {
     let ci = interval
         .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
         .map_or_else(String::new, |(lo, hi)| {

@@ -178,6 +178,33 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     Ok(cmp)
 }
 
+/// The whole-set verdict rows of `candidate` against `baseline` on the
+/// score type `score_type` (both must have it): paired on the responses
+/// they share, else unpaired (compare spec 2.2, 2.4). Returns whether the
+/// rows are paired. For `summarize`: no subgroups, no preflight.
+pub fn headline_deltas(
+    baseline: &Responses,
+    candidate: &Responses,
+    score_type: &str,
+    cfg: &CompareConfig,
+) -> Option<(bool, Vec<DeltaRow>)> {
+    let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
+    let p = pair(baseline, candidate);
+    if p.is_paired() {
+        let data = paired::align(baseline, candidate, &p, score_type)?;
+        return Some((true, paired::overall_deltas(&data, &cfg.intervals, &margin)));
+    }
+    let with_h2 = baseline.sc2.is_some() && candidate.sc2.is_some();
+    let sides = [
+        Side::of(baseline, score_type, with_h2)?,
+        Side::of(candidate, score_type, with_h2)?,
+    ];
+    Some((
+        false,
+        paired::unpaired_overall_deltas(sides, &cfg.intervals, &margin),
+    ))
+}
+
 /// The subgroups compared: those configured, else every subgroup of the
 /// baseline's metadata.
 fn group_names(rb: &Responses, cfg: &CompareConfig) -> Vec<String> {

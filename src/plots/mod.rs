@@ -20,12 +20,14 @@ mod score_dist;
 mod tests;
 mod text;
 mod theme;
+mod trend;
 
 pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;
 pub use score_dist::score_distribution;
 pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
+pub use trend::trend;
 
 /// One figure of the report.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,3 +107,16 @@ pub struct ConditionalScores {
 /// One point of a [`ConditionalScores`] series: (mean machine score, 95%
 /// half-width, number of responses). A plain alias, so tuples still work.
 pub type ConditionalPoint = (f64, f64, usize);
+
+/// The trend of one statistic across model versions (`summarize`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trend {
+    /// The statistic's name (`wtkappa`), for the file name and the axis.
+    pub statistic: String,
+    /// The versions' labels, in the summary's order.
+    pub labels: Vec<String>,
+    /// Each version's (estimate, lower, upper); NaN bounds: no interval.
+    pub values: Vec<(f64, f64, f64)>,
+    /// The baseline's position (its estimate is drawn as a dashed line).
+    pub baseline: usize,
+}

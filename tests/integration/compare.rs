@@ -34,7 +34,7 @@ fn compare_into(cwd: &Path, baseline: &Path, candidate: &Path, out: &Path) -> Ru
 }
 
 /// The verdict table of an output folder: (scope, statistic) -> row.
-fn verdicts(out: &Path) -> Vec<(String, String, Vec<table::Cell>)> {
+pub(crate) fn verdicts(out: &Path) -> Vec<(String, String, Vec<table::Cell>)> {
     let file = fs::read_dir(out.join("output"))
         .unwrap()
         .filter_map(|e| e.ok())
@@ -55,20 +55,20 @@ fn verdicts(out: &Path) -> Vec<(String, String, Vec<table::Cell>)> {
         .collect()
 }
 
-fn num(c: &table::Cell) -> f64 {
+pub(crate) fn num(c: &table::Cell) -> f64 {
     match c {
         table::Cell::Num { value, .. } => *value,
         _ => f64::NAN,
     }
 }
 
-fn ok(run: &Run) {
+pub(crate) fn ok(run: &Run) {
     assert!(!run.panicked(), "{}", run.describe());
     assert_eq!(run.code, Some(0), "{}", run.describe());
 }
 
 /// The value of `column` in row `row` of a table file.
-fn cell(path: &Path, row: &str, column: &str) -> f64 {
+pub(crate) fn cell(path: &Path, row: &str, column: &str) -> f64 {
     let t = table::read_table(path).unwrap();
     let j = t.header.iter().position(|h| h == column).unwrap();
     let r = t
@@ -177,7 +177,7 @@ fn compare_rsmeval_and_rsmreport_folders_of_one_experiment() {
 
 /// Two versions of an engine on the same simulated responses: the
 /// candidate's system error is half the baseline's.
-fn two_versions(tmp: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn two_versions(tmp: &Path) -> (PathBuf, PathBuf) {
     let data = tmp.join("data.csv");
     let mut g = 7u64;
     let mut next = || {
@@ -261,14 +261,15 @@ fn compare_a_better_candidate_is_improved() {
 
 /// The candidate `v2` of [`two_versions`] built again on copies of the
 /// responses whose ids all differ from the baseline's.
-fn renamed_candidate(tmp: &Path) -> PathBuf {
+pub(crate) fn renamed_candidate(tmp: &Path) -> PathBuf {
     let data = fs::read_to_string(tmp.join("data.csv")).unwrap();
     fs::write(tmp.join("other.csv"), data.replace("\nr", "\nx")).unwrap();
     let exp = tmp.join("v3.toml");
     let text = fs::read_to_string(tmp.join("v2.toml"))
         .unwrap()
         .replace("data.csv", "other.csv")
-        .replace("experiment_id = \"v2\"", "experiment_id = \"v3\"");
+        .replace("experiment_id = \"v2\"", "experiment_id = \"v3\"")
+        .replace("engine v2", "engine v3");
     fs::write(&exp, text).unwrap();
     let out = tmp.join("v3");
     let run = common::build(tmp, &exp, &out, &[]);
@@ -324,7 +325,7 @@ fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
     assert!((num(&w[2]) - stored(&v1, "v1")).abs() < 1e-9);
     assert!((num(&w[5]) - stored(&v3, "v3")).abs() < 1e-9);
     assert_eq!(text_at(w, 13), "improved", "{w:?}");
-    let html = fs::read_to_string(out.join("report/engine_v1_vs_engine_v2_report.html")).unwrap();
+    let html = fs::read_to_string(out.join("report/engine_v1_vs_engine_v3_report.html")).unwrap();
     assert!(html.contains("Unpaired: the versions share no response"));
 }
 
@@ -440,6 +441,14 @@ fn compare_the_readmes_worked_example_prints_what_the_readme_shows() {
     }
     let out = run(&["compare", "v1", "v2"]);
     assert_eq!(out.stdout, shown, "update the README's worked example");
+    // And the summarize example, on the same two builds.
+    let start = readme
+        .find("```text\nsummarize 2 versions")
+        .expect("the summarize example in the README");
+    let block = &readme[start + "```text\n".len()..];
+    let shown = &block[..block.find("```").unwrap()];
+    let out = run(&["summarize", "v1", "v2"]);
+    assert_eq!(out.stdout, shown, "update the README's summarize example");
 }
 
 #[test]
@@ -510,13 +519,17 @@ fn compare_report_renders_escaped_and_in_the_browser() {
         "the report loads nothing"
     );
 
+    renders_in_chromium(&report, &tmp.path().join("profile"), "compare");
+}
+
+/// Opens `report` in headless Chromium: its script ran without errors and
+/// enhanced the tables. Skipped (and said so) without Chromium.
+pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) {
     if !Path::new(crate::report::CHROMIUM).exists() {
-        eprintln!(
-            "compare browser check: SKIPPED, chromium is not installed (.ci/run installs it)"
-        );
+        eprintln!("{what} browser check: SKIPPED, chromium is not installed (.ci/run installs it)");
         return;
     }
-    let dom = crate::report::chromium(&tmp.path().join("profile"))
+    let dom = crate::report::chromium(profile)
         .args(["--virtual-time-budget=3000", "--dump-dom"])
         .arg(format!("file://{}", report.display()))
         .output()

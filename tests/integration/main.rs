@@ -41,3 +41,4 @@ mod parity;
 mod report;
 mod robustness;
 mod simulate;
+mod summarize;

@@ -1,0 +1,363 @@
+//! Command assembly (summarize): the summary's HTML report through the
+//! report engine (compare spec 3): the versions with their intervals and
+//! the best value of each statistic highlighted, the differences from the
+//! baseline with their verdicts, one trend figure per headline statistic,
+//! the worst subgroup levels, the fairness models and where every
+//! folder comes from. Values are formatted here; the engine only places them
+//! (and escapes every string).
+//!
+//! Produces a [`Report`] value; writes nothing.
+
+use anyhow::Result;
+
+use crate::compare::report::{number, verdict_class};
+use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
+use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
+use crate::render::model::{Block, Header, Section};
+use crate::render::tables::{head, text_cell};
+use crate::render::{Builder, Report};
+use crate::summarize::outputs::{statistic_names, subgroups};
+use crate::summarize::run::Summary;
+
+/// A count (`5000`), empty when unknown.
+fn count(n: f64) -> Cell {
+    if !n.is_finite() {
+        return text_cell("");
+    }
+    Cell {
+        text: format!("{n:.0}"),
+        class: "num".into(),
+        value: raw_value(n),
+        ..Cell::default()
+    }
+}
+
+fn row_header(text: &str) -> Cell {
+    Cell {
+        header: true,
+        ..text_cell(text)
+    }
+}
+
+fn row(cells: Vec<Cell>) -> Row {
+    Row {
+        cells,
+        class: String::new(),
+    }
+}
+
+/// One row per version: N and every statistic with its interval, the best
+/// value of each headline statistic highlighted.
+fn version_table(b: &mut Builder, s: &Summary) -> Table {
+    let mut t = b.table(
+        "summary",
+        "Each version's statistics on its own responses with their intervals (none for \
+         stored estimates). Highlighted: the best value of the column.",
+        true,
+        true,
+    );
+    let names = statistic_names(s);
+    t.columns = std::iter::once(head("version", false))
+        .chain(std::iter::once(head("N", true)))
+        .chain(names.iter().map(|n| head(n, true)))
+        .collect();
+    t.rows = s
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut label = v.label.clone();
+            if i == s.baseline {
+                label.push_str(" (baseline)");
+            }
+            let mut cells = vec![row_header(&label), count(v.n)];
+            for name in &names {
+                let mut c = v.estimate(name).map_or_else(
+                    || text_cell(""),
+                    |e| number(e.value.0, Some((e.value.1, e.value.2))),
+                );
+                if s.best.contains(&(name, i)) && s.versions.len() > 1 {
+                    c.class.push_str(" best");
+                    c.title = "the best of the versions".into();
+                }
+                cells.push(c);
+            }
+            row(cells)
+        })
+        .collect();
+    t
+}
+
+/// One row per version other than the baseline, one column per
+/// statistic: Δ from the baseline with its interval, the cell coloured by
+/// the verdict (the verdict and p-value in its tooltip).
+fn delta_table(b: &mut Builder, s: &Summary) -> Table {
+    let mut t = b.table(
+        "summary_deltas",
+        "Each version minus the baseline: the difference with its interval (paired on the \
+         responses both share, else unpaired), coloured by the verdict: green improved, red \
+         regressed, amber changed within the margin, plain no detectable change; the verdict \
+         and the bootstrap p-value are in each cell's tooltip and in the CSV.",
+        true,
+        true,
+    );
+    let names: Vec<&str> = crate::compare::paired::HEADLINE
+        .iter()
+        .map(|st| st.name)
+        .filter(|n| {
+            s.versions.iter().any(|v| {
+                v.delta
+                    .as_ref()
+                    .is_some_and(|(_, r)| r.iter().any(|r| r.statistic.name == *n))
+            })
+        })
+        .collect();
+    t.columns = ["version", "paired"]
+        .iter()
+        .map(|n| head(n, false))
+        .chain(names.iter().map(|n| head(&format!("Δ {n}"), true)))
+        .collect();
+    for v in &s.versions {
+        let Some((paired, rows)) = &v.delta else {
+            continue;
+        };
+        let mut cells = vec![
+            row_header(&v.label),
+            text_cell(if *paired { "yes" } else { "no" }),
+        ];
+        for n in &names {
+            cells.push(match rows.iter().find(|r| r.statistic.name == *n) {
+                Some(r) => Cell {
+                    class: format!("num {}", verdict_class(r.verdict)),
+                    title: format!("{} (p = {})", r.verdict.name(), num3(r.p_value)),
+                    ..number(r.delta.0, Some((r.delta.1, r.delta.2)))
+                },
+                None => text_cell(""),
+            });
+        }
+        t.rows.push(row(cells));
+    }
+    t
+}
+
+/// Per subgroup, each version's level with the largest absolute DSM.
+fn worst_table(b: &mut Builder, s: &Summary) -> Table {
+    let mut t = b.table(
+        "summary_worst_dsm",
+        "For each subgroup, the level with the largest absolute DSM (difference of the \
+         standardized mean differences) of each version.",
+        true,
+        true,
+    );
+    t.columns = ["version", "subgroup", "level", "DSM"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| head(n, i == 3))
+        .collect();
+    for g in subgroups(s) {
+        for v in &s.versions {
+            if let Some(w) = v.worst.iter().find(|w| w.group == g) {
+                t.rows.push(row(vec![
+                    row_header(&v.label),
+                    text_cell(&g),
+                    text_cell(&w.level),
+                    number(w.dsm, None),
+                ]));
+            }
+        }
+    }
+    t
+}
+
+/// The fairness models' R2 and p-value of each version and subgroup.
+fn fairness_table(b: &mut Builder, s: &Summary) -> Table {
+    let mut t = b.table(
+        "summary_fairness",
+        "The fairness models of each version (fairness_metrics_by_<subgroup>): the share of \
+         variance the subgroup explains (R2) and its p-value.",
+        true,
+        true,
+    );
+    t.columns = ["version", "subgroup", "model", "R2", "p"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| head(n, i >= 3))
+        .collect();
+    for v in &s.versions {
+        for f in &v.fairness {
+            t.rows.push(row(vec![
+                row_header(&v.label),
+                text_cell(&f.group),
+                text_cell(&f.model),
+                number(f.r2, None),
+                number(f.p, None),
+            ]));
+        }
+    }
+    t
+}
+
+/// Where each version comes from.
+fn provenance_table(b: &mut Builder, s: &Summary) -> Table {
+    let mut t = b.table("provenance", "The folders summarized.", false, false);
+    t.columns = [
+        "version",
+        "folder",
+        "experiment id",
+        "producer",
+        "model version",
+        "score type",
+    ]
+    .iter()
+    .map(|n| head(n, false))
+    .collect();
+    t.rows = s
+        .versions
+        .iter()
+        .map(|v| {
+            row(vec![
+                row_header(&v.label),
+                text_cell(&v.folder),
+                text_cell(&v.id),
+                text_cell(&v.producer),
+                text_cell(v.model_version.as_deref().unwrap_or("")),
+                text_cell(&v.score_type),
+            ])
+        })
+        .collect();
+    t
+}
+
+/// One trend figure per headline statistic any version has.
+fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
+    let labels: Vec<String> = s.versions.iter().map(|v| v.label.clone()).collect();
+    let mut out = Vec::new();
+    for st in crate::compare::paired::HEADLINE {
+        let values: Vec<(f64, f64, f64)> = s
+            .versions
+            .iter()
+            .map(|v| {
+                v.estimate(st.name)
+                    .map_or((f64::NAN, f64::NAN, f64::NAN), |e| e.value)
+            })
+            .collect();
+        if values.iter().all(|v| !v.0.is_finite()) {
+            continue;
+        }
+        let fig = crate::plots::trend(&crate::plots::Trend {
+            statistic: st.name.to_string(),
+            labels: labels.clone(),
+            values,
+            baseline: s.baseline,
+        })?;
+        out.push(Block::Figure(b.figure(fig)));
+    }
+    Ok(out)
+}
+
+fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
+    let names = [
+        "versions",
+        "differences",
+        "trends",
+        "subgroups",
+        "fairness",
+        "folders",
+    ];
+    let ids = b.section_ids(names);
+    let mut versions = vec![Block::Heading(b.heading(2, "Versions"))];
+    versions.extend(s.notes.iter().map(|n| Block::Warning(n.clone())));
+    versions.push(Block::Paragraph(format!(
+        "Statistics on each version's {} responses: {}% bootstrap percentile intervals ({} \
+         replicates of the responses), computed by the code of build and compare.",
+        "evaluated",
+        s.settings.level * 100.0,
+        s.settings.replicates
+    )));
+    versions.push(Block::Table(version_table(b, s)));
+    let mut differences = vec![Block::Heading(
+        b.heading(2, "Differences from the baseline"),
+    )];
+    differences.push(if s.versions.len() > 1 {
+        Block::Table(delta_table(b, s))
+    } else {
+        Block::Paragraph("Only one version: nothing to compare.".into())
+    });
+    let mut trend = vec![Block::Heading(b.heading(2, "Trends"))];
+    trend.extend(trends(b, s)?);
+    let mut groups = vec![Block::Heading(b.heading(2, "Subgroups"))];
+    groups.push(Block::Table(worst_table(b, s)));
+    let mut fair = vec![Block::Heading(b.heading(2, "Fairness"))];
+    fair.push(Block::Table(fairness_table(b, s)));
+    let prov = vec![
+        Block::Heading(b.heading(2, "Folders")),
+        Block::Table(provenance_table(b, s)),
+    ];
+    Ok([versions, differences, trend, groups, fair, prov]
+        .into_iter()
+        .zip(names)
+        .zip(ids)
+        .map(|((blocks, name), id)| Section {
+            id,
+            name: name.into(),
+            kind: "builtin".into(),
+            blocks,
+        })
+        .collect())
+}
+
+fn header(s: &Summary, epoch: i64) -> Header {
+    let glance = s
+        .best
+        .iter()
+        .filter(|(n, _)| ["wtkappa", "corr", "PRMSE"].contains(n))
+        .map(|&(n, i)| {
+            let v = &s.versions[i];
+            let e = v.estimate(n).map_or(f64::NAN, |e| e.value.0);
+            Glance {
+                label: format!("best {n}"),
+                value: num3(e),
+                title: format!("{n}: best of the versions"),
+                ci: v.label.clone(),
+            }
+        })
+        .collect();
+    Header {
+        kind: "Summary report".into(),
+        title: format!("{} model versions", s.versions.len()),
+        versions: Vec::new(),
+        intro_html: format!(
+            "This report summarizes {} archived model versions against the baseline \
+             <strong>{}</strong>.",
+            s.versions.len(),
+            escape_html(&s.versions[s.baseline].label)
+        ),
+        description_html: String::new(),
+        generated: utc_datetime(epoch),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        thumbnails: false,
+        glance,
+        inputs: s
+            .versions
+            .iter()
+            .map(|v| InputCtx {
+                role: v.label.clone(),
+                path: v.folder.clone(),
+                rows: if v.n.is_finite() {
+                    format!("{}", v.n)
+                } else {
+                    String::new()
+                },
+                sha256: String::new(),
+            })
+            .collect(),
+        config: None,
+    }
+}
+
+/// The summary's report.
+pub fn report(s: &Summary, epoch: i64) -> Result<Report> {
+    let mut b = Builder::new(&s.id, false);
+    let sections = sections(&mut b, s)?;
+    Ok(b.finish(header(s, epoch), Vec::new(), sections, &[]))
+}

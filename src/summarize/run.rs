@@ -1,0 +1,524 @@
+//! Command assembly (summarize): the rows of a summary of model versions
+//! (compare spec 3) from opened archives. Each version's statistics are
+//! recomputed from its per-response files by the code of `compare` (the
+//! same functions as `build`), or taken from its stored tables without
+//! intervals when it has none; its difference from the baseline is
+//! `compare`'s whole-set verdict table.
+//!
+//! Pure: works on opened archives; writes nothing.
+
+use std::cmp::Ordering;
+
+use crate::compare::paired::{self, DeltaRow, Estimate, Side, Statistic, HEADLINE, HUMAN_HUMAN};
+use crate::compare::run::headline_deltas;
+use crate::config::compare::CompareConfig;
+use crate::config::intervals::Intervals;
+use crate::input::archive::{Archive, ArchiveError, Responses};
+use crate::metrics::paired::Better;
+
+/// The order of the rows (`--order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// As the folders were given.
+    Given,
+    /// By `model_version` (numbers in it compared as numbers), else label.
+    ModelVersion,
+}
+
+/// A subgroup's level with the largest absolute DSM.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorstLevel {
+    pub group: String,
+    pub level: String,
+    pub dsm: f64,
+}
+
+/// A fairness model's `R2` and p-value for one subgroup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fairness {
+    pub group: String,
+    /// `Overall score accuracy`, `Overall score difference`,
+    /// `Conditional score difference`.
+    pub model: String,
+    pub r2: f64,
+    pub p: f64,
+}
+
+/// One model version.
+#[derive(Clone, Debug)]
+pub struct Version {
+    pub label: String,
+    pub folder: String,
+    pub id: String,
+    pub producer: String,
+    pub model_version: Option<String>,
+    pub score_type: String,
+    /// Responses evaluated (NaN when unknown).
+    pub n: f64,
+    /// The headline statistics and `hh.*`; intervals NaN when `stored`.
+    pub estimates: Vec<Estimate>,
+    /// The estimates are the stored tables' (no per-response file).
+    pub stored: bool,
+    pub worst: Vec<WorstLevel>,
+    pub fairness: Vec<Fairness>,
+    /// Against the baseline (`None` for the baseline itself): whether
+    /// paired, and the verdict rows.
+    pub delta: Option<(bool, Vec<DeltaRow>)>,
+}
+
+impl Version {
+    pub fn estimate(&self, name: &str) -> Option<&Estimate> {
+        self.estimates.iter().find(|e| e.name == name)
+    }
+}
+
+/// A summary of model versions.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub id: String,
+    pub settings: Intervals,
+    pub versions: Vec<Version>,
+    /// The baseline's row.
+    pub baseline: usize,
+    /// Per headline statistic, the row with the best estimate.
+    pub best: Vec<(&'static str, usize)>,
+    pub notes: Vec<String>,
+}
+
+/// One opened folder with its per-response data.
+pub struct Opened {
+    pub archive: Archive,
+    pub responses: Option<Responses>,
+}
+
+impl Opened {
+    /// Opens `dir` and reads its per-response files.
+    pub fn read(dir: &std::path::Path) -> Result<Self, ArchiveError> {
+        let archive = crate::input::archive::open(dir, None)?;
+        let responses = archive.responses()?;
+        Ok(Opened { archive, responses })
+    }
+}
+
+/// The interval settings of a summary: those the baseline's build used
+/// (`summary.json`: level, replicates, seed), so each version's intervals
+/// are its own build's when the builds used the same settings; else the
+/// defaults (95%, 1,000 replicates, seed 0).
+pub fn settings(baseline: &Archive) -> Intervals {
+    let mut out = Intervals::default();
+    let Some(i) = baseline.summary.as_ref().and_then(|s| s.get("intervals")) else {
+        return out;
+    };
+    if let Some(level) = i
+        .get("level")
+        .and_then(|v| v.as_f64())
+        .filter(|l| *l > 0.0 && *l < 1.0)
+    {
+        out.level = level;
+    }
+    if let Some(r) = i.get("replicates").and_then(|v| v.as_u64()) {
+        out.replicates = r;
+    }
+    if let Some(seed) = i.get("seed").and_then(|v| v.as_u64()) {
+        out.seed = seed;
+    }
+    out
+}
+
+/// The primary score type of a folder: its `summary.json`'s, else
+/// `scale_trim` when its `eval` has it, else `raw_trim`.
+fn primary_score_type(a: &Archive) -> String {
+    if let Some(t) = a
+        .summary
+        .as_ref()
+        .and_then(|s| s.get("primary_score_type")?.as_str())
+    {
+        return t.to_string();
+    }
+    let has = |t: &str| {
+        a.table("eval")
+            .is_some_and(|e| e.value_at(t, "N").is_some())
+    };
+    if has("scale_trim") {
+        "scale_trim"
+    } else {
+        "raw_trim"
+    }
+    .to_string()
+}
+
+/// The stored estimate of a headline statistic (no interval).
+fn stored_value(a: &Archive, st: &Statistic, score_type: &str) -> Option<f64> {
+    let row = if st.rounded && st.table == "eval" {
+        format!("{score_type}_round")
+    } else {
+        score_type.to_string()
+    };
+    a.table(st.table)?.value_at(&row, st.metric)
+}
+
+/// The stored estimates of a folder without per-response files.
+fn stored_estimates(a: &Archive, score_type: &str) -> Vec<Estimate> {
+    let nan = f64::NAN;
+    let headline = HEADLINE.iter().filter_map(|st| {
+        let v = stored_value(a, st, score_type)?;
+        Some(Estimate {
+            name: st.name,
+            value: (v, nan, nan),
+        })
+    });
+    let hh = HUMAN_HUMAN.iter().filter_map(|&(name, metric)| {
+        let v = a.table("consistency")?.value_at("", metric)?;
+        Some(Estimate {
+            name,
+            value: (v, nan, nan),
+        })
+    });
+    headline.chain(hh).collect()
+}
+
+/// Each subgroup's level with the largest absolute `DSM` of the score type
+/// in the stored `eval_by_<g>` table.
+fn worst_levels(a: &Archive, score_type: &str) -> Vec<WorstLevel> {
+    let column = format!("DSM.{score_type}");
+    a.subgroups
+        .iter()
+        .filter_map(|g| {
+            let t = a.table(&format!("eval_by_{g}"))?;
+            let labels = t.columns.first()?;
+            let values = t.column(&column)?.values.to_numeric();
+            (0..t.nrows)
+                .filter_map(|i| match labels.values.cell(i) {
+                    crate::table::Cell::Text(l) if l != "All data" && values[i].is_finite() => {
+                        Some((l, values[i]))
+                    }
+                    _ => None,
+                })
+                .fold(None, |best: Option<(String, f64)>, (l, v)| match best {
+                    Some((_, b)) if b.abs() >= v.abs() => best,
+                    _ => Some((l, v)),
+                })
+                .map(|(level, dsm)| WorstLevel {
+                    group: g.clone(),
+                    level,
+                    dsm,
+                })
+        })
+        .collect()
+}
+
+/// The fairness models of a folder: every subgroup's
+/// `fairness_metrics_by_<g>` `R2` and `sig` of each model.
+fn fairness(a: &Archive) -> Vec<Fairness> {
+    let mut out = Vec::new();
+    for g in &a.subgroups {
+        let Some(t) = a.table(&format!("fairness_metrics_by_{g}")) else {
+            continue;
+        };
+        for model in t.columns.iter().skip(1).map(|c| c.name.as_str()) {
+            if let (Some(r2), Some(p)) = (t.value_at("R2", model), t.value_at("sig", model)) {
+                out.push(Fairness {
+                    group: g.clone(),
+                    model: model.to_string(),
+                    r2,
+                    p,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One version's row without its difference from the baseline.
+fn version(o: &Opened, settings: &Intervals) -> Version {
+    let a = &o.archive;
+    let score_type = primary_score_type(a);
+    let side = o
+        .responses
+        .as_ref()
+        .and_then(|r| Side::of(r, &score_type, true));
+    let (estimates, stored) = match side {
+        Some(side) => (paired::side_estimates(side, settings), false),
+        None => (stored_estimates(a, &score_type), true),
+    };
+    let n = match &o.responses {
+        Some(r) => r.len() as f64,
+        None => a
+            .table("eval")
+            .and_then(|t| t.value_at(&score_type, "N"))
+            .unwrap_or(f64::NAN),
+    };
+    Version {
+        label: a.label().to_string(),
+        folder: a.dir.display().to_string(),
+        id: a.id.clone(),
+        producer: match &a.producer.version {
+            Some(v) => format!("{} {v}", a.producer.name),
+            None => a.producer.name.clone(),
+        },
+        model_version: a
+            .config
+            .get("model_version")
+            .and_then(|v| v.as_str())
+            .map(String::from),
+        worst: worst_levels(a, &score_type),
+        fairness: fairness(a),
+        score_type,
+        n,
+        estimates,
+        stored,
+        delta: None,
+    }
+}
+
+/// `a` before `b` in natural order: runs of digits compare as numbers
+/// (`v2` < `v10`).
+fn natural(a: &str, b: &str) -> Ordering {
+    let key = |s: &str| -> Vec<(u8, u128, String)> {
+        let mut out = Vec::new();
+        let mut chars = s.chars().peekable();
+        while let Some(&c) = chars.peek() {
+            let digit = c.is_ascii_digit();
+            let mut run = String::new();
+            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit() == digit) {
+                run.push(d);
+                chars.next();
+            }
+            let n = if digit {
+                run.parse().unwrap_or(u128::MAX)
+            } else {
+                0
+            };
+            out.push((u8::from(!digit), n, run));
+        }
+        out
+    };
+    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
+}
+
+/// The positions of `opened` in the requested order.
+fn ordered(opened: &[Opened], order: Order) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..opened.len()).collect();
+    if order == Order::ModelVersion {
+        let key = |i: usize| {
+            let a = &opened[i].archive;
+            match a.config.get("model_version").and_then(|v| v.as_str()) {
+                Some(v) if !v.is_empty() => v.to_string(),
+                _ => a.label().to_string(),
+            }
+        };
+        idx.sort_by(|&x, &y| natural(&key(x), &key(y)));
+    }
+    idx
+}
+
+/// The difference of a version from the baseline: recomputed (paired when
+/// they share responses) when both have per-response files and the
+/// baseline's score type, else from the stored estimates.
+fn delta(
+    b: &Opened,
+    c: &Opened,
+    base: &Version,
+    cand: &Version,
+    cfg: &CompareConfig,
+) -> (bool, Vec<DeltaRow>) {
+    if let (Some(rb), Some(rc)) = (&b.responses, &c.responses) {
+        if let Some(d) = headline_deltas(rb, rc, &base.score_type, cfg) {
+            return d;
+        }
+    }
+    let rows = HEADLINE
+        .iter()
+        .filter_map(|st| {
+            let vb = base.estimate(st.name)?.value.0;
+            let vc = cand.estimate(st.name)?.value.0;
+            Some(paired::stored_row(st, vb, vc))
+        })
+        .collect();
+    (false, rows)
+}
+
+/// The row with the best estimate of each headline statistic (none when
+/// no row has a finite one).
+fn best(versions: &[Version]) -> Vec<(&'static str, usize)> {
+    HEADLINE
+        .iter()
+        .filter_map(|st| {
+            let score = |v: &Version| {
+                let x = v.estimate(st.name)?.value.0;
+                let x = if st.absolute { x.abs() } else { x };
+                x.is_finite()
+                    .then_some(if st.better == Better::Larger { x } else { -x })
+            };
+            let mut top: Option<(usize, f64)> = None;
+            for (i, v) in versions.iter().enumerate() {
+                if let Some(x) = score(v) {
+                    if top.is_none_or(|(_, t)| x > t) {
+                        top = Some((i, x));
+                    }
+                }
+            }
+            top.map(|(i, _)| (st.name, i))
+        })
+        .collect()
+}
+
+/// The summary of the folders `opened`; `baseline` is the position of the
+/// baseline among them (before ordering).
+pub fn summarize(
+    id: &str,
+    opened: &[Opened],
+    baseline: usize,
+    order: Order,
+    settings: &Intervals,
+) -> Summary {
+    let idx = ordered(opened, order);
+    let mut versions: Vec<Version> = idx.iter().map(|&i| version(&opened[i], settings)).collect();
+    let cfg = CompareConfig {
+        intervals: *settings,
+        ..CompareConfig::default()
+    };
+    let base_row = idx.iter().position(|&i| i == baseline).unwrap_or(0);
+    let base = versions[base_row].clone();
+    for (row, &i) in idx.iter().enumerate() {
+        if row != base_row {
+            versions[row].delta = Some(delta(
+                &opened[baseline],
+                &opened[i],
+                &base,
+                &versions[row],
+                &cfg,
+            ));
+        }
+    }
+    unique_labels(&mut versions);
+    let notes = notes(&versions, base_row);
+    Summary {
+        id: id.to_string(),
+        settings: *settings,
+        best: best(&versions),
+        versions,
+        baseline: base_row,
+        notes,
+    }
+}
+
+/// Makes every label unique: a repeated label gets its experiment id,
+/// then its row number, in parentheses.
+fn unique_labels(versions: &mut [Version]) {
+    let repeated = |v: &[Version], i: usize| v.iter().filter(|x| x.label == v[i].label).count() > 1;
+    let with_id: Vec<bool> = (0..versions.len()).map(|i| repeated(versions, i)).collect();
+    for (v, &w) in versions.iter_mut().zip(&with_id) {
+        if w {
+            v.label = format!("{} ({})", v.label, v.id);
+        }
+    }
+    let with_row: Vec<bool> = (0..versions.len()).map(|i| repeated(versions, i)).collect();
+    for (i, (v, &w)) in versions.iter_mut().zip(&with_row).enumerate() {
+        if w {
+            v.label = format!("{} ({})", v.label, i + 1);
+        }
+    }
+}
+
+/// Sentences for the user: stored estimates, differences that are not
+/// paired, score types that differ from the baseline's.
+fn notes(versions: &[Version], base: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for v in versions {
+        if v.stored {
+            out.push(format!(
+                "{} has no per-response files: its statistics are its stored tables', without \
+                 intervals",
+                v.label
+            ));
+        }
+        if v.score_type != versions[base].score_type {
+            out.push(format!(
+                "{} is summarized on {}, the baseline on {}; its difference from the baseline \
+                 uses the baseline's score type",
+                v.label, v.score_type, versions[base].score_type
+            ));
+        }
+        if let Some((false, rows)) = &v.delta {
+            if rows.iter().any(|r| r.delta.1.is_finite()) {
+                out.push(format!(
+                    "{} shares no response with the baseline: its differences are unpaired",
+                    v.label
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(label: &str, stats: &[(&'static str, f64)]) -> Version {
+        Version {
+            label: label.into(),
+            folder: String::new(),
+            id: label.into(),
+            producer: "rsmreport".into(),
+            model_version: None,
+            score_type: "raw_trim".into(),
+            n: 10.0,
+            estimates: stats
+                .iter()
+                .map(|&(name, v)| Estimate {
+                    name,
+                    value: (v, f64::NAN, f64::NAN),
+                })
+                .collect(),
+            stored: true,
+            worst: Vec::new(),
+            fairness: Vec::new(),
+            delta: None,
+        }
+    }
+
+    #[test]
+    fn the_best_row_follows_each_statistics_direction() {
+        let rows = [
+            version("a", &[("wtkappa", 0.70), ("RMSE", 0.80), ("SMD", -0.01)]),
+            version("b", &[("wtkappa", 0.75), ("RMSE", 0.90), ("SMD", 0.05)]),
+            version("c", &[("wtkappa", f64::NAN), ("RMSE", 0.70), ("SMD", 0.02)]),
+        ];
+        let best = best(&rows);
+        assert!(best.contains(&("wtkappa", 1)), "larger is better: {best:?}");
+        assert!(best.contains(&("RMSE", 2)), "smaller is better");
+        assert!(best.contains(&("SMD", 0)), "smaller in absolute value");
+        assert!(!best.iter().any(|(n, _)| *n == "corr"), "no value, no best");
+    }
+
+    #[test]
+    fn repeated_labels_are_made_unique() {
+        let mut rows = [version("a", &[]), version("a", &[]), version("b", &[])];
+        rows[1].id = "x".into();
+        unique_labels(&mut rows);
+        let labels: Vec<&str> = rows.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(labels, ["a (a)", "a (x)", "b"]);
+        let mut same = [version("a", &[]), version("a", &[])];
+        unique_labels(&mut same);
+        assert_eq!(same[0].label, "a (a) (1)");
+        assert_eq!(same[1].label, "a (a) (2)");
+    }
+
+    #[test]
+    fn a_tie_keeps_the_first_row() {
+        let rows = [
+            version("a", &[("corr", 0.5)]),
+            version("b", &[("corr", 0.5)]),
+        ];
+        assert_eq!(best(&rows), vec![("corr", 0)]);
+    }
+
+    #[test]
+    fn natural_order_compares_numbers_as_numbers() {
+        let mut v = vec!["v10", "v2", "v1.10", "v1.9", "alpha", "v2b"];
+        v.sort_by(|a, b| natural(a, b));
+        assert_eq!(v, ["alpha", "v1.9", "v1.10", "v2", "v2b", "v10"]);
+    }
+}
