@@ -63,6 +63,11 @@ enum Command {
         /// A compare.toml (labels, score type, subgroups, [intervals], [margins]).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Quality gates (a TOML file with [[gates]] tables and/or gates_preset): on the
+        /// candidate's statistics, and delta.* gates on the differences; a failed gate
+        /// exits with code 3.
+        #[arg(long, value_name = "FILE")]
+        gates: Option<PathBuf>,
     },
     /// Summarize archived output folders of model versions: one row per version with
     /// intervals, the difference of each from a baseline with its verdict, trend figures.
@@ -116,13 +121,43 @@ fn data_error(error: anyhow::Error) -> Failure {
 
 /// `rsmreport compare`: opens both folders, compares them, writes the
 /// files and prints the verdict lines.
-fn compare(
-    baseline: &Path,
-    candidate: &Path,
+/// What `rsmreport compare` was asked to do.
+struct CompareArgs<'a> {
+    baseline: &'a Path,
+    candidate: &'a Path,
     output_dir: Option<PathBuf>,
     force: bool,
-    config: Option<&Path>,
-) -> Result<(), Failure> {
+    config: Option<&'a Path>,
+    gates: Option<&'a Path>,
+}
+
+/// The gates of `--gates FILE` for a comparison, validated against its
+/// subgroups and the candidate's score types (exit 2).
+fn compare_gates(
+    file: &Path,
+    cfg: &config::compare::CompareConfig,
+    baseline: &rsmreport::input::archive::Archive,
+    candidate: &rsmreport::input::archive::Archive,
+) -> Result<Vec<config::gates::Gate>, Failure> {
+    let subgroups = cfg
+        .subgroups
+        .clone()
+        .unwrap_or_else(|| baseline.subgroups.clone());
+    let score_type = rsmreport::compare::run::stored_score_type(baseline, candidate, cfg);
+    let no_min = |_: &str| 0;
+    let cx = rsmreport::compare::gates::context(
+        &subgroups,
+        candidate,
+        &score_type,
+        cfg.intervals.replicates > 0,
+        &no_min,
+    );
+    config::gates::load_file_in(file, &cx).map_err(config_error)
+}
+
+fn compare(args: CompareArgs) -> Result<(), Failure> {
+    let (baseline, candidate, config, gates) =
+        (args.baseline, args.candidate, args.config, args.gates);
     use rsmreport::compare::{outputs, run};
     use rsmreport::input::archive::{self, Problem};
     let names = run::statistic_names();
@@ -137,11 +172,20 @@ fn compare(
         })
     };
     let (b, c) = (open(baseline, "baseline")?, open(candidate, "candidate")?);
-    let cmp = run::compare(&b, &c, &cfg).map_err(|e| Failure {
+    let gates = match gates {
+        Some(file) => compare_gates(file, &cfg, &b, &c)?,
+        None => Vec::new(),
+    };
+    let mut cmp = run::compare(&b, &c, &cfg).map_err(|e| Failure {
         code: if e.problem == Problem::Usage { 2 } else { 1 },
         error: e.error,
     })?;
-    let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cmp.id));
+    cmp.gates = rsmreport::compare::gates::evaluate(&gates, &cmp, &c)
+        .map_err(|e| config_error(anyhow!(e)))?;
+    let (dir, force) = (
+        args.output_dir.unwrap_or_else(|| PathBuf::from(&cmp.id)),
+        args.force,
+    );
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let inputs = [("baseline", &b), ("candidate", &c)]
         .into_iter()
@@ -163,6 +207,20 @@ fn compare(
         println!("{line}");
     }
     println!("wrote {}", dir.join("output").display());
+    if !cmp.gates.is_empty() {
+        for line in rsmreport::build::gates::terminal_lines(&cmp.gates) {
+            eprintln!("{line}");
+        }
+    }
+    if rsmreport::gates::failed(&cmp.gates) {
+        return Err(Failure {
+            code: 3,
+            error: anyhow!(
+                "a quality gate of severity fail failed (see above and the report); every file \
+                 was written"
+            ),
+        });
+    }
     Ok(())
 }
 
@@ -356,7 +414,15 @@ fn run(cli: Cli) -> Result<(), Failure> {
             output_dir,
             force,
             config,
-        } => compare(&baseline, &candidate, output_dir, force, config.as_deref()),
+            gates,
+        } => compare(CompareArgs {
+            baseline: &baseline,
+            candidate: &candidate,
+            output_dir,
+            force,
+            config: config.as_deref(),
+            gates: gates.as_deref(),
+        }),
         Command::Summarize {
             folders,
             output_dir,

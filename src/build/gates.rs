@@ -154,8 +154,9 @@ pub fn terminal_lines(outcomes: &[Outcome]) -> Vec<String> {
     out
 }
 
-/// The Quality gates panel, or `None` without gates.
-pub fn panel(doc: &mut crate::render::Builder, outcomes: &[Outcome]) -> Option<Panel> {
+/// The Quality gates panel, or `None` without gates; `what` is what the
+/// gates judge (`build`, `comparison`).
+pub fn panel(doc: &mut crate::render::Builder, outcomes: &[Outcome], what: &str) -> Option<Panel> {
     if outcomes.is_empty() {
         return None;
     }
@@ -164,9 +165,9 @@ pub fn panel(doc: &mut crate::render::Builder, outcomes: &[Outcome]) -> Option<P
     let heading = doc.heading(2, "Quality gates");
     let mut blocks = vec![Block::Heading(heading)];
     let verdict = if gates::failed(outcomes) {
-        "The build fails its quality gates (exit code 3)"
+        format!("The {what} fails its quality gates (exit code 3)")
     } else {
-        "The build passes its quality gates"
+        format!("The {what} passes its quality gates")
     };
     blocks.push(Block::Paragraph(format!(
         "{verdict}: {} result lines, {}. Failures are listed first.",

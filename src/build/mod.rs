@@ -101,7 +101,9 @@ pub fn report(run: &Run, epoch: i64) -> Result<Report> {
     };
     // Section ids first, so no heading takes a section's name.
     let ids = b.section_ids(exp.sections.iter().map(|s| s.name()));
-    let panels: Vec<_> = gates::panel(&mut b.doc, &run.gates).into_iter().collect();
+    let panels: Vec<_> = gates::panel(&mut b.doc, &run.gates, "build")
+        .into_iter()
+        .collect();
     let mut sections = Vec::with_capacity(exp.sections.len());
     for (s, id) in exp.sections.iter().zip(ids) {
         let (kind, blocks) = match s {

@@ -11,6 +11,7 @@
 //! computes no statistic itself (the statistics come from the functions
 //! `build` uses).
 
+pub mod gates;
 pub mod outputs;
 pub mod paired;
 pub mod pairing;

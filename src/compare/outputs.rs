@@ -148,6 +148,7 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         "notes": c.notes,
         "preflight": preflight,
         "verdicts": verdicts,
+        "gates": (!c.gates.is_empty()).then(|| crate::gates::json::summary(&c.gates)),
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
     bytes.push(b'\n');
@@ -175,14 +176,25 @@ fn data_files(c: &Comparison) -> Vec<OutputFile> {
         path: out.join(format!("{}_{}.csv", c.id, f.name)),
         bytes: crate::output::write::to_delimited(&f, b','),
     };
-    vec![
+    let mut files = vec![
         table(verdict_frame(c)),
         table(preflight_frame(c)),
         OutputFile {
             path: out.join(format!("{}_compare.json", c.id)),
             bytes: compare_json(c),
         },
-    ]
+    ];
+    if !c.gates.is_empty() {
+        files.push(OutputFile {
+            path: out.join(format!("{}_gates.json", c.id)),
+            bytes: crate::gates::json::gates_json(&c.id, &c.gates),
+        });
+        files.push(OutputFile {
+            path: out.join(format!("{}_gates.xml", c.id)),
+            bytes: crate::gates::junit::junit_xml(&c.id, &c.gates),
+        });
+    }
+    files
 }
 
 /// A signed number with three decimals (`+0.012`), `n/a` when NaN.

@@ -301,6 +301,9 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 /// The comparison's report; `inputs` are the two folders.
 pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Report {
     let mut b = Builder::new(&c.id, false);
+    let panels: Vec<_> = crate::build::gates::panel(&mut b, &c.gates, "comparison")
+        .into_iter()
+        .collect();
     let sections = sections(&mut b, c);
-    b.finish(header(c, inputs, epoch), Vec::new(), sections, &[])
+    b.finish(header(c, inputs, epoch), panels, sections, &[])
 }

@@ -32,6 +32,9 @@ pub struct Comparison {
     /// Sentences for the user: warnings of the preflight, missing files,
     /// what could not be compared.
     pub notes: Vec<String>,
+    /// The quality gate results (`--gates`), in gate order; empty without
+    /// gates.
+    pub gates: Vec<crate::gates::Outcome>,
 }
 
 fn usage(message: String) -> ArchiveError {
@@ -145,6 +148,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         overall: Vec::new(),
         groups: Vec::new(),
         notes: missing_notes(b, c),
+        gates: Vec::new(),
     };
     let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
     let (Some(rb), Some(rc)) = (rb, rc) else {
@@ -281,7 +285,7 @@ fn unpaired<'a>(
 /// The score type of a comparison from stored tables only: the configured
 /// one, else `scale_trim` when both `eval` tables have it, else
 /// `raw_trim`.
-fn stored_score_type(b: &Archive, c: &Archive, cfg: &CompareConfig) -> String {
+pub fn stored_score_type(b: &Archive, c: &Archive, cfg: &CompareConfig) -> String {
     let has = |a: &Archive, t: &str| {
         a.table("eval")
             .is_some_and(|e| e.value_at(t, "N").is_some())

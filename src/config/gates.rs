@@ -310,6 +310,16 @@ pub fn locate_overall(metric: &str, score_type: &str) -> Result<(Cell, bool), St
         row: row.into(),
         column: column.into(),
     };
+    if let Some(m) = metric.strip_prefix("delta.") {
+        return match DELTA_OVERALL.contains(&m) {
+            true => Ok((cell("delta", score_type, m), true)),
+            false if DELTA_BY_LEVEL.contains(&m) => Err(format!(
+                "{metric} is compared by subgroup level only; use a scope such as \
+                 each:<subgroup>"
+            )),
+            false => Err(unknown_delta(metric)),
+        };
+    }
     if let Some(m) = metric.strip_prefix("hh.") {
         return match m {
             "DSM" => Err("hh.DSM is computed by group only; for the whole set use hh.SMD".into()),
@@ -353,6 +363,15 @@ pub fn locate_level(
     let by_group_only = |what: &str| {
         format!("{metric} is computed for the whole set only ({what}); use scope = \"overall\"")
     };
+    if let Some(m) = metric.strip_prefix("delta.") {
+        return match DELTA_BY_LEVEL.contains(&m) {
+            true => Ok((cell(format!("delta_by_{group}"), m.into()), true)),
+            false if DELTA_OVERALL.contains(&m) => {
+                Err(by_group_only("compare's whole-set verdicts"))
+            }
+            false => Err(unknown_delta(metric)),
+        };
+    }
     if let Some(m) = metric.strip_prefix("hh.") {
         return match m {
             "SMD" => Err("by group, the human-human difference is hh.DSM, not hh.SMD".into()),
@@ -400,6 +419,39 @@ pub fn locate_level(
     }
 }
 
+/// The paired differences of `compare` a `delta.*` gate may name: the
+/// whole-set statistics (compare spec 2.2) and those of each subgroup
+/// level. A test of `compare` checks them against its tables.
+pub const DELTA_OVERALL: [&str; 11] = [
+    "wtkappa",
+    "corr",
+    "kappa",
+    "exact_agr",
+    "adj_agr",
+    "R2",
+    "RMSE",
+    "SMD",
+    "PRMSE",
+    "degradation.corr",
+    "degradation.wtkappa",
+];
+pub const DELTA_BY_LEVEL: [&str; 5] = ["wtkappa", "corr", "DSM", "RMSE", "R2"];
+
+fn unknown_delta(metric: &str) -> String {
+    let names: Vec<String> = DELTA_OVERALL
+        .iter()
+        .chain(&DELTA_BY_LEVEL)
+        .map(|m| format!("delta.{m}"))
+        .collect();
+    match closest(metric, names.iter().map(String::as_str)) {
+        Some(c) => format!("unknown metric \"{metric}\"; did you mean {c}?"),
+        None => format!(
+            "unknown metric \"{metric}\" (compare's differences are delta.<statistic> for {})",
+            DELTA_OVERALL.join(", ")
+        ),
+    }
+}
+
 fn unknown_metric(metric: &str) -> String {
     let names = metric_names();
     match closest(metric, names.iter().map(String::as_str)) {
@@ -440,6 +492,8 @@ pub struct Context<'a> {
     pub bootstrap: bool,
     /// `min_n_per_group` of a subgroup (0: none).
     pub min_n: &'a dyn Fn(&str) -> u64,
+    /// Gates of `rsmreport compare`: `delta.*` metrics are allowed.
+    pub compare: bool,
 }
 
 impl<'a> Context<'a> {
@@ -449,6 +503,7 @@ impl<'a> Context<'a> {
             types: ScoreTypes::of(exp),
             bootstrap: exp.intervals.is_some_and(|i| i.replicates > 0),
             min_n,
+            compare: false,
         }
     }
 }
@@ -619,7 +674,7 @@ fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate,
             )
         })?,
     };
-    if metric.starts_with("delta.") {
+    if metric.starts_with("delta.") && !cx.compare {
         return Err(format!(
             "{metric}: delta.* metrics are the differences between two model versions and \
              apply in rsmreport compare only"
@@ -831,15 +886,31 @@ const FILE_KEYS: [&str; 2] = ["gates", "gates_preset"];
 /// The gates of a separate gates file (`--gates FILE`, TOML), validated
 /// against `exp`. Every error names the file.
 pub fn load_file(path: &Path, exp: &Experiment) -> Result<Vec<Gate>> {
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+    parse_file(&read_file(path)?, path, exp)
+}
+
+/// The text of a gates file; the error names it.
+fn read_file(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => anyhow!("gates file not found: {}", path.display()),
         _ => anyhow!("cannot read the gates file {}: {e}", path.display()),
-    })?;
-    parse_file(&text, path, exp)
+    })
 }
 
 /// [`load_file`] on text already read.
 pub fn parse_file(text: &str, path: &Path, exp: &Experiment) -> Result<Vec<Gate>> {
+    let min_n = |g: &str| exp.min_n_for(g);
+    parse_file_in(text, path, &Context::of(exp, &min_n))
+}
+
+/// The gates of a gates file validated in the context `cx` (a build's, or
+/// a comparison's with `delta.*` metrics). Every error names the file.
+pub fn load_file_in(path: &Path, cx: &Context) -> Result<Vec<Gate>> {
+    parse_file_in(&read_file(path)?, path, cx)
+}
+
+/// [`load_file_in`] on text already read.
+pub fn parse_file_in(text: &str, path: &Path, cx: &Context) -> Result<Vec<Gate>> {
     let raw = super::parse(text, super::ConfigKind::Toml, path)?;
     for key in raw.keys() {
         if !FILE_KEYS.contains(&key) {
@@ -853,10 +924,8 @@ pub fn parse_file(text: &str, path: &Path, exp: &Experiment) -> Result<Vec<Gate>
             ));
         }
     }
-    let min_n = |g: &str| exp.min_n_for(g);
-    let cx = Context::of(exp, &min_n);
     let origin = origin_name(path);
-    parse(raw.get("gates"), raw.get("gates_preset"), &cx, &origin)
+    parse(raw.get("gates"), raw.get("gates_preset"), cx, &origin)
         .map_err(|(key, item, message)| anyhow!("{}: {message}", raw_at_item(&raw, key, item)))
 }
 
@@ -905,6 +974,7 @@ mod tests {
             },
             bootstrap,
             min_n: &no_min,
+            compare: false,
         }
     }
 
@@ -1015,6 +1085,40 @@ mod tests {
         assert!(e("hh.SMD", "each:L1", "scale_trim").contains("hh.DSM"));
         assert!(e("hh.DSM", "overall", "scale_trim").contains("hh.SMD"));
         assert!(e("RMSE", "each:L1", "scale_trim_round").contains("scale_trim (not"));
+    }
+
+    #[test]
+    fn delta_gates_are_for_compare_and_name_a_compared_difference() {
+        let g = groups();
+        let gate = |v: Value, compare: bool| {
+            let cx = Context {
+                compare,
+                ..cx(&g, true)
+            };
+            let t = v.as_object().unwrap().clone();
+            one(&t, &cx, "gates.toml".into())
+        };
+        let base = |metric: &str| json!({"metric": metric, "op": ">=", "threshold": -0.01, "bound": "lower"});
+        let e = gate(base("delta.wtkappa"), false).unwrap_err();
+        assert!(e.contains("apply in rsmreport compare only"), "{e}");
+        let ok = gate(base("delta.wtkappa"), true).unwrap();
+        assert_eq!(ok.metric, "delta.wtkappa");
+        let (cell, ci) = locate_overall("delta.PRMSE", "scale_trim").unwrap();
+        assert_eq!(
+            (cell.table.as_str(), cell.column.as_str(), ci),
+            ("delta", "PRMSE", true)
+        );
+        let e = gate(base("delta.wtkapa"), true).unwrap_err();
+        assert!(e.contains("did you mean delta.wtkappa"), "{e}");
+        let e = gate(base("delta.DSM"), true).unwrap_err();
+        assert!(e.contains("by subgroup level only"), "{e}");
+        let mut by_level = base("delta.DSM");
+        by_level["scope"] = json!("each:L1");
+        let ok = gate(by_level, true).unwrap();
+        assert_eq!(ok.scope, Scope::Each("L1".into()));
+        let mut by_level = base("delta.PRMSE");
+        by_level["scope"] = json!("each:L1");
+        assert!(gate(by_level, true).unwrap_err().contains("whole set only"));
     }
 
     #[test]

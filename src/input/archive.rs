@@ -576,12 +576,39 @@ fn read_tables(a: &mut Archive) -> Result<(), ArchiveError> {
         check_columns(&path, &name, &table)?;
         a.tables.insert(name, table);
     }
+    read_interval_tables(a)?;
     if !a.tables.contains_key("eval") {
         return Err(data(anyhow!(
             "{} has no table eval ({}), the one table every comparison needs",
             a.output.display(),
             a.path_of("eval").display()
         )));
+    }
+    Ok(())
+}
+
+/// The tables with intervals an rsmreport build writes beside its tables
+/// (`eval_ci`, `eval_by_<g>_ci`, ...): read when present (the statistics
+/// of gates on a comparison's candidate), never missing.
+fn read_interval_tables(a: &mut Archive) -> Result<(), ArchiveError> {
+    let mut names: Vec<String> = [
+        "eval",
+        "consistency",
+        "degradation",
+        "disattenuated_correlations",
+        "true_score_eval",
+    ]
+    .iter()
+    .map(|t| format!("{t}_ci"))
+    .collect();
+    names.extend(a.subgroups.iter().map(|g| format!("eval_by_{g}_ci")));
+    for name in names {
+        let path = a.path_of(&name);
+        if path.is_file() {
+            let table =
+                crate::input::read_table(&path, &["row", "metric", "unit"]).map_err(data)?;
+            a.tables.insert(name, table);
+        }
     }
     Ok(())
 }

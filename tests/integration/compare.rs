@@ -357,6 +357,116 @@ fn compare_without_per_response_files_compares_stored_estimates() {
     assert!((num(&k[8]) - want).abs() < 1e-12, "{k:?}");
 }
 
+/// A gates file for [`two_versions`]: a non-inferiority rule on the
+/// paired difference, a bar on the candidate's own QWK, and a per-level
+/// rule on the difference of DSM.
+const COMPARE_GATES: &str = "[[gates]]\nname = \"QWK not worse by more than 0.01\"\n\
+    metric = \"delta.wtkappa\"\nop = \">=\"\nthreshold = -0.01\nbound = \"lower\"\n\n\
+    [[gates]]\nmetric = \"wtkappa\"\nop = \">=\"\nthreshold = 0.99\nseverity = \"warn\"\n\n\
+    [[gates]]\nmetric = \"delta.DSM\"\nscope = \"each:grp\"\nop = \"abs<=\"\nthreshold = 0.5\n";
+
+#[test]
+fn compare_gates_judge_the_differences_and_the_candidate() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    let gates = tmp.path().join("gates.toml");
+    fs::write(&gates, COMPARE_GATES).unwrap();
+    let cfg = tmp.path().join("c.toml");
+    fs::write(
+        &cfg,
+        "comparison_id = \"g\"\n[intervals]\nreplicates = 200\n",
+    )
+    .unwrap();
+    let run_with = |b: &Path, c: &Path, out: &Path| {
+        compare(
+            tmp.path(),
+            &[
+                b.as_os_str(),
+                c.as_os_str(),
+                OsStr::new("-o"),
+                out.as_os_str(),
+                OsStr::new("--config"),
+                cfg.as_os_str(),
+                OsStr::new("--gates"),
+                gates.as_os_str(),
+            ],
+        )
+    };
+    // The better candidate passes the non-inferiority rule; its QWK is
+    // below 0.99, a warning only: exit 0.
+    let out = tmp.path().join("up");
+    let run = run_with(&v1, &v2, &out);
+    ok(&run);
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("output/g_gates.json")).unwrap())
+            .unwrap();
+    let lines = doc["results"].as_array().expect("result lines");
+    assert_eq!(lines.len(), 1 + 1 + 2, "{doc}");
+    let line = |name: &str| {
+        lines
+            .iter()
+            .find(|l| l["name"].as_str().is_some_and(|n| n.starts_with(name)))
+            .unwrap_or_else(|| panic!("no line {name}: {doc}"))
+    };
+    assert_eq!(line("QWK not worse")["status"], "pass");
+    assert_eq!(line("wtkappa")["status"], "warn");
+    // The candidate's statistic is its own build's.
+    let want = cell(&v2.join("output/v2_eval.csv"), "raw_trim", "wtkappa");
+    let got = line("wtkappa")["value"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    let xml = fs::read_to_string(out.join("output/g_gates.xml")).unwrap();
+    let junit = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(
+        junit
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .count(),
+        4
+    );
+    assert!(fs::read_to_string(out.join("report/g_report.html"))
+        .unwrap()
+        .contains("Quality gates"));
+    // Reversed, the candidate regresses: the rule fails, exit 3, and every
+    // file is written.
+    let down = tmp.path().join("down");
+    let run = run_with(&v2, &v1, &down);
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains("gate FAILED: QWK not worse by more than 0.01"),
+        "{}",
+        run.stderr
+    );
+    for f in [
+        "output/g_compare_verdicts.csv",
+        "output/g_gates.xml",
+        "report/g_report.html",
+    ] {
+        assert!(down.join(f).is_file(), "{f}");
+    }
+    // A gate that names no compared statistic: exit 2 before any work,
+    // nothing written.
+    fs::write(
+        &gates,
+        COMPARE_GATES.replace("delta.wtkappa", "delta.wtkapa"),
+    )
+    .unwrap();
+    let bad = tmp.path().join("bad");
+    let run = run_with(&v1, &v2, &bad);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("gates.toml, line 1: gates[1]"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean delta.wtkappa"),
+        "{}",
+        run.stderr
+    );
+    assert!(!bad.exists());
+}
+
 #[test]
 fn compare_refuses_bad_input_and_writes_nothing() {
     let tmp = TempDir::new().unwrap();
