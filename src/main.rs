@@ -171,7 +171,9 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
             error: anyhow!("the {role} folder: {e}"),
         })
     };
-    let (b, c) = (open(baseline, "baseline")?, open(candidate, "candidate")?);
+    let (b, c) = pipeline::timed("open folders", || {
+        Ok::<_, Failure>((open(baseline, "baseline")?, open(candidate, "candidate")?))
+    })?;
     let gates = match gates {
         Some(file) => compare_gates(file, &cfg, &b, &c)?,
         None => Vec::new(),
@@ -198,9 +200,14 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
             sha256: String::new(),
         })
         .collect();
-    let files = outputs::files(&cmp, inputs, pipeline::generation_epoch()).map_err(data_error)?;
-    output::write_output_dir_with(&dir, force, |sink| {
-        files.iter().try_for_each(|f| sink.put(f))
+    let files = pipeline::timed("report and tables", || {
+        outputs::files(&cmp, inputs, pipeline::generation_epoch())
+    })
+    .map_err(data_error)?;
+    pipeline::timed("write", || {
+        output::write_output_dir_with(&dir, force, |sink| {
+            files.iter().try_for_each(|f| sink.put(f))
+        })
     })
     .map_err(data_error)?;
     for line in outputs::terminal_lines(&cmp) {

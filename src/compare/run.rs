@@ -131,8 +131,9 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         .candidate_label
         .clone()
         .unwrap_or_else(|| c.label().to_string());
-    let rb = b.responses()?;
-    let rc = c.responses()?;
+    use crate::pipeline::timed;
+    let rb = timed("baseline responses", || b.responses())?;
+    let rc = timed("candidate responses", || c.responses())?;
     let mut cmp = Comparison {
         id: cfg
             .comparison_id
@@ -163,7 +164,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         return Ok(cmp);
     };
     cmp.score_type = score_type(&rb, &rc, cfg).map_err(usage)?;
-    let p = pair(&rb, &rc);
+    let p = timed("pairing", || pair(&rb, &rc));
     cmp.preflight = preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type);
     pairing_notes(&p, &mut cmp.notes);
     if !p.is_paired() {
@@ -177,8 +178,12 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         ))
     })?;
     cmp.paired = true;
-    cmp.overall = paired::overall_deltas(&data, &cfg.intervals, &margin);
-    cmp.groups = groups(&rb, &p, &data, cfg, &margin, &mut cmp.notes);
+    cmp.overall = timed("paired differences", || {
+        paired::overall_deltas(&data, &cfg.intervals, &margin)
+    });
+    cmp.groups = timed("paired differences by level", || {
+        groups(&rb, &p, &data, cfg, &margin, &mut cmp.notes)
+    });
     Ok(cmp)
 }
 

@@ -566,17 +566,44 @@ fn read_tables(a: &mut Archive) -> Result<(), ArchiveError> {
     }
     let mut text_columns: Vec<&str> = vec![INDEX, "spkitemid", "candidate"];
     text_columns.extend(a.subgroups.iter().map(String::as_str));
-    for name in wanted {
-        let path = a.path_of(&name);
-        if !path.is_file() {
-            a.missing.push(name);
-            continue;
-        }
-        let table = crate::input::read_table(&path, &text_columns).map_err(data)?;
-        check_columns(&path, &name, &table)?;
-        a.tables.insert(name, table);
+    let (present, missing): (Vec<String>, Vec<String>) = wanted
+        .into_iter()
+        .partition(|name| a.path_of(name).is_file());
+    a.missing.extend(missing);
+    // The per-response tables are large: every CSV/TSV table is read on its
+    // own thread, and the results are taken in the order of `present`.
+    // xlsx files go through calamine one at a time (its memory guard names
+    // the one file it is reading).
+    let read = |name: &String| -> Result<Table, ArchiveError> {
+        let path = a.path_of(name);
+        let table = crate::pipeline::timed(name, || crate::input::read_table(&path, &text_columns))
+            .map_err(data)?;
+        check_columns(&path, name, &table)?;
+        Ok(table)
+    };
+    let tables: Vec<Result<Table, ArchiveError>> = if a.format == Format::Xlsx {
+        present.iter().map(read).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = present
+                .iter()
+                .map(|name| scope.spawn(move || read(name)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a table reader panicked"))
+                .collect()
+        })
+    };
+    for (name, table) in present.into_iter().zip(tables) {
+        a.tables.insert(name, table?);
     }
     read_interval_tables(a)?;
+    require_eval(a)
+}
+
+/// Every comparison needs the `eval` table.
+fn require_eval(a: &Archive) -> Result<(), ArchiveError> {
     if !a.tables.contains_key("eval") {
         return Err(data(anyhow!(
             "{} has no table eval ({}), the one table every comparison needs",
