@@ -11,9 +11,12 @@
 //! computes no statistic itself (the statistics come from the functions
 //! `build` uses).
 
+pub mod between;
 pub mod outputs;
 pub mod paired;
 pub mod pairing;
 pub mod preflight;
 pub mod report;
 pub mod run;
+pub mod sections;
+pub mod stored;

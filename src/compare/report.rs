@@ -1,12 +1,15 @@
 //! Command assembly (compare): the comparison's HTML report, through the
-//! report engine (compare spec 2.5): verdicts, preflight and the
-//! by-subgroup tables so far. Values are formatted here; the engine only
+//! report engine (compare spec 2.5): the nine sections (verdicts,
+//! preflight, evaluation, consistency and degradation, true-score
+//! evaluation, by subgroup, fairness, between the versions, provenance;
+//! sections 3-9 are built by [`super::sections`]). Values are formatted here; the engine only
 //! places them (and escapes every string).
 //!
 //! Produces a [`Report`] value; writes nothing.
 
 use crate::compare::paired::{DeltaRow, LevelRow};
 use crate::compare::run::Comparison;
+use crate::compare::sections;
 use crate::metrics::paired::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
@@ -24,7 +27,7 @@ fn verdict_class(v: Verdict) -> &'static str {
     }
 }
 
-fn number(x: f64, interval: Option<(f64, f64)>) -> Cell {
+pub(crate) fn number(x: f64, interval: Option<(f64, f64)>) -> Cell {
     let ci = interval
         .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
         .map_or_else(String::new, |(lo, hi)| {
@@ -44,7 +47,7 @@ fn triple(t: (f64, f64, f64)) -> Cell {
 }
 
 /// The cells of one difference: baseline, candidate, Δ, p, verdict.
-fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
+pub(crate) fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
     vec![
         triple(r.baseline),
         triple(r.candidate),
@@ -168,8 +171,7 @@ fn preflight_table(b: &mut Builder, c: &Comparison) -> Table {
     t
 }
 
-fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
-    let ids = b.section_ids(["verdicts", "preflight", "by_subgroup"]);
+fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
     let mut verdicts = vec![Block::Heading(b.heading(2, "Verdicts"))];
     verdicts.extend(c.notes.iter().map(|n| Block::Warning(n.clone())));
     if c.paired {
@@ -185,10 +187,12 @@ fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
         )));
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
-    let preflight = vec![
-        Block::Heading(b.heading(2, "Preflight")),
-        Block::Table(preflight_table(b, c)),
-    ];
+    verdicts
+}
+
+/// Section 6: per subgroup, the level table, the levels on one side only
+/// and the forest plot.
+fn by_subgroup(b: &mut Builder, c: &Comparison) -> anyhow::Result<Vec<Block>> {
     let mut groups = vec![Block::Heading(b.heading(2, "By subgroup"))];
     if c.groups.is_empty() {
         groups.push(Block::Paragraph("No subgroup was compared.".into()));
@@ -196,21 +200,56 @@ fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
     for (g, rows) in &c.groups {
         groups.push(Block::Heading(b.heading(3, g)));
         groups.push(Block::Table(level_table(b, g, rows)));
+        let one = c.extra.one_side.iter().find(|o| &o.group == g);
+        if let Some(o) = one {
+            groups.push(Block::Note(sections::one_side_sentence(o)));
+        }
+        let forest = crate::plots::forest(&sections::forest_data(g, rows, one))?;
+        groups.push(Block::Figure(b.figure(forest)));
     }
-    [
-        ("verdicts", verdicts),
-        ("preflight", preflight),
-        ("by_subgroup", groups),
-    ]
-    .into_iter()
-    .zip(ids)
-    .map(|((name, blocks), id)| Section {
-        id,
-        name: name.into(),
-        kind: "builtin".into(),
-        blocks,
-    })
-    .collect()
+    Ok(groups)
+}
+
+/// The nine sections of compare spec 2.5, in order.
+fn sections(b: &mut Builder, c: &Comparison) -> anyhow::Result<Vec<Section>> {
+    const NAMES: [&str; 9] = [
+        "verdicts",
+        "preflight",
+        "evaluation",
+        "consistency",
+        "true_score",
+        "by_subgroup",
+        "fairness",
+        "between_versions",
+        "sides",
+    ];
+    let ids = b.section_ids(NAMES);
+    let preflight = vec![
+        Block::Heading(b.heading(2, "Preflight")),
+        Block::Table(preflight_table(b, c)),
+    ];
+    let blocks = [
+        verdicts(b, c),
+        preflight,
+        sections::evaluation(b, c)?,
+        sections::consistency(b, c),
+        sections::true_score(b, c),
+        by_subgroup(b, c)?,
+        sections::fairness(b, c),
+        sections::between(b, c)?,
+        sections::provenance(b, c),
+    ];
+    Ok(NAMES
+        .into_iter()
+        .zip(blocks)
+        .zip(ids)
+        .map(|((name, blocks), id)| Section {
+            id,
+            name: name.into(),
+            kind: "builtin".into(),
+            blocks,
+        })
+        .collect())
 }
 
 /// The number of paired responses (from the preflight).
@@ -273,8 +312,8 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 }
 
 /// The comparison's report; `inputs` are the two folders.
-pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Report {
+pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let mut b = Builder::new(&c.id, false);
-    let sections = sections(&mut b, c);
-    b.finish(header(c, inputs, epoch), Vec::new(), sections, &[])
+    let sections = sections(&mut b, c)?;
+    Ok(b.finish(header(c, inputs, epoch), Vec::new(), sections, &[]))
 }

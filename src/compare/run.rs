@@ -30,6 +30,9 @@ pub struct Comparison {
     /// Sentences for the user: warnings of the preflight, missing files,
     /// what could not be compared.
     pub notes: Vec<String>,
+    /// The stored tables' old / new / Δ, provenance, and the two versions
+    /// against each other (report sections 3-9).
+    pub extra: crate::compare::stored::Extra,
 }
 
 fn usage(message: String) -> ArchiveError {
@@ -141,6 +144,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         overall: Vec::new(),
         groups: Vec::new(),
         notes: missing_notes(b, c),
+        extra: crate::compare::stored::Extra::new(b, c),
     };
     let (Some(rb), Some(rc)) = (rb, rc) else {
         cmp.notes.push(
@@ -168,6 +172,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     cmp.paired = true;
     cmp.overall = paired::overall_deltas(&data, &cfg.intervals, &margin);
     cmp.groups = groups(&rb, &p, &data, cfg, &margin, &mut cmp.notes);
+    cmp.extra.between = Some(crate::compare::between::between(&rb, &p, &data));
     Ok(cmp)
 }
 
