@@ -125,7 +125,12 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
                     ..text_cell(&r.level)
                 },
                 text_cell(r.row.statistic.name),
-                number(r.n as f64, None),
+                Cell {
+                    text: r.n.to_string(),
+                    class: "num".into(),
+                    value: r.n.to_string(),
+                    ..Cell::default()
+                },
             ];
             cells.extend(delta_cells(&r.row));
             cells.push(number(r.p_holm, None));

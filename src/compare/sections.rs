@@ -51,52 +51,77 @@ fn plain_table(b: &mut Builder, name: &str, caption: &str, columns: &[&str]) -> 
     t
 }
 
-/// The rows of a part grouped by `(table, row)`, in order.
-fn groups(rows: &[StoredRow]) -> Vec<(&str, &str, Vec<&StoredRow>)> {
-    let mut out: Vec<(&str, &str, Vec<&StoredRow>)> = Vec::new();
+/// The rows of a part grouped by table, in order.
+fn by_table(rows: &[StoredRow]) -> Vec<(&str, Vec<&StoredRow>)> {
+    let mut out: Vec<(&str, Vec<&StoredRow>)> = Vec::new();
     for r in rows {
         match out.last_mut() {
-            Some((t, l, v)) if *t == r.table && *l == r.row => v.push(r),
-            _ => out.push((&r.table, &r.row, vec![r])),
+            Some((t, v)) if *t == r.table => v.push(r),
+            _ => out.push((&r.table, vec![r])),
         }
     }
     out
 }
 
-/// One table per stored row label: each statistic old / new / Δ; the
-/// sentences of the missing files first.
+/// Each item once, in order of first appearance.
+fn unique<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// One stored table, old / new / Δ: a row per statistic, three columns
+/// (baseline, candidate, Δ) per row label of the stored table.
+fn stored_table(b: &mut Builder, table: &str, rows: &[&StoredRow]) -> Table {
+    let labels = unique(rows.iter().map(|r| r.row.as_str()));
+    let stats = unique(rows.iter().map(|r| r.statistic.as_str()));
+    let caption = format!(
+        "The stored {table} values of both folders (no intervals) and their difference \
+         candidate - baseline{}.",
+        if labels.len() > 1 || !labels[0].is_empty() {
+            format!(", for each row of the table ({})", labels.join(", "))
+        } else {
+            String::new()
+        }
+    );
+    let mut t = b.table(table, &caption, false, true);
+    t.columns = std::iter::once(head("statistic", false))
+        .chain(labels.iter().flat_map(|l| {
+            ["baseline", "candidate", "Δ"].map(|side| match l.is_empty() {
+                true => head(side, true),
+                false => head(&format!("{side}.{l}"), true),
+            })
+        }))
+        .collect();
+    t.rows = stats
+        .iter()
+        .map(|st| {
+            let mut cells = vec![header_cell(st)];
+            for l in &labels {
+                let r = rows.iter().find(|r| r.row == *l && r.statistic == *st);
+                let v = r.map_or([f64::NAN; 3], |r| [r.baseline, r.candidate, r.delta]);
+                cells.extend(v.iter().map(|x| stored_cell(st, *x)));
+            }
+            Row {
+                cells,
+                class: String::new(),
+            }
+        })
+        .collect();
+    t
+}
+
+/// One table per stored table of a part; the sentences of the missing
+/// files first.
 pub fn stored_blocks(b: &mut Builder, part: &Part) -> Vec<Block> {
     let mut out: Vec<Block> = part.missing.iter().cloned().map(Block::Note).collect();
-    for (table, row, rows) in groups(&part.rows) {
-        let title = if row.is_empty() {
-            table.to_string()
-        } else {
-            format!("{table}: {row}")
-        };
-        let caption = format!(
-            "The stored {title} values of both folders (no intervals) and their difference \
-             candidate - baseline."
-        );
-        let mut t = plain_table(
-            b,
-            &format!("{table} {row}"),
-            &caption,
-            &["statistic", "baseline", "candidate", "Δ"],
-        );
-        t.rows = rows
-            .iter()
-            .map(|r| Row {
-                cells: vec![
-                    header_cell(&r.statistic),
-                    stored_cell(&r.statistic, r.baseline),
-                    stored_cell(&r.statistic, r.candidate),
-                    stored_cell(&r.statistic, r.delta),
-                ],
-                class: String::new(),
-            })
-            .collect();
-        out.push(Block::Heading(b.heading(4, title)));
-        out.push(Block::Table(t));
+    for (table, rows) in by_table(&part.rows) {
+        out.push(Block::Heading(b.heading(4, table)));
+        out.push(Block::Table(stored_table(b, table, &rows)));
     }
     out
 }
@@ -408,4 +433,75 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         })
         .collect();
     vec![Block::Heading(b.heading(2, "Provenance")), Block::Table(t)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::paired::DeltaRow;
+    use crate::metrics::paired::Verdict;
+
+    fn level(level: &str, stat: usize, delta: f64) -> LevelRow {
+        LevelRow {
+            level: level.into(),
+            n: 10,
+            row: DeltaRow {
+                statistic: BY_LEVEL[stat],
+                baseline: (0.5, 0.4, 0.6),
+                candidate: (0.5 + delta, 0.4, 0.6),
+                delta: (delta, delta - 0.1, delta + 0.1),
+                p_value: 1.0,
+                verdict: Verdict::NoDetectableChange,
+            },
+            p_holm: 1.0,
+        }
+    }
+
+    #[test]
+    fn the_forest_marks_levels_of_one_side() {
+        let rows = vec![level("a", 0, 0.1), level("b", 0, -0.2), level("a", 1, 0.3)];
+        let one = OneSide {
+            group: "g".into(),
+            baseline_only: vec!["c".into()],
+            candidate_only: vec!["d".into()],
+        };
+        let f = forest_data("g", &rows, Some(&one));
+        assert_eq!(f.levels, ["a", "b", "c", "d"]);
+        assert_eq!(f.marks, ["", "", "baseline only", "candidate only"]);
+        assert_eq!(f.panels.len(), BY_LEVEL.len());
+        assert_eq!(f.panels[0].statistic, "wtkappa");
+        assert_eq!(f.panels[0].points[1], (-0.2, -0.30000000000000004, -0.1));
+        assert_eq!(f.panels[1].points[0].0, 0.3);
+        // No row: no point (b has no corr row; c and d are on one side).
+        assert!(f.panels[1].points[1].0.is_nan());
+        assert!(f.panels[0].points[2].0.is_nan());
+        assert!(one_side_sentence(&one).contains("in the baseline only: c"));
+    }
+
+    #[test]
+    fn a_stored_table_has_three_columns_per_row_label() {
+        let row = |r: &str, s: &str, x: f64| StoredRow {
+            table: "eval".into(),
+            row: r.into(),
+            statistic: s.into(),
+            baseline: x,
+            candidate: x + 1.0,
+            delta: 1.0,
+        };
+        let rows = [
+            row("raw", "N", 5.0),
+            row("raw", "corr", 0.5),
+            row("scale", "corr", 0.6),
+        ];
+        let refs: Vec<&StoredRow> = rows.iter().collect();
+        let mut b = Builder::new("cmp", false);
+        let t = stored_table(&mut b, "eval", &refs);
+        assert_eq!(t.columns.len(), 1 + 2 * 3);
+        assert_eq!(t.columns[1].text, "baseline");
+        assert_eq!(t.columns[4].sub, "scale");
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[0].cells[1].text, "5");
+        assert_eq!(t.rows[0].cells[4].text, "n/a");
+        assert_eq!(t.rows[1].cells[6].text, "1.000");
+    }
 }

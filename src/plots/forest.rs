@@ -37,7 +37,8 @@ pub struct Forest {
 
 const ROW_H: i32 = 22;
 const PANEL_W: i32 = 150;
-const GAP: i32 = 22;
+/// Room between panels for the edge tick labels of both.
+const GAP: i32 = 40;
 const LABEL_MAX: f64 = 200.0;
 
 /// The forest plot (`compare_forest_<group>`).

@@ -299,6 +299,11 @@ fn compare_rsmeval_and_rsmreport_folders_of_one_experiment() {
 /// Two versions of an engine on the same simulated responses: the
 /// candidate's system error is half the baseline's.
 fn two_versions(tmp: &Path) -> (PathBuf, PathBuf) {
+    two_versions_with(tmp, ["a", "b"])
+}
+
+/// [`two_versions`] with the two levels of the subgroup `grp` named.
+fn two_versions_with(tmp: &Path, levels: [&str; 2]) -> (PathBuf, PathBuf) {
     let data = tmp.join("data.csv");
     let mut g = 7u64;
     let mut next = || {
@@ -316,7 +321,7 @@ fn two_versions(tmp: &Path) -> (PathBuf, PathBuf) {
         let t = 3.5 + 0.8 * normal();
         let h = (t + 0.5 * normal()).round().clamp(1.0, 6.0);
         let (v1, v2) = (t + 0.7 * normal(), t + 0.35 * normal());
-        csv.push_str(&format!("r{i},{h},{v1:.4},{v2:.4},{}\n", ["a", "b"][i % 2]));
+        csv.push_str(&format!("r{i},{h},{v1:.4},{v2:.4},{}\n", levels[i % 2]));
     }
     fs::write(&data, csv).unwrap();
     let mut outs = Vec::new();
@@ -493,7 +498,7 @@ fn compare_a_damaged_per_response_file_is_a_data_error() {
 #[test]
 fn compare_report_renders_escaped_and_in_the_browser() {
     let tmp = TempDir::new().unwrap();
-    let (v1, v2) = two_versions(tmp.path());
+    let (v1, v2) = two_versions_with(tmp.path(), ["a", "<i>x</i> & y"]);
     let cfg = tmp.path().join("compare.toml");
     fs::write(
         &cfg,
@@ -542,9 +547,13 @@ fn compare_report_renders_escaped_and_in_the_browser() {
     // The label is in the new sections' figures (score distributions, heat
     // map), escaped there and in the figure files.
     assert!(html.contains("baseline: &lt;b&gt;old&lt;/b&gt; &amp; v1"));
+    // A level with markup: in the level table and the forest plot, escaped.
+    assert!(!html.contains("<i>x</i>"), "unescaped level");
+    assert!(html.contains("&lt;i&gt;x&lt;/i&gt; &amp; y"));
     for e in fs::read_dir(out.join("figure")).unwrap() {
         let svg = fs::read_to_string(e.unwrap().path()).unwrap();
         assert!(!svg.contains("<b>old</b>"), "unescaped label in a figure");
+        assert!(!svg.contains("<i>x</i>"), "unescaped level in a figure");
     }
     assert!(out.join("figure/cmp_compare_forest_grp.svg").is_file());
     assert!(
