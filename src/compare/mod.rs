@@ -2,10 +2,12 @@
 //! output folders ([`crate::input::archive`]). [`pairing`] finds the
 //! responses two folders share, [`paired`] computes the paired differences
 //! with the code of `build`, [`preflight`] says what is compared, [`run`]
-//! assembles one comparison, [`outputs`] its files and terminal lines and
-//! [`report`] its HTML report. Not yet built (issue 13): the report's
-//! other sections, the unpaired fallback, `--gates` with `delta.*` gates,
-//! and `summarize`.
+//! assembles one comparison, [`stored`] the old / new / Δ of the tables
+//! both folders stored (and the provenance), [`between`] the two versions
+//! against each other on the paired responses, [`outputs`] its files and
+//! terminal lines, [`report`] its HTML report with the sections 3-9 of
+//! [`sections`]. Not yet built (issue 13): the unpaired fallback,
+//! `--gates` with `delta.*` gates, and `summarize`.
 //!
 //! Pure: works on values read by the archive reader; writes no files and
 //! computes no statistic itself (the statistics come from the functions
