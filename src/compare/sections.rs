@@ -145,24 +145,53 @@ pub fn evaluation(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
         out.push(Block::Table(confusion_table(b, m)));
     }
     out.push(Block::Heading(b.heading(3, "Score distributions")));
-    match &c.extra.between {
-        Some(bw) if bw.n > 0 => {
-            let series = [
-                "Human".to_string(),
-                format!("baseline: {}", c.baseline_label),
-                format!("candidate: {}", c.candidate_label),
-            ];
-            let d = plots::Distributions {
-                scores: bw.dist_scores.clone(),
-                series: series.into_iter().zip(bw.dist.clone()).collect(),
-            };
-            out.push(Block::Figure(b.figure(plots::distributions(&d)?)));
-        }
-        _ => out.push(Block::Note(
-            "The score distributions need paired responses (pred_processed on both sides).".into(),
-        )),
-    }
+    out.extend(score_distributions(b, c)?);
     Ok(out)
+}
+
+/// The score distributions of human, baseline and candidate: on the
+/// paired responses, else from both stored `score_dist` tables.
+fn score_distributions(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
+    let series = [
+        "Human".to_string(),
+        format!("baseline: {}", c.baseline_label),
+        format!("candidate: {}", c.candidate_label),
+    ];
+    let (scores, values, note) = match (&c.extra.between, &c.extra.score_dist) {
+        (Some(bw), _) if bw.n > 0 => (
+            bw.dist_scores.clone(),
+            bw.dist.clone(),
+            "On the paired responses (trimmed and rounded machine scores).".to_string(),
+        ),
+        (_, Some(d)) => (
+            d.scores.clone(),
+            [d.human.clone(), d.baseline.clone(), d.candidate.clone()],
+            "From both folders' stored score_dist tables (each on its own responses; the \
+             human scores are the baseline's)."
+                .to_string(),
+        ),
+        _ => {
+            let mut out: Vec<Block> = c
+                .extra
+                .score_dist_missing
+                .iter()
+                .cloned()
+                .map(Block::Note)
+                .collect();
+            out.push(Block::Note(
+                "The score distributions need paired responses or both score_dist tables.".into(),
+            ));
+            return Ok(out);
+        }
+    };
+    let d = plots::Distributions {
+        scores,
+        series: series.into_iter().zip(values).collect(),
+    };
+    Ok(vec![
+        Block::Paragraph(note),
+        Block::Figure(b.figure(plots::distributions(&d)?)),
+    ])
 }
 
 /// Both confusion matrices and their difference side by side.

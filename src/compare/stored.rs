@@ -67,6 +67,10 @@ pub struct Extra {
     pub confusion: Option<Matrices>,
     /// The sentences naming the missing `confMatrix` files.
     pub confusion_missing: Vec<String>,
+    /// The stored score distributions (for a comparison without paired
+    /// responses), with the sentences naming missing `score_dist` files.
+    pub score_dist: Option<Distributions>,
+    pub score_dist_missing: Vec<String>,
     /// Per subgroup (either side's), its fairness part.
     pub fairness: Vec<(String, Part)>,
     pub one_side: Vec<OneSide>,
@@ -84,6 +88,10 @@ impl Extra {
             Ok(m) => (Some(m), Vec::new()),
             Err(missing) => (None, missing),
         };
+        let (score_dist, score_dist_missing) = match distributions(b, c) {
+            Ok(d) => (Some(d), Vec::new()),
+            Err(missing) => (None, missing),
+        };
         Extra {
             eval: part(b, c, &["eval"]),
             consistency: part(
@@ -94,6 +102,8 @@ impl Extra {
             true_score: part(b, c, &["true_score_eval"]),
             confusion,
             confusion_missing,
+            score_dist,
+            score_dist_missing,
             fairness: groups
                 .iter()
                 .map(|g| {
@@ -242,6 +252,68 @@ pub fn align_matrices(x: &Table, y: &Table) -> Matrices {
         candidate: grid(y),
         rows,
         columns,
+    }
+}
+
+/// Percent of responses per score label of each side's stored
+/// `score_dist`: the human scores (the baseline's) and each side's
+/// machine score.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Distributions {
+    pub scores: Vec<f64>,
+    pub human: Vec<f64>,
+    pub baseline: Vec<f64>,
+    pub candidate: Vec<f64>,
+}
+
+/// Both stored `score_dist` tables on the union of their score labels.
+fn distributions(b: &Archive, c: &Archive) -> Result<Distributions, Vec<String>> {
+    let (Some(x), Some(y)) = (b.table("score_dist"), c.table("score_dist")) else {
+        return Err(missing(b, c, "score_dist"));
+    };
+    Ok(align_distributions(x, y))
+}
+
+/// `(score, human, machine)` of a stored `score_dist` (the machine column
+/// is its `sys_*` column).
+fn score_columns(t: &Table) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let col = |pick: &dyn Fn(&str) -> bool| {
+        t.columns
+            .iter()
+            .find(|c| pick(&c.name))
+            .map_or_else(|| vec![f64::NAN; t.nrows], |c| c.values.to_numeric())
+    };
+    (
+        col(&|n| n == "score"),
+        col(&|n| n == "human"),
+        col(&|n| n.starts_with("sys_")),
+    )
+}
+
+/// Two stored score distributions on the union of their score labels (a
+/// label a side lacks is 0% there).
+pub fn align_distributions(x: &Table, y: &Table) -> Distributions {
+    let (sx, hx, mx) = score_columns(x);
+    let (sy, _, my) = score_columns(y);
+    let mut scores: Vec<f64> = sx
+        .iter()
+        .chain(&sy)
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    scores.sort_by(f64::total_cmp);
+    scores.dedup();
+    let at = |labels: &[f64], values: &[f64], s: f64| {
+        labels
+            .iter()
+            .position(|l| *l == s)
+            .map_or(0.0, |i| values[i])
+    };
+    Distributions {
+        human: scores.iter().map(|s| at(&sx, &hx, *s)).collect(),
+        baseline: scores.iter().map(|s| at(&sx, &mx, *s)).collect(),
+        candidate: scores.iter().map(|s| at(&sy, &my, *s)).collect(),
+        scores,
     }
 }
 
@@ -394,6 +466,31 @@ mod tests {
         let rows = old_new("consistency", &b, &b);
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.delta == 0.0 && r.row.is_empty()));
+    }
+
+    #[test]
+    fn stored_score_distributions_are_aligned_on_both_labels() {
+        let x = table(
+            &["1.0", "2.0"],
+            &[
+                ("score", &[1.0, 2.0]),
+                ("human", &[40.0, 60.0]),
+                ("sys_raw", &[30.0, 70.0]),
+            ],
+        );
+        let y = table(
+            &["2.0", "3.0"],
+            &[
+                ("score", &[2.0, 3.0]),
+                ("human", &[50.0, 50.0]),
+                ("sys_scale", &[90.0, 10.0]),
+            ],
+        );
+        let d = align_distributions(&x, &y);
+        assert_eq!(d.scores, [1.0, 2.0, 3.0]);
+        assert_eq!(d.human, [40.0, 60.0, 0.0]);
+        assert_eq!(d.baseline, [30.0, 70.0, 0.0]);
+        assert_eq!(d.candidate, [0.0, 90.0, 10.0]);
     }
 
     #[test]

@@ -257,6 +257,32 @@ fn compare_a_missing_table_leaves_its_part_empty_with_a_sentence() {
         .exists());
 }
 
+#[test]
+fn compare_without_per_response_files_still_shows_the_stored_tables() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("v1");
+    common::copy_dir(
+        &common::local_experiment("sim-h2-groups").join("expected"),
+        &dir,
+    );
+    fs::remove_file(dir.join("output/sim_h2_groups_pred_processed.csv")).unwrap();
+    let full = common::local_experiment("sim-h2-groups").join("expected");
+    let out = tmp.path().join("out");
+    ok(&compare_into(tmp.path(), &full, &dir, &out));
+    let cid = "sim_h2_groups_vs_sim_h2_groups";
+    let eval = out.join(format!("output/{cid}_compare_eval.csv"));
+    assert!(column(&eval, "delta").iter().all(|d| *d == 0.0));
+    assert!(out
+        .join(format!("output/{cid}_compare_fairness_by_L1.csv"))
+        .is_file());
+    let html = fs::read_to_string(out.join(format!("report/{cid}_report.html"))).unwrap();
+    assert!(html.contains("From both folders&#39; stored score_dist tables"));
+    assert!(html.contains("can only be compared response by response"));
+    assert!(out
+        .join(format!("figure/{cid}_compare_score_dist.svg"))
+        .is_file());
+}
+
 fn cell_exists(path: &Path, row: &str) -> bool {
     table::read_table(path)
         .unwrap()
