@@ -9,11 +9,14 @@
 //!
 //! Pure: works on the aligned paired responses; writes nothing.
 
+use std::collections::HashSet;
+
 use crate::compare::paired::Aligned;
 use crate::compare::pairing::Pairing;
 use crate::input::archive::Responses;
 use crate::metrics::agreement::exact_agreement;
 use crate::metrics::association::pearson;
+use crate::table::FxBuild;
 
 /// How many responses the list of largest changes shows.
 pub const TOP: usize = 20;
@@ -94,15 +97,18 @@ pub fn changed(b: &[f64], c: &[f64]) -> usize {
         .count()
 }
 
-/// The finite values of all slices, ascending, each once.
+/// The finite values of all slices, ascending, each once (one hash set
+/// pass, then only the distinct values are sorted).
 fn sorted_unique<const N: usize>(slices: [&[f64]; N]) -> Vec<f64> {
-    let mut out: Vec<f64> = slices
-        .iter()
-        .flat_map(|s| s.iter().copied())
-        .filter(|v| v.is_finite())
-        .collect();
+    let mut seen: HashSet<u64, FxBuild> = HashSet::default();
+    for v in slices.iter().flat_map(|s| s.iter()) {
+        if v.is_finite() {
+            // -0.0 and 0.0 are one label.
+            seen.insert((v + 0.0).to_bits());
+        }
+    }
+    let mut out: Vec<f64> = seen.into_iter().map(f64::from_bits).collect();
     out.sort_by(f64::total_cmp);
-    out.dedup();
     out
 }
 
@@ -211,5 +217,9 @@ mod tests {
         assert_eq!(labels, [1.0, 2.0, 3.0]);
         assert_eq!(counts, vec![vec![1, 0, 0], vec![0, 1, 1], vec![0, 0, 1]]);
         assert_eq!(percentages(&b, &labels), [25.0, 50.0, 25.0]);
+        assert_eq!(
+            sorted_unique([&[2.0, -0.0, f64::NAN][..], &[0.0, 1.5]]),
+            [0.0, 1.5, 2.0]
+        );
     }
 }

@@ -124,6 +124,8 @@ pub struct CountGrid {
 }
 
 const CELL: i32 = 46;
+/// At most this many score levels get a heat map.
+const MAX_LEVELS: usize = 30;
 
 /// The heat map of rounded scores (`compare_score_changes`): one cell per
 /// pair of labels, shaded by its count, the count written in it.
@@ -144,6 +146,10 @@ pub fn count_grid(d: &CountGrid) -> Result<Figure> {
             &description,
             "No paired rounded scores to plot",
         );
+    }
+    if n > MAX_LEVELS {
+        let message = format!("{n} score levels: too many for a heat map");
+        return no_data(NAME, TITLE, &description, &message);
     }
     let frame = Frame {
         left: 96,
@@ -253,5 +259,16 @@ mod tests {
         })
         .unwrap();
         assert!(empty.svg.contains("No paired rounded scores"));
+        let n = 40;
+        let many = count_grid(&CountGrid {
+            labels: (0..n).map(f64::from).collect(),
+            counts: (0..n)
+                .map(|i| (0..n).map(|j| u64::from(i == j)).collect())
+                .collect(),
+            baseline: "a".into(),
+            candidate: "b".into(),
+        })
+        .unwrap();
+        assert!(many.svg.contains("too many for a heat map"));
     }
 }
