@@ -2,15 +2,19 @@
 //! output folders ([`crate::input::archive`]). [`pairing`] finds the
 //! responses two folders share, [`paired`] computes the paired differences
 //! with the code of `build`, [`preflight`] says what is compared, [`run`]
-//! assembles one comparison, [`outputs`] its files and terminal lines and
-//! [`report`] its HTML report. Not yet built (issue 13): the report's
-//! other sections, `--gates` with `delta.*` gates.
-//! `summarize` ([`crate::summarize`]) builds on [`run::headline_deltas`].
+//! assembles one comparison, [`stored`] the old / new / Δ of the tables
+//! both folders stored (and the provenance), [`between`] the two versions
+//! against each other on the paired responses, [`gates`] the quality gates
+//! of `--gates`, [`outputs`] its files and terminal lines, [`report`] its
+//! HTML report with the sections 3-9 of [`sections`]. `summarize`
+//! ([`crate::summarize`]) builds on [`run::headline_deltas`]. Not yet built
+//! (issue 13): resampling test takers.
 //!
 //! Pure: works on values read by the archive reader; writes no files and
 //! computes no statistic itself (the statistics come from the functions
 //! `build` uses).
 
+pub mod between;
 pub mod gates;
 pub mod outputs;
 pub mod paired;
@@ -18,3 +22,5 @@ pub mod pairing;
 pub mod preflight;
 pub mod report;
 pub mod run;
+pub mod sections;
+pub mod stored;

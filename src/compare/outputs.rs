@@ -1,6 +1,9 @@
 //! Command assembly (compare): the output files and terminal lines of a
 //! comparison (compare spec 2.6): `<cid>_compare_verdicts.csv`,
-//! `<cid>_compare_preflight.csv`, `<cid>_compare.json`, and the
+//! `<cid>_compare_preflight.csv`, the old / new / Δ tables
+//! `_compare_eval`, `_compare_consistency`, `_compare_true_score`,
+//! `_compare_fairness_by_<g>`, the level rows `_compare_by_<g>`,
+//! `<cid>_compare.json`, and the
 //! criterion-style verdict lines.
 //!
 //! Produces bytes and text; writes nothing (the output stage does).
@@ -11,6 +14,7 @@ use serde_json::{json, Value};
 
 use crate::compare::paired::DeltaRow;
 use crate::compare::run::Comparison;
+use crate::compare::stored::StoredRow;
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
@@ -100,6 +104,183 @@ pub fn preflight_frame(c: &Comparison) -> Frame {
     )
 }
 
+/// The columns of the stored old / new / Δ tables.
+pub const STORED_COLUMNS: [&str; 6] = [
+    "table",
+    "row",
+    "statistic",
+    "baseline",
+    "candidate",
+    "delta",
+];
+
+/// A part's stored rows as a frame named `name`.
+pub fn stored_frame(name: &str, rows: &[StoredRow]) -> Frame {
+    let text = |f: &dyn Fn(&StoredRow) -> String| text_values(rows.iter().map(|r| Some(f(r))));
+    let num = |f: &dyn Fn(&StoredRow) -> f64| Values::Float(rows.iter().map(f).collect());
+    let values = vec![
+        text(&|r| r.table.clone()),
+        text(&|r| r.row.clone()),
+        text(&|r| r.statistic.clone()),
+        num(&|r| r.baseline),
+        num(&|r| r.candidate),
+        num(&|r| r.delta),
+    ];
+    let columns = STORED_COLUMNS
+        .iter()
+        .zip(values)
+        .map(|(n, v)| Column::new(*n, v))
+        .collect();
+    Frame::new(name, None, columns)
+}
+
+/// `_compare_true_score`: the paired PRMSE (table `paired`, with its
+/// intervals, p-value and verdict) then the stored `true_score_eval` rows
+/// (no intervals, no verdict).
+pub fn true_score_frame(c: &Comparison) -> Frame {
+    let paired: Vec<&DeltaRow> = c
+        .overall
+        .iter()
+        .filter(|r| r.statistic.name == "PRMSE")
+        .collect();
+    let stored = &c.extra.true_score.rows;
+    let nan3 = (f64::NAN, f64::NAN, f64::NAN);
+    let mut lines: Vec<[String; 4]> = Vec::new();
+    let mut nums: Vec<[f64; 10]> = Vec::new();
+    for r in &paired {
+        lines.push([
+            "paired".into(),
+            c.score_type.clone(),
+            "PRMSE".into(),
+            r.verdict.name().into(),
+        ]);
+        let (b, k, d) = (r.baseline, r.candidate, r.delta);
+        nums.push([b.0, b.1, b.2, k.0, k.1, k.2, d.0, d.1, d.2, r.p_value]);
+    }
+    for r in stored {
+        lines.push([
+            r.table.clone(),
+            r.row.clone(),
+            r.statistic.clone(),
+            String::new(),
+        ]);
+        let (b, k, d) = (
+            (r.baseline, nan3.1, nan3.2),
+            (r.candidate, nan3.1, nan3.2),
+            r.delta,
+        );
+        nums.push([
+            b.0,
+            b.1,
+            b.2,
+            k.0,
+            k.1,
+            k.2,
+            d,
+            f64::NAN,
+            f64::NAN,
+            f64::NAN,
+        ]);
+    }
+    let text = |j: usize| text_values(lines.iter().map(|l| Some(l[j].clone())));
+    let num = |j: usize| Values::Float(nums.iter().map(|n| n[j]).collect());
+    let mut columns: Vec<Column> = ["table", "row", "statistic"]
+        .iter()
+        .enumerate()
+        .map(|(j, n)| Column::new(*n, text(j)))
+        .collect();
+    columns.extend(
+        VERDICT_COLUMNS[2..12]
+            .iter()
+            .enumerate()
+            .map(|(j, n)| Column::new(*n, num(j))),
+    );
+    columns.push(Column::new("verdict", text(3)));
+    Frame::new("compare_true_score", None, columns)
+}
+
+/// `_compare_by_<g>`: one row per level and statistic.
+pub fn level_frame(
+    c: &Comparison,
+    group: &str,
+    rows: &[crate::compare::paired::LevelRow],
+) -> Frame {
+    let num =
+        |f: &dyn Fn(&DeltaRow) -> f64| Values::Float(rows.iter().map(|r| f(&r.row)).collect());
+    let mut columns = vec![
+        Column::new(
+            "level",
+            text_values(rows.iter().map(|r| Some(r.level.clone()))),
+        ),
+        Column::new(
+            "statistic",
+            text_values(rows.iter().map(|r| Some(r.row.statistic.name))),
+        ),
+        Column::new("N", Values::Int(rows.iter().map(|r| r.n as i64).collect())),
+    ];
+    let values = [
+        num(&|r| r.baseline.0),
+        num(&|r| r.baseline.1),
+        num(&|r| r.baseline.2),
+        num(&|r| r.candidate.0),
+        num(&|r| r.candidate.1),
+        num(&|r| r.candidate.2),
+        num(&|r| r.delta.0),
+        num(&|r| r.delta.1),
+        num(&|r| r.delta.2),
+        num(&|r| r.p_value),
+        Values::Float(rows.iter().map(|r| r.p_holm).collect()),
+    ];
+    columns.extend(
+        VERDICT_COLUMNS[2..13]
+            .iter()
+            .zip(values)
+            .map(|(n, v)| Column::new(*n, v)),
+    );
+    columns.push(Column::new(
+        "verdict",
+        text_values(rows.iter().map(|r| Some(r.row.verdict.name()))),
+    ));
+    columns.push(Column::new(
+        "paired",
+        text_values(rows.iter().map(|_| Some(c.paired.to_string()))),
+    ));
+    Frame::new(format!("compare_by_{group}"), None, columns)
+}
+
+/// The frames of report sections 3-7 (spec 2.6); empty ones are not
+/// written.
+pub fn section_frames(c: &Comparison) -> Vec<Frame> {
+    let x = &c.extra;
+    let mut out = vec![
+        stored_frame("compare_eval", &x.eval.rows),
+        stored_frame("compare_consistency", &x.consistency.rows),
+        true_score_frame(c),
+    ];
+    out.extend(c.groups.iter().map(|(g, rows)| level_frame(c, g, rows)));
+    out.extend(
+        x.fairness
+            .iter()
+            .map(|(g, p)| stored_frame(&format!("compare_fairness_by_{g}"), &p.rows)),
+    );
+    out.retain(Frame::is_writable);
+    out
+}
+
+/// The two versions against each other, for the JSON (`null` when
+/// unpaired).
+fn between_json(c: &Comparison) -> Value {
+    let Some(b) = &c.extra.between else {
+        return Value::Null;
+    };
+    json!({
+        "n": b.n,
+        "corr": {"trimmed": number(b.corr[0]), "rounded": number(b.corr[1])},
+        "exact_agr": {"trimmed": number(b.exact[0]), "rounded": number(b.exact[1])},
+        "rounded_changed": b.changed,
+    })
+}
+
 /// A number for JSON (`null` when not finite).
 fn number(x: f64) -> Value {
     if x.is_finite() {
@@ -148,6 +329,7 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         "notes": c.notes,
         "preflight": preflight,
         "verdicts": verdicts,
+        "between": between_json(c),
         "gates": (!c.gates.is_empty()).then(|| crate::gates::json::summary(&c.gates)),
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
@@ -164,7 +346,7 @@ pub fn files(
 ) -> anyhow::Result<Vec<OutputFile>> {
     let mut out = data_files(c);
     out.extend(crate::render::report_files(
-        &crate::compare::report::report(c, inputs, epoch),
+        &crate::compare::report::report(c, inputs, epoch)?,
     )?);
     Ok(out)
 }
@@ -176,14 +358,12 @@ fn data_files(c: &Comparison) -> Vec<OutputFile> {
         path: out.join(format!("{}_{}.csv", c.id, f.name)),
         bytes: crate::output::write::to_delimited(&f, b','),
     };
-    let mut files = vec![
-        table(verdict_frame(c)),
-        table(preflight_frame(c)),
-        OutputFile {
-            path: out.join(format!("{}_compare.json", c.id)),
-            bytes: compare_json(c),
-        },
-    ];
+    let mut files = vec![table(verdict_frame(c)), table(preflight_frame(c))];
+    files.extend(section_frames(c).into_iter().map(table));
+    files.push(OutputFile {
+        path: out.join(format!("{}_compare.json", c.id)),
+        bytes: compare_json(c),
+    });
     if !c.gates.is_empty() {
         files.push(OutputFile {
             path: out.join(format!("{}_gates.json", c.id)),

@@ -1,12 +1,15 @@
 //! Command assembly (compare): the comparison's HTML report, through the
-//! report engine (compare spec 2.5): verdicts, preflight and the
-//! by-subgroup tables so far. Values are formatted here; the engine only
+//! report engine (compare spec 2.5): the nine sections (verdicts,
+//! preflight, evaluation, consistency and degradation, true-score
+//! evaluation, by subgroup, fairness, between the versions, provenance;
+//! sections 3-9 are built by [`super::sections`]). Values are formatted here; the engine only
 //! places them (and escapes every string).
 //!
 //! Produces a [`Report`] value; writes nothing.
 
 use crate::compare::paired::{DeltaRow, LevelRow};
 use crate::compare::run::Comparison;
+use crate::compare::sections;
 use crate::metrics::paired::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
@@ -45,7 +48,7 @@ fn triple(t: (f64, f64, f64)) -> Cell {
 }
 
 /// The cells of one difference: baseline, candidate, Δ, p, verdict.
-fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
+pub(crate) fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
     vec![
         triple(r.baseline),
         triple(r.candidate),
@@ -123,7 +126,12 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
                     ..text_cell(&r.level)
                 },
                 text_cell(r.row.statistic.name),
-                number(r.n as f64, None),
+                Cell {
+                    text: r.n.to_string(),
+                    class: "num".into(),
+                    value: r.n.to_string(),
+                    ..Cell::default()
+                },
             ];
             cells.extend(delta_cells(&r.row));
             cells.push(number(r.p_holm, None));
@@ -169,18 +177,19 @@ fn preflight_table(b: &mut Builder, c: &Comparison) -> Table {
     t
 }
 
-fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
-    let ids = b.section_ids(["verdicts", "preflight", "by_subgroup"]);
+fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
     let mut verdicts = vec![Block::Heading(b.heading(2, "Verdicts"))];
     verdicts.extend(c.notes.iter().map(|n| Block::Warning(n.clone())));
     if !c.overall.is_empty() {
         verdicts.push(Block::Paragraph(verdict_intro(c)));
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
-    let preflight = vec![
-        Block::Heading(b.heading(2, "Preflight")),
-        Block::Table(preflight_table(b, c)),
-    ];
+    verdicts
+}
+
+/// Section 6: per subgroup, the level table, the levels on one side only
+/// and the forest plot.
+fn by_subgroup(b: &mut Builder, c: &Comparison) -> anyhow::Result<Vec<Block>> {
     let mut groups = vec![Block::Heading(b.heading(2, "By subgroup"))];
     if c.groups.is_empty() {
         groups.push(Block::Paragraph("No subgroup was compared.".into()));
@@ -188,21 +197,56 @@ fn sections(b: &mut Builder, c: &Comparison) -> Vec<Section> {
     for (g, rows) in &c.groups {
         groups.push(Block::Heading(b.heading(3, g)));
         groups.push(Block::Table(level_table(b, g, rows)));
+        let one = c.extra.one_side.iter().find(|o| &o.group == g);
+        if let Some(o) = one {
+            groups.push(Block::Note(sections::one_side_sentence(o)));
+        }
+        let forest = crate::plots::forest(&sections::forest_data(g, rows, one))?;
+        groups.push(Block::Figure(b.figure(forest)));
     }
-    [
-        ("verdicts", verdicts),
-        ("preflight", preflight),
-        ("by_subgroup", groups),
-    ]
-    .into_iter()
-    .zip(ids)
-    .map(|((name, blocks), id)| Section {
-        id,
-        name: name.into(),
-        kind: "builtin".into(),
-        blocks,
-    })
-    .collect()
+    Ok(groups)
+}
+
+/// The nine sections of compare spec 2.5, in order.
+fn sections(b: &mut Builder, c: &Comparison) -> anyhow::Result<Vec<Section>> {
+    const NAMES: [&str; 9] = [
+        "verdicts",
+        "preflight",
+        "evaluation",
+        "consistency",
+        "true_score",
+        "by_subgroup",
+        "fairness",
+        "between_versions",
+        "sides",
+    ];
+    let ids = b.section_ids(NAMES);
+    let preflight = vec![
+        Block::Heading(b.heading(2, "Preflight")),
+        Block::Table(preflight_table(b, c)),
+    ];
+    let blocks = [
+        verdicts(b, c),
+        preflight,
+        sections::evaluation(b, c)?,
+        sections::consistency(b, c),
+        sections::true_score(b, c),
+        by_subgroup(b, c)?,
+        sections::fairness(b, c),
+        sections::between(b, c)?,
+        sections::provenance(b, c),
+    ];
+    Ok(NAMES
+        .into_iter()
+        .zip(blocks)
+        .zip(ids)
+        .map(|((name, blocks), id)| Section {
+            id,
+            name: name.into(),
+            kind: "builtin".into(),
+            blocks,
+        })
+        .collect())
 }
 
 /// What the verdict table's numbers are: paired, unpaired or stored.
@@ -299,11 +343,11 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 }
 
 /// The comparison's report; `inputs` are the two folders.
-pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Report {
+pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let mut b = Builder::new(&c.id, false);
     let panels: Vec<_> = crate::build::gates::panel(&mut b, &c.gates, "comparison")
         .into_iter()
         .collect();
-    let sections = sections(&mut b, c);
-    b.finish(header(c, inputs, epoch), panels, sections, &[])
+    let sections = sections(&mut b, c)?;
+    Ok(b.finish(header(c, inputs, epoch), panels, sections, &[]))
 }

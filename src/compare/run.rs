@@ -35,6 +35,9 @@ pub struct Comparison {
     /// The quality gate results (`--gates`), in gate order; empty without
     /// gates.
     pub gates: Vec<crate::gates::Outcome>,
+    /// The stored tables' old / new / Δ, provenance, and the two versions
+    /// against each other (report sections 3-9).
+    pub extra: crate::compare::stored::Extra,
 }
 
 fn usage(message: String) -> ArchiveError {
@@ -150,6 +153,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         groups: Vec::new(),
         notes: missing_notes(b, c),
         gates: Vec::new(),
+        extra: crate::compare::stored::Extra::new(b, c),
     };
     let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
     let (Some(rb), Some(rc)) = (rb, rc) else {
@@ -184,6 +188,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     cmp.groups = timed("paired differences by level", || {
         groups(&rb, &p, &data, cfg, &margin, &mut cmp.notes)
     });
+    cmp.extra.between = Some(crate::compare::between::between(&rb, &p, &data));
     Ok(cmp)
 }
 

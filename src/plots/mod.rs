@@ -15,19 +15,23 @@ mod conditional;
 mod draw;
 mod eval_by_group;
 mod fairness;
+mod forest;
 mod score_dist;
 #[cfg(test)]
 mod tests;
 mod text;
 mod theme;
 mod trend;
+mod versions;
 
 pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;
+pub use forest::{forest, Forest, ForestPanel};
 pub use score_dist::score_distribution;
 pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
 pub use trend::trend;
+pub use versions::{count_grid, distributions, CountGrid, Distributions};
 
 /// One figure of the report.
 #[derive(Clone, Debug, PartialEq)]

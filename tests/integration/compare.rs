@@ -136,6 +136,153 @@ fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
     }
 }
 
+/// Every number of column `column` of a table file (NaN for empty cells).
+fn column(path: &Path, column: &str) -> Vec<f64> {
+    let t = table::read_table(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let j = t
+        .header
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("no column {column} in {}", path.display()));
+    t.rows.iter().map(|r| num(&r[j])).collect()
+}
+
+#[test]
+fn compare_a_folder_with_itself_has_zero_deltas_in_every_section_table() {
+    let dir = common::local_experiment("sim-h2-groups").join("expected");
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    ok(&compare_into(tmp.path(), &dir, &dir, &out));
+    let cid = "sim_h2_groups_vs_sim_h2_groups";
+    let file = |stem: &str| out.join(format!("output/{cid}_{stem}.csv"));
+    for stem in [
+        "compare_eval",
+        "compare_consistency",
+        "compare_true_score",
+        "compare_fairness_by_L1",
+        "compare_fairness_by_gender",
+        "compare_by_L1",
+        "compare_by_gender",
+    ] {
+        let path = file(stem);
+        assert!(path.is_file(), "no {}", path.display());
+        let (base, delta) = (column(&path, "baseline"), column(&path, "delta"));
+        assert!(!delta.is_empty(), "{stem} has no rows");
+        for (b, d) in base.iter().zip(&delta) {
+            // A value both sides lack (an undefined statistic) has no Δ.
+            assert!(*d == 0.0 || (b.is_nan() && d.is_nan()), "{stem}: Δ {d}");
+        }
+    }
+    // The stored eval: 3 score types x 17 statistics; the paired PRMSE
+    // first in the true-score table, with its interval.
+    assert_eq!(column(&file("compare_eval"), "delta").len(), 3 * 17);
+    let ts = table::read_table(&file("compare_true_score")).unwrap();
+    assert!(matches!(&ts.rows[0][0], table::Cell::Text(t) if t == "paired"));
+    assert_eq!(
+        ts.header[..4],
+        ["table", "row", "statistic", "baseline"].map(String::from)
+    );
+    let by = table::read_table(&file("compare_by_L1")).unwrap();
+    assert_eq!(by.header[0], "level");
+    assert_eq!(by.header[2], "N");
+    assert!(by.header.contains(&"p_holm".to_string()));
+    let json: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(out.join(format!("output/{cid}_compare.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["between"]["rounded_changed"], 0);
+    assert_eq!(json["between"]["corr"]["rounded"], 1.0);
+    assert_eq!(json["between"]["exact_agr"]["trimmed"], 100.0);
+    for fig in [
+        "compare_forest_L1",
+        "compare_forest_gender",
+        "compare_score_dist",
+        "compare_score_changes",
+    ] {
+        let path = out.join(format!("figure/{cid}_{fig}.svg"));
+        assert!(path.is_file(), "no {}", path.display());
+    }
+    let html = fs::read_to_string(out.join(format!("report/{cid}_report.html"))).unwrap();
+    assert!(html.contains("the rounded score changed for 0 responses"));
+    assert!(
+        html.contains("score changed."),
+        "no largest-change sentence"
+    );
+    // Same input, same bytes (the report holds the time it was made).
+    let again = tmp.path().join("again");
+    ok(&compare_into(tmp.path(), &dir, &dir, &again));
+    for sub in ["output", "figure"] {
+        for e in fs::read_dir(out.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            let q = again.join(sub).join(p.file_name().unwrap());
+            assert!(
+                fs::read(&p).unwrap() == fs::read(&q).unwrap(),
+                "{} differs between two runs",
+                p.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn compare_a_missing_table_leaves_its_part_empty_with_a_sentence() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("v1");
+    common::copy_dir(
+        &common::local_experiment("sim-h2-groups").join("expected"),
+        &dir,
+    );
+    for t in ["consistency", "confMatrix", "fairness_metrics_by_L1"] {
+        fs::remove_file(dir.join(format!("output/sim_h2_groups_{t}.csv"))).unwrap();
+    }
+    let full = common::local_experiment("sim-h2-groups").join("expected");
+    let out = tmp.path().join("out");
+    ok(&compare_into(tmp.path(), &full, &dir, &out));
+    let html =
+        fs::read_to_string(out.join("report/sim_h2_groups_vs_sim_h2_groups_report.html")).unwrap();
+    for t in ["consistency", "confMatrix", "fairness_metrics_by_L1"] {
+        assert!(
+            html.contains(&format!("The candidate folder has no {t} table")),
+            "no sentence for {t}"
+        );
+    }
+    let cons = out.join("output/sim_h2_groups_vs_sim_h2_groups_compare_consistency.csv");
+    let tables = table::read_table(&cons).unwrap();
+    assert!(tables
+        .rows
+        .iter()
+        .all(|r| !matches!(&r[0], table::Cell::Text(t) if t == "consistency")));
+    assert!(!out
+        .join("output/sim_h2_groups_vs_sim_h2_groups_compare_fairness_by_L1.csv")
+        .exists());
+}
+
+#[test]
+fn compare_without_per_response_files_still_shows_the_stored_tables() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("v1");
+    common::copy_dir(
+        &common::local_experiment("sim-h2-groups").join("expected"),
+        &dir,
+    );
+    fs::remove_file(dir.join("output/sim_h2_groups_pred_processed.csv")).unwrap();
+    let full = common::local_experiment("sim-h2-groups").join("expected");
+    let out = tmp.path().join("out");
+    ok(&compare_into(tmp.path(), &full, &dir, &out));
+    let cid = "sim_h2_groups_vs_sim_h2_groups";
+    let eval = out.join(format!("output/{cid}_compare_eval.csv"));
+    assert!(column(&eval, "delta").iter().all(|d| *d == 0.0));
+    assert!(out
+        .join(format!("output/{cid}_compare_fairness_by_L1.csv"))
+        .is_file());
+    let html = fs::read_to_string(out.join(format!("report/{cid}_report.html"))).unwrap();
+    assert!(html.contains("From both folders&#39; stored score_dist tables"));
+    assert!(html.contains("can only be compared response by response"));
+    assert!(out
+        .join(format!("figure/{cid}_compare_score_dist.svg"))
+        .is_file());
+}
+
 fn cell_exists(path: &Path, row: &str) -> bool {
     table::read_table(path)
         .unwrap()
@@ -178,6 +325,11 @@ fn compare_rsmeval_and_rsmreport_folders_of_one_experiment() {
 /// Two versions of an engine on the same simulated responses: the
 /// candidate's system error is half the baseline's.
 pub(crate) fn two_versions(tmp: &Path) -> (PathBuf, PathBuf) {
+    two_versions_with(tmp, ["a", "b"])
+}
+
+/// [`two_versions`] with the two levels of the subgroup `grp` named.
+fn two_versions_with(tmp: &Path, levels: [&str; 2]) -> (PathBuf, PathBuf) {
     let data = tmp.join("data.csv");
     let mut g = 7u64;
     let mut next = || {
@@ -195,7 +347,7 @@ pub(crate) fn two_versions(tmp: &Path) -> (PathBuf, PathBuf) {
         let t = 3.5 + 0.8 * normal();
         let h = (t + 0.5 * normal()).round().clamp(1.0, 6.0);
         let (v1, v2) = (t + 0.7 * normal(), t + 0.35 * normal());
-        csv.push_str(&format!("r{i},{h},{v1:.4},{v2:.4},{}\n", ["a", "b"][i % 2]));
+        csv.push_str(&format!("r{i},{h},{v1:.4},{v2:.4},{}\n", levels[i % 2]));
     }
     fs::write(&data, csv).unwrap();
     let mut outs = Vec::new();
@@ -588,7 +740,7 @@ fn compare_a_damaged_per_response_file_is_a_data_error() {
 #[test]
 fn compare_report_renders_escaped_and_in_the_browser() {
     let tmp = TempDir::new().unwrap();
-    let (v1, v2) = two_versions(tmp.path());
+    let (v1, v2) = two_versions_with(tmp.path(), ["a", "<i>x</i> & y"]);
     let cfg = tmp.path().join("compare.toml");
     fs::write(
         &cfg,
@@ -617,27 +769,63 @@ fn compare_report_renders_escaped_and_in_the_browser() {
         html.contains("<em>versions</em>"),
         "the description is Markdown"
     );
-    for id in ["verdicts", "preflight", "by_subgroup"] {
+    for id in [
+        "verdicts",
+        "preflight",
+        "evaluation",
+        "consistency",
+        "true_score",
+        "by_subgroup",
+        "fairness",
+        "between_versions",
+        "sides",
+    ] {
         assert!(
             html.contains(&format!("<section id=\"{id}\"")),
             "no section {id}"
         );
     }
     assert!(html.contains("verdict verdict-improved"));
+    // The label is in the new sections' figures (score distributions, heat
+    // map), escaped there and in the figure files.
+    assert!(html.contains("baseline: &lt;b&gt;old&lt;/b&gt; &amp; v1"));
+    // A level with markup: in the level table and the forest plot, escaped.
+    assert!(!html.contains("<i>x</i>"), "unescaped level");
+    assert!(html.contains("&lt;i&gt;x&lt;/i&gt; &amp; y"));
+    for e in fs::read_dir(out.join("figure")).unwrap() {
+        let svg = fs::read_to_string(e.unwrap().path()).unwrap();
+        assert!(!svg.contains("<b>old</b>"), "unescaped label in a figure");
+        assert!(!svg.contains("<i>x</i>"), "unescaped level in a figure");
+    }
+    assert!(out.join("figure/cmp_compare_forest_grp.svg").is_file());
     assert!(
         !html.contains("src=\"http") && !html.contains("href=\"http"),
         "the report loads nothing"
     );
 
-    renders_in_chromium(&report, &tmp.path().join("profile"), "compare");
+    let Some(text) = renders_in_chromium(&report, &tmp.path().join("profile"), "compare") else {
+        return;
+    };
+    for id in ["evaluation", "between_versions", "sides"] {
+        assert!(
+            text.contains(&format!("id=\"{id}\"")),
+            "no section {id} in the DOM"
+        );
+    }
+    assert!(
+        // Forest plot of grp, score distributions, heat map.
+        text.matches("<figure").count() >= 3,
+        "the figures are missing"
+    );
 }
 
 /// Opens `report` in headless Chromium: its script ran without errors and
-/// enhanced the tables. Skipped (and said so) without Chromium.
-pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) {
+/// enhanced the tables; returns the DOM. Skipped (and said so, `None`)
+/// without Chromium.
+pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) -> Option<String> {
     if !Path::new(crate::report::CHROMIUM).exists() {
         eprintln!("{what} browser check: SKIPPED, chromium is not installed (.ci/run installs it)");
-        return;
+        return None;
     }
     let dom = crate::report::chromium(profile)
         .args(["--virtual-time-budget=3000", "--dump-dom"])
@@ -655,4 +843,5 @@ pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) {
         text.contains("class=\"sort\""),
         "the tables were not enhanced"
     );
+    Some(text.into_owned())
 }

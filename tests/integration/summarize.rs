@@ -316,5 +316,10 @@ fn summarize_report_renders_escaped_and_in_the_browser() {
     assert!(html.contains("verdict verdict-improved") && html.contains(" best\""));
     assert!(html.contains("<svg"), "trend figures inline");
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
-    renders_in_chromium(&report, &tmp.path().join("profile"), "summarize");
+    if let Some(dom) = renders_in_chromium(&report, &tmp.path().join("profile"), "summarize") {
+        assert!(
+            dom.contains("id=\"trends\""),
+            "no trends section in the DOM"
+        );
+    }
 }
