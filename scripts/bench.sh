@@ -13,6 +13,8 @@
 #   BENCH_RUNS     timed runs per size; the median is reported (default 3)
 #   BENCH_TIMINGS  1 (default): one extra run per size with RSMREPORT_TIMINGS=1
 #                  for the per-stage breakdown; 0: skip it
+#   BENCH_COMPARE  1 (default): also time `compare` of a 1M folder with itself
+#                  and `summarize` of 20 folders of 100k (compare spec 4); 0: skip
 #   BENCH_BIN      time this rsmreport binary instead of building one (e.g. an
 #                  older build, for before/after comparisons; it must have
 #                  `simulate` unless the data are cached already). The
@@ -77,10 +79,9 @@ target_for() {
     esac
 }
 
-rows=()
-stage_rows=()
-for n in $sizes; do
-    name="sim_$n"
+# The simulated data set of $1 responses, made once and cached.
+simulate_once() {
+    local n=$1 name="sim_$1"
     if [[ ! -f "$data/$name.toml" ]]; then
         echo "simulating $n responses ..." >&2
         rm -f "$data/$name.csv" "$data/${name}_scale.csv"
@@ -90,6 +91,27 @@ for n in $sizes; do
             --system-scale 0.8 --system-offset 0.35 --group-bias -0.15 \
             --zero-scores 0.003 --non-numeric 0.001 >&2
     fi
+}
+
+# Times `rsmreport "$@"` BENCH_RUNS times; prints "median-wall median-rss-MB runs".
+time_runs() {
+    local walls=() rsss=() r wall rss
+    for ((r = 1; r <= runs; r++)); do
+        sync
+        /usr/bin/time -v -o "$scratch/time.txt" "$bin" "$@" >/dev/null 2>&1 || true
+        wall=$(grep "Elapsed (wall clock)" "$scratch/time.txt" | awk '{print $NF}' | to_seconds)
+        rss=$(grep "Maximum resident set size" "$scratch/time.txt" | awk '{print $NF}')
+        walls+=("$wall"); rsss+=("$((rss / 1024))")
+        echo "  $1 run $r: ${wall} s, $((rss / 1024)) MB" >&2
+    done
+    echo "$(printf '%s\n' "${walls[@]}" | median) $(printf '%s\n' "${rsss[@]}" | median) $(IFS=' '; echo "${walls[*]}")"
+}
+
+rows=()
+stage_rows=()
+for n in $sizes; do
+    name="sim_$n"
+    simulate_once "$n"
     size_mb=$(du -m "$data/$name.csv" | cut -f1)
     # The same experiment without intervals, timed side by side (uncertainty
     # spec 6: intervals may cost at most 1.5x the time and 20% more memory).
@@ -142,6 +164,29 @@ for n in $sizes; do
     rm -rf "$out"
 done
 
+# compare and summarize on archived folders (compare spec 4): a 1M folder
+# against itself (1,000 paired replicates), and 20 folders of 100k.
+compare_rows=()
+if [[ "${BENCH_COMPARE:-1}" == 1 ]]; then
+    simulate_once 1000000
+    simulate_once 100000
+    rm -rf "$scratch/arch_1m" "$scratch/arch_100k" "$scratch"/sum_* "$scratch/cmp_out" "$scratch/sum_out"
+    "$bin" build "$data/sim_1000000.toml" --output-dir "$scratch/arch_1m" >/dev/null
+    "$bin" build "$data/sim_100000.toml" --output-dir "$scratch/arch_100k" >/dev/null
+    folders=()
+    for ((k = 1; k <= 20; k++)); do
+        cp -r "$scratch/arch_100k" "$scratch/sum_$k"
+        folders+=("$scratch/sum_$k")
+    done
+    read -r w m all < <(time_runs compare "$scratch/arch_1m" "$scratch/arch_1m" --output-dir "$scratch/cmp_out" --force)
+    met=$(awk -v w="$w" 'BEGIN {print (w <= 3) ? "yes" : "no"}')
+    compare_rows+=("| \`compare\` | two 1M folders (the same folder twice), 1,000 paired replicates | $w s | $all | $m MB | <= 3 s | $met |")
+    read -r w m all < <(time_runs summarize "${folders[@]}" --output-dir "$scratch/sum_out" --force)
+    met=$(awk -v w="$w" 'BEGIN {print (w <= 3) ? "yes" : "no"}')
+    compare_rows+=("| \`summarize\` | 20 folders of 100k | $w s | $all | $m MB | <= 3 s | $met |")
+    rm -rf "$scratch/arch_1m" "$scratch/arch_100k" "$scratch"/sum_* "$scratch/cmp_out" "$scratch/sum_out"
+fi
+
 cpu=$(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 rev=$(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -161,6 +206,14 @@ if ((${#stage_rows[@]})); then
     echo "| responses | stages: ms (peak MB) |"
     echo "|---|---|"
     printf '%s\n' "${stage_rows[@]}"
+fi
+if ((${#compare_rows[@]})); then
+    echo
+    echo "\`compare\` and \`summarize\` on archived output folders (release build):"
+    echo
+    echo "| command | folders | median wall | runs (s) | peak RSS (median) | target | met |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${compare_rows[@]}"
 fi
 echo
 echo "### Machine"

@@ -107,12 +107,22 @@ pub struct Aligned {
     pub h2: Option<Vec<f64>>,
     /// `[baseline trim, baseline round, candidate trim, candidate round]`.
     pub scores: [Vec<f64>; 4],
+    /// Each paired response's test taker (the baseline's codes), when
+    /// whole test takers are resampled; `None`: responses are.
+    pub units: Option<Vec<u32>>,
 }
 
 /// The paired responses of `pairing` with the score type `trim`
 /// (`scale_trim`, `raw_trim`) and its rounded type; `None` when a side
 /// lacks one of them.
-pub fn align(b: &Responses, c: &Responses, pairing: &Pairing, trim: &str) -> Option<Aligned> {
+/// `units`: resample the baseline's test takers (its `candidates`).
+pub fn align(
+    b: &Responses,
+    c: &Responses,
+    pairing: &Pairing,
+    trim: &str,
+    units: bool,
+) -> Option<Aligned> {
     let round = format!("{trim}_round");
     let (bt, br) = (b.score(trim)?, b.score(&round)?);
     let (ct, cr) = (c.score(trim)?, c.score(&round)?);
@@ -132,6 +142,13 @@ pub fn align(b: &Responses, c: &Responses, pairing: &Pairing, trim: &str) -> Opt
         h: pick(&b.sc1, 0),
         h2,
         scores: [pick(bt, 0), pick(br, 0), pick(ct, 1), pick(cr, 1)],
+        units: b.candidates.as_ref().filter(|_| units).map(|codes| {
+            pairing
+                .pairs
+                .iter()
+                .map(|&(i, _)| codes[i as usize])
+                .collect()
+        }),
     })
 }
 
@@ -146,18 +163,22 @@ pub struct Side<'a> {
     pub h2: Option<&'a [f64]>,
     pub trim: &'a [f64],
     pub round: &'a [f64],
+    /// Each response's test taker, when whole test takers are resampled.
+    pub units: Option<&'a [u32]>,
 }
 
 impl<'a> Side<'a> {
     /// The side `r` with the score type `trim` and its rounded type;
     /// `None` when `r` lacks one of them. `with_h2`: use the second human
-    /// scores (only when both sides have them).
-    pub fn of(r: &'a Responses, trim: &str, with_h2: bool) -> Option<Self> {
+    /// scores (only when both sides have them); `units`: resample its test
+    /// takers (`candidates`, when it has them).
+    pub fn of(r: &'a Responses, trim: &str, with_h2: bool, units: bool) -> Option<Self> {
         Some(Side {
             h: &r.sc1,
             h2: r.sc2.as_deref().filter(|_| with_h2),
             trim: r.score(trim)?,
             round: r.score(&format!("{trim}_round"))?,
+            units: r.candidates.as_deref().filter(|_| units),
         })
     }
 }
@@ -180,10 +201,12 @@ impl Run {
 /// The whole-set statistics of the score columns `scores` (named `names`)
 /// against `h` on one resampling of the responses: replicate `b` of
 /// `stream` draws the same responses for every column.
+/// `units`: each response's test taker when whole test takers are
+/// resampled.
 fn overall_run(
     h: &[f64],
     h2: Option<&[f64]>,
-    scores: &[&[f64]],
+    (scores, units): (&[&[f64]], Option<&[u32]>),
     names: &[&'static str],
     settings: &Intervals,
     stream: u64,
@@ -202,7 +225,7 @@ fn overall_run(
         }),
         true_score: h2.map(|_| None),
     };
-    let blocks = Blocks::deal(h.len(), None, None, 1, MAX_BLOCKS, settings.seed ^ stream);
+    let blocks = Blocks::deal(h.len(), units, None, 1, MAX_BLOCKS, settings.seed ^ stream);
     let (zero, sums) = overall_sums(&spec, &blocks, h, h2, h2, scores);
     let run = Replicates::new(settings);
     let rep = replicate(&run, stream, &blocks, &sums, &zero, &|t, put| {
@@ -223,7 +246,14 @@ pub fn overall_deltas(
     margin: &dyn Fn(&Statistic) -> f64,
 ) -> Vec<DeltaRow> {
     let scores: Vec<&[f64]> = data.scores.iter().map(Vec::as_slice).collect();
-    let run = overall_run(&data.h, data.h2.as_deref(), &scores, &SIDES, settings, 0);
+    let run = overall_run(
+        &data.h,
+        data.h2.as_deref(),
+        (&scores, data.units.as_deref()),
+        &SIDES,
+        settings,
+        0,
+    );
     HEADLINE
         .iter()
         .filter_map(|st| row(st, [&run, &run], settings.level, margin(st)))
@@ -247,7 +277,14 @@ pub fn unpaired_overall_deltas(
         .zip([(0, &SIDES[..2]), (CANDIDATE_STREAM, &SIDES[2..])])
         .map(|(s, (stream, names))| {
             let h2 = s.h2.filter(|_| sides.iter().all(|x| x.h2.is_some()));
-            overall_run(s.h, h2, &[s.trim, s.round], names, settings, stream)
+            overall_run(
+                s.h,
+                h2,
+                (&[s.trim, s.round], s.units),
+                names,
+                settings,
+                stream,
+            )
         })
         .collect();
     HEADLINE
@@ -277,7 +314,7 @@ pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
     let run = overall_run(
         side.h,
         side.h2,
-        &[side.trim, side.round],
+        (&[side.trim, side.round], side.units),
         &SIDES[..2],
         settings,
         0,
@@ -405,7 +442,7 @@ type Columns<'a> = (&'static str, &'a [f64], &'a [f64]);
 /// the others'.
 fn group_run(
     h: &[f64],
-    sides: &[Columns],
+    (sides, units): (&[Columns], Option<&[u32]>),
     codes: &[u32],
     labels: &[String],
     stream: u64,
@@ -434,7 +471,7 @@ fn group_run(
             .collect(),
     );
     let seed = settings.seed ^ stream;
-    let blocks = Blocks::deal(h.len(), None, Some(codes), labels.len(), MAX_BLOCKS, seed);
+    let blocks = Blocks::deal(h.len(), units, Some(codes), labels.len(), MAX_BLOCKS, seed);
     let sums = block_sums(&blocks, &zero, |t, i| {
         for ((g, spec), &(_, trim, round)) in t.0.iter_mut().zip(&specs).zip(sides) {
             g.trim.push(&spec.trim, h[i], trim[i]);
@@ -481,7 +518,14 @@ pub fn group_deltas(
         ("baseline", &bt[..], &br[..]),
         ("candidate", &ct[..], &cr[..]),
     ];
-    let run = group_run(&data.h, &sides, codes, labels, stream, settings);
+    let run = group_run(
+        &data.h,
+        (&sides, data.units.as_deref()),
+        codes,
+        labels,
+        stream,
+        settings,
+    );
     let counts: Vec<(&str, usize)> = labels
         .iter()
         .map(String::as_str)
@@ -507,7 +551,7 @@ pub fn unpaired_group_deltas(
         let (side, codes, labels) = sides[k];
         group_run(
             side.h,
-            &[(name, side.trim, side.round)],
+            (&[(name, side.trim, side.round)], side.units),
             codes,
             labels,
             s,

@@ -132,6 +132,7 @@ mod tests {
             sc2: sc2.map(<[f64]>::to_vec),
             scores: Vec::new(),
             groups: Vec::new(),
+            candidates: None,
         }
     }
 

@@ -8,7 +8,7 @@ use crate::compare::paired::{
 };
 use crate::compare::pairing::{pair, Pairing};
 use crate::compare::preflight::{self, PreflightRow};
-use crate::config::compare::CompareConfig;
+use crate::config::compare::{CompareConfig, Units};
 use crate::config::intervals::Intervals;
 use crate::input::archive::{Archive, ArchiveError, Problem, Responses};
 use crate::metrics::paired::Verdict;
@@ -171,11 +171,15 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     let p = timed("pairing", || pair(&rb, &rc));
     cmp.preflight = preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type);
     pairing_notes(&p, &mut cmp.notes);
+    let takers = test_takers(cfg, [&rb, &rc]).map_err(usage)?;
+    if takers {
+        cmp.settings.unit = crate::config::intervals::Unit::Candidate;
+    }
     if !p.is_paired() {
-        unpaired(&mut cmp, [&rb, &rc], cfg, &margin);
+        unpaired(&mut cmp, [&rb, &rc], cfg, (takers, &margin));
         return Ok(cmp);
     }
-    let data = paired::align(&rb, &rc, &p, &cmp.score_type).ok_or_else(|| {
+    let data = paired::align(&rb, &rc, &p, &cmp.score_type, takers).ok_or_else(|| {
         usage(format!(
             "the score type {} is missing on a side",
             cmp.score_type
@@ -192,6 +196,23 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     Ok(cmp)
 }
 
+/// Whether whole test takers are resampled: `[intervals] unit` (`auto`:
+/// when both folders name their test takers in `test_metadata`).
+fn test_takers(cfg: &CompareConfig, sides: [&Responses; 2]) -> Result<bool, String> {
+    let both = sides.iter().all(|r| r.candidates.is_some());
+    match cfg.units {
+        Units::Responses => Ok(false),
+        Units::Auto => Ok(both),
+        Units::TestTakers if both => Ok(true),
+        Units::TestTakers => Err(
+            "intervals.unit = \"candidate\" resamples whole test takers, but a folder's \
+             test_metadata has no candidate column (build the experiment with \
+             candidate_column); use unit = \"response\" or \"auto\""
+                .into(),
+        ),
+    }
+}
+
 /// The whole-set verdict rows of `candidate` against `baseline` on the
 /// score type `score_type` (both must have it): paired on the responses
 /// they share, else unpaired (compare spec 2.2, 2.4). Returns whether the
@@ -204,14 +225,15 @@ pub fn headline_deltas(
 ) -> Option<(bool, Vec<DeltaRow>)> {
     let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
     let p = pair(baseline, candidate);
+    let takers = test_takers(cfg, [baseline, candidate]).unwrap_or(false);
     if p.is_paired() {
-        let data = paired::align(baseline, candidate, &p, score_type)?;
+        let data = paired::align(baseline, candidate, &p, score_type, takers)?;
         return Some((true, paired::overall_deltas(&data, &cfg.intervals, &margin)));
     }
     let with_h2 = baseline.sc2.is_some() && candidate.sc2.is_some();
     let sides = [
-        Side::of(baseline, score_type, with_h2)?,
-        Side::of(candidate, score_type, with_h2)?,
+        Side::of(baseline, score_type, with_h2, takers)?,
+        Side::of(candidate, score_type, with_h2, takers)?,
     ];
     Some((
         false,
@@ -265,11 +287,11 @@ fn unpaired<'a>(
     cmp: &mut Comparison,
     sides: [&'a Responses; 2],
     cfg: &CompareConfig,
-    margin: &dyn Fn(&Statistic) -> f64,
+    (takers, margin): (bool, &dyn Fn(&Statistic) -> f64),
 ) {
     let with_h2 = sides.iter().all(|r| r.sc2.is_some());
     let score_type = cmp.score_type.clone();
-    let side = |r: &'a Responses| Side::of(r, &score_type, with_h2);
+    let side = |r: &'a Responses| Side::of(r, &score_type, with_h2, takers);
     let (Some(sb), Some(sc)) = (side(sides[0]), side(sides[1])) else {
         return;
     };

@@ -41,6 +41,19 @@ pub struct CompareConfig {
     pub intervals: Intervals,
     /// Margins by statistic name, overriding the defaults of spec 2.2.
     pub margins: BTreeMap<String, f64>,
+    /// What the bootstrap resamples (`[intervals] unit`).
+    pub units: Units,
+}
+
+/// The sampling unit asked for: `auto` (default) resamples test takers
+/// when both folders name them (the `candidate` column of
+/// `test_metadata`), else responses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Units {
+    #[default]
+    Auto,
+    Responses,
+    TestTakers,
 }
 
 /// Reads and validates the file at `path`.
@@ -96,8 +109,14 @@ fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'stat
         candidate_label: text("candidate_label")?,
         score_type: text("score_type")?,
         subgroups: subgroups(raw.get("subgroups")).map_err(|m| ("subgroups", m))?,
-        intervals: match intervals::parse(raw.get("intervals"), None) {
-            Ok(Some(i)) => i,
+        units: units(raw.get("intervals")),
+        // `unit` is validated here and decided per comparison (`units`):
+        // the folders say whether they name test takers.
+        intervals: match intervals::parse(raw.get("intervals"), Some("candidate")) {
+            Ok(Some(i)) => Intervals {
+                unit: crate::config::intervals::Unit::Response,
+                ..i
+            },
             Ok(None) => Intervals {
                 replicates: 0,
                 ..Intervals::default()
@@ -106,6 +125,16 @@ fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'stat
         },
         margins: margins(raw.get("margins"), statistics).map_err(|m| ("margins", m))?,
     })
+}
+
+/// The unit asked for in the `[intervals]` table (validated by
+/// [`intervals::parse`]).
+fn units(v: Option<&Value>) -> Units {
+    match v.and_then(|t| t.get("unit")).and_then(Value::as_str) {
+        Some(u) if u.eq_ignore_ascii_case("response") => Units::Responses,
+        Some(u) if u.eq_ignore_ascii_case("candidate") => Units::TestTakers,
+        _ => Units::Auto,
+    }
 }
 
 fn subgroups(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {

@@ -175,6 +175,9 @@ pub struct Responses {
     pub scores: Vec<(String, Vec<f64>)>,
     /// The subgroup columns of `test_metadata` by id.
     pub groups: Vec<GroupColumn>,
+    /// Each response's test taker (codes in order of first appearance)
+    /// from the `candidate` column of `test_metadata`; `None` without one.
+    pub candidates: Option<Vec<u32>>,
 }
 
 /// A subgroup column: its name and each response's value (`None` where the
@@ -224,9 +227,12 @@ impl Archive {
             }
             _ => None,
         };
-        let groups = match self.table("test_metadata") {
-            Some(t) => self.group_columns(t, &ids, &row_of)?,
-            None => Vec::new(),
+        let (groups, candidates) = match self.table("test_metadata") {
+            Some(t) => (
+                self.group_columns(t, &ids, &row_of)?,
+                self.candidate_codes(t, &ids, &row_of)?,
+            ),
+            None => (Vec::new(), None),
         };
         Ok(Some(Responses {
             ids,
@@ -234,7 +240,39 @@ impl Archive {
             sc2,
             scores,
             groups,
+            candidates,
         }))
+    }
+
+    /// The test takers of `test_metadata`'s `candidate` column by id, as
+    /// codes in order of first appearance (a response without one is its
+    /// own test taker).
+    fn candidate_codes(
+        &self,
+        meta: &Table,
+        ids: &[Text],
+        row_of: &HashMap<Text, usize, FxBuild>,
+    ) -> Result<Option<Vec<u32>>, ArchiveError> {
+        let Some(col) = meta.column("candidate") else {
+            return Ok(None);
+        };
+        let cells = text_column(&col.values);
+        let path = self.path_of("test_metadata");
+        let values = by_id(&path, meta, ids, row_of, |i| cells[i].clone(), None)?;
+        let mut code: HashMap<Text, u32, FxBuild> = HashMap::default();
+        let mut next = 0u32;
+        let mut fresh = || {
+            next += 1;
+            next - 1
+        };
+        let codes = values
+            .into_iter()
+            .map(|v| match v {
+                Some(t) => *code.entry(t).or_insert_with(&mut fresh),
+                None => fresh(),
+            })
+            .collect();
+        Ok(Some(codes))
     }
 
     /// The subgroup columns of `test_metadata`, by id.

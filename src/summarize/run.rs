@@ -101,7 +101,7 @@ impl Opened {
 }
 
 /// The interval settings of a summary: those the baseline's build used
-/// (`summary.json`: level, replicates, seed), so each version's intervals
+/// (`summary.json`: level, replicates, seed, unit), so each version's intervals
 /// are its own build's when the builds used the same settings; else the
 /// defaults (95%, 1,000 replicates, seed 0).
 pub fn settings(baseline: &Archive) -> Intervals {
@@ -121,6 +121,9 @@ pub fn settings(baseline: &Archive) -> Intervals {
     }
     if let Some(seed) = i.get("seed").and_then(|v| v.as_u64()) {
         out.seed = seed;
+    }
+    if i.get("unit").and_then(|v| v.as_str()) == Some("candidate") {
+        out.unit = crate::config::intervals::Unit::Candidate;
     }
     out
 }
@@ -233,10 +236,12 @@ fn fairness(a: &Archive) -> Vec<Fairness> {
 fn version(o: &Opened, settings: &Intervals) -> Version {
     let a = &o.archive;
     let score_type = primary_score_type(a);
+    // Test takers are resampled as the baseline's build did.
+    let takers = settings.unit == crate::config::intervals::Unit::Candidate;
     let side = o
         .responses
         .as_ref()
-        .and_then(|r| Side::of(r, &score_type, true));
+        .and_then(|r| Side::of(r, &score_type, true, takers));
     let (estimates, stored) = match side {
         Some(side) => (paired::side_estimates(side, settings), false),
         None => (stored_estimates(a, &score_type), true),

@@ -620,6 +620,72 @@ fn compare_gates_judge_the_differences_and_the_candidate() {
 }
 
 #[test]
+fn compare_resamples_test_takers_when_both_folders_name_them() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    // The same data with a test taker per 3 responses, built again.
+    let data = fs::read_to_string(tmp.path().join("data.csv")).unwrap();
+    let mut lines = data.lines();
+    let mut csv = format!("{},taker\n", lines.next().unwrap());
+    for (i, line) in lines.enumerate() {
+        csv.push_str(&format!("{line},t{}\n", i / 3));
+    }
+    fs::write(tmp.path().join("takers.csv"), csv).unwrap();
+    let mut outs = Vec::new();
+    for v in ["v1", "v2"] {
+        let exp = tmp.path().join(format!("{v}t.toml"));
+        let text = fs::read_to_string(tmp.path().join(format!("{v}.toml")))
+            .unwrap()
+            .replace("data.csv", "takers.csv")
+            .replace("subgroups =", "candidate_column = \"taker\"\nsubgroups =");
+        fs::write(&exp, text).unwrap();
+        let out = tmp.path().join(format!("{v}t"));
+        let run = common::build(tmp.path(), &exp, &out, &[]);
+        assert!(run.success, "{}", run.describe());
+        outs.push(out);
+    }
+    let unit_of = |out: &Path, cfg: Option<&str>| {
+        let mut args = vec![
+            outs[0].as_os_str(),
+            outs[1].as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ];
+        let file = tmp.path().join("u.toml");
+        if let Some(text) = cfg {
+            fs::write(&file, text).unwrap();
+            args.extend([OsStr::new("--config"), file.as_os_str()]);
+        }
+        let run = compare(tmp.path(), &args);
+        ok(&run);
+        let json: serde_json::Value = serde_json::from_str(
+            &fs::read_to_string(out.join("output/engine_v1_vs_engine_v2_compare.json")).unwrap(),
+        )
+        .unwrap();
+        json["intervals"]["unit"].as_str().unwrap().to_string()
+    };
+    assert_eq!(unit_of(&tmp.path().join("a"), None), "candidate", "auto");
+    let r = "[intervals]\nunit = \"response\"\n";
+    assert_eq!(unit_of(&tmp.path().join("b"), Some(r)), "response");
+    // Asked for, but the first two folders have no test takers: exit 2.
+    let cfg = tmp.path().join("c.toml");
+    fs::write(&cfg, "[intervals]\nunit = \"candidate\"\n").unwrap();
+    let out = tmp.path().join("c");
+    let args = [
+        v1.as_os_str(),
+        v2.as_os_str(),
+        OsStr::new("-o"),
+        out.as_os_str(),
+        OsStr::new("--config"),
+        cfg.as_os_str(),
+    ];
+    let run = compare(tmp.path(), &args);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(run.stderr.contains("no candidate column"), "{}", run.stderr);
+    assert!(!out.exists());
+}
+
+#[test]
 fn compare_refuses_bad_input_and_writes_nothing() {
     let tmp = TempDir::new().unwrap();
     let dir = common::local_experiment("sim-h2-groups").join("expected");

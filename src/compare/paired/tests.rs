@@ -46,6 +46,7 @@ fn versions(n: usize, seed: u64, sd_b: f64, sd_c: f64) -> (Responses, Responses)
             ("raw_trim".into(), s),
         ],
         groups: Vec::new(),
+        candidates: None,
     };
     (side(b), side(c))
 }
@@ -61,7 +62,7 @@ fn settings(replicates: u64, seed: u64) -> Intervals {
 
 fn deltas(b: &Responses, c: &Responses, replicates: u64, seed: u64) -> Vec<DeltaRow> {
     let p = crate::compare::pairing::pair(b, c);
-    let data = align(b, c, &p, "raw_trim").expect("both sides have raw_trim");
+    let data = align(b, c, &p, "raw_trim", false).expect("both sides have raw_trim");
     overall_deltas(&data, &settings(replicates, seed), &|s| s.margin)
 }
 
@@ -188,7 +189,7 @@ fn zero_replicates_are_not_testable() {
 fn grouped(n: usize, seed: u64, sd_b: f64, sd_c: f64) -> (Aligned, Vec<u32>, Vec<String>) {
     let (b, c) = versions(n, seed, sd_b, sd_c);
     let p = crate::compare::pairing::pair(&b, &c);
-    let data = align(&b, &c, &p, "raw_trim").unwrap();
+    let data = align(&b, &c, &p, "raw_trim", false).unwrap();
     let codes = (0..n as u32).map(|i| i % 3).collect();
     (data, codes, vec!["a".into(), "b".into(), "c".into()])
 }
@@ -268,8 +269,8 @@ fn a_level_scored_too_high_by_the_candidate_regresses_its_dsm() {
 /// different seeds, so they share no response.
 fn unpaired(b: &Responses, c: &Responses, replicates: u64, seed: u64) -> Vec<DeltaRow> {
     let sides = [
-        Side::of(b, "raw_trim", true).unwrap(),
-        Side::of(c, "raw_trim", true).unwrap(),
+        Side::of(b, "raw_trim", true, false).unwrap(),
+        Side::of(c, "raw_trim", true, false).unwrap(),
     ];
     unpaired_overall_deltas(sides, &settings(replicates, seed), &|s| s.margin)
 }
@@ -347,8 +348,8 @@ fn unpaired_levels_on_one_side_only_have_no_row() {
     let (b, _) = versions(600, 26, 0.5, 0.5);
     let (_, c) = versions(600, 27, 0.5, 0.5);
     let (sb, sc) = (
-        Side::of(&b, "raw_trim", true).unwrap(),
-        Side::of(&c, "raw_trim", true).unwrap(),
+        Side::of(&b, "raw_trim", true, false).unwrap(),
+        Side::of(&c, "raw_trim", true, false).unwrap(),
     );
     let codes_b: Vec<u32> = (0..600).map(|i| i % 3).collect();
     let codes_c: Vec<u32> = (0..600).map(|i| i % 2).collect();
@@ -378,4 +379,66 @@ fn stored_rows_have_the_difference_and_no_verdict() {
     );
     assert!(r.delta.1.is_nan() && r.p_value.is_nan());
     assert_eq!(r.verdict, Verdict::NotTestable);
+}
+
+// ------------------------------------------------------------ test takers
+
+#[test]
+fn single_response_test_takers_give_the_response_intervals() {
+    // Every response its own test taker: the same deal, the same numbers.
+    let (b, c) = versions(500, 31, 0.6, 0.5);
+    let p = crate::compare::pairing::pair(&b, &c);
+    let mut data = align(&b, &c, &p, "raw_trim", false).unwrap();
+    let by_response = overall_deltas(&data, &settings(100, 4), &|s| s.margin);
+    data.units = Some((0..500).collect());
+    let by_taker = overall_deltas(&data, &settings(100, 4), &|s| s.margin);
+    assert_eq!(by_response, by_taker);
+}
+
+#[test]
+fn resampling_test_takers_widens_intervals_of_clustered_differences() {
+    // The candidate shifts all 10 responses of a test taker by one shared
+    // amount (sd 0.8): the differences are clustered, and only resampling
+    // whole test takers sees it (the interval of the mean difference, SMD,
+    // widens markedly).
+    let (b, mut c) = versions(2000, 32, 0.5, 0.5);
+    let mut g = Lcg(99);
+    let mut shift = 0.0;
+    let trim = c.scores.iter().position(|(n, _)| n == "raw_trim").unwrap();
+    let round = c
+        .scores
+        .iter()
+        .position(|(n, _)| n == "raw_trim_round")
+        .unwrap();
+    for i in 0..2000 {
+        if i % 10 == 0 {
+            shift = 0.8 * normal(&mut g);
+        }
+        let v = (c.scores[trim].1[i] + shift).clamp(0.5, 6.5);
+        c.scores[trim].1[i] = v;
+        c.scores[round].1[i] = round_half_even(v);
+    }
+    c.candidates = Some((0..2000).map(|i| i / 10).collect());
+    let p = crate::compare::pairing::pair(&b, &c);
+    let mut b2 = b.clone();
+    b2.candidates = c.candidates.clone();
+    let by_response = align(&b2, &c, &p, "raw_trim", false).unwrap();
+    let by_taker = align(&b2, &c, &p, "raw_trim", true).unwrap();
+    assert!(by_taker.units.is_some() && by_response.units.is_none());
+    let rows = |d: &Aligned| overall_deltas(d, &settings(400, 5), &|s| s.margin);
+    let (r, t) = (rows(&by_response), rows(&by_taker));
+    let width = |rows: &[DeltaRow], name: &str| {
+        let d = get(rows, name).delta;
+        d.2 - d.1
+    };
+    // Design effect 1 + 9 * 0.64 / 1.14, about 6: the standard error of a
+    // mean difference grows about 2.4-fold.
+    assert!(
+        width(&t, "SMD") > 1.8 * width(&r, "SMD"),
+        "SMD: by test taker {} vs by response {}",
+        width(&t, "SMD"),
+        width(&r, "SMD")
+    );
+    let (et, er) = (get(&t, "SMD").delta.0, get(&r, "SMD").delta.0);
+    assert!((et - er).abs() < 1e-12, "same estimate: {et} vs {er}");
 }
