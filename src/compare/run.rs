@@ -135,8 +135,19 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         .clone()
         .unwrap_or_else(|| c.label().to_string());
     use crate::pipeline::timed;
-    let rb = timed("baseline responses", || b.responses())?;
-    let rc = timed("candidate responses", || c.responses())?;
+    let (rb, rc) = timed("responses", || {
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| c.responses());
+            let rb = b.responses();
+            (
+                rb,
+                other
+                    .join()
+                    .expect("reading the candidate's responses panicked"),
+            )
+        })
+    });
+    let (rb, rc) = (rb?, rc?);
     let mut cmp = Comparison {
         id: cfg
             .comparison_id
@@ -153,7 +164,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         groups: Vec::new(),
         notes: missing_notes(b, c),
         gates: Vec::new(),
-        extra: crate::compare::stored::Extra::new(b, c),
+        extra: timed("stored tables", || crate::compare::stored::Extra::new(b, c)),
     };
     let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
     let (Some(rb), Some(rc)) = (rb, rc) else {
@@ -169,7 +180,9 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     };
     cmp.score_type = score_type(&rb, &rc, cfg).map_err(usage)?;
     let p = timed("pairing", || pair(&rb, &rc));
-    cmp.preflight = preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type);
+    cmp.preflight = timed("preflight", || {
+        preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type)
+    });
     pairing_notes(&p, &mut cmp.notes);
     let takers = test_takers(cfg, [&rb, &rc]).map_err(usage)?;
     if takers {
@@ -192,7 +205,9 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     cmp.groups = timed("paired differences by level", || {
         groups(&rb, &p, &data, cfg, &margin, &mut cmp.notes)
     });
-    cmp.extra.between = Some(crate::compare::between::between(&rb, &p, &data));
+    cmp.extra.between = Some(timed("between the versions", || {
+        crate::compare::between::between(&rb, &p, &data)
+    }));
     Ok(cmp)
 }
 
@@ -256,23 +271,40 @@ fn groups(
     p: &Pairing,
     data: &Aligned,
     cfg: &CompareConfig,
-    margin: &dyn Fn(&Statistic) -> f64,
+    margin: &(dyn Fn(&Statistic) -> f64 + Sync),
     notes: &mut Vec<String>,
 ) -> Vec<(String, Vec<LevelRow>)> {
+    let names = group_names(rb, cfg);
+    // Each subgroup on its own thread (its own stream of replicates, so
+    // the numbers do not depend on the threads), taken in order.
+    let rows: Vec<Option<Vec<LevelRow>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = names
+            .iter()
+            .enumerate()
+            .map(|(k, g)| {
+                scope.spawn(move || {
+                    let (codes, labels) = group_codes(rb, g, p.pairs.iter().map(|&(i, _)| i))?;
+                    let stream = k as u64 + 1;
+                    Some(paired::group_deltas(
+                        data,
+                        &codes,
+                        &labels,
+                        stream,
+                        &cfg.intervals,
+                        margin,
+                    ))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a subgroup's differences panicked"))
+            .collect()
+    });
     let mut out = Vec::new();
-    for (k, g) in group_names(rb, cfg).iter().enumerate() {
-        match group_codes(rb, g, p.pairs.iter().map(|&(i, _)| i)) {
-            Some((codes, labels)) => {
-                let rows = paired::group_deltas(
-                    data,
-                    &codes,
-                    &labels,
-                    k as u64 + 1,
-                    &cfg.intervals,
-                    margin,
-                );
-                out.push((g.clone(), rows));
-            }
+    for (g, rows) in names.into_iter().zip(rows) {
+        match rows {
+            Some(rows) => out.push((g, rows)),
             None => notes.push(format!(
                 "the subgroup {g} is not in the baseline's test_metadata, so it was not compared"
             )),
