@@ -231,3 +231,51 @@ fn kendall_pairs(c: &[f64], q: usize) -> (f64, f64) {
     }
     (conc, disc)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::test_util::Lcg;
+
+    /// Kendall's concordant/discordant pairs against the O(n^2) count.
+    #[test]
+    fn kendall_table_counts_match_brute_force() {
+        let mut g = Lcg(5);
+        let q = 5;
+        let x: Vec<u32> = (0..200).map(|_| (g.next() * q as f64) as u32).collect();
+        let y: Vec<u32> = x
+            .iter()
+            .map(|&v| ((v as f64 + g.next() * 2.5) as u32).min(q as u32 - 1))
+            .collect();
+        let c = confusion_matrix(&x, &y, q);
+        let (mut conc, mut disc) = (0.0, 0.0);
+        for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                let s = (x[i] as i64 - x[j] as i64) * (y[i] as i64 - y[j] as i64);
+                if s > 0 {
+                    conc += 1.0;
+                } else if s < 0 {
+                    disc += 1.0;
+                }
+            }
+        }
+        assert_eq!(kendall_pairs(&c, q), (conc, disc));
+    }
+
+    /// A class never predicted has precision 0/0 = 0 (zero_division = 0);
+    /// a constant column gives NaN correlations, never a panic.
+    #[test]
+    fn zero_division_and_degenerate_columns() {
+        let c = confusion_matrix(&[0, 1, 1, 2], &[1, 1, 1, 2], 3);
+        let r = classification_report(&c, 3);
+        assert_eq!(r.per_class[0].precision, 0.0);
+        assert_eq!(r.per_class[0].f1, 0.0);
+        assert_eq!(r.accuracy, 0.75);
+        let (rho, p) = spearman_test(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]);
+        assert!(rho.is_nan() && p.is_nan());
+        let (tau, p) = kendall_tau_b_table(&[3.0, 0.0, 0.0, 0.0], 2);
+        assert!(tau.is_nan() && p.is_nan());
+        let empty = classification_report(&[0.0; 4], 2);
+        assert!(empty.accuracy.is_nan() && empty.balanced_accuracy.is_nan());
+    }
+}

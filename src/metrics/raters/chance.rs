@@ -330,3 +330,36 @@ pub fn krippendorff_irrcac(items: &ItemCounts, w: &[f64]) -> Estimate {
     }
     Estimate::from_se(value, var.sqrt(), n - 1.0, pa, pe, PValue::TwoSided)
 }
+
+/// Share of all ratings in each category (`sum_i r_ik / sum_i r_i`).
+pub fn category_shares(items: &ItemCounts) -> Vec<f64> {
+    let mut share = vec![0.0; items.q];
+    for p in 0..items.len() {
+        for (s, &c) in share.iter_mut().zip(items.row(p)) {
+            *s += items.mult[p] * f64::from(c);
+        }
+    }
+    let total: f64 = share.iter().sum();
+    share.iter().map(|s| s / total).collect()
+}
+
+/// Specific agreement per category (spec 3, `_agreement_by_category`): the
+/// share of agreeing pairs among the pairs of ratings that involve the
+/// category, `sum_i r_ik (r_ik - 1) / sum_i r_ik (r_i - 1)` over items
+/// with at least two ratings (ordered pairs). NaN for a category no
+/// pairable item uses.
+pub fn specific_agreement(items: &ItemCounts) -> Vec<f64> {
+    let (mut agree, mut involved) = (vec![0.0; items.q], vec![0.0; items.q]);
+    for p in 0..items.len() {
+        let r = f64::from(items.total(p));
+        if r < 2.0 {
+            continue;
+        }
+        for (k, &c) in items.row(p).iter().enumerate() {
+            let c = f64::from(c);
+            agree[k] += items.mult[p] * c * (c - 1.0);
+            involved[k] += items.mult[p] * c * (r - 1.0);
+        }
+    }
+    agree.iter().zip(&involved).map(|(a, b)| a / b).collect()
+}

@@ -21,7 +21,8 @@
 //!   statsmodels with the Fleiss-Cohen-Everitt SE), irrCAC's table
 //!   functions, Scott's pi, exact agreement, Pearson's r;
 //! * [`icc`]: the six Shrout-Fleiss intraclass correlations (pingouin);
-//! * [`scales`]: interpretation scales and irrCAC's benchmarking.
+//! * [`scales`]: interpretation scales and irrCAC's benchmarking;
+//! * [`rows`]: spec 3's coefficient rows assembled from all of the above.
 //!
 //! Pure maths on slices and integers: nothing here may touch files, tables,
 //! configuration, threads, formatting or report code. Degenerate data give
@@ -34,6 +35,7 @@ pub mod icc;
 pub mod pairs;
 #[cfg(test)]
 mod published;
+pub mod rows;
 pub mod scales;
 
 use std::collections::HashMap;
@@ -283,12 +285,17 @@ impl CountTables {
             if key.iter().all(|&c| c == MISSING) {
                 continue;
             }
-            let next = row_mult.len() as u32;
-            let idx = *row_index.entry(key.clone()).or_insert_with(|| {
-                rows.extend_from_slice(&key);
-                row_mult.push(0.0);
-                next
-            });
+            // Look up before inserting: no key allocation for a known row.
+            let idx = match row_index.get(key.as_slice()) {
+                Some(&idx) => idx,
+                None => {
+                    let idx = row_mult.len() as u32;
+                    row_index.insert(key.clone(), idx);
+                    rows.extend_from_slice(&key);
+                    row_mult.push(0.0);
+                    idx
+                }
+            };
             row_mult[idx as usize] += 1.0;
             *slot = idx;
         }

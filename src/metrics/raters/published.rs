@@ -395,3 +395,17 @@ fn degenerate_inputs_give_nan_not_panics() {
             .is_nan()
     );
 }
+
+#[test]
+fn specific_agreement_and_shares_by_hand() {
+    use super::chance::{category_shares, specific_agreement};
+    // Items (0, 0), (0, 1) and a single rating (1): pairs (ordered) of
+    // category 0: 2 agreeing of 3 involving it; category 1: 0 of 1.
+    let t = from_rows(&["11", "12", "2."], 2);
+    let s = specific_agreement(&t.items);
+    near(s[0], 2.0 / 3.0, 1e-15, "category 0");
+    near(s[1], 0.0, 1e-15, "category 1");
+    let shares = category_shares(&t.items);
+    near(shares[0], 0.6, 1e-15, "share 0");
+    near(shares[1], 0.4, 1e-15, "share 1");
+}
