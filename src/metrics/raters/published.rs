@@ -409,3 +409,42 @@ fn specific_agreement_and_shares_by_hand() {
     near(shares[0], 0.6, 1e-15, "share 0");
     near(shares[1], 0.4, 1e-15, "share 1");
 }
+
+/// One pass over a million items x 5 raters, then every coefficient from
+/// the tables (`cargo test --release --lib million -- --ignored
+/// --nocapture` prints the timings).
+#[test]
+#[ignore]
+fn million_items_five_raters_timing() {
+    use std::time::Instant;
+    let (n, r, q) = (1_000_000usize, 5usize, 6u32);
+    let mut g = crate::metrics::test_util::Lcg(11);
+    let mut codes = Vec::with_capacity(n * r);
+    for _ in 0..n {
+        let truth = g.next() * 6.0;
+        for _ in 0..r {
+            let c = (truth + g.next() * 2.0 - 1.0).clamp(0.0, 5.0) as u32;
+            codes.push(if g.next() < 0.05 {
+                None
+            } else {
+                Some(c.min(q - 1))
+            });
+        }
+    }
+    let start = Instant::now();
+    let t = CountTables::from_ratings(&codes, r, q as usize);
+    let built = start.elapsed();
+    let rows = super::rows::coefficient_rows(&t, &positions(6), Level::Interval);
+    let all = start.elapsed();
+    let b = AlphaBootstrap::new(&t, Level::Interval, &positions(6));
+    let one = Instant::now();
+    let _ = b.replicate(1, 0);
+    eprintln!(
+        "tables {built:?} ({} distinct rows, {} count patterns); {} rows in {all:?}; one alpha replicate {:?}",
+        t.raters.as_ref().unwrap().n_rows(),
+        t.items.len(),
+        rows.len(),
+        one.elapsed()
+    );
+    assert!(rows.iter().all(|r| !r.estimate.value.is_nan()));
+}
