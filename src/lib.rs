@@ -26,6 +26,7 @@
 //! Outside the pipeline, [`simulate`] generates realistic predictions files
 //! (`rsmreport simulate`) for learning and benchmarks.
 
+pub mod agree;
 pub mod build;
 pub mod compare;
 pub mod config;
