@@ -367,3 +367,30 @@ fn classification(r: &Ratings, rows: Option<&[usize]>) -> Vec<RaterClassificatio
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The threaded bootstrap gives exactly the serial interval.
+    #[test]
+    fn agree_alpha_interval_on_threads_equals_the_serial_one() {
+        let codes: Vec<Option<u32>> = (0..120u32)
+            .map(|i| (i % 7 != 3).then_some((i * 7 + i / 5) % 3))
+            .collect();
+        let tables = CountTables::from_ratings(&codes, 3, 3);
+        let values = crate::metrics::raters::positions(3);
+        let iv = Intervals {
+            replicates: 203,
+            seed: 11,
+            ..Intervals::default()
+        };
+        let serial = AlphaBootstrap::new(&tables, Level::Ordinal, &values).interval(11, 203, 0.95);
+        let (lo, hi) = alpha_interval(&tables, Level::Ordinal, &values, &iv, 0.5);
+        assert!(lo.is_finite() && hi > lo);
+        assert_eq!(
+            (lo.to_bits(), hi.to_bits()),
+            (serial.lower.to_bits(), serial.upper.to_bits())
+        );
+    }
+}
