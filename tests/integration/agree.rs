@@ -420,3 +420,56 @@ fn agree_no_item_with_two_ratings_is_not_an_error() {
     let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
     assert!(html.contains("No item has two ratings"));
 }
+
+/// The example as Fleiss' counts layout: per item, how many raters chose
+/// each label.
+fn counts_copy(dir: &Path) -> PathBuf {
+    let csv = fs::read_to_string(example().join("labels.csv")).unwrap();
+    let mut out = String::from("item,source,neg,neutral,pos\n");
+    for line in csv.lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        let n = |l: &str| c[2..6].iter().filter(|x| **x == l).count();
+        out.push_str(&format!(
+            "{},{},{},{},{}\n",
+            c[0],
+            c[1],
+            n("neg"),
+            n("neutral"),
+            n("pos")
+        ));
+    }
+    fs::write(dir.join("counts.csv"), out).unwrap();
+    let exp = "experiment_id = \"sentiment_round2\"\nannotations_file = \"counts.csv\"\n\
+               layout = \"counts\"\nitem_column = \"item\"\n\
+               category_columns = [\"neg\", \"neutral\", \"pos\"]\nlevel = \"ordinal\"\n\
+               subgroups = [\"source\"]\n";
+    let path = dir.join("counts.toml");
+    fs::write(&path, exp).unwrap();
+    path
+}
+
+#[test]
+fn agree_counts_layout_gives_the_rows_that_need_no_rater_identity() {
+    let tmp = TempDir::new().unwrap();
+    let (wide, counts) = (tmp.path().join("wide"), tmp.path().join("counts"));
+    ok(&agree(tmp.path(), &example().join("exp.toml"), &wide));
+    ok(&agree(tmp.path(), &counts_copy(tmp.path()), &counts));
+    let rows = |dir: &Path| -> Vec<String> {
+        fs::read_to_string(dir.join("output/sentiment_round2_agreement.csv"))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let (w, c) = (rows(&wide), rows(&counts));
+    assert!(c.len() > 10, "{c:?}");
+    for line in &c {
+        assert!(w.contains(line), "counts row {line} is not a wide row");
+    }
+    for gone in ["conger_kappa", "icc1", "cohen_kappa"] {
+        assert!(!c.iter().any(|l| l.starts_with(gone)), "{gone} in counts");
+    }
+    assert!(!counts
+        .join("output/sentiment_round2_agreement_pairs.csv")
+        .exists());
+}
