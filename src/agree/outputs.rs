@@ -442,13 +442,14 @@ pub fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
         } else {
             format!("{} ({})", r.coefficient, r.weights)
         };
-        out.push(format!(
+        let line = format!(
             "  {name:<30} {:>6}  [{}, {}]  {}",
             f(r.estimate.value),
             f(r.estimate.lower),
             f(r.estimate.upper),
             s.interpretation[i].unwrap_or("")
-        ));
+        );
+        out.push(line.trim_end().to_string());
     }
     out.extend(s.notes.iter().map(|n| format!("note: {n}")));
     out

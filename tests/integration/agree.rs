@@ -473,3 +473,28 @@ fn agree_counts_layout_gives_the_rows_that_need_no_rater_identity() {
         .join("output/sentiment_round2_agreement_pairs.csv")
         .exists());
 }
+
+#[test]
+fn agree_the_readmes_example_prints_what_the_readme_shows() {
+    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
+    let section = &readme[readme.find("## Rater agreement").expect("the section")..];
+    let block = &section[section
+        .find("```text\nsentiment_round2")
+        .expect("the output")..];
+    let block = &block["```text\n".len()..block[8..].find("```").unwrap() + 8];
+    let tmp = TempDir::new().unwrap();
+    let run = agree(
+        tmp.path(),
+        &example().join("exp.toml"),
+        &tmp.path().join("s"),
+    );
+    ok(&run);
+    let printed: Vec<&str> = run.stdout.lines().collect();
+    for line in block.lines().filter(|l| !l.starts_with("wrote ")) {
+        assert!(
+            printed.contains(&line),
+            "README line {line:?} not printed:\n{}",
+            run.stdout
+        );
+    }
+}
