@@ -498,3 +498,28 @@ fn agree_the_readmes_example_prints_what_the_readme_shows() {
         );
     }
 }
+
+#[test]
+fn agree_degenerate_data_builds_without_a_panic() {
+    let cases: [(&str, &str); 4] = [
+        ("", "item,a1,a2,a3\ni1,x,x,x\ni2,x,x,x\ni3,x,x,x\n"),
+        ("", "item,a1,a2,a3\ni1,x,y,x\n"),
+        (
+            "categories = [\"x\"]\nlevel = \"ordinal\"\n",
+            "item,a1,a2,a3\ni1,x,x,x\ni2,x,,x\n",
+        ),
+        (
+            "level = \"interval\"\n",
+            "item,a1,a2,a3\ni1,1,1,\ni2,,,\ni3,2,2,2\n",
+        ),
+    ];
+    for (extra, csv) in cases {
+        let tmp = TempDir::new().unwrap();
+        fs::write(tmp.path().join("exp.toml"), format!("{WIDE_TOML}{extra}")).unwrap();
+        fs::write(tmp.path().join("l.csv"), csv).unwrap();
+        let out = tmp.path().join("out");
+        let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+        ok(&run);
+        assert!(out.join("report/e_report.html").is_file(), "{csv}");
+    }
+}
