@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 
 use super::labels::{Categories, Labeler, Place};
 use crate::config::agree::{AgreeConfig, Layout};
@@ -189,16 +189,16 @@ fn empty_ratings() -> Ratings {
     }
 }
 
-/// The item ids of a column; blank ids and (with `unique`) repeated ids
-/// are errors showing the first few rows.
-fn item_ids(table: &Table, file: &str, column: &str) -> Result<Vec<String>> {
+/// The ids in a column (items or raters); a blank one is an error naming
+/// its row.
+fn item_ids(table: &Table, file: &str, column: &str, what: &str) -> Result<Vec<String>> {
     let v = &table.column(column).expect("checked").values;
     let mut out = Vec::with_capacity(table.nrows);
     for i in 0..table.nrows {
         match cell_text(v, i).filter(|s| !s.trim().is_empty()) {
             Some(s) => out.push(s),
             None => bail!(
-                "{file}, row {}: the item id (column {column:?}) is blank",
+                "{file}, row {}, column {column:?}: the {what} is blank",
                 i + 1
             ),
         }
@@ -234,7 +234,12 @@ fn wide(
     raters: &[String],
     labeler: &mut Labeler,
 ) -> Result<Partial> {
-    let items = item_ids(table, file, cfg.item_column.as_deref().expect("validated"))?;
+    let items = item_ids(
+        table,
+        file,
+        cfg.item_column.as_deref().expect("validated"),
+        "item id",
+    )?;
     let dups = repeats(items.iter().cloned().zip(0..));
     if !dups.is_empty() {
         bail!(
@@ -303,46 +308,16 @@ fn long(
     (rater_column, label_column): (&str, &str),
     labeler: &mut Labeler,
 ) -> Result<Partial> {
-    let ids = item_ids(table, file, cfg.item_column.as_deref().expect("validated"))?;
-    let who = item_ids(table, file, rater_column)
-        .map_err(|_| anyhow!("{file}: a row has no rater (column {rater_column:?} is blank)"))?;
-    let index = |keys: &[String]| {
-        let mut map: HashMap<&str, usize> = HashMap::new();
-        let mut order: Vec<String> = Vec::new();
-        let of_row: Vec<usize> = keys
-            .iter()
-            .map(|k| {
-                *map.entry(k.as_str()).or_insert_with(|| {
-                    order.push(k.clone());
-                    order.len() - 1
-                })
-            })
-            .collect();
-        (order, of_row)
-    };
-    let (items, item_of_row) = index(&ids);
-    let (raters, rater_of_row) = index(&who);
-    if raters.len() < 2 {
-        bail!(
-            "{file}: column {rater_column:?} names {} rater{} ({}); agreement needs at least two \
-             raters",
-            raters.len(),
-            if raters.len() == 1 { "" } else { "s" },
-            raters.join(", ")
-        );
-    }
-    let dups = repeats(
-        ids.iter()
-            .zip(&who)
-            .enumerate()
-            .map(|(i, (a, b))| (format!("({a}, {b})"), i)),
-    );
-    if !dups.is_empty() {
-        bail!(
-            "{file}: the same (item, rater) appears more than once in layout = \"long\": {}",
-            dups.join("; ")
-        );
-    }
+    let ids = item_ids(
+        table,
+        file,
+        cfg.item_column.as_deref().expect("validated"),
+        "item id",
+    )?;
+    let who = item_ids(table, file, rater_column, "rater")?;
+    let (items, item_of_row) = first_seen(&ids);
+    let (raters, rater_of_row) = first_seen(&who);
+    check_long(file, rater_column, &raters, &ids, &who)?;
     let labels = &table.column(label_column).expect("checked").values;
     let r = raters.len();
     let mut codes = vec![None; items.len() * r];
@@ -372,6 +347,54 @@ fn long(
     })
 }
 
+/// Distinct keys in first-seen order, and each row's index among them.
+fn first_seen(keys: &[String]) -> (Vec<String>, Vec<usize>) {
+    let mut map: HashMap<&str, usize> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let of_row = keys
+        .iter()
+        .map(|k| {
+            *map.entry(k.as_str()).or_insert_with(|| {
+                order.push(k.clone());
+                order.len() - 1
+            })
+        })
+        .collect();
+    (order, of_row)
+}
+
+/// At least two raters, and each (item, rater) once.
+fn check_long(
+    file: &str,
+    rater_column: &str,
+    raters: &[String],
+    ids: &[String],
+    who: &[String],
+) -> Result<()> {
+    if raters.len() < 2 {
+        bail!(
+            "{file}: column {rater_column:?} names {} rater{} ({}); agreement needs at least two \
+             raters",
+            raters.len(),
+            if raters.len() == 1 { "" } else { "s" },
+            raters.join(", ")
+        );
+    }
+    let dups = repeats(
+        ids.iter()
+            .zip(who)
+            .enumerate()
+            .map(|(i, (a, b))| (format!("({a}, {b})"), i)),
+    );
+    if !dups.is_empty() {
+        bail!(
+            "{file}: the same (item, rater) appears more than once in layout = \"long\": {}",
+            dups.join("; ")
+        );
+    }
+    Ok(())
+}
+
 fn counts(table: &Table, file: &str, cfg: &AgreeConfig, columns: &[String]) -> Result<Ratings> {
     let q = columns.len();
     let categories = count_categories(file, cfg, columns)?;
@@ -391,7 +414,7 @@ fn counts(table: &Table, file: &str, cfg: &AgreeConfig, columns: &[String]) -> R
         }
     }
     let items = match &cfg.item_column {
-        Some(c) => item_ids(table, file, c)?,
+        Some(c) => item_ids(table, file, c, "item id")?,
         None => (1..=table.nrows).map(|i| i.to_string()).collect(),
     };
     let groups = cfg
