@@ -16,8 +16,9 @@ use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribu
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section};
-use crate::render::tables::{count_cell, frame_table, head, text_cell, FrameOpts};
+use crate::render::tables::{count_cell, frame_table, head, matrix_table, text_cell, FrameOpts};
 use crate::render::{Builder, Report};
+use crate::table::{text_values, Column, Frame, Values};
 
 fn value_cell(x: f64, lower: f64, upper: f64) -> Cell {
     let ci = if lower.is_finite() && upper.is_finite() {
@@ -281,7 +282,36 @@ fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> V
     );
     let frame = outputs::classification_frame(s, &a.ratings.categories.labels);
     out.push(Block::Table(frame_table(t, &frame, &opts_support())));
+    out.push(Block::Heading(b.heading(3, "Confusion matrices")));
+    for c in &s.classification {
+        let t = b.table(
+            &format!("confusion {}", c.rater),
+            &format!(
+                "Items by reference label (rows) and {}'s label (columns).",
+                c.rater
+            ),
+            false,
+            false,
+        );
+        let frame = confusion_frame(&c.confusion, &a.ratings.categories.labels);
+        out.push(Block::Table(matrix_table(t, &frame, reference, &c.rater)));
+    }
     out
+}
+
+/// A `q x q` confusion matrix as a frame: the labels as index and columns.
+fn confusion_frame(c: &[f64], labels: &[String]) -> Frame {
+    let q = labels.len();
+    let index = text_values(labels.iter().map(|l| Some(l.clone())));
+    let columns = labels
+        .iter()
+        .enumerate()
+        .map(|(l, name)| {
+            let v = (0..q).map(|k| c[k * q + l] as i64).collect();
+            Column::new(name.clone(), Values::Int(v))
+        })
+        .collect();
+    Frame::new("confusion", Some(index), columns)
 }
 
 fn opts_support() -> FrameOpts<'static> {

@@ -523,3 +523,26 @@ fn agree_degenerate_data_builds_without_a_panic() {
         assert!(out.join("report/e_report.html").is_file(), "{csv}");
     }
 }
+
+#[test]
+fn agree_prevalence_paradox_is_explained() {
+    let tmp = TempDir::new().unwrap();
+    fs::write(tmp.path().join("exp.toml"), WIDE_TOML).unwrap();
+    let mut csv = String::from("item,a1,a2,a3\n");
+    for i in 0..40 {
+        let row = match i {
+            0 => "x,x,y",
+            1 => "y,x,x",
+            2 => "x,y,x",
+            _ => "x,x,x",
+        };
+        csv.push_str(&format!("i{i},{row}\n"));
+    }
+    fs::write(tmp.path().join("l.csv"), csv).unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    assert!(run.stdout.contains("prevalence paradox"), "{}", run.stdout);
+    let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    assert!(html.contains("prevalence paradox"));
+}
