@@ -15,8 +15,9 @@
 //! [`pipeline`] runs stages 1-5 for one experiment; each command then
 //! assembles its own report kind from its results in a module of its own
 //! ([`build`] for `rsmreport build`; [`compare`], being built, for
-//! `compare` and `summarize` over archived output folders) and hands it to
-//! [`render`]. The
+//! `compare` and `summarize` over archived output folders; [`agree`] for
+//! `rsmreport agree`, rater agreement on an annotation file) and hands it
+//! to [`render`]. The
 //! engine depends on no command: `render` imports only `plots`, `table` and
 //! `output::OutputFile`. `docs/architecture.md` draws the whole picture and
 //! says how to add a report kind or a section.
@@ -26,6 +27,7 @@
 //! Outside the pipeline, [`simulate`] generates realistic predictions files
 //! (`rsmreport simulate`) for learning and benchmarks.
 
+pub mod agree;
 pub mod build;
 pub mod compare;
 pub mod config;

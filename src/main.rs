@@ -92,6 +92,18 @@ enum Command {
         #[arg(long, default_value = "versions")]
         id: String,
     },
+    /// Agreement among raters of an annotation file (no system score): every
+    /// coefficient with its interval, pairs, categories, the classification view.
+    Agree {
+        /// The agreement experiment (`.toml`).
+        experiment: PathBuf,
+        /// Where to write the results (default: ./<experiment_id>).
+        #[arg(short, long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// Replace an existing output folder (only once the new output is complete).
+        #[arg(short, long)]
+        force: bool,
+    },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = SIMULATE_ABOUT)]
@@ -323,6 +335,25 @@ fn summarize(
     Ok(())
 }
 
+/// `rsmreport agree`: reads the experiment and its annotations, computes
+/// every agreement table, writes the files and prints the headline lines.
+fn agree(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
+    let cfg = rsmreport::config::agree::load(experiment).map_err(config_error)?;
+    let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
+    output::check_output_dir(&dir, force).map_err(config_error)?;
+    let (agreement, files) =
+        rsmreport::agree::outputs::run(&cfg, pipeline::generation_epoch()).map_err(data_error)?;
+    output::write_output_dir_with(&dir, force, |sink| {
+        files.iter().try_for_each(|f| sink.put(f))
+    })
+    .map_err(data_error)?;
+    for line in rsmreport::agree::outputs::terminal_lines(&agreement, &cfg) {
+        println!("{line}");
+    }
+    println!("wrote {}", dir.join("report").display());
+    Ok(())
+}
+
 /// The system allocator; an absurd allocation while a damaged input file is
 /// parsed becomes an error naming the file instead of an abort, and large
 /// blocks are advised to use huge pages.
@@ -442,6 +473,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             order,
             id,
         } => summarize(folders, output_dir, force, baseline, order, &id),
+        Command::Agree {
+            experiment,
+            output_dir,
+            force,
+        } => agree(&experiment, output_dir, force),
         Command::Simulate(args) => simulate(*args),
     }
 }

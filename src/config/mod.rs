@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 
+pub mod agree;
 pub mod compare;
 pub mod gates;
 pub mod intervals;

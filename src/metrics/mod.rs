@@ -7,11 +7,13 @@ pub mod agreement;
 pub mod association;
 pub mod block;
 pub mod bootstrap;
+pub mod classification;
 pub mod fairness;
 pub mod ols;
 pub mod pair_sums;
 pub mod paired;
 pub mod prmse;
+pub mod raters;
 pub mod summary;
 
 pub use block::{metric_block, DiffMethod, MetricBlock};

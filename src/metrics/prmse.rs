@@ -487,3 +487,42 @@ mod tests {
         assert!(close(short.error_variance, 0.25, 1e-15));
     }
 }
+
+/// Spec `agreement.md` section 5: PRMSE with any number of raters (the
+/// published and hand-computed pins; new tests, the ones above unchanged).
+#[cfg(test)]
+mod many_raters_tests {
+    use super::*;
+
+    const NAN: f64 = f64::NAN;
+
+    fn near(a: f64, b: f64, tol: f64, what: &str) {
+        assert!((a - b).abs() <= tol, "{what}: {a} vs {b}");
+    }
+
+    /// Ratings `(1,2,.) (3,3,4) (2,.,.) (4,5,5) (1,1,2)`, system `(2, 2.5,
+    /// 3, 4, 2)`: error variance 5/14, true-score variance 2.177295918,
+    /// MSE 0.372023810, PRMSE 0.829134935.
+    #[test]
+    fn spec5_hand_case_three_raters_with_missing_ratings() {
+        let h1 = [1.0, 3.0, 2.0, 4.0, 1.0];
+        let h2 = [2.0, 3.0, NAN, 5.0, 1.0];
+        let h3 = [NAN, 4.0, NAN, 5.0, 2.0];
+        let basis = true_score_basis(&[&h1, &h2, &h3], None);
+        assert_eq!(basis.n_raters, 3);
+        near(basis.error_variance, 5.0 / 14.0, 1e-15, "Ve");
+        near(basis.true_score_var, 2.177295918, 5e-10, "VarT");
+        let (mse, prmse) = basis.evaluate(&[2.0, 2.5, 3.0, 4.0, 2.0]);
+        near(mse, 0.372023810, 5e-10, "MSE");
+        near(prmse, 0.829134935, 5e-10, "PRMSE");
+    }
+
+    /// RSMTool's test: one human score, `rater_error_variance = 0.5`,
+    /// system `[1, 2, 5]`, human `[2, 3, 5]`: PRMSE 0.9090909090909091.
+    #[test]
+    fn spec5_rsmtool_single_rater_with_given_error_variance() {
+        let basis = true_score_basis(&[&[2.0, 3.0, 5.0]], Some(0.5));
+        let (_, prmse) = basis.evaluate(&[1.0, 2.0, 5.0]);
+        near(prmse, 0.9090909090909091, 1e-15, "PRMSE");
+    }
+}

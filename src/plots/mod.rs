@@ -11,6 +11,7 @@
 //! the figure name), and its colours are CSS variables with light fallbacks
 //! (see [`CSS_VARIABLES`]), so a page can theme them.
 
+mod agreement;
 mod conditional;
 mod draw;
 mod eval_by_group;
@@ -24,6 +25,7 @@ mod theme;
 mod trend;
 mod versions;
 
+pub use agreement::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
 pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;

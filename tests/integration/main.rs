@@ -4,6 +4,14 @@
 //!
 //! * [`parity`]: builds every fixture experiment and compares the tables with
 //!   what RSMTool's `rsmeval` wrote (`cargo test --test integration parity`).
+//! * [`agreement`]: every value of the multi-rater agreement and
+//!   classification fixtures (`tests/fixtures/agreement`) recomputed with
+//!   `metrics::raters` and `metrics::classification`
+//!   (`cargo test --test integration agreement`).
+//! * [`agree`]: `rsmreport agree EXP` end to end: the README example
+//!   against `metrics::raters`, wide vs long layouts, same seed same bytes,
+//!   the browser check, the bad inputs of agreement spec 7
+//!   (`cargo test --test integration agree_`).
 //! * [`archive`]: reading archived output folders (rsmeval's and ours) for
 //!   `compare` and `summarize` (`cargo test --test integration archive`).
 //! * [`compare`]: `rsmreport compare` end to end: self-comparison, rsmeval
@@ -30,6 +38,8 @@
 //!
 //! See `tests/README.md` for the layout, the fixtures and how to refresh them.
 
+mod agree;
+mod agreement;
 mod archive;
 mod cli;
 mod common;

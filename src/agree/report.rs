@@ -1,0 +1,480 @@
+//! Command assembly (agree): the agreement report through the report
+//! engine (`spec/agreement.md` 3, 4, 6): coefficients with intervals and
+//! interpretation, the scales side by side, the pairwise table and heat
+//! map, the per-category table and label distributions, the
+//! classification view, each subgroup's headline coefficients, and the
+//! data description. Values are formatted here; the engine only places
+//! them (and escapes every string).
+//!
+//! Produces a [`Report`] value; writes nothing and computes no statistic.
+
+use super::outputs::{self, headline};
+use super::run::{Agreement, Scope};
+use crate::config::agree::AgreeConfig;
+use crate::metrics::raters::scales::Scale;
+use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
+use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
+use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
+use crate::render::model::{Block, Header, Section};
+use crate::render::tables::{count_cell, frame_table, head, matrix_table, text_cell, FrameOpts};
+use crate::render::{Builder, Report};
+use crate::table::{text_values, Column, Frame, Values};
+
+fn value_cell(x: f64, lower: f64, upper: f64) -> Cell {
+    let ci = if lower.is_finite() && upper.is_finite() {
+        format!("[{}, {}]", num3(lower), num3(upper))
+    } else {
+        String::new()
+    };
+    Cell {
+        text: num3(x),
+        class: "num".into(),
+        value: raw_value(x),
+        ci,
+        ..Cell::default()
+    }
+}
+
+fn coefficient_table(b: &mut Builder, s: &Scope, cfg: &AgreeConfig) -> Table {
+    let mut t = b.table(
+        "agreement",
+        &format!(
+            "Every coefficient with its interval, the number of items it uses and its label on \
+             the {} scale.",
+            scale_name(cfg.interpretation)
+        ),
+        true,
+        true,
+    );
+    t.columns = [
+        ("coefficient", false),
+        ("weights", false),
+        ("value", true),
+        ("se", true),
+        ("n_items", true),
+        ("interpretation", false),
+    ]
+    .iter()
+    .map(|(n, num)| head(n, *num))
+    .collect();
+    t.rows = s
+        .rows
+        .iter()
+        .zip(&s.interpretation)
+        .map(|(r, l)| Row {
+            cells: vec![
+                Cell {
+                    header: true,
+                    ..text_cell(r.coefficient)
+                },
+                text_cell(r.weights),
+                value_cell(r.estimate.value, r.estimate.lower, r.estimate.upper),
+                value_cell(r.estimate.se, f64::NAN, f64::NAN),
+                count_cell(r.n_items),
+                text_cell(l.unwrap_or("")),
+            ],
+            class: String::new(),
+        })
+        .collect();
+    t
+}
+
+fn scale_name(s: Scale) -> &'static str {
+    match s {
+        Scale::LandisKoch => "Landis and Koch (1977)",
+        Scale::Grove => "Grove et al. (1981)",
+        Scale::Krippendorff => "Krippendorff (1980)",
+        Scale::RietveldVanHout => "Rietveld and van Hout (1993)",
+        Scale::Green => "Green (1997)",
+    }
+}
+
+fn scales_table(b: &mut Builder) -> Table {
+    let mut t = b.table(
+        "interpretation scales",
+        "The interpretation scales side by side: each level starts at the value shown.",
+        false,
+        false,
+    );
+    t.columns = vec![head("scale", false), head("levels", false)];
+    t.rows = Scale::ALL
+        .iter()
+        .map(|&s| {
+            let levels: Vec<String> = s
+                .levels()
+                .iter()
+                .map(|(lo, name)| {
+                    if *lo <= -1.0 {
+                        name.to_string()
+                    } else {
+                        format!("≥ {lo}: {name}")
+                    }
+                })
+                .collect();
+            Row {
+                cells: vec![
+                    Cell {
+                        header: true,
+                        ..text_cell(&format!("{} ({})", scale_name(s), s.key()))
+                    },
+                    text_cell(&levels.join("; ")),
+                ],
+                class: String::new(),
+            }
+        })
+        .collect();
+    t
+}
+
+fn intervals_text(cfg: &AgreeConfig) -> String {
+    match &cfg.intervals {
+        None => "Intervals are switched off (intervals = false).".into(),
+        Some(iv) => format!(
+            "Intervals are {}% intervals of sampling uncertainty over items (not rater error). \
+             Krippendorff's alpha: bootstrap percentile interval over the items with two or more \
+             ratings ({} replicates, seed {}). The chance-corrected coefficients: Gwet's \
+             linearised standard error with a t interval clipped at 1 (irrCAC); Cohen's kappa: \
+             the Fleiss-Cohen-Everitt standard error with a normal interval; ICC: the F-based \
+             95% interval (pingouin). Fleiss' kappa on complete items and Randolph's kappa have \
+             no interval (their standard error is under the null hypothesis only).",
+            iv.level * 100.0,
+            iv.replicates,
+            iv.seed
+        ),
+    }
+}
+
+fn coefficients_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> Vec<Block> {
+    let s = &a.overall;
+    let mut out = vec![Block::Heading(b.heading(2, "Agreement coefficients"))];
+    out.extend(s.notes.iter().map(|n| Block::Warning(n.clone())));
+    out.push(Block::Paragraph(format!(
+        "{} raters gave {} ratings to {} items ({} items have two or more ratings). Level of \
+         measurement: {}. {}",
+        s.n_raters,
+        s.summary.n_ratings,
+        s.summary.n_rows,
+        s.summary.n_items_pairable,
+        cfg.level.name(),
+        intervals_text(cfg)
+    )));
+    out.push(Block::Table(coefficient_table(b, s, cfg)));
+    out.push(Block::Heading(b.heading(3, "Interpretation scales")));
+    out.push(Block::Paragraph(format!(
+        "The labels above use the {} scale (interpretation = \"{}\"). Labels are conventions, \
+         not tests: read them with the interval.",
+        scale_name(cfg.interpretation),
+        cfg.interpretation.key()
+    )));
+    out.push(Block::Table(scales_table(b)));
+    out
+}
+
+fn pairs_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> anyhow::Result<Vec<Block>> {
+    let s = &a.overall;
+    let mut out = vec![Block::Heading(b.heading(2, "Pairs of raters"))];
+    if s.pairs.is_empty() {
+        out.push(Block::Paragraph(
+            "The counts layout does not say which rater gave which label, so there are no pairs."
+                .into(),
+        ));
+        return Ok(out);
+    }
+    let weighted = cfg.level != crate::metrics::raters::alpha::Level::Nominal;
+    let frame = outputs::pairs_frame(s, weighted);
+    let t = b.table(
+        "agreement_pairs",
+        "Every pair of raters on the items both rated: exact agreement and Cohen's kappa with \
+         its standard error and interval (and weighted kappas and Pearson's r above the \
+         nominal level).",
+        true,
+        true,
+    );
+    let opts = FrameOpts {
+        counts: &["n"],
+        ..FrameOpts::default()
+    };
+    out.push(Block::Table(frame_table(t, &frame, &opts)));
+    let n = a.ratings.raters.len();
+    let mut values = vec![f64::NAN; n * n];
+    for p in &s.pairs {
+        let i = a.ratings.raters.iter().position(|r| *r == p.rater_1);
+        let j = a.ratings.raters.iter().position(|r| *r == p.rater_2);
+        if let (Some(i), Some(j)) = (i, j) {
+            values[i * n + j] = p.kappa;
+            values[j * n + i] = p.kappa;
+        }
+    }
+    let fig = kappa_heatmap(&KappaMatrix {
+        raters: a.ratings.raters.clone(),
+        values,
+        statistic: "Cohen's kappa".into(),
+    })?;
+    out.push(Block::Figure(b.figure(fig)));
+    Ok(out)
+}
+
+fn categories_blocks(b: &mut Builder, a: &Agreement) -> anyhow::Result<Vec<Block>> {
+    let s = &a.overall;
+    let labels = &a.ratings.categories.labels;
+    let mut out = vec![Block::Heading(b.heading(2, "Categories"))];
+    let t = b.table(
+        "agreement_by_category",
+        "Per category: Fleiss' kappa for that category (items every rater rated), its share of \
+         all ratings, and specific agreement (the share of agreeing pairs among the pairs of \
+         ratings that involve it).",
+        true,
+        true,
+    );
+    let frame = outputs::category_frame(s, labels);
+    out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
+    let t = b.table(
+        "label_distribution",
+        "How often each rater gave each label.",
+        true,
+        true,
+    );
+    let frame = outputs::distribution_frame(s, labels);
+    out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
+    let fig = label_distribution(&LabelDistribution {
+        labels: labels.clone(),
+        raters: s.distribution.clone(),
+    })?;
+    out.push(Block::Figure(b.figure(fig)));
+    Ok(out)
+}
+
+fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> Vec<Block> {
+    let s = &a.overall;
+    let reference = cfg.reference_column.as_deref().unwrap_or("");
+    let mut out = vec![Block::Heading(b.heading(2, "Against the reference"))];
+    out.push(Block::Paragraph(format!(
+        "Each rater's labels against the reference column {reference}, each label a class, as \
+         scikit-learn computes them (a precision or recall of 0/0 counts as 0: zero_division = \
+         0)."
+    )));
+    out.push(Block::Note(
+        "Averages hide things: the macro average weighs every class equally, so a rare class \
+         moves it as much as a common one; the weighted average weighs classes by their support \
+         and so mostly reflects the common classes. A rare label can have perfect precision \
+         simply because a rater rarely gives it: read the per-class rows and the support."
+            .into(),
+    ));
+    let t = b.table(
+        "classification_summary",
+        "Per rater: accuracy, balanced accuracy, Matthews correlation and Cohen's kappas \
+         against the reference (and rank correlations for numeric labels).",
+        true,
+        true,
+    );
+    let frame = outputs::classification_summary_frame(s, a.ratings.categories.numeric);
+    let opts = FrameOpts {
+        counts: &["n"],
+        ..FrameOpts::default()
+    };
+    out.push(Block::Table(frame_table(t, &frame, &opts)));
+    let t = b.table(
+        "classification",
+        "Per rater and class: precision, recall, F1 and support, then the macro, micro and \
+         weighted averages.",
+        true,
+        true,
+    );
+    let frame = outputs::classification_frame(s, &a.ratings.categories.labels);
+    out.push(Block::Table(frame_table(t, &frame, &opts_support())));
+    out.push(Block::Heading(b.heading(3, "Confusion matrices")));
+    for c in &s.classification {
+        let t = b.table(
+            &format!("confusion {}", c.rater),
+            &format!(
+                "Items by reference label (rows) and {}'s label (columns).",
+                c.rater
+            ),
+            false,
+            false,
+        );
+        let frame = confusion_frame(&c.confusion, &a.ratings.categories.labels);
+        out.push(Block::Table(matrix_table(t, &frame, reference, &c.rater)));
+    }
+    out
+}
+
+/// A `q x q` confusion matrix as a frame: the labels as index and columns.
+fn confusion_frame(c: &[f64], labels: &[String]) -> Frame {
+    let q = labels.len();
+    let index = text_values(labels.iter().map(|l| Some(l.clone())));
+    let columns = labels
+        .iter()
+        .enumerate()
+        .map(|(l, name)| {
+            let v = (0..q).map(|k| c[k * q + l] as i64).collect();
+            Column::new(name.clone(), Values::Int(v))
+        })
+        .collect();
+    Frame::new("confusion", Some(index), columns)
+}
+
+fn opts_support() -> FrameOpts<'static> {
+    FrameOpts {
+        counts: &["support"],
+        ..FrameOpts::default()
+    }
+}
+
+fn subgroup_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> Vec<Block> {
+    let mut out = vec![Block::Heading(b.heading(2, "By subgroup"))];
+    for (g, scopes) in &a.groups {
+        out.push(Block::Heading(b.heading(3, g)));
+        let mut t = b.table(
+            &format!("agreement by {g}"),
+            &format!(
+                "The headline coefficients for each level of {g} (every table of each level is \
+                 in the output folder, as *_by_{g})."
+            ),
+            true,
+            true,
+        );
+        t.columns = ["level", "items", "coefficient", "value", "interpretation"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| head(n, i == 1 || i == 3))
+            .collect();
+        for s in scopes {
+            for i in headline(s, cfg) {
+                let r = &s.rows[i];
+                t.rows.push(Row {
+                    cells: vec![
+                        Cell {
+                            header: true,
+                            ..text_cell(&s.label)
+                        },
+                        count_cell(s.summary.n_rows as f64),
+                        text_cell(&format!("{} ({})", r.coefficient, r.weights)),
+                        value_cell(r.estimate.value, r.estimate.lower, r.estimate.upper),
+                        text_cell(s.interpretation[i].unwrap_or("")),
+                    ],
+                    class: String::new(),
+                });
+            }
+        }
+        out.push(Block::Table(t));
+    }
+    out
+}
+
+fn description_blocks(b: &mut Builder, a: &Agreement) -> Vec<Block> {
+    let s = &a.overall;
+    let mut t = b.table(
+        "data_description",
+        "The annotations: items, raters, ratings, missing ratings, and which categories were \
+         used.",
+        false,
+        true,
+    );
+    t.columns = vec![head("statistic", false), head("value", false)];
+    t.rows = outputs::description_rows(s, &a.ratings.categories.labels)
+        .into_iter()
+        .map(|(k, v)| Row {
+            cells: vec![
+                Cell {
+                    header: true,
+                    ..text_cell(&k.replace('_', " "))
+                },
+                text_cell(&v),
+            ],
+            class: String::new(),
+        })
+        .collect();
+    vec![
+        Block::Heading(b.heading(2, "Data description")),
+        Block::Table(t),
+    ]
+}
+
+fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -> Header {
+    let s = &a.overall;
+    let level = cfg.intervals.map_or(0.95, |i| i.level);
+    let glance = headline(s, cfg)
+        .into_iter()
+        .map(|i| {
+            let r = &s.rows[i];
+            let e = &r.estimate;
+            Glance {
+                label: r.coefficient.replace('_', " "),
+                value: num3(e.value),
+                title: s.interpretation[i].unwrap_or("").to_string(),
+                ci: if e.lower.is_finite() && e.upper.is_finite() {
+                    format!(
+                        "{}% CI [{}, {}]",
+                        level * 100.0,
+                        num3(e.lower),
+                        num3(e.upper)
+                    )
+                } else {
+                    String::new()
+                },
+            }
+        })
+        .collect();
+    Header {
+        kind: "Agreement report".into(),
+        title: cfg.experiment_id.clone(),
+        versions: Vec::new(),
+        intro_html: format!(
+            "How well <strong>{}</strong> raters agree on <strong>{}</strong> items of \
+             <strong>{}</strong>: every agreement coefficient with its interval.",
+            s.n_raters,
+            s.summary.n_rows,
+            escape_html(&cfg.annotations_file)
+        ),
+        description_html: String::new(),
+        generated: utc_datetime(epoch),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        thumbnails: false,
+        glance,
+        inputs,
+        config: None,
+    }
+}
+
+/// The agreement report.
+pub fn report(
+    a: &Agreement,
+    cfg: &AgreeConfig,
+    inputs: Vec<InputCtx>,
+    epoch: i64,
+) -> anyhow::Result<Report> {
+    let mut b = Builder::new(&cfg.experiment_id, false);
+    let mut names = vec!["coefficients", "pairs", "categories"];
+    if cfg.reference_column.is_some() {
+        names.push("classification");
+    }
+    if !a.groups.is_empty() {
+        names.push("by_subgroup");
+    }
+    names.push("data_description");
+    let ids = b.section_ids(names.iter().copied());
+    let mut blocks = Vec::new();
+    for name in &names {
+        blocks.push(match *name {
+            "coefficients" => coefficients_blocks(&mut b, a, cfg),
+            "pairs" => pairs_blocks(&mut b, a, cfg)?,
+            "categories" => categories_blocks(&mut b, a)?,
+            "classification" => classification_blocks(&mut b, a, cfg),
+            "by_subgroup" => subgroup_blocks(&mut b, a, cfg),
+            _ => description_blocks(&mut b, a),
+        });
+    }
+    let sections = names
+        .iter()
+        .zip(ids)
+        .zip(blocks)
+        .map(|((name, id), blocks)| Section {
+            id,
+            name: name.to_string(),
+            kind: "builtin".into(),
+            blocks,
+        })
+        .collect();
+    Ok(b.finish(header(a, cfg, inputs, epoch), Vec::new(), sections, &[]))
+}

@@ -1,0 +1,396 @@
+//! Command assembly (agree): every number of an agreement experiment, for
+//! all items and for each level of each subgroup (`spec/agreement.md` 3,
+//! 4, 6): the coefficient rows with their intervals (Krippendorff's alpha
+//! by the seeded bootstrap over items, computed on threads but one
+//! `(seed, replicate)` stream per replicate, so the same seed gives the
+//! same numbers whatever the thread count), interpretation labels, the
+//! pairwise table, the per-category table, the label distributions and
+//! the classification view against the reference labels.
+//!
+//! Calls the pure maths of `crate::metrics::raters` and
+//! `crate::metrics::classification` (one definition of every number);
+//! reads and writes nothing, formats nothing.
+
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use super::ratings::Ratings;
+use crate::config::agree::AgreeConfig;
+use crate::config::intervals::Intervals;
+use crate::metrics::bootstrap::percentile_interval;
+use crate::metrics::classification::{
+    classification_report, confusion_matrix, kendall_tau_b_table, pearson_test, spearman_test,
+    ClassificationReport,
+};
+use crate::metrics::ols::t_ppf;
+use crate::metrics::raters::alpha::{AlphaBootstrap, Level};
+use crate::metrics::raters::chance::{category_shares, specific_agreement};
+use crate::metrics::raters::fleiss::fleiss_kappa_complete;
+use crate::metrics::raters::pairs::{cohen_kappa, cohen_kappa_se, exact_agreement, pearson_table};
+use crate::metrics::raters::rows::{coefficient_rows, CoefficientRow};
+use crate::metrics::raters::{CountTables, RatingsSummary, Weights};
+
+/// One pair of raters (spec 3, `<id>_agreement_pairs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairRow {
+    pub rater_1: String,
+    pub rater_2: String,
+    pub n: f64,
+    pub exact_agreement: f64,
+    /// Unweighted Cohen's kappa with the FCE standard error and interval.
+    pub kappa: f64,
+    pub kappa_se: f64,
+    pub kappa_lower: f64,
+    pub kappa_upper: f64,
+    pub kappa_linear: f64,
+    pub kappa_quadratic: f64,
+    pub pearson_r: f64,
+}
+
+/// One rater against the reference labels (spec 4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaterClassification {
+    pub rater: String,
+    pub confusion: Vec<f64>,
+    pub report: ClassificationReport,
+    pub kappa: [f64; 3],
+    /// `(r, p)` for Pearson, Spearman and Kendall's tau-b (NaN for text
+    /// labels).
+    pub pearson: (f64, f64),
+    pub spearman: (f64, f64),
+    pub kendall: (f64, f64),
+}
+
+/// Every number of one scope (all items, or one subgroup level).
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// `All data`, or the subgroup level.
+    pub label: String,
+    pub summary: RatingsSummary,
+    pub n_raters: usize,
+    /// Ratings the layout leaves empty (items x raters - ratings; 0 for
+    /// the counts layout).
+    pub missing: u64,
+    pub rows: Vec<CoefficientRow>,
+    /// The configured scale's label of each row (none for percent
+    /// agreement and NaN values).
+    pub interpretation: Vec<Option<&'static str>>,
+    pub pairs: Vec<PairRow>,
+    /// Per category: Fleiss' kappa (complete items), share of ratings,
+    /// specific agreement.
+    pub category_kappa: Vec<f64>,
+    pub category_share: Vec<f64>,
+    pub specific: Vec<f64>,
+    /// Per rater (or `all raters` in the counts layout): label counts.
+    pub distribution: Vec<(String, Vec<f64>)>,
+    pub classification: Vec<RaterClassification>,
+    /// Why numbers are missing, the prevalence paradox.
+    pub notes: Vec<String>,
+}
+
+/// The whole experiment's results.
+#[derive(Clone, Debug)]
+pub struct Agreement {
+    pub ratings: Ratings,
+    pub overall: Scope,
+    /// Per subgroup column, the scope of each level (code-point order).
+    pub groups: Vec<(String, Vec<Scope>)>,
+}
+
+/// Computes every scope of the experiment.
+pub fn agreement(cfg: &AgreeConfig, ratings: Ratings) -> Agreement {
+    let overall = scope(cfg, &ratings, "All data", None);
+    let groups = ratings
+        .groups
+        .iter()
+        .map(|(g, values)| {
+            let mut levels: Vec<&str> = values.iter().flatten().map(String::as_str).collect();
+            levels.sort_unstable();
+            levels.dedup();
+            let scopes = levels
+                .iter()
+                .map(|level| {
+                    let rows: Vec<usize> = (0..values.len())
+                        .filter(|&i| values[i].as_deref() == Some(level))
+                        .collect();
+                    scope(cfg, &ratings, level, Some(&rows))
+                })
+                .collect();
+            (g.clone(), scopes)
+        })
+        .collect();
+    Agreement {
+        ratings,
+        overall,
+        groups,
+    }
+}
+
+fn scope(cfg: &AgreeConfig, r: &Ratings, label: &str, rows: Option<&[usize]>) -> Scope {
+    let tables = r.tables(rows);
+    let values = &r.categories.values;
+    let mut coefficient = coefficient_rows(&tables, values, cfg.level);
+    set_intervals(&mut coefficient, &tables, values, cfg.intervals.as_ref());
+    let interpretation = coefficient
+        .iter()
+        .map(|row| match row.coefficient {
+            "percent_agreement" => None,
+            _ => cfg.interpretation.label(row.estimate.value),
+        })
+        .collect();
+    let complete = fleiss_kappa_complete(&tables.complete_items());
+    let summary = tables.summary();
+    let n_raters = tables.n_raters();
+    let missing = if r.raters.is_empty() {
+        0
+    } else {
+        (summary.n_rows * n_raters) as u64 - summary.n_ratings
+    };
+    let notes = notes(&summary, &coefficient);
+    Scope {
+        label: label.to_string(),
+        n_raters,
+        missing,
+        interpretation,
+        pairs: pairs(r, &tables, cfg.level),
+        category_kappa: complete.category_kappa,
+        category_share: category_shares(&tables.items),
+        specific: specific_agreement(&tables.items),
+        distribution: distribution(r, &tables),
+        classification: classification(r, rows),
+        notes,
+        summary,
+        rows: coefficient,
+    }
+}
+
+/// The interval of every row at the configured level: alpha's from the
+/// bootstrap over items, the others from their standard errors (t(df) as
+/// irrCAC, clipped at 1, or normal for Cohen's kappa); ICC keeps its 95%
+/// F interval. With intervals off, no row has an interval.
+fn set_intervals(
+    rows: &mut [CoefficientRow],
+    tables: &CountTables,
+    values: &[f64],
+    intervals: Option<&Intervals>,
+) {
+    for row in rows.iter_mut() {
+        let e = &mut row.estimate;
+        let Some(iv) = intervals else {
+            (e.lower, e.upper) = (f64::NAN, f64::NAN);
+            continue;
+        };
+        if row.coefficient == "krippendorff_alpha" {
+            let level = Level::ALL
+                .into_iter()
+                .find(|l| l.name() == row.weights)
+                .expect("alpha rows are named by level");
+            (e.lower, e.upper) = alpha_interval(tables, level, values, iv, e.value);
+        } else if e.se.is_finite() && (iv.level - 0.95).abs() > 1e-12 {
+            let q = if e.df.is_finite() {
+                t_ppf((1.0 + iv.level) / 2.0, e.df)
+            } else {
+                Normal::standard().inverse_cdf((1.0 + iv.level) / 2.0)
+            };
+            e.lower = e.value - q * e.se;
+            e.upper = e.value + q * e.se;
+            if e.df.is_finite() {
+                e.upper = e.upper.min(1.0);
+            }
+        }
+    }
+}
+
+/// The percentile interval of alpha over `iv.replicates` replicates,
+/// computed on up to as many threads as there are cores (each replicate
+/// from its own `(seed, b)` stream, stored at its own index).
+pub fn alpha_interval(
+    tables: &CountTables,
+    level: Level,
+    values: &[f64],
+    iv: &Intervals,
+    estimate: f64,
+) -> (f64, f64) {
+    let boot = AlphaBootstrap::new(tables, level, values);
+    if iv.replicates == 0 || boot.n_units() == 0 || estimate.is_nan() {
+        return (f64::NAN, f64::NAN);
+    }
+    let b = iv.replicates as usize;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(b);
+    let chunk = b.div_ceil(threads);
+    let mut reps = vec![f64::NAN; b];
+    std::thread::scope(|s| {
+        for (t, part) in reps.chunks_mut(chunk).enumerate() {
+            let boot = &boot;
+            s.spawn(move || {
+                for (j, slot) in part.iter_mut().enumerate() {
+                    *slot = boot.replicate(iv.seed, (t * chunk + j) as u64);
+                }
+            });
+        }
+    });
+    let i = percentile_interval(&reps, iv.level);
+    // More than 1% of the replicates NaN: no interval (uncertainty 2.3).
+    if (i.valid as f64) < 0.99 * b as f64 {
+        return (f64::NAN, f64::NAN);
+    }
+    (i.lower, i.upper)
+}
+
+fn notes(s: &RatingsSummary, rows: &[CoefficientRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.n_items_pairable == 0 {
+        out.push(
+            "No item has two ratings, so no agreement can be measured: every coefficient is \
+             empty (NaN)."
+                .to_string(),
+        );
+    }
+    let value = |c: &str| {
+        rows.iter()
+            .find(|r| r.coefficient == c && r.weights == "none")
+            .map_or(f64::NAN, |r| r.estimate.value)
+    };
+    let (kappa, ac1, pa) = (
+        value("fleiss_kappa"),
+        value("gwet_ac1"),
+        value("percent_agreement"),
+    );
+    if (kappa - ac1).abs() > 0.1 {
+        out.push(format!(
+            "Fleiss' kappa ({kappa:.3}) and Gwet's AC1 ({ac1:.3}) differ by more than 0.1. This \
+             is the prevalence paradox: when one category dominates, chance agreement under \
+             kappa's model is high, so kappa stays low even though the raters agree on {:.1}% \
+             of pairs; AC1 models chance agreement differently and stays high. Read both, and \
+             the per-category table, before concluding.",
+            pa * 100.0
+        ));
+    }
+    out
+}
+
+fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
+    let Some(rt) = &tables.raters else {
+        return Vec::new();
+    };
+    let q = tables.q;
+    rt.pairs
+        .iter()
+        .map(|p| {
+            let c = cohen_kappa_se(&p.table, q, Weights::Identity);
+            let weighted = level != Level::Nominal;
+            let w = |kind| {
+                if weighted {
+                    cohen_kappa(&p.table, q, kind)
+                } else {
+                    f64::NAN
+                }
+            };
+            PairRow {
+                rater_1: r.raters[p.rater_1].clone(),
+                rater_2: r.raters[p.rater_2].clone(),
+                n: p.n(),
+                exact_agreement: exact_agreement(&p.table, q),
+                kappa: c.kappa,
+                kappa_se: c.se,
+                kappa_lower: c.lower,
+                kappa_upper: c.upper,
+                kappa_linear: w(Weights::Linear),
+                kappa_quadratic: w(Weights::Quadratic),
+                pearson_r: if weighted {
+                    pearson_table(&p.table, q, &r.categories.values).0
+                } else {
+                    f64::NAN
+                },
+            }
+        })
+        .collect()
+}
+
+fn distribution(r: &Ratings, tables: &CountTables) -> Vec<(String, Vec<f64>)> {
+    let q = tables.q;
+    match &tables.raters {
+        Some(rt) => r
+            .raters
+            .iter()
+            .enumerate()
+            .map(|(g, name)| (name.clone(), rt.marginals[g * q..(g + 1) * q].to_vec()))
+            .collect(),
+        None => {
+            let mut total = vec![0.0; q];
+            for p in 0..tables.items.len() {
+                for (t, &c) in total.iter_mut().zip(tables.items.row(p)) {
+                    *t += tables.items.mult[p] * f64::from(c);
+                }
+            }
+            vec![("all raters".to_string(), total)]
+        }
+    }
+}
+
+fn classification(r: &Ratings, rows: Option<&[usize]>) -> Vec<RaterClassification> {
+    let Some(reference) = &r.reference else {
+        return Vec::new();
+    };
+    let all: Vec<usize> = (0..r.items.len()).collect();
+    let rows = rows.unwrap_or(&all);
+    let (q, m) = (r.q(), r.raters.len());
+    let values = &r.categories.values;
+    (0..m)
+        .map(|g| {
+            let (mut gold, mut pred) = (Vec::new(), Vec::new());
+            for &i in rows {
+                if let (Some(a), Some(b)) = (reference[i], r.codes[i * m + g]) {
+                    gold.push(a);
+                    pred.push(b);
+                }
+            }
+            let c = confusion_matrix(&gold, &pred, q);
+            let numeric = r.categories.numeric;
+            let x: Vec<f64> = gold.iter().map(|&k| values[k as usize]).collect();
+            let y: Vec<f64> = pred.iter().map(|&k| values[k as usize]).collect();
+            let nan = (f64::NAN, f64::NAN);
+            RaterClassification {
+                rater: r.raters[g].clone(),
+                report: classification_report(&c, q),
+                kappa: Weights::ALL.map(|w| cohen_kappa(&c, q, w)),
+                pearson: if numeric { pearson_test(&x, &y) } else { nan },
+                spearman: if numeric { spearman_test(&x, &y) } else { nan },
+                kendall: if numeric {
+                    kendall_tau_b_table(&c, q)
+                } else {
+                    nan
+                },
+                confusion: c,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The threaded bootstrap gives exactly the serial interval.
+    #[test]
+    fn agree_alpha_interval_on_threads_equals_the_serial_one() {
+        let codes: Vec<Option<u32>> = (0..120u32)
+            .map(|i| (i % 7 != 3).then_some((i * 7 + i / 5) % 3))
+            .collect();
+        let tables = CountTables::from_ratings(&codes, 3, 3);
+        let values = crate::metrics::raters::positions(3);
+        let iv = Intervals {
+            replicates: 203,
+            seed: 11,
+            ..Intervals::default()
+        };
+        let serial = AlphaBootstrap::new(&tables, Level::Ordinal, &values).interval(11, 203, 0.95);
+        let (lo, hi) = alpha_interval(&tables, Level::Ordinal, &values, &iv, 0.5);
+        assert!(lo.is_finite() && hi > lo);
+        assert_eq!(
+            (lo.to_bits(), hi.to_bits()),
+            (serial.lower.to_bits(), serial.upper.to_bits())
+        );
+    }
+}

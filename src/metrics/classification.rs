@@ -1,0 +1,281 @@
+//! Stage 4 (metrics, pure): the classification view of two label columns
+//! (`spec/agreement.md` section 4; fixture README 6.6-6.9): the confusion
+//! matrix, per-class precision, recall, F1 and support, their macro, micro
+//! and weighted averages (`zero_division = 0`), accuracy, balanced
+//! accuracy, Matthews correlation (multiclass), and for numeric labels
+//! Pearson's r, Spearman's rho and Kendall's tau-b with scipy's p-values.
+//! Cohen's kappa (plain and weighted, with statsmodels' standard errors)
+//! comes from [`crate::metrics::raters::pairs`] on the same matrix.
+//!
+//! Pure maths on label codes: nothing here may touch files, tables,
+//! configuration, threads, formatting or report code. A 0/0 precision or
+//! recall is 0 (scikit-learn's `zero_division = 0`); other degenerate data
+//! give `NaN`, never a panic.
+
+use crate::metrics::association::pearson;
+use crate::metrics::ols::t_two_sided_p;
+use crate::metrics::raters::fleiss::two_sided_normal;
+use crate::metrics::raters::pairs::pearson_p_value;
+
+/// Confusion matrix `q x q` (rows = gold, columns = predicted) of the
+/// pairs whose two codes are both below `q` (scikit-learn ignores pairs
+/// with a label outside `labels`).
+pub fn confusion_matrix(gold: &[u32], pred: &[u32], q: usize) -> Vec<f64> {
+    let mut c = vec![0.0; q * q];
+    for (&g, &p) in gold.iter().zip(pred) {
+        let (g, p) = (g as usize, p as usize);
+        if g < q && p < q {
+            c[g * q + p] += 1.0;
+        }
+    }
+    c
+}
+
+/// Precision, recall and F1 of one class or one average.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prf {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+/// Everything scikit-learn reports for a confusion matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassificationReport {
+    /// Per class (label order): precision, recall, F1; and support (gold
+    /// count).
+    pub per_class: Vec<Prf>,
+    pub support: Vec<f64>,
+    pub macro_avg: Prf,
+    pub micro_avg: Prf,
+    pub weighted_avg: Prf,
+    pub n: f64,
+    pub accuracy: f64,
+    pub balanced_accuracy: f64,
+    pub matthews: f64,
+}
+
+/// `a / b`, 0 when `b = 0` (`zero_division = 0`).
+fn ratio0(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        0.0
+    } else {
+        a / b
+    }
+}
+
+fn prf(tp: f64, predicted: f64, truth: f64) -> Prf {
+    Prf {
+        precision: ratio0(tp, predicted),
+        recall: ratio0(tp, truth),
+        f1: ratio0(2.0 * tp, truth + predicted),
+    }
+}
+
+/// The report of a `q x q` confusion matrix (fixture README 6.7).
+pub fn classification_report(c: &[f64], q: usize) -> ClassificationReport {
+    let truth: Vec<f64> = (0..q).map(|k| c[k * q..(k + 1) * q].iter().sum()).collect();
+    let predicted: Vec<f64> = (0..q).map(|l| (0..q).map(|k| c[k * q + l]).sum()).collect();
+    let tp: Vec<f64> = (0..q).map(|k| c[k * q + k]).collect();
+    let per_class: Vec<Prf> = (0..q).map(|k| prf(tp[k], predicted[k], truth[k])).collect();
+    let n: f64 = truth.iter().sum();
+    let mean = |f: fn(&Prf) -> f64| per_class.iter().map(f).sum::<f64>() / q as f64;
+    let weighted = |f: fn(&Prf) -> f64| {
+        let s: f64 = per_class.iter().zip(&truth).map(|(p, t)| f(p) * t).sum();
+        ratio0(s, n)
+    };
+    let (tp_all, pred_all) = (tp.iter().sum::<f64>(), predicted.iter().sum::<f64>());
+    let occurring: Vec<f64> = (0..q)
+        .filter(|&k| truth[k] > 0.0)
+        .map(|k| tp[k] / truth[k])
+        .collect();
+    ClassificationReport {
+        macro_avg: Prf {
+            precision: mean(|p| p.precision),
+            recall: mean(|p| p.recall),
+            f1: mean(|p| p.f1),
+        },
+        micro_avg: prf(tp_all, pred_all, n),
+        weighted_avg: Prf {
+            precision: weighted(|p| p.precision),
+            recall: weighted(|p| p.recall),
+            f1: weighted(|p| p.f1),
+        },
+        accuracy: tp_all / n,
+        balanced_accuracy: occurring.iter().sum::<f64>() / occurring.len() as f64,
+        matthews: matthews(&tp, &truth, &predicted, n),
+        per_class,
+        support: truth,
+        n,
+    }
+}
+
+/// Multiclass Matthews correlation: `(c s - t.p) / sqrt((s^2 - p.p)(s^2 -
+/// t.t))`, 0 when the denominator is 0 (scikit-learn).
+fn matthews(tp: &[f64], truth: &[f64], predicted: &[f64], s: f64) -> f64 {
+    let c: f64 = tp.iter().sum();
+    let tp_dot: f64 = truth.iter().zip(predicted).map(|(a, b)| a * b).sum();
+    let pp: f64 = predicted.iter().map(|p| p * p).sum();
+    let tt: f64 = truth.iter().map(|t| t * t).sum();
+    let denom = ((s * s - pp) * (s * s - tt)).sqrt();
+    if denom == 0.0 {
+        return 0.0;
+    }
+    (c * s - tp_dot) / denom
+}
+
+/// Pearson's r with scipy's two-sided p-value; NaN for fewer than two
+/// pairs or a constant column, p = 1 for two pairs.
+pub fn pearson_test(x: &[f64], y: &[f64]) -> (f64, f64) {
+    let r = pearson(x, y);
+    let n = x.len().min(y.len()) as f64;
+    if n == 2.0 && !r.is_nan() {
+        return (r, 1.0);
+    }
+    (r, pearson_p_value(r, n))
+}
+
+/// Average ranks (1-based; ties share the mean of their positions).
+pub fn average_ranks(x: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..x.len()).collect();
+    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
+    let mut ranks = vec![0.0; x.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && x[order[j + 1]] == x[order[i]] {
+            j += 1;
+        }
+        let rank = (i + j) as f64 / 2.0 + 1.0;
+        for &o in &order[i..=j] {
+            ranks[o] = rank;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Spearman's rho (Pearson of the average ranks) and scipy's p-value
+/// (`t = rho sqrt((n - 2)/((rho + 1)(1 - rho)))`, t(n - 2)).
+pub fn spearman_test(x: &[f64], y: &[f64]) -> (f64, f64) {
+    let n = x.len().min(y.len());
+    let rho = pearson(&average_ranks(&x[..n]), &average_ranks(&y[..n]));
+    let nf = n as f64;
+    let t = rho * ((nf - 2.0) / ((rho + 1.0) * (1.0 - rho))).sqrt();
+    (rho, t_two_sided_p(t, nf - 2.0))
+}
+
+/// Kendall's tau-b of two ordered categorical columns given as their `q x
+/// q` contingency table (rows = x in ascending order), with scipy's
+/// asymptotic two-sided p-value (fixture README 6.8). NaN when either
+/// column is constant.
+pub fn kendall_tau_b_table(c: &[f64], q: usize) -> (f64, f64) {
+    let (concordant, discordant) = kendall_pairs(c, q);
+    let rows: Vec<f64> = (0..q).map(|k| c[k * q..(k + 1) * q].iter().sum()).collect();
+    let cols: Vec<f64> = (0..q).map(|l| (0..q).map(|k| c[k * q + l]).sum()).collect();
+    let n: f64 = rows.iter().sum();
+    let ties = |g: &[f64]| -> [f64; 3] {
+        g.iter().fold([0.0; 3], |a, &t| {
+            [
+                a[0] + t * (t - 1.0) / 2.0,
+                a[1] + t * (t - 1.0) * (t - 2.0),
+                a[2] + t * (t - 1.0) * (2.0 * t + 5.0),
+            ]
+        })
+    };
+    let ([tx, x0, x1], [ty, y0, y1]) = (ties(&rows), ties(&cols));
+    let n0 = n * (n - 1.0) / 2.0;
+    let s = concordant - discordant;
+    let tau = s / ((n0 - tx).sqrt() * (n0 - ty).sqrt());
+    let m = n * (n - 1.0);
+    let var = (m * (2.0 * n + 5.0) - x1 - y1) / 18.0
+        + 2.0 * tx * ty / m
+        + x0 * y0 / (9.0 * m * (n - 2.0));
+    let p = if tau.is_nan() {
+        f64::NAN
+    } else {
+        two_sided_normal(s / var.sqrt())
+    };
+    (tau.clamp(-1.0, 1.0), p)
+}
+
+/// Concordant and discordant pairs of a contingency table (2-D prefix
+/// sums: cells below-right and below-left of each cell).
+fn kendall_pairs(c: &[f64], q: usize) -> (f64, f64) {
+    // below[k][l] = sum of c[k'][l'] with k' > k and l' > l; likewise left.
+    let mut right = vec![0.0; (q + 1) * (q + 1)];
+    let mut left = vec![0.0; (q + 1) * (q + 2)];
+    for k in (0..q).rev() {
+        for l in (0..q).rev() {
+            right[k * (q + 1) + l] =
+                c[k * q + l] + right[(k + 1) * (q + 1) + l] + right[k * (q + 1) + l + 1]
+                    - right[(k + 1) * (q + 1) + l + 1];
+        }
+        for l in 0..q {
+            // left cell index l + 1 stands for column l.
+            left[k * (q + 2) + l + 1] =
+                c[k * q + l] + left[(k + 1) * (q + 2) + l + 1] + left[k * (q + 2) + l]
+                    - left[(k + 1) * (q + 2) + l];
+        }
+    }
+    let (mut conc, mut disc) = (0.0, 0.0);
+    for k in 0..q.saturating_sub(1) {
+        for l in 0..q {
+            let v = c[k * q + l];
+            if v == 0.0 {
+                continue;
+            }
+            conc += v * right[(k + 1) * (q + 1) + l + 1];
+            disc += v * left[(k + 1) * (q + 2) + l];
+        }
+    }
+    (conc, disc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::test_util::Lcg;
+
+    /// Kendall's concordant/discordant pairs against the O(n^2) count.
+    #[test]
+    fn kendall_table_counts_match_brute_force() {
+        let mut g = Lcg(5);
+        let q = 5;
+        let x: Vec<u32> = (0..200).map(|_| (g.next() * q as f64) as u32).collect();
+        let y: Vec<u32> = x
+            .iter()
+            .map(|&v| ((v as f64 + g.next() * 2.5) as u32).min(q as u32 - 1))
+            .collect();
+        let c = confusion_matrix(&x, &y, q);
+        let (mut conc, mut disc) = (0.0, 0.0);
+        for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                let s = (x[i] as i64 - x[j] as i64) * (y[i] as i64 - y[j] as i64);
+                if s > 0 {
+                    conc += 1.0;
+                } else if s < 0 {
+                    disc += 1.0;
+                }
+            }
+        }
+        assert_eq!(kendall_pairs(&c, q), (conc, disc));
+    }
+
+    /// A class never predicted has precision 0/0 = 0 (zero_division = 0);
+    /// a constant column gives NaN correlations, never a panic.
+    #[test]
+    fn zero_division_and_degenerate_columns() {
+        let c = confusion_matrix(&[0, 1, 1, 2], &[1, 1, 1, 2], 3);
+        let r = classification_report(&c, 3);
+        assert_eq!(r.per_class[0].precision, 0.0);
+        assert_eq!(r.per_class[0].f1, 0.0);
+        assert_eq!(r.accuracy, 0.75);
+        let (rho, p) = spearman_test(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]);
+        assert!(rho.is_nan() && p.is_nan());
+        let (tau, p) = kendall_tau_b_table(&[3.0, 0.0, 0.0, 0.0], 2);
+        assert!(tau.is_nan() && p.is_nan());
+        let empty = classification_report(&[0.0; 4], 2);
+        assert!(empty.accuracy.is_nan() && empty.balanced_accuracy.is_nan());
+    }
+}

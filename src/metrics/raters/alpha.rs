@@ -1,0 +1,192 @@
+//! Stage 4 (metrics, pure): Krippendorff's alpha at the nominal, ordinal,
+//! interval and ratio levels from the coincidence matrix, as the Python
+//! `krippendorff` package (0.9.0) computes it (fixture README 6.1), and its
+//! bootstrap over items, one `(seed, replicate)` stream per replicate so
+//! the result does not depend on the thread count.
+//!
+//! Pure maths on the count tables of [`super`]: nothing here may touch
+//! files, tables, configuration, threads, formatting or report code.
+//! Degenerate data (fewer than two categories, no item with two ratings,
+//! every pairable rating equal) give `NaN`, never a panic.
+
+use super::{CountTables, ItemCounts};
+use crate::metrics::bootstrap::{percentile_interval, replicate_rng, Interval, Plan};
+
+/// Level of measurement: which distance between categories alpha uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    Nominal,
+    Ordinal,
+    Interval,
+    Ratio,
+}
+
+impl Level {
+    /// The four levels.
+    pub const ALL: [Level; 4] = [
+        Level::Nominal,
+        Level::Ordinal,
+        Level::Interval,
+        Level::Ratio,
+    ];
+
+    /// `nominal`, `ordinal`, `interval`, `ratio`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Nominal => "nominal",
+            Level::Ordinal => "ordinal",
+            Level::Interval => "interval",
+            Level::Ratio => "ratio",
+        }
+    }
+}
+
+/// Coincidence matrix `o_kl = sum_u mult_u (n_uk n_ul - [k = l] n_uk) /
+/// (m_u - 1)` over the patterns with `m_u >= 2` ratings (`mult` gives each
+/// pattern's weight: its number of items, or a replicate's draw counts).
+pub fn coincidences(items: &ItemCounts, mult: &[f64]) -> Vec<f64> {
+    let q = items.q;
+    let mut o = vec![0.0; q * q];
+    for (p, &m) in mult.iter().enumerate().take(items.len()) {
+        let row = items.row(p);
+        let total = items.total(p);
+        if total < 2 || m == 0.0 {
+            continue;
+        }
+        let scale = m / f64::from(total - 1);
+        for k in (0..q).filter(|&k| row[k] > 0) {
+            for l in (0..q).filter(|&l| row[l] > 0) {
+                let (a, b) = (f64::from(row[k]), f64::from(row[l]));
+                let same = if k == l { a } else { 0.0 };
+                o[k * q + l] += (a * b - same) * scale;
+            }
+        }
+    }
+    o
+}
+
+/// Squared distances `d_kl` for `level`: nominal `[k != l]`; ordinal
+/// `(sum_{g=min}^{max} n_g - (n_k + n_l)/2)^2` over positions, `n_g` the
+/// coincidence marginals; interval `(v_k - v_l)^2`; ratio `((v_k - v_l) /
+/// (v_k + v_l))^2` (0 when `v_k + v_l = 0`).
+pub fn distances(level: Level, values: &[f64], marginals: &[f64]) -> Vec<f64> {
+    let q = values.len();
+    let mut d = vec![0.0; q * q];
+    for k in 0..q {
+        for l in 0..q {
+            d[k * q + l] = match level {
+                Level::Nominal => f64::from(u8::from(k != l)),
+                Level::Ordinal => {
+                    let (a, b) = (k.min(l), k.max(l));
+                    let span: f64 = marginals[a..=b].iter().sum();
+                    (span - (marginals[k] + marginals[l]) / 2.0).powi(2)
+                }
+                Level::Interval => (values[k] - values[l]).powi(2),
+                Level::Ratio => {
+                    let s = values[k] + values[l];
+                    if s == 0.0 {
+                        0.0
+                    } else {
+                        ((values[k] - values[l]) / s).powi(2)
+                    }
+                }
+            };
+        }
+    }
+    d
+}
+
+/// Alpha from a coincidence matrix: `1 - sum o d / sum e d`, `e_kl = (n_k
+/// n_l - [k = l] n_k) / (n - 1)`. NaN with fewer than two categories or
+/// nothing pairable.
+pub fn alpha_from_coincidences(o: &[f64], level: Level, values: &[f64]) -> f64 {
+    let q = values.len();
+    if q < 2 || o.len() != q * q {
+        return f64::NAN;
+    }
+    let marg: Vec<f64> = (0..q).map(|k| o[k * q..(k + 1) * q].iter().sum()).collect();
+    let n: f64 = marg.iter().sum();
+    if n <= 0.0 {
+        return f64::NAN;
+    }
+    let d = distances(level, values, &marg);
+    let (mut observed, mut expected) = (0.0, 0.0);
+    for k in 0..q {
+        for l in 0..q {
+            observed += o[k * q + l] * d[k * q + l];
+            let same = if k == l { marg[k] } else { 0.0 };
+            expected += (marg[k] * marg[l] - same) / (n - 1.0) * d[k * q + l];
+        }
+    }
+    1.0 - observed / expected
+}
+
+/// Krippendorff's alpha of the items (units with fewer than two ratings
+/// drop out) at `level`, `values` = the category values in declared order
+/// (positions for text labels; only `Nominal` makes sense for them).
+pub fn krippendorff_alpha(items: &ItemCounts, level: Level, values: &[f64]) -> f64 {
+    alpha_from_coincidences(&coincidences(items, &items.mult), level, values)
+}
+
+/// The bootstrap of alpha over items: the resampled units are the items
+/// with at least two ratings (the others carry no pairable value), drawn
+/// with replacement as [`Plan::single`] draws them.
+#[derive(Clone, Debug)]
+pub struct AlphaBootstrap<'a> {
+    tables: &'a CountTables,
+    /// Pattern of each resampled unit.
+    units: Vec<u32>,
+    plan: Plan,
+    level: Level,
+    values: Vec<f64>,
+}
+
+impl<'a> AlphaBootstrap<'a> {
+    /// Prepares the bootstrap of alpha at `level` with category `values`.
+    pub fn new(tables: &'a CountTables, level: Level, values: &[f64]) -> Self {
+        let units: Vec<u32> = tables
+            .item_pattern
+            .iter()
+            .copied()
+            .filter(|&p| p != u32::MAX && tables.items.total(p as usize) >= 2)
+            .collect();
+        AlphaBootstrap {
+            tables,
+            plan: Plan::single(units.len()),
+            units,
+            level,
+            values: values.to_vec(),
+        }
+    }
+
+    /// Number of resampled units (items with two ratings or more).
+    pub fn n_units(&self) -> usize {
+        self.units.len()
+    }
+
+    /// Alpha on replicate `replicate` of `seed` ([`replicate_rng`]): the
+    /// same number whichever thread computes it, in whatever order.
+    pub fn replicate(&self, seed: u64, replicate: u64) -> f64 {
+        let mut rng = replicate_rng(seed, replicate);
+        let mut draws = vec![0u32; self.units.len()];
+        self.plan.draw_counts(&mut rng, &mut draws);
+        let mut mult = vec![0.0; self.tables.items.len()];
+        for (&p, &c) in self.units.iter().zip(&draws) {
+            mult[p as usize] += f64::from(c);
+        }
+        let o = coincidences(&self.tables.items, &mult);
+        alpha_from_coincidences(&o, self.level, &self.values)
+    }
+
+    /// Percentile interval at confidence `level` of replicates
+    /// `0..n_replicates` (serially; a caller may compute
+    /// [`AlphaBootstrap::replicate`] on threads and call
+    /// [`percentile_interval`] itself).
+    pub fn interval(&self, seed: u64, n_replicates: u64, level: f64) -> Interval {
+        if self.units.is_empty() {
+            return Interval::nan();
+        }
+        let reps: Vec<f64> = (0..n_replicates).map(|b| self.replicate(seed, b)).collect();
+        percentile_interval(&reps, level)
+    }
+}
