@@ -11,6 +11,7 @@ pub mod fairness;
 pub mod ols;
 pub mod pair_sums;
 pub mod paired;
+pub mod preferences;
 pub mod prmse;
 pub mod summary;
 
