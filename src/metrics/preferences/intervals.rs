@@ -12,7 +12,7 @@
 //! (same variance of a total up to `(M - 1)/M`), which makes 1,000
 //! replicates on a million pairs cost `O(1000 x 1000 x annotators)`.
 
-use super::{binomial::clopper_pearson, vote_tables, PairSet};
+use super::{binomial::clopper_pearson, rates_of, vote_tables, PairSet};
 use crate::metrics::bootstrap::{
     percentile_interval, random_blocks, replicate_rng, Interval, Plan,
 };
@@ -43,17 +43,28 @@ pub struct AnnotatorIntervals {
     pub accuracy_exact: (f64, f64),
 }
 
-/// Counts of one block: pairs, then `A` and `D` of every annotator.
-struct BlockCounts {
+/// The used pairs of a data set dealt into random blocks, with each
+/// block's counts (pairs, then `A` and `D` of every annotator). Replicate
+/// `b` depends only on `(seed, b)`, so a caller may run replicates in any
+/// order or on any thread and get the same values.
+#[derive(Clone, Debug)]
+pub struct PairBootstrap {
     width: usize,
     counts: Vec<u32>,
+    plan: Plan,
+    seed: u64,
 }
 
-impl BlockCounts {
-    /// Deals the used pairs into blocks and counts each block once.
-    fn deal(pairs: &PairSet, rows: &[usize], seed: u64) -> BlockCounts {
-        let k = pairs.annotators.len();
-        let width = 1 + 2 * k;
+impl PairBootstrap {
+    /// Deals the used pairs of `pairs` into `min(pairs, MAX_BLOCKS)` blocks
+    /// (the deal is seeded by `seed` too) and counts each block once. `None`
+    /// when no pair is used.
+    pub fn new(pairs: &PairSet, seed: u64) -> Option<PairBootstrap> {
+        let rows = pairs.used_rows();
+        if rows.is_empty() {
+            return None;
+        }
+        let width = 1 + 2 * pairs.annotators.len();
         let m = rows.len().min(MAX_BLOCKS);
         let block_of = random_blocks(rows.len(), m as u32, seed);
         let mut counts = vec![0u32; m * width];
@@ -68,39 +79,48 @@ impl BlockCounts {
                 }
             }
         }
-        BlockCounts { width, counts }
+        Some(PairBootstrap {
+            width,
+            counts,
+            plan: Plan::single(m),
+            seed,
+        })
     }
 
-    fn blocks(&self) -> usize {
+    /// Number of blocks (equal to the used pairs up to `MAX_BLOCKS`).
+    pub fn blocks(&self) -> usize {
         self.counts.len() / self.width
     }
 
-    /// `(N, A_1, D_1, A_2, ...)` of a replicate that drew block `j`
-    /// `draws[j]` times.
-    fn totals(&self, draws: &[u32]) -> Vec<u64> {
-        let mut totals = vec![0u64; self.width];
-        for (block, &w) in self.counts.chunks_exact(self.width).zip(draws) {
+    /// Replicate `b`: `(strength, accuracy, relevance)` of every annotator,
+    /// recomputed from the counts of the drawn blocks ([`super::rates`]).
+    pub fn replicate(&self, b: u64) -> Vec<(f64, f64, f64)> {
+        let mut draws = vec![0u32; self.blocks()];
+        self.plan
+            .draw_counts(&mut replicate_rng(self.seed, b), &mut draws);
+        let mut t = vec![0u64; self.width];
+        for (block, &w) in self.counts.chunks_exact(self.width).zip(&draws) {
             if w > 0 {
-                for (t, &c) in totals.iter_mut().zip(block) {
-                    *t += u64::from(w) * u64::from(c);
+                for (total, &c) in t.iter_mut().zip(block) {
+                    *total += u64::from(w) * u64::from(c);
                 }
             }
         }
-        totals
+        (0..self.width / 2)
+            .map(|j| {
+                let (accuracy, relevance, strength) = rates_of(t[0], t[1 + 2 * j], t[2 + 2 * j]);
+                (strength, accuracy, relevance)
+            })
+            .collect()
     }
 }
 
 /// Strength, accuracy and relevance replicates of every annotator:
 /// `out[annotator][metric][replicate]`.
-fn replicates(blocks: &BlockCounts, k: usize, spec: &BootstrapSpec) -> Vec<[Vec<f64>; 3]> {
+fn replicates(boot: &PairBootstrap, k: usize, replicates: u64) -> Vec<[Vec<f64>; 3]> {
     let mut out: Vec<[Vec<f64>; 3]> = (0..k).map(|_| Default::default()).collect();
-    let plan = Plan::single(blocks.blocks());
-    let mut draws = vec![0u32; blocks.blocks()];
-    for b in 0..spec.replicates {
-        plan.draw_counts(&mut replicate_rng(spec.seed, b), &mut draws);
-        let t = blocks.totals(&draws);
-        for (j, series) in out.iter_mut().enumerate() {
-            let (accuracy, relevance, strength) = super::rates_of(t[0], t[1 + 2 * j], t[2 + 2 * j]);
+    for b in 0..replicates {
+        for (series, (strength, accuracy, relevance)) in out.iter_mut().zip(boot.replicate(b)) {
             series[0].push(strength);
             series[1].push(accuracy);
             series[2].push(relevance);
@@ -113,19 +133,15 @@ fn replicates(blocks: &BlockCounts, k: usize, spec: &BootstrapSpec) -> Vec<[Vec<
 /// set or one subset value: strata are the caller's, one call each).
 /// Bootstrap intervals are NaN when no pair is used or `replicates = 0`.
 /// Single-threaded; cost `O(pairs + replicates x min(pairs, 1000) x
-/// annotators)`.
+/// annotators)`. A caller that wants threads runs
+/// [`PairBootstrap::replicate`] itself and passes the values to
+/// `percentile_interval`: the same numbers in any order.
 pub fn annotator_intervals(pairs: &PairSet, spec: &BootstrapSpec) -> Vec<AnnotatorIntervals> {
     let tables = vote_tables(pairs);
-    let rows = pairs.used_rows();
     let k = pairs.annotators.len();
-    let boot = if rows.is_empty() || spec.replicates == 0 {
-        None
-    } else {
-        Some(replicates(
-            &BlockCounts::deal(pairs, &rows, spec.seed),
-            k,
-            spec,
-        ))
+    let boot = match PairBootstrap::new(pairs, spec.seed) {
+        Some(b) if spec.replicates > 0 => Some(replicates(&b, k, spec.replicates)),
+        _ => None,
     };
     let interval = |j: usize, m: usize| match &boot {
         Some(series) => percentile_interval(&series[j][m], spec.level),

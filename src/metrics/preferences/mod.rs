@@ -28,7 +28,9 @@ mod overall;
 mod tests;
 
 pub use binomial::{binomial_p_value, clopper_pearson};
-pub use intervals::{annotator_intervals, AnnotatorIntervals, BootstrapSpec};
+pub use intervals::{
+    annotator_intervals, AnnotatorIntervals, BootstrapSpec, PairBootstrap, MAX_BLOCKS,
+};
 pub use overall::{overall_stats, OverallStats};
 
 use std::collections::BTreeMap;

@@ -330,3 +330,28 @@ fn block_bootstrap_matches_pair_bootstrap() {
         "centre",
     );
 }
+
+#[test]
+fn replicates_do_not_depend_on_order() {
+    // What a thread pool does: replicates in another order give the same
+    // values, and the interval function uses exactly these replicates.
+    let pairs = simulated(1500, 8);
+    let boot = PairBootstrap::new(&pairs, 21).unwrap();
+    assert_eq!(boot.blocks(), MAX_BLOCKS);
+    let forward: Vec<_> = (0..50).map(|b| boot.replicate(b)).collect();
+    let backward: Vec<_> = (0..50).rev().map(|b| boot.replicate(b)).collect();
+    assert!(forward.iter().eq(backward.iter().rev()));
+    let spec = BootstrapSpec {
+        level: 0.9,
+        replicates: 50,
+        seed: 21,
+    };
+    let strength: Vec<f64> = forward.iter().map(|r| r[1].0).collect();
+    assert_eq!(
+        annotator_intervals(&pairs, &spec)[1].strength,
+        percentile_interval(&strength, 0.9)
+    );
+    // No used pair: nothing to resample.
+    let none = PairSet::new(votes("tie"), vec![votes("a")], vec![1], vec![1]);
+    assert!(PairBootstrap::new(&none, 1).is_none());
+}
