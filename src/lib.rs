@@ -15,7 +15,8 @@
 //! [`pipeline`] runs stages 1-5 for one experiment; each command then
 //! assembles its own report kind from its results in a module of its own
 //! ([`build`] for `rsmreport build`; [`compare`], being built, for
-//! `compare` and `summarize` over archived output folders) and hands it to
+//! `compare` and `summarize` over archived output folders; [`preferences`] for
+//! pairwise-preference annotations) and hands it to
 //! [`render`]. The
 //! engine depends on no command: `render` imports only `plots`, `table` and
 //! `output::OutputFile`. `docs/architecture.md` draws the whole picture and
@@ -35,6 +36,7 @@ pub mod metrics;
 pub mod output;
 pub mod pipeline;
 pub mod plots;
+pub mod preferences;
 pub mod preprocess;
 pub mod render;
 pub mod sections;

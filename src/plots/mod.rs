@@ -15,6 +15,7 @@ mod conditional;
 mod draw;
 mod eval_by_group;
 mod fairness;
+mod preferences;
 mod score_dist;
 #[cfg(test)]
 mod tests;
@@ -24,6 +25,7 @@ mod theme;
 pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;
+pub use preferences::{strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap};
 pub use score_dist::score_distribution;
 pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
 
