@@ -172,7 +172,9 @@ fn preferences(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> R
     for line in outputs::terminal_lines(&analysis) {
         println!("{line}");
     }
-    let report = dir.join("report").join(format!("{}_report.html", analysis.id));
+    let report = dir
+        .join("report")
+        .join(format!("{}_report.html", analysis.id));
     println!("wrote {}", report.display());
     Ok(())
 }

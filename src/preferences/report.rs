@@ -261,10 +261,10 @@ fn votes_table(b: &mut Builder, a: &Analysis) -> Table {
 fn interpretation() -> Vec<Block> {
     vec![
         Block::Paragraph(
-            "Strength is Cohen's kappa with chance agreement fixed at 0.5 (the annotator did \
-             not see which response came first as meaningful), multiplied by relevance, the \
-             share of pairs on which the annotator expresses a preference at all. It lies \
-             between -1 and 1."
+            "Strength is Cohen's kappa with chance agreement fixed at 0.5 (which response is \
+             text_a carries no information, so an annotator guessing agrees half the time), \
+             multiplied by relevance, the share of pairs on which the annotator expresses a \
+             preference at all. It lies between -1 and 1."
                 .into(),
         ),
         Block::Glossary {

@@ -26,7 +26,9 @@
 //! * [`coverage`]: the coverage study of the confidence intervals (ignored:
 //!   run it in release, see its docs).
 //! * [`preferences`]: the pairwise-preference metrics against Feedback
-//!   Forensics 0.5.0 on the `ff-*` fixtures, every expected value checked
+//!   Forensics 0.5.0 on the `ff-*` fixtures, every expected value checked;
+//!   `rsmreport preferences` end to end (the example, AnnotatedPairs JSON,
+//!   same seed same bytes, the browser, bad input)
 //!   (`cargo test --test integration preferences`).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).

@@ -12,6 +12,13 @@
 //! compared are listed in [`SKIPPED`] with the reason. Feedback Forensics'
 //! own bootstrap interval of strength is unseeded, so the fixtures do not
 //! hold it (README 5.4) and nothing here compares it.
+//!
+//! The second half runs `rsmreport preferences` end to end: the example of
+//! `examples/preferences/` (its numbers recomputed from its CSV), an
+//! AnnotatedPairs JSON file against the equivalent CSV (identical tables),
+//! same seed same bytes, the report in headless Chromium (skipped without
+//! it), and one test per bad input of spec 5 (`docs/errors.md`,
+//! "preferences": exit code, message, nothing written).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -441,4 +448,455 @@ fn preferences_ff_pairs_600_intervals_bracket_the_estimates() {
     }
     // Sanity of the vote coding on real rows: `both`/`neither` are ties.
     assert!(case.pairs.annotators[2].contains(&Vote::Tie));
+}
+
+// ---------------------------------------------------------------------------
+// `rsmreport preferences EXP` end to end (spec 4 and 5).
+
+/// The example experiment of `examples/preferences/`.
+fn example() -> PathBuf {
+    common::manifest_dir().join("examples/preferences/exp.toml")
+}
+
+/// `rsmreport preferences EXP -o OUT [extra]` in `cwd`, with a fixed
+/// generation time so that reports compare byte for byte.
+fn preferences(cwd: &Path, exp: &Path, out: &Path, extra: &[&str]) -> common::Run {
+    std::process::Command::new(common::bin())
+        .arg("preferences")
+        .arg(exp)
+        .arg("-o")
+        .arg(out)
+        .args(extra)
+        .current_dir(cwd)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run rsmreport")
+        .into()
+}
+
+fn ok(run: &common::Run) {
+    assert!(!run.panicked(), "{}", run.describe());
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+}
+
+/// A CSV written by the command as (header, rows of fields).
+fn csv_rows(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut records = parse_delimited(&text, ',').unwrap();
+    let header = records.remove(0);
+    (header, records)
+}
+
+fn field<'r>(header: &[String], row: &'r [String], name: &str) -> &'r str {
+    &row[header.iter().position(|h| h == name).unwrap()]
+}
+
+#[test]
+fn preferences_example_builds_end_to_end() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let run = preferences(tmp.path(), &example(), &out, &[]);
+    ok(&run);
+    let id = "preferences_example";
+    for f in [
+        "annotator_metrics.csv",
+        "overall.csv",
+        "votes.csv",
+        "exclusions.csv",
+        "preferences.json",
+    ] {
+        assert!(out.join(format!("output/{id}_{f}")).is_file(), "{f}");
+    }
+    for f in ["strength.svg", "strength_by_source.svg"] {
+        assert!(out.join(format!("figure/{id}_{f}")).is_file(), "{f}");
+    }
+    // The whole-set rows come first, sorted by strength; the numbers are the
+    // metrics module's on the example's own columns.
+    let (header, rows) = csv_rows(&out.join(format!("output/{id}_annotator_metrics.csv")));
+    let all: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| field(&header, r, "subset_value") == "All data")
+        .collect();
+    assert_eq!(all.len(), 4);
+    assert_eq!(rows.len(), 4 * 4, "the whole set and three sources");
+    let strength: Vec<f64> = all
+        .iter()
+        .map(|r| field(&header, r, "strength").parse().unwrap())
+        .collect();
+    assert!(strength.windows(2).all(|w| w[0] >= w[1]), "{strength:?}");
+    let cols = Columns::read(&common::manifest_dir().join("examples/preferences/pairs.csv"));
+    let votes = |c: &str| normalize_votes(cols.get(c)).votes;
+    let names = [
+        "judge_model",
+        "longer_is_better",
+        "first_position",
+        "crowd_worker",
+    ];
+    let pairs = PairSet::new(
+        votes("preferred_text"),
+        names.iter().map(|n| votes(n)).collect(),
+        cols.get("text_a").into_iter().map(text_len).collect(),
+        cols.get("text_b").into_iter().map(text_len).collect(),
+    );
+    let tables = vote_tables(&pairs);
+    for r in &all {
+        let j = names
+            .iter()
+            .position(|n| *n == field(&header, r, "annotator"))
+            .unwrap();
+        let m = annotator_metrics(&tables.annotators[j]);
+        let got: f64 = field(&header, r, "strength").parse().unwrap();
+        assert_eq!(got, m.strength, "{}", names[j]);
+        assert_eq!(field(&header, r, "votes"), m.votes.to_string());
+    }
+    // The length rule follows the reference, the position rule does not.
+    let strength_of = |name: &str| -> f64 {
+        let r = all
+            .iter()
+            .find(|r| field(&header, r, "annotator") == name)
+            .unwrap();
+        field(&header, r, "strength").parse().unwrap()
+    };
+    assert!(strength_of("longer_is_better") > 0.2);
+    assert!(strength_of("first_position").abs() < 0.1);
+    let (_, excl) = csv_rows(&out.join(format!("output/{id}_exclusions.csv")));
+    assert_eq!(excl.last().unwrap(), &["pairs used", "287"]);
+    let (_, votes_rows) = csv_rows(&out.join(format!("output/{id}_votes.csv")));
+    assert!(votes_rows
+        .iter()
+        .any(|r| r[0] == "judge_model" && r[2] == "text-a" && r[3] == "not valid"));
+    // Terminal: one line per annotator, then the report's path.
+    for n in names {
+        assert!(run.stdout.contains(&format!("  {n} ")), "{}", run.stdout);
+    }
+    assert!(
+        run.stdout.contains("strength +0.509 [+0.411, +0.599]"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(&format!("report/{id}_report.html")));
+    let html = fs::read_to_string(out.join(format!("report/{id}_report.html"))).unwrap();
+    for section in ["overview", "annotators", "by_subset", "data"] {
+        assert!(
+            html.contains(&format!("<section id=\"{section}\"")),
+            "{section}"
+        );
+    }
+    assert!(html.contains("max diff") && html.contains("How to read strength"));
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
+}
+
+/// Eight pairs as a CSV and as the equivalent AnnotatedPairs file.
+const SMALL_CSV: &str = "\
+comparison_id,text_a,text_b,human,judge,longer,source
+c1,Short.,A longer answer.,a,a,b,chat
+c2,Ünïcödé answer here.,No.,a,b,a,chat
+c3,One,Two two,b,b,b,code
+c4,Four four,x,b,,a,code
+c5,Five,Six,a,a,b,chat
+c6,Same,Same,b,a,b,code
+c7,Seven seven seven,s,a,a,a,chat
+c8,Eight,,a,a,b,code
+";
+
+fn small_json() -> String {
+    let cols = {
+        let mut records = parse_delimited(SMALL_CSV, ',').unwrap();
+        records.remove(0);
+        records
+    };
+    let pref = |s: &str| {
+        if s.is_empty() {
+            Value::Null
+        } else {
+            Value::String(s.into())
+        }
+    };
+    let comparisons: Vec<Value> = cols
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r[0],
+                "prompt": "Which is better?",
+                "response_a": {"text": r[1], "model": "m1"},
+                "response_b": {"text": r[2], "model": "m2"},
+                "annotations": {
+                    "h1": {"pref": pref(&r[3])},
+                    "j1": {"pref": pref(&r[4]), "no_pref_reason": null},
+                    "l1": {"pref": pref(&r[5])},
+                },
+                "metadata": {"source": r[6]},
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "metadata": {"version": "2.0", "default_annotator": "h1"},
+        "annotators": {
+            "h1": {"name": "human", "type": "human"},
+            "j1": {"name": "judge", "type": "model"},
+            "l1": {"name": "longer", "type": "rule"},
+        },
+        "comparisons": comparisons,
+    }))
+    .unwrap()
+}
+
+const SMALL_TOML: &str = "experiment_id = \"small\"\npairs_file = \"pairs.csv\"\n\
+    id_column = \"comparison_id\"\nreference_column = \"human\"\n\
+    annotator_columns = [\"judge\", \"longer\"]\nsubset_columns = [\"source\"]\n\
+    [intervals]\nreplicates = 200\nseed = 7\n";
+
+#[test]
+fn preferences_annotated_pairs_json_gives_the_csvs_tables() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let root = tmp.path();
+    fs::write(root.join("pairs.csv"), SMALL_CSV).unwrap();
+    fs::write(root.join("pairs.json"), small_json()).unwrap();
+    fs::write(root.join("csv.toml"), SMALL_TOML).unwrap();
+    fs::write(
+        root.join("json.toml"),
+        "experiment_id = \"small\"\npairs_file = \"pairs.json\"\n[intervals]\nreplicates = 200\n\
+         seed = 7\n",
+    )
+    .unwrap();
+    for name in ["csv", "json"] {
+        let run = preferences(
+            root,
+            &root.join(format!("{name}.toml")),
+            &root.join(name),
+            &[],
+        );
+        ok(&run);
+    }
+    for table in ["annotator_metrics", "overall", "votes", "exclusions"] {
+        let file = format!("output/small_{table}.csv");
+        let (a, b) = (
+            fs::read_to_string(root.join("csv").join(&file)).unwrap(),
+            fs::read_to_string(root.join("json").join(&file)).unwrap(),
+        );
+        assert_eq!(a, b, "{table}");
+    }
+    let (h, rows) = csv_rows(&root.join("csv/output/small_exclusions.csv"));
+    assert_eq!(h, ["reason", "pairs"]);
+    assert_eq!(rows.last().unwrap(), &["pairs used", "7"]);
+}
+
+#[test]
+fn preferences_same_seed_same_bytes() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let (a, b, c) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+    );
+    ok(&preferences(tmp.path(), &example(), &a, &[]));
+    ok(&preferences(tmp.path(), &example(), &b, &[]));
+    let files = common::list_files(&a);
+    assert_eq!(files, common::list_files(&b));
+    assert!(files.len() >= 8, "{files:?}");
+    for f in &files {
+        assert!(
+            fs::read(a.join(f)).unwrap() == fs::read(b.join(f)).unwrap(),
+            "{} differs between two runs",
+            f.display()
+        );
+    }
+    // Another seed moves the bootstrap intervals only.
+    let text = fs::read_to_string(example())
+        .unwrap()
+        .replace("seed = 0", "seed = 1");
+    let exp = tmp.path().join("exp.toml");
+    fs::write(&exp, text).unwrap();
+    fs::copy(
+        common::manifest_dir().join("examples/preferences/pairs.csv"),
+        tmp.path().join("pairs.csv"),
+    )
+    .unwrap();
+    ok(&preferences(tmp.path(), &exp, &c, &[]));
+    let metrics = "output/preferences_example_annotator_metrics.csv";
+    let (h, x) = csv_rows(&a.join(metrics));
+    let (_, y) = csv_rows(&c.join(metrics));
+    for (r, s) in x.iter().zip(&y) {
+        assert_eq!(field(&h, r, "strength"), field(&h, s, "strength"));
+    }
+    assert_ne!(x, y, "seed 1 gives other intervals");
+}
+
+#[test]
+fn preferences_report_renders_in_the_browser() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    ok(&preferences(tmp.path(), &example(), &out, &[]));
+    let report = out.join("report/preferences_example_report.html");
+    if !Path::new(crate::report::CHROMIUM).exists() {
+        eprintln!("preferences browser check: SKIPPED, chromium is not installed");
+        return;
+    }
+    let dom = crate::report::chromium(&tmp.path().join("profile"))
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("file://{}", report.display()))
+        .output()
+        .expect("run chromium");
+    let text = String::from_utf8_lossy(&dom.stdout);
+    let html_tag = &text[text.find("<html").expect("a DOM")..];
+    let html_tag = &html_tag[..html_tag.find('>').unwrap()];
+    assert!(
+        html_tag.contains("data-js-ready=\"1\"") && !html_tag.contains("data-js-errors"),
+        "{html_tag}"
+    );
+    assert!(
+        text.contains("class=\"sort\""),
+        "the tables were not enhanced"
+    );
+    assert!(text.contains("Strength of each annotator"));
+}
+
+// ---------------------------------------------------------------------------
+// Bad input (spec 5, `docs/errors.md` "preferences"): exit code, message,
+// nothing written.
+
+/// Writes `files` into a fresh folder, runs the command on `exp.toml` and
+/// checks the exit code, the words of the message and that no output
+/// folder was created.
+fn refused(files: &[(&str, &str)], code: i32, words: &[&str]) {
+    let tmp = tempfile::TempDir::new().unwrap();
+    for (name, text) in files {
+        fs::write(tmp.path().join(name), text).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let run = preferences(tmp.path(), &tmp.path().join("exp.toml"), &out, &[]);
+    assert!(!run.panicked(), "{}", run.describe());
+    assert_eq!(run.code, Some(code), "{}", run.describe());
+    for w in words {
+        assert!(run.stderr.contains(w), "{w:?} not in {}", run.stderr);
+    }
+    assert!(!out.exists(), "a failed run wrote {}", out.display());
+}
+
+#[test]
+fn preferences_errors_configured_column_absent() {
+    refused(
+        &[
+            (
+                "exp.toml",
+                &SMALL_TOML.replace("\"judge\", \"longer\"", "\"judge\", \"jduge_2\""),
+            ),
+            ("pairs.csv", SMALL_CSV),
+        ],
+        1,
+        &[
+            "pairs.csv: the column 'jduge_2' named in the experiment file is not in the file",
+            "its columns are comparison_id, text_a, text_b, human, judge, longer, source",
+        ],
+    );
+}
+
+#[test]
+fn preferences_errors_no_annotator_column() {
+    refused(
+        &[
+            (
+                "exp.toml",
+                &SMALL_TOML.replace("[\"judge\", \"longer\"]", "[]"),
+            ),
+            ("pairs.csv", SMALL_CSV),
+        ],
+        2,
+        &["exp.toml, line 5: annotator_columns must name at least one annotator column"],
+    );
+}
+
+#[test]
+fn preferences_errors_reference_among_the_annotators() {
+    refused(
+        &[
+            (
+                "exp.toml",
+                &SMALL_TOML.replace("\"judge\", \"longer\"", "\"judge\", \"human\""),
+            ),
+            ("pairs.csv", SMALL_CSV),
+        ],
+        2,
+        &["exp.toml, line 5: the reference column \"human\" is also listed in annotator_columns"],
+    );
+}
+
+#[test]
+fn preferences_errors_unknown_key() {
+    refused(
+        &[
+            ("exp.toml", &format!("reference_colum = 1\n{SMALL_TOML}")),
+            ("pairs.csv", SMALL_CSV),
+        ],
+        2,
+        &["exp.toml, line 1: unknown key reference_colum; did you mean reference_column?"],
+    );
+}
+
+#[test]
+fn preferences_errors_duplicate_ids() {
+    let pairs = SMALL_CSV.replace("c3,", "c1,").replace("c8,", "c2,");
+    refused(
+        &[("exp.toml", SMALL_TOML), ("pairs.csv", &pairs)],
+        1,
+        &[
+            "pairs.csv: 2 pairs repeat an id: 'c1' (rows 1 and 3), 'c2' (rows 2 and 8)",
+            "every pair needs its own id",
+        ],
+    );
+}
+
+const JSON_TOML: &str = "experiment_id = \"small\"\npairs_file = \"pairs.json\"\n";
+
+#[test]
+fn preferences_errors_annotated_pairs_default_annotator_unknown() {
+    let json = small_json().replace(
+        "\"default_annotator\": \"h1\"",
+        "\"default_annotator\": \"h9\"",
+    );
+    refused(
+        &[("exp.toml", JSON_TOML), ("pairs.json", &json)],
+        1,
+        &["pairs.json: metadata.default_annotator \"h9\" is not among its annotators (h1, j1, l1)"],
+    );
+}
+
+#[test]
+fn preferences_errors_annotated_pairs_unknown_version() {
+    let json = small_json().replace("\"version\": \"2.0\"", "\"version\": \"9.1\"");
+    refused(
+        &[("exp.toml", JSON_TOML), ("pairs.json", &json)],
+        1,
+        &["pairs.json: AnnotatedPairs version \"9.1\" is not supported (supported: 1.0, 2.0)"],
+    );
+}
+
+#[test]
+fn preferences_no_valid_pair_is_not_an_error() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    fs::write(tmp.path().join("exp.toml"), SMALL_TOML).unwrap();
+    let ties: String = SMALL_CSV
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("{l}\n")
+            } else {
+                let mut f: Vec<&str> = l.split(',').collect();
+                f[3] = "tie";
+                format!("{}\n", f.join(","))
+            }
+        })
+        .collect();
+    fs::write(tmp.path().join("pairs.csv"), ties).unwrap();
+    let out = tmp.path().join("out");
+    let run = preferences(tmp.path(), &tmp.path().join("exp.toml"), &out, &[]);
+    ok(&run);
+    assert!(run.stdout.contains("every metric is n/a"), "{}", run.stdout);
+    let (h, rows) = csv_rows(&out.join("output/small_annotator_metrics.csv"));
+    assert!(rows.iter().all(|r| field(&h, r, "strength").is_empty()));
+    let html = fs::read_to_string(out.join("report/small_report.html")).unwrap();
+    assert!(html.contains("No pair is left"));
 }
