@@ -649,7 +649,7 @@ const SMALL_TOML: &str = "experiment_id = \"small\"\npairs_file = \"pairs.csv\"\
     [intervals]\nreplicates = 200\nseed = 7\n";
 
 #[test]
-fn preferences_annotated_pairs_json_gives_the_csvs_tables() {
+fn preferences_annotated_pairs_json_tsv_and_jsonl_give_the_csvs_tables() {
     let tmp = tempfile::TempDir::new().unwrap();
     let root = tmp.path();
     fs::write(root.join("pairs.csv"), SMALL_CSV).unwrap();
@@ -661,22 +661,41 @@ fn preferences_annotated_pairs_json_gives_the_csvs_tables() {
          seed = 7\n",
     )
     .unwrap();
-    for name in ["csv", "json"] {
-        let run = preferences(
-            root,
-            &root.join(format!("{name}.toml")),
-            &root.join(name),
-            &[],
-        );
-        ok(&run);
+    // The same pairs as TSV and JSON lines, through the table readers.
+    let mut records = parse_delimited(SMALL_CSV, ',').unwrap();
+    let header = records.remove(0);
+    let tsv: String = std::iter::once(&header)
+        .chain(&records)
+        .map(|r| format!("{}\n", r.join("\t")))
+        .collect();
+    fs::write(root.join("pairs.tsv"), tsv).unwrap();
+    let jsonl: String = records
+        .iter()
+        .map(|r| {
+            let obj: serde_json::Map<String, Value> = header
+                .iter()
+                .zip(r)
+                .map(|(h, v)| (h.clone(), Value::String(v.clone())))
+                .collect();
+            format!("{}\n", Value::Object(obj))
+        })
+        .collect();
+    fs::write(root.join("pairs.jsonl"), jsonl).unwrap();
+    for ext in ["tsv", "jsonl"] {
+        let toml = SMALL_TOML.replace("pairs.csv", &format!("pairs.{ext}"));
+        fs::write(root.join(format!("{ext}.toml")), toml).unwrap();
+    }
+    for name in ["csv", "json", "tsv", "jsonl"] {
+        let exp = root.join(format!("{name}.toml"));
+        ok(&preferences(root, &exp, &root.join(name), &[]));
     }
     for table in ["annotator_metrics", "overall", "votes", "exclusions"] {
         let file = format!("output/small_{table}.csv");
-        let (a, b) = (
-            fs::read_to_string(root.join("csv").join(&file)).unwrap(),
-            fs::read_to_string(root.join("json").join(&file)).unwrap(),
-        );
-        assert_eq!(a, b, "{table}");
+        let a = fs::read_to_string(root.join("csv").join(&file)).unwrap();
+        for other in ["json", "tsv", "jsonl"] {
+            let b = fs::read_to_string(root.join(other).join(&file)).unwrap();
+            assert_eq!(a, b, "{table}: csv and {other}");
+        }
     }
     let (h, rows) = csv_rows(&root.join("csv/output/small_exclusions.csv"));
     assert_eq!(h, ["reason", "pairs"]);
