@@ -160,7 +160,19 @@ fn heat_color(v: f64) -> RGBColor {
 /// per subset value, each cell coloured by strength and labelled with it.
 pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
     let column = clean(&d.column);
-    let name = format!("strength_by_{}", d.column);
+    // The name is part of a file name: letters, digits, `-` and `_` only.
+    let safe: String = d
+        .column
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = format!("strength_by_{safe}");
     let title = format!("Strength by {column}");
     let description = format!(
         "Heat map of strength for {} annotators (rows) and {} values of {column} \
@@ -246,5 +258,10 @@ mod tests {
         assert_eq!(f.name, "strength_by_source");
         assert!(f.svg.contains("-1.00") && f.svg.contains("n/a"));
         assert_eq!(heat_color(0.0), RGBColor(255, 255, 254));
+        let odd = StrengthHeatmap {
+            column: "a/b c".into(),
+            ..h
+        };
+        assert_eq!(strength_heatmap(&odd).unwrap().name, "strength_by_a_b_c");
     }
 }

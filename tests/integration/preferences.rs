@@ -703,6 +703,23 @@ fn preferences_annotated_pairs_json_tsv_and_jsonl_give_the_csvs_tables() {
 }
 
 #[test]
+fn preferences_default_folder_help_and_force() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    fs::write(tmp.path().join("exp.toml"), SMALL_TOML).unwrap();
+    fs::write(tmp.path().join("pairs.csv"), SMALL_CSV).unwrap();
+    let run = |args: &[&str]| common::run_in(tmp.path(), args);
+    let help = run(&["preferences", "--help"]);
+    ok(&help);
+    assert!(help.stdout.contains("--output-dir") && help.stdout.contains("--force"));
+    ok(&run(&["preferences", "exp.toml"]));
+    assert!(tmp.path().join("small/report/small_report.html").is_file());
+    let again = run(&["preferences", "exp.toml"]);
+    assert_eq!(again.code, Some(2), "{}", again.describe());
+    assert!(again.stderr.contains("not empty"), "{}", again.stderr);
+    ok(&run(&["preferences", "exp.toml", "--force"]));
+}
+
+#[test]
 fn preferences_same_seed_same_bytes() {
     let tmp = tempfile::TempDir::new().unwrap();
     let (a, b, c) = (
