@@ -577,6 +577,24 @@ fn preferences_example_builds_end_to_end() {
         run.stdout
     );
     assert!(run.stdout.contains(&format!("report/{id}_report.html")));
+    // The README shows these lines (all but the path written).
+    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
+    let start = readme
+        .find("```text\npreferences_example:")
+        .expect("the example's output in the README")
+        + "```text\n".len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with("wrote "))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        lines(&run.stdout),
+        lines(shown),
+        "update the README's example"
+    );
     let html = fs::read_to_string(out.join(format!("report/{id}_report.html"))).unwrap();
     for section in ["overview", "annotators", "by_subset", "data"] {
         assert!(
