@@ -15,7 +15,8 @@
 //!
 //! The second half runs `rsmreport preferences` end to end: the example of
 //! `examples/preferences/` (its numbers recomputed from its CSV), an
-//! AnnotatedPairs JSON file against the equivalent CSV (identical tables),
+//! AnnotatedPairs JSON, TSV, JSON-lines, parquet and xlsx file against the
+//! equivalent CSV (identical tables),
 //! same seed same bytes, the report in headless Chromium (skipped without
 //! it), and one test per bad input of spec 5 (`docs/errors.md`,
 //! "preferences": exit code, message, nothing written).
@@ -667,7 +668,7 @@ const SMALL_TOML: &str = "experiment_id = \"small\"\npairs_file = \"pairs.csv\"\
     [intervals]\nreplicates = 200\nseed = 7\n";
 
 #[test]
-fn preferences_annotated_pairs_json_tsv_and_jsonl_give_the_csvs_tables() {
+fn preferences_every_input_format_gives_the_csvs_tables() {
     let tmp = tempfile::TempDir::new().unwrap();
     let root = tmp.path();
     fs::write(root.join("pairs.csv"), SMALL_CSV).unwrap();
@@ -679,7 +680,8 @@ fn preferences_annotated_pairs_json_tsv_and_jsonl_give_the_csvs_tables() {
          seed = 7\n",
     )
     .unwrap();
-    // The same pairs as TSV and JSON lines, through the table readers.
+    // The same pairs as TSV and JSON lines, through the table readers (an
+    // empty cell is a blank vote or an empty text in every format).
     let mut records = parse_delimited(SMALL_CSV, ',').unwrap();
     let header = records.remove(0);
     let tsv: String = std::iter::once(&header)
@@ -699,18 +701,42 @@ fn preferences_annotated_pairs_json_tsv_and_jsonl_give_the_csvs_tables() {
         })
         .collect();
     fs::write(root.join("pairs.jsonl"), jsonl).unwrap();
-    for ext in ["tsv", "jsonl"] {
+    // And as parquet and xlsx, written by rsmreport's own writers.
+    let columns: Vec<rsmreport::table::Column> = header
+        .iter()
+        .enumerate()
+        .map(|(j, h)| {
+            let cells = records.iter().map(|r| Some(r[j].as_str()));
+            rsmreport::table::Column::new(h.as_str(), rsmreport::table::text_values(cells))
+        })
+        .collect();
+    let table = rsmreport::table::Table {
+        columns: columns.clone(),
+        nrows: records.len(),
+    };
+    let parquet = rsmreport::output::file::TableFormat::Parquet;
+    rsmreport::output::file::write_table_chunks(
+        &root.join("pairs.parquet"),
+        parquet,
+        false,
+        [table],
+    )
+    .unwrap();
+    let frame = rsmreport::table::Frame::new("pairs", None, columns);
+    let xlsx = rsmreport::output::write::to_xlsx(&frame, 0).unwrap();
+    fs::write(root.join("pairs.xlsx"), xlsx).unwrap();
+    for ext in ["tsv", "jsonl", "parquet", "xlsx"] {
         let toml = SMALL_TOML.replace("pairs.csv", &format!("pairs.{ext}"));
         fs::write(root.join(format!("{ext}.toml")), toml).unwrap();
     }
-    for name in ["csv", "json", "tsv", "jsonl"] {
+    for name in ["csv", "json", "tsv", "jsonl", "parquet", "xlsx"] {
         let exp = root.join(format!("{name}.toml"));
         ok(&preferences(root, &exp, &root.join(name), &[]));
     }
     for table in ["annotator_metrics", "overall", "votes", "exclusions"] {
         let file = format!("output/small_{table}.csv");
         let a = fs::read_to_string(root.join("csv").join(&file)).unwrap();
-        for other in ["json", "tsv", "jsonl"] {
+        for other in ["json", "tsv", "jsonl", "parquet", "xlsx"] {
             let b = fs::read_to_string(root.join(other).join(&file)).unwrap();
             assert_eq!(a, b, "{table}: csv and {other}");
         }
