@@ -14,10 +14,10 @@
 //!
 //! [`pipeline`] runs stages 1-5 for one experiment; each command then
 //! assembles its own report kind from its results in a module of its own
-//! ([`build`] for `rsmreport build`; [`compare`], being built, for
+//! ([`build`] for `rsmreport build`; [`compare`] and [`summarize`] for
 //! `compare` and `summarize` over archived output folders; [`agree`] for
-//! `rsmreport agree`, rater agreement on an annotation file) and hands it
-//! to [`render`]. The
+//! `rsmreport agree`, rater agreement on an annotation file; [`preferences`]
+//! for pairwise-preference annotations) and hands it to [`render`]. The
 //! engine depends on no command: `render` imports only `plots`, `table` and
 //! `output::OutputFile`. `docs/architecture.md` draws the whole picture and
 //! says how to add a report kind or a section.
@@ -37,6 +37,7 @@ pub mod metrics;
 pub mod output;
 pub mod pipeline;
 pub mod plots;
+pub mod preferences;
 pub mod preprocess;
 pub mod render;
 pub mod sections;

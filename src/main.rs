@@ -104,6 +104,18 @@ enum Command {
         #[arg(short, long)]
         force: bool,
     },
+    /// Audit pairwise preference annotations: how strongly each annotator follows a
+    /// reference annotator (Feedback Forensics' metrics, seeded intervals, a report).
+    Preferences {
+        /// The experiment file (`.toml`: pairs_file, reference_column, annotator_columns, ...).
+        experiment: PathBuf,
+        /// Where to write the results (default: ./<experiment_id>).
+        #[arg(short, long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// Replace an existing output folder (only once the new output is complete).
+        #[arg(short, long)]
+        force: bool,
+    },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = SIMULATE_ABOUT)]
@@ -354,6 +366,37 @@ fn agree(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<
     Ok(())
 }
 
+/// `rsmreport preferences`: reads the experiment and the pairs, computes
+/// every table, writes the folder and prints one line per annotator.
+fn preferences(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
+    use rsmreport::preferences::{outputs, read, run};
+    let cfg = config::preferences::load(experiment).map_err(config_error)?;
+    let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
+    output::check_output_dir(&dir, force).map_err(config_error)?;
+    let pairs = read::read(&cfg).map_err(data_error)?;
+    let analysis = run::analyse(&cfg, &pairs);
+    let input = rsmreport::render::context::InputCtx {
+        role: "pairs".into(),
+        path: cfg.pairs_file.display().to_string(),
+        rows: pairs.len().to_string(),
+        sha256: pipeline::sha256_file(&cfg.pairs_file).map_err(data_error)?,
+    };
+    let files =
+        outputs::files(&analysis, vec![input], pipeline::generation_epoch()).map_err(data_error)?;
+    output::write_output_dir_with(&dir, force, |sink| {
+        files.iter().try_for_each(|f| sink.put(f))
+    })
+    .map_err(data_error)?;
+    for line in outputs::terminal_lines(&analysis) {
+        println!("{line}");
+    }
+    let report = dir
+        .join("report")
+        .join(format!("{}_report.html", analysis.id));
+    println!("wrote {}", report.display());
+    Ok(())
+}
+
 /// The system allocator; an absurd allocation while a damaged input file is
 /// parsed becomes an error naming the file instead of an abort, and large
 /// blocks are advised to use huge pages.
@@ -478,6 +521,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             output_dir,
             force,
         } => agree(&experiment, output_dir, force),
+        Command::Preferences {
+            experiment,
+            output_dir,
+            force,
+        } => preferences(&experiment, output_dir, force),
         Command::Simulate(args) => simulate(*args),
     }
 }

@@ -20,6 +20,7 @@ pub mod gates;
 pub mod intervals;
 mod keys;
 mod parse;
+pub mod preferences;
 mod saved;
 mod sections;
 mod validate;

@@ -12,6 +12,7 @@ pub mod fairness;
 pub mod ols;
 pub mod pair_sums;
 pub mod paired;
+pub mod preferences;
 pub mod prmse;
 pub mod raters;
 pub mod summary;

@@ -33,6 +33,11 @@
 //!   (`cargo test --test integration gates`).
 //! * [`coverage`]: the coverage study of the confidence intervals (ignored:
 //!   run it in release, see its docs).
+//! * [`preferences`]: the pairwise-preference metrics against Feedback
+//!   Forensics 0.5.0 on the `ff-*` fixtures, every expected value checked;
+//!   `rsmreport preferences` end to end (the example, AnnotatedPairs JSON,
+//!   same seed same bytes, the browser, bad input)
+//!   (`cargo test --test integration preferences`).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
@@ -48,6 +53,7 @@ mod coverage;
 mod errors;
 mod gates;
 mod parity;
+mod preferences;
 mod report;
 mod robustness;
 mod simulate;

@@ -1,0 +1,353 @@
+//! Stage 1 (config): the experiment file of `rsmreport preferences`
+//! (`spec/preferences.md` section 1): the pairs file, the id, text,
+//! reference, annotator and subset columns, and the `[intervals]` table as
+//! in `uncertainty.md` (pairs are the units). Unknown keys are refused
+//! with the file, the line and the closest valid key.
+//!
+//! Pure apart from [`load`] (which reads the experiment file) and the
+//! check that the pairs file exists: never reads the pairs, writes nothing.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+use serde_json::Value;
+
+use super::intervals::{self, Intervals};
+use super::{closest, ConfigKind, RawConfig};
+
+/// The keys of a preferences experiment file, in the spec's order.
+pub const KEYS: [&str; 9] = [
+    "experiment_id",
+    "pairs_file",
+    "id_column",
+    "text_a_column",
+    "text_b_column",
+    "reference_column",
+    "annotator_columns",
+    "subset_columns",
+    "intervals",
+];
+
+/// A validated preferences experiment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreferencesConfig {
+    pub experiment_id: String,
+    /// The pairs file, resolved (config folder first, then the current one).
+    pub pairs_file: PathBuf,
+    /// `None`: the row number (1-based) is the id.
+    pub id_column: Option<String>,
+    pub text_a_column: String,
+    pub text_b_column: String,
+    /// `None` only for AnnotatedPairs JSON: its default annotator.
+    pub reference_column: Option<String>,
+    /// Empty only for AnnotatedPairs JSON: its other annotators.
+    pub annotator_columns: Vec<String>,
+    /// `None`: none for a table, every metadata key for AnnotatedPairs.
+    pub subset_columns: Option<Vec<String>>,
+    /// `None`: `intervals = false` (only the exact interval of accuracy).
+    pub intervals: Option<Intervals>,
+}
+
+impl PreferencesConfig {
+    /// The pairs file is AnnotatedPairs JSON (`.json`).
+    pub fn is_annotated_pairs(&self) -> bool {
+        is_json(&self.pairs_file)
+    }
+}
+
+fn is_json(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// Reads and validates the experiment file at `path`.
+pub fn load(path: &Path) -> Result<PreferencesConfig> {
+    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow!("experiment file not found: {}", path.display()),
+        _ => anyhow!("cannot read the experiment file {}: {e}", path.display()),
+    })?;
+    parse(&text, path)
+}
+
+/// Validates the text of an experiment file; `path` is named in messages
+/// and its folder is where a relative `pairs_file` is looked up first.
+pub fn parse(text: &str, path: &Path) -> Result<PreferencesConfig> {
+    let raw = super::parse(text, ConfigKind::Toml, path)?;
+    let at = |key: &str| match raw.line_of(key) {
+        Some(l) => format!("{}, line {l}", raw.origin.display()),
+        None => raw.origin.display().to_string(),
+    };
+    for key in raw.keys() {
+        if !KEYS.contains(&key) {
+            let hint = closest(key, KEYS).map_or_else(
+                || format!(" (the keys are {})", KEYS.join(", ")),
+                |k| format!("; did you mean {k}?"),
+            );
+            return Err(anyhow!("{}: unknown key {key}{hint}", at(key)));
+        }
+    }
+    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", at(key)))
+}
+
+type Fail = (&'static str, String);
+
+fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, Fail> {
+    match raw.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+        Some(other) => Err((
+            key,
+            format!(
+                "{key} must be a non-empty text, but it is {}",
+                super::validate::describe(other)
+            ),
+        )),
+    }
+}
+
+/// A list of column names: a TOML array or a comma-separated text.
+fn list(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, Fail> {
+    let bad = |what: String| {
+        (
+            key,
+            format!("{key} must be a list of column names (for example {key} = [\"a\", \"b\"]), but {what}"),
+        )
+    };
+    let items: Vec<String> = match raw.get(key) {
+        None => return Ok(None),
+        Some(Value::String(s)) => s.split(',').map(|p| p.trim().to_string()).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(bad(format!(
+                    "it holds {}",
+                    super::validate::describe(other)
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(bad(format!("it is {}", super::validate::describe(other)))),
+    };
+    if items.iter().any(|s| s.trim().is_empty()) {
+        return Err(bad("it holds an empty name".into()));
+    }
+    if let Some(dup) = items
+        .iter()
+        .enumerate()
+        .find(|(i, s)| items[..*i].contains(s))
+    {
+        return Err((
+            key,
+            format!("{key} lists the column \"{}\" more than once", dup.1),
+        ));
+    }
+    Ok(Some(items))
+}
+
+fn required(raw: &RawConfig, key: &'static str, example: &str) -> Result<String, Fail> {
+    text(raw, key)?.ok_or_else(|| {
+        (
+            key,
+            format!("the required key {key} is missing (for example {key} = \"{example}\")"),
+        )
+    })
+}
+
+fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
+    let id = required(raw, "experiment_id", "judge_audit")?;
+    if id.chars().any(char::is_whitespace) {
+        return Err((
+            "experiment_id",
+            format!(
+                "experiment_id \"{id}\" contains spaces or other whitespace; use underscores \
+                 instead"
+            ),
+        ));
+    }
+    crate::output::check_file_name_part(&id, "experiment_id")
+        .map_err(|e| ("experiment_id", e.to_string()))?;
+    Ok(id)
+}
+
+fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
+    let experiment_id = experiment_id(raw)?;
+    let pairs_value = required(raw, "pairs_file", "pairs.csv")?;
+    let json = is_json(Path::new(&pairs_value));
+    let reference_column = text(raw, "reference_column")?;
+    let annotator_columns = list(raw, "annotator_columns")?.unwrap_or_default();
+    if !json {
+        if reference_column.is_none() {
+            return Err(missing_column_key("reference_column", "preferred_text"));
+        }
+        if annotator_columns.is_empty() {
+            return Err((
+                "annotator_columns",
+                "annotator_columns must name at least one annotator column to compare with the \
+                 reference (for example annotator_columns = [\"judge_model\"])"
+                    .into(),
+            ));
+        }
+    }
+    if let Some(r) = reference_column
+        .as_ref()
+        .filter(|r| annotator_columns.contains(r))
+    {
+        return Err((
+            "annotator_columns",
+            format!(
+                "the reference column \"{r}\" is also listed in annotator_columns; an annotator \
+                 is compared with the reference, so list it in one place only"
+            ),
+        ));
+    }
+    let intervals = intervals::parse(raw.get("intervals"), None).map_err(|m| ("intervals", m))?;
+    Ok(PreferencesConfig {
+        experiment_id,
+        pairs_file: resolve(&pairs_value, path).map_err(|m| ("pairs_file", m))?,
+        id_column: text(raw, "id_column")?,
+        text_a_column: text(raw, "text_a_column")?.unwrap_or_else(|| "text_a".into()),
+        text_b_column: text(raw, "text_b_column")?.unwrap_or_else(|| "text_b".into()),
+        reference_column,
+        annotator_columns,
+        subset_columns: list(raw, "subset_columns")?,
+        intervals,
+    })
+}
+
+fn missing_column_key(key: &'static str, example: &str) -> Fail {
+    (
+        key,
+        format!(
+            "the required key {key} is missing (for example {key} = \"{example}\"); only an \
+             AnnotatedPairs .json file names its annotators itself"
+        ),
+    )
+}
+
+/// Finds the pairs file: absolute as is; relative against the experiment
+/// file's folder first, then the current folder.
+fn resolve(value: &str, config: &Path) -> Result<PathBuf, String> {
+    let given = Path::new(value);
+    let mut candidates = vec![];
+    if given.is_absolute() {
+        candidates.push(given.to_path_buf());
+    } else {
+        let dir = config.parent().unwrap_or(Path::new(""));
+        candidates.push(dir.join(given));
+        if let Ok(cwd) = std::env::current_dir() {
+            candidates.push(cwd.join(given));
+        }
+    }
+    if let Some(found) = candidates.iter().find(|c| c.is_file()) {
+        return Ok(found.clone());
+    }
+    let looked: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
+    Err(format!(
+        "pairs_file = \"{value}\" does not exist (looked for {})",
+        looked.join(" and ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "experiment_id = \"audit\"\npairs_file = \"Cargo.toml.csv\"\n\
+                        reference_column = \"ref\"\nannotator_columns = [\"judge\", \"longer\"]\n";
+
+    /// A config folder holding an empty `pairs.csv` (and `pairs.json`).
+    fn folder() -> tempfile::TempDir {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("Cargo.toml.csv"), "x\n").unwrap();
+        std::fs::write(dir.path().join("pairs.json"), "{}").unwrap();
+        dir
+    }
+
+    fn run(text: &str) -> Result<PreferencesConfig> {
+        let dir = folder();
+        parse(text, &dir.path().join("exp.toml"))
+    }
+
+    fn err(text: &str) -> String {
+        format!("{:#}", run(text).unwrap_err())
+    }
+
+    #[test]
+    fn every_key_is_read_and_defaults_apply() {
+        let c = run(BASE).unwrap();
+        assert_eq!(c.experiment_id, "audit");
+        assert!(c.pairs_file.ends_with("Cargo.toml.csv") && c.pairs_file.is_absolute());
+        assert_eq!(
+            (c.text_a_column.as_str(), c.text_b_column.as_str()),
+            ("text_a", "text_b")
+        );
+        assert_eq!(c.reference_column.as_deref(), Some("ref"));
+        assert_eq!(c.annotator_columns, ["judge", "longer"]);
+        assert_eq!((c.id_column, c.subset_columns), (None, None));
+        assert_eq!(c.intervals, Some(Intervals::default()));
+        let c = run(&format!(
+            "{BASE}id_column = \"cid\"\ntext_a_column = \"a\"\ntext_b_column = \"b\"\n\
+             subset_columns = \"source, lang\"\n[intervals]\nseed = 3\nreplicates = 20\n"
+        ))
+        .unwrap();
+        assert_eq!(c.id_column.as_deref(), Some("cid"));
+        assert_eq!(c.subset_columns.unwrap(), ["source", "lang"]);
+        assert_eq!(c.intervals.map(|i| (i.seed, i.replicates)), Some((3, 20)));
+        assert_eq!(
+            run(&format!("{BASE}intervals = false\n"))
+                .unwrap()
+                .intervals,
+            None
+        );
+    }
+
+    #[test]
+    fn annotated_pairs_need_no_columns() {
+        let c = run("experiment_id = \"a\"\npairs_file = \"pairs.json\"\n").unwrap();
+        assert!(c.is_annotated_pairs());
+        assert!(c.reference_column.is_none() && c.annotator_columns.is_empty());
+    }
+
+    #[test]
+    fn bad_keys_and_values_name_the_file_line_and_key() {
+        let e = err(&format!("{BASE}anotator_column = [\"x\"]\n"));
+        assert!(
+            e.contains(
+                "exp.toml, line 5: unknown key anotator_column; did you mean annotator_columns?"
+            ),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}colour = 1\n"));
+        assert!(e.contains("the keys are experiment_id, pairs_file"), "{e}");
+        let e = err(&BASE.replace("\"judge\", \"longer\"", "\"judge\", \"ref\""));
+        assert!(
+            e.contains("line 4") && e.contains("the reference column \"ref\" is also listed"),
+            "{e}"
+        );
+        let e = err(&BASE.replace("[\"judge\", \"longer\"]", "[]"));
+        assert!(
+            e.contains("annotator_columns must name at least one"),
+            "{e}"
+        );
+        let e = err(&BASE.replace("reference_column = \"ref\"\n", ""));
+        assert!(
+            e.contains("the required key reference_column is missing"),
+            "{e}"
+        );
+        let e = err(&BASE.replace("Cargo.toml.csv", "nope.csv"));
+        assert!(
+            e.contains("line 2: pairs_file = \"nope.csv\" does not exist"),
+            "{e}"
+        );
+        let e = err(&BASE.replace("\"audit\"", "\"my audit\""));
+        assert!(e.contains("line 1") && e.contains("whitespace"), "{e}");
+        let e = err(&format!("{BASE}[intervals]\nlevle = 0.9\n"));
+        assert!(
+            e.contains("line 5") && e.contains("did you mean intervals.level?"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}subset_columns = [\"s\", \"s\"]\n"));
+        assert!(e.contains("lists the column \"s\" more than once"), "{e}");
+    }
+}

@@ -1,0 +1,267 @@
+//! Plots stage, preference annotations (`spec/preferences.md` 4): the
+//! strength of each annotator as horizontal bars with interval bars, and
+//! the heat map annotators x subset values of strength. Draws only the
+//! values it is given; touches nothing outside `src/plots/`.
+
+use anyhow::Result;
+use plotters::style::text_anchor::{HPos, VPos};
+use plotters::style::RGBColor;
+
+use super::draw::{
+    error_bar, line, no_data, rect, render, text, x_grid, Font, Frame, Scale, AXIS, FS_TICK, TICK,
+    TITLE,
+};
+use super::text::{clean, fmt_fixed, text_width, truncate_px};
+use super::theme::{finish, series, FG, MUTED, REF};
+use super::Figure;
+
+/// Strength of every annotator on the whole data set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrengthBars {
+    /// Annotators in display order (top to bottom).
+    pub labels: Vec<String>,
+    pub strength: Vec<f64>,
+    /// `(lower, upper)` per annotator; NaN: no interval bar.
+    pub intervals: Vec<(f64, f64)>,
+    /// Confidence level of the intervals (for the description).
+    pub level: f64,
+}
+
+/// Strength per annotator and value of one subset column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrengthHeatmap {
+    pub column: String,
+    /// Rows, top to bottom.
+    pub annotators: Vec<String>,
+    /// Columns, left to right.
+    pub values: Vec<String>,
+    /// `strength[row][column]`; NaN: no value.
+    pub strength: Vec<Vec<f64>>,
+}
+
+const MAX_LABEL_PX: f64 = 200.0;
+const ROW_H: i32 = 30;
+const PLOT_W: i32 = 360;
+
+/// The bar chart `strength`: one bar per annotator from 0 to its strength
+/// on the fixed axis [-1, 1], the interval as an error bar, the value
+/// written at the right.
+pub fn strength_bars(d: &StrengthBars) -> Result<Figure> {
+    let (name, title) = ("strength", "Strength of each annotator");
+    let labels: Vec<String> = d.labels.iter().map(|l| clean(l)).collect();
+    let description = format!(
+        "Horizontal bars of strength (Cohen's kappa with chance agreement 0.5, times \
+         relevance) for {} annotators against the reference, on an axis from -1 to 1; \
+         error bars show {:.0}% bootstrap intervals where there are any.",
+        labels.len(),
+        d.level * 100.0
+    );
+    if labels.is_empty() {
+        return no_data(name, title, &description, "No annotator to plot");
+    }
+    let label_w = labels
+        .iter()
+        .map(|l| text_width(l, FS_TICK))
+        .fold(0.0, f64::max)
+        .min(MAX_LABEL_PX)
+        .ceil() as i32;
+    let left = 16 + label_w + 10;
+    let frame = Frame {
+        left,
+        top: 36,
+        right: left + PLOT_W,
+        bottom: 36 + ROW_H * labels.len() as i32,
+    };
+    let width = frame.right + 70;
+    let height = frame.bottom + 48;
+    let raw = render(width as u32, height as u32, |area| {
+        let x = Scale::new((-1.0, 1.0), (frame.left, frame.right));
+        let ticks = [-1.0, -0.5, 0.0, 0.5, 1.0];
+        x_grid(area, &frame, &x, &ticks, 1, true)?;
+        for (i, label) in labels.iter().enumerate() {
+            let cy = frame.top + ROW_H * i as i32 + ROW_H / 2;
+            let shown = truncate_px(label, FS_TICK, MAX_LABEL_PX);
+            let font = TICK.anchor(HPos::Right, VPos::Center);
+            text(area, &shown, (frame.left - 8, cy), font)?;
+            bar(
+                area,
+                &x,
+                cy,
+                d.strength.get(i).copied(),
+                d.intervals.get(i).copied(),
+            )?;
+            let v = d.strength.get(i).copied().unwrap_or(f64::NAN);
+            let value = if v.is_finite() {
+                fmt_fixed(v, 3)
+            } else {
+                "n/a".into()
+            };
+            let font = Font::new(FS_TICK, FG).anchor(HPos::Left, VPos::Center);
+            text(area, &value, (frame.right + 8, cy), font)?;
+        }
+        line(
+            area,
+            vec![(x.px(0.0), frame.top), (x.px(0.0), frame.bottom)],
+            REF,
+            1,
+        )?;
+        let font = AXIS.anchor(HPos::Center, VPos::Top);
+        text(
+            area,
+            "strength",
+            (frame.center_x(), frame.bottom + 24),
+            font,
+        )?;
+        let font = TITLE.anchor(HPos::Left, VPos::Top);
+        text(area, title, (16, 10), font)
+    })?;
+    Ok(finish(&raw, name, title, &description))
+}
+
+/// One bar with its interval at the row centred on `cy`.
+fn bar(
+    area: &super::draw::Area,
+    x: &Scale,
+    cy: i32,
+    v: Option<f64>,
+    ci: Option<(f64, f64)>,
+) -> Result<()> {
+    let Some(v) = v.filter(|v| v.is_finite()) else {
+        return Ok(());
+    };
+    let half = ROW_H * 3 / 10;
+    let color = if v < 0.0 { series(5) } else { series(0) };
+    rect(area, (x.px(0.0), cy - half), (x.px(v), cy + half), color)?;
+    if let Some((lo, hi)) = ci.filter(|(a, b)| a.is_finite() && b.is_finite()) {
+        error_bar(area, (x.px(lo), cy), (x.px(hi), cy), 5, FG)?;
+    }
+    Ok(())
+}
+
+const CELL_W: i32 = 78;
+const CELL_H: i32 = 28;
+
+/// The colour of a strength in [-1, 1]: white at 0, towards blue for
+/// positive and towards orange for negative values (light enough that
+/// dark text stays readable).
+fn heat_color(v: f64) -> RGBColor {
+    let (r, g, b) = if v >= 0.0 {
+        (0x00, 0x72, 0xB2)
+    } else {
+        (0xD5, 0x5E, 0x00)
+    };
+    let t = 0.65 * v.abs().min(1.0);
+    let mix = |c: u8| (255.0 + t * (f64::from(c) - 255.0)).round() as u8;
+    // Never exactly the page background (a themed colour).
+    RGBColor(mix(r), mix(g), mix(b).min(0xFE))
+}
+
+/// The heat map `strength_by_<column>`: one row per annotator, one column
+/// per subset value, each cell coloured by strength and labelled with it.
+pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
+    let column = clean(&d.column);
+    // The name is part of a file name: letters, digits, `-` and `_` only.
+    let safe: String = d
+        .column
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = format!("strength_by_{safe}");
+    let title = format!("Strength by {column}");
+    let description = format!(
+        "Heat map of strength for {} annotators (rows) and {} values of {column} \
+         (columns): blue cells follow the reference, orange cells oppose it, white is 0.",
+        d.annotators.len(),
+        d.values.len()
+    );
+    if d.annotators.is_empty() || d.values.is_empty() {
+        return no_data(&name, &title, &description, "No subset values to plot");
+    }
+    let label_w = d
+        .annotators
+        .iter()
+        .map(|l| text_width(&clean(l), FS_TICK))
+        .fold(0.0, f64::max)
+        .min(MAX_LABEL_PX)
+        .ceil() as i32;
+    let left = 16 + label_w + 10;
+    let top = 64;
+    let width = left + CELL_W * d.values.len() as i32 + 16;
+    let height = top + CELL_H * d.annotators.len() as i32 + 16;
+    let raw = render(width as u32, height as u32, |area| {
+        for (c, value) in d.values.iter().enumerate() {
+            let cx = left + CELL_W * c as i32 + CELL_W / 2;
+            let shown = truncate_px(&clean(value), FS_TICK, f64::from(CELL_W - 6));
+            text(
+                area,
+                &shown,
+                (cx, top - 6),
+                TICK.anchor(HPos::Center, VPos::Bottom),
+            )?;
+        }
+        for (r, annotator) in d.annotators.iter().enumerate() {
+            let y = top + CELL_H * r as i32;
+            let shown = truncate_px(&clean(annotator), FS_TICK, MAX_LABEL_PX);
+            let font = TICK.anchor(HPos::Right, VPos::Center);
+            text(area, &shown, (left - 8, y + CELL_H / 2), font)?;
+            for c in 0..d.values.len() {
+                let v = d.strength.get(r).and_then(|row| row.get(c)).copied();
+                cell(area, (left + CELL_W * c as i32, y), v.unwrap_or(f64::NAN))?;
+            }
+        }
+        text(area, &title, (16, 10), TITLE.anchor(HPos::Left, VPos::Top))
+    })?;
+    Ok(finish(&raw, &name, &title, &description))
+}
+
+fn cell(area: &super::draw::Area, (x, y): (i32, i32), v: f64) -> Result<()> {
+    let ink = RGBColor(0x11, 0x11, 0x11);
+    let (fill, label, color) = if v.is_finite() {
+        (heat_color(v), fmt_fixed(v, 2), ink)
+    } else {
+        (RGBColor(0xEE, 0xEE, 0xEE), "n/a".to_string(), MUTED)
+    };
+    rect(area, (x + 1, y + 1), (x + CELL_W - 1, y + CELL_H - 1), fill)?;
+    let font = Font::new(FS_TICK, color).anchor(HPos::Center, VPos::Center);
+    text(area, &label, (x + CELL_W / 2, y + CELL_H / 2), font)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_and_heat_map_are_deterministic_svg() {
+        let d = StrengthBars {
+            labels: vec!["judge".into(), "<longer>".into(), "first".into()],
+            strength: vec![0.5, -0.25, f64::NAN],
+            intervals: vec![(0.4, 0.6), (f64::NAN, f64::NAN), (f64::NAN, f64::NAN)],
+            level: 0.95,
+        };
+        let f = strength_bars(&d).unwrap();
+        assert_eq!(f, strength_bars(&d).unwrap());
+        assert!(f.svg.contains("role=\"img\"") && f.svg.contains("&lt;longer&gt;"));
+        assert!(f.svg.contains("n/a") && f.svg.contains("0.500"));
+        let h = StrengthHeatmap {
+            column: "source".into(),
+            annotators: vec!["judge".into(), "first".into()],
+            values: vec!["chat".into(), "math".into()],
+            strength: vec![vec![0.5, -1.0], vec![0.0, f64::NAN]],
+        };
+        let f = strength_heatmap(&h).unwrap();
+        assert_eq!(f.name, "strength_by_source");
+        assert!(f.svg.contains("-1.00") && f.svg.contains("n/a"));
+        assert_eq!(heat_color(0.0), RGBColor(255, 255, 254));
+        let odd = StrengthHeatmap {
+            column: "a/b c".into(),
+            ..h
+        };
+        assert_eq!(strength_heatmap(&odd).unwrap().name, "strength_by_a_b_c");
+    }
+}

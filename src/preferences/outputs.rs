@@ -1,0 +1,343 @@
+//! Command assembly (preferences): the output files and terminal lines of
+//! spec 4: `<id>_annotator_metrics.csv` (sorted by strength),
+//! `<id>_overall.csv`, `<id>_votes.csv`, `<id>_exclusions.csv`,
+//! `<id>_preferences.json`, and the report with its figures.
+//!
+//! Produces bytes and text from an [`Analysis`]; computes nothing new and
+//! writes nothing (the output stage does).
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::run::{Analysis, Scope};
+use crate::metrics::preferences::{AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote};
+use crate::output::OutputFile;
+use crate::table::{text_values, Column, Frame, Values};
+
+/// The columns of `<id>_annotator_metrics` (spec 4).
+pub const METRIC_COLUMNS: [&str; 22] = [
+    "annotator",
+    "subset_column",
+    "subset_value",
+    "votes",
+    "agreed",
+    "disagreed",
+    "not_applicable",
+    "agreement",
+    "accuracy",
+    "relevance",
+    "kappa_randomized",
+    "strength",
+    "kappa",
+    "p_value",
+    "strength_lower",
+    "strength_upper",
+    "accuracy_lower",
+    "accuracy_upper",
+    "relevance_lower",
+    "relevance_upper",
+    "accuracy_exact_lower",
+    "accuracy_exact_upper",
+];
+
+/// One row of the annotator table: scope and annotator index.
+type MetricRow<'a> = (&'a Scope, usize);
+
+/// The rows in table order: the whole set by strength, then every subset
+/// value with the annotators in that same order.
+fn metric_rows(a: &Analysis) -> Vec<MetricRow<'_>> {
+    let order = a.by_strength();
+    a.scopes
+        .iter()
+        .flat_map(|s| order.iter().map(move |&j| (s, j)))
+        .collect()
+}
+
+fn ints(rows: &[MetricRow<'_>], f: impl Fn(&AnnotatorMetrics) -> u64) -> Values {
+    Values::Int(rows.iter().map(|(s, j)| f(&s.metrics[*j]) as i64).collect())
+}
+
+fn floats(
+    rows: &[MetricRow<'_>],
+    f: impl Fn(&AnnotatorMetrics, &AnnotatorIntervals) -> f64,
+) -> Values {
+    Values::Float(
+        rows.iter()
+            .map(|(s, j)| f(&s.metrics[*j], &s.intervals[*j]))
+            .collect(),
+    )
+}
+
+/// `<id>_annotator_metrics`.
+pub fn metrics_frame(a: &Analysis) -> Frame {
+    let rows = metric_rows(a);
+    let values = vec![
+        text_values(rows.iter().map(|(_, j)| Some(a.annotators[*j].as_str()))),
+        text_values(rows.iter().map(|(s, _)| s.column.as_deref())),
+        text_values(rows.iter().map(|(s, _)| Some(s.value.as_str()))),
+        ints(&rows, |m| m.votes),
+        ints(&rows, |m| m.agreed),
+        ints(&rows, |m| m.disagreed),
+        ints(&rows, |m| m.not_applicable),
+        floats(&rows, |m, _| m.agreement),
+        floats(&rows, |m, _| m.accuracy),
+        floats(&rows, |m, _| m.relevance),
+        floats(&rows, |m, _| m.kappa_randomized),
+        floats(&rows, |m, _| m.strength),
+        floats(&rows, |m, _| m.kappa),
+        floats(&rows, |m, _| m.p_value),
+        floats(&rows, |_, i| i.strength.lower),
+        floats(&rows, |_, i| i.strength.upper),
+        floats(&rows, |_, i| i.accuracy.lower),
+        floats(&rows, |_, i| i.accuracy.upper),
+        floats(&rows, |_, i| i.relevance.lower),
+        floats(&rows, |_, i| i.relevance.upper),
+        floats(&rows, |_, i| i.accuracy_exact.0),
+        floats(&rows, |_, i| i.accuracy_exact.1),
+    ];
+    frame("annotator_metrics", &METRIC_COLUMNS, values)
+}
+
+fn frame(name: &str, columns: &[&str], values: Vec<Values>) -> Frame {
+    let columns = columns
+        .iter()
+        .zip(values)
+        .map(|(n, v)| Column::new(*n, v))
+        .collect();
+    Frame::new(name, None, columns)
+}
+
+/// `<id>_overall`: spec 3 per data set and subset value.
+pub fn overall_frame(a: &Analysis) -> Frame {
+    let s = &a.scopes;
+    let num = |f: &dyn Fn(&Scope) -> f64| Values::Float(s.iter().map(f).collect());
+    let values = vec![
+        text_values(s.iter().map(|x| x.column.as_deref())),
+        text_values(s.iter().map(|x| Some(x.value.as_str()))),
+        Values::Int(s.iter().map(|x| x.overall.pairs as i64).collect()),
+        num(&|x| x.overall.prop_text_a),
+        num(&|x| x.overall.avg_len_text_a),
+        num(&|x| x.overall.avg_len_text_b),
+        num(&|x| x.overall.avg_len_preferred),
+        num(&|x| x.overall.avg_len_rejected),
+        num(&|x| x.overall.prop_prefer_longer),
+    ];
+    let columns = [
+        "subset_column",
+        "subset_value",
+        "pairs",
+        "prop_text_a",
+        "avg_len_text_a",
+        "avg_len_text_b",
+        "avg_len_preferred",
+        "avg_len_rejected",
+        "prop_prefer_longer",
+    ];
+    frame("overall", &columns, values)
+}
+
+/// How a vote value is read (the `read_as` column).
+pub fn vote_name(v: Vote) -> &'static str {
+    match v {
+        Vote::A => "text_a",
+        Vote::B => "text_b",
+        Vote::Tie => "tie",
+        Vote::Invalid => "not valid",
+        Vote::Missing => "blank",
+    }
+}
+
+/// `<id>_votes`: every distinct vote value per column with its count.
+pub fn votes_frame(a: &Analysis) -> Frame {
+    let rows: Vec<(&str, &str, Option<&str>, Vote, usize)> = a
+        .votes
+        .iter()
+        .flat_map(|c| {
+            c.values
+                .iter()
+                .map(move |v| (c.column.as_str(), c.role, v.raw.as_deref(), v.vote, v.count))
+        })
+        .collect();
+    let values = vec![
+        text_values(rows.iter().map(|r| Some(r.0))),
+        text_values(rows.iter().map(|r| Some(r.1))),
+        text_values(rows.iter().map(|r| r.2)),
+        text_values(rows.iter().map(|r| Some(vote_name(r.3)))),
+        Values::Int(rows.iter().map(|r| r.4 as i64).collect()),
+    ];
+    frame(
+        "votes",
+        &["annotator", "role", "value", "read_as", "count"],
+        values,
+    )
+}
+
+/// The exclusions of spec 1 as `(reason, pairs)`, the pairs used last.
+pub fn exclusion_rows(e: &Exclusions) -> Vec<(&'static str, u64)> {
+    vec![
+        ("pairs read", e.rows),
+        ("excluded: text_a or text_b empty", e.empty_text),
+        (
+            "excluded: reference vote is a tie (tie, both, neither)",
+            e.reference_tie,
+        ),
+        ("excluded: reference vote is not valid", e.reference_invalid),
+        ("excluded: reference vote is blank", e.reference_missing),
+        ("pairs used", e.used()),
+    ]
+}
+
+/// `<id>_exclusions`.
+pub fn exclusions_frame(a: &Analysis) -> Frame {
+    let rows = exclusion_rows(&a.all().exclusions);
+    let values = vec![
+        text_values(rows.iter().map(|r| Some(r.0))),
+        Values::Int(rows.iter().map(|r| r.1 as i64).collect()),
+    ];
+    frame("exclusions", &["reason", "pairs"], values)
+}
+
+/// A number for JSON (`null` when not finite).
+fn number(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+/// A frame as a list of JSON objects (column name -> value).
+fn records(f: &Frame) -> Value {
+    use crate::table::Cell;
+    let rows = (0..f.nrows())
+        .map(|i| {
+            let mut row = serde_json::Map::new();
+            for c in &f.columns {
+                let v = match c.values.cell(i) {
+                    Cell::Missing => Value::Null,
+                    Cell::Int(n) => json!(n),
+                    Cell::Float(x) => number(x),
+                    Cell::Text(s) => json!(s),
+                    Cell::Bool(b) => json!(b),
+                };
+                row.insert(c.name.clone(), v);
+            }
+            Value::Object(row)
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+/// `<id>_preferences.json` (`preferences_version` 1): the settings and
+/// every table as records.
+pub fn preferences_json(a: &Analysis) -> Vec<u8> {
+    let doc = json!({
+        "preferences_version": 1,
+        "experiment_id": a.id,
+        "producer": format!("rsmreport {}", env!("CARGO_PKG_VERSION")),
+        "pairs_file": a.pairs_file.display().to_string(),
+        "reference": a.reference,
+        "annotators": a.annotators,
+        "subset_columns": a.subset_columns,
+        "intervals": {
+            "on": a.intervals_on,
+            "level": a.spec.level,
+            "replicates": a.spec.replicates,
+            "seed": a.spec.seed,
+            "unit": "pair",
+        },
+        "exclusions": records(&exclusions_frame(a)),
+        "overall": records(&overall_frame(a)),
+        "annotator_metrics": records(&metrics_frame(a)),
+        "votes": records(&votes_frame(a)),
+    });
+    let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The tables and the JSON.
+pub fn data_files(a: &Analysis) -> Vec<OutputFile> {
+    let out = Path::new("output");
+    let table = |f: Frame| OutputFile {
+        path: out.join(format!("{}_{}.csv", a.id, f.name)),
+        bytes: crate::output::write::to_delimited(&f, b','),
+    };
+    vec![
+        table(metrics_frame(a)),
+        table(overall_frame(a)),
+        table(votes_frame(a)),
+        table(exclusions_frame(a)),
+        OutputFile {
+            path: out.join(format!("{}_preferences.json", a.id)),
+            bytes: preferences_json(a),
+        },
+    ]
+}
+
+/// Every output file: the tables, the JSON, the report and its figures.
+pub fn files(
+    a: &Analysis,
+    inputs: Vec<crate::render::context::InputCtx>,
+    epoch: i64,
+) -> anyhow::Result<Vec<OutputFile>> {
+    let mut out = data_files(a);
+    out.extend(crate::render::report_files(&super::report::report(
+        a, inputs, epoch,
+    )?)?);
+    Ok(out)
+}
+
+fn fixed(x: f64, signed: bool) -> String {
+    match (x.is_finite(), signed) {
+        (false, _) => "n/a".into(),
+        (true, true) => format!("{x:+.3}"),
+        (true, false) => format!("{x:.3}"),
+    }
+}
+
+/// One line per annotator (by strength): strength with its interval,
+/// accuracy and relevance on the whole set.
+pub fn terminal_lines(a: &Analysis) -> Vec<String> {
+    let all = a.all();
+    let mut out = vec![format!(
+        "{}: {} of {} pairs used; annotators against the reference {}:",
+        a.id,
+        all.exclusions.used(),
+        all.exclusions.rows,
+        a.reference
+    )];
+    let width = a
+        .annotators
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    for j in a.by_strength() {
+        let (m, i) = (&all.metrics[j], &all.intervals[j]);
+        let ci = if i.strength.lower.is_finite() {
+            format!(
+                " [{}, {}]",
+                fixed(i.strength.lower, true),
+                fixed(i.strength.upper, true)
+            )
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "  {:<width$}  strength {}{ci}  accuracy {}  relevance {}",
+            a.annotators[j],
+            fixed(m.strength, true),
+            fixed(m.accuracy, false),
+            fixed(m.relevance, false),
+        ));
+    }
+    if all.exclusions.used() == 0 {
+        out.push(
+            "note: no pair has a valid reference vote and two non-empty texts; every metric is n/a"
+                .into(),
+        );
+    }
+    out
+}

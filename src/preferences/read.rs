@@ -1,0 +1,397 @@
+//! Command assembly (preferences), input half: the pairs file as the
+//! columns the metrics need (spec 1): ids, text lengths, the reference's
+//! and every annotator's raw votes, the subset columns. Tables (csv, tsv,
+//! xlsx, jsonl, parquet) go through [`crate::input::read_table`];
+//! AnnotatedPairs `.json` is read here with serde_json.
+//!
+//! Reads the pairs file only; computes no metric and writes nothing. Every
+//! error names the file and the column, key or rows, and is a data error.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use serde_json::{Map, Value};
+
+use crate::config::preferences::PreferencesConfig;
+use crate::metrics::preferences::text_len;
+use crate::table::{Cell, Values};
+
+/// The AnnotatedPairs format versions read (`metadata.version`).
+pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1.0", "2.0"];
+
+/// How many duplicate ids an error names.
+const SHOWN_DUPLICATES: usize = 5;
+
+/// One named column of raw values (`None`: missing or blank).
+pub type RawColumn = (String, Vec<Option<String>>);
+
+/// The pairs as read, one entry per row in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pairs {
+    pub file: PathBuf,
+    pub ids: Vec<String>,
+    /// Length of `text_a` in code points (0: empty or missing).
+    pub len_a: Vec<u32>,
+    pub len_b: Vec<u32>,
+    pub reference: RawColumn,
+    pub annotators: Vec<RawColumn>,
+    pub subsets: Vec<RawColumn>,
+}
+
+impl Pairs {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Reads the configured pairs file.
+pub fn read(cfg: &PreferencesConfig) -> Result<Pairs> {
+    let pairs = if cfg.is_annotated_pairs() {
+        annotated_pairs(cfg)?
+    } else {
+        tabular(cfg)?
+    };
+    check_unique_ids(&pairs)?;
+    Ok(pairs)
+}
+
+/// A cell as text; blank text counts as missing (as a JSON `null`).
+fn cell_text(values: &Values, i: usize) -> Option<String> {
+    let s = match values.cell(i) {
+        Cell::Missing => return None,
+        Cell::Text(s) => s,
+        Cell::Int(n) => n.to_string(),
+        Cell::Float(x) => crate::config::python_float_repr(x),
+        Cell::Bool(b) => if b { "True" } else { "False" }.to_string(),
+    };
+    (!s.trim().is_empty()).then_some(s)
+}
+
+fn absent_columns(file: &Path, absent: &[&str], present: &[&str]) -> anyhow::Error {
+    anyhow!(
+        "{}: the column{} {} named in the experiment file {} not in the file (its columns are \
+         {})",
+        file.display(),
+        if absent.len() > 1 { "s" } else { "" },
+        absent
+            .iter()
+            .map(|c| format!("'{c}'"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if absent.len() > 1 { "are" } else { "is" },
+        present.join(", ")
+    )
+}
+
+/// A table file: the configured columns, read as text.
+fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
+    let reference = cfg.reference_column.clone().unwrap_or_default();
+    let subsets = cfg.subset_columns.clone().unwrap_or_default();
+    let mut wanted: Vec<&str> = vec![&cfg.text_a_column, &cfg.text_b_column, &reference];
+    wanted.extend(cfg.annotator_columns.iter().map(String::as_str));
+    wanted.extend(subsets.iter().map(String::as_str));
+    wanted.extend(cfg.id_column.as_deref());
+    let table = crate::input::read_table(&cfg.pairs_file, &wanted)?;
+    let absent: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|c| table.column(c).is_none())
+        .collect();
+    if !absent.is_empty() {
+        return Err(absent_columns(&cfg.pairs_file, &absent, &table.names()));
+    }
+    let n = table.nrows;
+    let column = |name: &str| -> Vec<Option<String>> {
+        let values = &table.column(name).expect("checked above").values;
+        (0..n).map(|i| cell_text(values, i)).collect()
+    };
+    let lengths = |name: &str| -> Vec<u32> {
+        let values = &table.column(name).expect("checked above").values;
+        (0..n)
+            .map(|i| text_len(cell_text(values, i).as_deref()))
+            .collect()
+    };
+    let named = |names: &[String]| names.iter().map(|c| (c.clone(), column(c))).collect();
+    Ok(Pairs {
+        file: cfg.pairs_file.clone(),
+        ids: match &cfg.id_column {
+            Some(c) => column(c)
+                .into_iter()
+                .map(Option::unwrap_or_default)
+                .collect(),
+            None => (1..=n).map(|i| i.to_string()).collect(),
+        },
+        len_a: lengths(&cfg.text_a_column),
+        len_b: lengths(&cfg.text_b_column),
+        reference: (reference.clone(), column(&reference)),
+        annotators: named(&cfg.annotator_columns),
+        subsets: named(&subsets),
+    })
+}
+
+/// Duplicate ids are an error naming the first few (spec 1).
+fn check_unique_ids(pairs: &Pairs) -> Result<()> {
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(pairs.len());
+    let mut dups: Vec<String> = Vec::new();
+    let mut count = 0usize;
+    for (i, id) in pairs.ids.iter().enumerate() {
+        if let Some(&j) = first.get(id.as_str()) {
+            count += 1;
+            if dups.len() < SHOWN_DUPLICATES {
+                dups.push(format!("'{id}' (rows {} and {})", j + 1, i + 1));
+            }
+        } else {
+            first.insert(id, i);
+        }
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    let more = if count > dups.len() {
+        format!(" and {} more", count - dups.len())
+    } else {
+        String::new()
+    };
+    bail!(
+        "{}: {count} pair{} repeat{} an id: {}{more}; every pair needs its own id (rows are \
+         counted from the first data row)",
+        pairs.file.display(),
+        if count > 1 { "s" } else { "" },
+        if count > 1 { "" } else { "s" },
+        dups.join(", ")
+    )
+}
+
+// ------------------------------------------------------- AnnotatedPairs
+
+/// An AnnotatedPairs file: `metadata.default_annotator` is the reference,
+/// every other annotator a column, the comparisons' metadata keys subset
+/// columns (spec 1).
+fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
+    let file = &cfg.pairs_file;
+    let at = |what: String| anyhow!("{}: {what}", file.display());
+    let text =
+        std::fs::read_to_string(file).map_err(|e| at(format!("cannot read the file: {e}")))?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| {
+        at(format!(
+            "line {}, column {}: not valid JSON ({e})",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let doc = doc
+        .as_object()
+        .ok_or_else(|| at("an AnnotatedPairs file must hold a JSON object".into()))?;
+    let metadata = object(doc.get("metadata")).ok_or_else(|| at("no metadata object".into()))?;
+    check_version(metadata).map_err(at)?;
+    let (ids, names) = annotators(doc).map_err(at)?;
+    let default = metadata
+        .get("default_annotator")
+        .and_then(Value::as_str)
+        .ok_or_else(|| at("metadata.default_annotator is missing".into()))?;
+    let Some(d) = ids.iter().position(|a| a == default) else {
+        return Err(at(format!(
+            "metadata.default_annotator \"{default}\" is not among its annotators ({})",
+            ids.join(", ")
+        )));
+    };
+    let comparisons = doc
+        .get("comparisons")
+        .and_then(Value::as_array)
+        .ok_or_else(|| at("no comparisons list".into()))?;
+    let columns = Columns::collect(comparisons, &ids, &names).map_err(at)?;
+    columns.select(cfg, &names[d], file)
+}
+
+fn object(v: Option<&Value>) -> Option<&Map<String, Value>> {
+    v.and_then(Value::as_object)
+}
+
+fn check_version(metadata: &Map<String, Value>) -> Result<(), String> {
+    let version = match metadata.get("version") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => other.to_string(),
+        None => return Err("metadata.version is missing".into()),
+    };
+    if ANNOTATED_PAIRS_VERSIONS.contains(&version.as_str()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "AnnotatedPairs version \"{version}\" is not supported (supported: {})",
+            ANNOTATED_PAIRS_VERSIONS.join(", ")
+        ))
+    }
+}
+
+/// The annotator ids in file order and the column name of each: its
+/// `name` when every annotator has a distinct one, else its id.
+fn annotators(doc: &Map<String, Value>) -> Result<(Vec<String>, Vec<String>), String> {
+    let map = object(doc.get("annotators")).ok_or("no annotators object")?;
+    let ids: Vec<String> = map.keys().cloned().collect();
+    let names: Vec<Option<&str>> = map
+        .values()
+        .map(|a| a.get("name").and_then(Value::as_str))
+        .collect();
+    let distinct = names
+        .iter()
+        .enumerate()
+        .all(|(i, n)| n.is_some_and(|n| !n.is_empty() && !names[..i].contains(&Some(n))));
+    let shown = if distinct {
+        names
+            .iter()
+            .map(|n| n.unwrap_or_default().to_string())
+            .collect()
+    } else {
+        ids.clone()
+    };
+    Ok((ids, shown))
+}
+
+/// The comparisons of an AnnotatedPairs file as columns.
+struct Columns {
+    ids: Vec<String>,
+    len_a: Vec<u32>,
+    len_b: Vec<u32>,
+    /// Annotator column name -> votes.
+    votes: Vec<RawColumn>,
+    /// Metadata key -> values, keys in order of first appearance.
+    metadata: Vec<RawColumn>,
+}
+
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) if s.trim().is_empty() => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// `response_a` as a text, or an object with `text`.
+fn response_len(c: &Value, key: &str) -> u32 {
+    let v = c.get(key);
+    let text = v
+        .and_then(Value::as_str)
+        .or_else(|| v.and_then(|r| r.get("text")).and_then(Value::as_str));
+    text_len(text)
+}
+
+impl Columns {
+    fn collect(comparisons: &[Value], ids: &[String], names: &[String]) -> Result<Columns, String> {
+        let mut out = Columns {
+            ids: Vec::with_capacity(comparisons.len()),
+            len_a: Vec::with_capacity(comparisons.len()),
+            len_b: Vec::with_capacity(comparisons.len()),
+            votes: names.iter().map(|n| (n.clone(), Vec::new())).collect(),
+            metadata: Vec::new(),
+        };
+        for (i, c) in comparisons.iter().enumerate() {
+            if !c.is_object() {
+                return Err(format!("comparisons[{i}] is not an object"));
+            }
+            out.ids.push(
+                c.get("id")
+                    .and_then(scalar_text)
+                    .unwrap_or_else(|| (i + 1).to_string()),
+            );
+            out.len_a.push(response_len(c, "response_a"));
+            out.len_b.push(response_len(c, "response_b"));
+            let annotations = object(c.get("annotations"));
+            for (id, (_, votes)) in ids.iter().zip(&mut out.votes) {
+                let pref = annotations
+                    .and_then(|a| a.get(id))
+                    .and_then(|a| a.get("pref"));
+                votes.push(pref.and_then(scalar_text));
+            }
+            out.push_metadata(i, object(c.get("metadata")));
+        }
+        Ok(out)
+    }
+
+    fn push_metadata(&mut self, i: usize, metadata: Option<&Map<String, Value>>) {
+        for (key, value) in metadata.into_iter().flatten() {
+            if !self.metadata.iter().any(|(k, _)| k == key) {
+                self.metadata.push((key.clone(), vec![None; i]));
+            }
+            let col = self
+                .metadata
+                .iter_mut()
+                .find(|(k, _)| k == key)
+                .expect("added");
+            col.1.push(scalar_text(value));
+        }
+        for (_, col) in &mut self.metadata {
+            col.resize(i + 1, None);
+        }
+    }
+
+    /// The configured columns (or the defaults of spec 1).
+    fn select(mut self, cfg: &PreferencesConfig, default: &str, file: &Path) -> Result<Pairs> {
+        let reference = cfg
+            .reference_column
+            .clone()
+            .unwrap_or_else(|| default.to_string());
+        let annotators: Vec<String> = if cfg.annotator_columns.is_empty() {
+            self.votes
+                .iter()
+                .map(|(n, _)| n.clone())
+                .filter(|n| *n != reference)
+                .collect()
+        } else {
+            cfg.annotator_columns.clone()
+        };
+        let subsets: Vec<String> = match &cfg.subset_columns {
+            Some(s) => s.clone(),
+            None => self.metadata.iter().map(|(k, _)| k.clone()).collect(),
+        };
+        let present: Vec<String> = self
+            .votes
+            .iter()
+            .chain(&self.metadata)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let absent: Vec<&str> = std::iter::once(&reference)
+            .chain(&annotators)
+            .chain(&subsets)
+            .filter(|c| !present.contains(c))
+            .map(String::as_str)
+            .collect();
+        if !absent.is_empty() {
+            let present: Vec<&str> = present.iter().map(String::as_str).collect();
+            return Err(absent_columns(file, &absent, &present));
+        }
+        if annotators.is_empty() {
+            bail!(
+                "{}: the file has no annotator besides the default annotator {reference}; there \
+                 is nothing to compare",
+                file.display()
+            );
+        }
+        let take = |name: &str| -> RawColumn {
+            match self.votes.iter().position(|(n, _)| n == name) {
+                Some(j) => self.votes[j].clone(),
+                None => self
+                    .metadata
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .cloned()
+                    .expect("checked"),
+            }
+        };
+        Ok(Pairs {
+            file: file.to_path_buf(),
+            reference: take(&reference),
+            annotators: annotators.iter().map(|a| take(a)).collect(),
+            subsets: subsets.iter().map(|s| take(s)).collect(),
+            ids: std::mem::take(&mut self.ids),
+            len_a: std::mem::take(&mut self.len_a),
+            len_b: std::mem::take(&mut self.len_b),
+        })
+    }
+}
