@@ -195,8 +195,14 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
             error: anyhow!("the {role} folder: {e}"),
         })
     };
+    // Both folders at once (each reads its tables on threads of its own).
     let (b, c) = pipeline::timed("open folders", || {
-        Ok::<_, Failure>((open(baseline, "baseline")?, open(candidate, "candidate")?))
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| open(candidate, "candidate"));
+            let b = open(baseline, "baseline");
+            let c = other.join().expect("reading the candidate folder panicked");
+            Ok::<_, Failure>((b?, c?))
+        })
     })?;
     let gates = match gates {
         Some(file) => compare_gates(file, &cfg, &b, &c)?,

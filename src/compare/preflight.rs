@@ -137,9 +137,10 @@ fn levels(r: Option<&Responses>, group: &str) -> Vec<String> {
     let Some((_, values)) = r.and_then(|r| r.groups.iter().find(|(g, _)| g == group)) else {
         return Vec::new();
     };
-    let mut out: Vec<String> = values.iter().flatten().map(|v| v.to_string()).collect();
+    let distinct: std::collections::HashSet<&str, crate::table::FxBuild> =
+        values.iter().flatten().map(|v| &**v).collect();
+    let mut out: Vec<String> = distinct.into_iter().map(String::from).collect();
     out.sort();
-    out.dedup();
     out
 }
 

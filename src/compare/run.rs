@@ -112,14 +112,18 @@ fn group_codes(
     rows: impl Iterator<Item = u32> + Clone,
 ) -> Option<(Vec<u32>, Vec<String>)> {
     let (_, values) = r.groups.iter().find(|(g, _)| g == group)?;
-    let label = |i: u32| values[i as usize].as_deref().unwrap_or(NO_INFO).to_string();
-    let mut labels: Vec<String> = rows.clone().map(label).collect();
-    labels.sort();
-    labels.dedup();
-    let codes = rows
-        .map(|i| labels.binary_search(&label(i)).unwrap_or(0) as u32)
+    let label = |i: u32| values[i as usize].as_deref().unwrap_or(NO_INFO);
+    let distinct: std::collections::HashSet<&str, crate::table::FxBuild> =
+        rows.clone().map(label).collect();
+    let mut labels: Vec<&str> = distinct.into_iter().collect();
+    labels.sort_unstable();
+    let code: std::collections::HashMap<&str, u32, crate::table::FxBuild> = labels
+        .iter()
+        .enumerate()
+        .map(|(k, l)| (*l, k as u32))
         .collect();
-    Some((codes, labels))
+    let codes = rows.map(|i| code[label(i)]).collect();
+    Some((codes, labels.into_iter().map(String::from).collect()))
 }
 
 /// Compares `b` (baseline) and `c` (candidate). An error says whether it
