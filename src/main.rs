@@ -332,13 +332,15 @@ fn summarize(
         },
         None => 0,
     };
-    let opened = open_all(&dirs)?;
+    let opened = pipeline::timed("open folders", || open_all(&dirs))?;
     let order = match order {
         SummaryOrder::Given => run::Order::Given,
         SummaryOrder::ModelVersion => run::Order::ModelVersion,
     };
     let settings = run::settings(&opened[base].archive);
-    let summary = run::summarize(id, &opened, base, order, &settings);
+    let summary = pipeline::timed("summarize", || {
+        run::summarize(id, &opened, base, order, &settings)
+    });
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(id));
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let files = outputs::files(&summary, pipeline::generation_epoch()).map_err(data_error)?;
