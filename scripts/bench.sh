@@ -15,6 +15,8 @@
 #                  for the per-stage breakdown; 0: skip it
 #   BENCH_COMPARE  1 (default): also time `compare` of a 1M folder with itself
 #                  and `summarize` of 20 folders of 100k (compare spec 4); 0: skip
+#   BENCH_ANNOTATIONS  1 (default): also time `agree` on 1M items x 5 raters and
+#                  `preferences` on 1M pairs x 5 annotators (generated); 0: skip
 #   BENCH_BIN      time this rsmreport binary instead of building one (e.g. an
 #                  older build, for before/after comparisons; it must have
 #                  `simulate` unless the data are cached already). The
@@ -187,6 +189,81 @@ if [[ "${BENCH_COMPARE:-1}" == 1 ]]; then
     rm -rf "$scratch/arch_1m" "$scratch/arch_100k" "$scratch"/sum_* "$scratch/cmp_out" "$scratch/sum_out"
 fi
 
+# agree and preferences at scale (agreement spec, preferences spec):
+# 1,000,000 items x 5 raters, and 1,000,000 pairs x 5 annotators, made
+# deterministically with awk (an LCG, so the same files on every machine).
+annotation_rows=()
+if [[ "${BENCH_ANNOTATIONS:-1}" == 1 ]]; then
+    ann="$data/agree_1m.csv"
+    if [[ ! -f "$ann" ]]; then
+        echo "writing 1M items x 5 raters ..." >&2
+        awk 'BEGIN {
+            s = 12345; m = 2147483648
+            print "item,r1,r2,r3,r4,r5"
+            for (i = 1; i <= 1000000; i++) {
+                s = (1103515245 * s + 12345) % m; t = 1 + int(6 * s / m)
+                line = "i" i
+                for (r = 1; r <= 5; r++) {
+                    s = (1103515245 * s + 12345) % m; u = s / m
+                    v = t; if (u < 0.2) v = t - 1; else if (u > 0.8) v = t + 1
+                    if (v < 1) v = 1; if (v > 6) v = 6
+                    if (u > 0.97) v = ""
+                    line = line "," v
+                }
+                print line
+            }
+        }' >"$ann"
+    fi
+    cat >"$data/agree_1m.toml" <<EOF
+experiment_id = "agree_1m"
+annotations_file = "agree_1m.csv"
+layout = "wide"
+item_column = "item"
+rater_columns = ["r1", "r2", "r3", "r4", "r5"]
+level = "ordinal"
+categories = [1, 2, 3, 4, 5, 6]
+EOF
+    pairs="$data/pairs_1m.csv"
+    if [[ ! -f "$pairs" ]]; then
+        echo "writing 1M pairs x 5 annotators ..." >&2
+        awk 'BEGIN {
+            s = 54321; m = 2147483648
+            split("text_a text_b tie", vote, " ")
+            print "id,text_a,text_b,reference,j1,j2,j3,j4,j5,source"
+            for (i = 1; i <= 1000000; i++) {
+                s = (1103515245 * s + 12345) % m; la = 5 + int(40 * s / m)
+                s = (1103515245 * s + 12345) % m; lb = 5 + int(40 * s / m)
+                s = (1103515245 * s + 12345) % m; ref = 1 + int(2.1 * s / m); if (ref > 3) ref = 3
+                line = "p" i "," substr("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 1, la) "," \
+                    substr("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", 1, lb) "," vote[ref]
+                for (j = 1; j <= 5; j++) {
+                    s = (1103515245 * s + 12345) % m; u = s / m
+                    v = (u < 0.7) ? ref : 1 + int(3 * u) % 3
+                    line = line "," vote[v]
+                }
+                print line "," ((i % 3 == 0) ? "chat" : (i % 3 == 1) ? "code" : "math")
+            }
+        }' >"$pairs"
+    fi
+    cat >"$data/pairs_1m.toml" <<EOF
+experiment_id = "pairs_1m"
+pairs_file = "pairs_1m.csv"
+id_column = "id"
+text_a_column = "text_a"
+text_b_column = "text_b"
+reference_column = "reference"
+annotator_columns = ["j1", "j2", "j3", "j4", "j5"]
+subset_columns = ["source"]
+EOF
+    read -r w m all < <(time_runs agree "$data/agree_1m.toml" --output-dir "$scratch/agree_out" --force)
+    met=$(awk -v w="$w" -v m="$m" 'BEGIN {print ((w <= 3) ? "yes" : "no") " / " ((m <= 1024) ? "yes" : "no")}')
+    annotation_rows+=("| \`agree\` | 1M items x 5 raters (wide, 1-6, 3% missing) | $w s | $all | $m MB | <= 3 s, <= 1 GB | $met |")
+    read -r w m all < <(time_runs preferences "$data/pairs_1m.toml" --output-dir "$scratch/pref_out" --force)
+    met=$(awk -v w="$w" 'BEGIN {print (w <= 3) ? "yes" : "no"}')
+    annotation_rows+=("| \`preferences\` | 1M pairs x 5 annotators, 3 subsets | $w s | $all | $m MB | <= 3 s | $met |")
+    rm -rf "$scratch/agree_out" "$scratch/pref_out"
+fi
+
 cpu=$(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 rev=$(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -214,6 +291,14 @@ if ((${#compare_rows[@]})); then
     echo "| command | folders | median wall | runs (s) | peak RSS (median) | target | met |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${compare_rows[@]}"
+fi
+if ((${#annotation_rows[@]})); then
+    echo
+    echo "\`agree\` and \`preferences\` at scale (release build):"
+    echo
+    echo "| command | data | median wall | runs (s) | peak RSS (median) | target | met |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${annotation_rows[@]}"
 fi
 echo
 echo "### Machine"
