@@ -210,7 +210,7 @@ pub fn alpha_interval(
     iv: &Intervals,
     estimate: f64,
 ) -> (f64, f64) {
-    let boot = AlphaBootstrap::new(tables, level, values);
+    let boot = AlphaBootstrap::with_seed(tables, level, values, iv.seed);
     if iv.replicates == 0 || boot.n_units() == 0 || estimate.is_nan() {
         return (f64::NAN, f64::NAN);
     }
@@ -385,7 +385,8 @@ mod tests {
             seed: 11,
             ..Intervals::default()
         };
-        let serial = AlphaBootstrap::new(&tables, Level::Ordinal, &values).interval(11, 203, 0.95);
+        let serial =
+            AlphaBootstrap::with_seed(&tables, Level::Ordinal, &values, 11).interval(11, 203, 0.95);
         let (lo, hi) = alpha_interval(&tables, Level::Ordinal, &values, &iv, 0.5);
         assert!(lo.is_finite() && hi > lo);
         assert_eq!(

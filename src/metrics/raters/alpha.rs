@@ -45,24 +45,30 @@ impl Level {
 /// (m_u - 1)` over the patterns with `m_u >= 2` ratings (`mult` gives each
 /// pattern's weight: its number of items, or a replicate's draw counts).
 pub fn coincidences(items: &ItemCounts, mult: &[f64]) -> Vec<f64> {
-    let q = items.q;
-    let mut o = vec![0.0; q * q];
+    let mut o = vec![0.0; items.q * items.q];
     for (p, &m) in mult.iter().enumerate().take(items.len()) {
-        let row = items.row(p);
-        let total = items.total(p);
-        if total < 2 || m == 0.0 {
-            continue;
-        }
-        let scale = m / f64::from(total - 1);
-        for k in (0..q).filter(|&k| row[k] > 0) {
-            for l in (0..q).filter(|&l| row[l] > 0) {
-                let (a, b) = (f64::from(row[k]), f64::from(row[l]));
-                let same = if k == l { a } else { 0.0 };
-                o[k * q + l] += (a * b - same) * scale;
-            }
-        }
+        add_pattern(items, p, m, &mut o);
     }
     o
+}
+
+/// Adds `m` times pattern `p`'s pairs to the coincidence matrix `o`
+/// (nothing for a pattern with fewer than two ratings).
+fn add_pattern(items: &ItemCounts, p: usize, m: f64, o: &mut [f64]) {
+    let q = items.q;
+    let row = items.row(p);
+    let total = items.total(p);
+    if total < 2 || m == 0.0 {
+        return;
+    }
+    let scale = m / f64::from(total - 1);
+    for k in (0..q).filter(|&k| row[k] > 0) {
+        for l in (0..q).filter(|&l| row[l] > 0) {
+            let (a, b) = (f64::from(row[k]), f64::from(row[l]));
+            let same = if k == l { a } else { 0.0 };
+            o[k * q + l] += (a * b - same) * scale;
+        }
+    }
 }
 
 /// Squared distances `d_kl` for `level`: nominal `[k != l]`; ordinal
@@ -128,9 +134,18 @@ pub fn krippendorff_alpha(items: &ItemCounts, level: Level, values: &[f64]) -> f
     alpha_from_coincidences(&coincidences(items, &items.mult), level, values)
 }
 
+/// Above this many resampled items, replicates draw random blocks of items
+/// (the block fast path of uncertainty spec 6, as `build`'s intervals do).
+pub const EXACT_MAX_ITEMS: usize = 1000;
+/// The number of blocks of the fast path.
+const BLOCKS: u32 = 1000;
+
 /// The bootstrap of alpha over items: the resampled units are the items
 /// with at least two ratings (the others carry no pairable value), drawn
-/// with replacement as [`Plan::single`] draws them.
+/// with replacement as [`Plan::single`] draws them. Above
+/// [`EXACT_MAX_ITEMS`] items, the items are dealt into 1,000 seeded random
+/// blocks whose coincidence matrices are summed once, and a replicate
+/// draws blocks: its cost no longer grows with the number of items.
 #[derive(Clone, Debug)]
 pub struct AlphaBootstrap<'a> {
     tables: &'a CountTables,
@@ -139,23 +154,55 @@ pub struct AlphaBootstrap<'a> {
     plan: Plan,
     level: Level,
     values: Vec<f64>,
+    /// The coincidence matrix of each block (the fast path); empty: every
+    /// item is drawn.
+    blocks: Vec<Vec<f64>>,
+}
+
+/// The coincidence matrix of each of [`BLOCKS`] seeded random blocks of
+/// the items `units` (their patterns).
+fn block_coincidences(items: &ItemCounts, units: &[u32], seed: u64) -> Vec<Vec<f64>> {
+    let assign = crate::metrics::bootstrap::random_blocks(units.len(), BLOCKS, seed);
+    let mut out = vec![vec![0.0; items.q * items.q]; BLOCKS as usize];
+    for (&p, &b) in units.iter().zip(&assign) {
+        add_pattern(items, p as usize, 1.0, &mut out[b as usize]);
+    }
+    out
 }
 
 impl<'a> AlphaBootstrap<'a> {
-    /// Prepares the bootstrap of alpha at `level` with category `values`.
+    /// Prepares the bootstrap of alpha at `level` with category `values`
+    /// (the blocks of a large data set dealt with seed 0).
     pub fn new(tables: &'a CountTables, level: Level, values: &[f64]) -> Self {
+        Self::with_seed(tables, level, values, 0)
+    }
+
+    /// [`AlphaBootstrap::new`] with the blocks of a large data set dealt
+    /// with `seed` (the intervals' seed).
+    pub fn with_seed(tables: &'a CountTables, level: Level, values: &[f64], seed: u64) -> Self {
         let units: Vec<u32> = tables
             .item_pattern
             .iter()
             .copied()
             .filter(|&p| p != u32::MAX && tables.items.total(p as usize) >= 2)
             .collect();
+        let blocks = if units.len() > EXACT_MAX_ITEMS {
+            block_coincidences(&tables.items, &units, seed)
+        } else {
+            Vec::new()
+        };
+        let n_drawn = if blocks.is_empty() {
+            units.len()
+        } else {
+            blocks.len()
+        };
         AlphaBootstrap {
             tables,
-            plan: Plan::single(units.len()),
+            plan: Plan::single(n_drawn),
             units,
             level,
             values: values.to_vec(),
+            blocks,
         }
     }
 
@@ -168,6 +215,17 @@ impl<'a> AlphaBootstrap<'a> {
     /// same number whichever thread computes it, in whatever order.
     pub fn replicate(&self, seed: u64, replicate: u64) -> f64 {
         let mut rng = replicate_rng(seed, replicate);
+        if !self.blocks.is_empty() {
+            let mut draws = vec![0u32; self.blocks.len()];
+            self.plan.draw_counts(&mut rng, &mut draws);
+            let mut o = vec![0.0; self.tables.items.q * self.tables.items.q];
+            for (block, &c) in self.blocks.iter().zip(&draws) {
+                for (x, y) in o.iter_mut().zip(block) {
+                    *x += f64::from(c) * y;
+                }
+            }
+            return alpha_from_coincidences(&o, self.level, &self.values);
+        }
         let mut draws = vec![0u32; self.units.len()];
         self.plan.draw_counts(&mut rng, &mut draws);
         let mut mult = vec![0.0; self.tables.items.len()];
@@ -188,5 +246,66 @@ impl<'a> AlphaBootstrap<'a> {
         }
         let reps: Vec<f64> = (0..n_replicates).map(|b| self.replicate(seed, b)).collect();
         percentile_interval(&reps, level)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::test_util::Lcg;
+
+    /// `n` items rated by 3 raters on 5 categories around a true category
+    /// (a rater is off by one a quarter of the time).
+    fn tables(n: usize) -> CountTables {
+        let mut g = Lcg(17);
+        let mut codes = Vec::with_capacity(3 * n);
+        for _ in 0..n {
+            let t = (g.next() * 5.0) as i64;
+            for _ in 0..3 {
+                let u = g.next();
+                let v = if u < 0.125 {
+                    t - 1
+                } else if u > 0.875 {
+                    t + 1
+                } else {
+                    t
+                };
+                codes.push(Some(v.clamp(0, 4) as u32));
+            }
+        }
+        CountTables::from_ratings(&codes, 3, 5)
+    }
+
+    #[test]
+    fn blocks_give_the_item_bootstrap_interval_within_monte_carlo_error() {
+        let t = tables(6000);
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let fast = AlphaBootstrap::with_seed(&t, Level::Interval, &values, 3);
+        assert_eq!(fast.blocks.len(), BLOCKS as usize, "the fast path");
+        let mut exact = fast.clone();
+        exact.blocks.clear();
+        exact.plan = Plan::single(exact.units.len());
+        let (a, b) = (fast.interval(3, 400, 0.95), exact.interval(3, 400, 0.95));
+        let (wa, wb) = (a.upper - a.lower, b.upper - b.lower);
+        assert!(
+            wa > 0.0 && (0.8..1.25).contains(&(wa / wb)),
+            "{a:?} vs {b:?}"
+        );
+        let mid = |i: &Interval| (i.lower + i.upper) / 2.0;
+        assert!((mid(&a) - mid(&b)).abs() < 0.25 * wb, "{a:?} vs {b:?}");
+        let estimate = krippendorff_alpha(&t.items, Level::Interval, &values);
+        assert!(a.lower < estimate && estimate < a.upper);
+        assert_eq!(
+            fast.replicate(3, 7).to_bits(),
+            fast.replicate(3, 7).to_bits()
+        );
+    }
+
+    #[test]
+    fn small_data_draw_every_item() {
+        let t = tables(EXACT_MAX_ITEMS);
+        let b = AlphaBootstrap::new(&t, Level::Nominal, &[1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert!(b.blocks.is_empty());
+        assert_eq!(b.n_units(), EXACT_MAX_ITEMS);
     }
 }
