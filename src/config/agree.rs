@@ -15,7 +15,7 @@ use anyhow::{anyhow, Result};
 use serde_json::Value;
 
 use super::intervals::{self, Intervals};
-use super::{closest, ConfigKind, RawConfig};
+use super::{ConfigKind, RawConfig};
 use crate::metrics::raters::alpha::Level;
 use crate::metrics::raters::scales::Scale;
 
@@ -113,7 +113,7 @@ pub fn load(path: &Path) -> Result<AgreeConfig> {
             let raw = super::parse(&text, ConfigKind::Toml, path)?;
             return Err(anyhow!(
                 "{}: annotations_file = \"{}\" does not exist (looked for {})",
-                at(&raw, "annotations_file"),
+                raw.at("annotations_file"),
                 cfg.annotations_file,
                 cfg.annotations_path.display()
             ));
@@ -122,28 +122,12 @@ pub fn load(path: &Path) -> Result<AgreeConfig> {
     Ok(cfg)
 }
 
-/// `file, line N` of a key (the file alone when the line is unknown).
-fn at(raw: &RawConfig, key: &str) -> String {
-    match raw.line_of(key) {
-        Some(l) => format!("{}, line {l}", raw.origin.display()),
-        None => raw.origin.display().to_string(),
-    }
-}
-
 /// Validates the text of an `agree` experiment file (TOML). Errors name
 /// the file, the line and the key.
 pub fn parse(text: &str, path: &Path) -> Result<AgreeConfig> {
     let raw = super::parse(text, ConfigKind::Toml, path)?;
-    for key in raw.keys() {
-        if !KEYS.contains(&key) {
-            let hint = closest(key, KEYS).map_or_else(
-                || format!(" (the keys are {})", KEYS.join(", ")),
-                |k| format!("; did you mean {k}?"),
-            );
-            return Err(anyhow!("{}: unknown key {key}{hint}", at(&raw, key)));
-        }
-    }
-    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", at(&raw, key)))
+    raw.check_keys(&KEYS)?;
+    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", raw.at(key)))
 }
 
 type Bad = (&'static str, String);

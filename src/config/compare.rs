@@ -67,20 +67,8 @@ pub fn load(path: &Path, statistics: &[&str]) -> Result<CompareConfig> {
 /// margin may be given for. Errors name the file, the line and the key.
 pub fn parse(text: &str, path: &Path, statistics: &[&str]) -> Result<CompareConfig> {
     let raw = super::parse(text, ConfigKind::Toml, path)?;
-    let at = |key: &str| match raw.line_of(key) {
-        Some(l) => format!("{}, line {l}", raw.origin.display()),
-        None => raw.origin.display().to_string(),
-    };
-    for key in raw.keys() {
-        if !KEYS.contains(&key) {
-            let hint = closest(key, KEYS).map_or_else(
-                || format!(" (the keys are {})", KEYS.join(", ")),
-                |k| format!("; did you mean {k}?"),
-            );
-            return Err(anyhow!("{}: unknown key {key}{hint}", at(key)));
-        }
-    }
-    values(&raw, statistics).map_err(|(key, msg)| anyhow!("{}: {msg}", at(key)))
+    raw.check_keys(&KEYS)?;
+    values(&raw, statistics).map_err(|(key, msg)| anyhow!("{}: {msg}", raw.at(key)))
 }
 
 fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'static str, String)> {

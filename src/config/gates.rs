@@ -920,7 +920,7 @@ pub fn parse_file_in(text: &str, path: &Path, cx: &Context) -> Result<Vec<Gate>>
             );
             return Err(anyhow!(
                 "{}: unknown key {key} in the gates file{hint}",
-                raw_at(&raw, key)
+                raw.at(key)
             ));
         }
     }
@@ -946,13 +946,6 @@ pub fn origin_name(path: &Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
-}
-
-fn raw_at(raw: &super::RawConfig, key: &str) -> String {
-    match raw.line_of(key) {
-        Some(l) => format!("{}, line {l}", raw.origin.display()),
-        None => raw.origin.display().to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -91,6 +91,28 @@ impl RawConfig {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(String::as_str)
     }
+
+    /// `file, line N` of a top-level key (the file alone when the line is
+    /// unknown), the prefix of an error about it.
+    pub fn at(&self, key: &str) -> String {
+        match self.line_of(key) {
+            Some(l) => format!("{}, line {l}", self.origin.display()),
+            None => self.origin.display().to_string(),
+        }
+    }
+
+    /// Every top-level key is one of `allowed`; the error names the first
+    /// other one with its line and the closest allowed key (or lists them).
+    pub fn check_keys(&self, allowed: &[&str]) -> Result<()> {
+        let Some(key) = self.keys().find(|k| !allowed.contains(k)) else {
+            return Ok(());
+        };
+        let hint = super::closest(key, allowed.iter().copied()).map_or_else(
+            || format!(" (the keys are {})", allowed.join(", ")),
+            |k| format!("; did you mean {k}?"),
+        );
+        Err(anyhow!("{}: unknown key {key}{hint}", self.at(key)))
+    }
 }
 
 /// Parses config text. `origin` is only used in messages. Syntax errors name

@@ -13,7 +13,7 @@ use anyhow::{anyhow, Result};
 use serde_json::Value;
 
 use super::intervals::{self, Intervals};
-use super::{closest, ConfigKind, RawConfig};
+use super::{ConfigKind, RawConfig};
 
 /// The keys of a preferences experiment file, in the spec's order.
 pub const KEYS: [&str; 9] = [
@@ -74,20 +74,8 @@ pub fn load(path: &Path) -> Result<PreferencesConfig> {
 /// and its folder is where a relative `pairs_file` is looked up first.
 pub fn parse(text: &str, path: &Path) -> Result<PreferencesConfig> {
     let raw = super::parse(text, ConfigKind::Toml, path)?;
-    let at = |key: &str| match raw.line_of(key) {
-        Some(l) => format!("{}, line {l}", raw.origin.display()),
-        None => raw.origin.display().to_string(),
-    };
-    for key in raw.keys() {
-        if !KEYS.contains(&key) {
-            let hint = closest(key, KEYS).map_or_else(
-                || format!(" (the keys are {})", KEYS.join(", ")),
-                |k| format!("; did you mean {k}?"),
-            );
-            return Err(anyhow!("{}: unknown key {key}{hint}", at(key)));
-        }
-    }
-    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", at(key)))
+    raw.check_keys(&KEYS)?;
+    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", raw.at(key)))
 }
 
 type Fail = (&'static str, String);

@@ -265,26 +265,7 @@ fn agree_report_opens_in_the_browser() {
     }
     assert!(html.contains("<svg") && html.contains("Pairwise Cohen"));
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
-    if !Path::new(crate::report::CHROMIUM).exists() {
-        eprintln!("agree browser check: SKIPPED, chromium is not installed (.ci/run installs it)");
-        return;
-    }
-    let dom = crate::report::chromium(&tmp.path().join("profile"))
-        .args(["--virtual-time-budget=3000", "--dump-dom"])
-        .arg(format!("file://{}", report.display()))
-        .output()
-        .expect("run chromium");
-    let text = String::from_utf8_lossy(&dom.stdout);
-    let html_tag = &text[text.find("<html").expect("a DOM")..];
-    let html_tag = &html_tag[..html_tag.find('>').unwrap()];
-    assert!(
-        html_tag.contains("data-js-ready=\"1\"") && !html_tag.contains("data-js-errors"),
-        "{html_tag}"
-    );
-    assert!(
-        text.contains("class=\"sort\""),
-        "the tables were not enhanced"
-    );
+    crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "agree");
 }
 
 // ---------------------------------------------------------------------------

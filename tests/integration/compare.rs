@@ -869,7 +869,9 @@ fn compare_report_renders_escaped_and_in_the_browser() {
         "the report loads nothing"
     );
 
-    let Some(text) = renders_in_chromium(&report, &tmp.path().join("profile"), "compare") else {
+    let Some(text) =
+        crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "compare")
+    else {
         return;
     };
     for id in ["evaluation", "between_versions", "sides"] {
@@ -883,31 +885,4 @@ fn compare_report_renders_escaped_and_in_the_browser() {
         text.matches("<figure").count() >= 3,
         "the figures are missing"
     );
-}
-
-/// Opens `report` in headless Chromium: its script ran without errors and
-/// enhanced the tables; returns the DOM. Skipped (and said so, `None`)
-/// without Chromium.
-pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) -> Option<String> {
-    if !Path::new(crate::report::CHROMIUM).exists() {
-        eprintln!("{what} browser check: SKIPPED, chromium is not installed (.ci/run installs it)");
-        return None;
-    }
-    let dom = crate::report::chromium(profile)
-        .args(["--virtual-time-budget=3000", "--dump-dom"])
-        .arg(format!("file://{}", report.display()))
-        .output()
-        .expect("run chromium");
-    let text = String::from_utf8_lossy(&dom.stdout);
-    let html_tag = &text[text.find("<html").expect("a DOM")..];
-    let html_tag = &html_tag[..html_tag.find('>').unwrap()];
-    assert!(
-        html_tag.contains("data-js-ready=\"1\"") && !html_tag.contains("data-js-errors"),
-        "{html_tag}"
-    );
-    assert!(
-        text.contains("class=\"sort\""),
-        "the tables were not enhanced"
-    );
-    Some(text.into_owned())
 }

@@ -775,3 +775,30 @@ fn report_million_responses_stays_small() {
     assert_eq!(section_ids(&html).len(), 9);
     assert!(html.contains("1,000,000"));
 }
+
+/// Opens `report` in headless Chromium: its script ran without errors and
+/// enhanced the tables; returns the DOM. Skipped (and said so, `None`)
+/// without Chromium.
+pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) -> Option<String> {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("{what} browser check: SKIPPED, chromium is not installed (.ci/run installs it)");
+        return None;
+    }
+    let dom = chromium(profile)
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("file://{}", report.display()))
+        .output()
+        .expect("run chromium");
+    let text = String::from_utf8_lossy(&dom.stdout);
+    let html_tag = &text[text.find("<html").expect("a DOM")..];
+    let html_tag = &html_tag[..html_tag.find('>').unwrap()];
+    assert!(
+        html_tag.contains("data-js-ready=\"1\"") && !html_tag.contains("data-js-errors"),
+        "{html_tag}"
+    );
+    assert!(
+        text.contains("class=\"sort\""),
+        "the tables were not enhanced"
+    );
+    Some(text.into_owned())
+}

@@ -14,9 +14,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 use crate::common::{self, table, Run};
-use crate::compare::{
-    cell, num, ok, renamed_candidate, renders_in_chromium, two_versions, verdicts,
-};
+use crate::compare::{cell, num, ok, renamed_candidate, two_versions, verdicts};
 
 fn summarize(cwd: &Path, args: &[&OsStr]) -> Run {
     let mut all = vec![OsStr::new("summarize")];
@@ -316,7 +314,9 @@ fn summarize_report_renders_escaped_and_in_the_browser() {
     assert!(html.contains("verdict verdict-improved") && html.contains(" best\""));
     assert!(html.contains("<svg"), "trend figures inline");
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
-    if let Some(dom) = renders_in_chromium(&report, &tmp.path().join("profile"), "summarize") {
+    if let Some(dom) =
+        crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "summarize")
+    {
         assert!(
             dom.contains("id=\"trends\""),
             "no trends section in the DOM"
