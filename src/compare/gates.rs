@@ -24,11 +24,6 @@ fn score_types(candidate: &Archive, trim: &str) -> ScoreTypes {
         "scale_trim",
         "scale_trim_round",
     ];
-    let has = |t: &str| {
-        candidate
-            .table("eval")
-            .is_some_and(|e| e.value_at(t, "N").is_some())
-    };
     let pick = |t: &str| NAMES.iter().copied().find(|n| *n == t);
     let trim = pick(trim).unwrap_or("raw_trim");
     let round = if trim == "scale_trim" {
@@ -36,7 +31,11 @@ fn score_types(candidate: &Archive, trim: &str) -> ScoreTypes {
     } else {
         "raw_trim_round"
     };
-    let mut all: Vec<&'static str> = NAMES.iter().copied().filter(|t| has(t)).collect();
+    let mut all: Vec<&'static str> = NAMES
+        .iter()
+        .copied()
+        .filter(|t| candidate.evaluates(t))
+        .collect();
     for t in [trim, round] {
         if !all.contains(&t) {
             all.push(t);

@@ -354,12 +354,8 @@ fn unpaired<'a>(
 /// one, else `scale_trim` when both `eval` tables have it, else
 /// `raw_trim`.
 pub fn stored_score_type(b: &Archive, c: &Archive, cfg: &CompareConfig) -> String {
-    let has = |a: &Archive, t: &str| {
-        a.table("eval")
-            .is_some_and(|e| e.value_at(t, "N").is_some())
-    };
     cfg.score_type.clone().unwrap_or_else(|| {
-        if has(b, "scale_trim") && has(c, "scale_trim") {
+        if b.evaluates("scale_trim") && c.evaluates("scale_trim") {
             "scale_trim".into()
         } else {
             "raw_trim".into()
@@ -367,21 +363,25 @@ pub fn stored_score_type(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Strin
     })
 }
 
+/// A headline statistic's estimate in a folder's own tables (`kappa` and
+/// the agreement rates of `eval` from the rounded score type's row).
+pub fn stored_value(a: &Archive, st: &Statistic, score_type: &str) -> Option<f64> {
+    let row = if st.rounded && st.table == "eval" {
+        format!("{score_type}_round")
+    } else {
+        score_type.to_string()
+    };
+    a.table(st.table)?.value_at(&row, st.metric)
+}
+
 /// The headline statistics' stored estimates of both sides (compare spec
 /// 2.4, no per-response files): no interval, verdict `not testable`.
 fn stored_rows(b: &Archive, c: &Archive, score_type: &str) -> Vec<DeltaRow> {
-    let value = |a: &Archive, st: &Statistic| -> Option<f64> {
-        let row = if st.rounded && st.table == "eval" {
-            format!("{score_type}_round")
-        } else {
-            score_type.to_string()
-        };
-        a.table(st.table)?.value_at(&row, st.metric)
-    };
     HEADLINE
         .iter()
         .filter_map(|st| {
-            let (vb, vc) = (value(b, st)?, value(c, st)?);
+            let value = |a| stored_value(a, st, score_type);
+            let (vb, vc) = (value(b)?, value(c)?);
             Some(paired::stored_row(st, vb, vc))
         })
         .collect()

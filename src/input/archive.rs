@@ -153,6 +153,12 @@ impl Archive {
         }
     }
 
+    /// Whether the folder's `eval` table has a row for `score_type`.
+    pub fn evaluates(&self, score_type: &str) -> bool {
+        self.table("eval")
+            .is_some_and(|e| e.value_at(score_type, "N").is_some())
+    }
+
     /// The path of table `name` in this folder's format.
     pub fn path_of(&self, name: &str) -> PathBuf {
         table_path(&self.output, &self.id, name, self.format)
@@ -614,8 +620,7 @@ fn read_tables(a: &mut Archive) -> Result<(), ArchiveError> {
     // the one file it is reading).
     let read = |name: &String| -> Result<Table, ArchiveError> {
         let path = a.path_of(name);
-        let table = crate::pipeline::timed(name, || crate::input::read_table(&path, &text_columns))
-            .map_err(data)?;
+        let table = crate::input::read_table(&path, &text_columns).map_err(data)?;
         check_columns(&path, name, &table)?;
         Ok(table)
     };

@@ -9,8 +9,8 @@
 
 use std::cmp::Ordering;
 
-use crate::compare::paired::{self, DeltaRow, Estimate, Side, Statistic, HEADLINE, HUMAN_HUMAN};
-use crate::compare::run::headline_deltas;
+use crate::compare::paired::{self, DeltaRow, Estimate, Side, HEADLINE, HUMAN_HUMAN};
+use crate::compare::run::{headline_deltas, stored_value};
 use crate::config::compare::CompareConfig;
 use crate::config::intervals::Intervals;
 use crate::input::archive::{Archive, ArchiveError, Responses};
@@ -138,26 +138,12 @@ fn primary_score_type(a: &Archive) -> String {
     {
         return t.to_string();
     }
-    let has = |t: &str| {
-        a.table("eval")
-            .is_some_and(|e| e.value_at(t, "N").is_some())
-    };
-    if has("scale_trim") {
+    if a.evaluates("scale_trim") {
         "scale_trim"
     } else {
         "raw_trim"
     }
     .to_string()
-}
-
-/// The stored estimate of a headline statistic (no interval).
-fn stored_value(a: &Archive, st: &Statistic, score_type: &str) -> Option<f64> {
-    let row = if st.rounded && st.table == "eval" {
-        format!("{score_type}_round")
-    } else {
-        score_type.to_string()
-    };
-    a.table(st.table)?.value_at(&row, st.metric)
 }
 
 /// The stored estimates of a folder without per-response files.
