@@ -317,6 +317,17 @@ pub fn describe(run: &Run) -> String {
             );
         }
     }
+    for o in &p.other_humans {
+        let n = o.values.iter().filter(|x| !x.is_nan()).count();
+        let _ = writeln!(s, "further human scores in {}: {n}", o.name);
+        if o.non_numeric > 0 {
+            let _ = writeln!(
+                s,
+                "warning: {} non-numeric values of {} were treated as missing",
+                o.non_numeric, o.name
+            );
+        }
+    }
     let names: Vec<&str> = p.scores.iter().map(|c| c.name).collect();
     let _ = writeln!(s, "score types: {}", names.join(", "));
     for g in &p.groups {

@@ -87,6 +87,17 @@ impl Default for Scaling {
     }
 }
 
+/// One column of `other_human_score_columns` on the kept responses.
+#[derive(Clone, Debug)]
+pub struct OtherHuman {
+    /// The column name, as configured.
+    pub name: String,
+    /// Non-numeric and (with `exclude_zero_scores`) zero values are `NaN`.
+    pub values: Vec<f64>,
+    /// Non-numeric (non-empty) values that became missing.
+    pub non_numeric: usize,
+}
+
 /// Everything the analyses need, plus the processing frames.
 #[derive(Clone, Debug)]
 pub struct Prepared {
@@ -106,6 +117,9 @@ pub struct Prepared {
     pub sc2: Option<Vec<f64>>,
     /// Non-numeric (non-empty) second-human values that became missing.
     pub sc2_non_numeric: usize,
+    /// The further human scores of `other_human_score_columns`, in config
+    /// order, coerced like `sc2`.
+    pub other_humans: Vec<OtherHuman>,
     /// Score types in production order (spec 2.12).
     pub scores: Vec<ScoreColumn>,
     /// `scale` when scaled predictions are in use, else `raw`.
@@ -335,6 +349,11 @@ pub fn prepare(
     let n_original = table.nrows;
     let roles = Roles::new(exp, &table, source);
     check_configured_columns(&roles, &table)?;
+    let other_positions: Vec<usize> = roles
+        .others
+        .iter()
+        .map(|c| table.position(c).expect("checked above"))
+        .collect();
     rename_reserved(&roles, &mut table);
     let id_col = check_duplicate_ids(exp, &mut table, source)?;
     prepare_subgroups(exp, &roles, &mut table)?;
@@ -351,6 +370,7 @@ pub fn prepare(
     let raw: Vec<f64> = kept.iter().map(|&i| scores_in.raw[i]).collect();
     let scores = score_types(exp, &raw, &scaling);
     let (sc2, sc2_non_numeric) = second_human_scores(exp, &table, &kept);
+    let other_humans = other_human_scores(exp, &table, &kept, &other_positions);
     let groups = kept_groups(exp, &table, &kept);
     let n_candidates = count_candidates(&table, &kept);
     let kept_data = Kept {
@@ -374,6 +394,7 @@ pub fn prepare(
         sc1,
         sc2,
         sc2_non_numeric,
+        other_humans,
         scores,
         primary: if exp.scaled() { "scale" } else { "raw" },
         scaling,
@@ -392,6 +413,8 @@ struct Roles<'a> {
     file_names: Vec<String>,
     /// `(column in the file, internal name, config key)`.
     configured: Vec<(&'a str, &'static str, &'static str)>,
+    /// `other_human_score_columns`: read under their own names.
+    others: Vec<&'a str>,
 }
 
 impl<'a> Roles<'a> {
@@ -415,6 +438,11 @@ impl<'a> Roles<'a> {
             source,
             file_names: table.names().into_iter().map(String::from).collect(),
             configured,
+            others: exp
+                .other_human_score_columns
+                .iter()
+                .map(String::as_str)
+                .collect(),
         }
     }
 
@@ -452,9 +480,15 @@ impl<'a> Roles<'a> {
 fn check_configured_columns(roles: &Roles, table: &Table) -> Result<()> {
     let source = roles.source;
     let file_names = &roles.file_names;
+    let others = roles
+        .others
+        .iter()
+        .map(|c| (*c, "", "other_human_score_columns"));
     let absent: Vec<String> = roles
         .configured
         .iter()
+        .copied()
+        .chain(others)
         .filter(|(c, _, _)| table.position(c).is_none())
         .map(|(c, _, key)| format!("'{c}' ({key}){}", column_hint(c, file_names)))
         .collect();
@@ -947,10 +981,39 @@ fn second_human_scores(
     let Some(pos) = table.position("sc2") else {
         return (None, 0);
     };
-    let vals = &table.columns[pos].values;
+    let (sc2, non_numeric) = human_scores_at(exp, &table.columns[pos].values, kept);
+    (Some(sc2), non_numeric)
+}
+
+/// The columns of `other_human_score_columns` (at `positions`, found
+/// before the renaming of 2.3) on the kept rows, coerced like `sc2`.
+fn other_human_scores(
+    exp: &Experiment,
+    table: &Table,
+    kept: &[usize],
+    positions: &[usize],
+) -> Vec<OtherHuman> {
+    exp.other_human_score_columns
+        .iter()
+        .zip(positions)
+        .map(|(name, &pos)| {
+            let (values, non_numeric) = human_scores_at(exp, &table.columns[pos].values, kept);
+            OtherHuman {
+                name: name.clone(),
+                values,
+                non_numeric,
+            }
+        })
+        .collect()
+}
+
+/// A further human score column on the kept rows: non-numeric values and,
+/// with `exclude_zero_scores`, zeros become `NaN`; also the number of
+/// non-numeric values that are not missing-value tokens.
+fn human_scores_at(exp: &Experiment, vals: &Values, kept: &[usize]) -> (Vec<f64>, usize) {
     let numeric = vals.to_numeric();
     let mut non_numeric = 0;
-    let sc2 = kept
+    let scores = kept
         .iter()
         .map(|&i| {
             let x = numeric[i];
@@ -968,7 +1031,7 @@ fn second_human_scores(
             }
         })
         .collect();
-    (Some(sc2), non_numeric)
+    (scores, non_numeric)
 }
 
 /// The subgroup codes of the kept rows.

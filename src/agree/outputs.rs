@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::run::{Agreement, Scope};
+use super::run::{Agreement, RaterClassification, Scope};
 use crate::config::agree::AgreeConfig;
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
@@ -120,9 +120,9 @@ pub fn distribution_frame(s: &Scope, labels: &[String]) -> Frame {
 }
 
 /// `<id>_classification`: per rater, per class, then the three averages.
-pub fn classification_frame(s: &Scope, labels: &[String]) -> Frame {
+pub fn classification_frame(raters: &[RaterClassification], labels: &[String]) -> Frame {
     let mut rows: Vec<(String, String, [f64; 4])> = Vec::new();
-    for c in &s.classification {
+    for c in raters {
         let r = &c.report;
         for (k, l) in labels.iter().enumerate() {
             let p = r.per_class[k];
@@ -159,9 +159,8 @@ pub fn classification_frame(s: &Scope, labels: &[String]) -> Frame {
 }
 
 /// `<id>_classification_summary`: one row per rater.
-pub fn classification_summary_frame(s: &Scope, numeric: bool) -> Frame {
-    let c = &s.classification;
-    let f = |g: &dyn Fn(&super::run::RaterClassification) -> f64| floats(c.iter().map(g));
+pub fn classification_summary_frame(c: &[RaterClassification], numeric: bool) -> Frame {
+    let f = |g: &dyn Fn(&RaterClassification) -> f64| floats(c.iter().map(g));
     let mut cols = vec![
         ("rater", texts(c.iter().map(|c| &c.rater))),
         ("n", ints(c.iter().map(|c| c.report.n))),
@@ -234,8 +233,8 @@ pub fn scope_frames(a: &Agreement, cfg: &AgreeConfig, s: &Scope) -> Vec<Frame> {
         pairs_frame(s, weighted),
         category_frame(s, labels),
         distribution_frame(s, labels),
-        classification_frame(s, labels),
-        classification_summary_frame(s, a.ratings.categories.numeric),
+        classification_frame(&s.classification, labels),
+        classification_summary_frame(&s.classification, a.ratings.categories.numeric),
         description_frame(s, labels),
     ]
 }

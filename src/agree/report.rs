@@ -8,8 +8,9 @@
 //!
 //! Produces a [`Report`] value; writes nothing and computes no statistic.
 
+use super::labels::Categories;
 use super::outputs::{self, headline};
-use super::run::{Agreement, Scope};
+use super::run::{Agreement, RaterClassification, Scope};
 use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::scales::Scale;
 use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
@@ -144,9 +145,17 @@ fn intervals_text(cfg: &AgreeConfig) -> String {
     }
 }
 
-fn coefficients_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> Vec<Block> {
+/// The coefficients with their intervals and labels, and the scales side
+/// by side; headings at `depth` (2 in `agree`'s report, 3 inside a
+/// `build` section).
+pub fn coefficients_blocks(
+    b: &mut Builder,
+    a: &Agreement,
+    cfg: &AgreeConfig,
+    depth: u8,
+) -> Vec<Block> {
     let s = &a.overall;
-    let mut out = vec![Block::Heading(b.heading(2, "Agreement coefficients"))];
+    let mut out = vec![Block::Heading(b.heading(depth, "Agreement coefficients"))];
     out.extend(s.notes.iter().map(|n| Block::Warning(n.clone())));
     out.push(Block::Paragraph(format!(
         "{} raters gave {} ratings to {} items ({} items have two or more ratings). Level of \
@@ -159,7 +168,9 @@ fn coefficients_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> Vec
         intervals_text(cfg)
     )));
     out.push(Block::Table(coefficient_table(b, s, cfg)));
-    out.push(Block::Heading(b.heading(3, "Interpretation scales")));
+    out.push(Block::Heading(
+        b.heading(depth + 1, "Interpretation scales"),
+    ));
     out.push(Block::Paragraph(format!(
         "The labels above use the {} scale (interpretation = \"{}\"). Labels are conventions, \
          not tests: read them with the interval.",
@@ -170,9 +181,16 @@ fn coefficients_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> Vec
     out
 }
 
-fn pairs_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> anyhow::Result<Vec<Block>> {
+/// The pairwise table and the kappa heat map of every rater of
+/// `a.ratings`; headings at `depth`.
+pub fn pairs_blocks(
+    b: &mut Builder,
+    a: &Agreement,
+    cfg: &AgreeConfig,
+    depth: u8,
+) -> anyhow::Result<Vec<Block>> {
     let s = &a.overall;
-    let mut out = vec![Block::Heading(b.heading(2, "Pairs of raters"))];
+    let mut out = vec![Block::Heading(b.heading(depth, "Pairs of raters"))];
     if s.pairs.is_empty() {
         out.push(Block::Paragraph(
             "The counts layout does not say which rater gave which label, so there are no pairs."
@@ -214,10 +232,12 @@ fn pairs_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> anyhow::Re
     Ok(out)
 }
 
-fn categories_blocks(b: &mut Builder, a: &Agreement) -> anyhow::Result<Vec<Block>> {
+/// The per-category table and the label distributions (table and
+/// figure); headings at `depth`.
+pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::Result<Vec<Block>> {
     let s = &a.overall;
     let labels = &a.ratings.categories.labels;
-    let mut out = vec![Block::Heading(b.heading(2, "Categories"))];
+    let mut out = vec![Block::Heading(b.heading(depth, "Categories"))];
     let t = b.table(
         "agreement_by_category",
         "Per category: Fleiss' kappa for that category (items every rater rated), its share of \
@@ -253,35 +273,12 @@ fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> V
          scikit-learn computes them (a precision or recall of 0/0 counts as 0: zero_division = \
          0)."
     )));
-    out.push(Block::Note(
-        "Averages hide things: the macro average weighs every class equally, so a rare class \
-         moves it as much as a common one; the weighted average weighs classes by their support \
-         and so mostly reflects the common classes. A rare label can have perfect precision \
-         simply because a rater rarely gives it: read the per-class rows and the support."
-            .into(),
+    out.extend(classification_tables(
+        b,
+        &s.classification,
+        &a.ratings.categories,
+        "rater",
     ));
-    let t = b.table(
-        "classification_summary",
-        "Per rater: accuracy, balanced accuracy, Matthews correlation and Cohen's kappas \
-         against the reference (and rank correlations for numeric labels).",
-        true,
-        true,
-    );
-    let frame = outputs::classification_summary_frame(s, a.ratings.categories.numeric);
-    let opts = FrameOpts {
-        counts: &["n"],
-        ..FrameOpts::default()
-    };
-    out.push(Block::Table(frame_table(t, &frame, &opts)));
-    let t = b.table(
-        "classification",
-        "Per rater and class: precision, recall, F1 and support, then the macro, micro and \
-         weighted averages.",
-        true,
-        true,
-    );
-    let frame = outputs::classification_frame(s, &a.ratings.categories.labels);
-    out.push(Block::Table(frame_table(t, &frame, &opts_support())));
     out.push(Block::Heading(b.heading(3, "Confusion matrices")));
     for c in &s.classification {
         let t = b.table(
@@ -296,6 +293,52 @@ fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> V
         let frame = confusion_frame(&c.confusion, &a.ratings.categories.labels);
         out.push(Block::Table(matrix_table(t, &frame, reference, &c.rater)));
     }
+    out
+}
+
+/// The note on what averages hide, then the summary and the per-class
+/// tables of `raters` against the reference (`who`: what a row is, "rater"
+/// or "score type").
+pub fn classification_tables(
+    b: &mut Builder,
+    raters: &[RaterClassification],
+    categories: &Categories,
+    who: &str,
+) -> Vec<Block> {
+    let mut out = vec![Block::Note(
+        "Averages hide things: the macro average weighs every class equally, so a rare class \
+         moves it as much as a common one; the weighted average weighs classes by their support \
+         and so mostly reflects the common classes. A rare label can have perfect precision \
+         simply because it is rarely given: read the per-class rows and the support."
+            .into(),
+    )];
+    let t = b.table(
+        "classification_summary",
+        &format!(
+            "Per {who}: accuracy, balanced accuracy, Matthews correlation and Cohen's kappas \
+             against the reference (and Pearson's r beside the rank correlations, Spearman's \
+             rho and Kendall's tau-b with their p-values, for numeric labels)."
+        ),
+        true,
+        true,
+    );
+    let frame = outputs::classification_summary_frame(raters, categories.numeric);
+    let opts = FrameOpts {
+        counts: &["n"],
+        ..FrameOpts::default()
+    };
+    out.push(Block::Table(frame_table(t, &frame, &opts)));
+    let t = b.table(
+        "classification",
+        &format!(
+            "Per {who} and class: precision, recall, F1 and support, then the macro, micro and \
+             weighted averages."
+        ),
+        true,
+        true,
+    );
+    let frame = outputs::classification_frame(raters, &categories.labels);
+    out.push(Block::Table(frame_table(t, &frame, &opts_support())));
     out
 }
 
@@ -457,9 +500,9 @@ pub fn report(
     let mut blocks = Vec::new();
     for name in &names {
         blocks.push(match *name {
-            "coefficients" => coefficients_blocks(&mut b, a, cfg),
-            "pairs" => pairs_blocks(&mut b, a, cfg)?,
-            "categories" => categories_blocks(&mut b, a)?,
+            "coefficients" => coefficients_blocks(&mut b, a, cfg, 2),
+            "pairs" => pairs_blocks(&mut b, a, cfg, 2)?,
+            "categories" => categories_blocks(&mut b, a, 2)?,
             "classification" => classification_blocks(&mut b, a, cfg),
             "by_subgroup" => subgroup_blocks(&mut b, a, cfg),
             _ => description_blocks(&mut b, a),

@@ -270,7 +270,8 @@ fn notes(s: &RatingsSummary, rows: &[CoefficientRow]) -> Vec<String> {
     out
 }
 
-fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
+/// One row per pair of raters of `r` (none in the counts layout).
+pub fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
     let Some(rt) = &tables.raters else {
         return Vec::new();
     };
@@ -308,7 +309,8 @@ fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
         .collect()
 }
 
-fn distribution(r: &Ratings, tables: &CountTables) -> Vec<(String, Vec<f64>)> {
+/// Per rater (or `all raters` in the counts layout), the count of each label.
+pub fn distribution(r: &Ratings, tables: &CountTables) -> Vec<(String, Vec<f64>)> {
     let q = tables.q;
     match &tables.raters {
         Some(rt) => r
@@ -329,7 +331,9 @@ fn distribution(r: &Ratings, tables: &CountTables) -> Vec<(String, Vec<f64>)> {
     }
 }
 
-fn classification(r: &Ratings, rows: Option<&[usize]>) -> Vec<RaterClassification> {
+/// Each rater of `r` against the reference labels, on the items `rows`
+/// (all when `None`); empty without reference labels.
+pub fn classification(r: &Ratings, rows: Option<&[usize]>) -> Vec<RaterClassification> {
     let Some(reference) = &r.reference else {
         return Vec::new();
     };

@@ -42,8 +42,16 @@ pub const DEFAULTED_KEYS: [&str; 21] = [
 
 /// Optional keys of `rsmreport` beyond the reference (`model_version` is
 /// never defaulted into the saved config; `intervals` always records the
-/// settings used; `gates` and `gates_preset` are echoed as given).
-pub const OWN_KEYS: [&str; 4] = ["model_version", "intervals", "gates", "gates_preset"];
+/// settings used; `gates`, `gates_preset`, `other_human_score_columns` and
+/// `classification` are echoed as given).
+pub const OWN_KEYS: [&str; 6] = [
+    "model_version",
+    "intervals",
+    "gates",
+    "gates_preset",
+    "other_human_score_columns",
+    "classification",
+];
 
 /// The default of a defaulted key, as the saved config shows it.
 pub fn default_value(key: &str) -> Value {

@@ -22,7 +22,7 @@ mod keys;
 mod parse;
 pub mod preferences;
 mod saved;
-mod sections;
+pub mod sections;
 mod validate;
 
 pub use keys::{closest, osa_distance, DEFAULTED_KEYS, OWN_KEYS, REQUIRED_KEYS};
@@ -32,10 +32,11 @@ pub use sections::SUBGROUP_SECTIONS;
 pub use validate::{validate, MAX_EXPERIMENT_ID_CHARS};
 
 /// The built-in report sections, in their default order (spec 5.1).
-pub const BUILTIN_SECTIONS: [&str; 9] = [
+pub const BUILTIN_SECTIONS: [&str; 10] = [
     "data_description",
     "data_description_by_group",
     "consistency",
+    "rater_agreement",
     "evaluation",
     "true_score_evaluation",
     "evaluation_by_group",
@@ -142,6 +143,14 @@ pub struct Experiment {
     pub id_column: String,
     pub human_score_column: String,
     pub second_human_score_column: Option<String>,
+    /// Further human score columns (`other_human_score_columns`, agreement
+    /// spec 1.1; empty when not given): they enter the `rater_agreement`
+    /// section and `true_score_eval_all_raters`, never the reference's
+    /// tables.
+    pub other_human_score_columns: Vec<String>,
+    /// `classification = true`: the classification view of the rounded
+    /// primary score type against the first human score (agreement spec 4).
+    pub classification: bool,
     pub system_score_column: String,
     pub candidate_column: Option<String>,
     pub trim_min: f64,

@@ -17,6 +17,22 @@ pub const SUBGROUP_SECTIONS: [&str; 3] = [
     "fairness_analyses",
 ];
 
+/// The rater agreement section (agreement spec 1.1): part of `all` with
+/// `other_human_score_columns`; may be listed whenever there are two human
+/// score columns.
+pub const RATER_SECTION: &str = "rater_agreement";
+
+/// What the data offer the sections: subgroups, and the human score
+/// columns.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Available {
+    pub subgroups: bool,
+    /// `other_human_score_columns` is not empty.
+    pub other_raters: bool,
+    /// Human score columns: the first, the second, the others.
+    pub human_columns: usize,
+}
+
 /// Chooses and orders the report sections. `general`: the split
 /// `general_sections` (`None` = default `all`); `custom`: each
 /// `custom_sections` entry as written with its located file; `order`: the
@@ -26,24 +42,25 @@ pub(crate) fn select_sections(
     general: Option<&[String]>,
     custom: &[(String, PathBuf)],
     order: Option<&[String]>,
-    has_subgroups: bool,
+    available: Available,
 ) -> Result<Vec<Section>> {
-    let builtins = choose_builtins(cx, general, has_subgroups)?;
+    let builtins = choose_builtins(cx, general, available)?;
     let customs = custom_sections(cx, custom)?;
     let mut chosen: Vec<Section> = builtins.into_iter().map(Section::Builtin).collect();
     chosen.extend(customs);
     match order {
         None => Ok(chosen),
-        Some(order) => apply_order(cx, chosen, order, has_subgroups),
+        Some(order) => apply_order(cx, chosen, order, available),
     }
 }
 
 fn choose_builtins(
     cx: &Ctx,
     general: Option<&[String]>,
-    has_subgroups: bool,
+    available: Available,
 ) -> Result<Vec<&'static str>> {
     let key = "general_sections";
+    let has_subgroups = available.subgroups;
     let all = match general {
         None => true,
         Some([only]) => only == "all",
@@ -53,6 +70,7 @@ fn choose_builtins(
         return Ok(BUILTIN_SECTIONS
             .into_iter()
             .filter(|s| has_subgroups || !SUBGROUP_SECTIONS.contains(s))
+            .filter(|s| available.other_raters || *s != RATER_SECTION)
             .collect());
     }
     let listed = general.unwrap_or_default();
@@ -95,6 +113,14 @@ fn choose_builtins(
                 if needing.len() == 1 { "it" } else { "them" }
             );
         }
+    }
+    if available.human_columns < 2 && listed.iter().any(|n| n == RATER_SECTION) {
+        bail!(
+            "{}: general_sections asks for {RATER_SECTION}, which needs at least two human \
+             score columns; add second_human_score_column (and other_human_score_columns for \
+             more raters), or remove {RATER_SECTION} from general_sections",
+            cx.at(key)
+        );
     }
     Ok(BUILTIN_SECTIONS
         .into_iter()
@@ -154,8 +180,9 @@ fn apply_order(
     cx: &Ctx,
     chosen: Vec<Section>,
     order: &[String],
-    has_subgroups: bool,
+    available: Available,
 ) -> Result<Vec<Section>> {
+    let has_subgroups = available.subgroups;
     let at = cx.at("section_order");
     let mut problems = Vec::new();
 
@@ -191,6 +218,10 @@ fn apply_order(
         }
         let why = if SUBGROUP_SECTIONS.contains(&name.as_str()) && !has_subgroups {
             " (needs subgroups)".to_string()
+        } else if name == RATER_SECTION && !available.other_raters {
+            " (part of \"all\" only with other_human_score_columns; list it in \
+             general_sections)"
+                .to_string()
         } else if BUILTIN_SECTIONS.contains(&name.as_str()) {
             " (not selected in general_sections)".to_string()
         } else {
@@ -271,14 +302,38 @@ mod tests {
 
     #[test]
     fn all_with_subgroups_is_every_builtin_in_default_order() {
-        assert_eq!(
-            names("subgroups = \"L1\"\n"),
-            crate::config::BUILTIN_SECTIONS
-        );
+        let every_but_raters: Vec<&str> = crate::config::BUILTIN_SECTIONS
+            .into_iter()
+            .filter(|s| *s != "rater_agreement")
+            .collect();
+        assert_eq!(names("subgroups = \"L1\"\n"), every_but_raters);
         assert_eq!(
             names("subgroups = \"L1\"\ngeneral_sections = \"all\"\n"),
+            every_but_raters
+        );
+        // With further human raters, every one.
+        assert_eq!(
+            names(
+                "subgroups = \"L1\"\nsecond_human_score_column = \"h2\"\n\
+                 other_human_score_columns = [\"h3\"]\n"
+            ),
             crate::config::BUILTIN_SECTIONS
         );
+    }
+
+    #[test]
+    fn rater_agreement_needs_two_human_columns_when_listed() {
+        assert_eq!(
+            names(
+                "second_human_score_column = \"h2\"\n\
+                 general_sections = [\"rater_agreement\", \"evaluation\"]\n"
+            ),
+            ["rater_agreement", "evaluation"]
+        );
+        let e = err("general_sections = [\"rater_agreement\"]\n");
+        assert!(e.contains("needs at least two human score columns"), "{e}");
+        let e = err("section_order = [\"rater_agreement\"]\n");
+        assert!(e.contains("only with other_human_score_columns"), "{e}");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::keys::{
     REQUIRED_KEYS,
 };
 use super::parse::RawConfig;
-use super::sections::select_sections;
+use super::sections::{select_sections, Available};
 use super::{Experiment, FileFormat, FlagFilter, FlagValue, Number, ScaleWith};
 
 /// Longest allowed `experiment_id` (spec 1.1 step 6).
@@ -115,6 +115,23 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         &system_score_column,
         candidate_column.as_deref(),
     )?;
+    let other_human_score_columns = other_human_columns(
+        &cx,
+        &[
+            ("id_column", id_column.as_str()),
+            ("human_score_column", human_score_column.as_str()),
+            (
+                "second_human_score_column",
+                second_human_score_column.as_deref().unwrap_or(""),
+            ),
+            ("system_score_column", system_score_column.as_str()),
+            (
+                "candidate_column",
+                candidate_column.as_deref().unwrap_or(""),
+            ),
+        ],
+    )?;
+    let classification = cx.boolean("classification")?.unwrap_or(false);
     if min_items_per_candidate.is_some() && candidate_column.is_none() {
         return Err(cx.err(
             "min_items_per_candidate",
@@ -139,7 +156,13 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         general_sections.as_deref(),
         &custom,
         section_order.as_deref(),
-        !subgroups.is_empty(),
+        Available {
+            subgroups: !subgroups.is_empty(),
+            other_raters: !other_human_score_columns.is_empty(),
+            human_columns: 1
+                + usize::from(second_human_score_column.is_some())
+                + other_human_score_columns.len(),
+        },
     )?;
 
     let saved_config = saved_config(&cx, min_n_saved, intervals);
@@ -153,6 +176,8 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         id_column,
         human_score_column,
         second_human_score_column,
+        other_human_score_columns,
+        classification,
         system_score_column,
         candidate_column,
         trim_min,
@@ -829,6 +854,55 @@ fn check_distinct_columns(
     Ok(())
 }
 
+/// `other_human_score_columns` (agreement spec 1.1): distinct columns,
+/// none of them a column with another role (`roles`: key and column, empty
+/// when not configured), and only with `second_human_score_column` (the
+/// second rater comes first).
+fn other_human_columns(cx: &Ctx, roles: &[(&str, &str)]) -> Result<Vec<String>> {
+    let key = "other_human_score_columns";
+    let others = cx.list(key)?.unwrap_or_default();
+    if others.is_empty() {
+        return Ok(others);
+    }
+    if let Some(c) = others.iter().find(|c| c.trim().is_empty()) {
+        return Err(cx.err(
+            key,
+            format!("{key} holds an empty name (\"{c}\"); give the names of columns"),
+        ));
+    }
+    if let Some(dup) = first_duplicate(&others) {
+        return Err(cx.err(
+            key,
+            format!("{key} lists the column \"{dup}\" more than once; list each column once"),
+        ));
+    }
+    for c in &others {
+        if let Some((role, _)) = roles.iter().find(|(_, col)| col == c) {
+            return Err(cx.err(
+                key,
+                format!(
+                    "{key} lists \"{c}\", which is already the {role}; a further human score \
+                     must come from a column of its own"
+                ),
+            ));
+        }
+    }
+    if roles
+        .iter()
+        .any(|(role, col)| *role == "second_human_score_column" && col.is_empty())
+    {
+        return Err(cx.err(
+            key,
+            format!(
+                "{key} needs second_human_score_column: name one of the further human score \
+                 columns there (the second rater of the reference's consistency tables) and \
+                 list the others in {key}"
+            ),
+        ));
+    }
+    Ok(others)
+}
+
 // ---------------------------------------------------------------- saved config
 
 /// The normalised config in the reference's shape (spec 1.4): the user's
@@ -840,13 +914,15 @@ fn saved_config(cx: &Ctx, min_n_saved: Option<Value>, intervals: Option<Interval
     let mut out = Map::new();
     for (key, value) in &cx.raw.entries {
         let normalised = match key.as_str() {
-            "general_sections" | "custom_sections" | "subgroups" | "section_order" => {
-                match coerce_list(value) {
-                    Some(Ok(items)) => Value::from(items),
-                    _ => value.clone(),
-                }
-            }
-            "exclude_zero_scores" | "use_thumbnails" => {
+            "general_sections"
+            | "custom_sections"
+            | "subgroups"
+            | "section_order"
+            | "other_human_score_columns" => match coerce_list(value) {
+                Some(Ok(items)) => Value::from(items),
+                _ => value.clone(),
+            },
+            "exclude_zero_scores" | "use_thumbnails" | "classification" => {
                 coerce_bool(value).map_or_else(|| value.clone(), Value::Bool)
             }
             "min_n_per_group" => min_n_saved.clone().unwrap_or_else(|| value.clone()),
@@ -1139,6 +1215,40 @@ mod tests {
 
     fn names(exp: &Experiment) -> Vec<&str> {
         exp.sections.iter().map(Section::name).collect()
+    }
+
+    #[test]
+    fn other_human_columns_and_classification_are_validated_and_saved() {
+        let f = Fixture::new();
+        let e = f.run("").unwrap();
+        assert!(e.other_human_score_columns.is_empty() && !e.classification);
+        assert!(e.saved_config.get("other_human_score_columns").is_none());
+        let e = f
+            .run(
+                "second_human_score_column = \"h2\"\n\
+                 other_human_score_columns = \"h3, h4\"\nclassification = \"true\"\n",
+            )
+            .unwrap();
+        assert_eq!(e.other_human_score_columns, ["h3", "h4"]);
+        assert!(e.classification);
+        assert_eq!(
+            e.saved_config["other_human_score_columns"],
+            json!(["h3", "h4"])
+        );
+        assert_eq!(e.saved_config["classification"], json!(true));
+        assert!(names(&e).contains(&"rater_agreement"));
+        let err = f.err(
+            "second_human_score_column = \"h2\"\nother_human_score_columns = [\"h3\", \"h3\"]\n",
+        );
+        assert!(
+            err.contains("lists the column \"h3\" more than once"),
+            "{err}"
+        );
+        let err =
+            f.err("second_human_score_column = \"h2\"\nother_human_score_columns = [\"sys\"]\n");
+        assert!(err.contains("already the system_score_column"), "{err}");
+        let err = f.err("classification = 1\n");
+        assert!(err.contains("classification"), "{err}");
     }
 
     #[test]

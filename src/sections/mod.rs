@@ -7,6 +7,7 @@
 
 pub mod fairness;
 pub mod intervals;
+pub mod raters;
 #[cfg(test)]
 mod tests;
 
@@ -30,6 +31,12 @@ pub struct Analysis {
     pub consistency: Option<MetricBlock>,
     /// Fairness results per subgroup (when that section is selected).
     pub fairness: Vec<(String, FairnessResult)>,
+    /// Agreement among the raters (when the `rater_agreement` section is
+    /// selected), or why it could not be computed.
+    pub raters: Option<Result<Box<raters::RaterAgreement>, String>>,
+    /// The classification view (with `classification = true`), or why it
+    /// could not be computed.
+    pub classification: Option<Result<raters::Classification, String>>,
 }
 
 impl Analysis {
@@ -67,12 +74,38 @@ fn analyze_with(exp: &Experiment, prep: &Prepared, mut frames: Vec<Frame>) -> An
     });
     frames.extend(overall);
     frames.extend(group_frames);
+    let (raters, classification) = rater_views(exp, prep, &mut frames);
     Analysis {
         frames,
         eval,
         consistency,
         fairness,
+        raters,
+        classification,
     }
+}
+
+/// The rsmreport-only views of agreement spec 1.1 and 4, appended after
+/// the reference's tables: the rater agreement (with the
+/// `rater_agreement` section) and the classification view (with
+/// `classification = true`).
+type RaterViews = (
+    Option<Result<Box<raters::RaterAgreement>, String>>,
+    Option<Result<raters::Classification, String>>,
+);
+
+fn rater_views(exp: &Experiment, prep: &Prepared, frames: &mut Vec<Frame>) -> RaterViews {
+    let agreement = exp
+        .has_section(raters::SECTION)
+        .then(|| raters::rater_agreement(exp, prep).map(Box::new));
+    if let Some(Ok(r)) = &agreement {
+        frames.extend(raters::agreement_frames(r));
+    }
+    let classification = exp.classification.then(|| raters::classification(prep));
+    if let Some(Ok(c)) = &classification {
+        frames.extend(raters::classification_frames(c));
+    }
+    (agreement, classification)
 }
 
 /// The frames of [`overall_tables`], the `eval` blocks and the human-human
@@ -140,6 +173,9 @@ fn overall_tables(exp: &Experiment, prep: &Prepared) -> Overall {
     frames.push(score_dist(prep));
     if let Some(f) = true_score_eval(exp, prep) {
         frames.push(f);
+    }
+    if !prep.other_humans.is_empty() {
+        frames.push(true_score_eval_all_raters(exp, prep));
     }
     if let Some(sc2) = &prep.sc2 {
         let (h, s) = double_scored(&prep.sc1, sc2, None);
@@ -580,7 +616,23 @@ fn true_score_eval(exp: &Experiment, prep: &Prepared) -> Option<Frame> {
     if let Some(sc2) = &prep.sc2 {
         humans.push(sc2);
     }
-    let basis = true_score_basis(&humans, exp.rater_error_variance.map(Number::as_f64));
+    Some(true_score_frame("true_score_eval", exp, prep, &humans))
+}
+
+/// `true_score_eval_all_raters` (agreement spec 5): PRMSE from every human
+/// score column, `other_human_score_columns` included, in the layout of
+/// `true_score_eval`.
+fn true_score_eval_all_raters(exp: &Experiment, prep: &Prepared) -> Frame {
+    let mut humans: Vec<&[f64]> = vec![&prep.sc1];
+    humans.extend(prep.sc2.as_deref());
+    humans.extend(prep.other_humans.iter().map(|o| o.values.as_slice()));
+    true_score_frame("true_score_eval_all_raters", exp, prep, &humans)
+}
+
+/// The true-score table `name` of every score type, from the ratings
+/// `humans` (parity spec 3.13).
+fn true_score_frame(name: &str, exp: &Experiment, prep: &Prepared, humans: &[&[f64]]) -> Frame {
+    let basis = true_score_basis(humans, exp.rater_error_variance.map(Number::as_f64));
     let k = prep.scores.len();
     let results: Vec<(f64, f64)> = prep
         .scores
@@ -591,8 +643,8 @@ fn true_score_eval(exp: &Experiment, prep: &Prepared) -> Option<Frame> {
         Some(Number::Int(v)) => Values::Int(vec![v; k]),
         _ => Values::Float(vec![basis.error_variance; k]),
     };
-    Some(Frame::new(
-        "true_score_eval",
+    Frame::new(
+        name,
         Some(text_index(prep.scores.iter().map(|s| s.name))),
         vec![
             int_col("N", vec![basis.n as i64; k]),
@@ -604,7 +656,7 @@ fn true_score_eval(exp: &Experiment, prep: &Prepared) -> Option<Frame> {
             float_col("MSE true", results.iter().map(|r| r.0).collect()),
             float_col("PRMSE true", results.iter().map(|r| r.1).collect()),
         ],
-    ))
+    )
 }
 
 /// Population mean and sample sd, skipping missing values.

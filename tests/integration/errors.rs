@@ -640,6 +640,24 @@ fn errors_key_needs_another_key() {
             "intervals.unit = \"candidate\" resamples whole test takers and needs candidate_column",
         ],
     );
+    let case = Case::new("other_human_score_columns = [\"h2\"]\n");
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "exp.toml, line 8",
+            "other_human_score_columns needs second_human_score_column",
+        ],
+    );
+    let case = Case::new("general_sections = [\"evaluation\", \"rater_agreement\"]\n");
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "exp.toml, line 8",
+            "rater_agreement, which needs at least two human score columns",
+        ],
+    );
 }
 
 #[test]
@@ -664,6 +682,11 @@ fn errors_two_roles_name_the_same_column() {
             "",
             "candidate_column = \"id\"\n",
             &["id_column and candidate_column are both \"id\""][..],
+        ),
+        (
+            "",
+            "second_human_score_column = \"h2\"\nother_human_score_columns = \"h2\"\n",
+            &["other_human_score_columns lists \"h2\", which is already the second_human_score_column"][..],
         ),
     ] {
         let case = if from.is_empty() {
@@ -842,6 +865,13 @@ fn errors_configured_column_absent() {
             "'human2' (second_human_score_column)",
             "'CAND' (candidate_column)",
         ],
+    );
+    let case =
+        Case::new("second_human_score_column = \"h2\"\nother_human_score_columns = [\"rater3\"]\n");
+    fails(
+        &case,
+        DATA,
+        &["configured column 'rater3' (other_human_score_columns) is absent"],
     );
 }
 

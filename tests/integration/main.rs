@@ -38,6 +38,10 @@
 //!   `rsmreport preferences` end to end (the example, AnnotatedPairs JSON,
 //!   same seed same bytes, the browser, bad input)
 //!   (`cargo test --test integration preferences`).
+//! * [`raters`]: more human raters in `build` (`other_human_score_columns`,
+//!   `classification`): the agreement tables equal `agree`'s, the PRMSE of
+//!   all ratings and the classification view by hand, the reference's
+//!   tables unchanged, the browser (`cargo test --test integration raters_`).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
@@ -54,6 +58,7 @@ mod errors;
 mod gates;
 mod parity;
 mod preferences;
+mod raters;
 mod report;
 mod robustness;
 mod simulate;

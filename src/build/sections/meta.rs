@@ -47,6 +47,22 @@ pub fn file_description(name: &str, groups: &[String]) -> String {
         }
         "test_responses_with_excluded_flags" => Some("Responses removed by the flag filter"),
         "true_score_eval" => Some("True-score evaluation (PRMSE)"),
+        "true_score_eval_all_raters" => {
+            Some("True-score evaluation (PRMSE) from every human rating of a response")
+        }
+        "agreement" => Some("Agreement coefficients among the human raters"),
+        "agreement_pairs" => {
+            Some("Agreement of every pair of raters, the machine's rounded scores included")
+        }
+        "agreement_by_category" => Some("Agreement per score point"),
+        "label_distribution" => Some("How often each rater gave each score point"),
+        "classification" => {
+            Some("Precision, recall and F1 per score point of the rounded machine scores")
+        }
+        "classification_summary" => Some(
+            "Accuracy, balanced accuracy, Matthews correlation, kappas and rank correlations \
+             of the rounded machine scores",
+        ),
         _ => None,
     };
     if let Some(d) = fixed {

@@ -7,6 +7,7 @@
 mod agreement;
 mod groups;
 mod meta;
+mod raters;
 
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -21,6 +22,9 @@ use crate::render::tables::{frame_table, FrameOpts};
 
 /// Builds the built-in section `name`.
 pub fn builtin(b: &mut Builder, name: &str) -> Result<Vec<Block>> {
+    if name == crate::sections::raters::SECTION {
+        return raters::rater_agreement(b);
+    }
     let main = builtin_body(b, name)?;
     let has = |f: &str| b.frame(f).is_some();
     let note = match name {
@@ -30,7 +34,12 @@ pub fn builtin(b: &mut Builder, name: &str) -> Result<Vec<Block>> {
         "evaluation_by_group" if !b.run.prepared.groups.is_empty() => intervals_note(b, true),
         _ => None,
     };
-    Ok(std::iter::once(main).chain(note).collect())
+    let more = match name {
+        "evaluation" => raters::per_score_point(b),
+        "true_score_evaluation" => raters::all_raters_prmse(b),
+        _ => Vec::new(),
+    };
+    Ok(std::iter::once(main).chain(note).chain(more).collect())
 }
 
 /// The body of the built-in section `name`.

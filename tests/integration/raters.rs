@@ -1,0 +1,228 @@
+//! More human raters in `build` (`spec/agreement.md` 1.1, 3, 4, 5):
+//! `other_human_score_columns` gives the `rater_agreement` section and
+//! tables, computed exactly as `rsmreport agree` computes them on the same
+//! columns (one definition of every number), with the machine as one more
+//! rater in the pairs; `true_score_eval_all_raters` reproduces the spec's
+//! hand case; `classification = true` gives the classification view (a
+//! hand-checked case, and equal to `agree`'s on the same labels); the
+//! reference's tables are byte-identical with and without the new keys;
+//! the example's report opens in headless Chromium.
+//!
+//! Run with `cargo test --test integration raters_`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::common::{self, Run};
+use crate::compare::{cell, ok};
+
+fn example() -> PathBuf {
+    common::manifest_dir().join("examples").join("raters")
+}
+
+fn agree(cwd: &Path, exp: &Path, out: &Path) -> Run {
+    common::run_in(
+        cwd,
+        [
+            "agree".as_ref(),
+            exp.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ],
+    )
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// The example's agreement tables are `agree`'s on the four rater columns
+/// with the scale's score points as categories (same default intervals,
+/// same seed): identical bytes for the coefficients and the categories;
+/// the pairs table holds `agree`'s human pairs and, with the machine, one
+/// more pair per human rater.
+#[test]
+fn raters_example_tables_equal_agree_on_the_same_columns() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("build");
+    ok(&common::build(
+        tmp.path(),
+        &example().join("exp.toml"),
+        &out,
+        &[],
+    ));
+    let toml = format!(
+        "experiment_id = \"essays_raters\"\nannotations_file = \"{}\"\nlayout = \"wide\"\n\
+         item_column = \"essay_id\"\nrater_columns = [\"r1\", \"r2\", \"r3\", \"r4\"]\n\
+         level = \"interval\"\ncategories = [1, 2, 3, 4, 5, 6]\n",
+        example().join("predictions.csv").display()
+    );
+    fs::write(tmp.path().join("agree.toml"), toml).unwrap();
+    let agreed = tmp.path().join("agree");
+    ok(&agree(tmp.path(), &tmp.path().join("agree.toml"), &agreed));
+    let file = |dir: &Path, t: &str| dir.join(format!("output/essays_raters_{t}.csv"));
+    for t in ["agreement", "agreement_by_category"] {
+        assert_eq!(
+            lines(&file(&out, t)),
+            lines(&file(&agreed, t)),
+            "{t} differs from agree's"
+        );
+    }
+    let built = lines(&file(&out, "agreement_pairs"));
+    let humans: Vec<&String> = built
+        .iter()
+        .filter(|l| !l.contains("raw_trim_round"))
+        .collect();
+    let theirs = lines(&file(&agreed, "agreement_pairs"));
+    assert_eq!(humans, theirs.iter().collect::<Vec<_>>());
+    assert_eq!(built.len() - humans.len(), 4, "one machine pair per rater");
+    let dist = lines(&file(&out, "label_distribution"));
+    assert_eq!(dist[0], "rater,1,2,3,4,5,6");
+    assert!(dist.last().unwrap().starts_with("raw_trim_round,"));
+    assert_eq!(&dist[..5], &lines(&file(&agreed, "label_distribution"))[..]);
+}
+
+const HAND_PRED: &str = "id,h1,h2,h3,sys\nA,1,2,,2\nB,3,3,4,2.5\nC,2,,,3\nD,4,5,5,4\nE,1,1,2,2\n";
+const HAND_CONFIG: &str = "experiment_id = \"hand\"\npredictions_file = \"pred.csv\"\n\
+                           id_column = \"id\"\nhuman_score_column = \"h1\"\n\
+                           second_human_score_column = \"h2\"\nsystem_score_column = \"sys\"\n\
+                           trim_min = 1\ntrim_max = 6\nintervals = false\n";
+
+fn hand_build(tmp: &Path, name: &str, extra: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("pred.csv"), HAND_PRED).unwrap();
+    fs::write(dir.join("exp.toml"), format!("{HAND_CONFIG}{extra}")).unwrap();
+    let out = dir.join("out");
+    ok(&common::build(&dir, &dir.join("exp.toml"), &out, &[]));
+    out.join("output")
+}
+
+/// Agreement spec 5's hand case: human ratings (1,2,.) (3,3,4) (2,.,.)
+/// (4,5,5) (1,1,2), system (2, 2.5, 3, 4, 2): error variance 5/14,
+/// true-score variance 2.177295918, MSE 0.372023810, PRMSE 0.829134935.
+#[test]
+fn raters_prmse_from_all_ratings_is_the_spec_hand_case() {
+    let tmp = TempDir::new().unwrap();
+    let out = hand_build(tmp.path(), "all", "other_human_score_columns = [\"h3\"]\n");
+    let f = out.join("hand_true_score_eval_all_raters.csv");
+    let near = |column: &str, expected: f64, tol: f64| {
+        let v = cell(&f, "raw", column);
+        assert!((v - expected).abs() <= tol, "{column}: {v} vs {expected}");
+    };
+    near("Variance of errors", 5.0 / 14.0, 1e-12);
+    near("True score var", 2.177295918, 5e-10);
+    near("MSE true", 0.372023810, 5e-10);
+    near("PRMSE true", 0.829134935, 5e-10);
+    near("N raters", 3.0, 0.0);
+    // The reference's table keeps the first two ratings.
+    let two = cell(&out.join("hand_true_score_eval.csv"), "raw", "N raters");
+    assert_eq!(two, 2.0);
+}
+
+/// The classification view of the hand case, by hand: human [1, 3, 2, 4,
+/// 1], rounded machine [2, 2, 3, 4, 2] (2.5 rounds half to even): only
+/// class 4 is right, so accuracy 0.2, macro F1 0.25, weighted F1 0.2.
+#[test]
+fn raters_classification_view_by_hand() {
+    let tmp = TempDir::new().unwrap();
+    let out = hand_build(tmp.path(), "cls", "classification = true\n");
+    let rows = lines(&out.join("hand_classification.csv"));
+    assert_eq!(rows[0], "rater,class,precision,recall,f1,support");
+    assert_eq!(rows[1], "raw_trim_round,1,0.0,0.0,0.0,2");
+    assert_eq!(rows[4], "raw_trim_round,4,1.0,1.0,1.0,1");
+    assert_eq!(rows[5], "raw_trim_round,macro avg,0.25,0.25,0.25,5");
+    assert_eq!(rows[6], "raw_trim_round,micro avg,0.2,0.2,0.2,5");
+    assert_eq!(rows[7], "raw_trim_round,weighted avg,0.2,0.2,0.2,5");
+    let summary = out.join("hand_classification_summary.csv");
+    assert_eq!(cell(&summary, "raw_trim_round", "accuracy"), 0.2);
+    assert_eq!(cell(&summary, "raw_trim_round", "n"), 5.0);
+    for c in ["pearson_r", "spearman_rho", "kendall_tau_b", "kendall_p"] {
+        assert!(cell(&summary, "raw_trim_round", c).is_finite(), "{c}");
+    }
+    // Without the key there is no such table.
+    let plain = hand_build(tmp.path(), "plain", "");
+    assert!(!plain.join("hand_classification.csv").exists());
+}
+
+/// The reference's tables are byte-identical with and without the new
+/// keys; the new keys only add tables.
+#[test]
+fn raters_leave_the_references_tables_unchanged() {
+    let tmp = TempDir::new().unwrap();
+    let plain = hand_build(tmp.path(), "plain", "");
+    let more = hand_build(
+        tmp.path(),
+        "more",
+        "other_human_score_columns = [\"h3\"]\nclassification = true\n",
+    );
+    let names = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = names(&plain);
+    for name in before.iter().filter(|n| n.ends_with(".csv")) {
+        assert_eq!(
+            fs::read(plain.join(name)).unwrap(),
+            fs::read(more.join(name)).unwrap(),
+            "{name} changed"
+        );
+    }
+    let added: Vec<String> = names(&more)
+        .into_iter()
+        .filter(|n| !before.contains(n))
+        .collect();
+    assert_eq!(
+        added,
+        [
+            "hand_agreement.csv",
+            "hand_agreement_by_category.csv",
+            "hand_agreement_pairs.csv",
+            "hand_classification.csv",
+            "hand_classification_summary.csv",
+            "hand_label_distribution.csv",
+            "hand_true_score_eval_all_raters.csv",
+        ]
+    );
+}
+
+/// The example's report has the new section and subsections, and opens in
+/// headless Chromium.
+#[test]
+fn raters_report_opens_in_the_browser() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    ok(&common::build(
+        tmp.path(),
+        &example().join("exp.toml"),
+        &out,
+        &[],
+    ));
+    let report = out.join("report/essays_raters_report.html");
+    let html = fs::read_to_string(&report).unwrap();
+    for text in [
+        "<section id=\"rater_agreement\"",
+        "Agreement among raters",
+        "Pairwise Cohen",
+        "Per score point",
+        "PRMSE from all human ratings",
+        "zero_division = 0",
+        // The README's numbers: Fleiss' kappa among the four raters, the
+        // PRMSE of raw_trim from all ratings.
+        "0.304",
+        "0.674",
+    ] {
+        assert!(html.contains(text), "no {text}");
+    }
+    crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "raters");
+}
