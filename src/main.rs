@@ -436,7 +436,7 @@ fn load_experiment(path: &Path, gates: Option<&Path>) -> Result<config::Experime
     let mut exp = config::load(path).map_err(config_error)?;
     if let Some(file) = gates {
         let more = config::gates::load_file(file, &exp).map_err(config_error)?;
-        exp.gates.extend(more);
+        config::gates::merge(&mut exp.gates, more);
     }
     Ok(exp)
 }

@@ -221,7 +221,8 @@ fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {
         reference_column,
         subgroups: names(raw, "subgroups")?.unwrap_or_default(),
         interpretation: interpretation(raw)?,
-        intervals: intervals::parse(raw.get("intervals"), None).map_err(|m| ("intervals", m))?,
+        intervals: intervals::parse_for(raw.get("intervals"), "items")
+            .map_err(|m| ("intervals", m))?,
         origin: path.to_path_buf(),
     })
 }

@@ -883,6 +883,17 @@ fn check_bound(metric: &str, bound: Bound, has_ci: bool, bootstrap: bool) -> Res
 /// The keys of a gates file.
 const FILE_KEYS: [&str; 2] = ["gates", "gates_preset"];
 
+/// Appends the gates of a gates file to the experiment's own: a preset's
+/// gate already there (the same preset given in both) is applied once,
+/// not twice.
+pub fn merge(into: &mut Vec<Gate>, more: Vec<Gate>) {
+    for g in more {
+        if !(g.origin.starts_with("preset ") && into.contains(&g)) {
+            into.push(g);
+        }
+    }
+}
+
 /// The gates of a separate gates file (`--gates FILE`, TOML), validated
 /// against `exp`. Every error names the file.
 pub fn load_file(path: &Path, exp: &Experiment) -> Result<Vec<Gate>> {
@@ -1135,6 +1146,26 @@ mod tests {
             "bound": "lower", "scope": "each:L1"}))
             .is_ok()
         );
+    }
+
+    #[test]
+    fn a_preset_in_the_experiment_and_the_gates_file_is_applied_once() {
+        let preset = Value::String("williamson2012".into());
+        let g = groups();
+        let cx = cx(&g, true);
+        let own = parse(None, Some(&preset), &cx, "exp.toml").unwrap();
+        let mut all = own.clone();
+        let file = parse(None, Some(&preset), &cx, "g.toml").unwrap();
+        merge(&mut all, file);
+        assert_eq!(all, own);
+        // Other gates are appended, even when equal to one already there.
+        let extra = own[0].clone();
+        let extra = Gate {
+            origin: "g.toml, gates[1]".into(),
+            ..extra
+        };
+        merge(&mut all, vec![extra.clone(), extra]);
+        assert_eq!(all.len(), own.len() + 2);
     }
 
     #[test]

@@ -109,6 +109,23 @@ pub fn parse(
     Ok(Some(out))
 }
 
+/// [`parse`] for a command whose bootstrap resamples `units` (the items
+/// of `agree`, the pairs of `preferences`): there are no test takers, so
+/// `unit = "candidate"` is refused with a message that says why.
+pub fn parse_for(value: Option<&Value>, units: &str) -> Result<Option<Intervals>, String> {
+    let unit = value
+        .and_then(|v| v.get("unit"))
+        .and_then(Value::as_str)
+        .map(str::to_ascii_lowercase);
+    if unit.as_deref() == Some("candidate") {
+        return Err(format!(
+            "intervals.unit = \"candidate\" does not apply here: the bootstrap resamples \
+             {units}, not test takers; leave unit out (or write unit = \"response\")"
+        ));
+    }
+    parse(value, None)
+}
+
 fn level(v: &Value) -> Result<f64, String> {
     match v.as_f64() {
         Some(x) if x > 0.0 && x < 1.0 => Ok(x),
@@ -234,5 +251,11 @@ mod tests {
             assert!(e.contains(words), "{v}: {e}");
         }
         assert!(err(json!({"unit": "candidate"}), None).contains("needs candidate_column"));
+        let m = parse_for(Some(&json!({"unit": "Candidate"})), "items").unwrap_err();
+        assert!(m.contains("resamples items, not test takers"), "{m}");
+        assert_eq!(
+            parse_for(Some(&json!({"unit": "response"})), "items"),
+            parse(Some(&json!({"unit": "response"})), None)
+        );
     }
 }

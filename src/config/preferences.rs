@@ -189,7 +189,8 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
             ),
         ));
     }
-    let intervals = intervals::parse(raw.get("intervals"), None).map_err(|m| ("intervals", m))?;
+    let intervals =
+        intervals::parse_for(raw.get("intervals"), "pairs").map_err(|m| ("intervals", m))?;
     Ok(PreferencesConfig {
         experiment_id,
         pairs_file: resolve(&pairs_value, path).map_err(|m| ("pairs_file", m))?,

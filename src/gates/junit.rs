@@ -1,8 +1,10 @@
 //! Stage 6 (gates): the JUnit XML file of the gate results
 //! (`output/<id>_gates.xml`, gates spec 4): one `<testcase>` per result
-//! line; `<failure>` for a line that fails the run (a `fail`, or a `nan` of
-//! a gate of severity `fail`), `<skipped>` for `skipped`, and a passing
-//! test case for `pass` and `warn` (a warning's reason in `<system-out>`).
+//! line; `<failure>` for every `fail` and `nan` line (a statistic that
+//! cannot be checked is not a pass, whatever the severity; a `nan` of a
+//! gate of severity `warn` says in its message that it does not fail the
+//! run), `<skipped>` for `skipped`, and a passing test case for `pass` and
+//! `warn` (a warning's reason in `<system-out>`).
 //! Serialised by `quick-junit` (cargo-nextest's writer), with no time
 //! stamps, so the bytes depend on the results only.
 //!
@@ -31,9 +33,16 @@ pub fn junit_xml(id: &str, outcomes: &[Outcome]) -> Vec<u8> {
 }
 
 fn test_case(id: &str, o: &Outcome) -> TestCase {
-    let status = if o.fails() {
+    let status = if o.fails() || o.status == Status::Nan {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        s.set_message(o.reason.clone());
+        if o.fails() {
+            s.set_message(o.reason.clone());
+        } else {
+            s.set_message(format!(
+                "{} (severity warn: this does not fail the run)",
+                o.reason
+            ));
+        }
         s.set_type(o.status.name());
         s
     } else if o.status == Status::Skipped {
@@ -53,4 +62,57 @@ fn test_case(id: &str, o: &Outcome) -> TestCase {
         o.gate.origin
     ));
     case
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::gates::{Bound, Gate, Op, Scope, Severity};
+
+    fn line(severity: Severity, status: Status) -> Outcome {
+        Outcome {
+            gate: Gate {
+                name: "QWK".into(),
+                metric: "wtkappa".into(),
+                score_type: "raw_trim".into(),
+                scope: Scope::Overall,
+                op: Op::Ge,
+                threshold: 0.7,
+                bound: Bound::Estimate,
+                severity,
+                min_n: 0,
+                origin: "test".into(),
+            },
+            level: None,
+            n: Some(10),
+            estimate: f64::NAN,
+            interval: None,
+            value: f64::NAN,
+            status,
+            reason: "wtkappa is NaN".into(),
+        }
+    }
+
+    /// Gates spec 4: `<failure>` for `fail` and `nan` lines, whatever the
+    /// severity; a warned line passes.
+    #[test]
+    fn nan_lines_are_failures_whatever_the_severity() {
+        let xml = |o: Outcome| String::from_utf8(junit_xml("e", &[o])).unwrap();
+        let text = xml(line(Severity::Warn, Status::Nan));
+        assert!(
+            text.contains("<failure") && text.contains("type=\"nan\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("severity warn: this does not fail the run"),
+            "{text}"
+        );
+        let text = xml(line(Severity::Fail, Status::Nan));
+        assert!(
+            text.contains("<failure message=\"wtkappa is NaN\""),
+            "{text}"
+        );
+        let text = xml(line(Severity::Warn, Status::Warn));
+        assert!(!text.contains("<failure"), "{text}");
+    }
 }
