@@ -219,8 +219,8 @@ fn apply_order(
         let why = if SUBGROUP_SECTIONS.contains(&name.as_str()) && !has_subgroups {
             " (needs subgroups)".to_string()
         } else if name == RATER_SECTION && !available.other_raters {
-            " (part of \"all\" only with other_human_score_columns; list it in \
-             general_sections)"
+            " (part of \"all\" only with other_human_score_columns; with two human score \
+             columns, list it in general_sections)"
                 .to_string()
         } else if BUILTIN_SECTIONS.contains(&name.as_str()) {
             " (not selected in general_sections)".to_string()

@@ -57,23 +57,17 @@ pub struct Classification {
 }
 
 /// The score points of `columns`: their distinct values in numeric order,
-/// with every whole number of `scale` (the score range `[trim_min,
-/// trim_max]`, so that the categories, and the weights built on them, do
-/// not depend on which points the raters happened to use), or why there
-/// are too many to be categories.
-pub fn score_points(columns: &[&[f64]], scale: Option<(f64, f64)>) -> Result<Categories, String> {
+/// with the `declared` points (the scale's, so that the categories, and the
+/// weights built on them, do not depend on which points the raters happened
+/// to use), or why there are too many to be categories. `-0` is `0`.
+pub fn score_points(columns: &[&[f64]], declared: &[f64]) -> Result<Categories, String> {
     let mut values: Vec<f64> = columns
         .iter()
         .flat_map(|c| c.iter().copied())
+        .chain(declared.iter().copied())
         .filter(|x| !x.is_nan())
+        .map(|x| x + 0.0)
         .collect();
-    if let Some((lo, hi)) = scale {
-        let (lo, hi) = (lo.ceil(), hi.floor());
-        if hi - lo < MAX_SCORE_POINTS as f64 {
-            let n = (hi - lo).max(-1.0) as i64 + 1;
-            values.extend((0..n).map(|k| lo + k as f64));
-        }
-    }
     values.sort_unstable_by(f64::total_cmp);
     values.dedup();
     if values.len() > MAX_SCORE_POINTS {
@@ -94,14 +88,31 @@ pub fn score_points(columns: &[&[f64]], scale: Option<(f64, f64)>) -> Result<Cat
     })
 }
 
+/// The score points a human can give on the scale: the whole numbers of
+/// `[trim_min, trim_max]`, without 0 when zero scores are excluded (none
+/// when the range holds more than [`MAX_SCORE_POINTS`]).
+pub fn scale_points(trim_min: f64, trim_max: f64, exclude_zero: bool) -> Vec<f64> {
+    let (lo, hi) = (trim_min.ceil(), trim_max.floor());
+    let span = hi - lo;
+    if span.is_nan() || span >= MAX_SCORE_POINTS as f64 {
+        return Vec::new();
+    }
+    let n = span.max(-1.0) as i64 + 1;
+    (0..n)
+        .map(|k| lo + k as f64 + 0.0)
+        .filter(|&x| !(exclude_zero && x == 0.0))
+        .collect()
+}
+
 /// The category code of each value (`None` for missing).
 fn codes(values: &[f64], categories: &Categories) -> Vec<Option<u32>> {
     values
         .iter()
-        .map(|x| {
+        .map(|&x| {
+            let x = x + 0.0;
             categories
                 .values
-                .binary_search_by(|v| v.total_cmp(x))
+                .binary_search_by(|v| v.total_cmp(&x))
                 .ok()
                 .map(|k| k as u32)
         })
@@ -164,29 +175,70 @@ fn agree_config(exp: &Experiment, raters: &[(&str, &[f64])]) -> AgreeConfig {
 
 /// Agreement among the human raters of the kept responses, the machine
 /// (the rounded primary score type) one more rater in the pairs and the
-/// label distributions.
+/// label distributions. The humans' numbers use the humans' categories
+/// (the scale's points and any other value a human gave), so the machine
+/// never changes them; a point only the machine used is added to the
+/// categories of the pairs and distributions.
 pub fn rater_agreement(exp: &Experiment, prep: &Prepared) -> Result<RaterAgreement, String> {
     let humans = human_raters(exp, prep);
     if humans.len() < 2 {
         return Err("there is only one human score column".into());
     }
+    let scale = scale_points(exp.trim_min, exp.trim_max, exp.exclude_zero_scores);
+    let columns: Vec<&[f64]> = humans.iter().map(|r| r.1).collect();
+    let human_points = score_points(&columns, &scale)?;
     let machine = prep.x_trim_round();
-    let mut all = humans.clone();
-    all.push((machine.name, &machine.values));
-    let columns: Vec<&[f64]> = all.iter().map(|r| r.1).collect();
-    let categories = score_points(&columns, Some((exp.trim_min, exp.trim_max)))?;
+    let machine_name = if humans.iter().any(|h| h.0 == machine.name) {
+        format!("machine ({})", machine.name)
+    } else {
+        machine.name.to_string()
+    };
+    let all_points = score_points(&[&human_points.values, &machine.values], &[])?;
     let cfg = agree_config(exp, &humans);
-    let mut agreement = run::agreement(&cfg, ratings(&humans, &categories));
-    let with_machine = ratings(&all, &categories);
+    let mut agreement = run::agreement(&cfg, ratings(&humans, &human_points));
+    let mut all = humans.clone();
+    all.push((&machine_name, &machine.values));
+    let with_machine = ratings(&all, &all_points);
     let tables = with_machine.tables(None);
-    agreement.overall.pairs = run::pairs(&with_machine, &tables, cfg.level);
-    agreement.overall.distribution = run::distribution(&with_machine, &tables);
+    let s = &mut agreement.overall;
+    s.pairs = run::pairs(&with_machine, &tables, cfg.level)
+        .into_iter()
+        .map(|p| {
+            let human = s
+                .pairs
+                .iter()
+                .find(|h| h.rater_1 == p.rater_1 && h.rater_2 == p.rater_2);
+            human.cloned().unwrap_or(p)
+        })
+        .collect();
+    s.distribution = run::distribution(&with_machine, &tables);
+    widen_categories(s, &human_points, &all_points);
     agreement.ratings = with_machine;
     Ok(RaterAgreement {
         cfg,
         agreement,
-        machine: machine.name.to_string(),
+        machine: machine_name,
     })
+}
+
+/// The per-category numbers of `s` (on `from`'s categories) moved to the
+/// categories `to` (a superset): a category no human used has no kappa,
+/// share 0 and no specific agreement.
+fn widen_categories(s: &mut run::Scope, from: &Categories, to: &Categories) {
+    let index: Vec<Option<usize>> = to
+        .values
+        .iter()
+        .map(|v| from.values.iter().position(|w| w == v))
+        .collect();
+    let widen = |xs: &[f64], absent: f64| -> Vec<f64> {
+        index
+            .iter()
+            .map(|i| i.and_then(|i| xs.get(i).copied()).unwrap_or(absent))
+            .collect()
+    };
+    s.category_kappa = widen(&s.category_kappa, f64::NAN);
+    s.category_share = widen(&s.category_share, 0.0);
+    s.specific = widen(&s.specific, f64::NAN);
 }
 
 /// The rounded primary score type as a classifier of the first human
@@ -198,7 +250,7 @@ pub fn classification(prep: &Prepared) -> Result<Classification, String> {
         );
     }
     let machine = prep.x_trim_round();
-    let categories = score_points(&[&prep.sc1, &machine.values], None)?;
+    let categories = score_points(&[&prep.sc1, &machine.values], &[])?;
     let mut r = ratings(&[(machine.name, &machine.values)], &categories);
     r.reference = Some(codes(&prep.sc1, &categories));
     Ok(Classification {
@@ -237,24 +289,34 @@ mod tests {
 
     #[test]
     fn score_points_are_the_sorted_distinct_values() {
-        let c = score_points(&[&[3.0, 1.0, f64::NAN], &[2.0, 3.0]], None).unwrap();
+        let c = score_points(&[&[3.0, 1.0, f64::NAN], &[2.0, 3.0]], &[]).unwrap();
         assert_eq!(c.values, [1.0, 2.0, 3.0]);
         assert_eq!(c.labels, ["1", "2", "3"]);
         assert_eq!(codes(&[2.0, f64::NAN, 3.0], &c), [Some(1), None, Some(2)]);
-        // The scale's whole numbers are categories even when nobody used
-        // them; other values a rater gave are added.
-        let c = score_points(&[&[2.0, 3.5]], Some((1.0, 4.0))).unwrap();
-        assert_eq!(c.labels, ["1", "2", "3", "3.5", "4"]);
-        let c = score_points(&[&[2.0]], Some((1.5, 1.7))).unwrap();
-        assert_eq!(c.labels, ["2"]);
+        // Declared points are categories even when nobody used them; other
+        // values a rater gave are added; -0 is 0.
+        let c = score_points(&[&[2.0, 3.5, -0.0]], &[0.0, 1.0, 4.0]).unwrap();
+        assert_eq!(c.labels, ["0", "1", "2", "3.5", "4"]);
+        assert_eq!(codes(&[-0.0, 0.0], &c), [Some(0), Some(0)]);
         let many: Vec<f64> = (0..=MAX_SCORE_POINTS).map(|i| i as f64 / 10.0).collect();
-        let e = score_points(&[&many], None).unwrap_err();
+        let e = score_points(&[&many], &[]).unwrap_err();
         assert!(e.contains("51 distinct values"), "{e}");
     }
 
     #[test]
+    fn scale_points_are_the_whole_numbers_a_human_can_give() {
+        assert_eq!(scale_points(1.0, 4.0, true), [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(scale_points(0.0, 2.0, true), [1.0, 2.0]);
+        assert_eq!(scale_points(0.0, 2.0, false), [0.0, 1.0, 2.0]);
+        assert_eq!(scale_points(-0.5, 0.5, false), [0.0]);
+        assert!(scale_points(-0.5, 0.5, false)[0].is_sign_positive());
+        assert!(scale_points(1.5, 1.7, true).is_empty());
+        assert!(scale_points(0.0, 1000.0, true).is_empty());
+    }
+
+    #[test]
     fn wide_ratings_interleave_the_raters() {
-        let c = score_points(&[&[1.0, 2.0]], None).unwrap();
+        let c = score_points(&[&[1.0, 2.0]], &[]).unwrap();
         let r = ratings(&[("a", &[1.0, 2.0]), ("b", &[2.0, f64::NAN])], &c);
         assert_eq!(r.raters, ["a", "b"]);
         assert_eq!(r.codes, [Some(0), Some(1), Some(1), None]);

@@ -217,12 +217,76 @@ fn raters_report_opens_in_the_browser() {
         "Per score point",
         "PRMSE from all human ratings",
         "zero_division = 0",
-        // The README's numbers: Fleiss' kappa among the four raters, the
-        // PRMSE of raw_trim from all ratings.
-        "0.304",
-        "0.674",
     ] {
         assert!(html.contains(text), "no {text}");
     }
+    // The README's numbers: Fleiss' kappa among the four raters with its
+    // interval, the PRMSE of raw_trim from the first two and from all
+    // ratings.
+    let file = |t: &str| out.join(format!("output/essays_raters_{t}.csv"));
+    let fleiss = lines(&file("agreement"))
+        .into_iter()
+        .find(|l| l.starts_with("fleiss_kappa,none,"))
+        .unwrap();
+    let v: Vec<f64> = fleiss
+        .split(',')
+        .skip(2)
+        .take(4)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let three = |x: f64| format!("{x:.3}");
+    assert_eq!(
+        [three(v[0]), three(v[2]), three(v[3])],
+        ["0.304", "0.264", "0.344"]
+    );
+    let prmse = |t: &str| three(cell(&file(t), "raw_trim", "PRMSE true"));
+    assert_eq!(prmse("true_score_eval"), "0.691");
+    assert_eq!(prmse("true_score_eval_all_raters"), "0.674");
     crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "raters");
+}
+
+/// The further human columns are read like the second human score: with
+/// `exclude_zero_scores` a 0 is missing, a text is missing and counted in
+/// the report's data section, an empty column rates nothing; a column with
+/// a name rsmreport reserves (`raw`) is still read under it; a human column
+/// named like the machine's score type leaves the machine its own name.
+#[test]
+fn raters_further_columns_are_read_like_the_second_score() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path();
+    fs::write(
+        dir.join("pred.csv"),
+        "id,h1,h2,raw,raw_trim_round,empty,sys\nA,1,2,0,2,,2\nB,3,3,NS,3,,2.5\n\
+         C,2,,2,,,3\nD,4,5,5,4,,4\nE,1,1,2,1,,2\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("exp.toml"),
+        format!(
+            "{HAND_CONFIG}other_human_score_columns = [\"raw\", \"raw_trim_round\", \"empty\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    ok(&common::build(dir, &dir.join("exp.toml"), &out, &[]));
+    let dist = lines(&out.join("output/hand_label_distribution.csv"));
+    assert_eq!(
+        dist,
+        [
+            "rater,1,2,3,4,5,6",
+            "h1,2,1,1,1,0,0",
+            "h2,1,1,1,0,1,0",
+            "raw,0,2,0,0,1,0",
+            "raw_trim_round,1,1,1,1,0,0",
+            "empty,0,0,0,0,0,0",
+            "machine (raw_trim_round),0,3,1,1,0,0",
+        ]
+    );
+    let html = fs::read_to_string(out.join("report/hand_report.html")).unwrap();
+    assert!(
+        html.contains("1 values of the further human score <code>raw</code> are not numbers"),
+        "no note on the non-numeric value"
+    );
+    let all = out.join("output/hand_true_score_eval_all_raters.csv");
+    assert_eq!(cell(&all, "raw", "N raters"), 4.0);
 }

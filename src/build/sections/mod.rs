@@ -91,6 +91,13 @@ struct DoubleCtx {
     zeros_excluded: bool,
 }
 
+/// Non-numeric values of one of `other_human_score_columns`.
+#[derive(Serialize)]
+struct OtherNonNumeric {
+    n: String,
+    column: String,
+}
+
 #[derive(Serialize)]
 struct DataCtx {
     heading: Heading,
@@ -106,6 +113,7 @@ struct DataCtx {
     excluded_table: Option<Table>,
     min_items: Option<String>,
     sc2_non_numeric: Option<String>,
+    others_non_numeric: Vec<OtherNonNumeric>,
     second_column: String,
     composition_heading: Heading,
     composition_table: Option<Table>,
@@ -236,6 +244,15 @@ fn data_description(b: &mut Builder) -> Result<Block> {
         excluded_table,
         min_items,
         sc2_non_numeric: (p.sc2_non_numeric > 0).then(|| thousands(p.sc2_non_numeric as u64)),
+        others_non_numeric: p
+            .other_humans
+            .iter()
+            .filter(|o| o.non_numeric > 0)
+            .map(|o| OtherNonNumeric {
+                n: thousands(o.non_numeric as u64),
+                column: o.name.clone(),
+            })
+            .collect(),
         second_column: exp.second_human_score_column.clone().unwrap_or_default(),
         composition_heading,
         composition_table,

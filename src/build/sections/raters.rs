@@ -31,13 +31,19 @@ pub fn rater_agreement(b: &mut Builder) -> Result<Vec<Block>> {
     };
     let a = &r.agreement;
     let humans = &a.ratings.raters[..a.ratings.raters.len() - 1];
+    let resampled = if r.cfg.intervals.is_some() {
+        " Their intervals resample responses, also where the other intervals of this report \
+         resample test takers."
+    } else {
+        ""
+    };
     out.push(Block::Paragraph(format!(
         "Every human score column ({}) is a rater and every score point a category. The \
          coefficients describe the human raters alone, on every evaluated response (a \
-         response scored once counts towards no pair). In the pairs, the heat map and the \
-         label distributions the machine, its rounded scores ({}), is one more rater, so the \
-         human-human and human-machine pairs sit side by side. The reference's consistency \
-         tables above keep using the first two human scores only.",
+         response scored once counts towards no pair).{resampled} In the pairs, the heat map \
+         and the label distributions the machine, its rounded scores ({}), is one more rater, \
+         so the human-human and human-machine pairs sit side by side. The reference's \
+         consistency tables keep using the first two human scores only.",
         humans.join(", "),
         r.machine
     )));
@@ -91,10 +97,14 @@ pub fn all_raters_prmse(b: &mut Builder) -> Vec<Block> {
     columns.extend(exp.second_human_score_column.clone());
     columns.extend(exp.other_human_score_columns.iter().cloned());
     let heading = b.heading(4, "PRMSE from all human ratings");
+    let what = if exp.rater_error_variance.is_some() {
+        "the true score of a response uses (the error variance is the one supplied)"
+    } else {
+        "the error variance and the true score of a response use"
+    };
     let text = format!(
-        "The same statistics from every human rating of a response ({}), so the error \
-         variance and the true score of a response use up to {} ratings. The table above keeps \
-         the reference's two.",
+        "The same statistics from every human rating of a response ({}), so {what} up to {} \
+         ratings. The reference's table keeps the first two.",
         columns.join(", "),
         columns.len()
     );
