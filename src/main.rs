@@ -381,18 +381,34 @@ fn preferences(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> R
     let cfg = config::preferences::load(experiment).map_err(config_error)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
     output::check_output_dir(&dir, force).map_err(config_error)?;
-    let pairs = read::read(&cfg).map_err(data_error)?;
-    let analysis = run::analyse(&cfg, &pairs);
+    // The checksum of the pairs file is computed on another thread while the
+    // pairs are read and analysed.
+    let (pairs, analysis, sha256) = std::thread::scope(|scope| {
+        let hash = scope.spawn(|| pipeline::sha256_file(&cfg.pairs_file));
+        let read = pipeline::timed("read pairs", || read::read(&cfg)).map(|pairs| {
+            let analysis = pipeline::timed("analyse", || run::analyse(&cfg, &pairs));
+            (pairs, analysis)
+        });
+        let sha256 = hash
+            .join()
+            .unwrap_or_else(|_| Err(anyhow!("checksum thread failed")));
+        read.map(|(pairs, analysis)| (pairs, analysis, sha256))
+    })
+    .map_err(data_error)?;
     let input = rsmreport::render::context::InputCtx {
         role: "pairs".into(),
         path: cfg.pairs_file.display().to_string(),
         rows: pairs.len().to_string(),
-        sha256: pipeline::sha256_file(&cfg.pairs_file).map_err(data_error)?,
+        sha256: sha256.map_err(data_error)?,
     };
-    let files =
-        outputs::files(&analysis, vec![input], pipeline::generation_epoch()).map_err(data_error)?;
-    output::write_output_dir_with(&dir, force, |sink| {
-        files.iter().try_for_each(|f| sink.put(f))
+    let files = pipeline::timed("report and tables", || {
+        outputs::files(&analysis, vec![input], pipeline::generation_epoch())
+    })
+    .map_err(data_error)?;
+    pipeline::timed("write", || {
+        output::write_output_dir_with(&dir, force, |sink| {
+            files.iter().try_for_each(|f| sink.put(f))
+        })
     })
     .map_err(data_error)?;
     for line in outputs::terminal_lines(&analysis) {

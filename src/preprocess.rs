@@ -1299,7 +1299,7 @@ fn first_duplicates(ids: &[Option<Text>], limit: usize) -> Vec<&str> {
 /// ascending order. Values are spread over about `n / 16384` buckets by
 /// their top bits (one counting pass, one scatter pass), and each bucket,
 /// small enough for the cache, is sorted on its own.
-fn repeated_values(values: &[u64]) -> Vec<u64> {
+pub(crate) fn repeated_values(values: &[u64]) -> Vec<u64> {
     let n = values.len();
     let bits = (usize::BITS - (n >> 14).leading_zeros()).min(16);
     let bucket = |v: u64| {

@@ -7,7 +7,7 @@
 //! Reads the pairs file only; computes no metric and writes nothing. Every
 //! error names the file and the column, key or rows, and is a data error.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::config::preferences::PreferencesConfig;
 use crate::metrics::preferences::text_len;
-use crate::table::{Cell, Values};
+use crate::table::{Cell, FxBuild, Table, Text, Values};
 
 /// The AnnotatedPairs format versions read (`metadata.version`).
 pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1.0", "2.0"];
@@ -23,14 +23,15 @@ pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1.0", "2.0"];
 /// How many duplicate ids an error names.
 const SHOWN_DUPLICATES: usize = 5;
 
-/// One named column of raw values (`None`: missing or blank).
-pub type RawColumn = (String, Vec<Option<String>>);
+/// One named column of raw values (`None`: missing or blank), shared with
+/// the table read ([`Text`] cells).
+pub type RawColumn = (String, Vec<Option<Text>>);
 
 /// The pairs as read, one entry per row in file order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pairs {
     pub file: PathBuf,
-    pub ids: Vec<String>,
+    pub ids: Vec<Text>,
     /// Length of `text_a` in code points (0: empty or missing).
     pub len_a: Vec<u32>,
     pub len_b: Vec<u32>,
@@ -56,7 +57,7 @@ pub fn read(cfg: &PreferencesConfig) -> Result<Pairs> {
     } else {
         tabular(cfg)?
     };
-    check_unique_ids(&pairs)?;
+    crate::pipeline::timed("unique ids", || check_unique_ids(&pairs))?;
     Ok(pairs)
 }
 
@@ -96,7 +97,9 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     wanted.extend(cfg.annotator_columns.iter().map(String::as_str));
     wanted.extend(subsets.iter().map(String::as_str));
     wanted.extend(cfg.id_column.as_deref());
-    let table = crate::input::read_table(&cfg.pairs_file, &wanted)?;
+    let table = crate::pipeline::timed("read table", || {
+        crate::input::read_table(&cfg.pairs_file, &wanted)
+    })?;
     let absent: Vec<&str> = wanted
         .iter()
         .copied()
@@ -106,41 +109,122 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
         return Err(absent_columns(&cfg.pairs_file, &absent, &table.names()));
     }
     let n = table.nrows;
-    let column = |name: &str| -> Vec<Option<String>> {
-        let values = &table.column(name).expect("checked above").values;
-        (0..n).map(|i| cell_text(values, i)).collect()
+    let lengths = |name: &str| lengths(&table.column(name).expect("checked above").values, n);
+    let (len_a, len_b) = (lengths(&cfg.text_a_column), lengths(&cfg.text_b_column));
+    let mut columns = TakenColumns::new(table, &wanted[2..]);
+    let mut named = |names: &[String]| -> Vec<RawColumn> {
+        names.iter().map(|c| (c.clone(), columns.take(c))).collect()
     };
-    let lengths = |name: &str| -> Vec<u32> {
-        let values = &table.column(name).expect("checked above").values;
-        (0..n)
-            .map(|i| text_len(cell_text(values, i).as_deref()))
-            .collect()
-    };
-    let named = |names: &[String]| names.iter().map(|c| (c.clone(), column(c))).collect();
+    let reference = named(std::slice::from_ref(&reference)).remove(0);
+    let annotators = named(&cfg.annotator_columns);
+    let subsets = named(&subsets);
     Ok(Pairs {
         file: cfg.pairs_file.clone(),
         ids: match &cfg.id_column {
-            Some(c) => column(c)
+            Some(c) => columns
+                .take(c)
                 .into_iter()
-                .map(Option::unwrap_or_default)
+                .map(|id| id.unwrap_or_else(|| Text::from("")))
                 .collect(),
-            None => (1..=n).map(|i| i.to_string()).collect(),
+            None => (1..=n).map(|i| Text::from(i.to_string())).collect(),
         },
-        len_a: lengths(&cfg.text_a_column),
-        len_b: lengths(&cfg.text_b_column),
-        reference: (reference.clone(), column(&reference)),
-        annotators: named(&cfg.annotator_columns),
-        subsets: named(&subsets),
+        len_a,
+        len_b,
+        reference,
+        annotators,
+        subsets,
     })
 }
 
+/// The length of every cell of a text column ([`text_len`] of its
+/// [`cell_text`], without copying text cells).
+fn lengths(values: &Values, n: usize) -> Vec<u32> {
+    match values {
+        Values::Text(cells) => cells
+            .iter()
+            .map(|c| text_len(c.as_deref().filter(|s| !s.trim().is_empty())))
+            .collect(),
+        _ => (0..n)
+            .map(|i| text_len(cell_text(values, i).as_deref()))
+            .collect(),
+    }
+}
+
+/// The columns of a table handed out as raw text columns: a text column is
+/// moved out of the table (its shared cells are not copied) the last time
+/// it is taken, and cloned before that (a column named twice in the
+/// experiment).
+struct TakenColumns {
+    table: Table,
+    /// How many more times each column (by position) will be taken.
+    uses: Vec<usize>,
+}
+
+impl TakenColumns {
+    /// `names`: every column that will be taken, once per use.
+    fn new(table: Table, names: &[&str]) -> TakenColumns {
+        let mut uses = vec![0; table.columns.len()];
+        for name in names {
+            if let Some(j) = table.position(name) {
+                uses[j] += 1;
+            }
+        }
+        TakenColumns { table, uses }
+    }
+
+    /// Column `name` (present, announced to `new`) as [`cell_text`] reads
+    /// it: blank cells are missing.
+    fn take(&mut self, name: &str) -> Vec<Option<Text>> {
+        let j = self.table.position(name).expect("checked above");
+        self.uses[j] = self.uses[j].saturating_sub(1);
+        let values = &mut self.table.columns[j].values;
+        let Values::Text(cells) = values else {
+            let n = self.table.nrows;
+            return (0..n)
+                .map(|i| cell_text(values, i).map(Text::from))
+                .collect();
+        };
+        let mut cells = if self.uses[j] == 0 {
+            std::mem::take(cells)
+        } else {
+            cells.clone()
+        };
+        for cell in &mut cells {
+            if cell.as_deref().is_some_and(|s| s.trim().is_empty()) {
+                *cell = None;
+            }
+        }
+        cells
+    }
+}
+
 /// Duplicate ids are an error naming the first few (spec 1).
+///
+/// A set of a million ids costs a cache miss per id; instead every id is
+/// hashed in order and only ids whose 64-bit hash occurs twice (the
+/// duplicates, and rare collisions) go through the set of text, as in the
+/// `build` duplicate-id check.
 fn check_unique_ids(pairs: &Pairs) -> Result<()> {
-    let mut first: HashMap<&str, usize> = HashMap::with_capacity(pairs.len());
+    use std::hash::BuildHasher;
+    let build = FxBuild::default();
+    let hashes: Vec<u64> = pairs.ids.iter().map(|id| build.hash_one(&**id)).collect();
+    let repeated: HashSet<u64, FxBuild> = crate::preprocess::repeated_values(&hashes)
+        .into_iter()
+        .collect();
+    if repeated.is_empty() {
+        return Ok(());
+    }
+    let mut first: HashMap<&str, usize, FxBuild> = HashMap::default();
     let mut dups: Vec<String> = Vec::new();
     let mut count = 0usize;
-    for (i, id) in pairs.ids.iter().enumerate() {
-        if let Some(&j) = first.get(id.as_str()) {
+    let candidates = pairs
+        .ids
+        .iter()
+        .zip(&hashes)
+        .enumerate()
+        .filter(|(_, (_, h))| repeated.contains(h));
+    for (i, id) in candidates.map(|(i, (id, _))| (i, &**id)) {
+        if let Some(&j) = first.get(id) {
             count += 1;
             if dups.len() < SHOWN_DUPLICATES {
                 dups.push(format!("'{id}' (rows {} and {})", j + 1, i + 1));
@@ -255,7 +339,7 @@ fn annotators(doc: &Map<String, Value>) -> Result<(Vec<String>, Vec<String>), St
 
 /// The comparisons of an AnnotatedPairs file as columns.
 struct Columns {
-    ids: Vec<String>,
+    ids: Vec<Text>,
     len_a: Vec<u32>,
     len_b: Vec<u32>,
     /// Annotator column name -> votes.
@@ -264,12 +348,12 @@ struct Columns {
     metadata: Vec<RawColumn>,
 }
 
-fn scalar_text(v: &Value) -> Option<String> {
+fn scalar_text(v: &Value) -> Option<Text> {
     match v {
         Value::Null => None,
         Value::String(s) if s.trim().is_empty() => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
+        Value::String(s) => Some(Text::from(s.as_str())),
+        other => Some(Text::from(other.to_string())),
     }
 }
 
@@ -298,7 +382,7 @@ impl Columns {
             out.ids.push(
                 c.get("id")
                     .and_then(scalar_text)
-                    .unwrap_or_else(|| (i + 1).to_string()),
+                    .unwrap_or_else(|| Text::from((i + 1).to_string())),
             );
             out.len_a.push(response_len(c, "response_a"));
             out.len_b.push(response_len(c, "response_b"));

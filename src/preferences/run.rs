@@ -7,7 +7,7 @@
 //! Pure: no I/O, no formatting (that is `outputs` and `report`); the maths
 //! is `crate::metrics::preferences`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use super::read::Pairs;
@@ -17,6 +17,7 @@ use crate::metrics::preferences::{
     AnnotatorIntervals, AnnotatorMetrics, BootstrapSpec, Exclusions, OverallStats, PairSet,
     VoteValue,
 };
+use crate::table::{FxBuild, Text};
 
 /// The label of the whole data set in the subset-value column.
 pub const ALL_DATA: &str = "All data";
@@ -182,13 +183,14 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
 
 /// The rows of each value of a subset column, values in code-point order
 /// (a missing value is [`NO_INFO`]).
-fn groups(values: &[Option<String>]) -> BTreeMap<String, Vec<usize>> {
-    let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+fn groups(values: &[Option<Text>]) -> BTreeMap<String, Vec<usize>> {
+    let mut rows: HashMap<&str, Vec<usize>, FxBuild> = HashMap::default();
     for (i, v) in values.iter().enumerate() {
-        let key = v.as_deref().unwrap_or(NO_INFO).to_string();
-        out.entry(key).or_default().push(i);
+        rows.entry(v.as_deref().unwrap_or(NO_INFO))
+            .or_default()
+            .push(i);
     }
-    out
+    rows.into_iter().map(|(k, r)| (k.to_string(), r)).collect()
 }
 
 fn scope(set: &PairSet, column: Option<String>, value: String, spec: &BootstrapSpec) -> Scope {
@@ -231,10 +233,10 @@ fn subset_strength(column: &str, scopes: &[Scope], k: usize) -> SubsetStrength {
 mod tests {
     use super::*;
 
-    fn col(name: &str, v: &[&str]) -> (String, Vec<Option<String>>) {
+    fn col(name: &str, v: &[&str]) -> (String, Vec<Option<Text>>) {
         let cells = v
             .iter()
-            .map(|s| (!s.is_empty()).then(|| s.to_string()))
+            .map(|s| (!s.is_empty()).then(|| Text::from(*s)))
             .collect();
         (name.to_string(), cells)
     }
@@ -243,7 +245,7 @@ mod tests {
     fn pin() -> Pairs {
         Pairs {
             file: PathBuf::from("pairs.csv"),
-            ids: (1..=9).map(|i| i.to_string()).collect(),
+            ids: (1..=9).map(|i| Text::from(i.to_string())).collect(),
             len_a: vec![4, 2, 3, 1, 5, 2, 1, 4, 3],
             len_b: vec![2, 4, 3, 5, 1, 2, 6, 1, 3],
             reference: col("ref", &["a", "a", "b", "b", "a", "b", "a", "b", "tie"]),

@@ -33,7 +33,9 @@ pub use intervals::{
 };
 pub use overall::{overall_stats, OverallStats};
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+
+use crate::table::FxBuild;
 
 /// One vote, as spec 1 reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -108,46 +110,49 @@ pub struct NormalizedVotes {
 }
 
 /// Normalises one column of raw votes (spec 1): codes per row, and the
-/// distinct raw values with their counts, so a typo is visible.
+/// distinct raw values with their counts, so a typo is visible. Each
+/// distinct value is coded once; a row costs one hash lookup.
 pub fn normalize_votes<I, S>(raw: I) -> NormalizedVotes
 where
     I: IntoIterator<Item = Option<S>>,
     S: AsRef<str>,
 {
     let mut missing = 0usize;
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    // Distinct raw value -> its position in `seen`.
+    let mut index: HashMap<String, usize, FxBuild> = HashMap::default();
+    let mut seen: Vec<VoteValue> = Vec::new();
     let votes = raw
         .into_iter()
-        .map(|cell| match cell {
-            None => {
+        .map(|cell| {
+            let Some(s) = cell else {
                 missing += 1;
-                Vote::Missing
-            }
-            Some(s) => {
-                let s = s.as_ref();
-                match seen.get_mut(s) {
-                    Some(c) => *c += 1,
-                    None => {
-                        seen.insert(s.to_owned(), 1);
-                    }
+                return Vote::Missing;
+            };
+            let s = s.as_ref();
+            let k = match index.get(s) {
+                Some(&k) => k,
+                None => {
+                    index.insert(s.to_owned(), seen.len());
+                    seen.push(VoteValue {
+                        raw: Some(s.to_owned()),
+                        vote: normalize_vote(Some(s)),
+                        count: 0,
+                    });
+                    seen.len() - 1
                 }
-                normalize_vote(Some(s))
-            }
+            };
+            seen[k].count += 1;
+            seen[k].vote
         })
         .collect();
+    // Code-point order of the raw strings is their byte order.
+    seen.sort_unstable_by(|a, b| a.raw.cmp(&b.raw));
     let missing_value = (missing > 0).then_some(VoteValue {
         raw: None,
         vote: Vote::Missing,
         count: missing,
     });
-    let values = missing_value
-        .into_iter()
-        .chain(seen.into_iter().map(|(raw, count)| VoteValue {
-            vote: normalize_vote(Some(&raw)),
-            raw: Some(raw),
-            count,
-        }))
-        .collect();
+    let values = missing_value.into_iter().chain(seen).collect();
     NormalizedVotes { votes, values }
 }
 
