@@ -1266,7 +1266,7 @@ fn keep_rows(values: &mut Values, rows: &[usize]) {
 /// cache-sized buckets and sorted there, and only ids whose hash occurs
 /// twice (the duplicates, plus a one-in-a-billion collision) go through the
 /// set of text. Linear in the number of ids, and the answer is exact.
-fn first_duplicates(ids: &[Option<Text>], limit: usize) -> Vec<&str> {
+pub(crate) fn first_duplicates(ids: &[Option<Text>], limit: usize) -> Vec<&str> {
     fn text(id: &Option<Text>) -> &str {
         id.as_deref().unwrap_or("nan")
     }

@@ -14,6 +14,7 @@ use anyhow::{anyhow, Result};
 use crate::config::agree::{number, Category};
 use crate::metrics::raters::alpha::Level;
 use crate::metrics::raters::positions;
+use crate::table::FxBuild;
 
 /// Where a label was seen: the data row (1-based) and the column.
 #[derive(Clone, Debug)]
@@ -39,13 +40,13 @@ pub struct Labeler {
     file: String,
     declared: Option<Declared>,
     /// Observed labels: text -> provisional code, first place seen.
-    seen: HashMap<String, u32>,
+    seen: HashMap<String, u32, FxBuild>,
     first: Vec<(String, Place)>,
 }
 
 struct Declared {
     categories: Vec<Category>,
-    by_text: HashMap<String, u32>,
+    by_text: HashMap<String, u32, FxBuild>,
 }
 
 impl Labeler {
@@ -62,7 +63,7 @@ impl Labeler {
         Labeler {
             file: file.to_string(),
             declared,
-            seen: HashMap::new(),
+            seen: HashMap::default(),
             first: Vec::new(),
         }
     }

@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use super::run::{Agreement, RaterClassification, Scope};
 use crate::config::agree::AgreeConfig;
 use crate::output::OutputFile;
+use crate::pipeline::timed;
 use crate::table::{text_values, Column, Frame, Values};
 
 fn floats(v: impl IntoIterator<Item = f64>) -> Values {
@@ -473,17 +474,34 @@ pub fn run(cfg: &AgreeConfig, epoch: i64) -> anyhow::Result<(Agreement, Vec<Outp
         } => text_columns.extend([rater_column.as_str(), label_column.as_str()]),
         crate::config::agree::Layout::Counts { .. } => {}
     }
-    let table = crate::input::read_table(path, &text_columns)?;
-    let ratings = super::ratings::ratings(&table, &file, cfg)?;
-    let agreement = super::run::agreement(cfg, ratings);
+    let table = timed("read", || crate::input::read_table(path, &text_columns))?;
+    let nrows = table.nrows;
+    // The file's digest on another thread while the ratings are coded, and
+    // the table freed on another thread while the coefficients are computed.
+    let (agreement, sha256) = std::thread::scope(|s| {
+        let sha256 = s.spawn(|| crate::pipeline::sha256_file(path));
+        let ratings = timed("ratings", || super::ratings::ratings(&table, &file, cfg));
+        s.spawn(move || drop(table));
+        let agreement =
+            ratings.map(|ratings| timed("coefficients", || super::run::agreement(cfg, ratings)));
+        (
+            agreement,
+            sha256.join().expect("the digest thread does not panic"),
+        )
+    });
+    let agreement = agreement?;
     let input = crate::render::context::InputCtx {
         role: "annotations".into(),
         path: file,
-        rows: table.nrows.to_string(),
-        sha256: crate::pipeline::sha256_file(path)?,
+        rows: nrows.to_string(),
+        sha256: sha256?,
     };
-    let mut files = data_files(&agreement, cfg);
-    let report = super::report::report(&agreement, cfg, vec![input], epoch)?;
-    files.extend(crate::render::report_files(&report)?);
+    let mut files = timed("tables", || data_files(&agreement, cfg));
+    let report = timed("report", || {
+        super::report::report(&agreement, cfg, vec![input], epoch)
+    })?;
+    files.extend(timed("report files", || {
+        crate::render::report_files(&report)
+    })?);
     Ok((agreement, files))
 }

@@ -8,14 +8,16 @@
 //! Works on a [`Table`] already read by `crate::input`; writes nothing and
 //! computes no statistic.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::marker::PhantomData;
 
 use anyhow::{bail, Result};
 
 use super::labels::{Categories, Labeler, Place};
 use crate::config::agree::{AgreeConfig, Layout};
 use crate::metrics::raters::CountTables;
-use crate::table::{Cell, Table, Values};
+use crate::table::{Cell, FxBuild, Table, Values};
 
 /// The ratings of one experiment, ready for the count tables.
 #[derive(Clone, Debug)]
@@ -42,42 +44,88 @@ impl Ratings {
         self.categories.labels.len()
     }
 
-    /// The count tables of the items `rows` (all items when `None`).
+    /// The count tables of the items `rows` (all items when `None`, read
+    /// in place).
     pub fn tables(&self, rows: Option<&[usize]>) -> CountTables {
-        let all: Vec<usize>;
-        let rows = match rows {
-            Some(r) => r,
-            None => {
-                all = (0..self.items.len()).collect();
-                &all
+        let q = self.q();
+        // Items x `width` values, the rows `rows` copied out (or all).
+        fn pick<'a, T: Copy>(all: &'a [T], width: usize, rows: Option<&[usize]>) -> Cow<'a, [T]> {
+            match rows {
+                None => Cow::Borrowed(all),
+                Some(rows) => Cow::Owned(
+                    rows.iter()
+                        .flat_map(|&i| all[i * width..(i + 1) * width].iter().copied())
+                        .collect(),
+                ),
             }
-        };
+        }
         if self.raters.is_empty() {
-            let q = self.q();
-            let counts: Vec<u32> = rows
-                .iter()
-                .flat_map(|&i| self.counts[i * q..(i + 1) * q].iter().copied())
-                .collect();
-            return CountTables::from_item_counts(&counts, q);
+            return CountTables::from_item_counts(&pick(&self.counts, q, rows), q);
         }
         let r = self.raters.len();
-        let codes: Vec<Option<u32>> = rows
-            .iter()
-            .flat_map(|&i| self.codes[i * r..(i + 1) * r].iter().copied())
-            .collect();
-        CountTables::from_ratings(&codes, r, self.q())
+        CountTables::from_ratings(&pick(&self.codes, r, rows), r, q)
     }
 }
 
-/// The text of a cell (numbers as written by Python's `repr`).
-fn cell_text(values: &Values, i: usize) -> Option<String> {
+/// The text of a cell (numbers as written by Python's `repr`), borrowed
+/// from a text column (no allocation per cell).
+fn cell_str(values: &Values, i: usize) -> Option<Cow<'_, str>> {
+    if let Values::Text(cells) = values {
+        return cells[i].as_deref().map(Cow::Borrowed);
+    }
     match values.cell(i) {
         Cell::Missing => None,
-        Cell::Text(s) => Some(s),
-        Cell::Int(v) => Some(v.to_string()),
-        Cell::Float(x) => Some(crate::output::format::py_float(x)),
-        Cell::Bool(b) => Some(b.to_string()),
+        Cell::Text(s) => Some(Cow::Owned(s)),
+        Cell::Int(v) => Some(Cow::Owned(v.to_string())),
+        Cell::Float(x) => Some(Cow::Owned(crate::output::format::py_float(x))),
+        Cell::Bool(b) => Some(Cow::Owned(b.to_string())),
     }
+}
+
+/// The codes the labeler gave to the label texts of text columns, by
+/// address and length: a text column stores a repeated label once
+/// ([`crate::table::TextBuilder`]), so most cells are coded by looking up
+/// a pointer instead of trimming, hashing and comparing their text. Only
+/// accepted labels are kept, at most [`SharedCodes::MAX`]; the addresses
+/// belong to cells borrowed for `'t`, so they cannot be reused meanwhile.
+#[derive(Default)]
+struct SharedCodes<'t> {
+    codes: HashMap<(*const u8, usize), Option<u32>, FxBuild>,
+    cells: PhantomData<&'t str>,
+}
+
+impl<'t> SharedCodes<'t> {
+    const MAX: usize = 4096;
+
+    /// The code of the label in row `i` of `values` ([`Labeler::code`]).
+    fn code(
+        &mut self,
+        labeler: &mut Labeler,
+        values: &'t Values,
+        i: usize,
+        place: impl FnOnce() -> Place,
+    ) -> Result<Option<u32>> {
+        let Values::Text(cells) = values else {
+            return labeler.code(cell_str(values, i).as_deref(), place);
+        };
+        let Some(text) = cells[i].as_deref() else {
+            return labeler.code(None, place);
+        };
+        let key = (text.as_ptr(), text.len());
+        if let Some(&c) = self.codes.get(&key) {
+            return Ok(c);
+        }
+        let c = labeler.code(Some(text), place)?;
+        if self.codes.len() < Self::MAX {
+            self.codes.insert(key, c);
+        }
+        Ok(c)
+    }
+}
+
+/// [`cell_str`] as an owned string.
+fn cell_text(values: &Values, i: usize) -> Option<String> {
+    cell_str(values, i).map(Cow::into_owned)
 }
 
 /// Every column the config names must be in the table.
@@ -227,6 +275,16 @@ fn repeats(keys: impl Iterator<Item = (String, usize)>) -> Vec<String> {
         .collect()
 }
 
+/// Whether an id of `column` may occur twice: the fast check over a text
+/// column's shared cells (true for other columns, which [`repeats`] then
+/// checks itself).
+fn has_repeats(table: &Table, column: &str) -> bool {
+    match &table.column(column).expect("checked").values {
+        Values::Text(cells) => !crate::preprocess::first_duplicates(cells, 1).is_empty(),
+        _ => true,
+    }
+}
+
 fn wide(
     table: &Table,
     file: &str,
@@ -240,7 +298,11 @@ fn wide(
         cfg.item_column.as_deref().expect("validated"),
         "item id",
     )?;
-    let dups = repeats(items.iter().cloned().zip(0..));
+    let dups = if has_repeats(table, cfg.item_column.as_deref().expect("validated")) {
+        repeats(items.iter().cloned().zip(0..))
+    } else {
+        Vec::new()
+    };
     if !dups.is_empty() {
         bail!(
             "{file}: an item id is repeated, but layout = \"wide\" needs one row per item: {}",
@@ -252,13 +314,14 @@ fn wide(
         .map(|r| &table.column(r).expect("checked").values)
         .collect();
     let mut codes = Vec::with_capacity(items.len() * raters.len());
+    let mut shared = SharedCodes::default();
     for i in 0..table.nrows {
         for (col, name) in cols.iter().zip(raters) {
             let place = || Place {
                 row: i + 1,
                 column: name.clone(),
             };
-            codes.push(labeler.code(cell_text(col, i).as_deref(), place)?);
+            codes.push(shared.code(labeler, col, i, place)?);
         }
     }
     let reference = reference(table, cfg, labeler, &(0..table.nrows).collect::<Vec<_>>())?;
@@ -288,12 +351,13 @@ fn reference(
     let v = &table.column(col).expect("checked").values;
     let n_items = item_of_row.iter().max().map_or(0, |m| m + 1);
     let mut out = vec![None; n_items];
+    let mut shared = SharedCodes::default();
     for (i, &item) in item_of_row.iter().enumerate() {
         let place = || Place {
             row: i + 1,
             column: col.clone(),
         };
-        let c = labeler.code(cell_text(v, i).as_deref(), place)?;
+        let c = shared.code(labeler, v, i, place)?;
         if out[item].is_none() {
             out[item] = c;
         }
@@ -321,13 +385,13 @@ fn long(
     let labels = &table.column(label_column).expect("checked").values;
     let r = raters.len();
     let mut codes = vec![None; items.len() * r];
+    let mut shared = SharedCodes::default();
     for i in 0..table.nrows {
         let place = || Place {
             row: i + 1,
             column: label_column.to_string(),
         };
-        codes[item_of_row[i] * r + rater_of_row[i]] =
-            labeler.code(cell_text(labels, i).as_deref(), place)?;
+        codes[item_of_row[i] * r + rater_of_row[i]] = shared.code(labeler, labels, i, place)?;
     }
     let reference = reference(table, cfg, labeler, &item_of_row)?;
     let mut first_rows = vec![usize::MAX; items.len()];
@@ -474,4 +538,49 @@ fn count_categories(file: &str, cfg: &AgreeConfig, columns: &[String]) -> Result
         },
         numeric,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::agree::Category;
+    use crate::table::text_values;
+
+    /// Shared label texts are coded as the labeler codes each cell, and an
+    /// unknown label is still an error naming its own row.
+    #[test]
+    fn agree_shared_codes_equal_the_labelers_codes() {
+        let cells = ["b", "a", "", "b", " a", "b", "c"];
+        let column = text_values(cells.iter().map(|c| Some(*c)));
+        let place = |row: usize| {
+            move || Place {
+                row,
+                column: "r1".into(),
+            }
+        };
+        let mut plain = Labeler::new("f.csv", None);
+        let want: Vec<Option<u32>> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| plain.code(Some(c), place(i + 1)).unwrap())
+            .collect();
+        let mut labeler = Labeler::new("f.csv", None);
+        let mut shared = SharedCodes::default();
+        let got: Vec<Option<u32>> = (0..cells.len())
+            .map(|i| shared.code(&mut labeler, &column, i, place(i + 1)).unwrap())
+            .collect();
+        assert_eq!(got, want);
+        let declared = [Category {
+            text: "a".into(),
+            number: None,
+        }];
+        let mut labeler = Labeler::new("f.csv", Some(&declared));
+        let mut shared = SharedCodes::default();
+        assert_eq!(
+            shared.code(&mut labeler, &column, 1, place(2)).unwrap(),
+            Some(0)
+        );
+        let e = shared.code(&mut labeler, &column, 3, place(4)).unwrap_err();
+        assert!(e.to_string().contains("row 4, column r1"), "{e}");
+    }
 }

@@ -173,6 +173,8 @@ fn set_intervals(
     values: &[f64],
     intervals: Option<&Intervals>,
 ) {
+    // One bootstrap (units and blocks) for alpha at every level.
+    let mut boot: Option<AlphaBootstrap> = None;
     for row in rows.iter_mut() {
         let e = &mut row.estimate;
         let Some(iv) = intervals else {
@@ -184,7 +186,10 @@ fn set_intervals(
                 .into_iter()
                 .find(|l| l.name() == row.weights)
                 .expect("alpha rows are named by level");
-            (e.lower, e.upper) = alpha_interval(tables, level, values, iv, e.value);
+            let boot = boot
+                .get_or_insert_with(|| AlphaBootstrap::with_seed(tables, level, values, iv.seed))
+                .at_level(level);
+            (e.lower, e.upper) = bootstrap_interval(&boot, iv, e.value);
         } else if e.se.is_finite() && (iv.level - 0.95).abs() > 1e-12 {
             let q = if e.df.is_finite() {
                 t_ppf((1.0 + iv.level) / 2.0, e.df)
@@ -211,6 +216,12 @@ pub fn alpha_interval(
     estimate: f64,
 ) -> (f64, f64) {
     let boot = AlphaBootstrap::with_seed(tables, level, values, iv.seed);
+    bootstrap_interval(&boot, iv, estimate)
+}
+
+/// [`alpha_interval`] from a prepared bootstrap (`iv.seed` the seed of its
+/// blocks).
+fn bootstrap_interval(boot: &AlphaBootstrap, iv: &Intervals, estimate: f64) -> (f64, f64) {
     if iv.replicates == 0 || boot.n_units() == 0 || estimate.is_nan() {
         return (f64::NAN, f64::NAN);
     }
@@ -222,7 +233,6 @@ pub fn alpha_interval(
     let mut reps = vec![f64::NAN; b];
     std::thread::scope(|s| {
         for (t, part) in reps.chunks_mut(chunk).enumerate() {
-            let boot = &boot;
             s.spawn(move || {
                 for (j, slot) in part.iter_mut().enumerate() {
                     *slot = boot.replicate(iv.seed, (t * chunk + j) as u64);

@@ -55,6 +55,13 @@ pub fn coincidences(items: &ItemCounts, mult: &[f64]) -> Vec<f64> {
 /// Adds `m` times pattern `p`'s pairs to the coincidence matrix `o`
 /// (nothing for a pattern with fewer than two ratings).
 fn add_pattern(items: &ItemCounts, p: usize, m: f64, o: &mut [f64]) {
+    pattern_terms(items, p, m, |cell, v| o[cell] += v);
+}
+
+/// Calls `add(k * q + l, m (n_kp n_lp - [k = l] n_kp) / (m_p - 1))` for
+/// the categories `k`, `l` of pattern `p`, in row-major order (never for
+/// fewer than two ratings or `m = 0`): the terms of [`add_pattern`].
+fn pattern_terms(items: &ItemCounts, p: usize, m: f64, mut add: impl FnMut(usize, f64)) {
     let q = items.q;
     let row = items.row(p);
     let total = items.total(p);
@@ -66,7 +73,7 @@ fn add_pattern(items: &ItemCounts, p: usize, m: f64, o: &mut [f64]) {
         for l in (0..q).filter(|&l| row[l] > 0) {
             let (a, b) = (f64::from(row[k]), f64::from(row[l]));
             let same = if k == l { a } else { 0.0 };
-            o[k * q + l] += (a * b - same) * scale;
+            add(k * q + l, (a * b - same) * scale);
         }
     }
 }
@@ -160,12 +167,24 @@ pub struct AlphaBootstrap<'a> {
 }
 
 /// The coincidence matrix of each of [`BLOCKS`] seeded random blocks of
-/// the items `units` (their patterns).
+/// the items `units` (their patterns): the terms of every pattern worked
+/// out once, then added item by item, in item order, exactly as
+/// [`add_pattern`] adds them.
 fn block_coincidences(items: &ItemCounts, units: &[u32], seed: u64) -> Vec<Vec<f64>> {
     let assign = crate::metrics::bootstrap::random_blocks(units.len(), BLOCKS, seed);
+    let terms: Vec<Vec<(usize, f64)>> = (0..items.len())
+        .map(|p| {
+            let mut t = Vec::new();
+            pattern_terms(items, p, 1.0, |cell, v| t.push((cell, v)));
+            t
+        })
+        .collect();
     let mut out = vec![vec![0.0; items.q * items.q]; BLOCKS as usize];
     for (&p, &b) in units.iter().zip(&assign) {
-        add_pattern(items, p as usize, 1.0, &mut out[b as usize]);
+        let o = &mut out[b as usize];
+        for &(cell, v) in &terms[p as usize] {
+            o[cell] += v;
+        }
     }
     out
 }
@@ -180,11 +199,14 @@ impl<'a> AlphaBootstrap<'a> {
     /// [`AlphaBootstrap::new`] with the blocks of a large data set dealt
     /// with `seed` (the intervals' seed).
     pub fn with_seed(tables: &'a CountTables, level: Level, values: &[f64], seed: u64) -> Self {
+        let pairable: Vec<bool> = (0..tables.items.len())
+            .map(|p| tables.items.total(p) >= 2)
+            .collect();
         let units: Vec<u32> = tables
             .item_pattern
             .iter()
             .copied()
-            .filter(|&p| p != u32::MAX && tables.items.total(p as usize) >= 2)
+            .filter(|&p| p != u32::MAX && pairable[p as usize])
             .collect();
         let blocks = if units.len() > EXACT_MAX_ITEMS {
             block_coincidences(&tables.items, &units, seed)
@@ -203,6 +225,15 @@ impl<'a> AlphaBootstrap<'a> {
             level,
             values: values.to_vec(),
             blocks,
+        }
+    }
+
+    /// The same bootstrap (units, blocks) for alpha at `level`: the blocks
+    /// do not depend on the level, so they are dealt and summed once.
+    pub fn at_level(&self, level: Level) -> Self {
+        AlphaBootstrap {
+            level,
+            ..self.clone()
         }
     }
 
@@ -298,6 +329,26 @@ mod tests {
         assert_eq!(
             fast.replicate(3, 7).to_bits(),
             fast.replicate(3, 7).to_bits()
+        );
+    }
+
+    #[test]
+    fn blocks_are_summed_as_add_pattern_sums_and_serve_every_level() {
+        let t = tables(3000);
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let ordinal = AlphaBootstrap::with_seed(&t, Level::Ordinal, &values, 5);
+        let assign = crate::metrics::bootstrap::random_blocks(ordinal.units.len(), BLOCKS, 5);
+        let mut want = vec![vec![0.0; 25]; BLOCKS as usize];
+        for (&p, &b) in ordinal.units.iter().zip(&assign) {
+            add_pattern(&t.items, p as usize, 1.0, &mut want[b as usize]);
+        }
+        let bits =
+            |b: &[Vec<f64>]| -> Vec<u64> { b.iter().flatten().map(|x| x.to_bits()).collect() };
+        assert_eq!(bits(&ordinal.blocks), bits(&want));
+        let nominal = AlphaBootstrap::with_seed(&t, Level::Nominal, &values, 5);
+        assert_eq!(
+            ordinal.at_level(Level::Nominal).replicate(5, 9).to_bits(),
+            nominal.replicate(5, 9).to_bits()
         );
     }
 

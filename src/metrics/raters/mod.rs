@@ -41,6 +41,7 @@ pub mod scales;
 use std::collections::HashMap;
 
 use crate::metrics::ols::{t_ppf, t_sf};
+use crate::table::FxBuild;
 
 /// Marker of a missing rating inside a stored rating row.
 const MISSING: u32 = u32::MAX;
@@ -272,7 +273,7 @@ impl CountTables {
     pub fn from_ratings(codes: &[Option<u32>], n_raters: usize, n_categories: usize) -> Self {
         let q = n_categories;
         let n_rows = codes.len().checked_div(n_raters).unwrap_or(0);
-        let mut row_index: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut row_index: HashMap<Vec<u32>, u32, FxBuild> = HashMap::default();
         let mut rows: Vec<u32> = Vec::new();
         let mut row_mult: Vec<f64> = Vec::new();
         let mut item_row = vec![MISSING; n_rows];
@@ -311,7 +312,7 @@ impl CountTables {
         item_row: Vec<u32>,
     ) -> Self {
         let mut items = ItemCounts::with_q(q);
-        let mut pattern_index: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut pattern_index: HashMap<Vec<u32>, u32, FxBuild> = HashMap::default();
         let mut row_pattern = Vec::with_capacity(row_mult.len());
         let mut marginals = vec![0.0; n_raters * q];
         let mut pairs: Vec<PairTable> = (0..n_raters)
@@ -380,7 +381,7 @@ impl CountTables {
         let q = n_categories;
         let n_rows = counts.len().checked_div(q).unwrap_or(0);
         let mut items = ItemCounts::with_q(q);
-        let mut index: HashMap<&[u32], u32> = HashMap::new();
+        let mut index: HashMap<&[u32], u32, FxBuild> = HashMap::default();
         let mut item_pattern = vec![MISSING; n_rows];
         for (i, slot) in item_pattern.iter_mut().enumerate() {
             let row = &counts[i * q..(i + 1) * q];
