@@ -306,11 +306,19 @@ pub struct Estimate {
 /// the `consistency` table.
 pub const HUMAN_HUMAN: [(&str, &str); 2] = [("hh.wtkappa", "wtkappa"), ("hh.corr", "corr")];
 
-/// One version's headline statistics on its own responses with their
-/// percentile intervals, then the agreement of its two human scores: the
-/// numbers of the baseline side of [`unpaired_overall_deltas`] (same
-/// stream, same replicates).
-pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
+/// One version's own run of the headline statistics: its responses
+/// resampled on their own (stream 0), its two score columns named as the
+/// baseline's. What [`side_estimates`] reports, and, for two versions of
+/// the same responses, the two halves of their paired run
+/// ([`SideRun::deltas`]).
+pub struct SideRun {
+    run: Run,
+    level: f64,
+}
+
+/// The run of `side` (the baseline side of [`unpaired_overall_deltas`]:
+/// same stream, same replicates).
+pub fn side_run(side: Side, settings: &Intervals) -> SideRun {
     let run = overall_run(
         side.h,
         side.h2,
@@ -319,23 +327,61 @@ pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
         settings,
         0,
     );
-    let interval = |(est, reps): (f64, Vec<f64>)| {
-        let i = percentile_interval(&reps, settings.level);
-        (est, i.lower, i.upper)
-    };
-    let headline = HEADLINE.iter().filter_map(|st| {
-        let row = SIDES[usize::from(st.rounded)];
-        let value = interval(run.get(st.table, row, st.metric)?);
-        Some(Estimate {
-            name: st.name,
-            value,
-        })
-    });
-    let hh = HUMAN_HUMAN.iter().filter_map(|&(name, metric)| {
-        let value = interval(run.get("consistency", "", metric)?);
-        Some(Estimate { name, value })
-    });
-    headline.chain(hh).collect()
+    SideRun {
+        run,
+        level: settings.level,
+    }
+}
+
+impl SideRun {
+    /// The headline statistics with their percentile intervals, then the
+    /// agreement of the two human scores.
+    pub fn estimates(&self) -> Vec<Estimate> {
+        let interval = |(est, reps): (f64, Vec<f64>)| {
+            let i = percentile_interval(&reps, self.level);
+            (est, i.lower, i.upper)
+        };
+        let headline = HEADLINE.iter().filter_map(|st| {
+            let row = SIDES[usize::from(st.rounded)];
+            let value = interval(self.run.get(st.table, row, st.metric)?);
+            Some(Estimate {
+                name: st.name,
+                value,
+            })
+        });
+        let hh = HUMAN_HUMAN.iter().filter_map(|&(name, metric)| {
+            let value = interval(self.run.get("consistency", "", metric)?);
+            Some(Estimate { name, value })
+        });
+        headline.chain(hh).collect()
+    }
+
+    /// The paired verdict rows of `candidate` against `self`, from the two
+    /// sides' own runs. Only for two versions of the same responses (the
+    /// same ids in the same order, the same human scores bit for bit, the
+    /// same resampling units): then both runs drew the same blocks in
+    /// every replicate, each column's sums and statistics are computed
+    /// exactly as in the paired run of [`overall_deltas`], and the rows are
+    /// that run's, bit for bit (a test checks it).
+    pub fn deltas(&self, candidate: &SideRun, margin: &dyn Fn(&Statistic) -> f64) -> Vec<DeltaRow> {
+        HEADLINE
+            .iter()
+            .filter_map(|st| {
+                let name = SIDES[usize::from(st.rounded)];
+                let b = self.run.get(st.table, name, st.metric)?;
+                let c = candidate.run.get(st.table, name, st.metric)?;
+                Some(delta_row(st, [b, c], self.level, margin(st)))
+            })
+            .collect()
+    }
+}
+
+/// One version's headline statistics on its own responses with their
+/// percentile intervals, then the agreement of its two human scores: the
+/// numbers of the baseline side of [`unpaired_overall_deltas`] (same
+/// stream, same replicates).
+pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
+    side_run(side, settings).estimates()
 }
 
 /// The row of one statistic from the runs of `[baseline, candidate]`,

@@ -47,6 +47,11 @@ fn usage(message: String) -> ArchiveError {
     }
 }
 
+/// The margin of `s`: the configured one, else its default.
+pub fn margin(cfg: &CompareConfig, s: &Statistic) -> f64 {
+    cfg.margins.get(s.name).copied().unwrap_or(s.margin)
+}
+
 /// The statistic names a margin may be given for.
 pub fn statistic_names() -> Vec<&'static str> {
     let mut out: Vec<&'static str> = HEADLINE.iter().chain(&BY_LEVEL).map(|s| s.name).collect();
@@ -170,7 +175,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         gates: Vec::new(),
         extra: timed("stored tables", || crate::compare::stored::Extra::new(b, c)),
     };
-    let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
+    let margin = |s: &Statistic| margin(cfg, s);
     let (Some(rb), Some(rc)) = (rb, rc) else {
         cmp.notes.push(
             "a side has no pred_processed file, so nothing could be recomputed: only the \
@@ -242,7 +247,7 @@ pub fn headline_deltas(
     score_type: &str,
     cfg: &CompareConfig,
 ) -> Option<(bool, Vec<DeltaRow>)> {
-    let margin = |s: &Statistic| cfg.margins.get(s.name).copied().unwrap_or(s.margin);
+    let margin = |s: &Statistic| margin(cfg, s);
     let p = pair(baseline, candidate);
     let takers = test_takers(cfg, [baseline, candidate]).unwrap_or(false);
     if p.is_paired() {
@@ -258,6 +263,39 @@ pub fn headline_deltas(
         false,
         paired::unpaired_overall_deltas(sides, &cfg.intervals, &margin),
     ))
+}
+
+/// Whether [`headline_deltas`] of `candidate` against `baseline` is
+/// paired on every response in order, with the very inputs of the two
+/// sides' own runs ([`paired::side_run`], which resampled test takers when
+/// `side_takers`): the same ids in the same order, the same first and
+/// second human scores bit for bit (so every response pairs, and the
+/// paired run's human scores are each side's), and the same resampling
+/// units. Then its rows are [`paired::SideRun::deltas`] of the two runs.
+pub fn same_responses(
+    baseline: &Responses,
+    candidate: &Responses,
+    cfg: &CompareConfig,
+    side_takers: bool,
+) -> bool {
+    let bits = |a: &[f64], b: &[f64]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    };
+    let sc2 = match (&baseline.sc2, &candidate.sc2) {
+        (None, None) => true,
+        (Some(a), Some(b)) => bits(a, b),
+        _ => false,
+    };
+    let takers = test_takers(cfg, [baseline, candidate]).unwrap_or(false);
+    let paired_units = baseline.candidates.as_ref().filter(|_| takers);
+    let same_units = [baseline, candidate]
+        .iter()
+        .all(|r| r.candidates.as_ref().filter(|_| side_takers) == paired_units);
+    !baseline.is_empty()
+        && baseline.ids == candidate.ids
+        && bits(&baseline.sc1, &candidate.sc1)
+        && sc2
+        && same_units
 }
 
 /// The subgroups compared: those configured, else every subgroup of the

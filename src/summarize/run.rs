@@ -9,8 +9,8 @@
 
 use std::cmp::Ordering;
 
-use crate::compare::paired::{self, DeltaRow, Estimate, Side, HEADLINE, HUMAN_HUMAN};
-use crate::compare::run::{headline_deltas, stored_value};
+use crate::compare::paired::{self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN};
+use crate::compare::run::{headline_deltas, margin, same_responses, stored_value};
 use crate::config::compare::CompareConfig;
 use crate::config::intervals::Intervals;
 use crate::input::archive::{Archive, ArchiveError, Responses};
@@ -218,18 +218,24 @@ fn fairness(a: &Archive) -> Vec<Fairness> {
     out
 }
 
-/// One version's row without its difference from the baseline.
-fn version(o: &Opened, settings: &Intervals) -> Version {
+/// Whether each version's own run resamples test takers: as the
+/// baseline's build did.
+fn side_takers(settings: &Intervals) -> bool {
+    settings.unit == crate::config::intervals::Unit::Candidate
+}
+
+/// One version's row without its difference from the baseline, and its
+/// own run when its statistics are recomputed.
+fn version(o: &Opened, settings: &Intervals) -> (Version, Option<SideRun>) {
     let a = &o.archive;
     let score_type = primary_score_type(a);
-    // Test takers are resampled as the baseline's build did.
-    let takers = settings.unit == crate::config::intervals::Unit::Candidate;
-    let side = o
+    let run = o
         .responses
         .as_ref()
-        .and_then(|r| Side::of(r, &score_type, true, takers));
-    let (estimates, stored) = match side {
-        Some(side) => (paired::side_estimates(side, settings), false),
+        .and_then(|r| Side::of(r, &score_type, true, side_takers(settings)))
+        .map(|side| paired::side_run(side, settings));
+    let (estimates, stored) = match &run {
+        Some(run) => (run.estimates(), false),
         None => (stored_estimates(a, &score_type), true),
     };
     let n = match &o.responses {
@@ -239,7 +245,7 @@ fn version(o: &Opened, settings: &Intervals) -> Version {
             .and_then(|t| t.value_at(&score_type, "N"))
             .unwrap_or(f64::NAN),
     };
-    Version {
+    let version = Version {
         label: a.label().to_string(),
         folder: a.dir.display().to_string(),
         id: a.id.clone(),
@@ -259,7 +265,8 @@ fn version(o: &Opened, settings: &Intervals) -> Version {
         estimates,
         stored,
         delta: None,
-    }
+    };
+    (version, run)
 }
 
 /// `a` before `b` in natural order: runs of digits compare as numbers
@@ -305,15 +312,23 @@ fn ordered(opened: &[Opened], order: Order) -> Vec<usize> {
 
 /// The difference of a version from the baseline: recomputed (paired when
 /// they share responses) when both have per-response files and the
-/// baseline's score type, else from the stored estimates.
+/// baseline's score type, else from the stored estimates. Two versions of
+/// the same responses and score type take their paired rows from their
+/// own runs `runs` (`[baseline, candidate]`), which drew the very
+/// replicates of the paired run.
 fn delta(
-    b: &Opened,
-    c: &Opened,
-    base: &Version,
-    cand: &Version,
+    [b, c]: [&Opened; 2],
+    [base, cand]: [&Version; 2],
+    runs: [Option<&SideRun>; 2],
     cfg: &CompareConfig,
 ) -> (bool, Vec<DeltaRow>) {
     if let (Some(rb), Some(rc)) = (&b.responses, &c.responses) {
+        if let [Some(sb), Some(sc)] = runs {
+            let takers = side_takers(&cfg.intervals);
+            if cand.score_type == base.score_type && same_responses(rb, rc, cfg, takers) {
+                return (true, sb.deltas(sc, &|st| margin(cfg, st)));
+            }
+        }
         if let Some(d) = headline_deltas(rb, rc, &base.score_type, cfg) {
             return d;
         }
@@ -364,7 +379,8 @@ pub fn summarize(
     settings: &Intervals,
 ) -> Summary {
     let idx = ordered(opened, order);
-    let mut versions: Vec<Version> = idx.iter().map(|&i| version(&opened[i], settings)).collect();
+    let (mut versions, runs): (Vec<Version>, Vec<Option<SideRun>>) =
+        idx.iter().map(|&i| version(&opened[i], settings)).unzip();
     let cfg = CompareConfig {
         intervals: *settings,
         ..CompareConfig::default()
@@ -374,10 +390,9 @@ pub fn summarize(
     for (row, &i) in idx.iter().enumerate() {
         if row != base_row {
             versions[row].delta = Some(delta(
-                &opened[baseline],
-                &opened[i],
-                &base,
-                &versions[row],
+                [&opened[baseline], &opened[i]],
+                [&base, &versions[row]],
+                [runs[base_row].as_ref(), runs[row].as_ref()],
                 &cfg,
             ));
         }

@@ -442,3 +442,91 @@ fn resampling_test_takers_widens_intervals_of_clustered_differences() {
     let (et, er) = (get(&t, "SMD").delta.0, get(&r, "SMD").delta.0);
     assert!((et - er).abs() < 1e-12, "same estimate: {et} vs {er}");
 }
+
+/// The rows as text: NaN-safe, and every digit of every number compared.
+fn bits_of(rows: &[DeltaRow]) -> String {
+    format!("{rows:?}")
+}
+
+/// `summarize` takes the paired rows of two versions of the same
+/// responses from their own runs: they must be those of the paired run,
+/// bit for bit, with and without second human scores and test takers.
+#[test]
+fn two_side_runs_of_the_same_responses_give_the_paired_rows() {
+    use crate::compare::run::{headline_deltas, same_responses};
+    use crate::config::compare::CompareConfig;
+    use crate::config::intervals::Unit;
+    for (sc2, unit) in [
+        (true, Unit::Response),
+        (false, Unit::Response),
+        (true, Unit::Candidate),
+    ] {
+        let (mut b, mut c) = versions(600, 21, 0.6, 0.45);
+        if !sc2 {
+            (b.sc2, c.sc2) = (None, None);
+        }
+        let takers = unit == Unit::Candidate;
+        if takers {
+            let codes: Vec<u32> = (0..600).map(|i| i / 3).collect();
+            (b.candidates, c.candidates) = (Some(codes.clone()), Some(codes));
+        }
+        let cfg = CompareConfig {
+            intervals: Intervals {
+                unit,
+                ..settings(200, 5)
+            },
+            ..CompareConfig::default()
+        };
+        assert!(same_responses(&b, &c, &cfg, takers), "sc2 {sc2}, {unit:?}");
+        let (paired, rows) = headline_deltas(&b, &c, "raw_trim", &cfg).unwrap();
+        assert!(paired);
+        let run = |r: &Responses| {
+            side_run(
+                Side::of(r, "raw_trim", true, takers).unwrap(),
+                &cfg.intervals,
+            )
+        };
+        let reused = run(&b).deltas(&run(&c), &|s| s.margin);
+        assert_eq!(bits_of(&reused), bits_of(&rows), "sc2 {sc2}, {unit:?}");
+        let names: Vec<&str> = reused.iter().map(|r| r.statistic.name).collect();
+        assert_eq!(names.contains(&"PRMSE"), sc2, "{names:?}");
+    }
+}
+
+/// Anything that makes the paired run differ from the two own runs
+/// sends `summarize` down the general path.
+#[test]
+fn responses_that_differ_are_not_the_same() {
+    use crate::compare::run::same_responses;
+    use crate::config::compare::{CompareConfig, Units};
+    let cfg = CompareConfig {
+        intervals: settings(10, 1),
+        ..CompareConfig::default()
+    };
+    let (b, c) = versions(50, 4, 0.6, 0.4);
+    assert!(same_responses(&b, &c, &cfg, false));
+    let changed = |f: &dyn Fn(&mut Responses)| {
+        let mut c = c.clone();
+        f(&mut c);
+        same_responses(&b, &c, &cfg, false)
+    };
+    assert!(!changed(&|c| c.sc1[7] += 1.0), "a human score");
+    assert!(!changed(&|c| c.sc2 = None), "second scores on one side");
+    assert!(!changed(&|c| c.ids.swap(0, 1)), "the order of the ids");
+    assert!(!changed(&|c| {
+        c.ids.pop();
+        c.sc1.pop();
+    }));
+    // Test takers on both sides: the paired run resamples them (`auto`),
+    // the own runs resample responses unless the build did.
+    let (mut b2, mut c2) = (b.clone(), c.clone());
+    let codes: Vec<u32> = (0..50).map(|i| i / 2).collect();
+    (b2.candidates, c2.candidates) = (Some(codes.clone()), Some(codes));
+    assert!(!same_responses(&b2, &c2, &cfg, false));
+    assert!(same_responses(&b2, &c2, &cfg, true));
+    let by_response = CompareConfig {
+        units: Units::Responses,
+        ..cfg.clone()
+    };
+    assert!(same_responses(&b2, &c2, &by_response, false));
+}
