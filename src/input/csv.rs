@@ -13,12 +13,12 @@
 //! instead.
 
 use super::infer::infer_column;
-use crate::table::{text_values, Column, Table, TextBuilder, Values};
+use super::split::{self, convert_cells};
+use crate::table::{text_values, Column, Table, Values};
 use anyhow::{anyhow, bail, Result};
 use polars::prelude::{Column as PlColumn, CsvParseOptions, CsvReadOptions, DataFrame, SerReader};
 use std::io::Cursor;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The shape of a delimited file found by [`scan`].
@@ -60,6 +60,18 @@ pub fn read(path: &Path, text: &str, sep: u8, text_columns: &[&str]) -> Result<T
         bytes
     };
 
+    let is_text: Vec<bool> = layout
+        .names
+        .iter()
+        .map(|n| text_columns.contains(&n.as_str()))
+        .collect();
+    let threads = worker_count(layout.nrows);
+    let body_bytes = &bytes[layout.body_start..];
+    if threads > 1 && split::applies(body_bytes, layout.has_blank_lines) {
+        let body = &text[layout.body_start..];
+        return Ok(split::read(body, sep, layout.names, &is_text, threads));
+    }
+
     // polars refuses some files pandas reads (a stray `"` inside an
     // unquoted field, text after a closing quote); those go through the
     // tokenizer of the shape check instead (slower, but same cells as
@@ -83,11 +95,6 @@ pub fn read(path: &Path, text: &str, sep: u8, text_columns: &[&str]) -> Result<T
     }
 
     let nrows = layout.nrows;
-    let is_text: Vec<bool> = layout
-        .names
-        .iter()
-        .map(|n| text_columns.contains(&n.as_str()))
-        .collect();
     let values = convert_columns(string_columns, &is_text, nrows);
     let columns = layout
         .names
@@ -156,46 +163,20 @@ fn parse_with_polars(body: &[u8], sep: u8) -> Option<DataFrame> {
         .ok()
 }
 
-/// Converts polars' string columns to typed [`Values`], columns shared out
-/// to threads one at a time (text columns cost much more than numbers).
+/// Converts polars' string columns to typed [`Values`], each polars
+/// column freed as soon as it is converted.
 fn convert_columns(columns: Vec<PlColumn>, is_text: &[bool], nrows: usize) -> Vec<Values> {
-    let threads = worker_count(nrows).min(columns.len());
-    if threads <= 1 {
-        return columns
-            .into_iter()
-            .zip(is_text)
-            .map(|(col, &text)| convert_one(col, text, nrows))
-            .collect();
-    }
+    let threads = worker_count(nrows);
     let inputs: Vec<Mutex<Option<PlColumn>>> =
         columns.into_iter().map(|c| Mutex::new(Some(c))).collect();
-    let outputs: Vec<Mutex<Option<Values>>> = inputs.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let j = next.fetch_add(1, Ordering::Relaxed);
-                if j >= inputs.len() {
-                    break;
-                }
-                let col = lock(&inputs[j]).take().expect("each column once");
-                let values = convert_one(col, is_text[j], nrows);
-                *lock(&outputs[j]) = Some(values);
-            });
-        }
-    });
-    outputs
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .expect("every column converted")
-        })
-        .collect()
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    split::by_column(inputs.len(), threads, |j| {
+        let col = inputs[j]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("each column once");
+        convert_one(col, is_text[j], nrows)
+    })
 }
 
 /// Threads worth using for `n` rows (one below 10,000 rows).
@@ -217,14 +198,7 @@ fn convert_one(col: PlColumn, text: bool, nrows: usize) -> Values {
         ca.downcast_iter()
             .flat_map(|arr| arr.iter().map(|s| s.unwrap_or("")))
     };
-    if text {
-        // Raw text, no missing-value detection (spec 2.1).
-        let mut b = TextBuilder::with_capacity(nrows);
-        b.extend(cells().map(Some));
-        b.finish()
-    } else {
-        infer_column(cells, nrows)
-    }
+    convert_cells(cells, text, nrows)
 }
 
 /// Reads the header and checks every record's number of fields.
@@ -305,17 +279,7 @@ fn scan_unquoted_parallel(
     first_line: usize,
     threads: usize,
 ) -> Result<(usize, bool)> {
-    // Cut points just after a `\n`.
-    let mut cuts = vec![0usize];
-    for k in 1..threads {
-        let target = (body.len() * k / threads).max(*cuts.last().unwrap_or(&0));
-        match body[target..].iter().position(|&b| b == b'\n') {
-            Some(off) => cuts.push(target + off + 1),
-            None => break,
-        }
-    }
-    cuts.push(body.len());
-    cuts.dedup();
+    let cuts = split::line_cuts(body, threads);
     // Per chunk: (lines, rows, blank, first bad line in the chunk).
     type ChunkScan = (usize, usize, bool, Option<(usize, usize)>);
     let results: Vec<ChunkScan> = std::thread::scope(|scope| {

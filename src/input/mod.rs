@@ -17,6 +17,7 @@ mod guard;
 mod infer;
 mod json;
 mod parquet;
+mod split;
 mod xlsx;
 
 pub use guard::{configure_malloc, in_guarded_parser, ParserAllocator};

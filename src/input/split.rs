@@ -1,0 +1,257 @@
+//! Stage 2 (input): the fast path of the CSV/TSV reader for large plain
+//! files. When the body has no `"` (so no quoted field), no `\r` and no
+//! blank line, every line is a record and every separator ends a field:
+//! the body is cut at line ends into one chunk per thread, each thread
+//! finds where its fields start, and each column is typed straight from
+//! the bytes by the same code as the polars path ([`convert_cells`]), so
+//! the table is the one polars' cells would give, without a copy of every
+//! cell as a string. Reads bytes only; writes nothing.
+//!
+//! [`scan`](super::csv) has already checked that every record has the
+//! header's number of fields; this module relies on it.
+
+use crate::table::{Column, Table, TextBuilder, Values};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::infer::infer_column;
+
+/// The bodies this path reads: no quote, no carriage return (pandas and
+/// polars treat both specially) and no blank line (`has_blank_lines` from
+/// the scan).
+pub fn applies(body: &[u8], has_blank_lines: bool) -> bool {
+    !has_blank_lines && !body.contains(&b'"') && !body.contains(&b'\r')
+}
+
+/// One chunk of the body: its text and, per record, the offsets where its
+/// fields start followed by the offset just past its line end (so field
+/// `j` of record `r` ends one byte before the start of field `j + 1`).
+struct Chunk<'a> {
+    text: &'a str,
+    starts: Vec<u32>,
+    rows: usize,
+}
+
+impl<'a> Chunk<'a> {
+    fn field(&self, stride: usize, r: usize, j: usize) -> &'a str {
+        let k = r * stride + j;
+        let (a, b) = (self.starts[k] as usize, self.starts[k + 1] as usize - 1);
+        &self.text[a..b]
+    }
+}
+
+/// The table of `body` (the records after the header, every one with
+/// `names.len()` fields separated by `sep`, [`applies`] true); `is_text[j]`: column `j` is
+/// read as raw text, else typed by pandas' rules.
+pub fn read(body: &str, sep: u8, names: Vec<String>, is_text: &[bool], threads: usize) -> Table {
+    let ncols = names.len();
+    let chunks = index_chunks(body, sep, ncols, threads);
+    let nrows = chunks.iter().map(|c| c.rows).sum();
+    let values = convert_columns(&chunks, is_text, nrows, threads);
+    let columns = names
+        .into_iter()
+        .zip(values)
+        .map(|(name, values)| Column::new(name, values))
+        .collect();
+    Table { columns, nrows }
+}
+
+/// Cuts `body` just after line ends into about `threads` chunks (more when
+/// a chunk would pass `u32` offsets) and indexes each on its own thread.
+fn index_chunks(body: &str, sep: u8, ncols: usize, threads: usize) -> Vec<Chunk<'_>> {
+    let parts = threads.max(body.len() / (u32::MAX as usize / 2) + 1);
+    let cuts = line_cuts(body.as_bytes(), parts);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let text = &body[w[0]..w[1]];
+                scope.spawn(move || index(text, sep, ncols))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a CSV indexing thread panicked"))
+            .collect()
+    })
+}
+
+/// About `parts` cut points of `body`, each just after a `\n`, from 0 to
+/// the end: `cuts.windows(2)` are whole lines.
+pub fn line_cuts(body: &[u8], parts: usize) -> Vec<usize> {
+    let mut cuts = vec![0usize];
+    for k in 1..parts {
+        let target = (body.len() * k / parts).max(*cuts.last().unwrap_or(&0));
+        match body[target..].iter().position(|&b| b == b'\n') {
+            Some(off) => cuts.push(target + off + 1),
+            None => break,
+        }
+    }
+    cuts.push(body.len());
+    cuts.dedup();
+    cuts
+}
+
+/// The field starts of every record of `text` (whole lines).
+fn index(text: &str, sep: u8, ncols: usize) -> Chunk<'_> {
+    let bytes = text.as_bytes();
+    let stride = ncols + 1;
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+    let mut starts = Vec::with_capacity(lines * stride);
+    let mut rows = 0;
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let end = bytes[pos..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |off| pos + off);
+        starts.push(pos as u32);
+        for (k, &b) in bytes[pos..end].iter().enumerate() {
+            if b == sep {
+                starts.push((pos + k + 1) as u32);
+            }
+        }
+        starts.push((end + 1) as u32);
+        rows += 1;
+        pos = end + 1;
+    }
+    Chunk { text, starts, rows }
+}
+
+/// Types every column.
+fn convert_columns(
+    chunks: &[Chunk],
+    is_text: &[bool],
+    nrows: usize,
+    threads: usize,
+) -> Vec<Values> {
+    let stride = is_text.len() + 1;
+    by_column(is_text.len(), threads, |j| {
+        let cells = || {
+            chunks
+                .iter()
+                .flat_map(move |c| (0..c.rows).map(move |r| c.field(stride, r, j)))
+        };
+        convert_cells(cells, is_text[j], nrows)
+    })
+}
+
+/// `column(j)` for every `j < n`, columns shared out to `threads` threads
+/// one at a time (text columns cost much more than numbers), in order.
+pub fn by_column(n: usize, threads: usize, column: impl Fn(usize) -> Values + Sync) -> Vec<Values> {
+    if threads <= 1 || n <= 1 {
+        return (0..n).map(column).collect();
+    }
+    let outputs: Vec<Mutex<Option<Values>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(n) {
+            scope.spawn(|| loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= n {
+                    break;
+                }
+                let values = column(j);
+                *outputs[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(values);
+            });
+        }
+    });
+    outputs
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every column converted")
+        })
+        .collect()
+}
+
+/// A column's values from its cells: raw text (no missing-value
+/// detection, spec 2.1) for a text column, else pandas' typing. The one
+/// conversion of both CSV paths.
+pub fn convert_cells<'a, I, F>(cells: F, text: bool, nrows: usize) -> Values
+where
+    F: Fn() -> I,
+    I: Iterator<Item = &'a str>,
+{
+    if text {
+        let mut b = TextBuilder::with_capacity(nrows);
+        b.extend(cells().map(Some));
+        b.finish()
+    } else {
+        infer_column(cells, nrows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The table of the polars path (below 10,000 rows `csv::read` takes
+    /// it) and of this path with 1 to 4 threads, as text (NaN-safe).
+    fn both(file: &str, sep: u8, text_columns: &[&str]) -> (String, Vec<String>) {
+        let polars = super::super::csv::read(Path::new("t.csv"), file, sep, text_columns).unwrap();
+        let body_start = file.find('\n').map_or(file.len(), |i| i + 1);
+        let body = &file[body_start..];
+        assert!(applies(body.as_bytes(), false));
+        let names: Vec<String> = polars.columns.iter().map(|c| c.name.clone()).collect();
+        let is_text: Vec<bool> = names
+            .iter()
+            .map(|n| text_columns.contains(&n.as_str()))
+            .collect();
+        let ours = (1..=4)
+            .map(|threads| format!("{:?}", read(body, sep, names.clone(), &is_text, threads)))
+            .collect();
+        (format!("{polars:?}"), ours)
+    }
+
+    fn assert_same(file: &str, sep: u8, text_columns: &[&str]) {
+        let (polars, ours) = both(file, sep, text_columns);
+        for (k, t) in ours.iter().enumerate() {
+            assert_eq!(t, &polars, "{} thread(s) on {file:?}", k + 1);
+        }
+    }
+
+    #[test]
+    fn every_kind_of_column_is_typed_as_the_polars_path_types_it() {
+        let mut file = String::from("spkitemid,sc1,raw,flag,label,empty,mixed\n");
+        for i in 0..257 {
+            let raw = if i % 7 == 0 {
+                String::new()
+            } else {
+                format!("{}.25", i % 5)
+            };
+            let flag = ["True", "False", ""][i % 3];
+            let mixed = if i == 100 {
+                "n/a".to_string()
+            } else {
+                i.to_string()
+            };
+            file.push_str(&format!(
+                "r{i:04},{},{raw},{flag},a b {},,{mixed}\n",
+                i % 4,
+                i % 2
+            ));
+        }
+        assert_same(&file, b',', &["spkitemid"]);
+        assert_same(&file, b',', &["spkitemid", "sc1", "label"]);
+    }
+
+    #[test]
+    fn a_last_line_without_line_end_and_tsv_cells_with_commas() {
+        let file = "id\tscore\tnote\na\t1\tx, y\nb\t\t\nc\t3.5\tz";
+        assert_same(file, b'\t', &["id"]);
+        let one_column = "id\nx\ny\nNA\n";
+        assert_same(one_column, b',', &[]);
+        assert_same(one_column, b',', &["id"]);
+    }
+
+    #[test]
+    fn only_plain_bodies_take_this_path() {
+        assert!(applies(b"a,b\n1,2\n", false));
+        assert!(!applies(b"a,b\n1,2\n", true), "blank lines");
+        assert!(!applies(b"a,\"b\"\n", false), "a quote");
+        assert!(!applies(b"a,b\r\n", false), "a carriage return");
+    }
+}
