@@ -255,3 +255,85 @@ mod tests {
         assert!(!applies(b"a,b\r\n", false), "a carriage return");
     }
 }
+
+#[cfg(test)]
+mod random {
+    use super::*;
+    use crate::metrics::test_util::Lcg;
+    use std::path::Path;
+
+    /// Cells pandas types in different ways (numbers, missing markers,
+    /// booleans, text, spaces, signs, exponents, non-ASCII).
+    const POOL: [&str; 24] = [
+        "",
+        "NA",
+        "nan",
+        "NaN",
+        "null",
+        "1",
+        "-0",
+        "+5",
+        "007",
+        "1e3",
+        "2.50",
+        "-.5",
+        " 3",
+        "4 ",
+        "True",
+        "false",
+        "TRUE",
+        "abc",
+        "é",
+        "x y",
+        "inf",
+        "-Infinity",
+        "1_000",
+        "0x1F",
+    ];
+
+    /// Random plain files (columns of one kind of cell, or mixed): the
+    /// split path with 1 to 4 threads gives the polars path's table.
+    #[test]
+    fn random_plain_files_read_as_the_polars_path_reads_them() {
+        let mut compared = 0;
+        for seed in 1..=60u64 {
+            let mut g = Lcg(seed);
+            let mut pick = |n: usize| ((g.next() * n as f64) as usize).min(n - 1);
+            let (ncols, nrows) = (1 + pick(5), 1 + pick(300));
+            let sep = if pick(2) == 0 { b',' } else { b'\t' };
+            // Per column: a small set of cells it draws from.
+            let kinds: Vec<Vec<&str>> = (0..ncols)
+                .map(|_| (0..1 + pick(4)).map(|_| POOL[pick(POOL.len())]).collect())
+                .collect();
+            let names: Vec<String> = (0..ncols).map(|j| format!("c{j}")).collect();
+            let mut file = names.join(&(sep as char).to_string());
+            for _ in 0..nrows {
+                let row: Vec<&str> = kinds.iter().map(|k| k[pick(k.len())]).collect();
+                file.push('\n');
+                file.push_str(&row.join(&(sep as char).to_string()));
+            }
+            if pick(2) == 0 {
+                file.push('\n');
+            }
+            let text: Vec<&str> = names
+                .iter()
+                .filter(|_| pick(4) == 0)
+                .map(String::as_str)
+                .collect();
+            let Ok(polars) = super::super::csv::read(Path::new("r.csv"), &file, sep, &text) else {
+                continue;
+            };
+            let body = &file[file.find('\n').unwrap() + 1..];
+            if !applies(body.as_bytes(), false) || body.lines().any(str::is_empty) {
+                continue;
+            }
+            let is_text: Vec<bool> = names.iter().map(|n| text.contains(&n.as_str())).collect();
+            for threads in 1..=4 {
+                let ours = read(body, sep, names.clone(), &is_text, threads);
+                assert_eq!(format!("{ours:?}"), format!("{polars:?}"), "seed {seed}");
+            }
+            compared += 1;
+        }
+        assert!(compared >= 40, "only {compared} of 60 files compared");
+    }
+}
