@@ -23,9 +23,9 @@ pub fn applies(body: &[u8], has_blank_lines: bool) -> bool {
     !has_blank_lines && !body.contains(&b'"') && !body.contains(&b'\r')
 }
 
-/// One chunk of the body: its text and, per record, the offsets where its
-/// fields start followed by the offset just past its line end (so field
-/// `j` of record `r` ends one byte before the start of field `j + 1`).
+/// One chunk of the body: its text and where each of its fields starts,
+/// record after record, then one more offset just past the last line end
+/// (so field `j` of record `r` ends one byte before the next start).
 struct Chunk<'a> {
     text: &'a str,
     starts: Vec<u32>,
@@ -33,8 +33,8 @@ struct Chunk<'a> {
 }
 
 impl<'a> Chunk<'a> {
-    fn field(&self, stride: usize, r: usize, j: usize) -> &'a str {
-        let k = r * stride + j;
+    fn field(&self, ncols: usize, r: usize, j: usize) -> &'a str {
+        let k = r * ncols + j;
         let (a, b) = (self.starts[k] as usize, self.starts[k + 1] as usize - 1);
         &self.text[a..b]
     }
@@ -92,29 +92,22 @@ pub fn line_cuts(body: &[u8], parts: usize) -> Vec<usize> {
     cuts
 }
 
-/// The field starts of every record of `text` (whole lines).
+/// The field starts of every record of `text` (whole lines, each with
+/// `ncols` fields): one pass for separators and line ends together.
 fn index(text: &str, sep: u8, ncols: usize) -> Chunk<'_> {
     let bytes = text.as_bytes();
-    let stride = ncols + 1;
-    let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
-    let mut starts = Vec::with_capacity(lines * stride);
+    let mut starts = Vec::with_capacity(bytes.len() / 4);
+    starts.push(0u32);
     let mut rows = 0;
-    let mut pos = 0usize;
-    while pos < bytes.len() {
-        let end = bytes[pos..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |off| pos + off);
-        starts.push(pos as u32);
-        for (k, &b) in bytes[pos..end].iter().enumerate() {
-            if b == sep {
-                starts.push((pos + k + 1) as u32);
-            }
-        }
-        starts.push((end + 1) as u32);
-        rows += 1;
-        pos = end + 1;
+    for k in memchr::memchr2_iter(sep, b'\n', bytes) {
+        starts.push((k + 1) as u32);
+        rows += usize::from(bytes[k] == b'\n');
     }
+    if !bytes.is_empty() && bytes[bytes.len() - 1] != b'\n' {
+        starts.push((bytes.len() + 1) as u32);
+        rows += 1;
+    }
+    debug_assert_eq!(starts.len(), rows * ncols + 1);
     Chunk { text, starts, rows }
 }
 
@@ -125,12 +118,12 @@ fn convert_columns(
     nrows: usize,
     threads: usize,
 ) -> Vec<Values> {
-    let stride = is_text.len() + 1;
-    by_column(is_text.len(), threads, |j| {
+    let ncols = is_text.len();
+    by_column(ncols, threads, |j| {
         let cells = || {
             chunks
                 .iter()
-                .flat_map(move |c| (0..c.rows).map(move |r| c.field(stride, r, j)))
+                .flat_map(move |c| (0..c.rows).map(move |r| c.field(ncols, r, j)))
         };
         convert_cells(cells, is_text[j], nrows)
     })
