@@ -1,6 +1,8 @@
 //! Stage 2 (input): CSV and TSV files. polars parses the cells (all read as
 //! strings, in parallel); the typing is ours (pandas rules, `infer.rs`).
-//! Reads files only; writes nothing.
+//! Large plain bodies (no quote, no `\r`, no blank line) skip polars: their
+//! fields are found and typed straight from the bytes by `split.rs`, with
+//! the same typing. Reads files only; writes nothing.
 //!
 //! Before polars runs, one quick pass over the bytes reads the header and
 //! checks the shape of every record, because polars silently fills short
