@@ -111,23 +111,49 @@ fn score_type(b: &Responses, c: &Responses, cfg: &CompareConfig) -> Result<Strin
 
 /// The level of `group` of the responses `rows` of `r` (in that order),
 /// and the sorted level labels; `None` when `r` has no such column.
+/// Equal labels mostly share one allocation (the table's text cells), so
+/// each response's cell is first told apart by its address (the last one
+/// remembered), and only the distinct cells are compared as text.
 fn group_codes(
     r: &Responses,
     group: &str,
-    rows: impl Iterator<Item = u32> + Clone,
+    rows: impl Iterator<Item = u32>,
 ) -> Option<(Vec<u32>, Vec<String>)> {
     let (_, values) = r.groups.iter().find(|(g, _)| g == group)?;
-    let label = |i: u32| values[i as usize].as_deref().unwrap_or(NO_INFO);
-    let distinct: std::collections::HashSet<&str, crate::table::FxBuild> =
-        rows.clone().map(label).collect();
-    let mut labels: Vec<&str> = distinct.into_iter().collect();
-    labels.sort_unstable();
-    let code: std::collections::HashMap<&str, u32, crate::table::FxBuild> = labels
-        .iter()
-        .enumerate()
-        .map(|(k, l)| (*l, k as u32))
+    // A missing value has address 0, which no allocation has.
+    let address = |i: u32| {
+        values[i as usize]
+            .as_ref()
+            .map_or(0, |t| t.as_ptr() as usize)
+    };
+    let mut slot_of: std::collections::HashMap<usize, u32, crate::table::FxBuild> =
+        Default::default();
+    let mut slot_labels: Vec<&str> = Vec::new();
+    let mut last = (usize::MAX, 0u32);
+    let slots: Vec<u32> = rows
+        .map(|i| {
+            let a = address(i);
+            if a != last.0 {
+                let slot = *slot_of.entry(a).or_insert_with(|| {
+                    slot_labels.push(values[i as usize].as_deref().unwrap_or(NO_INFO));
+                    (slot_labels.len() - 1) as u32
+                });
+                last = (a, slot);
+            }
+            last.1
+        })
         .collect();
-    let codes = rows.map(|i| code[label(i)]).collect();
+    let mut labels = slot_labels.clone();
+    labels.sort_unstable();
+    labels.dedup();
+    let code_of_slot: Vec<u32> = slot_labels
+        .iter()
+        .map(|l| labels.partition_point(|x| x < l) as u32)
+        .collect();
+    let codes = slots
+        .into_iter()
+        .map(|s| code_of_slot[s as usize])
+        .collect();
     Some((codes, labels.into_iter().map(String::from).collect()))
 }
 
@@ -472,4 +498,42 @@ pub fn regressions(c: &Comparison) -> usize {
         )
         .filter(|r| r.verdict == Verdict::Regressed)
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Text;
+
+    /// Levels coded by their text, whether equal labels share one
+    /// allocation or not, missing values as `NO_INFO`, in the order of the
+    /// rows asked for.
+    #[test]
+    fn levels_are_coded_by_text_whatever_their_allocation() {
+        let shared = Text::from("b");
+        let values: Vec<Option<Text>> = vec![
+            Some(shared.clone()),
+            Some(Text::from("a")),
+            None,
+            Some(shared.clone()),
+            Some(Text::from("b")),
+            Some(Text::from("a")),
+            Some(shared),
+        ];
+        let r = Responses {
+            ids: (0..7).map(|i| Text::from(i.to_string())).collect(),
+            sc1: vec![1.0; 7],
+            sc2: None,
+            scores: Vec::new(),
+            groups: vec![("g".into(), values)],
+            candidates: None,
+        };
+        let (codes, labels) = group_codes(&r, "g", 0..7).unwrap();
+        assert_eq!(labels, ["No info", "a", "b"].map(String::from));
+        assert_eq!(codes, [2, 1, 0, 2, 2, 1, 2]);
+        let (codes, labels) = group_codes(&r, "g", [6, 4, 1].into_iter()).unwrap();
+        assert_eq!(labels, ["a", "b"].map(String::from));
+        assert_eq!(codes, [1, 1, 0]);
+        assert!(group_codes(&r, "h", 0..7).is_none());
+    }
 }
