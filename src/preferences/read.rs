@@ -17,8 +17,10 @@ use crate::config::preferences::PreferencesConfig;
 use crate::metrics::preferences::text_len;
 use crate::table::{Cell, FxBuild, Table, Text, Values};
 
-/// The AnnotatedPairs format versions read (`metadata.version`).
-pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1.0", "2.0"];
+/// The AnnotatedPairs major versions read (`metadata.version`, by its
+/// major number as Feedback Forensics reads it; a file without a version is
+/// 1.0).
+pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1", "2"];
 
 /// How many duplicate ids an error names.
 const SHOWN_DUPLICATES: usize = 5;
@@ -272,7 +274,7 @@ fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
         .as_object()
         .ok_or_else(|| at("an AnnotatedPairs file must hold a JSON object".into()))?;
     let metadata = object(doc.get("metadata")).ok_or_else(|| at("no metadata object".into()))?;
-    check_version(metadata).map_err(at)?;
+    let version = format_version(metadata).map_err(at)?;
     let (ids, names) = annotators(doc).map_err(at)?;
     let default = metadata
         .get("default_annotator")
@@ -288,7 +290,7 @@ fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
         .get("comparisons")
         .and_then(Value::as_array)
         .ok_or_else(|| at("no comparisons list".into()))?;
-    let columns = Columns::collect(comparisons, &ids, &names).map_err(at)?;
+    let columns = Columns::collect(comparisons, version, &ids, &names).map_err(at)?;
     columns.select(cfg, &names[d], file)
 }
 
@@ -296,20 +298,42 @@ fn object(v: Option<&Value>) -> Option<&Map<String, Value>> {
     v.and_then(Value::as_object)
 }
 
-fn check_version(metadata: &Map<String, Value>) -> Result<(), String> {
+/// The layout of a comparison's two texts, by format version.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Version {
+    /// 1.x: `text_a` and `text_b` are strings.
+    One,
+    /// 2.x: `response_a` and `response_b` are objects with a `text`.
+    Two,
+}
+
+impl Version {
+    /// The keys of the two texts in a comparison.
+    fn text_keys(self) -> [&'static str; 2] {
+        match self {
+            Version::One => ["text_a", "text_b"],
+            Version::Two => ["response_a", "response_b"],
+        }
+    }
+}
+
+/// `metadata.version` by its major number, as Feedback Forensics reads it:
+/// "1.0" (also when absent), "2.0", "2.1", ...
+fn format_version(metadata: &Map<String, Value>) -> Result<Version, String> {
     let version = match metadata.get("version") {
+        None => return Ok(Version::One),
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
         Some(other) => other.to_string(),
-        None => return Err("metadata.version is missing".into()),
     };
-    if ANNOTATED_PAIRS_VERSIONS.contains(&version.as_str()) {
-        Ok(())
-    } else {
-        Err(format!(
+    match version.split('.').next().map(str::trim) {
+        Some("1") => Ok(Version::One),
+        Some("2") => Ok(Version::Two),
+        _ => Err(format!(
             "AnnotatedPairs version \"{version}\" is not supported (supported: {})",
-            ANNOTATED_PAIRS_VERSIONS.join(", ")
-        ))
+            ANNOTATED_PAIRS_VERSIONS
+                .map(|m| format!("{m}.x"))
+                .join(", ")
+        )),
     }
 }
 
@@ -357,17 +381,34 @@ fn scalar_text(v: &Value) -> Option<Text> {
     }
 }
 
-/// `response_a` as a text, or an object with `text`.
-fn response_len(c: &Value, key: &str) -> u32 {
-    let v = c.get(key);
-    let text = v
-        .and_then(Value::as_str)
-        .or_else(|| v.and_then(|r| r.get("text")).and_then(Value::as_str));
-    text_len(text)
+/// The length of one of a comparison's texts: `text_a` (1.x) is a string,
+/// `response_a` (2.x) an object with `text` (a plain string is read too).
+/// A key that is absent is an error naming the comparison; `null` or an
+/// empty text is an empty text (the pair is excluded and counted).
+fn response_len(c: &Value, i: usize, key: &str, version: Version) -> Result<u32, String> {
+    let Some(v) = c.get(key) else {
+        let [a, b] = version.text_keys();
+        return Err(format!(
+            "comparisons[{i}] has no \"{key}\" (an AnnotatedPairs {} file keeps the two texts \
+             in \"{a}\" and \"{b}\")",
+            match version {
+                Version::One => "1.x",
+                Version::Two => "2.x",
+            }
+        ));
+    };
+    let text = v.as_str().or_else(|| v.get("text").and_then(Value::as_str));
+    Ok(text_len(text))
 }
 
 impl Columns {
-    fn collect(comparisons: &[Value], ids: &[String], names: &[String]) -> Result<Columns, String> {
+    fn collect(
+        comparisons: &[Value],
+        version: Version,
+        ids: &[String],
+        names: &[String],
+    ) -> Result<Columns, String> {
+        let [key_a, key_b] = version.text_keys();
         let mut out = Columns {
             ids: Vec::with_capacity(comparisons.len()),
             len_a: Vec::with_capacity(comparisons.len()),
@@ -384,8 +425,8 @@ impl Columns {
                     .and_then(scalar_text)
                     .unwrap_or_else(|| Text::from((i + 1).to_string())),
             );
-            out.len_a.push(response_len(c, "response_a"));
-            out.len_b.push(response_len(c, "response_b"));
+            out.len_a.push(response_len(c, i, key_a, version)?);
+            out.len_b.push(response_len(c, i, key_b, version)?);
             let annotations = object(c.get("annotations"));
             for (id, (_, votes)) in ids.iter().zip(&mut out.votes) {
                 let pref = annotations
@@ -449,6 +490,14 @@ impl Columns {
         if !absent.is_empty() {
             let present: Vec<&str> = present.iter().map(String::as_str).collect();
             return Err(absent_columns(file, &absent, &present));
+        }
+        if annotators.contains(&reference) {
+            bail!(
+                "{}: the reference annotator \"{reference}\" (metadata.default_annotator unless \
+                 reference_column names another) is also listed in annotator_columns; an \
+                 annotator is compared with the reference, so list it in one place only",
+                file.display()
+            );
         }
         if annotators.is_empty() {
             bail!(

@@ -401,6 +401,186 @@ fn preferences_ff_edge_12_matches_feedback_forensics() {
     check_case("ff-edge-12");
 }
 
+/// The Feedback Forensics cases through `rsmreport preferences` itself: the
+/// command reads `pairs.csv` (quoting, lengths in code points, blank
+/// votes), splits the subsets and writes its tables; every value of those
+/// tables that `expected.json` holds is compared with the fixture's
+/// tolerance, and every per-annotator, overview and vote-count leaf of
+/// `expected.json` must have been compared.
+fn check_case_through_the_command(case_name: &str) {
+    let case = load(case_name);
+    let dir = case_dir(case_name);
+    let key = |k: &str| case.config[k].as_str().unwrap().to_owned();
+    let tmp = tempfile::TempDir::new().unwrap();
+    let quoted = |v: &[String]| {
+        v.iter()
+            .map(|a| format!("{a:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let exp = format!(
+        "experiment_id = \"ff\"\npairs_file = {:?}\nid_column = {:?}\ntext_a_column = {:?}\n\
+         text_b_column = {:?}\nreference_column = {:?}\nannotator_columns = [{}]\n\
+         subset_columns = [{:?}]\n[intervals]\nreplicates = 50\n",
+        dir.join(key("input")).display().to_string(),
+        key("id_column"),
+        key("text_a_column"),
+        key("text_b_column"),
+        key("reference_column"),
+        quoted(&case.annotators),
+        key("subset_column"),
+    );
+    fs::write(tmp.path().join("exp.toml"), exp).unwrap();
+    let out = tmp.path().join("out");
+    ok(&preferences(
+        tmp.path(),
+        &tmp.path().join("exp.toml"),
+        &out,
+        &[],
+    ));
+    let text = fs::read_to_string(dir.join("expected.json")).unwrap();
+    let expected: Value = serde_json::from_str(&text).unwrap();
+    let mut c = Checker {
+        expected: &expected,
+        visited: BTreeSet::new(),
+        failures: Vec::new(),
+        matched: 0,
+        p_values_relative: 0,
+    };
+    let table = |name: &str| csv_rows(&out.join(format!("output/ff_{name}.csv")));
+    let num = |s: &str| {
+        if s.is_empty() {
+            f64::NAN
+        } else {
+            s.parse::<f64>().unwrap()
+        }
+    };
+    let int = |s: &str| s.parse::<u64>().unwrap();
+    let scope = |value: &str| {
+        if value == "All data" {
+            "/all".to_owned()
+        } else {
+            format!("/subsets/{}", escape(value))
+        }
+    };
+    let (h, rows) = table("annotator_metrics");
+    for r in &rows {
+        let f = |name: &str| field(&h, r, name);
+        let base = format!(
+            "{}/annotator_metrics/per_annotator/{}",
+            scope(f("subset_value")),
+            escape(f("annotator"))
+        );
+        for (key, column) in [
+            ("agreement", "agreement"),
+            ("acc", "accuracy"),
+            ("relevance", "relevance"),
+            ("strength", "strength"),
+            ("cohens_kappa", "kappa_randomized"),
+            ("cohens_kappa_og", "kappa"),
+            ("p_value", "p_value"),
+        ] {
+            c.num(&format!("{base}/{key}"), num(f(column)));
+        }
+        for (key, column) in [
+            ("num_votes", "votes"),
+            ("agreed", "agreed"),
+            ("disagreed", "disagreed"),
+            ("not_applicable", "not_applicable"),
+        ] {
+            c.int(&format!("{base}/{key}"), int(f(column)));
+        }
+    }
+    let (h, rows) = table("overall");
+    for r in &rows {
+        let f = |name: &str| field(&h, r, name);
+        let base = scope(f("subset_value"));
+        let om = format!("{base}/overall_metrics");
+        c.int(&format!("{om}/Number of preference pairs"), int(f("pairs")));
+        c.int(
+            &format!("{base}/annotator_metrics/num_pairs"),
+            int(f("pairs")),
+        );
+        for (key, column) in [
+            ("Prop selecting text_a", "prop_text_a"),
+            ("Avg len text_a (chars)", "avg_len_text_a"),
+            ("Avg len text_b (chars)", "avg_len_text_b"),
+            ("Avg len selected text (chars)", "avg_len_preferred"),
+            ("Avg len rejected text (chars)", "avg_len_rejected"),
+            ("Prop selecting longer text", "prop_prefer_longer"),
+        ] {
+            c.num(&format!("{om}/{key}"), num(f(column)));
+        }
+    }
+    let (h, rows) = table("votes");
+    for r in &rows {
+        let f = |name: &str| field(&h, r, name);
+        let value = Some(f("value"))
+            .filter(|v| !v.is_empty())
+            .unwrap_or("<blank>");
+        let pointer = format!(
+            "/summary/value_counts/{}/{}",
+            escape(f("annotator")),
+            escape(value)
+        );
+        c.int(&pointer, int(f("count")));
+    }
+    let (h, rows) = table("exclusions");
+    let excluded = |reason: &str| {
+        let r = rows
+            .iter()
+            .find(|r| field(&h, r, "reason") == reason)
+            .unwrap();
+        int(field(&h, r, "pairs"))
+    };
+    let read = excluded("pairs read");
+    c.int("/summary/n_rows", read);
+    c.int("/all/n_rows", read);
+    let valid = read
+        - excluded("excluded: reference vote is a tie (tie, both, neither)")
+        - excluded("excluded: reference vote is not valid")
+        - excluded("excluded: reference vote is blank");
+    c.int("/summary/n_rows_reference_text_a_or_b", valid);
+    // Every value the tables hold was compared; the leaves they do not
+    // hold are the case name, kind, versions and each subset's row count.
+    let unvisited: Vec<String> = c
+        .unvisited()
+        .into_iter()
+        .filter(|p| !["/case", "/kind", "/warnings"].contains(&p.as_str()))
+        .filter(|p| !(p.starts_with("/subsets/") && p.ends_with("/n_rows")))
+        .collect();
+    println!(
+        "preferences {case_name} through the command: {} values matched, {} failed",
+        c.matched,
+        c.failures.len()
+    );
+    assert!(
+        c.failures.is_empty(),
+        "{case_name}:\n{}",
+        c.failures.join("\n")
+    );
+    assert!(
+        unvisited.is_empty(),
+        "{case_name}: expected keys not in the command's tables:\n{}",
+        unvisited.join("\n")
+    );
+    assert!(
+        c.matched >= 50,
+        "{case_name}: only {} values compared",
+        c.matched
+    );
+}
+
+#[test]
+fn preferences_ff_pairs_600_through_the_command() {
+    check_case_through_the_command("ff-pairs-600");
+}
+
+#[test]
+fn preferences_ff_edge_12_through_the_command() {
+    check_case_through_the_command("ff-edge-12");
+}
+
 #[test]
 fn preferences_fixture_copies_equal_shared() {
     // The copies must not drift from the shared originals (when present).
@@ -620,7 +800,10 @@ c7,Seven seven seven,s,a,a,a,chat
 c8,Eight,,a,a,b,code
 ";
 
-fn small_json() -> String {
+/// The small pairs as an AnnotatedPairs file of format `version`: 2.0 keeps
+/// the texts in `response_a`/`response_b` objects, 1.0 (written without a
+/// `version`, which Feedback Forensics reads as 1.0) in `text_a`/`text_b`.
+fn small_json_of(version: &str) -> String {
     let cols = {
         let mut records = parse_delimited(SMALL_CSV, ',').unwrap();
         records.remove(0);
@@ -639,8 +822,6 @@ fn small_json() -> String {
             serde_json::json!({
                 "id": r[0],
                 "prompt": "Which is better?",
-                "response_a": {"text": r[1], "model": "m1"},
-                "response_b": {"text": r[2], "model": "m2"},
                 "annotations": {
                     "h1": {"pref": pref(&r[3])},
                     "j1": {"pref": pref(&r[4]), "no_pref_reason": null},
@@ -649,9 +830,29 @@ fn small_json() -> String {
                 "metadata": {"source": r[6]},
             })
         })
+        .zip(&cols)
+        .map(|(mut c, r)| {
+            let texts = if version == "1.0" {
+                serde_json::json!({"text_a": r[1], "text_b": r[2]})
+            } else {
+                serde_json::json!({
+                    "response_a": {"text": r[1], "model": "m1"},
+                    "response_b": {"text": r[2], "model": "m2"},
+                })
+            };
+            c.as_object_mut()
+                .unwrap()
+                .extend(texts.as_object().unwrap().clone());
+            c
+        })
         .collect();
+    let metadata = if version == "1.0" {
+        serde_json::json!({"default_annotator": "h1"})
+    } else {
+        serde_json::json!({"version": version, "default_annotator": "h1"})
+    };
     serde_json::to_string_pretty(&serde_json::json!({
-        "metadata": {"version": "2.0", "default_annotator": "h1"},
+        "metadata": metadata,
         "annotators": {
             "h1": {"name": "human", "type": "human"},
             "j1": {"name": "judge", "type": "model"},
@@ -660,6 +861,10 @@ fn small_json() -> String {
         "comparisons": comparisons,
     }))
     .unwrap()
+}
+
+fn small_json() -> String {
+    small_json_of("2.0")
 }
 
 const SMALL_TOML: &str = "experiment_id = \"small\"\npairs_file = \"pairs.csv\"\n\
@@ -673,13 +878,20 @@ fn preferences_every_input_format_gives_the_csvs_tables() {
     let root = tmp.path();
     fs::write(root.join("pairs.csv"), SMALL_CSV).unwrap();
     fs::write(root.join("pairs.json"), small_json()).unwrap();
+    fs::write(root.join("pairs_v1.json"), small_json_of("1.0")).unwrap();
+    fs::write(root.join("pairs_v21.json"), small_json_of("2.1")).unwrap();
     fs::write(root.join("csv.toml"), SMALL_TOML).unwrap();
-    fs::write(
-        root.join("json.toml"),
-        "experiment_id = \"small\"\npairs_file = \"pairs.json\"\n[intervals]\nreplicates = 200\n\
-         seed = 7\n",
-    )
-    .unwrap();
+    for (name, file) in [
+        ("json", "pairs.json"),
+        ("json_v1", "pairs_v1.json"),
+        ("json_v21", "pairs_v21.json"),
+    ] {
+        let toml = format!(
+            "experiment_id = \"small\"\npairs_file = \"{file}\"\n[intervals]\nreplicates = 200\n\
+             seed = 7\n"
+        );
+        fs::write(root.join(format!("{name}.toml")), toml).unwrap();
+    }
     // The same pairs as TSV and JSON lines, through the table readers (an
     // empty cell is a blank vote or an empty text in every format).
     let mut records = parse_delimited(SMALL_CSV, ',').unwrap();
@@ -729,14 +941,17 @@ fn preferences_every_input_format_gives_the_csvs_tables() {
         let toml = SMALL_TOML.replace("pairs.csv", &format!("pairs.{ext}"));
         fs::write(root.join(format!("{ext}.toml")), toml).unwrap();
     }
-    for name in ["csv", "json", "tsv", "jsonl", "parquet", "xlsx"] {
+    let others = [
+        "json", "json_v1", "json_v21", "tsv", "jsonl", "parquet", "xlsx",
+    ];
+    for name in std::iter::once("csv").chain(others) {
         let exp = root.join(format!("{name}.toml"));
         ok(&preferences(root, &exp, &root.join(name), &[]));
     }
     for table in ["annotator_metrics", "overall", "votes", "exclusions"] {
         let file = format!("output/small_{table}.csv");
         let a = fs::read_to_string(root.join("csv").join(&file)).unwrap();
-        for other in ["json", "tsv", "jsonl", "parquet", "xlsx"] {
+        for other in others {
             let b = fs::read_to_string(root.join(other).join(&file)).unwrap();
             assert_eq!(a, b, "{table}: csv and {other}");
         }
@@ -934,7 +1149,56 @@ fn preferences_errors_annotated_pairs_unknown_version() {
     refused(
         &[("exp.toml", JSON_TOML), ("pairs.json", &json)],
         1,
-        &["pairs.json: AnnotatedPairs version \"9.1\" is not supported (supported: 1.0, 2.0)"],
+        &["pairs.json: AnnotatedPairs version \"9.1\" is not supported (supported: 1.x, 2.x)"],
+    );
+}
+
+#[test]
+fn preferences_errors_annotated_pairs_text_key_absent() {
+    // A 1.x file (no version) keeps its texts in text_a/text_b; one that
+    // has response objects instead is refused, not read as empty texts.
+    let mut doc: Value = serde_json::from_str(&small_json()).unwrap();
+    doc["metadata"].as_object_mut().unwrap().remove("version");
+    refused(
+        &[("exp.toml", JSON_TOML), ("pairs.json", &doc.to_string())],
+        1,
+        &[
+            "pairs.json: comparisons[0] has no \"text_a\"",
+            "an AnnotatedPairs 1.x file keeps the two texts in \"text_a\" and \"text_b\"",
+        ],
+    );
+}
+
+#[test]
+fn preferences_errors_annotated_pairs_reference_among_the_annotators() {
+    // The reference is the default annotator (no reference_column): naming
+    // it among the annotators is refused as for a table.
+    refused(
+        &[
+            (
+                "exp.toml",
+                &format!("{JSON_TOML}annotator_columns = [\"judge\", \"human\"]\n"),
+            ),
+            ("pairs.json", &small_json()),
+        ],
+        1,
+        &[
+            "pairs.json: the reference annotator \"human\"",
+            "also listed in annotator_columns",
+        ],
+    );
+}
+
+#[test]
+fn preferences_errors_annotated_pairs_no_other_annotator() {
+    let mut doc: Value = serde_json::from_str(&small_json()).unwrap();
+    let annotators = doc["annotators"].as_object_mut().unwrap();
+    annotators.remove("j1");
+    annotators.remove("l1");
+    refused(
+        &[("exp.toml", JSON_TOML), ("pairs.json", &doc.to_string())],
+        1,
+        &["pairs.json: the file has no annotator besides the default annotator human"],
     );
 }
 
