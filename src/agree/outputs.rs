@@ -2,8 +2,9 @@
 //! frames (`<id>_agreement`, `_agreement_pairs`, `_agreement_by_category`,
 //! `_label_distribution`, `_classification`, `_classification_summary`,
 //! `_data_description`, and each as `_by_<subgroup>` with the level as
-//! first column), `<id>_agree.json`, the terminal lines, and every output
-//! file with the report.
+//! first column), `<id>_agreement_tests` (the tests of no agreement beyond
+//! chance reported beside the coefficients), `<id>_agree.json`, the
+//! terminal lines, and every output file with the report.
 //!
 //! Produces bytes and text; writes nothing (the output stage does) and
 //! computes no statistic.
@@ -14,6 +15,8 @@ use serde_json::{json, Value};
 
 use super::run::{Agreement, RaterClassification, Scope};
 use crate::config::agree::AgreeConfig;
+use crate::metrics::raters::rows::{CoefficientRow, NullTest};
+use crate::metrics::raters::scales::benchmark;
 use crate::output::OutputFile;
 use crate::pipeline::timed;
 use crate::table::{text_values, Column, Frame, Values};
@@ -60,6 +63,37 @@ pub fn agreement_frame(s: &Scope) -> Frame {
     )
 }
 
+/// `<id>_agreement_tests`: the test of no agreement beyond chance that the
+/// reference package reports beside a coefficient: `z` under the null for
+/// Cohen's kappa (statsmodels' ASE0) and Fleiss' kappa on complete items (R
+/// `irr`), `F` for the ICCs (pingouin). These test kappa = 0; the
+/// coefficients' intervals never come from them.
+pub fn tests_frame(s: &Scope) -> Frame {
+    let rows: Vec<(&CoefficientRow, &NullTest)> = s
+        .rows
+        .iter()
+        .filter_map(|r| r.test.as_ref().map(|t| (r, t)))
+        .collect();
+    let num = |f: &dyn Fn(&NullTest) -> f64| floats(rows.iter().map(|(_, t)| f(t)));
+    frame(
+        "agreement_tests",
+        vec![
+            (
+                "coefficient",
+                texts(rows.iter().map(|(r, _)| r.coefficient)),
+            ),
+            ("weights", texts(rows.iter().map(|(r, _)| r.weights))),
+            ("value", floats(rows.iter().map(|(r, _)| r.estimate.value))),
+            ("test", texts(rows.iter().map(|(_, t)| t.statistic_name))),
+            ("statistic", num(&|t| t.statistic)),
+            ("se0", num(&|t| t.se0)),
+            ("df1", num(&|t| t.df1)),
+            ("df2", num(&|t| t.df2)),
+            ("p_value", num(&|t| t.p_value)),
+        ],
+    )
+}
+
 /// `<id>_agreement_pairs`: one row per pair of raters.
 pub fn pairs_frame(s: &Scope, weighted: bool) -> Frame {
     let p = &s.pairs;
@@ -72,9 +106,6 @@ pub fn pairs_frame(s: &Scope, weighted: bool) -> Frame {
             floats(p.iter().map(|p| p.exact_agreement)),
         ),
         ("cohen_kappa", floats(p.iter().map(|p| p.kappa))),
-        ("cohen_kappa_se", floats(p.iter().map(|p| p.kappa_se))),
-        ("cohen_kappa_lower", floats(p.iter().map(|p| p.kappa_lower))),
-        ("cohen_kappa_upper", floats(p.iter().map(|p| p.kappa_upper))),
     ];
     if weighted {
         cols.extend([
@@ -89,6 +120,13 @@ pub fn pairs_frame(s: &Scope, weighted: bool) -> Frame {
             ("pearson_r", floats(p.iter().map(|p| p.pearson_r))),
         ]);
     }
+    // Beyond spec 3's columns, after them: Cohen's kappa's standard error
+    // and interval.
+    cols.extend([
+        ("cohen_kappa_se", floats(p.iter().map(|p| p.kappa_se))),
+        ("cohen_kappa_lower", floats(p.iter().map(|p| p.kappa_lower))),
+        ("cohen_kappa_upper", floats(p.iter().map(|p| p.kappa_upper))),
+    ]);
     frame("agreement_pairs", cols)
 }
 
@@ -159,9 +197,18 @@ pub fn classification_frame(raters: &[RaterClassification], labels: &[String]) -
     )
 }
 
-/// `<id>_classification_summary`: one row per rater.
-pub fn classification_summary_frame(c: &[RaterClassification], numeric: bool) -> Frame {
+/// `<id>_classification_summary`: one row per rater. The weighted kappas
+/// weigh by the labels' order, so nominal labels (`ordered = false`) leave
+/// them empty; the correlations need numeric labels.
+pub fn classification_summary_frame(
+    c: &[RaterClassification],
+    ordered: bool,
+    numeric: bool,
+) -> Frame {
     let f = |g: &dyn Fn(&RaterClassification) -> f64| floats(c.iter().map(g));
+    let weighted = |g: &dyn Fn(&RaterClassification) -> f64| {
+        floats(c.iter().map(|c| if ordered { g(c) } else { f64::NAN }))
+    };
     let mut cols = vec![
         ("rater", texts(c.iter().map(|c| &c.rater))),
         ("n", ints(c.iter().map(|c| c.report.n))),
@@ -169,8 +216,8 @@ pub fn classification_summary_frame(c: &[RaterClassification], numeric: bool) ->
         ("balanced_accuracy", f(&|c| c.report.balanced_accuracy)),
         ("matthews_corrcoef", f(&|c| c.report.matthews)),
         ("cohen_kappa", f(&|c| c.kappa[0])),
-        ("cohen_kappa_linear", f(&|c| c.kappa[1])),
-        ("cohen_kappa_quadratic", f(&|c| c.kappa[2])),
+        ("cohen_kappa_linear", weighted(&|c| c.kappa[1])),
+        ("cohen_kappa_quadratic", weighted(&|c| c.kappa[2])),
     ];
     if numeric {
         cols.extend([
@@ -231,11 +278,12 @@ pub fn scope_frames(a: &Agreement, cfg: &AgreeConfig, s: &Scope) -> Vec<Frame> {
     let weighted = cfg.level != crate::metrics::raters::alpha::Level::Nominal;
     vec![
         agreement_frame(s),
+        tests_frame(s),
         pairs_frame(s, weighted),
         category_frame(s, labels),
         distribution_frame(s, labels),
         classification_frame(&s.classification, labels),
-        classification_summary_frame(&s.classification, a.ratings.categories.numeric),
+        classification_summary_frame(&s.classification, weighted, a.ratings.categories.numeric),
         description_frame(s, labels),
     ]
 }
@@ -292,7 +340,7 @@ pub fn frames(a: &Agreement, cfg: &AgreeConfig) -> Vec<Frame> {
     let mut out = scope_frames(a, cfg, &a.overall);
     for (g, scopes) in &a.groups {
         let per_level: Vec<Vec<Frame>> = scopes.iter().map(|s| scope_frames(a, cfg, s)).collect();
-        for j in 0..out.len().min(7) {
+        for j in 0..out.len() {
             let levels: Vec<(String, Frame)> = scopes
                 .iter()
                 .zip(&per_level)
@@ -312,7 +360,14 @@ fn number(x: f64) -> Value {
     }
 }
 
-fn scope_json(s: &Scope) -> Value {
+fn test_json(t: &NullTest) -> Value {
+    json!({
+        "test": t.statistic_name, "statistic": number(t.statistic), "se0": number(t.se0),
+        "df1": number(t.df1), "df2": number(t.df2), "p_value": number(t.p_value),
+    })
+}
+
+fn scope_json(s: &Scope, cfg: &AgreeConfig) -> Value {
     let rows: Vec<Value> = s
         .rows
         .iter()
@@ -323,6 +378,8 @@ fn scope_json(s: &Scope) -> Value {
                 "value": number(r.estimate.value), "se": number(r.estimate.se),
                 "lower": number(r.estimate.lower), "upper": number(r.estimate.upper),
                 "n_items": r.n_items, "n_raters": r.n_raters, "interpretation": l,
+                "benchmark": benchmark(cfg.interpretation, r.estimate.value, r.estimate.se).label,
+                "test": r.test.as_ref().map(test_json),
             })
         })
         .collect();
@@ -356,7 +413,10 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
     let groups: serde_json::Map<String, Value> = a
         .groups
         .iter()
-        .map(|(g, scopes)| (g.clone(), scopes.iter().map(scope_json).collect()))
+        .map(|(g, scopes)| {
+            let levels = scopes.iter().map(|s| scope_json(s, cfg)).collect();
+            (g.clone(), levels)
+        })
         .collect();
     let doc = json!({
         "agree_version": 1,
@@ -364,12 +424,15 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
         "producer": format!("rsmreport {}", env!("CARGO_PKG_VERSION")),
         "annotations_file": cfg.annotations_file,
         "layout": cfg.layout.name(),
+        "item_column": cfg.item_column,
+        "reference_column": cfg.reference_column,
+        "subgroups": cfg.subgroups,
         "level": cfg.level.name(),
         "categories": a.ratings.categories.labels,
         "raters": a.ratings.raters,
         "interpretation": cfg.interpretation.key(),
         "intervals": cfg.intervals.map_or(Value::Bool(false), |i| i.saved()),
-        "overall": scope_json(&a.overall),
+        "overall": scope_json(&a.overall, cfg),
         "by_subgroup": groups,
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");

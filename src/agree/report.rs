@@ -12,7 +12,7 @@ use super::labels::Categories;
 use super::outputs::{self, headline};
 use super::run::{Agreement, RaterClassification, Scope};
 use crate::config::agree::AgreeConfig;
-use crate::metrics::raters::scales::Scale;
+use crate::metrics::raters::scales::{benchmark, Scale};
 use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
@@ -40,8 +40,10 @@ fn coefficient_table(b: &mut Builder, s: &Scope, cfg: &AgreeConfig) -> Table {
     let mut t = b.table(
         "agreement",
         &format!(
-            "Every coefficient with its interval, the number of items it uses and its label on \
-             the {} scale.",
+            "Every coefficient with its interval, the number of items it uses, its label on the \
+             {} scale, and irrCAC's probabilistic benchmark on that scale: the highest level \
+             that the coefficient reaches with probability 0.95 or more, given its standard \
+             error (blank without a standard error).",
             scale_name(cfg.interpretation)
         ),
         true,
@@ -54,6 +56,7 @@ fn coefficient_table(b: &mut Builder, s: &Scope, cfg: &AgreeConfig) -> Table {
         ("se", true),
         ("n_items", true),
         ("interpretation", false),
+        ("benchmark (95%)", false),
     ]
     .iter()
     .map(|(n, num)| head(n, *num))
@@ -73,11 +76,31 @@ fn coefficient_table(b: &mut Builder, s: &Scope, cfg: &AgreeConfig) -> Table {
                 value_cell(r.estimate.se, f64::NAN, f64::NAN),
                 count_cell(r.n_items),
                 text_cell(l.unwrap_or("")),
+                text_cell(
+                    benchmark(cfg.interpretation, r.estimate.value, r.estimate.se)
+                        .label
+                        .unwrap_or(""),
+                ),
             ],
             class: String::new(),
         })
         .collect();
     t
+}
+
+/// The tests of no agreement beyond chance (`<id>_agreement_tests`).
+fn tests_table(b: &mut Builder, s: &Scope) -> Table {
+    let t = b.table(
+        "agreement_tests",
+        "Tests of no agreement beyond chance, as the reference packages report them: z with \
+         the standard error under that hypothesis (Cohen's kappa as statsmodels, Fleiss' kappa \
+         on complete items as R irr; two-sided p), and the F test of each ICC (pingouin). A \
+         small p says only that agreement is above chance, not that it is good: read the \
+         coefficient and its interval.",
+        true,
+        true,
+    );
+    frame_table(t, &outputs::tests_frame(s), &FrameOpts::default())
 }
 
 fn scale_name(s: Scale) -> &'static str {
@@ -133,14 +156,18 @@ fn intervals_text(cfg: &AgreeConfig) -> String {
         Some(iv) => format!(
             "Intervals are {}% intervals of sampling uncertainty over items (not rater error). \
              Krippendorff's alpha: bootstrap percentile interval over the items with two or more \
-             ratings ({} replicates, seed {}). The chance-corrected coefficients: Gwet's \
-             linearised standard error with a t interval clipped at 1 (irrCAC); Cohen's kappa: \
-             the Fleiss-Cohen-Everitt standard error with a normal interval; ICC: the F-based \
-             95% interval (pingouin). Fleiss' kappa on complete items and Randolph's kappa have \
-             no interval (their standard error is under the null hypothesis only).",
+             ratings ({} replicates, seed {}), its standard error the replicates' standard \
+             deviation. The chance-corrected coefficients: Gwet's linearised standard error with \
+             a t interval clipped at 1 (irrCAC); Cohen's kappa: the Fleiss-Cohen-Everitt \
+             standard error with a normal interval; ICC: the F-based interval (pingouin's, at \
+             {}%). Fleiss' kappa on complete items and Randolph's kappa are statsmodels' values, \
+             given without standard error as statsmodels gives them; the rows fleiss_kappa and \
+             brennan_prediger are the same coefficients as irrCAC computes them (equal on \
+             complete data, missing ratings allowed) with their standard errors and intervals.",
             iv.level * 100.0,
             iv.replicates,
-            iv.seed
+            iv.seed,
+            iv.level * 100.0
         ),
     }
 }
@@ -168,6 +195,10 @@ pub fn coefficients_blocks(
         intervals_text(cfg)
     )));
     out.push(Block::Table(coefficient_table(b, s, cfg)));
+    if s.rows.iter().any(|r| r.test.is_some()) {
+        out.push(Block::Heading(b.heading(depth + 1, "Tests against chance")));
+        out.push(Block::Table(tests_table(b, s)));
+    }
     out.push(Block::Heading(
         b.heading(depth + 1, "Interpretation scales"),
     ));
@@ -277,6 +308,7 @@ fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> V
         b,
         &s.classification,
         &a.ratings.categories,
+        cfg.level != crate::metrics::raters::alpha::Level::Nominal,
         "rater",
     ));
     out.push(Block::Heading(b.heading(3, "Confusion matrices")));
@@ -298,11 +330,13 @@ fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> V
 
 /// The note on what averages hide, then the summary and the per-class
 /// tables of `raters` against the reference (`who`: what a row is, "rater"
-/// or "score type").
+/// or "score type"; `ordered`: the labels have an order, so the weighted
+/// kappas mean something).
 pub fn classification_tables(
     b: &mut Builder,
     raters: &[RaterClassification],
     categories: &Categories,
+    ordered: bool,
     who: &str,
 ) -> Vec<Block> {
     let mut out = vec![Block::Note(
@@ -322,7 +356,7 @@ pub fn classification_tables(
         true,
         true,
     );
-    let frame = outputs::classification_summary_frame(raters, categories.numeric);
+    let frame = outputs::classification_summary_frame(raters, ordered, categories.numeric);
     let opts = FrameOpts {
         counts: &["n"],
         ..FrameOpts::default()

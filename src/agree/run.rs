@@ -25,6 +25,7 @@ use crate::metrics::ols::t_ppf;
 use crate::metrics::raters::alpha::{AlphaBootstrap, Level};
 use crate::metrics::raters::chance::{category_shares, specific_agreement};
 use crate::metrics::raters::fleiss::fleiss_kappa_complete;
+use crate::metrics::raters::icc::{icc_at, Icc};
 use crate::metrics::raters::pairs::{cohen_kappa, cohen_kappa_se, exact_agreement, pearson_table};
 use crate::metrics::raters::rows::{coefficient_rows, CoefficientRow};
 use crate::metrics::raters::{CountTables, RatingsSummary, Weights};
@@ -164,17 +165,21 @@ fn scope(cfg: &AgreeConfig, r: &Ratings, label: &str, rows: Option<&[usize]>) ->
 }
 
 /// The interval of every row at the configured level: alpha's from the
-/// bootstrap over items, the others from their standard errors (t(df) as
-/// irrCAC, clipped at 1, or normal for Cohen's kappa); ICC keeps its 95%
-/// F interval. With intervals off, no row has an interval.
+/// bootstrap over items (its standard error the replicates' standard
+/// deviation), the ICCs' from the F quantiles at that level (pingouin's at
+/// 95%), the others from their standard errors (t(df) as irrCAC, clipped
+/// at 1, or normal for Cohen's kappa). With intervals off, no row has an
+/// interval.
 fn set_intervals(
     rows: &mut [CoefficientRow],
     tables: &CountTables,
     values: &[f64],
     intervals: Option<&Intervals>,
 ) {
-    // One bootstrap (units and blocks) for alpha at every level.
+    // One bootstrap (units and blocks) for alpha at every level, and the
+    // ICCs once at the level.
     let mut boot: Option<AlphaBootstrap> = None;
+    let mut icc: Option<Icc> = None;
     for row in rows.iter_mut() {
         let e = &mut row.estimate;
         let Some(iv) = intervals else {
@@ -189,7 +194,14 @@ fn set_intervals(
             let boot = boot
                 .get_or_insert_with(|| AlphaBootstrap::with_seed(tables, level, values, iv.seed))
                 .at_level(level);
-            (e.lower, e.upper) = bootstrap_interval(&boot, iv, e.value);
+            (e.lower, e.upper, e.se) = bootstrap_interval(&boot, iv, e.value);
+        } else if let Some(j) = ICC_ROWS.iter().position(|&n| n == row.coefficient) {
+            if (iv.level - 0.95).abs() > 1e-12 {
+                let form = &icc
+                    .get_or_insert_with(|| icc_at(tables, values, iv.level))
+                    .forms[j];
+                (e.lower, e.upper) = (form.lower, form.upper);
+            }
         } else if e.se.is_finite() && (iv.level - 0.95).abs() > 1e-12 {
             let q = if e.df.is_finite() {
                 t_ppf((1.0 + iv.level) / 2.0, e.df)
@@ -205,6 +217,9 @@ fn set_intervals(
     }
 }
 
+/// The ICC rows' names, in the order of [`Icc::forms`].
+const ICC_ROWS: [&str; 6] = ["icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k"];
+
 /// The percentile interval of alpha over `iv.replicates` replicates,
 /// computed on up to as many threads as there are cores (each replicate
 /// from its own `(seed, b)` stream, stored at its own index).
@@ -216,14 +231,16 @@ pub fn alpha_interval(
     estimate: f64,
 ) -> (f64, f64) {
     let boot = AlphaBootstrap::with_seed(tables, level, values, iv.seed);
-    bootstrap_interval(&boot, iv, estimate)
+    let (lower, upper, _) = bootstrap_interval(&boot, iv, estimate);
+    (lower, upper)
 }
 
 /// [`alpha_interval`] from a prepared bootstrap (`iv.seed` the seed of its
-/// blocks).
-fn bootstrap_interval(boot: &AlphaBootstrap, iv: &Intervals, estimate: f64) -> (f64, f64) {
+/// blocks), with the replicates' standard deviation.
+fn bootstrap_interval(boot: &AlphaBootstrap, iv: &Intervals, estimate: f64) -> (f64, f64, f64) {
+    let none = (f64::NAN, f64::NAN, f64::NAN);
     if iv.replicates == 0 || boot.n_units() == 0 || estimate.is_nan() {
-        return (f64::NAN, f64::NAN);
+        return none;
     }
     let b = iv.replicates as usize;
     let threads = std::thread::available_parallelism()
@@ -243,9 +260,17 @@ fn bootstrap_interval(boot: &AlphaBootstrap, iv: &Intervals, estimate: f64) -> (
     let i = percentile_interval(&reps, iv.level);
     // More than 1% of the replicates NaN: no interval (uncertainty 2.3).
     if (i.valid as f64) < 0.99 * b as f64 {
-        return (f64::NAN, f64::NAN);
+        return none;
     }
-    (i.lower, i.upper)
+    (i.lower, i.upper, sample_sd(&reps))
+}
+
+/// The standard deviation (n - 1) of the finite values.
+fn sample_sd(x: &[f64]) -> f64 {
+    let finite = || x.iter().filter(|v| v.is_finite());
+    let n = finite().count() as f64;
+    let mean = finite().sum::<f64>() / n;
+    (finite().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
 }
 
 fn notes(s: &RatingsSummary, rows: &[CoefficientRow]) -> Vec<String> {
@@ -407,5 +432,37 @@ mod tests {
             (lo.to_bits(), hi.to_bits()),
             (serial.lower.to_bits(), serial.upper.to_bits())
         );
+    }
+
+    /// At a level other than 95%, the ICC rows take the F interval at that
+    /// level and alpha's standard error is its replicates' standard
+    /// deviation; at 95% the ICC rows keep pingouin's interval.
+    #[test]
+    fn agree_intervals_follow_the_level() {
+        let codes: Vec<Option<u32>> = (0..160u32).map(|i| Some((i * 7 + i / 4) % 5)).collect();
+        let tables = CountTables::from_ratings(&codes, 4, 5);
+        let values = crate::metrics::raters::positions(5);
+        for level in [0.8, 0.95] {
+            let iv = Intervals {
+                level,
+                replicates: 200,
+                seed: 3,
+                ..Intervals::default()
+            };
+            let mut rows = coefficient_rows(&tables, &values, Level::Interval);
+            set_intervals(&mut rows, &tables, &values, Some(&iv));
+            let icc = icc_at(&tables, &values, level);
+            for (j, name) in ICC_ROWS.iter().enumerate() {
+                let r = rows.iter().find(|r| r.coefficient == *name).unwrap();
+                assert_eq!(r.estimate.lower, icc.forms[j].lower, "{name} at {level}");
+                assert_eq!(r.estimate.upper, icc.forms[j].upper, "{name} at {level}");
+            }
+            let alpha = rows
+                .iter()
+                .find(|r| r.coefficient == "krippendorff_alpha" && r.weights == "interval")
+                .unwrap();
+            let e = &alpha.estimate;
+            assert!(e.se > 0.0 && e.se < e.upper - e.lower, "{e:?}");
+        }
     }
 }

@@ -259,14 +259,17 @@ pub fn classification(prep: &Prepared) -> Result<Classification, String> {
     })
 }
 
-/// The tables of the rater agreement (`agreement`, `agreement_pairs`,
-/// `agreement_by_category`, `label_distribution`).
+/// The tables of the rater agreement (`agreement`, `agreement_tests`,
+/// `agreement_pairs`, `agreement_by_category`, `label_distribution`).
 pub fn agreement_frames(r: &RaterAgreement) -> Vec<Frame> {
-    use crate::agree::outputs::{agreement_frame, category_frame, distribution_frame, pairs_frame};
+    use crate::agree::outputs::{
+        agreement_frame, category_frame, distribution_frame, pairs_frame, tests_frame,
+    };
     let s = &r.agreement.overall;
     let labels = &r.agreement.ratings.categories.labels;
     vec![
         agreement_frame(s),
+        tests_frame(s),
         pairs_frame(s, true),
         category_frame(s, labels),
         distribution_frame(s, labels),
@@ -279,7 +282,7 @@ pub fn classification_frames(c: &Classification) -> Vec<Frame> {
     use crate::agree::outputs::{classification_frame, classification_summary_frame};
     vec![
         classification_frame(&c.raters, &c.categories.labels),
-        classification_summary_frame(&c.raters, true),
+        classification_summary_frame(&c.raters, true, true),
     ]
 }
 

@@ -114,18 +114,23 @@ fn agree_example_builds_and_matches_metrics_raters() {
         assert_eq!(text(&got[0]), want.coefficient);
         assert_eq!(text(&got[1]), want.weights);
         let e = &want.estimate;
-        let (lower, upper) = if want.coefficient == "krippendorff_alpha" {
+        let (se, lower, upper) = if want.coefficient == "krippendorff_alpha" {
             let level = if want.weights == "nominal" {
                 Level::Nominal
             } else {
                 Level::Ordinal
             };
-            let i = AlphaBootstrap::new(&tables, level, &values).interval(0, 1000, 0.95);
-            (i.lower, i.upper)
+            let boot = AlphaBootstrap::new(&tables, level, &values);
+            let i = boot.interval(0, 1000, 0.95);
+            // The standard error: the replicates' standard deviation.
+            let reps: Vec<f64> = (0..1000).map(|b| boot.replicate(0, b)).collect();
+            let mean = reps.iter().sum::<f64>() / 1000.0;
+            let sd = (reps.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 999.0).sqrt();
+            (sd, i.lower, i.upper)
         } else {
-            (e.lower, e.upper)
+            (e.se, e.lower, e.upper)
         };
-        for (j, w) in [(2, e.value), (3, e.se), (4, lower), (5, upper)] {
+        for (j, w) in [(2, e.value), (3, se), (4, lower), (5, upper)] {
             assert!(
                 same(num(&got[j]), w),
                 "{} {} column {}: {} vs {w}",
@@ -268,6 +273,132 @@ fn agree_report_opens_in_the_browser() {
     crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "agree");
 }
 
+/// One row of `<id>_agreement_tests.csv`: coefficient, weights, test, and
+/// `[statistic, se0, df1, df2, p_value]`.
+type TestRow = (String, String, String, [f64; 5]);
+
+/// `agree` on a wide CSV of `items` (one label per rater and item; an empty
+/// string is missing) at `level`; the rows of `<id>_agreement_tests.csv`.
+fn null_tests(items: &[Vec<String>], level: &str) -> Vec<TestRow> {
+    let tmp = TempDir::new().unwrap();
+    let raters: Vec<String> = (1..=items[0].len()).map(|j| format!("r{j}")).collect();
+    let mut csv = format!("item,{}\n", raters.join(","));
+    for (i, row) in items.iter().enumerate() {
+        csv.push_str(&format!("i{i},{}\n", row.join(",")));
+    }
+    fs::write(tmp.path().join("l.csv"), csv).unwrap();
+    let quoted: Vec<String> = raters.iter().map(|r| format!("{r:?}")).collect();
+    let toml = format!(
+        "experiment_id = \"t\"\nannotations_file = \"l.csv\"\nitem_column = \"item\"\n\
+         rater_columns = [{}]\nlevel = \"{level}\"\n[intervals]\nreplicates = 20\n",
+        quoted.join(", ")
+    );
+    fs::write(tmp.path().join("exp.toml"), toml).unwrap();
+    let out = tmp.path().join("out");
+    ok(&agree(tmp.path(), &tmp.path().join("exp.toml"), &out));
+    let t = table::read_table(&out.join("output/t_agreement_tests.csv")).unwrap();
+    assert_eq!(
+        t.header,
+        [
+            "coefficient",
+            "weights",
+            "value",
+            "test",
+            "statistic",
+            "se0",
+            "df1",
+            "df2",
+            "p_value"
+        ]
+    );
+    t.rows
+        .iter()
+        .map(|r| {
+            let v = [num(&r[4]), num(&r[5]), num(&r[6]), num(&r[7]), num(&r[8])];
+            (text(&r[0]), text(&r[1]), text(&r[3]), v)
+        })
+        .collect()
+}
+
+/// The test row of `coefficient` with `weights`: `(test, values)`.
+fn test_row(rows: &[TestRow], coefficient: &str, weights: &str) -> (String, [f64; 5]) {
+    rows.iter()
+        .find(|r| r.0 == coefficient && r.1 == weights)
+        .map(|r| (r.2.clone(), r.3))
+        .unwrap_or_else(|| panic!("no test row {coefficient} {weights}"))
+}
+
+/// Digit strings (one digit per rater) as rows of labels.
+fn digit_rows(rows: &[&str]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| r.chars().map(|c| c.to_string()).collect())
+        .collect()
+}
+
+/// Spec 2's published tests of kappa = 0 reach `<id>_agreement_tests`
+/// through the command: the SAS example's ASE0 0.1484 and z 3.2626 (linear
+/// z 3.2971), Fleiss (1971)'s z under the null 17.65183 (R irr), and
+/// Shrout and Fleiss (1979)'s F tests of the ICCs (pingouin, in the
+/// fixture `shrout-fleiss-1979-6x4`: F 1.7946784922394683 on 5 and 18 df,
+/// p 0.1647688083446397 for ICC(1); F 11.027247956403299 on 5 and 15 df,
+/// p 0.00013456651648433476 for ICC(2) and ICC(3)).
+#[test]
+fn agree_tests_against_chance_are_written() {
+    let near = |a: f64, b: f64, tol: f64| assert!((a - b).abs() <= tol, "{a} vs {b}");
+    // SAS: the table [[0,4,1],[0,8,0],[0,1,5]] as 19 items of two raters.
+    let table = [[0, 4, 1], [0, 8, 0], [0, 1, 5]];
+    let mut sas = Vec::new();
+    for (i, row) in table.iter().enumerate() {
+        for (j, &n) in row.iter().enumerate() {
+            sas.extend(std::iter::repeat_n(format!("{}{}", i + 1, j + 1), n));
+        }
+    }
+    let sas: Vec<&str> = sas.iter().map(String::as_str).collect();
+    let rows = null_tests(&digit_rows(&sas), "ordinal");
+    let (test, v) = test_row(&rows, "cohen_kappa", "none");
+    assert_eq!(test, "z");
+    near(v[0], 3.2626, 5e-5);
+    near(v[1], 0.1484, 5e-5);
+    assert!(v[2].is_nan() && v[3].is_nan());
+    near(test_row(&rows, "cohen_kappa", "linear").1[0], 3.2971, 5e-5);
+    // Fleiss (1971), 30 subjects x 6 raters.
+    let fleiss: Vec<&str> = "444444 222555 233335 555555 222444 113333 333355 113334 114444 \
+        555555 144444 124444 222333 144444 224445 333335 111455 111112 224444 133555 555555 \
+        244444 224555 114444 144445 222224 111155 224444 133333 555555"
+        .split_whitespace()
+        .collect();
+    let rows = null_tests(&digit_rows(&fleiss), "nominal");
+    let (test, v) = test_row(&rows, "fleiss_kappa_complete", "none");
+    assert_eq!(test, "z");
+    near(v[0], 17.65183, 5e-6);
+    assert!(v[4] < 1e-60, "{}", v[4]);
+    // Shrout and Fleiss (1979), 6 targets x 4 judges, ratings 1-10.
+    let sf = [
+        [9, 2, 5, 8],
+        [6, 1, 3, 2],
+        [8, 4, 6, 8],
+        [7, 1, 2, 6],
+        [10, 5, 6, 9],
+        [6, 2, 4, 7],
+    ];
+    let sf: Vec<Vec<String>> = sf
+        .iter()
+        .map(|r| r.iter().map(|v| v.to_string()).collect())
+        .collect();
+    let rows = null_tests(&sf, "interval");
+    let (test, v) = test_row(&rows, "icc1", "none");
+    assert_eq!(test, "F");
+    near(v[0], 1.7946784922394683, 1e-12);
+    assert_eq!((v[2], v[3]), (5.0, 18.0));
+    near(v[4], 0.1647688083446397, 1e-12);
+    for icc in ["icc2", "icc3"] {
+        let (_, v) = test_row(&rows, icc, "none");
+        near(v[0], 11.027247956403299, 1e-11);
+        assert_eq!((v[2], v[3]), (5.0, 15.0));
+        near(v[4], 0.00013456651648433476, 1e-15);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Bad input (spec 7; docs/errors.md, section "agree")
 
@@ -301,6 +432,58 @@ fn agree_error_rater_column_absent() {
             "l.csv: there is no column \"a9\" (rater_columns in",
             "columns are item, a1, a2, a3",
         ],
+    );
+}
+
+/// Every other column key of the experiment file is checked the same way
+/// (spec 7: "a rater column absent"; the message names the key).
+#[test]
+fn agree_error_other_columns_absent() {
+    let long = "experiment_id = \"e\"\nannotations_file = \"l.csv\"\nlayout = \"long\"\n\
+                item_column = \"item\"\nrater_column = \"who\"\nlabel_column = \"label\"\n";
+    let long_csv = "item,who,label\ni1,a,x\ni1,b,y\n";
+    fails(
+        &long.replace("\"who\"", "\"annotator\""),
+        long_csv,
+        1,
+        &[
+            "there is no column \"annotator\" (rater_column in",
+            "columns are item, who, label",
+        ],
+    );
+    fails(
+        &long.replace("\"label\"", "\"lab\""),
+        long_csv,
+        1,
+        &["there is no column \"lab\" (label_column in"],
+    );
+    fails(
+        "experiment_id = \"e\"\nannotations_file = \"l.csv\"\nlayout = \"counts\"\n\
+         category_columns = [\"c1\", \"c3\"]\n",
+        "c1,c2\n2,1\n0,3\n",
+        1,
+        &[
+            "there is no column \"c3\" (category_columns in",
+            "columns are c1, c2",
+        ],
+    );
+    fails(
+        &format!("{WIDE_TOML}reference_column = \"gold\"\n"),
+        WIDE_CSV,
+        1,
+        &["there is no column \"gold\" (reference_column in"],
+    );
+    fails(
+        &format!("{WIDE_TOML}subgroups = [\"source\"]\n"),
+        WIDE_CSV,
+        1,
+        &["there is no column \"source\" (subgroups in"],
+    );
+    fails(
+        &WIDE_TOML.replace("\"item\"", "\"id\""),
+        WIDE_CSV,
+        1,
+        &["there is no column \"id\" (item_column in"],
     );
 }
 
@@ -358,6 +541,37 @@ fn agree_error_text_labels_with_interval_level() {
             "l.csv, row 1, column a1: the label \"x\" is text",
             "level = \"interval\"",
         ],
+    );
+}
+
+/// Spec 1.2: `ordinal` without categories orders numbers and refuses text
+/// labels; `ratio` needs numbers as `interval` does; categories of text for
+/// a numeric level are an error of the experiment file.
+#[test]
+fn agree_error_text_labels_with_ordinal_or_ratio_level() {
+    fails(
+        &format!("{WIDE_TOML}level = \"ordinal\"\n"),
+        WIDE_CSV,
+        1,
+        &[
+            "l.csv, row 1, column a1: the label \"x\" is text",
+            "level = \"ordinal\" without categories can only order numbers",
+        ],
+    );
+    fails(
+        &format!("{WIDE_TOML}level = \"ratio\"\n"),
+        WIDE_CSV,
+        1,
+        &[
+            "l.csv, row 1, column a1: the label \"x\" is text",
+            "level = \"ratio\"",
+        ],
+    );
+    fails(
+        &format!("{WIDE_TOML}level = \"interval\"\ncategories = [\"a\", \"b\"]\n"),
+        WIDE_CSV,
+        2,
+        &["exp.toml, line", "categories holds the text \"a\""],
     );
 }
 

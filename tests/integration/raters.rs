@@ -126,6 +126,117 @@ fn raters_prmse_from_all_ratings_is_the_spec_hand_case() {
     assert_eq!(two, 2.0);
 }
 
+/// RSMTool's PRMSE test files (`tests/data/files/prmse_data.csv`, 10,000
+/// responses x 4 raters, and `prmse_data_sparse_matrix.csv`, the same with
+/// ratings removed) are the reference's own test data: they are read from
+/// `../shared/spec/fixtures/inputs/` and never copied here; without them
+/// this test says so and checks nothing.
+fn rsmtool_prmse_file(name: &str) -> Option<PathBuf> {
+    let path = common::shared_fixtures_path().join("inputs").join(name);
+    if path.is_file() {
+        Some(path)
+    } else {
+        println!(
+            "raters: {} is not in ../shared (RSMTool's PRMSE test data); the published pin \
+             of agreement spec 5 is not checked",
+            path.display()
+        );
+        None
+    }
+}
+
+/// The columns `system, h1..h4` of an RSMTool PRMSE file (empty = NaN).
+fn prmse_columns(path: &Path) -> [Vec<f64>; 5] {
+    let text = fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("system,h1,h2,h3,h4"));
+    let mut cols: [Vec<f64>; 5] = Default::default();
+    for line in lines.filter(|l| !l.is_empty()) {
+        for (col, cell) in cols.iter_mut().zip(line.split(',')) {
+            col.push(if cell.is_empty() {
+                f64::NAN
+            } else {
+                cell.parse().unwrap()
+            });
+        }
+    }
+    cols
+}
+
+/// Agreement spec 5: RSMTool's own pins (`test_utils_prmse.py`, 7
+/// decimals): all four ratings, error variance 0.509375, true-score
+/// variance 0.7765515, MSE 0.3564625, PRMSE 0.5409673; the sparse matrix
+/// (3,421 responses single-scored): 0.5150882, 0.769816, 0.3550792,
+/// 0.538748. The full file also runs through `build` with
+/// `other_human_score_columns` (zeros kept, as RSMTool's function does):
+/// the `raw` row of `true_score_eval_all_raters` is the same PRMSE.
+#[test]
+fn raters_prmse_rsmtool_four_rater_pins() {
+    use rsmreport::metrics::prmse::true_score_basis;
+    let near = |a: f64, b: f64, what: &str| {
+        assert!((a - b).abs() <= 5e-8, "{what}: {a} vs {b} (7 decimals)")
+    };
+    let cases = [
+        (
+            "prmse_data.csv",
+            [0.509375, 0.7765515, 0.3564625, 0.5409673],
+        ),
+        (
+            "prmse_data_sparse_matrix.csv",
+            [0.5150882, 0.769816, 0.3550792, 0.538748],
+        ),
+    ];
+    for (name, [ve, vart, mse, prmse]) in cases {
+        let Some(path) = rsmtool_prmse_file(name) else {
+            continue;
+        };
+        let [system, h1, h2, h3, h4] = prmse_columns(&path);
+        let basis = true_score_basis(&[&h1, &h2, &h3, &h4], None);
+        near(basis.error_variance, ve, &format!("{name}: error variance"));
+        near(
+            basis.true_score_var,
+            vart,
+            &format!("{name}: true-score variance"),
+        );
+        let (m, p) = basis.evaluate(&system);
+        near(m, mse, &format!("{name}: MSE"));
+        near(p, prmse, &format!("{name}: PRMSE"));
+        if name == "prmse_data_sparse_matrix.csv" {
+            assert_eq!(basis.n_single, 3421, "single-scored responses");
+            continue;
+        }
+        let tmp = TempDir::new().unwrap();
+        let mut csv = String::from("id,system,h1,h2,h3,h4\n");
+        for (i, line) in fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .enumerate()
+        {
+            csv.push_str(&format!("r{i},{line}\n"));
+        }
+        fs::write(tmp.path().join("pred.csv"), csv).unwrap();
+        fs::write(
+            tmp.path().join("exp.toml"),
+            "experiment_id = \"prmse\"\npredictions_file = \"pred.csv\"\nid_column = \"id\"\n\
+             human_score_column = \"h1\"\nsecond_human_score_column = \"h2\"\n\
+             other_human_score_columns = [\"h3\", \"h4\"]\nsystem_score_column = \"system\"\n\
+             trim_min = 0\ntrim_max = 4\nexclude_zero_scores = false\nintervals = false\n",
+        )
+        .unwrap();
+        let out = tmp.path().join("out");
+        ok(&common::build(
+            tmp.path(),
+            &tmp.path().join("exp.toml"),
+            &out,
+            &[],
+        ));
+        let f = out.join("output/prmse_true_score_eval_all_raters.csv");
+        near(cell(&f, "raw", "PRMSE true"), prmse, "build: PRMSE true");
+        near(cell(&f, "raw", "N raters"), 4.0, "build: N raters");
+    }
+}
+
 /// The classification view of the hand case, by hand: human [1, 3, 2, 4,
 /// 1], rounded machine [2, 2, 3, 4, 2] (2.5 rounds half to even): only
 /// class 4 is right, so accuracy 0.2, macro F1 0.25, weighted F1 0.2.
@@ -188,6 +299,7 @@ fn raters_leave_the_references_tables_unchanged() {
             "hand_agreement.csv",
             "hand_agreement_by_category.csv",
             "hand_agreement_pairs.csv",
+            "hand_agreement_tests.csv",
             "hand_classification.csv",
             "hand_classification_summary.csv",
             "hand_label_distribution.csv",

@@ -81,6 +81,7 @@ pub fn per_score_point(b: &mut Builder) -> Vec<Block> {
         b,
         &c.raters,
         &c.categories,
+        true,
         "score type",
     ));
     out

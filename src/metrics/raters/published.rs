@@ -47,24 +47,49 @@ fn kripp2011() -> CountTables {
     from_rows(&refs, 5)
 }
 
+/// Krippendorff (2011)'s alpha at `level` (data above).
+fn kripp2011_alpha(level: Level) -> f64 {
+    krippendorff_alpha(&kripp2011().items, level, &positions(5))
+}
+
 #[test]
-fn published_krippendorff_2011_alpha_four_levels() {
-    let t = kripp2011();
-    let v = positions(5);
-    let want = [
-        (Level::Nominal, 0.743421052631579),
-        (Level::Ordinal, 0.8153875037548814),
-        (Level::Interval, 0.8491071428571428),
-        (Level::Ratio, 0.7974027747116121),
-    ];
-    for (level, a) in want {
-        near(
-            krippendorff_alpha(&t.items, level, &v),
-            a,
-            1e-13,
-            level.name(),
-        );
-    }
+fn published_krippendorff_2011_alpha_nominal() {
+    near(
+        kripp2011_alpha(Level::Nominal),
+        0.743421052631579,
+        1e-13,
+        "nominal",
+    );
+}
+
+#[test]
+fn published_krippendorff_2011_alpha_ordinal() {
+    near(
+        kripp2011_alpha(Level::Ordinal),
+        0.8153875037548814,
+        1e-13,
+        "ordinal",
+    );
+}
+
+#[test]
+fn published_krippendorff_2011_alpha_interval() {
+    near(
+        kripp2011_alpha(Level::Interval),
+        0.8491071428571428,
+        1e-13,
+        "interval",
+    );
+}
+
+#[test]
+fn published_krippendorff_2011_alpha_ratio() {
+    near(
+        kripp2011_alpha(Level::Ratio),
+        0.7974027747116121,
+        1e-13,
+        "ratio",
+    );
 }
 
 fn fleiss1971() -> CountTables {
@@ -214,8 +239,9 @@ fn published_sas_linear_kappa_and_z() {
     near(k.z, 3.2971, 5e-5, "z");
 }
 
-#[test]
-fn published_shrout_fleiss_1979_six_iccs() {
+/// Shrout and Fleiss (1979)'s six ICCs (6 targets x 4 judges), in the
+/// order ICC(1,1), ICC(2,1), ICC(3,1), ICC(1,k), ICC(2,k), ICC(3,k).
+fn shrout_fleiss_1979() -> [f64; 6] {
     let rows = [
         [9, 2, 5, 8],
         [6, 1, 3, 2],
@@ -226,11 +252,37 @@ fn published_shrout_fleiss_1979_six_iccs() {
     ];
     let codes: Vec<Option<u32>> = rows.iter().flatten().map(|&v: &u32| Some(v - 1)).collect();
     let t = CountTables::from_ratings(&codes, 4, 10);
-    let r = icc(&t, &positions(10));
-    let want = [0.165742, 0.289764, 0.714841, 0.442797, 0.620051, 0.909316];
-    for (f, w) in r.forms.iter().zip(want) {
-        near(f.icc, w, 5e-7, "icc");
-    }
+    icc(&t, &positions(10)).forms.map(|f| f.icc)
+}
+
+#[test]
+fn published_shrout_fleiss_1979_icc_1_1() {
+    near(shrout_fleiss_1979()[0], 0.165742, 5e-7, "ICC(1,1)");
+}
+
+#[test]
+fn published_shrout_fleiss_1979_icc_2_1() {
+    near(shrout_fleiss_1979()[1], 0.289764, 5e-7, "ICC(2,1)");
+}
+
+#[test]
+fn published_shrout_fleiss_1979_icc_3_1() {
+    near(shrout_fleiss_1979()[2], 0.714841, 5e-7, "ICC(3,1)");
+}
+
+#[test]
+fn published_shrout_fleiss_1979_icc_1_k() {
+    near(shrout_fleiss_1979()[3], 0.442797, 5e-7, "ICC(1,k)");
+}
+
+#[test]
+fn published_shrout_fleiss_1979_icc_2_k() {
+    near(shrout_fleiss_1979()[4], 0.620051, 5e-7, "ICC(2,k)");
+}
+
+#[test]
+fn published_shrout_fleiss_1979_icc_3_k() {
+    near(shrout_fleiss_1979()[5], 0.909316, 5e-7, "ICC(3,k)");
 }
 
 // ---------------------------------------------------------------------------

@@ -30,6 +30,39 @@ pub struct CoefficientRow {
     pub estimate: Estimate,
     pub n_items: f64,
     pub n_raters: usize,
+    /// The test of "no agreement beyond chance" that the reference package
+    /// reports beside the coefficient (never used for its interval).
+    pub test: Option<NullTest>,
+}
+
+/// A test of the null hypothesis of no agreement beyond chance: `z` with
+/// the standard error under that hypothesis (Cohen's kappa as statsmodels,
+/// Fleiss' kappa on complete items as R `irr`), or the ICC's `F` test
+/// (pingouin). Two-sided p-value for `z`, upper tail for `F`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NullTest {
+    /// `z` or `F`.
+    pub statistic_name: &'static str,
+    pub statistic: f64,
+    /// The standard error under the null (`z` tests; NaN for `F`).
+    pub se0: f64,
+    /// Degrees of freedom (`F` tests; NaN for `z`).
+    pub df1: f64,
+    pub df2: f64,
+    pub p_value: f64,
+}
+
+impl NullTest {
+    fn z(z: f64, se0: f64) -> NullTest {
+        NullTest {
+            statistic_name: "z",
+            statistic: z,
+            se0,
+            df1: f64::NAN,
+            df2: f64::NAN,
+            p_value: two_sided_normal(z),
+        }
+    }
 }
 
 /// Every row spec 3 lists for data at `level` with category `values`:
@@ -48,6 +81,7 @@ pub fn coefficient_rows(tables: &CountTables, values: &[f64], level: Level) -> V
         estimate,
         n_items,
         n_raters: r,
+        test: None,
     };
     let identity = weight_matrix(values, Weights::Identity);
     let mut out = vec![row(
@@ -73,12 +107,15 @@ pub fn coefficient_rows(tables: &CountTables, values: &[f64], level: Level) -> V
             n_with,
         ));
         if kind == Weights::Identity {
-            out.push(row(
-                "fleiss_kappa_complete",
-                "none",
-                no_se(complete.kappa),
-                complete.n_items,
-            ));
+            out.push(CoefficientRow {
+                test: Some(NullTest::z(complete.z, complete.se0)),
+                ..row(
+                    "fleiss_kappa_complete",
+                    "none",
+                    no_se(complete.kappa),
+                    complete.n_items,
+                )
+            });
             out.push(row(
                 "randolph_kappa",
                 "none",
@@ -147,6 +184,14 @@ fn icc_rows(tables: &CountTables, values: &[f64]) -> Vec<CoefficientRow> {
             },
             n_items: result.n,
             n_raters: tables.n_raters(),
+            test: Some(NullTest {
+                statistic_name: "F",
+                statistic: f.f,
+                se0: f64::NAN,
+                df1: f.df1,
+                df2: f.df2,
+                p_value: f.p_value,
+            }),
         })
         .collect()
 }
@@ -178,6 +223,7 @@ fn two_rater_rows(tables: &CountTables, values: &[f64], kinds: &[Weights]) -> Ve
             estimate,
             n_items: n,
             n_raters: 2,
+            test: Some(NullTest::z(c.z, c.se0)),
         });
     }
     let w = weight_matrix(values, Weights::Identity);
@@ -187,6 +233,7 @@ fn two_rater_rows(tables: &CountTables, values: &[f64], kinds: &[Weights]) -> Ve
         estimate: scott_pi(&pair.table, tables.q, &w),
         n_items: n,
         n_raters: 2,
+        test: None,
     });
     out
 }
