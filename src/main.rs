@@ -122,10 +122,11 @@ enum Command {
     Simulate(Box<SimulateArgs>),
 }
 
-/// `summarize --order`.
+/// `summarize --order` (`model_version`, the config key, also works).
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum SummaryOrder {
     Given,
+    #[value(alias = "model_version")]
     ModelVersion,
 }
 
@@ -163,10 +164,17 @@ fn compare_gates(
     baseline: &rsmreport::input::archive::Archive,
     candidate: &rsmreport::input::archive::Archive,
 ) -> Result<Vec<config::gates::Gate>, Failure> {
-    let subgroups = cfg
-        .subgroups
-        .clone()
-        .unwrap_or_else(|| baseline.subgroups.clone());
+    let subgroups = cfg.subgroups.clone().unwrap_or_else(|| {
+        let mut both = baseline.subgroups.clone();
+        both.extend(
+            candidate
+                .subgroups
+                .iter()
+                .filter(|g| !baseline.subgroups.contains(g))
+                .cloned(),
+        );
+        both
+    });
     let score_type = rsmreport::compare::run::stored_score_type(baseline, candidate, cfg);
     let no_min = |_: &str| 0;
     let cx = rsmreport::compare::gates::context(
@@ -190,7 +198,7 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
         None => Default::default(),
     };
     let open = |dir: &Path, role: &str| {
-        archive::open(dir, None).map_err(|e| Failure {
+        archive::open_arg(dir).map_err(|e| Failure {
             code: if e.problem == Problem::Usage { 2 } else { 1 },
             error: anyhow!("the {role} folder: {e}"),
         })
@@ -214,8 +222,12 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
     })?;
     cmp.gates = rsmreport::compare::gates::evaluate(&gates, &cmp, &c)
         .map_err(|e| config_error(anyhow!(e)))?;
+    // Compare spec 2: the labels name the default folder, also when
+    // comparison_id names the files.
     let (dir, force) = (
-        args.output_dir.unwrap_or_else(|| PathBuf::from(&cmp.id)),
+        args.output_dir.unwrap_or_else(|| {
+            PathBuf::from(run::default_id(&cmp.baseline_label, &cmp.candidate_label))
+        }),
         args.force,
     );
     output::check_output_dir(&dir, force).map_err(config_error)?;

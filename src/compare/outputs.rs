@@ -18,8 +18,10 @@ use crate::compare::stored::StoredRow;
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
-/// The columns of the verdict table (spec 2.6).
-pub const VERDICT_COLUMNS: [&str; 15] = [
+/// The columns of the verdict table: spec 2.6's, then the margin of the
+/// verdict and the analytic cross-check of spec 2.2 (`zou`: its interval
+/// of Δ; `mcnemar`: its p-value).
+pub const VERDICT_COLUMNS: [&str; 20] = [
     "scope",
     "statistic",
     "baseline",
@@ -35,6 +37,11 @@ pub const VERDICT_COLUMNS: [&str; 15] = [
     "p_holm",
     "verdict",
     "paired",
+    "margin",
+    "cross_check",
+    "cross_check_lower",
+    "cross_check_upper",
+    "cross_check_p",
 ];
 
 /// `(scope, row, p_holm)` of every verdict line: the whole set, then each
@@ -78,6 +85,14 @@ pub fn verdict_frame(c: &Comparison) -> Frame {
         num(&|r| r.2),
         text(&|r| r.1.verdict.name().to_string()),
         text(&|_| c.paired.to_string()),
+        num(&|r| r.1.margin),
+        text_values(
+            rows.iter()
+                .map(|r| r.1.cross_check.map(|x| x.method.to_string())),
+        ),
+        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.lower)),
+        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.upper)),
+        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.p_value)),
     ];
     let columns = VERDICT_COLUMNS
         .iter()
@@ -309,7 +324,14 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
                     crate::metrics::paired::Better::Larger => "larger",
                     crate::metrics::paired::Better::Smaller => "smaller",
                 },
+                "margin": number(r.margin),
                 "verdict": r.verdict.name(),
+                "cross_check": r.cross_check.map(|x| json!({
+                    "method": x.method,
+                    "lower": number(x.lower),
+                    "upper": number(x.upper),
+                    "p_value": number(x.p_value),
+                })),
             })
         })
         .collect();
@@ -345,8 +367,9 @@ pub fn files(
     epoch: i64,
 ) -> anyhow::Result<Vec<OutputFile>> {
     let mut out = data_files(c);
-    out.extend(crate::render::report_files(
+    out.extend(crate::render::report_files_named(
         &crate::compare::report::report(c, inputs, epoch)?,
+        "compare",
     )?);
     Ok(out)
 }
@@ -386,10 +409,43 @@ pub(crate) fn signed(x: f64) -> String {
     }
 }
 
-/// The terminal lines, criterion-style: one per whole-set statistic, then
-/// one per regressed subgroup level.
+/// The preflight table on the terminal (compare spec 2.1): one line per
+/// row, `item  status  baseline | candidate` (`-` for an empty value).
+fn preflight_lines(c: &Comparison) -> Vec<String> {
+    let mut out = vec!["preflight (baseline | candidate):".to_string()];
+    let width = c
+        .preflight
+        .iter()
+        .map(|r| r.item.chars().count())
+        .max()
+        .unwrap_or(0);
+    let shown = |s: &str| {
+        if s.is_empty() {
+            "-".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    for r in &c.preflight {
+        let pad = width - r.item.chars().count();
+        let line = format!(
+            "  {}{}  {:<13}  {} | {}",
+            r.item,
+            " ".repeat(pad),
+            r.status,
+            shown(&r.baseline),
+            shown(&r.candidate)
+        );
+        out.push(line);
+    }
+    out
+}
+
+/// The terminal lines: the preflight table, then criterion-style one line
+/// per whole-set statistic and one per regressed subgroup level.
 pub fn terminal_lines(c: &Comparison) -> Vec<String> {
-    let mut out = vec![format!(
+    let mut out = preflight_lines(c);
+    out.push(format!(
         "compare {} (baseline) -> {} (candidate), {}{}:",
         c.baseline_label,
         c.candidate_label,
@@ -400,7 +456,7 @@ pub fn terminal_lines(c: &Comparison) -> Vec<String> {
             (false, Some(_)) => ", stored estimates only",
             (false, None) => "",
         }
-    )];
+    ));
     let line = |scope: &str, r: &DeltaRow| {
         format!(
             "  {scope:<22} change: [{} {} {}] (p = {}) {}",

@@ -11,10 +11,13 @@
 use crate::compare::pairing::Pairing;
 use crate::config::intervals::Intervals;
 use crate::input::archive::Responses;
+use crate::metrics::association::pearson;
 use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::pair_sums::Centres;
 use crate::metrics::pair_sums::PairSums;
-use crate::metrics::paired::{bootstrap_p_value, holm, verdict, Better, Verdict};
+use crate::metrics::paired::{
+    bootstrap_p_value, holm, mcnemar_exact_p, verdict, zou_overlapping_interval, Better, Verdict,
+};
 use crate::sections::intervals::design::{
     block_sums, stratum_totals, Additive, Blocks, MAX_BLOCKS,
 };
@@ -96,6 +99,80 @@ pub struct DeltaRow {
     pub delta: (f64, f64, f64),
     pub p_value: f64,
     pub verdict: Verdict,
+    /// The practical margin of the verdict (NaN without one).
+    pub margin: f64,
+    /// The analytic cross-check shown beside the bootstrap result (compare
+    /// spec 2.2): Zou's interval for `corr`, McNemar's exact test for
+    /// `exact_agr`, on paired responses.
+    pub cross_check: Option<CrossCheck>,
+}
+
+/// An analytic result beside a bootstrap one (compare spec 2.2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrossCheck {
+    /// `zou` (an interval of the difference of two dependent correlations)
+    /// or `mcnemar` (an exact p-value of two paired proportions).
+    pub method: &'static str,
+    /// Zou's interval of Δ (NaN for McNemar).
+    pub lower: f64,
+    pub upper: f64,
+    /// McNemar's p-value (NaN for Zou).
+    pub p_value: f64,
+}
+
+/// The cross-checks of compare spec 2.2 on the paired responses, added to
+/// the `corr` and `exact_agr` rows of `rows`: for `corr` (the trimmed
+/// type), Zou's (2007) interval of `r(h, candidate) - r(h, baseline)`
+/// with `r(baseline, candidate)`, on the responses where the three are
+/// present; for `exact_agr` (the rounded type), McNemar's exact test on
+/// the responses where only one version agrees with the human score.
+pub fn add_cross_checks(rows: &mut [DeltaRow], data: &Aligned, level: f64) {
+    let [bt, br, ct, cr] = &data.scores;
+    for row in rows.iter_mut() {
+        row.cross_check = match row.statistic.name {
+            "corr" => Some(zou_cross_check(&data.h, bt, ct, level)),
+            "exact_agr" => Some(mcnemar_cross_check(&data.h, br, cr)),
+            _ => None,
+        };
+    }
+}
+
+fn zou_cross_check(h: &[f64], b: &[f64], c: &[f64], level: f64) -> CrossCheck {
+    let keep: Vec<usize> = (0..h.len())
+        .filter(|&i| [h[i], b[i], c[i]].iter().all(|v| v.is_finite()))
+        .collect();
+    let pick = |v: &[f64]| -> Vec<f64> { keep.iter().map(|&i| v[i]).collect() };
+    let (h, b, c) = (pick(h), pick(b), pick(c));
+    let (lower, upper) = zou_overlapping_interval(
+        pearson(&h, &c),
+        pearson(&h, &b),
+        pearson(&b, &c),
+        keep.len(),
+        level,
+    );
+    CrossCheck {
+        method: "zou",
+        lower,
+        upper,
+        p_value: f64::NAN,
+    }
+}
+
+fn mcnemar_cross_check(h: &[f64], b: &[f64], c: &[f64]) -> CrossCheck {
+    let (mut only_b, mut only_c) = (0u64, 0u64);
+    for ((&h, &b), &c) in h.iter().zip(b).zip(c) {
+        match (b == h, c == h) {
+            (true, false) => only_b += 1,
+            (false, true) => only_c += 1,
+            _ => {}
+        }
+    }
+    CrossCheck {
+        method: "mcnemar",
+        lower: f64::NAN,
+        upper: f64::NAN,
+        p_value: mcnemar_exact_p(only_b, only_c),
+    }
 }
 
 /// The paired responses' scores, aligned: the human scores, the second
@@ -110,6 +187,9 @@ pub struct Aligned {
     /// Each paired response's test taker (the baseline's codes), when
     /// whole test takers are resampled; `None`: responses are.
     pub units: Option<Vec<u32>>,
+    /// The baseline's configured rater error variance (PRMSE of both
+    /// versions; the preflight says when the candidate's differs).
+    pub rater_error_variance: Option<f64>,
 }
 
 /// The paired responses of `pairing` with the score type `trim`
@@ -149,6 +229,7 @@ pub fn align(
                 .map(|&(i, _)| codes[i as usize])
                 .collect()
         }),
+        rater_error_variance: b.rater_error_variance,
     })
 }
 
@@ -165,6 +246,8 @@ pub struct Side<'a> {
     pub round: &'a [f64],
     /// Each response's test taker, when whole test takers are resampled.
     pub units: Option<&'a [u32]>,
+    /// Its build's configured rater error variance.
+    pub rater_error_variance: Option<f64>,
 }
 
 impl<'a> Side<'a> {
@@ -179,6 +262,7 @@ impl<'a> Side<'a> {
             trim: r.score(trim)?,
             round: r.score(&format!("{trim}_round"))?,
             units: r.candidates.as_deref().filter(|_| units),
+            rater_error_variance: r.rater_error_variance,
         })
     }
 }
@@ -203,9 +287,10 @@ impl Run {
 /// `stream` draws the same responses for every column.
 /// `units`: each response's test taker when whole test takers are
 /// resampled.
+/// `rev`: the configured rater error variance; PRMSE is computed with a
+/// second human score or with it (as `build` writes `true_score_eval`).
 fn overall_run(
-    h: &[f64],
-    h2: Option<&[f64]>,
+    (h, h2, rev): (&[f64], Option<&[f64]>, Option<f64>),
     (scores, units): (&[&[f64]], Option<&[u32]>),
     names: &[&'static str],
     settings: &Intervals,
@@ -223,7 +308,7 @@ fn overall_run(
                 .unzip();
             Centres::of(&a, &b)
         }),
-        true_score: h2.map(|_| None),
+        true_score: (h2.is_some() || rev.is_some()).then_some(rev),
     };
     let blocks = Blocks::deal(h.len(), units, None, 1, MAX_BLOCKS, settings.seed ^ stream);
     let (zero, sums) = overall_sums(&spec, &blocks, h, h2, h2, scores);
@@ -247,8 +332,7 @@ pub fn overall_deltas(
 ) -> Vec<DeltaRow> {
     let scores: Vec<&[f64]> = data.scores.iter().map(Vec::as_slice).collect();
     let run = overall_run(
-        &data.h,
-        data.h2.as_deref(),
+        (&data.h, data.h2.as_deref(), data.rater_error_variance),
         (&scores, data.units.as_deref()),
         &SIDES,
         settings,
@@ -278,8 +362,7 @@ pub fn unpaired_overall_deltas(
         .map(|(s, (stream, names))| {
             let h2 = s.h2.filter(|_| sides.iter().all(|x| x.h2.is_some()));
             overall_run(
-                s.h,
-                h2,
+                (s.h, h2, s.rater_error_variance),
                 (&[s.trim, s.round], s.units),
                 names,
                 settings,
@@ -320,8 +403,7 @@ pub struct SideRun {
 /// same stream, same replicates).
 pub fn side_run(side: Side, settings: &Intervals) -> SideRun {
     let run = overall_run(
-        side.h,
-        side.h2,
+        (side.h, side.h2, side.rater_error_variance),
         (&[side.trim, side.round], side.units),
         &SIDES[..2],
         settings,
@@ -414,6 +496,8 @@ fn delta_row(st: &Statistic, sides: [(f64, Vec<f64>); 2], level: f64, margin: f6
         delta,
         p_value: bootstrap_p_value(&deltas),
         verdict: verdict(delta.1, delta.2, st.better, margin),
+        margin,
+        cross_check: None,
     }
 }
 
@@ -430,6 +514,8 @@ pub fn stored_row(st: &Statistic, baseline: f64, candidate: f64) -> DeltaRow {
         delta: (f(candidate) - f(baseline), nan, nan),
         p_value: nan,
         verdict: Verdict::NotTestable,
+        margin: nan,
+        cross_check: None,
     }
 }
 

@@ -133,6 +133,7 @@ mod tests {
             scores: Vec::new(),
             groups: Vec::new(),
             candidates: None,
+            rater_error_variance: None,
         }
     }
 

@@ -132,6 +132,36 @@ fn checksums(a: &Archive) -> String {
         .join("; ")
 }
 
+/// The responses a side excluded, by reason: the non-zero cells of its
+/// `test_excluded_composition` (human score kind / system score kind),
+/// `none` when every cell is 0, empty without the table.
+fn exclusions(a: &Archive) -> String {
+    let Some(t) = a.table("test_excluded_composition") else {
+        return String::new();
+    };
+    let Some((labels, counts)) = t.columns.split_first() else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    for i in 0..t.nrows {
+        let label = match labels.values.cell(i) {
+            crate::table::Cell::Text(s) => s,
+            other => format!("{other:?}"),
+        };
+        for c in counts {
+            let n = c.values.to_numeric()[i];
+            if n.is_finite() && n > 0.0 {
+                parts.push(format!("{label} / {}: {n}", c.name));
+            }
+        }
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
 /// The subgroup levels of a side's responses, sorted.
 fn levels(r: Option<&Responses>, group: &str) -> Vec<String> {
     let Some((_, values)) = r.and_then(|r| r.groups.iter().find(|(g, _)| g == group)) else {
@@ -167,9 +197,11 @@ pub fn rows(
         "trim_tolerance",
         "scale_with",
         "exclude_zero_scores",
+        "rater_error_variance",
     ] {
         out.push(row(key, config_text(b, key), config_text(c, key)));
     }
+    out.push(row("excluded responses", exclusions(b), exclusions(c)));
     out.push(row(
         "subgroups",
         b.subgroups.join(", "),

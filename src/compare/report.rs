@@ -66,15 +66,25 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
         "verdicts",
         "Each headline statistic on the paired responses: both versions with their intervals, \
          the difference candidate - baseline with its paired interval, the bootstrap p-value \
-         and the verdict.",
+         and the verdict; beside them the analytic cross-checks: Zou's (2007) interval for the \
+         difference of the two dependent correlations (corr) and McNemar's exact test of the \
+         exact agreement on the rounded scores (exact_agr).",
         true,
         true,
     );
-    t.columns = ["statistic", "baseline", "candidate", "Δ", "p", "verdict"]
-        .iter()
-        .enumerate()
-        .map(|(i, name)| head(name, (1..5).contains(&i)))
-        .collect();
+    t.columns = [
+        "statistic",
+        "baseline",
+        "candidate",
+        "Δ",
+        "p",
+        "verdict",
+        "cross-check",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, name)| head(name, (1..5).contains(&i)))
+    .collect();
     t.rows = c
         .overall
         .iter()
@@ -84,11 +94,46 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
                 ..text_cell(r.statistic.name)
             })
             .chain(delta_cells(r))
+            .chain(std::iter::once(text_cell(&cross_check_text(r))))
             .collect(),
             class: String::new(),
         })
         .collect();
     t
+}
+
+/// The cross-check of a verdict row in words (empty without one).
+fn cross_check_text(r: &DeltaRow) -> String {
+    let f = |x: f64| crate::compare::outputs::signed(x);
+    match r.cross_check {
+        Some(x) if x.method == "zou" => format!("Zou: [{} {}]", f(x.lower), f(x.upper)),
+        Some(x) if x.p_value.is_finite() => format!("McNemar: p = {:.3}", x.p_value),
+        Some(_) => "McNemar: n/a".into(),
+        None => String::new(),
+    }
+}
+
+/// The subgroup levels whose verdict is `regressed` (compare spec 2.5, 1),
+/// one line each: scope, statistic, Δ with its interval, p (Holm).
+fn regressed_lines(c: &Comparison) -> Vec<String> {
+    let f = |x: f64| crate::compare::outputs::signed(x);
+    c.groups
+        .iter()
+        .flat_map(|(g, rows)| rows.iter().map(move |r| (g, r)))
+        .filter(|(_, r)| r.row.verdict == crate::metrics::paired::Verdict::Regressed)
+        .map(|(g, r)| {
+            let d = r.row.delta;
+            format!(
+                "{g}={}: {} regressed, Δ {} [{} {}], p (Holm) = {:.3}",
+                r.level,
+                r.row.statistic.name,
+                f(d.0),
+                f(d.1),
+                f(d.2),
+                r.p_holm
+            )
+        })
+        .collect()
 }
 
 fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
@@ -184,6 +229,13 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         verdicts.push(Block::Paragraph(verdict_intro(c)));
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
+    let regressed = regressed_lines(c);
+    if regressed.is_empty() && !c.groups.is_empty() {
+        verdicts.push(Block::Paragraph(
+            "No subgroup level regressed (see By subgroup).".into(),
+        ));
+    }
+    verdicts.extend(regressed.into_iter().map(Block::Warning));
     verdicts
 }
 

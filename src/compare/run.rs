@@ -219,6 +219,15 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type)
     });
     pairing_notes(&p, &mut cmp.notes);
+    if rb.rater_error_variance != rc.rater_error_variance {
+        let text = |v: Option<f64>| v.map_or("none".to_string(), |v| v.to_string());
+        cmp.notes.push(format!(
+            "the two builds configured different rater error variances (baseline {}, candidate \
+             {}); the paired PRMSE of both versions uses the baseline's",
+            text(rb.rater_error_variance),
+            text(rc.rater_error_variance)
+        ));
+    }
     let takers = test_takers(cfg, [&rb, &rc]).map_err(usage)?;
     if takers {
         cmp.settings.unit = crate::config::intervals::Unit::Candidate;
@@ -237,8 +246,9 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     cmp.overall = timed("paired differences", || {
         paired::overall_deltas(&data, &cfg.intervals, &margin)
     });
+    paired::add_cross_checks(&mut cmp.overall, &data, cfg.intervals.level);
     cmp.groups = timed("paired differences by level", || {
-        groups(&rb, &p, &data, cfg, &margin, &mut cmp.notes)
+        groups([&rb, &rc], &p, &data, cfg, &margin, &mut cmp.notes)
     });
     cmp.extra.between = Some(timed("between the versions", || {
         crate::compare::between::between(&rb, &p, &data)
@@ -326,23 +336,31 @@ pub fn same_responses(
 
 /// The subgroups compared: those configured, else every subgroup of the
 /// baseline's metadata.
-fn group_names(rb: &Responses, cfg: &CompareConfig) -> Vec<String> {
-    match &cfg.subgroups {
-        Some(g) => g.clone(),
-        None => rb.groups.iter().map(|(g, _)| g.clone()).collect(),
+/// The compared subgroups: the configured ones, else every subgroup of
+/// either side's `test_metadata` (the baseline's first).
+fn group_names(sides: [&Responses; 2], cfg: &CompareConfig) -> Vec<String> {
+    if let Some(g) = &cfg.subgroups {
+        return g.clone();
     }
+    let mut out: Vec<String> = Vec::new();
+    for (g, _) in sides.iter().flat_map(|r| &r.groups) {
+        if !out.contains(g) {
+            out.push(g.clone());
+        }
+    }
+    out
 }
 
 /// The by-level rows of every compared subgroup.
 fn groups(
-    rb: &Responses,
+    [rb, rc]: [&Responses; 2],
     p: &Pairing,
     data: &Aligned,
     cfg: &CompareConfig,
     margin: &(dyn Fn(&Statistic) -> f64 + Sync),
     notes: &mut Vec<String>,
 ) -> Vec<(String, Vec<LevelRow>)> {
-    let names = group_names(rb, cfg);
+    let names = group_names([rb, rc], cfg);
     // Each subgroup on its own thread (its own stream of replicates, so
     // the numbers do not depend on the threads), taken in order.
     let rows: Vec<Option<Vec<LevelRow>>> = std::thread::scope(|scope| {
@@ -351,7 +369,10 @@ fn groups(
             .enumerate()
             .map(|(k, g)| {
                 scope.spawn(move || {
-                    let (codes, labels) = group_codes(rb, g, p.pairs.iter().map(|&(i, _)| i))?;
+                    // The levels of the paired responses: the baseline's, or
+                    // the candidate's for a subgroup only it records.
+                    let (codes, labels) = group_codes(rb, g, p.pairs.iter().map(|&(i, _)| i))
+                        .or_else(|| group_codes(rc, g, p.pairs.iter().map(|&(_, j)| j)))?;
                     let stream = k as u64 + 1;
                     Some(paired::group_deltas(
                         data,
@@ -374,7 +395,7 @@ fn groups(
         match rows {
             Some(rows) => out.push((g, rows)),
             None => notes.push(format!(
-                "the subgroup {g} is not in the baseline's test_metadata, so it was not compared"
+                "the subgroup {g} is in neither side's test_metadata, so it was not compared"
             )),
         }
     }
@@ -396,7 +417,7 @@ fn unpaired<'a>(
         return;
     };
     cmp.overall = paired::unpaired_overall_deltas([sb, sc], &cfg.intervals, margin);
-    for (k, g) in group_names(sides[0], cfg).iter().enumerate() {
+    for (k, g) in group_names(sides, cfg).iter().enumerate() {
         let all = |r: &Responses| group_codes(r, g, 0..r.len() as u32);
         let (Some((cb, lb)), Some((cc, lc))) = (all(sides[0]), all(sides[1])) else {
             cmp.notes.push(format!(
@@ -527,6 +548,7 @@ mod tests {
             scores: Vec::new(),
             groups: vec![("g".into(), values)],
             candidates: None,
+            rater_error_variance: None,
         };
         let (codes, labels) = group_codes(&r, "g", 0..7).unwrap();
         assert_eq!(labels, ["No info", "a", "b"].map(String::from));

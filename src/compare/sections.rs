@@ -482,6 +482,8 @@ mod tests {
                 delta: (delta, delta - 0.1, delta + 0.1),
                 p_value: 1.0,
                 verdict: Verdict::NoDetectableChange,
+                margin: 0.01,
+                cross_check: None,
             },
             p_holm: 1.0,
         }

@@ -22,7 +22,7 @@ use crate::table::{FxBuild, Table, Text};
 
 /// The tables read from a folder (besides the by-group ones), in the
 /// order of compare spec 1.
-pub const TABLES: [&str; 11] = [
+pub const TABLES: [&str; 12] = [
     "eval",
     "eval_short",
     "consistency",
@@ -34,6 +34,7 @@ pub const TABLES: [&str; 11] = [
     "pred_processed",
     "test_human_scores",
     "test_metadata",
+    "test_excluded_composition",
 ];
 
 /// The by-group tables read for every subgroup `g` (`<name>_<g>`).
@@ -184,6 +185,9 @@ pub struct Responses {
     /// Each response's test taker (codes in order of first appearance)
     /// from the `candidate` column of `test_metadata`; `None` without one.
     pub candidates: Option<Vec<u32>>,
+    /// The saved configuration's `rater_error_variance`: the PRMSE of the
+    /// build used it in place of the one estimated from `sc1` and `sc2`.
+    pub rater_error_variance: Option<f64>,
 }
 
 /// A subgroup column: its name and each response's value (`None` where the
@@ -210,6 +214,14 @@ impl Responses {
 impl Archive {
     /// The folder's per-response data, `None` without `pred_processed`.
     /// Ids must be unique and present (a data error names the file).
+    /// The saved configuration's `rater_error_variance` (a number; absent
+    /// or `null`: none).
+    pub fn rater_error_variance(&self) -> Option<f64> {
+        self.config
+            .get("rater_error_variance")
+            .and_then(Value::as_f64)
+    }
+
     pub fn responses(&self) -> Result<Option<Responses>, ArchiveError> {
         let Some(pred) = self.table("pred_processed") else {
             return Ok(None);
@@ -247,6 +259,7 @@ impl Archive {
             scores,
             groups,
             candidates,
+            rater_error_variance: self.rater_error_variance(),
         }))
     }
 
@@ -384,6 +397,29 @@ fn table_path(output: &Path, id: &str, name: &str, format: Format) -> PathBuf {
     output.join(format!("{id}_{name}.{}", format.extension()))
 }
 
+/// Opens a folder as the user names it on the command line: `DIR`, or
+/// `DIR#ID` for the experiment `ID` of a folder holding several (when
+/// `DIR#ID` is not itself a path that exists).
+pub fn open_arg(arg: &Path) -> Result<Archive, ArchiveError> {
+    let (dir, id) = split_experiment(arg);
+    open(&dir, id.as_deref())
+}
+
+/// `DIR#ID` as `(DIR, Some(ID))`; any other argument (and one that exists
+/// as it is) as itself with no id.
+pub fn split_experiment(arg: &Path) -> (PathBuf, Option<String>) {
+    if arg.exists() {
+        return (arg.to_path_buf(), None);
+    }
+    let text = arg.to_string_lossy();
+    match text.rsplit_once('#') {
+        Some((dir, id)) if !id.is_empty() && !id.contains(['/', '\\']) => {
+            (PathBuf::from(dir), Some(id.to_string()))
+        }
+        _ => (arg.to_path_buf(), None),
+    }
+}
+
 /// Opens the experiment folder `dir` (or its `output/` subfolder given
 /// directly). `id` picks one experiment of a folder holding several.
 pub fn open(dir: &Path, id: Option<&str>) -> Result<Archive, ArchiveError> {
@@ -489,11 +525,16 @@ fn experiment_id(
                 ))
             }),
         (None, [(id, tool)]) => Ok((id.to_string(), tool)),
-        (None, _) => Err(usage(anyhow!(
-            "{} holds several experiments ({}); name the one to read",
+        (None, _) => {
+            Err(usage(anyhow!(
+            "{} holds several experiments ({}); name the one to read as FOLDER#ID, for example \
+             {}#{}",
             output.display(),
-            ids.join(", ")
-        ))),
+            ids.join(", "),
+            output.parent().filter(|_| output.ends_with("output")).unwrap_or(output).display(),
+            ids[0]
+        )))
+        }
     }
 }
 
@@ -720,6 +761,9 @@ fn required_columns(name: &str) -> Vec<&'static str> {
         "pred_processed" => vec!["spkitemid", "sc1"],
         "test_human_scores" => vec!["spkitemid", "sc1", "sc2"],
         "test_metadata" => vec!["spkitemid"],
+        // Its label column is `Human/System`, which the reference drops when
+        // nothing was excluded.
+        "test_excluded_composition" => Vec::new(),
         _ => vec![INDEX],
     }
 }
@@ -750,6 +794,25 @@ fn check_columns(path: &Path, name: &str, table: &Table) -> Result<(), ArchiveEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folder_arguments_name_an_experiment_after_a_hash() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let dir = tmp.path().join("runs");
+        std::fs::create_dir(&dir).unwrap();
+        let arg = |s: &str| split_experiment(&tmp.path().join(s));
+        assert_eq!(arg("runs"), (dir.clone(), None));
+        assert_eq!(arg("runs#v2"), (dir.clone(), Some("v2".into())));
+        assert_eq!(
+            arg("runs#a#b"),
+            (tmp.path().join("runs#a"), Some("b".into()))
+        );
+        // A folder whose own name has a '#' is itself.
+        std::fs::create_dir(tmp.path().join("x#1")).unwrap();
+        assert_eq!(arg("x#1"), (tmp.path().join("x#1"), None));
+        // Nothing after '#': no id.
+        assert_eq!(arg("runs#"), (tmp.path().join("runs#"), None));
+    }
 
     #[test]
     fn saved_configuration_names() {

@@ -31,6 +31,12 @@ use crate::output::OutputFile;
 /// The report (`report/<prefix>_report.html`) and its figures
 /// (`figure/<prefix>_<name>.svg`), as bytes.
 pub fn report_files(report: &Report) -> anyhow::Result<Vec<OutputFile>> {
+    report_files_named(report, "report")
+}
+
+/// [`report_files`] with the report named `report/<prefix>_<name>.html`
+/// (`compare`'s is `<cid>_compare.html`, compare spec 2.6).
+pub fn report_files_named(report: &Report, name: &str) -> anyhow::Result<Vec<OutputFile>> {
     let html = templates::page(report)?;
     let prefix = &report.file_prefix;
     let mut files: Vec<OutputFile> = report
@@ -42,7 +48,7 @@ pub fn report_files(report: &Report) -> anyhow::Result<Vec<OutputFile>> {
         })
         .collect();
     files.push(OutputFile {
-        path: Path::new("report").join(format!("{prefix}_report.html")),
+        path: Path::new("report").join(format!("{prefix}_{name}.html")),
         bytes: html.into_bytes(),
     });
     Ok(files)

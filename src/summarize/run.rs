@@ -94,7 +94,7 @@ pub struct Opened {
 impl Opened {
     /// Opens `dir` and reads its per-response files.
     pub fn read(dir: &std::path::Path) -> Result<Self, ArchiveError> {
-        let archive = crate::input::archive::open(dir, None)?;
+        let archive = crate::input::archive::open_arg(dir)?;
         let responses = archive.responses()?;
         Ok(Opened { archive, responses })
     }

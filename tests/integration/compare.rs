@@ -202,7 +202,7 @@ fn compare_a_folder_with_itself_has_zero_deltas_in_every_section_table() {
         let path = out.join(format!("figure/{cid}_{fig}.svg"));
         assert!(path.is_file(), "no {}", path.display());
     }
-    let html = fs::read_to_string(out.join(format!("report/{cid}_report.html"))).unwrap();
+    let html = fs::read_to_string(out.join(format!("report/{cid}_compare.html"))).unwrap();
     assert!(html.contains("the rounded score changed for 0 responses"));
     assert!(
         html.contains("score changed."),
@@ -239,7 +239,7 @@ fn compare_a_missing_table_leaves_its_part_empty_with_a_sentence() {
     let out = tmp.path().join("out");
     ok(&compare_into(tmp.path(), &full, &dir, &out));
     let html =
-        fs::read_to_string(out.join("report/sim_h2_groups_vs_sim_h2_groups_report.html")).unwrap();
+        fs::read_to_string(out.join("report/sim_h2_groups_vs_sim_h2_groups_compare.html")).unwrap();
     for t in ["consistency", "confMatrix", "fairness_metrics_by_L1"] {
         assert!(
             html.contains(&format!("The candidate folder has no {t} table")),
@@ -275,7 +275,7 @@ fn compare_without_per_response_files_still_shows_the_stored_tables() {
     assert!(out
         .join(format!("output/{cid}_compare_fairness_by_L1.csv"))
         .is_file());
-    let html = fs::read_to_string(out.join(format!("report/{cid}_report.html"))).unwrap();
+    let html = fs::read_to_string(out.join(format!("report/{cid}_compare.html"))).unwrap();
     assert!(html.contains("From both folders&#39; stored score_dist tables"));
     assert!(html.contains("can only be compared response by response"));
     assert!(out
@@ -477,7 +477,7 @@ fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
     assert!((num(&w[2]) - stored(&v1, "v1")).abs() < 1e-9);
     assert!((num(&w[5]) - stored(&v3, "v3")).abs() < 1e-9);
     assert_eq!(text_at(w, 13), "improved", "{w:?}");
-    let html = fs::read_to_string(out.join("report/engine_v1_vs_engine_v3_report.html")).unwrap();
+    let html = fs::read_to_string(out.join("report/engine_v1_vs_engine_v3_compare.html")).unwrap();
     assert!(html.contains("Unpaired: the versions share no response"));
 }
 
@@ -575,7 +575,7 @@ fn compare_gates_judge_the_differences_and_the_candidate() {
             .count(),
         4
     );
-    assert!(fs::read_to_string(out.join("report/g_report.html"))
+    assert!(fs::read_to_string(out.join("report/g_compare.html"))
         .unwrap()
         .contains("Quality gates"));
     // Reversed, the candidate regresses: the rule fails, exit 3, and every
@@ -592,7 +592,7 @@ fn compare_gates_judge_the_differences_and_the_candidate() {
     for f in [
         "output/g_compare_verdicts.csv",
         "output/g_gates.xml",
-        "report/g_report.html",
+        "report/g_compare.html",
     ] {
         assert!(down.join(f).is_file(), "{f}");
     }
@@ -740,7 +740,7 @@ fn compare_refuses_bad_input_and_writes_nothing() {
 fn compare_the_readmes_worked_example_prints_what_the_readme_shows() {
     let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
     let start = readme
-        .find("```text\ncompare v1 (baseline)")
+        .find("```text\npreflight (baseline | candidate):")
         .expect("the worked example in the README");
     let block = &readme[start + "```text\n".len()..];
     let shown = &block[..block.find("```").unwrap()];
@@ -827,7 +827,7 @@ fn compare_report_renders_escaped_and_in_the_browser() {
         ],
     );
     ok(&run);
-    let report = out.join("report/cmp_report.html");
+    let report = out.join("report/cmp_compare.html");
     let html = fs::read_to_string(&report).unwrap();
     assert!(!html.contains("<b>old</b>"), "unescaped label");
     assert!(html.contains("&lt;b&gt;old&lt;/b&gt; &amp; v1"));

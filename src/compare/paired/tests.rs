@@ -47,6 +47,7 @@ fn versions(n: usize, seed: u64, sd_b: f64, sd_c: f64) -> (Responses, Responses)
         ],
         groups: Vec::new(),
         candidates: None,
+        rater_error_variance: None,
     };
     (side(b), side(c))
 }
