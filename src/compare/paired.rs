@@ -749,3 +749,81 @@ fn level_rows(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod cross_check_tests {
+    use super::*;
+
+    fn aligned(h: &[f64], b: &[f64], c: &[f64]) -> Aligned {
+        Aligned {
+            h: h.to_vec(),
+            h2: None,
+            scores: [b.to_vec(), b.to_vec(), c.to_vec(), c.to_vec()],
+            units: None,
+            rater_error_variance: None,
+        }
+    }
+
+    fn row(name: &'static str) -> DeltaRow {
+        let st = HEADLINE.iter().find(|s| s.name == name).unwrap();
+        stored_row(st, 0.0, 0.0)
+    }
+
+    /// McNemar by hand: human [1 2 3 4 2 3 1], baseline agrees on 1, 2, 3
+    /// and 7, the candidate on 1, 4, 5, 6 and 7: only the baseline on 2
+    /// responses (2, 3), only the candidate on 3 (4, 5, 6). Two-sided
+    /// exact p = min(1, 2 P(X <= 2)), X ~ Bin(5, 1/2): 2 (1 + 5 + 10) / 32
+    /// = 1. With a candidate that also agrees on 3: only the baseline on 1
+    /// response (2), only the candidate on 3 (4, 5, 6): 2 P(X <= 1), X ~
+    /// Bin(4, 1/2) = 2 (1 + 4) / 16 = 0.625.
+    #[test]
+    fn mcnemar_counts_the_discordant_responses() {
+        let h = [1.0, 2.0, 3.0, 4.0, 2.0, 3.0, 1.0];
+        let b = [1.0, 2.0, 3.0, 3.0, 1.0, 4.0, 1.0];
+        let c = [1.0, 3.0, 2.0, 4.0, 2.0, 3.0, 1.0];
+        let mut rows = vec![row("exact_agr"), row("wtkappa")];
+        add_cross_checks(&mut rows, &aligned(&h, &b, &c), 0.95);
+        let x = rows[0].cross_check.unwrap();
+        assert_eq!((x.method, x.p_value), ("mcnemar", 1.0));
+        assert!(x.lower.is_nan() && x.upper.is_nan());
+        assert!(rows[1].cross_check.is_none());
+        let c = [1.0, 3.0, 3.0, 4.0, 2.0, 3.0, 1.0];
+        let mut rows = vec![row("exact_agr")];
+        add_cross_checks(&mut rows, &aligned(&h, &b, &c), 0.95);
+        let p = rows[0].cross_check.unwrap().p_value;
+        assert!((p - 0.625).abs() < 1e-12, "{p}");
+    }
+
+    /// Zou's interval is of r(h, candidate) - r(h, baseline): it brackets
+    /// that difference, responses with a missing value are left out, and
+    /// swapping the versions mirrors it.
+    #[test]
+    fn zou_interval_is_oriented_candidate_minus_baseline() {
+        let h: Vec<f64> = (0..40).map(|i| f64::from(i % 5 + 1)).collect();
+        let b: Vec<f64> = h
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + [0.9, -1.1, 0.4, -0.2, 1.3][i % 5] * ((i % 3) as f64))
+            .collect();
+        let mut c: Vec<f64> = h
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + [0.2, -0.3, 0.1][i % 3])
+            .collect();
+        c[7] = f64::NAN;
+        let keep: Vec<usize> = (0..40).filter(|&i| i != 7).collect();
+        let pick = |v: &[f64]| -> Vec<f64> { keep.iter().map(|&i| v[i]).collect() };
+        let d = pearson(&pick(&h), &pick(&c)) - pearson(&pick(&h), &pick(&b));
+        assert!(d > 0.0);
+        let mut rows = vec![row("corr")];
+        add_cross_checks(&mut rows, &aligned(&h, &b, &c), 0.95);
+        let x = rows[0].cross_check.unwrap();
+        assert_eq!(x.method, "zou");
+        assert!(x.lower < d && d < x.upper, "{x:?} around {d}");
+        assert!(x.p_value.is_nan());
+        let mut rows = vec![row("corr")];
+        add_cross_checks(&mut rows, &aligned(&h, &c, &b), 0.95);
+        let y = rows[0].cross_check.unwrap();
+        assert!((y.lower + x.upper).abs() < 1e-12 && (y.upper + x.lower).abs() < 1e-12);
+    }
+}

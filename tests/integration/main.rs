@@ -17,6 +17,10 @@
 //! * [`compare`]: `rsmreport compare` end to end: self-comparison, rsmeval
 //!   vs rsmreport folders, a better candidate, bad input
 //!   (`cargo test --test integration compare`).
+//! * [`compare_views`]: what `compare` shows beside the verdicts: the
+//!   cross-checks, the regressed levels, the excluded responses, subgroups
+//!   of either side, `FOLDER#ID` (`cargo test --test integration
+//!   compare_views`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -53,6 +57,7 @@ mod archive;
 mod cli;
 mod common;
 mod compare;
+mod compare_views;
 mod coverage;
 mod errors;
 mod gates;

@@ -1,0 +1,261 @@
+//! `rsmreport compare` and `summarize`: what the report and the tables
+//! show beyond the verdicts (compare spec 2.1, 2.2, 2.5, 2.6): the
+//! analytic cross-checks beside the bootstrap, the regressed levels in the
+//! Verdicts section, the excluded responses in the preflight, subgroups of
+//! either side, `FOLDER#ID` for a folder holding several experiments, the
+//! default folder and the report's name.
+//!
+//! Run with `cargo test --test integration compare_views`.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::Path;
+
+use tempfile::TempDir;
+
+use crate::common::{self, table, Run};
+use crate::compare::{num, ok, two_versions, verdicts};
+
+fn run(cwd: &Path, args: &[&OsStr]) -> Run {
+    common::run_in(cwd, args)
+}
+
+fn text(c: &table::Cell) -> String {
+    match c {
+        table::Cell::Text(s) => s.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The cross-checks of spec 2.2 sit beside the bootstrap in the verdict
+/// table, the JSON and the report; the report's Verdicts section lists
+/// the regressed levels; the report is `report/<cid>_compare.html`.
+#[test]
+fn compare_views_cross_checks_and_regressed_levels() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    let out = tmp.path().join("back");
+    ok(&run(
+        tmp.path(),
+        &[
+            OsStr::new("compare"),
+            v2.as_os_str(),
+            v1.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    ));
+    let cid = "engine_v2_vs_engine_v1";
+    let t = table::read_table(&out.join(format!("output/{cid}_compare_verdicts.csv"))).unwrap();
+    assert_eq!(
+        &t.header[14..],
+        [
+            "paired",
+            "margin",
+            "cross_check",
+            "cross_check_lower",
+            "cross_check_upper",
+            "cross_check_p"
+        ]
+    );
+    let rows = verdicts(&out);
+    let overall = |stat: &str| -> &Vec<table::Cell> {
+        &rows
+            .iter()
+            .find(|(s, n, _)| s == "overall" && n == stat)
+            .unwrap()
+            .2
+    };
+    // corr: Zou's interval of Δ, near the bootstrap's (1,500 responses).
+    let corr = overall("corr");
+    assert_eq!(text(&corr[16]), "zou");
+    let (lo, hi) = (num(&corr[17]), num(&corr[18]));
+    let (d, blo, bhi) = (num(&corr[8]), num(&corr[9]), num(&corr[10]));
+    assert!(lo < d && d < hi && hi < 0.0, "Zou [{lo}, {hi}] around {d}");
+    assert!((hi - lo) / (bhi - blo) > 0.7 && (hi - lo) / (bhi - blo) < 1.4);
+    assert_eq!(num(&corr[15]), 0.01, "the margin");
+    // exact_agr: McNemar's p-value, small for a clear regression.
+    let exact = overall("exact_agr");
+    assert_eq!(text(&exact[16]), "mcnemar");
+    assert!(num(&exact[19]) < 0.01, "{}", num(&exact[19]));
+    assert!(num(&exact[17]).is_nan());
+    assert_eq!(text(&overall("wtkappa")[16]), "Empty");
+    let json: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(out.join(format!("output/{cid}_compare.json"))).unwrap(),
+    )
+    .unwrap();
+    let line = json["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["scope"] == "overall" && v["statistic"] == "corr")
+        .unwrap();
+    assert_eq!(line["cross_check"]["method"], "zou");
+    assert_eq!(line["margin"], 0.01);
+    // The report: the cross-check column and the regressed levels.
+    let html = fs::read_to_string(out.join(format!("report/{cid}_compare.html"))).unwrap();
+    let verdicts_section = &html[html.find("<section id=\"verdicts\"").unwrap()..];
+    let verdicts_section = &verdicts_section[..verdicts_section.find("</section>").unwrap()];
+    assert!(verdicts_section.contains("Zou: ["), "no Zou cell");
+    assert!(verdicts_section.contains("McNemar: p = "), "no McNemar cell");
+    assert!(
+        verdicts_section.contains("grp=a: wtkappa regressed"),
+        "no regressed level in the Verdicts section"
+    );
+    assert!(!out.join(format!("report/{cid}_report.html")).exists());
+}
+
+/// A folder holding two experiments: each is named `FOLDER#ID` and gives
+/// the same verdicts as its own folder; without the id it is refused with
+/// the way to name one; `summarize` takes the same names.
+#[test]
+fn compare_views_folder_hash_id_picks_an_experiment() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    let runs = tmp.path().join("runs");
+    common::copy_dir(&v1.join("output"), &runs.join("output"));
+    common::copy_dir(&v2.join("output"), &runs.join("output"));
+    let (one, both) = (tmp.path().join("one"), tmp.path().join("both"));
+    let (a, b) = (
+        format!("{}#v1", runs.display()),
+        format!("{}#v2", runs.display()),
+    );
+    ok(&run(
+        tmp.path(),
+        &[
+            OsStr::new("compare"),
+            v1.as_os_str(),
+            v2.as_os_str(),
+            OsStr::new("-o"),
+            one.as_os_str(),
+        ],
+    ));
+    ok(&run(
+        tmp.path(),
+        &[
+            OsStr::new("compare"),
+            OsStr::new(&a),
+            OsStr::new(&b),
+            OsStr::new("-o"),
+            both.as_os_str(),
+        ],
+    ));
+    let file = "output/engine_v1_vs_engine_v2_compare_verdicts.csv";
+    assert_eq!(
+        fs::read(one.join(file)).unwrap(),
+        fs::read(both.join(file)).unwrap()
+    );
+    let refused = tmp.path().join("refused");
+    let r = run(
+        tmp.path(),
+        &[
+            OsStr::new("compare"),
+            runs.as_os_str(),
+            v2.as_os_str(),
+            OsStr::new("-o"),
+            refused.as_os_str(),
+        ],
+    );
+    assert_eq!(r.code, Some(2), "{}", r.describe());
+    assert!(
+        r.stderr.contains("holds several experiments (v1, v2)")
+            && r.stderr.contains("name the one to read as FOLDER#ID"),
+        "{}",
+        r.stderr
+    );
+    assert!(!refused.exists());
+    let summary = tmp.path().join("summary");
+    ok(&run(
+        tmp.path(),
+        &[
+            OsStr::new("summarize"),
+            OsStr::new(&a),
+            OsStr::new(&b),
+            OsStr::new("-o"),
+            summary.as_os_str(),
+            OsStr::new("--order"),
+            OsStr::new("model_version"),
+        ],
+    ));
+    assert!(summary.join("output/versions_summary.csv").is_file());
+}
+
+/// A subgroup recorded by the candidate only is compared on its levels;
+/// `comparison_id` names the files but not the default folder.
+#[test]
+fn compare_views_subgroup_of_the_candidate_only() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    // The baseline without its subgroup: no test_metadata column grp.
+    let bare = tmp.path().join("bare");
+    common::copy_dir(&v1, &bare);
+    for e in fs::read_dir(bare.join("output")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.contains("_by_grp") || name.ends_with("_test_metadata.csv") {
+            fs::remove_file(&p).unwrap();
+        }
+    }
+    let cfg_path = bare.join("output/v1_rsmeval.json");
+    let mut cfg: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&cfg_path).unwrap()).unwrap();
+    cfg["subgroups"] = serde_json::json!([]);
+    fs::write(&cfg_path, cfg.to_string()).unwrap();
+    fs::write(tmp.path().join("cmp.toml"), "comparison_id = \"x\"\n").unwrap();
+    let r = run(
+        tmp.path(),
+        &[
+            OsStr::new("compare"),
+            bare.as_os_str(),
+            v2.as_os_str(),
+            OsStr::new("--config"),
+            OsStr::new("cmp.toml"),
+        ],
+    );
+    ok(&r);
+    let out = tmp.path().join("engine_v1_vs_engine_v2");
+    assert!(out.join("output/x_compare_verdicts.csv").is_file());
+    let levels: Vec<String> = verdicts(&out)
+        .into_iter()
+        .map(|(scope, _, _)| scope)
+        .filter(|s| s.starts_with("grp="))
+        .collect();
+    assert!(
+        levels.contains(&"grp=a".to_string()) && levels.contains(&"grp=b".to_string()),
+        "{levels:?}"
+    );
+}
+
+/// The preflight's excluded responses by reason, from each side's
+/// `test_excluded_composition` (probe-basic excluded a non-numeric system
+/// score, a zero and a non-numeric human score).
+#[test]
+fn compare_views_preflight_counts_the_excluded_responses() {
+    let dir = common::local_experiment("probe-basic").join("expected");
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let r = run(
+        tmp.path(),
+        &[
+            OsStr::new("compare"),
+            dir.as_os_str(),
+            dir.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
+    ok(&r);
+    let want = "numeric non-zero human score / non-numeric system score: 1; zero human score / \
+                numeric system score: 1; non-numeric human score / numeric system score: 1";
+    let pre = fs::read_to_string(
+        out.join("output/probe_basic_vs_probe_basic_compare_preflight.csv"),
+    )
+    .unwrap();
+    let line = pre
+        .lines()
+        .find(|l| l.starts_with("excluded responses,"))
+        .unwrap();
+    assert_eq!(line, format!("excluded responses,{want},{want},same"));
+    assert!(r.stdout.contains("excluded responses"), "{}", r.stdout);
+    assert!(r.stdout.starts_with("preflight (baseline | candidate):\n"));
+}
