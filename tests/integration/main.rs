@@ -17,6 +17,11 @@
 //! * [`compare`]: `rsmreport compare` end to end: self-comparison, rsmeval
 //!   vs rsmreport folders, a better candidate, bad input
 //!   (`cargo test --test integration compare`).
+//! * [`compare_fixtures`]: `compare` and `summarize` on every fixture
+//!   experiment: each rsmeval folder against itself reproduces its own
+//!   tables, against a build of the same experiment finds Δ = 0, and an
+//!   `rsmtool` folder is read like an `rsmeval` one
+//!   (`cargo test --test integration compare_fixtures`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -53,6 +58,7 @@ mod archive;
 mod cli;
 mod common;
 mod compare;
+mod compare_fixtures;
 mod coverage;
 mod errors;
 mod gates;
