@@ -886,3 +886,268 @@ fn compare_report_renders_escaped_and_in_the_browser() {
         "the figures are missing"
     );
 }
+
+// ------------------------------------------------------------ bad folders
+//
+// Compare spec 5 and docs/errors.md ("compare: folders and config"): each
+// bad folder exits with the documented code (2 for a path or a choice, 1
+// for a file that is not what the reference writes), names the folder or
+// file and the problem, and writes nothing.
+
+/// Runs `rsmreport SUBCOMMAND ARGS... -o OUT` in `cwd` and checks the
+/// refusal: exit `code`, no panic, every word of `words` on stderr, and
+/// no `OUT`.
+pub(crate) fn refused(cwd: &Path, subcommand: &str, args: &[&OsStr], code: i32, words: &[&str]) {
+    let out = cwd.join("refused-out");
+    let mut all = vec![OsStr::new(subcommand)];
+    all.extend_from_slice(args);
+    all.extend([OsStr::new("-o"), out.as_os_str()]);
+    let run = common::run_in(cwd, all);
+    assert!(!run.panicked(), "{}", run.describe());
+    assert_eq!(run.code, Some(code), "{args:?}: {}", run.describe());
+    for w in words {
+        assert!(run.stderr.contains(w), "{w:?} not in: {}", run.stderr);
+    }
+    assert!(
+        run.stderr.trim_start().starts_with("error: "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !out.exists(),
+        "a refused {subcommand} wrote {}",
+        out.display()
+    );
+}
+
+/// `tmp/two`: the rsmeval folders of probe-basic and probe-listwise in one
+/// `output/`.
+pub(crate) fn two_experiments_folder(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("two");
+    for name in ["probe-basic", "probe-listwise"] {
+        common::copy_dir(&common::local_experiment(name).join("expected"), &dir);
+    }
+    dir
+}
+
+/// `tmp/NAME`: a copy of probe-basic's rsmeval folder whose `eval` table
+/// calls `wtkappa` `qwk`.
+pub(crate) fn renamed_column_folder(tmp: &Path, name: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    common::copy_dir(
+        &common::local_experiment("probe-basic").join("expected"),
+        &dir,
+    );
+    let eval = dir.join("output/probe_basic_eval.csv");
+    let text = fs::read_to_string(&eval).unwrap();
+    assert!(text.lines().next().unwrap().contains(",wtkappa,"));
+    fs::write(&eval, text.replacen(",wtkappa,", ",qwk,", 1)).unwrap();
+    dir
+}
+
+/// `tmp/NAME`: a copy of probe-basic's rsmeval folder whose `score_dist`
+/// table was converted to tsv (every other table is csv).
+pub(crate) fn mixed_formats_folder(tmp: &Path, name: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    common::copy_dir(
+        &common::local_experiment("probe-basic").join("expected"),
+        &dir,
+    );
+    let csv = dir.join("output/probe_basic_score_dist.csv");
+    let text = fs::read_to_string(&csv).unwrap();
+    assert!(!text.contains('"') && !text.contains('\t'), "a plain table");
+    fs::write(csv.with_extension("tsv"), text.replace(',', "\t")).unwrap();
+    fs::remove_file(&csv).unwrap();
+    dir
+}
+
+#[test]
+fn compare_refuses_a_folder_holding_two_experiments() {
+    let tmp = TempDir::new().unwrap();
+    let two = two_experiments_folder(tmp.path());
+    let one = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "compare",
+        &[two.as_os_str(), one.as_os_str()],
+        2,
+        &[
+            "the baseline folder",
+            &two.join("output").display().to_string(),
+            "holds several experiments (probe_basic, probe_listwise)",
+        ],
+    );
+    refused(
+        tmp.path(),
+        "compare",
+        &[one.as_os_str(), two.as_os_str()],
+        2,
+        &[
+            "the candidate folder",
+            "several experiments",
+            "probe_listwise",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_a_table_without_the_references_columns() {
+    let tmp = TempDir::new().unwrap();
+    let bad = renamed_column_folder(tmp.path(), "qwk");
+    let good = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "compare",
+        &[good.as_os_str(), bad.as_os_str()],
+        1,
+        &[
+            "the candidate folder",
+            &bad.join("output/probe_basic_eval.csv")
+                .display()
+                .to_string(),
+            "not the reference's eval table",
+            "lacks the columns wtkappa",
+            "qwk",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_mixed_table_formats_in_one_folder() {
+    let tmp = TempDir::new().unwrap();
+    let bad = mixed_formats_folder(tmp.path(), "mixed");
+    let good = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "compare",
+        &[bad.as_os_str(), good.as_os_str()],
+        1,
+        &[
+            "the baseline folder",
+            &bad.join("output").display().to_string(),
+            "mixes table formats (csv, tsv)",
+            "probe_basic",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_a_score_type_absent_on_one_side() {
+    // sim-h2-groups has scale* score types only, sim-raw-candidates raw*
+    // only.
+    let tmp = TempDir::new().unwrap();
+    let scaled = common::local_experiment("sim-h2-groups").join("expected");
+    let raw = common::local_experiment("sim-raw-candidates").join("expected");
+    let cfg = tmp.path().join("compare.toml");
+    fs::write(&cfg, "score_type = \"scale_trim\"\n").unwrap();
+    let config = [OsStr::new("--config"), cfg.as_os_str()];
+    refused(
+        tmp.path(),
+        "compare",
+        &[&[scaled.as_os_str(), raw.as_os_str()][..], &config].concat(),
+        2,
+        &[
+            "the score type scale_trim is not in the candidate's pred_processed",
+            "raw, raw_trim, raw_trim_round",
+            "score_type",
+        ],
+    );
+    refused(
+        tmp.path(),
+        "compare",
+        &[&[raw.as_os_str(), scaled.as_os_str()][..], &config].concat(),
+        2,
+        &["the score type scale_trim is not in the baseline's pred_processed"],
+    );
+    // Without a choice: scale_trim is not on both sides, so raw_trim,
+    // which the candidate lacks.
+    refused(
+        tmp.path(),
+        "compare",
+        &[raw.as_os_str(), scaled.as_os_str()],
+        2,
+        &[
+            "the score type raw_trim is not in the candidate's pred_processed",
+            "scale, scale_trim, scale_trim_round",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_paths_that_are_not_experiment_folders() {
+    let tmp = TempDir::new().unwrap();
+    let good = common::local_experiment("probe-basic").join("expected");
+    // A file.
+    let file = good.join("output/probe_basic_eval.csv");
+    refused(
+        tmp.path(),
+        "compare",
+        &[file.as_os_str(), good.as_os_str()],
+        2,
+        &[
+            "the baseline folder",
+            &file.display().to_string(),
+            "is not a folder",
+        ],
+    );
+    // An output/ without a saved configuration.
+    let empty = tmp.path().join("empty");
+    fs::create_dir_all(empty.join("output")).unwrap();
+    fs::copy(&file, empty.join("output/probe_basic_eval.csv")).unwrap();
+    refused(
+        tmp.path(),
+        "compare",
+        &[good.as_os_str(), empty.as_os_str()],
+        2,
+        &[
+            "the candidate folder",
+            &empty.join("output").display().to_string(),
+            "is not an experiment folder",
+            "no saved configuration",
+        ],
+    );
+    // A folder above an experiment folder.
+    let above = common::local_experiment("probe-basic");
+    refused(
+        tmp.path(),
+        "compare",
+        &[above.as_os_str(), good.as_os_str()],
+        2,
+        &[
+            "the baseline folder",
+            &above.display().to_string(),
+            "no output/ subfolder",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_unknown_keys_inside_the_configs_tables() {
+    let tmp = TempDir::new().unwrap();
+    let dir = common::local_experiment("probe-basic").join("expected");
+    let cfg = tmp.path().join("compare.toml");
+    for (text, words) in [
+        (
+            "[intervals]\nreplicate = 50\n",
+            "unknown key intervals.replicate; did you mean intervals.replicates?",
+        ),
+        (
+            "[margins]\nwtkapa = 0.02\n",
+            "margins.wtkapa is not a statistic of the comparison; did you mean margins.wtkappa?",
+        ),
+    ] {
+        fs::write(&cfg, text).unwrap();
+        refused(
+            tmp.path(),
+            "compare",
+            &[
+                dir.as_os_str(),
+                dir.as_os_str(),
+                OsStr::new("--config"),
+                cfg.as_os_str(),
+            ],
+            2,
+            &["compare.toml, line ", words],
+        );
+    }
+}
