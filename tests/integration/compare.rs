@@ -1151,3 +1151,96 @@ fn compare_refuses_unknown_keys_inside_the_configs_tables() {
         );
     }
 }
+
+/// PRMSE end to end: two simulated versions of an engine on the same
+/// responses with second human scores (the same seed; only the system
+/// score's accuracy differs), each built with `build`, then compared.
+#[test]
+fn compare_prmse_of_a_more_accurate_simulated_version_is_improved() {
+    let tmp = TempDir::new().unwrap();
+    let run = |args: &[&str]| {
+        let r = common::run_in(tmp.path(), args);
+        assert!(r.success, "{args:?}: {}", r.describe());
+        r
+    };
+    for (v, r2) in [("v1", "0.50"), ("v2", "0.80")] {
+        let (csv, toml) = (format!("{v}.csv"), format!("{v}.toml"));
+        run(&[
+            "simulate",
+            "-n",
+            "3000",
+            "--seed",
+            "7",
+            "--double-scored",
+            "0.4",
+            "--system-r2",
+            r2,
+            "--out",
+            &csv,
+            "--write-config",
+            &toml,
+        ]);
+        run(&["build", &toml, "--output-dir", v]);
+    }
+    // The premise: the same responses, human scores and second human
+    // scores (on 40% of them); only the system scores differ.
+    let data = |v: &str| table::read_table(&tmp.path().join(format!("{v}.csv"))).unwrap();
+    let (d1, d2) = (data("v1"), data("v2"));
+    let col = |t: &table::Table, name: &str| t.header.iter().position(|h| h == name).unwrap();
+    for name in ["h1", "h2"] {
+        let (j1, j2) = (col(&d1, name), col(&d2, name));
+        assert!(
+            d1.rows.iter().zip(&d2.rows).all(|(a, b)| a[j1] == b[j2]),
+            "{name} differs between the simulated versions"
+        );
+    }
+    let h2 = col(&d1, "h2");
+    let double = d1.rows.iter().filter(|r| num(&r[h2]).is_finite()).count();
+    assert!((1000..1400).contains(&double), "{double} second scores");
+
+    let out = tmp.path().join("cmp");
+    let r = compare_into(
+        tmp.path(),
+        &tmp.path().join("v1"),
+        &tmp.path().join("v2"),
+        &out,
+    );
+    ok(&r);
+    let rows = verdicts(&out);
+    let (_, _, p) = rows
+        .iter()
+        .find(|(s, n, _)| s == "overall" && n == "PRMSE")
+        .unwrap_or_else(|| panic!("no overall PRMSE row: {rows:?}"));
+    assert_eq!(text_at(p, 13), "improved", "{p:?}");
+    assert_eq!(text_at(p, 14), "true", "paired: {p:?}");
+    assert!(
+        num(&p[9]) > 0.01,
+        "the whole interval above the margin: {p:?}"
+    );
+    // Each side's PRMSE is its own build's.
+    for (v, j) in [("v1", 2), ("v2", 5)] {
+        let ts = fs::read_dir(tmp.path().join(v).join("output"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with("_true_score_eval.csv"))
+            .unwrap_or_else(|| panic!("{v} has no true_score_eval table"));
+        let row = ["scale_trim", "raw_trim"]
+            .into_iter()
+            .find(|r| cell_exists(&ts, r))
+            .unwrap();
+        let want = cell(&ts, row, "PRMSE true");
+        assert!(
+            (num(&p[j]) - want).abs() <= 1e-9 * want.abs().max(1.0),
+            "{v}: PRMSE {} vs its build's {want}",
+            num(&p[j])
+        );
+    }
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("PRMSE") && l.ends_with("improved")),
+        "{}",
+        r.stdout
+    );
+}
