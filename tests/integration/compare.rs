@@ -2,7 +2,10 @@
 //! itself reproduces its own tables and finds no change; an rsmeval folder
 //! against an rsmreport build of the same experiment finds Δ = 0; a
 //! truly better candidate (the same responses, less system error) is
-//! improved; the bad inputs of spec 5 exit with 2 and write nothing.
+//! improved, its PRMSE too when the versions have second human scores;
+//! the bad inputs of spec 5 exit with 2 (a path, a choice, the config) or
+//! 1 (a table that is not the reference's) and write nothing. Every
+//! fixture compared: `compare_fixtures.rs`.
 //!
 //! Run with `cargo test --test integration compare`.
 
