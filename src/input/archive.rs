@@ -175,7 +175,9 @@ pub struct Responses {
     /// The first human score.
     pub sc1: Vec<f64>,
     /// The second human score by id from `test_human_scores` (`NaN` where
-    /// there is none); `None` without that file or its `sc2` column.
+    /// there is none); `None` without that file or its `sc2` column, or
+    /// when no response has one (as the build's tables then leave
+    /// consistency, degradation and PRMSE undefined).
     pub sc2: Option<Vec<f64>>,
     /// The score types: every column of `pred_processed` after `spkitemid`
     /// and `sc1`, in file order.
@@ -242,6 +244,7 @@ impl Archive {
                 let path = self.path_of("test_human_scores");
                 let values = numeric(t, "sc2").unwrap_or_default();
                 Some(by_id(&path, t, &ids, &row_of, |i| values[i], f64::NAN)?)
+                    .filter(|v| v.iter().any(|x| !x.is_nan()))
             }
             _ => None,
         };

@@ -2,7 +2,10 @@
 //! itself reproduces its own tables and finds no change; an rsmeval folder
 //! against an rsmreport build of the same experiment finds Δ = 0; a
 //! truly better candidate (the same responses, less system error) is
-//! improved; the bad inputs of spec 5 exit with 2 and write nothing.
+//! improved, its PRMSE too when the versions have second human scores;
+//! the bad inputs of spec 5 exit with 2 (a path, a choice, the config) or
+//! 1 (a table that is not the reference's) and write nothing. Every
+//! fixture compared: `compare_fixtures.rs`.
 //!
 //! Run with `cargo test --test integration compare`.
 
@@ -884,5 +887,363 @@ fn compare_report_renders_escaped_and_in_the_browser() {
         // Forest plot of grp, score distributions, heat map.
         text.matches("<figure").count() >= 3,
         "the figures are missing"
+    );
+}
+
+// ------------------------------------------------------------ bad folders
+//
+// Compare spec 5 and docs/errors.md ("compare: folders and config"): each
+// bad folder exits with the documented code (2 for a path or a choice, 1
+// for a file that is not what the reference writes), names the folder or
+// file and the problem, and writes nothing.
+
+/// Runs `rsmreport SUBCOMMAND ARGS... -o OUT` in `cwd` and checks the
+/// refusal: exit `code`, no panic, every word of `words` on stderr, and
+/// no `OUT`.
+pub(crate) fn refused(cwd: &Path, subcommand: &str, args: &[&OsStr], code: i32, words: &[&str]) {
+    let out = cwd.join("refused-out");
+    let mut all = vec![OsStr::new(subcommand)];
+    all.extend_from_slice(args);
+    all.extend([OsStr::new("-o"), out.as_os_str()]);
+    let run = common::run_in(cwd, all);
+    assert!(!run.panicked(), "{}", run.describe());
+    assert_eq!(run.code, Some(code), "{args:?}: {}", run.describe());
+    for w in words {
+        assert!(run.stderr.contains(w), "{w:?} not in: {}", run.stderr);
+    }
+    assert!(
+        run.stderr.trim_start().starts_with("error: "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !out.exists(),
+        "a refused {subcommand} wrote {}",
+        out.display()
+    );
+}
+
+/// `tmp/two`: the rsmeval folders of probe-basic and probe-listwise in one
+/// `output/`.
+pub(crate) fn two_experiments_folder(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("two");
+    for name in ["probe-basic", "probe-listwise"] {
+        common::copy_dir(&common::local_experiment(name).join("expected"), &dir);
+    }
+    dir
+}
+
+/// `tmp/NAME`: a copy of probe-basic's rsmeval folder whose `eval` table
+/// calls `wtkappa` `qwk`.
+pub(crate) fn renamed_column_folder(tmp: &Path, name: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    common::copy_dir(
+        &common::local_experiment("probe-basic").join("expected"),
+        &dir,
+    );
+    let eval = dir.join("output/probe_basic_eval.csv");
+    let text = fs::read_to_string(&eval).unwrap();
+    assert!(text.lines().next().unwrap().contains(",wtkappa,"));
+    fs::write(&eval, text.replacen(",wtkappa,", ",qwk,", 1)).unwrap();
+    dir
+}
+
+/// `tmp/NAME`: a copy of probe-basic's rsmeval folder whose `score_dist`
+/// table was converted to tsv (every other table is csv).
+pub(crate) fn mixed_formats_folder(tmp: &Path, name: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    common::copy_dir(
+        &common::local_experiment("probe-basic").join("expected"),
+        &dir,
+    );
+    let csv = dir.join("output/probe_basic_score_dist.csv");
+    let text = fs::read_to_string(&csv).unwrap();
+    assert!(!text.contains('"') && !text.contains('\t'), "a plain table");
+    fs::write(csv.with_extension("tsv"), text.replace(',', "\t")).unwrap();
+    fs::remove_file(&csv).unwrap();
+    dir
+}
+
+#[test]
+fn compare_refuses_a_folder_holding_two_experiments() {
+    let tmp = TempDir::new().unwrap();
+    let two = two_experiments_folder(tmp.path());
+    let one = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "compare",
+        &[two.as_os_str(), one.as_os_str()],
+        2,
+        &[
+            "the baseline folder",
+            &two.join("output").display().to_string(),
+            "holds several experiments (probe_basic, probe_listwise)",
+        ],
+    );
+    refused(
+        tmp.path(),
+        "compare",
+        &[one.as_os_str(), two.as_os_str()],
+        2,
+        &[
+            "the candidate folder",
+            "several experiments",
+            "probe_listwise",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_a_table_without_the_references_columns() {
+    let tmp = TempDir::new().unwrap();
+    let bad = renamed_column_folder(tmp.path(), "qwk");
+    let good = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "compare",
+        &[good.as_os_str(), bad.as_os_str()],
+        1,
+        &[
+            "the candidate folder",
+            &bad.join("output/probe_basic_eval.csv")
+                .display()
+                .to_string(),
+            "not the reference's eval table",
+            "lacks the columns wtkappa",
+            "qwk",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_mixed_table_formats_in_one_folder() {
+    let tmp = TempDir::new().unwrap();
+    let bad = mixed_formats_folder(tmp.path(), "mixed");
+    let good = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "compare",
+        &[bad.as_os_str(), good.as_os_str()],
+        1,
+        &[
+            "the baseline folder",
+            &bad.join("output").display().to_string(),
+            "mixes table formats (csv, tsv)",
+            "probe_basic",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_a_score_type_absent_on_one_side() {
+    // sim-h2-groups has scale* score types only, sim-raw-candidates raw*
+    // only.
+    let tmp = TempDir::new().unwrap();
+    let scaled = common::local_experiment("sim-h2-groups").join("expected");
+    let raw = common::local_experiment("sim-raw-candidates").join("expected");
+    let cfg = tmp.path().join("compare.toml");
+    fs::write(&cfg, "score_type = \"scale_trim\"\n").unwrap();
+    let config = [OsStr::new("--config"), cfg.as_os_str()];
+    refused(
+        tmp.path(),
+        "compare",
+        &[&[scaled.as_os_str(), raw.as_os_str()][..], &config].concat(),
+        2,
+        &[
+            "the score type scale_trim is not in the candidate's pred_processed",
+            "raw, raw_trim, raw_trim_round",
+            "score_type",
+        ],
+    );
+    refused(
+        tmp.path(),
+        "compare",
+        &[&[raw.as_os_str(), scaled.as_os_str()][..], &config].concat(),
+        2,
+        &["the score type scale_trim is not in the baseline's pred_processed"],
+    );
+    // Without a choice: scale_trim is not on both sides, so raw_trim,
+    // which the candidate lacks.
+    refused(
+        tmp.path(),
+        "compare",
+        &[raw.as_os_str(), scaled.as_os_str()],
+        2,
+        &[
+            "the score type raw_trim is not in the candidate's pred_processed",
+            "scale, scale_trim, scale_trim_round",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_paths_that_are_not_experiment_folders() {
+    let tmp = TempDir::new().unwrap();
+    let good = common::local_experiment("probe-basic").join("expected");
+    // A file.
+    let file = good.join("output/probe_basic_eval.csv");
+    refused(
+        tmp.path(),
+        "compare",
+        &[file.as_os_str(), good.as_os_str()],
+        2,
+        &[
+            "the baseline folder",
+            &file.display().to_string(),
+            "is not a folder",
+        ],
+    );
+    // An output/ without a saved configuration.
+    let empty = tmp.path().join("empty");
+    fs::create_dir_all(empty.join("output")).unwrap();
+    fs::copy(&file, empty.join("output/probe_basic_eval.csv")).unwrap();
+    refused(
+        tmp.path(),
+        "compare",
+        &[good.as_os_str(), empty.as_os_str()],
+        2,
+        &[
+            "the candidate folder",
+            &empty.join("output").display().to_string(),
+            "is not an experiment folder",
+            "no saved configuration",
+        ],
+    );
+    // A folder above an experiment folder.
+    let above = common::local_experiment("probe-basic");
+    refused(
+        tmp.path(),
+        "compare",
+        &[above.as_os_str(), good.as_os_str()],
+        2,
+        &[
+            "the baseline folder",
+            &above.display().to_string(),
+            "no output/ subfolder",
+        ],
+    );
+}
+
+#[test]
+fn compare_refuses_unknown_keys_inside_the_configs_tables() {
+    let tmp = TempDir::new().unwrap();
+    let dir = common::local_experiment("probe-basic").join("expected");
+    let cfg = tmp.path().join("compare.toml");
+    for (text, words) in [
+        (
+            "[intervals]\nreplicate = 50\n",
+            "unknown key intervals.replicate; did you mean intervals.replicates?",
+        ),
+        (
+            "[margins]\nwtkapa = 0.02\n",
+            "margins.wtkapa is not a statistic of the comparison; did you mean margins.wtkappa?",
+        ),
+    ] {
+        fs::write(&cfg, text).unwrap();
+        refused(
+            tmp.path(),
+            "compare",
+            &[
+                dir.as_os_str(),
+                dir.as_os_str(),
+                OsStr::new("--config"),
+                cfg.as_os_str(),
+            ],
+            2,
+            &["compare.toml, line ", words],
+        );
+    }
+}
+
+/// PRMSE end to end: two simulated versions of an engine on the same
+/// responses with second human scores (the same seed; only the system
+/// score's accuracy differs), each built with `build`, then compared.
+#[test]
+fn compare_prmse_of_a_more_accurate_simulated_version_is_improved() {
+    let tmp = TempDir::new().unwrap();
+    let run = |args: &[&str]| {
+        let r = common::run_in(tmp.path(), args);
+        assert!(r.success, "{args:?}: {}", r.describe());
+        r
+    };
+    for (v, r2) in [("v1", "0.50"), ("v2", "0.80")] {
+        let (csv, toml) = (format!("{v}.csv"), format!("{v}.toml"));
+        run(&[
+            "simulate",
+            "-n",
+            "3000",
+            "--seed",
+            "7",
+            "--double-scored",
+            "0.4",
+            "--system-r2",
+            r2,
+            "--out",
+            &csv,
+            "--write-config",
+            &toml,
+        ]);
+        run(&["build", &toml, "--output-dir", v]);
+    }
+    // The premise: the same responses, human scores and second human
+    // scores (on 40% of them); only the system scores differ.
+    let data = |v: &str| table::read_table(&tmp.path().join(format!("{v}.csv"))).unwrap();
+    let (d1, d2) = (data("v1"), data("v2"));
+    let col = |t: &table::Table, name: &str| t.header.iter().position(|h| h == name).unwrap();
+    for name in ["h1", "h2"] {
+        let (j1, j2) = (col(&d1, name), col(&d2, name));
+        assert!(
+            d1.rows.iter().zip(&d2.rows).all(|(a, b)| a[j1] == b[j2]),
+            "{name} differs between the simulated versions"
+        );
+    }
+    let h2 = col(&d1, "h2");
+    let double = d1.rows.iter().filter(|r| num(&r[h2]).is_finite()).count();
+    assert!((1000..1400).contains(&double), "{double} second scores");
+
+    let out = tmp.path().join("cmp");
+    let r = compare_into(
+        tmp.path(),
+        &tmp.path().join("v1"),
+        &tmp.path().join("v2"),
+        &out,
+    );
+    ok(&r);
+    let rows = verdicts(&out);
+    let (_, _, p) = rows
+        .iter()
+        .find(|(s, n, _)| s == "overall" && n == "PRMSE")
+        .unwrap_or_else(|| panic!("no overall PRMSE row: {rows:?}"));
+    assert_eq!(text_at(p, 13), "improved", "{p:?}");
+    assert_eq!(text_at(p, 14), "true", "paired: {p:?}");
+    assert!(
+        num(&p[9]) > 0.01,
+        "the whole interval above the margin: {p:?}"
+    );
+    // Each side's PRMSE is its own build's.
+    for (v, j) in [("v1", 2), ("v2", 5)] {
+        let ts = fs::read_dir(tmp.path().join(v).join("output"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with("_true_score_eval.csv"))
+            .unwrap_or_else(|| panic!("{v} has no true_score_eval table"));
+        let row = ["scale_trim", "raw_trim"]
+            .into_iter()
+            .find(|r| cell_exists(&ts, r))
+            .unwrap();
+        let want = cell(&ts, row, "PRMSE true");
+        assert!(
+            (num(&p[j]) - want).abs() <= 1e-9 * want.abs().max(1.0),
+            "{v}: PRMSE {} vs its build's {want}",
+            num(&p[j])
+        );
+    }
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("PRMSE") && l.ends_with("improved")),
+        "{}",
+        r.stdout
     );
 }

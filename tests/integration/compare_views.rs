@@ -97,7 +97,10 @@ fn compare_views_cross_checks_and_regressed_levels() {
     let verdicts_section = &html[html.find("<section id=\"verdicts\"").unwrap()..];
     let verdicts_section = &verdicts_section[..verdicts_section.find("</section>").unwrap()];
     assert!(verdicts_section.contains("Zou: ["), "no Zou cell");
-    assert!(verdicts_section.contains("McNemar: p = "), "no McNemar cell");
+    assert!(
+        verdicts_section.contains("McNemar: p = "),
+        "no McNemar cell"
+    );
     assert!(
         verdicts_section.contains("grp=a: wtkappa regressed"),
         "no regressed level in the Verdicts section"
@@ -247,10 +250,9 @@ fn compare_views_preflight_counts_the_excluded_responses() {
     ok(&r);
     let want = "numeric non-zero human score / non-numeric system score: 1; zero human score / \
                 numeric system score: 1; non-numeric human score / numeric system score: 1";
-    let pre = fs::read_to_string(
-        out.join("output/probe_basic_vs_probe_basic_compare_preflight.csv"),
-    )
-    .unwrap();
+    let pre =
+        fs::read_to_string(out.join("output/probe_basic_vs_probe_basic_compare_preflight.csv"))
+            .unwrap();
     let line = pre
         .lines()
         .find(|l| l.starts_with("excluded responses,"))

@@ -21,6 +21,11 @@
 //!   cross-checks, the regressed levels, the excluded responses, subgroups
 //!   of either side, `FOLDER#ID` (`cargo test --test integration
 //!   compare_views`).
+//! * [`compare_fixtures`]: `compare` and `summarize` on every fixture
+//!   experiment: each rsmeval folder against itself reproduces its own
+//!   tables, against a build of the same experiment finds Δ = 0, and an
+//!   `rsmtool` folder is read like an `rsmeval` one
+//!   (`cargo test --test integration compare_fixtures`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -57,6 +62,7 @@ mod archive;
 mod cli;
 mod common;
 mod compare;
+mod compare_fixtures;
 mod compare_views;
 mod coverage;
 mod errors;

@@ -14,7 +14,10 @@ use std::path::Path;
 use tempfile::TempDir;
 
 use crate::common::{self, table, Run};
-use crate::compare::{cell, num, ok, renamed_candidate, two_versions, verdicts};
+use crate::compare::{
+    cell, mixed_formats_folder, num, ok, refused, renamed_candidate, renamed_column_folder,
+    two_experiments_folder, two_versions, verdicts,
+};
 
 fn summarize(cwd: &Path, args: &[&OsStr]) -> Run {
     let mut all = vec![OsStr::new("summarize")];
@@ -322,4 +325,113 @@ fn summarize_report_renders_escaped_and_in_the_browser() {
             "no trends section in the DOM"
         );
     }
+}
+
+// ------------------------------------------------------------ bad folders
+//
+// As compare's (compare spec 5, README "Summarizing model versions"): the
+// documented exit code, the folder or file and the problem named, nothing
+// written, also when the bad folder comes after good ones.
+
+#[test]
+fn summarize_refuses_paths_that_are_not_experiment_folders() {
+    let tmp = TempDir::new().unwrap();
+    let good = common::local_experiment("probe-basic").join("expected");
+    let above = common::local_experiment("probe-basic");
+    refused(
+        tmp.path(),
+        "summarize",
+        &[good.as_os_str(), above.as_os_str()],
+        2,
+        &[
+            &above.display().to_string(),
+            "is not an experiment folder",
+            "no output/ subfolder",
+        ],
+    );
+    let empty = tmp.path().join("empty");
+    fs::create_dir_all(empty.join("output")).unwrap();
+    refused(
+        tmp.path(),
+        "summarize",
+        &[empty.as_os_str(), good.as_os_str()],
+        2,
+        &[
+            &empty.join("output").display().to_string(),
+            "no saved configuration",
+        ],
+    );
+    let file = good.join("output/probe_basic_eval.csv");
+    refused(
+        tmp.path(),
+        "summarize",
+        &[good.as_os_str(), file.as_os_str()],
+        2,
+        &[&file.display().to_string(), "is not a folder"],
+    );
+    // As --baseline too.
+    refused(
+        tmp.path(),
+        "summarize",
+        &[
+            good.as_os_str(),
+            OsStr::new("--baseline"),
+            above.as_os_str(),
+        ],
+        2,
+        &[&above.display().to_string(), "no output/ subfolder"],
+    );
+}
+
+#[test]
+fn summarize_refuses_a_folder_holding_two_experiments() {
+    let tmp = TempDir::new().unwrap();
+    let two = two_experiments_folder(tmp.path());
+    let good = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "summarize",
+        &[good.as_os_str(), two.as_os_str()],
+        2,
+        &[
+            &two.join("output").display().to_string(),
+            "holds several experiments (probe_basic, probe_listwise)",
+        ],
+    );
+}
+
+#[test]
+fn summarize_refuses_mixed_table_formats_in_one_folder() {
+    let tmp = TempDir::new().unwrap();
+    let bad = mixed_formats_folder(tmp.path(), "mixed");
+    let good = common::local_experiment("probe-basic").join("expected");
+    refused(
+        tmp.path(),
+        "summarize",
+        &[good.as_os_str(), bad.as_os_str()],
+        1,
+        &[
+            &bad.join("output").display().to_string(),
+            "mixes table formats (csv, tsv)",
+        ],
+    );
+}
+
+#[test]
+fn summarize_refuses_a_table_without_the_references_columns() {
+    let tmp = TempDir::new().unwrap();
+    let bad = renamed_column_folder(tmp.path(), "qwk");
+    refused(
+        tmp.path(),
+        "summarize",
+        &[bad.as_os_str()],
+        1,
+        &[
+            &bad.join("output/probe_basic_eval.csv")
+                .display()
+                .to_string(),
+            "not the reference's eval table",
+            "wtkappa",
+        ],
+    );
 }

@@ -531,3 +531,92 @@ fn responses_that_differ_are_not_the_same() {
     };
     assert!(same_responses(&b2, &c2, &by_response, false));
 }
+
+// ------------------------------------------------------------ by hand
+
+/// Five responses whose paired differences are worked out by hand below
+/// (not with the library's metric functions), so a wrong formula, a
+/// swapped side or a rounded column used in place of the trimmed one (or
+/// the reverse) shows as a wrong number.
+///
+/// ```text
+/// i                   1     2     3     4     5
+/// h (sc1)             1     2     3     4     5      mean 3, deviations -2 -1 0 1 2, Sxx = 10
+/// baseline trimmed  2.6   2.2   1.8   4.4   5.0
+/// baseline rounded    3     2     2     4     5
+/// candidate trimmed 1.2   2.4   2.8   4.6   5.0
+/// candidate rounded   1     2     3     5     5
+/// ```
+///
+/// Baseline:
+/// * exact_agr (rounded): 3 = 1? no; 2 = 2 yes; 2 = 3? no; 4 = 4 yes;
+///   5 = 5 yes: 3 of 5 = 60 %.
+/// * adj_agr (rounded, |s - h| <= 1): |3-1| = 2 no; 0, 1, 0, 0 yes:
+///   4 of 5 = 80 %.
+/// * RMSE (trimmed): errors 1.6, 0.2, -1.2, 0.4, 0; squares 2.56, 0.04,
+///   1.44, 0.16, 0, sum 4.2; mean 0.84; RMSE = sqrt(0.84) = 0.916515139.
+/// * corr (trimmed): mean 16.0 / 5 = 3.2; deviations -0.6, -1.0, -1.4,
+///   1.2, 1.8; Sxy = 1.2 + 1.0 + 0 + 1.2 + 3.6 = 7.0; Syy = 0.36 + 1.0 +
+///   1.96 + 1.44 + 3.24 = 8.0; r = 7 / sqrt(10 * 8) = 0.782623792.
+///
+/// Candidate:
+/// * exact_agr: 1 = 1, 2 = 2, 3 = 3 yes; 5 = 4 no; 5 = 5 yes: 4 of 5 =
+///   80 %.
+/// * adj_agr: every |s - h| <= 1: 100 %.
+/// * RMSE: errors 0.2, 0.4, -0.2, 0.6, 0; squares 0.04, 0.16, 0.04, 0.36,
+///   0, sum 0.6; mean 0.12; RMSE = sqrt(0.12) = 0.346410162.
+/// * corr: mean 16.0 / 5 = 3.2; deviations -2.0, -0.8, -0.4, 1.4, 1.8;
+///   Sxy = 4.0 + 0.8 + 0 + 1.4 + 3.6 = 9.8; Syy = 4.0 + 0.64 + 0.16 +
+///   1.96 + 3.24 = 10.0; r = 9.8 / sqrt(10 * 10) = 0.98.
+///
+/// Δ = candidate - baseline: exact_agr +20, adj_agr +20, RMSE
+/// sqrt(0.12) - sqrt(0.84) = -0.570104977, corr 0.98 - 7 / sqrt(80) =
+/// +0.197376208.
+fn by_hand() -> (Responses, Responses) {
+    let side = |trim: [f64; 5], round: [f64; 5]| Responses {
+        ids: (1..=5).map(|i| Text::from(format!("r{i}"))).collect(),
+        sc1: vec![1.0, 2.0, 3.0, 4.0, 5.0],
+        sc2: None,
+        scores: vec![
+            ("raw_trim".into(), trim.to_vec()),
+            ("raw_trim_round".into(), round.to_vec()),
+        ],
+        groups: Vec::new(),
+        candidates: None,
+        rater_error_variance: None,
+    };
+    (
+        side([2.6, 2.2, 1.8, 4.4, 5.0], [3.0, 2.0, 2.0, 4.0, 5.0]),
+        side([1.2, 2.4, 2.8, 4.6, 5.0], [1.0, 2.0, 3.0, 5.0, 5.0]),
+    )
+}
+
+#[test]
+fn paired_differences_of_five_responses_are_those_worked_out_by_hand() {
+    let (b, c) = by_hand();
+    let rows = deltas(&b, &c, 50, 1);
+    // (statistic, baseline, candidate), from the worked example above.
+    let by_hand = [
+        ("exact_agr", 60.0, 80.0),
+        ("adj_agr", 80.0, 100.0),
+        ("RMSE", 0.84f64.sqrt(), 0.12f64.sqrt()),
+        ("corr", 7.0 / 80f64.sqrt(), 0.98),
+    ];
+    let close = |got: f64, want: f64| (got - want).abs() <= 1e-12 * want.abs().max(1.0);
+    for (name, want_b, want_c) in by_hand {
+        let r = get(&rows, name);
+        assert!(close(r.baseline.0, want_b), "{name} baseline: {r:?}");
+        assert!(close(r.candidate.0, want_c), "{name} candidate: {r:?}");
+        assert!(close(r.delta.0, want_c - want_b), "{name} delta: {r:?}");
+    }
+    // The decimals of the comment, for the reader who checks them.
+    assert!(close(get(&rows, "exact_agr").delta.0, 20.0));
+    assert!(close(get(&rows, "adj_agr").delta.0, 20.0));
+    assert!((get(&rows, "RMSE").delta.0 - -0.570104977).abs() < 1e-9);
+    assert!((get(&rows, "corr").delta.0 - 0.197376208).abs() < 1e-9);
+    // Swapped, every Δ changes sign.
+    let back = deltas(&c, &b, 50, 1);
+    for (name, want_b, want_c) in by_hand {
+        assert!(close(get(&back, name).delta.0, want_b - want_c), "{name}");
+    }
+}
