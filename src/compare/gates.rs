@@ -110,18 +110,8 @@ impl<'a> CompareResults<'a> {
     }
 
     fn stored_interval(&self, cell: &Cell) -> Option<(f64, f64)> {
-        let t = self.candidate.table(&format!("{}_ci", cell.table))?;
-        let (rows, metrics) = (t.column("row")?, t.column("metric")?);
-        let i = (0..t.nrows).find(|&i| {
-            let text = |c: &crate::table::Column| match c.values.cell(i) {
-                crate::table::Cell::Text(s) => s,
-                _ => String::new(),
-            };
-            text(rows) == cell.row && text(metrics) == cell.column
-        })?;
-        let lo = t.column("lower")?.values.to_numeric()[i];
-        let hi = t.column("upper")?.values.to_numeric()[i];
-        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+        self.candidate
+            .stored_interval(&cell.table, &cell.row, &cell.column)
     }
 }
 

@@ -210,6 +210,15 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         );
         cmp.preflight = preflight::rows(b, c, None, (None, None), "");
         cmp.score_type = stored_score_type(b, c, cfg);
+        for (side, a) in [("baseline", b), ("candidate", c)] {
+            if !a.evaluates(&cmp.score_type) {
+                return Err(usage(format!(
+                    "the score type {} is not in the {side}'s eval table; set score_type in the \
+                     compare config to one both sides evaluated",
+                    cmp.score_type
+                )));
+            }
+        }
         cmp.overall = stored_rows(b, c, &cmp.score_type);
         return Ok(cmp);
     };
@@ -451,12 +460,28 @@ pub fn stored_score_type(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Strin
 /// A headline statistic's estimate in a folder's own tables (`kappa` and
 /// the agreement rates of `eval` from the rounded score type's row).
 pub fn stored_value(a: &Archive, st: &Statistic, score_type: &str) -> Option<f64> {
-    let row = if st.rounded && st.table == "eval" {
+    a.table(st.table)?
+        .value_at(&stored_row(st, score_type), st.metric)
+}
+
+/// The row of a statistic in its stored table: the rounded score type for
+/// the agreement statistics of `eval`.
+fn stored_row(st: &Statistic, score_type: &str) -> String {
+    if st.rounded && st.table == "eval" {
         format!("{score_type}_round")
     } else {
         score_type.to_string()
-    };
-    a.table(st.table)?.value_at(&row, st.metric)
+    }
+}
+
+/// [`stored_value`] with the interval of the build's `<table>_ci` table
+/// (NaN bounds without one: a folder of rsmeval, or intervals off).
+pub fn stored_estimate(a: &Archive, st: &Statistic, score_type: &str) -> Option<(f64, f64, f64)> {
+    let value = stored_value(a, st, score_type)?;
+    let (lo, hi) = a
+        .stored_interval(st.table, &stored_row(st, score_type), st.metric)
+        .unwrap_or((f64::NAN, f64::NAN));
+    Some((value, lo, hi))
 }
 
 /// The headline statistics' stored estimates of both sides (compare spec

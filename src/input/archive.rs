@@ -216,6 +216,22 @@ impl Responses {
 impl Archive {
     /// The folder's per-response data, `None` without `pred_processed`.
     /// Ids must be unique and present (a data error names the file).
+    /// The stored interval of `metric` in row `row` of the `<table>_ci`
+    /// table an rsmreport build writes beside `table`; `None` without that
+    /// table, row or a finite interval.
+    pub fn stored_interval(&self, table: &str, row: &str, metric: &str) -> Option<(f64, f64)> {
+        let t = self.table(&format!("{table}_ci"))?;
+        let (rows, metrics) = (t.column("row")?, t.column("metric")?);
+        let text = |c: &crate::table::Column, i: usize| match c.values.cell(i) {
+            crate::table::Cell::Text(s) => s,
+            _ => String::new(),
+        };
+        let i = (0..t.nrows).find(|&i| text(rows, i) == row && text(metrics, i) == metric)?;
+        let lo = t.column("lower")?.values.to_numeric()[i];
+        let hi = t.column("upper")?.values.to_numeric()[i];
+        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+    }
+
     /// The saved configuration's `rater_error_variance` (a number; absent
     /// or `null`: none).
     pub fn rater_error_variance(&self) -> Option<f64> {

@@ -10,7 +10,7 @@
 use std::cmp::Ordering;
 
 use crate::compare::paired::{self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN};
-use crate::compare::run::{headline_deltas, margin, same_responses, stored_value};
+use crate::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
 use crate::config::compare::CompareConfig;
 use crate::config::intervals::Intervals;
 use crate::input::archive::{Archive, ArchiveError, Responses};
@@ -146,21 +146,24 @@ fn primary_score_type(a: &Archive) -> String {
     .to_string()
 }
 
-/// The stored estimates of a folder without per-response files.
+/// The stored estimates of a folder without per-response files, with the
+/// intervals its build stored (`<table>_ci`; none in an rsmeval folder).
 fn stored_estimates(a: &Archive, score_type: &str) -> Vec<Estimate> {
     let nan = f64::NAN;
     let headline = HEADLINE.iter().filter_map(|st| {
-        let v = stored_value(a, st, score_type)?;
         Some(Estimate {
             name: st.name,
-            value: (v, nan, nan),
+            value: stored_estimate(a, st, score_type)?,
         })
     });
     let hh = HUMAN_HUMAN.iter().filter_map(|&(name, metric)| {
         let v = a.table("consistency")?.value_at("", metric)?;
+        let (lo, hi) = a
+            .stored_interval("consistency", "", metric)
+            .unwrap_or((nan, nan));
         Some(Estimate {
             name,
-            value: (v, nan, nan),
+            value: (v, lo, hi),
         })
     });
     headline.chain(hh).collect()

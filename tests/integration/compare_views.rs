@@ -261,3 +261,103 @@ fn compare_views_preflight_counts_the_excluded_responses() {
     assert!(r.stdout.contains("excluded responses"), "{}", r.stdout);
     assert!(r.stdout.starts_with("preflight (baseline | candidate):\n"));
 }
+
+/// `summarize` of a folder without per-response files: its stored
+/// estimates with the intervals its build stored (`eval_ci`), and an
+/// rsmeval folder (no `_ci` tables) without intervals.
+#[test]
+fn compare_views_summarize_takes_stored_intervals() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    let bare = tmp.path().join("bare");
+    common::copy_dir(&v2, &bare);
+    fs::remove_file(bare.join("output/v2_pred_processed.csv")).unwrap();
+    let out = tmp.path().join("sum");
+    ok(&run(
+        tmp.path(),
+        &[
+            OsStr::new("summarize"),
+            v1.as_os_str(),
+            bare.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    ));
+    let t = table::read_table(&out.join("output/versions_summary.csv")).unwrap();
+    let col = |name: &str| t.header.iter().position(|h| h == name).unwrap();
+    let row = &t.rows[1];
+    let ci = table::read_table(&v2.join("output/v2_eval_ci.csv")).unwrap();
+    let stored = |score: &str, metric: &str, column: usize| -> f64 {
+        let r = ci
+            .rows
+            .iter()
+            .find(|r| text(&r[0]) == score && text(&r[1]) == metric)
+            .unwrap();
+        num(&r[column])
+    };
+    for (stat, score) in [("wtkappa", "raw_trim"), ("kappa", "raw_trim_round")] {
+        assert_eq!(num(&row[col(stat)]), stored(score, stat, 2), "{stat}");
+        assert_eq!(
+            num(&row[col(&format!("{stat}_lower"))]),
+            stored(score, stat, 3)
+        );
+        assert_eq!(
+            num(&row[col(&format!("{stat}_upper"))]),
+            stored(score, stat, 4)
+        );
+    }
+    // An rsmeval folder has no stored intervals.
+    let rsmeval = tmp.path().join("rsmeval");
+    common::copy_dir(
+        &common::local_experiment("sim-h2-groups").join("expected"),
+        &rsmeval,
+    );
+    fs::remove_file(rsmeval.join("output/sim_h2_groups_pred_processed.csv")).unwrap();
+    let out = tmp.path().join("sum2");
+    ok(&run(
+        tmp.path(),
+        &[
+            OsStr::new("summarize"),
+            rsmeval.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    ));
+    let t = table::read_table(&out.join("output/versions_summary.csv")).unwrap();
+    let j = t.header.iter().position(|h| h == "wtkappa_lower").unwrap();
+    assert!(num(&t.rows[0][j]).is_nan());
+    assert!(num(&t.rows[0][j - 1]).is_finite());
+}
+
+/// Without per-response files, a configured score type that a side did not
+/// evaluate is refused (spec 5), not compared on fewer rows.
+#[test]
+fn compare_views_stored_only_score_type_absent_is_refused() {
+    let tmp = TempDir::new().unwrap();
+    let (v1, v2) = two_versions(tmp.path());
+    let bare = tmp.path().join("bare");
+    common::copy_dir(&v1, &bare);
+    fs::remove_file(bare.join("output/v1_pred_processed.csv")).unwrap();
+    fs::write(tmp.path().join("cmp.toml"), "score_type = \"scale_trim\"\n").unwrap();
+    let out = tmp.path().join("out");
+    let r = run(
+        tmp.path(),
+        &[
+            OsStr::new("compare"),
+            bare.as_os_str(),
+            v2.as_os_str(),
+            OsStr::new("--config"),
+            OsStr::new("cmp.toml"),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
+    assert_eq!(r.code, Some(2), "{}", r.describe());
+    assert!(
+        r.stderr
+            .contains("the score type scale_trim is not in the baseline's eval table"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.exists());
+}
