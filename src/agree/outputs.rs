@@ -408,6 +408,33 @@ fn scope_json(s: &Scope, cfg: &AgreeConfig) -> Value {
     })
 }
 
+/// The experiment's settings as read (the report's provenance and
+/// `<id>_agree.json`).
+pub fn settings_json(cfg: &AgreeConfig) -> Value {
+    use crate::config::agree::Layout;
+    let columns = match &cfg.layout {
+        Layout::Wide { rater_columns } => json!({ "rater_columns": rater_columns }),
+        Layout::Long {
+            rater_column,
+            label_column,
+        } => json!({ "rater_column": rater_column, "label_column": label_column }),
+        Layout::Counts { category_columns } => json!({ "category_columns": category_columns }),
+    };
+    json!({
+        "experiment_id": cfg.experiment_id,
+        "annotations_file": cfg.annotations_file,
+        "layout": cfg.layout.name(),
+        "columns": columns,
+        "item_column": cfg.item_column,
+        "level": cfg.level.name(),
+        "categories": cfg.categories.as_ref().map(|c| c.iter().map(|c| c.text.clone()).collect::<Vec<_>>()),
+        "reference_column": cfg.reference_column,
+        "subgroups": cfg.subgroups,
+        "interpretation": cfg.interpretation.key(),
+        "intervals": cfg.intervals.map_or(Value::Bool(false), |i| i.saved()),
+    })
+}
+
 /// `<id>_agree.json` (`agree_version` 1).
 pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
     let groups: serde_json::Map<String, Value> = a
@@ -424,9 +451,7 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
         "producer": format!("rsmreport {}", env!("CARGO_PKG_VERSION")),
         "annotations_file": cfg.annotations_file,
         "layout": cfg.layout.name(),
-        "item_column": cfg.item_column,
-        "reference_column": cfg.reference_column,
-        "subgroups": cfg.subgroups,
+        "settings": settings_json(cfg),
         "level": cfg.level.name(),
         "categories": a.ratings.categories.labels,
         "raters": a.ratings.raters,

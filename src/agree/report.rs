@@ -510,7 +510,11 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
         thumbnails: false,
         glance,
         inputs,
-        config: None,
+        config: Some(crate::render::model::ConfigCtx {
+            path: cfg.origin.display().to_string(),
+            json: serde_json::to_string_pretty(&outputs::settings_json(cfg))
+                .expect("JSON of plain values"),
+        }),
     }
 }
 

@@ -54,6 +54,17 @@ fn num(x: f64) -> Cell {
     }
 }
 
+/// A p-value: three decimals, `< 0.001` below that (the CSV keeps every
+/// digit; the cell's sort value is the number).
+fn p_value(x: f64) -> Cell {
+    let text = if x.is_finite() && x < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        num3(x)
+    };
+    Cell { text, ..num(x) }
+}
+
 fn count(x: u64) -> Cell {
     Cell {
         text: count_f64(x as f64),
@@ -117,7 +128,7 @@ fn annotator_table(b: &mut Builder, a: &Analysis) -> Table {
                 num(m.kappa_randomized),
                 with_ci(m.strength, (i.strength.lower, i.strength.upper)),
                 num(m.kappa),
-                num(m.p_value),
+                p_value(m.p_value),
             ];
             Row {
                 cells,

@@ -269,6 +269,13 @@ fn agree_report_opens_in_the_browser() {
         );
     }
     assert!(html.contains("<svg") && html.contains("Pairwise Cohen"));
+    // Provenance: the experiment's settings; the tests against chance and
+    // irrCAC's benchmark beside the coefficients.
+    assert!(
+        html.contains("&quot;layout&quot;: &quot;wide&quot;"),
+        "no settings"
+    );
+    assert!(html.contains("Tests against chance") && html.contains("benchmark (95%)"));
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
     crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "agree");
 }

@@ -1025,6 +1025,9 @@ fn preferences_report_renders_in_the_browser() {
     let out = tmp.path().join("out");
     ok(&preferences(tmp.path(), &example(), &out, &[]));
     let report = out.join("report/preferences_example_report.html");
+    // The judge's p-value is below 0.001: shown as such, not as 0.000.
+    let html = fs::read_to_string(&report).unwrap();
+    assert!(html.contains(">&lt; 0.001<"), "no '< 0.001' cell");
     let Some(text) =
         crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "preferences")
     else {
