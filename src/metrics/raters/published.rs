@@ -334,17 +334,22 @@ fn same(a: &[f64], b: &[f64]) -> bool {
 proptest! {
     #[test]
     fn permuting_raters_or_items_changes_nothing(
-        (r, q, codes) in matrix(), seed in any::<u64>()
+        (r, q, codes, items, raters) in matrix().prop_flat_map(|(r, q, codes)| {
+            let n = codes.len() / r;
+            (
+                Just(r),
+                Just(q),
+                Just(codes),
+                Just((0..n).collect::<Vec<usize>>()).prop_shuffle(),
+                Just((0..r).collect::<Vec<usize>>()).prop_shuffle(),
+            )
+        })
     ) {
-        let n = codes.len() / r;
         let base = all_values(&codes, r, q);
-        // Reverse the rater columns and rotate the items by `seed`.
-        let shift = (seed as usize) % n;
-        let permuted: Vec<Option<u32>> = (0..n)
-            .flat_map(|i| {
-                let row = (i + shift) % n;
-                (0..r).rev().map(move |g| (row, g))
-            })
+        // Any order of the items and any order of the rater columns.
+        let permuted: Vec<Option<u32>> = items
+            .iter()
+            .flat_map(|&row| raters.iter().map(move |&g| (row, g)))
             .map(|(row, g)| codes[row * r + g])
             .collect();
         let got = all_values(&permuted, r, q);
