@@ -165,15 +165,7 @@ fn compare_gates(
     candidate: &rsmreport::input::archive::Archive,
 ) -> Result<Vec<config::gates::Gate>, Failure> {
     let subgroups = cfg.subgroups.clone().unwrap_or_else(|| {
-        let mut both = baseline.subgroups.clone();
-        both.extend(
-            candidate
-                .subgroups
-                .iter()
-                .filter(|g| !baseline.subgroups.contains(g))
-                .cloned(),
-        );
-        both
+        rsmreport::compare::run::both_sides(baseline.subgroups.iter().chain(&candidate.subgroups))
     });
     let score_type = rsmreport::compare::run::stored_score_type(baseline, candidate, cfg);
     let no_min = |_: &str| 0;

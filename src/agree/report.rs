@@ -159,8 +159,8 @@ fn intervals_text(cfg: &AgreeConfig) -> String {
              ratings ({} replicates, seed {}), its standard error the replicates' standard \
              deviation. The chance-corrected coefficients: Gwet's linearised standard error with \
              a t interval clipped at 1 (irrCAC); Cohen's kappa: the Fleiss-Cohen-Everitt \
-             standard error with a normal interval; ICC: the F-based interval (pingouin's, at \
-             {}%). Fleiss' kappa on complete items and Randolph's kappa are statsmodels' values, \
+             standard error with a normal interval; ICC: the F-based interval at {}% \
+             (pingouin's at 95%). Fleiss' kappa on complete items and Randolph's kappa are statsmodels' values, \
              given without standard error as statsmodels gives them; the rows fleiss_kappa and \
              brennan_prediger are the same coefficients as irrCAC computes them (equal on \
              complete data, missing ratings allowed) with their standard errors and intervals.",

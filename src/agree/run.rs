@@ -25,9 +25,8 @@ use crate::metrics::ols::t_ppf;
 use crate::metrics::raters::alpha::{AlphaBootstrap, Level};
 use crate::metrics::raters::chance::{category_shares, specific_agreement};
 use crate::metrics::raters::fleiss::fleiss_kappa_complete;
-use crate::metrics::raters::icc::{icc_at, Icc};
 use crate::metrics::raters::pairs::{cohen_kappa, cohen_kappa_se, exact_agreement, pearson_table};
-use crate::metrics::raters::rows::{coefficient_rows, CoefficientRow};
+use crate::metrics::raters::rows::{coefficient_rows_at, CoefficientRow};
 use crate::metrics::raters::{CountTables, RatingsSummary, Weights};
 
 /// One pair of raters (spec 3, `<id>_agreement_pairs`).
@@ -129,7 +128,8 @@ pub fn agreement(cfg: &AgreeConfig, ratings: Ratings) -> Agreement {
 fn scope(cfg: &AgreeConfig, r: &Ratings, label: &str, rows: Option<&[usize]>) -> Scope {
     let tables = r.tables(rows);
     let values = &r.categories.values;
-    let mut coefficient = coefficient_rows(&tables, values, cfg.level);
+    let ci_level = cfg.intervals.map_or(0.95, |i| i.level);
+    let mut coefficient = coefficient_rows_at(&tables, values, cfg.level, ci_level);
     set_intervals(&mut coefficient, &tables, values, cfg.intervals.as_ref());
     let interpretation = coefficient
         .iter()
@@ -166,20 +166,18 @@ fn scope(cfg: &AgreeConfig, r: &Ratings, label: &str, rows: Option<&[usize]>) ->
 
 /// The interval of every row at the configured level: alpha's from the
 /// bootstrap over items (its standard error the replicates' standard
-/// deviation), the ICCs' from the F quantiles at that level (pingouin's at
-/// 95%), the others from their standard errors (t(df) as irrCAC, clipped
-/// at 1, or normal for Cohen's kappa). With intervals off, no row has an
-/// interval.
+/// deviation), the others from their standard errors (t(df) as irrCAC,
+/// clipped at 1, or normal for Cohen's kappa); the ICCs keep the F
+/// interval [`coefficient_rows_at`] computed at that level. With intervals
+/// off, no row has an interval.
 fn set_intervals(
     rows: &mut [CoefficientRow],
     tables: &CountTables,
     values: &[f64],
     intervals: Option<&Intervals>,
 ) {
-    // One bootstrap (units and blocks) for alpha at every level, and the
-    // ICCs once at the level.
+    // One bootstrap (units and blocks) for alpha at every level.
     let mut boot: Option<AlphaBootstrap> = None;
-    let mut icc: Option<Icc> = None;
     for row in rows.iter_mut() {
         let e = &mut row.estimate;
         let Some(iv) = intervals else {
@@ -195,13 +193,6 @@ fn set_intervals(
                 .get_or_insert_with(|| AlphaBootstrap::with_seed(tables, level, values, iv.seed))
                 .at_level(level);
             (e.lower, e.upper, e.se) = bootstrap_interval(&boot, iv, e.value);
-        } else if let Some(j) = ICC_ROWS.iter().position(|&n| n == row.coefficient) {
-            if (iv.level - 0.95).abs() > 1e-12 {
-                let form = &icc
-                    .get_or_insert_with(|| icc_at(tables, values, iv.level))
-                    .forms[j];
-                (e.lower, e.upper) = (form.lower, form.upper);
-            }
         } else if e.se.is_finite() && (iv.level - 0.95).abs() > 1e-12 {
             let q = if e.df.is_finite() {
                 t_ppf((1.0 + iv.level) / 2.0, e.df)
@@ -216,9 +207,6 @@ fn set_intervals(
         }
     }
 }
-
-/// The ICC rows' names, in the order of [`Icc::forms`].
-const ICC_ROWS: [&str; 6] = ["icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k"];
 
 /// The percentile interval of alpha over `iv.replicates` replicates,
 /// computed on up to as many threads as there are cores (each replicate
@@ -262,15 +250,7 @@ fn bootstrap_interval(boot: &AlphaBootstrap, iv: &Intervals, estimate: f64) -> (
     if (i.valid as f64) < 0.99 * b as f64 {
         return none;
     }
-    (i.lower, i.upper, sample_sd(&reps))
-}
-
-/// The standard deviation (n - 1) of the finite values.
-fn sample_sd(x: &[f64]) -> f64 {
-    let finite = || x.iter().filter(|v| v.is_finite());
-    let n = finite().count() as f64;
-    let mean = finite().sum::<f64>() / n;
-    (finite().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    (i.lower, i.upper, i.se)
 }
 
 fn notes(s: &RatingsSummary, rows: &[CoefficientRow]) -> Vec<String> {
@@ -435,10 +415,12 @@ mod tests {
     }
 
     /// At a level other than 95%, the ICC rows take the F interval at that
-    /// level and alpha's standard error is its replicates' standard
-    /// deviation; at 95% the ICC rows keep pingouin's interval.
+    /// level (through [`scope`]) and alpha's standard error is its
+    /// replicates' standard deviation; at 95% the ICC rows keep pingouin's
+    /// interval.
     #[test]
     fn agree_intervals_follow_the_level() {
+        use crate::metrics::raters::icc::icc_at;
         let codes: Vec<Option<u32>> = (0..160u32).map(|i| Some((i * 7 + i / 4) % 5)).collect();
         let tables = CountTables::from_ratings(&codes, 4, 5);
         let values = crate::metrics::raters::positions(5);
@@ -449,10 +431,11 @@ mod tests {
                 seed: 3,
                 ..Intervals::default()
             };
-            let mut rows = coefficient_rows(&tables, &values, Level::Interval);
+            let mut rows = coefficient_rows_at(&tables, &values, Level::Interval, level);
             set_intervals(&mut rows, &tables, &values, Some(&iv));
             let icc = icc_at(&tables, &values, level);
-            for (j, name) in ICC_ROWS.iter().enumerate() {
+            let names = ["icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k"];
+            for (j, name) in names.iter().enumerate() {
                 let r = rows.iter().find(|r| r.coefficient == *name).unwrap();
                 assert_eq!(r.estimate.lower, icc.forms[j].lower, "{name} at {level}");
                 assert_eq!(r.estimate.upper, icc.forms[j].upper, "{name} at {level}");

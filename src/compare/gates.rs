@@ -111,7 +111,7 @@ impl<'a> CompareResults<'a> {
 
     fn stored_interval(&self, cell: &Cell) -> Option<(f64, f64)> {
         self.candidate
-            .stored_interval(&cell.table, &cell.row, &cell.column)
+            .stored_interval((&cell.table, &cell.row, &cell.column), None)
     }
 }
 

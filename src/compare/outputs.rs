@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::compare::paired::DeltaRow;
+use crate::compare::paired::{DeltaRow, LevelRow};
 use crate::compare::run::Comparison;
 use crate::compare::stored::StoredRow;
 use crate::output::OutputFile;
@@ -215,11 +215,7 @@ pub fn true_score_frame(c: &Comparison) -> Frame {
 }
 
 /// `_compare_by_<g>`: one row per level and statistic.
-pub fn level_frame(
-    c: &Comparison,
-    group: &str,
-    rows: &[crate::compare::paired::LevelRow],
-) -> Frame {
+pub fn level_frame(c: &Comparison, group: &str, rows: &[LevelRow]) -> Frame {
     let num =
         |f: &dyn Fn(&DeltaRow) -> f64| Values::Float(rows.iter().map(|r| f(&r.row)).collect());
     let mut columns = vec![
@@ -409,6 +405,16 @@ pub(crate) fn signed(x: f64) -> String {
     }
 }
 
+/// The subgroup levels whose verdict is `regressed`, as `(subgroup,
+/// row)`: listed on the terminal and in the report's Verdicts (compare
+/// spec 2.5, 1).
+pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow)> {
+    c.groups
+        .iter()
+        .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
+        .filter(|(_, r)| r.row.verdict == crate::metrics::paired::Verdict::Regressed)
+}
+
 /// The preflight table on the terminal (compare spec 2.1): one line per
 /// row, `item  status  baseline | candidate` (`-` for an empty value).
 fn preflight_lines(c: &Comparison) -> Vec<String> {
@@ -474,16 +480,11 @@ pub fn terminal_lines(c: &Comparison) -> Vec<String> {
     for r in &c.overall {
         out.push(line(r.statistic.name, r));
     }
-    for (g, rows) in &c.groups {
-        for r in rows
-            .iter()
-            .filter(|r| r.row.verdict == crate::metrics::paired::Verdict::Regressed)
-        {
-            out.push(line(
-                &format!("{} {g}={}", r.row.statistic.name, r.level),
-                &r.row,
-            ));
-        }
+    for (g, r) in regressed_levels(c) {
+        out.push(line(
+            &format!("{} {g}={}", r.row.statistic.name, r.level),
+            &r.row,
+        ));
     }
     out.extend(c.notes.iter().map(|n| format!("note: {n}")));
     out

@@ -125,7 +125,8 @@ pub struct CrossCheck {
 /// type), Zou's (2007) interval of `r(h, candidate) - r(h, baseline)`
 /// with `r(baseline, candidate)`, on the responses where the three are
 /// present; for `exact_agr` (the rounded type), McNemar's exact test on
-/// the responses where only one version agrees with the human score.
+/// the responses where only one version agrees with the human score (of
+/// those where the three are present).
 pub fn add_cross_checks(rows: &mut [DeltaRow], data: &Aligned, level: f64) {
     let [bt, br, ct, cr] = &data.scores;
     for row in rows.iter_mut() {
@@ -160,7 +161,9 @@ fn zou_cross_check(h: &[f64], b: &[f64], c: &[f64], level: f64) -> CrossCheck {
 
 fn mcnemar_cross_check(h: &[f64], b: &[f64], c: &[f64]) -> CrossCheck {
     let (mut only_b, mut only_c) = (0u64, 0u64);
-    for ((&h, &b), &c) in h.iter().zip(b).zip(c) {
+    let present = |(h, b, c): &(f64, f64, f64)| [h, b, c].iter().all(|v| v.is_finite());
+    let triples = h.iter().zip(b).zip(c).map(|((&h, &b), &c)| (h, b, c));
+    for (h, b, c) in triples.filter(present) {
         match (b == h, c == h) {
             (true, false) => only_b += 1,
             (false, true) => only_c += 1,

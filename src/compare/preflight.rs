@@ -133,25 +133,27 @@ fn checksums(a: &Archive) -> String {
 }
 
 /// The responses a side excluded, by reason: the non-zero cells of its
-/// `test_excluded_composition` (human score kind / system score kind),
-/// `none` when every cell is 0, empty without the table.
+/// `test_excluded_composition` (human score kind / system score kind, the
+/// row labels in its `Human/System` column, which the reference leaves
+/// out when nothing was excluded), `none` when every cell is 0, empty
+/// without the table.
 fn exclusions(a: &Archive) -> String {
+    const LABELS: &str = "Human/System";
     let Some(t) = a.table("test_excluded_composition") else {
         return String::new();
     };
-    let Some((labels, counts)) = t.columns.split_first() else {
-        return String::new();
-    };
+    let labels = t.column(LABELS);
+    let counts = t.columns.iter().filter(|c| c.name != LABELS);
     let mut parts = Vec::new();
     for i in 0..t.nrows {
-        let label = match labels.values.cell(i) {
-            crate::table::Cell::Text(s) => s,
-            other => format!("{other:?}"),
+        let label = match labels.map(|l| l.values.cell(i)) {
+            Some(crate::table::Cell::Text(s)) => format!("{s} / "),
+            _ => String::new(),
         };
-        for c in counts {
+        for c in counts.clone() {
             let n = c.values.to_numeric()[i];
             if n.is_finite() && n > 0.0 {
-                parts.push(format!("{label} / {}: {n}", c.name));
+                parts.push(format!("{label}{}: {n}", c.name));
             }
         }
     }

@@ -117,10 +117,7 @@ fn cross_check_text(r: &DeltaRow) -> String {
 /// one line each: scope, statistic, Δ with its interval, p (Holm).
 fn regressed_lines(c: &Comparison) -> Vec<String> {
     let f = |x: f64| crate::compare::outputs::signed(x);
-    c.groups
-        .iter()
-        .flat_map(|(g, rows)| rows.iter().map(move |r| (g, r)))
-        .filter(|(_, r)| r.row.verdict == crate::metrics::paired::Verdict::Regressed)
+    crate::compare::outputs::regressed_levels(c)
         .map(|(g, r)| {
             let d = r.row.delta;
             format!(

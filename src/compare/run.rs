@@ -161,6 +161,9 @@ fn group_codes(
 /// is a usage error (a score type absent on one side) or a data error (a
 /// per-response file that is not what the reference writes).
 pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparison, ArchiveError> {
+    use crate::pipeline::timed;
+    let (rb, rc) = timed("responses", || both_responses(b, c));
+    let (rb, rc) = (rb?, rc?);
     let baseline_label = cfg
         .baseline_label
         .clone()
@@ -169,20 +172,6 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         .candidate_label
         .clone()
         .unwrap_or_else(|| c.label().to_string());
-    use crate::pipeline::timed;
-    let (rb, rc) = timed("responses", || {
-        std::thread::scope(|scope| {
-            let other = scope.spawn(|| c.responses());
-            let rb = b.responses();
-            (
-                rb,
-                other
-                    .join()
-                    .expect("reading the candidate's responses panicked"),
-            )
-        })
-    });
-    let (rb, rc) = (rb?, rc?);
     let mut cmp = Comparison {
         id: cfg
             .comparison_id
@@ -201,25 +190,8 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         gates: Vec::new(),
         extra: timed("stored tables", || crate::compare::stored::Extra::new(b, c)),
     };
-    let margin = |s: &Statistic| margin(cfg, s);
     let (Some(rb), Some(rc)) = (rb, rc) else {
-        cmp.notes.push(
-            "a side has no pred_processed file, so nothing could be recomputed: only the \
-             stored estimates are compared, without intervals (verdict not testable)"
-                .into(),
-        );
-        cmp.preflight = preflight::rows(b, c, None, (None, None), "");
-        cmp.score_type = stored_score_type(b, c, cfg);
-        for (side, a) in [("baseline", b), ("candidate", c)] {
-            if !a.evaluates(&cmp.score_type) {
-                return Err(usage(format!(
-                    "the score type {} is not in the {side}'s eval table; set score_type in the \
-                     compare config to one both sides evaluated",
-                    cmp.score_type
-                )));
-            }
-        }
-        cmp.overall = stored_rows(b, c, &cmp.score_type);
+        stored_only(&mut cmp, [b, c], cfg)?;
         return Ok(cmp);
     };
     cmp.score_type = score_type(&rb, &rc, cfg).map_err(usage)?;
@@ -228,41 +200,109 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type)
     });
     pairing_notes(&p, &mut cmp.notes);
-    if rb.rater_error_variance != rc.rater_error_variance {
-        let text = |v: Option<f64>| v.map_or("none".to_string(), |v| v.to_string());
-        cmp.notes.push(format!(
-            "the two builds configured different rater error variances (baseline {}, candidate \
-             {}); the paired PRMSE of both versions uses the baseline's",
-            text(rb.rater_error_variance),
-            text(rc.rater_error_variance)
-        ));
-    }
     let takers = test_takers(cfg, [&rb, &rc]).map_err(usage)?;
     if takers {
         cmp.settings.unit = crate::config::intervals::Unit::Candidate;
     }
-    if !p.is_paired() {
+    let margin = |s: &Statistic| margin(cfg, s);
+    if p.is_paired() {
+        paired_comparison(&mut cmp, [&rb, &rc], &p, cfg, (takers, &margin))?;
+    } else {
         unpaired(&mut cmp, [&rb, &rc], cfg, (takers, &margin));
-        return Ok(cmp);
     }
-    let data = paired::align(&rb, &rc, &p, &cmp.score_type, takers).ok_or_else(|| {
+    Ok(cmp)
+}
+
+/// Both folders' per-response data, read at once.
+type BothResponses = (
+    Result<Option<Responses>, ArchiveError>,
+    Result<Option<Responses>, ArchiveError>,
+);
+
+fn both_responses(b: &Archive, c: &Archive) -> BothResponses {
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| c.responses());
+        let rb = b.responses();
+        let rc = other
+            .join()
+            .expect("reading the candidate's responses panicked");
+        (rb, rc)
+    })
+}
+
+/// A side has no per-response files (compare spec 2.4): the stored
+/// estimates of a score type both sides evaluated, without intervals.
+fn stored_only(
+    cmp: &mut Comparison,
+    [b, c]: [&Archive; 2],
+    cfg: &CompareConfig,
+) -> Result<(), ArchiveError> {
+    cmp.notes.push(
+        "a side has no pred_processed file, so nothing could be recomputed: only the stored \
+         estimates are compared, without intervals (verdict not testable)"
+            .into(),
+    );
+    cmp.preflight = preflight::rows(b, c, None, (None, None), "");
+    cmp.score_type = stored_score_type(b, c, cfg);
+    for (side, a) in [("baseline", b), ("candidate", c)] {
+        if !a.evaluates(&cmp.score_type) {
+            return Err(usage(format!(
+                "the score type {} is not in the {side}'s eval table; set score_type in the \
+                 compare config to one both sides evaluated",
+                cmp.score_type
+            )));
+        }
+    }
+    cmp.overall = stored_rows(b, c, &cmp.score_type);
+    Ok(())
+}
+
+/// The paired comparison (compare spec 2.2): the whole-set differences
+/// with their cross-checks, each subgroup's levels, and the two versions
+/// against each other.
+fn paired_comparison(
+    cmp: &mut Comparison,
+    [rb, rc]: [&Responses; 2],
+    p: &Pairing,
+    cfg: &CompareConfig,
+    (takers, margin): (bool, &(dyn Fn(&Statistic) -> f64 + Sync)),
+) -> Result<(), ArchiveError> {
+    use crate::pipeline::timed;
+    let data = paired::align(rb, rc, p, &cmp.score_type, takers).ok_or_else(|| {
         usage(format!(
             "the score type {} is missing on a side",
             cmp.score_type
         ))
     })?;
     cmp.paired = true;
+    variance_note([rb, rc], &mut cmp.notes);
     cmp.overall = timed("paired differences", || {
-        paired::overall_deltas(&data, &cfg.intervals, &margin)
+        paired::overall_deltas(&data, &cfg.intervals, margin)
     });
     paired::add_cross_checks(&mut cmp.overall, &data, cfg.intervals.level);
     cmp.groups = timed("paired differences by level", || {
-        groups([&rb, &rc], &p, &data, cfg, &margin, &mut cmp.notes)
+        groups([rb, rc], p, &data, cfg, margin, &mut cmp.notes)
     });
     cmp.extra.between = Some(timed("between the versions", || {
-        crate::compare::between::between(&rb, &p, &data)
+        crate::compare::between::between(rb, p, &data)
     }));
-    Ok(cmp)
+    Ok(())
+}
+
+/// In a paired comparison, when the two builds configured different rater
+/// error variances: the PRMSE of both versions uses the baseline's (an
+/// unpaired one uses each side's own).
+fn variance_note([rb, rc]: [&Responses; 2], notes: &mut Vec<String>) {
+    if rb.rater_error_variance == rc.rater_error_variance {
+        return;
+    }
+    let text = |v: Option<f64>| v.map_or("none".to_string(), |v| v.to_string());
+    notes.push(format!(
+        "the two builds configured different rater error variances (baseline {}, candidate {}); \
+         the paired PRMSE of both versions uses the baseline's",
+        text(rb.rater_error_variance),
+        text(rc.rater_error_variance)
+    ));
 }
 
 /// Whether whole test takers are resampled: `[intervals] unit` (`auto`:
@@ -343,16 +383,20 @@ pub fn same_responses(
         && same_units
 }
 
-/// The subgroups compared: those configured, else every subgroup of the
-/// baseline's metadata.
 /// The compared subgroups: the configured ones, else every subgroup of
 /// either side's `test_metadata` (the baseline's first).
 fn group_names(sides: [&Responses; 2], cfg: &CompareConfig) -> Vec<String> {
-    if let Some(g) = &cfg.subgroups {
-        return g.clone();
+    match &cfg.subgroups {
+        Some(g) => g.clone(),
+        None => both_sides(sides.iter().flat_map(|r| r.groups.iter().map(|(g, _)| g))),
     }
+}
+
+/// Each name once, in the order of first appearance (the subgroups of
+/// both sides, the baseline's first).
+pub fn both_sides<'a>(names: impl IntoIterator<Item = &'a String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for (g, _) in sides.iter().flat_map(|r| &r.groups) {
+    for g in names {
         if !out.contains(g) {
             out.push(g.clone());
         }
@@ -474,12 +518,19 @@ fn stored_row(st: &Statistic, score_type: &str) -> String {
     }
 }
 
-/// [`stored_value`] with the interval of the build's `<table>_ci` table
-/// (NaN bounds without one: a folder of rsmeval, or intervals off).
-pub fn stored_estimate(a: &Archive, st: &Statistic, score_type: &str) -> Option<(f64, f64, f64)> {
+/// [`stored_value`] with the interval at `level` of the build's
+/// `<table>_ci` table (NaN bounds without one: a folder of rsmeval,
+/// intervals off, or another level).
+pub fn stored_estimate(
+    a: &Archive,
+    st: &Statistic,
+    score_type: &str,
+    level: f64,
+) -> Option<(f64, f64, f64)> {
     let value = stored_value(a, st, score_type)?;
+    let cell = (st.table, stored_row(st, score_type), st.metric);
     let (lo, hi) = a
-        .stored_interval(st.table, &stored_row(st, score_type), st.metric)
+        .stored_interval((cell.0, &cell.1, cell.2), Some(level))
         .unwrap_or((f64::NAN, f64::NAN));
     Some((value, lo, hi))
 }

@@ -29,6 +29,7 @@ pub use keys::{closest, osa_distance, DEFAULTED_KEYS, OWN_KEYS, REQUIRED_KEYS};
 pub use parse::{parse, ConfigKind, RawConfig};
 pub use saved::{python_float_repr, saved_config_json, to_python_json};
 pub use sections::SUBGROUP_SECTIONS;
+pub(crate) use validate::parse_number_text;
 pub use validate::{validate, MAX_EXPERIMENT_ID_CHARS};
 
 /// The built-in report sections, in their default order (spec 5.1).

@@ -214,12 +214,15 @@ impl Responses {
 }
 
 impl Archive {
-    /// The folder's per-response data, `None` without `pred_processed`.
-    /// Ids must be unique and present (a data error names the file).
     /// The stored interval of `metric` in row `row` of the `<table>_ci`
     /// table an rsmreport build writes beside `table`; `None` without that
-    /// table, row or a finite interval.
-    pub fn stored_interval(&self, table: &str, row: &str, metric: &str) -> Option<(f64, f64)> {
+    /// table, row or a finite interval, or when `level` is given and the
+    /// interval is at another level.
+    pub fn stored_interval(
+        &self,
+        (table, row, metric): (&str, &str, &str),
+        level: Option<f64>,
+    ) -> Option<(f64, f64)> {
         let t = self.table(&format!("{table}_ci"))?;
         let (rows, metrics) = (t.column("row")?, t.column("metric")?);
         let text = |c: &crate::table::Column, i: usize| match c.values.cell(i) {
@@ -227,19 +230,26 @@ impl Archive {
             _ => String::new(),
         };
         let i = (0..t.nrows).find(|&i| text(rows, i) == row && text(metrics, i) == metric)?;
+        if let Some(level) = level {
+            let stored = t.column("level")?.values.to_numeric()[i];
+            if (stored - level).abs() > 1e-12 {
+                return None;
+            }
+        }
         let lo = t.column("lower")?.values.to_numeric()[i];
         let hi = t.column("upper")?.values.to_numeric()[i];
         (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
     }
 
-    /// The saved configuration's `rater_error_variance` (a number; absent
-    /// or `null`: none).
+    /// The saved configuration's `rater_error_variance`: a number, or
+    /// numeric text as a build saves `rater_error_variance = "0.5"`
+    /// (absent or `null`: none).
     pub fn rater_error_variance(&self) -> Option<f64> {
-        self.config
-            .get("rater_error_variance")
-            .and_then(Value::as_f64)
+        config_number(self.config.get("rater_error_variance")?)
     }
 
+    /// The folder's per-response data, `None` without `pred_processed`.
+    /// Ids must be unique and present (a data error names the file).
     pub fn responses(&self) -> Result<Option<Responses>, ArchiveError> {
         let Some(pred) = self.table("pred_processed") else {
             return Ok(None);
@@ -414,6 +424,15 @@ fn by_id<T: Clone>(
 
 fn table_path(output: &Path, id: &str, name: &str, format: Format) -> PathBuf {
     output.join(format!("{id}_{name}.{}", format.extension()))
+}
+
+/// A saved-configuration number: a JSON number or numeric text (a build
+/// keeps `"0.5"` as the user wrote it).
+fn config_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::String(s) => crate::config::parse_number_text(s).map(|n| n.as_f64()),
+        v => v.as_f64(),
+    }
 }
 
 /// Opens a folder as the user names it on the command line: `DIR`, or
@@ -813,6 +832,16 @@ fn check_columns(path: &Path, name: &str, table: &Table) -> Result<(), ArchiveEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn saved_numbers_may_be_text() {
+        use serde_json::json;
+        assert_eq!(config_number(&json!(0.5)), Some(0.5));
+        assert_eq!(config_number(&json!("0.5")), Some(0.5));
+        assert_eq!(config_number(&json!(" 1 ")), Some(1.0));
+        assert_eq!(config_number(&json!("half")), None);
+        assert_eq!(config_number(&json!(null)), None);
+    }
 
     #[test]
     fn folder_arguments_name_an_experiment_after_a_hash() {

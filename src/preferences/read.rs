@@ -383,8 +383,9 @@ fn scalar_text(v: &Value) -> Option<Text> {
 
 /// The length of one of a comparison's texts: `text_a` (1.x) is a string,
 /// `response_a` (2.x) an object with `text` (a plain string is read too).
-/// A key that is absent is an error naming the comparison; `null` or an
-/// empty text is an empty text (the pair is excluded and counted).
+/// A key that is absent is an error naming the comparison; `null`, an
+/// empty text or one of white space only is an empty text (the pair is
+/// excluded and counted, as from a table).
 fn response_len(c: &Value, i: usize, key: &str, version: Version) -> Result<u32, String> {
     let Some(v) = c.get(key) else {
         let [a, b] = version.text_keys();
@@ -397,7 +398,10 @@ fn response_len(c: &Value, i: usize, key: &str, version: Version) -> Result<u32,
             }
         ));
     };
-    let text = v.as_str().or_else(|| v.get("text").and_then(Value::as_str));
+    let text = v
+        .as_str()
+        .or_else(|| v.get("text").and_then(Value::as_str))
+        .filter(|s| !s.trim().is_empty());
     Ok(text_len(text))
 }
 
@@ -526,5 +530,31 @@ impl Columns {
             len_a: std::mem::take(&mut self.len_a),
             len_b: std::mem::take(&mut self.len_b),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn texts_by_format_version() {
+        let one = json!({"text_a": "ab", "text_b": "  ", "response_a": {"text": "xyz"}});
+        assert_eq!(response_len(&one, 0, "text_a", Version::One), Ok(2));
+        // White space only is an empty text, as in a table.
+        assert_eq!(response_len(&one, 0, "text_b", Version::One), Ok(0));
+        let two = json!({"response_a": {"text": "héllo"}, "response_b": "plain"});
+        assert_eq!(response_len(&two, 3, "response_a", Version::Two), Ok(5));
+        assert_eq!(response_len(&two, 3, "response_b", Version::Two), Ok(5));
+        let err = response_len(&two, 3, "text_a", Version::One).unwrap_err();
+        assert!(err.starts_with("comparisons[3] has no \"text_a\""), "{err}");
+        let version = |v: serde_json::Value| {
+            format_version(v.as_object().unwrap()).map_err(|e| e.to_string())
+        };
+        assert_eq!(version(json!({})), Ok(Version::One));
+        assert_eq!(version(json!({"version": "2.1"})), Ok(Version::Two));
+        assert_eq!(version(json!({"version": 1.0})), Ok(Version::One));
+        assert!(version(json!({"version": "3.0"})).is_err());
     }
 }

@@ -147,19 +147,20 @@ fn primary_score_type(a: &Archive) -> String {
 }
 
 /// The stored estimates of a folder without per-response files, with the
-/// intervals its build stored (`<table>_ci`; none in an rsmeval folder).
-fn stored_estimates(a: &Archive, score_type: &str) -> Vec<Estimate> {
+/// intervals its build stored at the summary's `level` (`<table>_ci`; none
+/// in an rsmeval folder, nor at another level).
+fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<Estimate> {
     let nan = f64::NAN;
     let headline = HEADLINE.iter().filter_map(|st| {
         Some(Estimate {
             name: st.name,
-            value: stored_estimate(a, st, score_type)?,
+            value: stored_estimate(a, st, score_type, level)?,
         })
     });
     let hh = HUMAN_HUMAN.iter().filter_map(|&(name, metric)| {
         let v = a.table("consistency")?.value_at("", metric)?;
         let (lo, hi) = a
-            .stored_interval("consistency", "", metric)
+            .stored_interval(("consistency", "", metric), Some(level))
             .unwrap_or((nan, nan));
         Some(Estimate {
             name,
@@ -239,7 +240,7 @@ fn version(o: &Opened, settings: &Intervals) -> (Version, Option<SideRun>) {
         .map(|side| paired::side_run(side, settings));
     let (estimates, stored) = match &run {
         Some(run) => (run.estimates(), false),
-        None => (stored_estimates(a, &score_type), true),
+        None => (stored_estimates(a, &score_type, settings.level), true),
     };
     let n = match &o.responses {
         Some(r) => r.len() as f64,

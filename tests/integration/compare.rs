@@ -24,7 +24,7 @@ fn compare(cwd: &Path, args: &[&OsStr]) -> Run {
 }
 
 /// `compare BASELINE CANDIDATE -o OUT`.
-fn compare_into(cwd: &Path, baseline: &Path, candidate: &Path, out: &Path) -> Run {
+pub(crate) fn compare_into(cwd: &Path, baseline: &Path, candidate: &Path, out: &Path) -> Run {
     compare(
         cwd,
         &[

@@ -14,7 +14,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 use crate::common::{self, table, Run};
-use crate::compare::{num, ok, two_versions, verdicts};
+use crate::compare::{compare_into, num, ok, two_versions, verdicts};
 
 fn run(cwd: &Path, args: &[&OsStr]) -> Run {
     common::run_in(cwd, args)
@@ -35,16 +35,7 @@ fn compare_views_cross_checks_and_regressed_levels() {
     let tmp = TempDir::new().unwrap();
     let (v1, v2) = two_versions(tmp.path());
     let out = tmp.path().join("back");
-    ok(&run(
-        tmp.path(),
-        &[
-            OsStr::new("compare"),
-            v2.as_os_str(),
-            v1.as_os_str(),
-            OsStr::new("-o"),
-            out.as_os_str(),
-        ],
-    ));
+    ok(&compare_into(tmp.path(), &v2, &v1, &out));
     let cid = "engine_v2_vs_engine_v1";
     let t = table::read_table(&out.join(format!("output/{cid}_compare_verdicts.csv"))).unwrap();
     assert_eq!(
@@ -123,25 +114,12 @@ fn compare_views_folder_hash_id_picks_an_experiment() {
         format!("{}#v1", runs.display()),
         format!("{}#v2", runs.display()),
     );
-    ok(&run(
+    ok(&compare_into(tmp.path(), &v1, &v2, &one));
+    ok(&compare_into(
         tmp.path(),
-        &[
-            OsStr::new("compare"),
-            v1.as_os_str(),
-            v2.as_os_str(),
-            OsStr::new("-o"),
-            one.as_os_str(),
-        ],
-    ));
-    ok(&run(
-        tmp.path(),
-        &[
-            OsStr::new("compare"),
-            OsStr::new(&a),
-            OsStr::new(&b),
-            OsStr::new("-o"),
-            both.as_os_str(),
-        ],
+        Path::new(&a),
+        Path::new(&b),
+        &both,
     ));
     let file = "output/engine_v1_vs_engine_v2_compare_verdicts.csv";
     assert_eq!(
@@ -149,16 +127,7 @@ fn compare_views_folder_hash_id_picks_an_experiment() {
         fs::read(both.join(file)).unwrap()
     );
     let refused = tmp.path().join("refused");
-    let r = run(
-        tmp.path(),
-        &[
-            OsStr::new("compare"),
-            runs.as_os_str(),
-            v2.as_os_str(),
-            OsStr::new("-o"),
-            refused.as_os_str(),
-        ],
-    );
+    let r = compare_into(tmp.path(), &runs, &v2, &refused);
     assert_eq!(r.code, Some(2), "{}", r.describe());
     assert!(
         r.stderr.contains("holds several experiments (v1, v2)")
@@ -237,16 +206,7 @@ fn compare_views_preflight_counts_the_excluded_responses() {
     let dir = common::local_experiment("probe-basic").join("expected");
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("out");
-    let r = run(
-        tmp.path(),
-        &[
-            OsStr::new("compare"),
-            dir.as_os_str(),
-            dir.as_os_str(),
-            OsStr::new("-o"),
-            out.as_os_str(),
-        ],
-    );
+    let r = compare_into(tmp.path(), &dir, &dir, &out);
     ok(&r);
     let want = "numeric non-zero human score / non-numeric system score: 1; zero human score / \
                 numeric system score: 1; non-numeric human score / numeric system score: 1";
@@ -306,6 +266,26 @@ fn compare_views_summarize_takes_stored_intervals() {
             stored(score, stat, 4)
         );
     }
+    // Intervals stored at another level than the summary's are left out.
+    let ci_path = bare.join("output/v2_eval_ci.csv");
+    let other = fs::read_to_string(&ci_path)
+        .unwrap()
+        .replace(",0.95,", ",0.9,");
+    fs::write(&ci_path, other).unwrap();
+    let out = tmp.path().join("sum90");
+    ok(&run(
+        tmp.path(),
+        &[
+            OsStr::new("summarize"),
+            v1.as_os_str(),
+            bare.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    ));
+    let t = table::read_table(&out.join("output/versions_summary.csv")).unwrap();
+    assert!(num(&t.rows[1][col("wtkappa_lower")]).is_nan());
+    assert!(num(&t.rows[1][col("wtkappa")]).is_finite());
     // An rsmeval folder has no stored intervals.
     let rsmeval = tmp.path().join("rsmeval");
     common::copy_dir(

@@ -12,7 +12,7 @@
 use super::alpha::{krippendorff_alpha, Level};
 use super::chance::{brennan_prediger, conger_kappa, fleiss_kappa, gwet_ac, percent_agreement};
 use super::fleiss::{fleiss_kappa_complete, two_sided_normal};
-use super::icc::{icc, ICC_NAMES};
+use super::icc::{icc_at, ICC_NAMES};
 use super::pairs::{cohen_kappa_se, scott_pi};
 use super::{weight_matrix, CountTables, Estimate, PValue, Weights};
 
@@ -70,8 +70,18 @@ impl NullTest {
 /// the nominal level; alpha at every level up to the data's own
 /// (nominal < ordinal < interval < ratio); `cohen_kappa` and `scott_pi`
 /// for two raters; Conger's kappa, the ICCs and the pair rows only with
-/// rater information.
+/// rater information. The ICCs' intervals are pingouin's 95% ones.
 pub fn coefficient_rows(tables: &CountTables, values: &[f64], level: Level) -> Vec<CoefficientRow> {
+    coefficient_rows_at(tables, values, level, 0.95)
+}
+
+/// [`coefficient_rows`] with the ICCs' F intervals at `ci_level`.
+pub fn coefficient_rows_at(
+    tables: &CountTables,
+    values: &[f64],
+    level: Level,
+    ci_level: f64,
+) -> Vec<CoefficientRow> {
     let s = tables.summary();
     let r = tables.n_raters();
     let (n_with, n_pairable) = (s.n_items_with_ratings as f64, s.n_items_pairable as f64);
@@ -152,7 +162,7 @@ pub fn coefficient_rows(tables: &CountTables, values: &[f64], level: Level) -> V
         out.push(row("krippendorff_alpha", l.name(), no_se(a), n_pairable));
     }
     if level != Level::Nominal && tables.raters.is_some() {
-        out.extend(icc_rows(tables, values));
+        out.extend(icc_rows(tables, values, ci_level));
     }
     if r == 2 && tables.raters.is_some() {
         out.extend(two_rater_rows(tables, values, kinds));
@@ -161,10 +171,10 @@ pub fn coefficient_rows(tables: &CountTables, values: &[f64], level: Level) -> V
 }
 
 /// The six ICC rows: value, F-quantile interval, F-test p-value.
-fn icc_rows(tables: &CountTables, values: &[f64]) -> Vec<CoefficientRow> {
+fn icc_rows(tables: &CountTables, values: &[f64], ci_level: f64) -> Vec<CoefficientRow> {
     const NAMES: [&str; 6] = ["icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k"];
     debug_assert_eq!(NAMES.len(), ICC_NAMES.len());
-    let result = icc(tables, values);
+    let result = icc_at(tables, values, ci_level);
     NAMES
         .iter()
         .zip(&result.forms)
