@@ -20,6 +20,14 @@ fn run(cwd: &Path, args: &[&OsStr]) -> Run {
     common::run_in(cwd, args)
 }
 
+/// `summarize DIR... -o OUT`.
+fn summarize_into(cwd: &Path, dirs: &[&Path], out: &Path) -> Run {
+    let mut args = vec![OsStr::new("summarize")];
+    args.extend(dirs.iter().map(|d| d.as_os_str()));
+    args.extend([OsStr::new("-o"), out.as_os_str()]);
+    run(cwd, &args)
+}
+
 fn text(c: &table::Cell) -> String {
     match c {
         table::Cell::Text(s) => s.clone(),
@@ -233,16 +241,7 @@ fn compare_views_summarize_takes_stored_intervals() {
     common::copy_dir(&v2, &bare);
     fs::remove_file(bare.join("output/v2_pred_processed.csv")).unwrap();
     let out = tmp.path().join("sum");
-    ok(&run(
-        tmp.path(),
-        &[
-            OsStr::new("summarize"),
-            v1.as_os_str(),
-            bare.as_os_str(),
-            OsStr::new("-o"),
-            out.as_os_str(),
-        ],
-    ));
+    ok(&summarize_into(tmp.path(), &[&v1, &bare], &out));
     let t = table::read_table(&out.join("output/versions_summary.csv")).unwrap();
     let col = |name: &str| t.header.iter().position(|h| h == name).unwrap();
     let row = &t.rows[1];
@@ -273,16 +272,7 @@ fn compare_views_summarize_takes_stored_intervals() {
         .replace(",0.95,", ",0.9,");
     fs::write(&ci_path, other).unwrap();
     let out = tmp.path().join("sum90");
-    ok(&run(
-        tmp.path(),
-        &[
-            OsStr::new("summarize"),
-            v1.as_os_str(),
-            bare.as_os_str(),
-            OsStr::new("-o"),
-            out.as_os_str(),
-        ],
-    ));
+    ok(&summarize_into(tmp.path(), &[&v1, &bare], &out));
     let t = table::read_table(&out.join("output/versions_summary.csv")).unwrap();
     assert!(num(&t.rows[1][col("wtkappa_lower")]).is_nan());
     assert!(num(&t.rows[1][col("wtkappa")]).is_finite());
@@ -294,15 +284,7 @@ fn compare_views_summarize_takes_stored_intervals() {
     );
     fs::remove_file(rsmeval.join("output/sim_h2_groups_pred_processed.csv")).unwrap();
     let out = tmp.path().join("sum2");
-    ok(&run(
-        tmp.path(),
-        &[
-            OsStr::new("summarize"),
-            rsmeval.as_os_str(),
-            OsStr::new("-o"),
-            out.as_os_str(),
-        ],
-    ));
+    ok(&summarize_into(tmp.path(), &[&rsmeval], &out));
     let t = table::read_table(&out.join("output/versions_summary.csv")).unwrap();
     let j = t.header.iter().position(|h| h == "wtkappa_lower").unwrap();
     assert!(num(&t.rows[0][j]).is_nan());
