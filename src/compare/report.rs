@@ -14,7 +14,7 @@ use crate::metrics::paired::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section, Version};
-use crate::render::tables::{head, text_cell};
+use crate::render::tables::{head, p_value_cell, text_cell};
 use crate::render::{Builder, Report};
 
 /// The CSS class of a verdict cell (the colour repeats the word).
@@ -53,7 +53,7 @@ pub(crate) fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
         triple(r.baseline),
         triple(r.candidate),
         triple(r.delta),
-        number(r.p_value, None),
+        p_value_cell(r.p_value),
         Cell {
             class: verdict_class(r.verdict).into(),
             ..text_cell(r.verdict.name())
@@ -104,33 +104,51 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
 
 /// The cross-check of a verdict row in words (empty without one).
 fn cross_check_text(r: &DeltaRow) -> String {
-    let f = |x: f64| crate::compare::outputs::signed(x);
     match r.cross_check {
-        Some(x) if x.method == "zou" => format!("Zou: [{} {}]", f(x.lower), f(x.upper)),
-        Some(x) if x.p_value.is_finite() => format!("McNemar: p = {:.3}", x.p_value),
+        Some(x) if x.method == "zou" => format!("Zou: [{}, {}]", num3(x.lower), num3(x.upper)),
+        Some(x) if x.p_value < 0.001 => "McNemar: p < 0.001".into(),
+        Some(x) if x.p_value.is_finite() => format!("McNemar: p = {}", num3(x.p_value)),
         Some(_) => "McNemar: n/a".into(),
         None => String::new(),
     }
 }
 
 /// The subgroup levels whose verdict is `regressed` (compare spec 2.5, 1),
-/// one line each: scope, statistic, Δ with its interval, p (Holm).
-fn regressed_lines(c: &Comparison) -> Vec<String> {
-    let f = |x: f64| crate::compare::outputs::signed(x);
-    crate::compare::outputs::regressed_levels(c)
-        .map(|(g, r)| {
-            let d = r.row.delta;
-            format!(
-                "{g}={}: {} regressed, Δ {} [{} {}], p (Holm) = {:.3}",
-                r.level,
-                r.row.statistic.name,
-                f(d.0),
-                f(d.1),
-                f(d.2),
-                r.p_holm
-            )
+/// one row each: level, statistic, Δ with its interval, p (Holm); `None`
+/// when no level regressed.
+fn regressed_table(b: &mut Builder, c: &Comparison) -> Option<Table> {
+    let rows: Vec<Row> = crate::compare::outputs::regressed_levels(c)
+        .map(|(g, r)| Row {
+            cells: vec![
+                Cell {
+                    header: true,
+                    ..text_cell(&format!("{g}={}", r.level))
+                },
+                text_cell(r.row.statistic.name),
+                number(r.row.delta.0, Some((r.row.delta.1, r.row.delta.2))),
+                p_value_cell(r.p_holm),
+            ],
+            class: String::new(),
         })
-        .collect()
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = b.table(
+        "regressed_levels",
+        "The subgroup levels whose verdict is regressed: the difference with its interval and \
+         the p-value Holm-adjusted across the levels of the subgroup (every level is in By \
+         subgroup).",
+        true,
+        false,
+    );
+    t.columns = ["level", "statistic", "Δ", "p (Holm)"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| head(name, i >= 2))
+        .collect();
+    t.rows = rows;
+    Some(t)
 }
 
 fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
@@ -176,7 +194,7 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
                 },
             ];
             cells.extend(delta_cells(&r.row));
-            cells.push(number(r.p_holm, None));
+            cells.push(p_value_cell(r.p_holm));
             Row {
                 cells,
                 class: String::new(),
@@ -226,13 +244,20 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         verdicts.push(Block::Paragraph(verdict_intro(c)));
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
-    let regressed = regressed_lines(c);
-    if regressed.is_empty() && !c.groups.is_empty() {
-        verdicts.push(Block::Paragraph(
+    match regressed_table(b, c) {
+        Some(t) => {
+            verdicts.push(Block::Warning(format!(
+                "{} subgroup level{} regressed:",
+                t.rows.len(),
+                if t.rows.len() == 1 { "" } else { "s" }
+            )));
+            verdicts.push(Block::Table(t));
+        }
+        None if !c.groups.is_empty() => verdicts.push(Block::Paragraph(
             "No subgroup level regressed (see By subgroup).".into(),
-        ));
+        )),
+        None => {}
     }
-    verdicts.extend(regressed.into_iter().map(Block::Warning));
     verdicts
 }
 

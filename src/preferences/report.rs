@@ -15,7 +15,7 @@ use crate::plots::{strength_bars, strength_heatmap, StrengthBars, StrengthHeatma
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
 use crate::render::format::{count_f64, escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section};
-use crate::render::tables::text_cell;
+use crate::render::tables::{p_value_cell, text_cell};
 use crate::render::{Builder, Report};
 
 /// What each column of the annotator table means (header tooltips).
@@ -52,17 +52,6 @@ fn num(x: f64) -> Cell {
         value: raw_value(x),
         ..Cell::default()
     }
-}
-
-/// A p-value: three decimals, `< 0.001` below that (the CSV keeps every
-/// digit; the cell's sort value is the number).
-fn p_value(x: f64) -> Cell {
-    let text = if x.is_finite() && x < 0.001 {
-        "< 0.001".to_string()
-    } else {
-        num3(x)
-    };
-    Cell { text, ..num(x) }
 }
 
 fn count(x: u64) -> Cell {
@@ -128,7 +117,7 @@ fn annotator_table(b: &mut Builder, a: &Analysis) -> Table {
                 num(m.kappa_randomized),
                 with_ci(m.strength, (i.strength.lower, i.strength.upper)),
                 num(m.kappa),
-                p_value(m.p_value),
+                p_value_cell(m.p_value),
             ];
             Row {
                 cells,

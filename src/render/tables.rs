@@ -78,6 +78,20 @@ pub fn metric_cell(x: f64, why: Option<String>) -> Cell {
     c
 }
 
+/// A p-value cell: three decimals, `< 0.001` below that (a bootstrap
+/// p-value of 0 is below 1 / replicates, not zero); sorted by the number.
+pub fn p_value_cell(p: f64) -> Cell {
+    let text = if p.is_finite() && p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        num3(p)
+    };
+    Cell {
+        text,
+        ..metric_cell(p, None)
+    }
+}
+
 /// A count cell (integer display).
 pub fn count_cell(x: f64) -> Cell {
     Cell {
