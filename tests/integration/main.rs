@@ -51,6 +51,10 @@
 //!   `classification`): the agreement tables equal `agree`'s, the PRMSE of
 //!   all ratings and the classification view by hand, the reference's
 //!   tables unchanged, the browser (`cargo test --test integration raters_`).
+//! * [`kinds_snapshot`]: whole-output snapshots of every report kind
+//!   (build, compare, summarize, agree, preferences, simulate, check): every
+//!   file's bytes, the terminal lines and the exit code against
+//!   `tests/snapshots/kinds/` (`cargo test --test integration kinds_snapshot`).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
@@ -67,6 +71,7 @@ mod compare_views;
 mod coverage;
 mod errors;
 mod gates;
+mod kinds_snapshot;
 mod parity;
 mod preferences;
 mod raters;
