@@ -5,90 +5,15 @@
 //! nothing (the caller hands the files to `output`).
 
 use crate::config::{Experiment, ScaleWith};
-use crate::output::{check_file_name_part, OutputFile};
+use crate::output::OutputFile;
 use crate::preprocess::{self, Exclusion, Prepared};
+pub use crate::provenance::{generation_epoch, sha256_file, timed, InputInfo};
+use crate::schema::check_file_name_part;
 use crate::sections::intervals::{self, IntervalResults};
 use crate::sections::{self, Analysis};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-
-/// Runs `f`; with the environment variable `RSMREPORT_TIMINGS` set,
-/// prints how long it took to stderr (`timing: <stage>: <ms> ms`).
-pub fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if !*ON.get_or_init(|| std::env::var_os("RSMREPORT_TIMINGS").is_some()) {
-        return f();
-    }
-    let start = std::time::Instant::now();
-    let out = f();
-    eprintln!(
-        "timing: {stage}: {:.1} ms{}",
-        start.elapsed().as_secs_f64() * 1e3,
-        memory_note()
-    );
-    out
-}
-
-/// `, RSS <now> MB, peak <max> MB` from `/proc/self/status` (Linux), or
-/// nothing where that file does not exist.
-fn memory_note() -> String {
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
-        return String::new();
-    };
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|rest| {
-                rest.trim()
-                    .trim_end_matches("kB")
-                    .trim()
-                    .parse::<u64>()
-                    .ok()
-            })
-            .map(|kb| kb / 1024)
-    };
-    match (field("VmRSS:"), field("VmHWM:")) {
-        (Some(now), Some(peak)) => format!(", RSS {now} MB, peak {peak} MB"),
-        _ => String::new(),
-    }
-}
-
-/// One input file that was read.
-#[derive(Clone, Debug)]
-pub struct InputInfo {
-    /// `predictions` or `scale`.
-    pub role: &'static str,
-    pub path: PathBuf,
-    pub rows: usize,
-    /// SHA-256 of the file's bytes, lower-case hex.
-    pub sha256: String,
-}
-
-/// SHA-256 of a file, streamed (lower-case hex).
-pub fn sha256_file(path: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
-    let mut file = std::fs::File::open(path)
-        .with_context(|| format!("cannot open {} to compute its checksum", path.display()))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file
-            .read(&mut buf)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
+use std::path::Path;
 
 /// Reads a table and, on another thread, hashes the same file.
 fn read_with_hash(
@@ -96,14 +21,9 @@ fn read_with_hash(
     path: &Path,
     text_columns: &[&str],
 ) -> Result<(crate::table::Table, InputInfo)> {
-    let (table, sha256) = std::thread::scope(|scope| {
-        let hash = scope.spawn(|| sha256_file(path));
-        let table = crate::input::read_table(path, text_columns)
-            .with_context(|| format!("cannot read the {role} file"));
-        let sha = hash
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("checksum thread failed")));
-        (table, sha)
+    let (table, sha256) = crate::provenance::read_with_checksum(path, || {
+        crate::input::read_table(path, text_columns)
+            .with_context(|| format!("cannot read the {role} file"))
     });
     let table = table?;
     let info = InputInfo {
@@ -202,7 +122,12 @@ pub fn execute(exp: Experiment) -> Result<Run> {
 pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
     let epoch = generation_epoch();
     timed("format and write tables", || {
-        crate::output::each_table_file(&run.exp, &run.analysis.frames, epoch, emit)
+        let spec = crate::output::TableFiles {
+            id: &run.exp.experiment_id,
+            format: run.exp.file_format,
+            saved_config: crate::config::saved_config_json(&run.exp).into_bytes(),
+        };
+        crate::output::each_table_file(spec, &run.analysis.frames, epoch, emit)
     })?;
     emit(&OutputFile {
         path: Path::new("output").join(format!("{}_summary.json", run.exp.experiment_id)),
@@ -223,19 +148,6 @@ pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) ->
         crate::render::report_files(&crate::build::report(run, epoch)?)
     })?;
     timed("write report", || report.iter().try_for_each(&mut *emit))
-}
-
-/// The generation time: `SOURCE_DATE_EPOCH` when it holds an integer
-/// (reproducible builds), else the current time.
-pub fn generation_epoch() -> i64 {
-    if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
-        if let Some(secs) = v.to_str().and_then(|s| s.trim().parse::<i64>().ok()) {
-            return secs;
-        }
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
 }
 
 /// The gates a build evaluates, each with its condition, scope, origin and

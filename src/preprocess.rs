@@ -14,13 +14,7 @@ use anyhow::{bail, Result};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-/// Internal names of the configured columns (spec 2.3).
-pub const RESERVED: [&str; 6] = ["spkitemid", "sc1", "sc2", "raw", "candidate", "length"];
-
-/// The value that replaces empty subgroup values.
-pub const NO_INFO: &str = "No info";
-/// The pseudo-group holding every response in by-group tables.
-pub const ALL_DATA: &str = "All data";
+pub use crate::schema::{ALL_DATA, NO_INFO, RESERVED};
 
 /// One score type (`raw`, `scale_trim_round`, ...) for the kept responses.
 #[derive(Clone, Debug)]
@@ -178,7 +172,7 @@ fn cell_text(values: &Values, i: usize) -> Option<Cow<'_, str>> {
             Cell::Missing => None,
             Cell::Bool(b) => Some(Cow::Borrowed(if b { "True" } else { "False" })),
             Cell::Int(x) => Some(Cow::Owned(x.to_string())),
-            Cell::Float(x) => Some(Cow::Owned(crate::output::format::py_float(x))),
+            Cell::Float(x) => Some(Cow::Owned(crate::pyrepr::py_float(x))),
             Cell::Text(s) => Some(Cow::Owned(s)),
         },
     }
@@ -689,7 +683,7 @@ fn no_flagged_rows_message(
                     FlagValue::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
                         format!("{}", *x as i64)
                     }
-                    FlagValue::Number(x) => crate::output::format::py_float(*x),
+                    FlagValue::Number(x) => crate::pyrepr::py_float(*x),
                     FlagValue::Text(t) => format!("'{}'", t.escape_debug()),
                 })
                 .collect();

@@ -3,7 +3,7 @@
 //! no environment; it builds [`Table`]s (and the text of a matching
 //! experiment file) and hands them to `output::file`, the only code that
 //! writes them. It must not touch `config/`, `input/`, `preprocess.rs`,
-//! `sections/` or `output/` beyond calling `output::format` for number text.
+//! `sections/` or `output/` beyond calling `pyrepr` for number text.
 //!
 //! # Design
 //!
@@ -59,7 +59,7 @@
 //! responses have a second score and nothing else. The data do not depend on
 //! the chunk size used to stream them.
 
-use crate::output::format::py_float;
+use crate::pyrepr::py_float;
 use crate::table::{Cell, Column, Table, Values};
 use anyhow::{bail, ensure, Result};
 

@@ -2,7 +2,7 @@
 //! disk ([`Table`]) and output tables ready to be written ([`Frame`]).
 //!
 //! Plain data only: no I/O and no formatting here (formatting of numbers for
-//! files lives in `output::format`).
+//! files lives in `pyrepr`).
 
 /// One column's values, typed the way pandas would type them after reading a
 /// file, so that pass-through columns are echoed back the way the reference

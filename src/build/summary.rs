@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::pipeline::Run;
-use crate::sections::intervals::stats::{CONSISTENCY_METRICS, DEGRADATION_METRICS, EVAL_METRICS};
+use crate::schema::{CONSISTENCY_METRICS, DEGRADATION_METRICS, EVAL_METRICS};
 use crate::sections::intervals::{CiRow, IntervalResults};
 
 /// The version of the summary's shape; bumped on any incompatible change.

@@ -185,7 +185,7 @@ fn names(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, Bad>
 
 fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {
     let experiment_id = required(raw, "experiment_id", "")?;
-    crate::output::check_file_name_part(&experiment_id, "experiment_id")
+    crate::schema::check_file_name_part(&experiment_id, "experiment_id")
         .map_err(|e| ("experiment_id", e.to_string()))?;
     let annotations_file = required(raw, "annotations_file", " (the file of ratings)")?;
     let dir = path.parent().unwrap_or(Path::new(""));

@@ -87,7 +87,7 @@ fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'stat
     };
     let comparison_id = text("comparison_id")?;
     if let Some(id) = &comparison_id {
-        crate::output::check_file_name_part(id, "comparison_id")
+        crate::schema::check_file_name_part(id, "comparison_id")
             .map_err(|e| ("comparison_id", e.to_string()))?;
     }
     Ok(CompareConfig {

@@ -219,20 +219,20 @@ impl Gate {
 
 /// The columns of `eval` (whole set, one row per score type), as the
 /// evaluation section writes them.
-const EVAL: [&str; 17] = crate::sections::EVAL_COLUMNS;
+const EVAL: [&str; 17] = crate::schema::EVAL_COLUMNS;
 /// The `eval` statistics with an interval (uncertainty spec 3).
-const EVAL_CI: [&str; 10] = crate::sections::intervals::stats::EVAL_METRICS;
+const EVAL_CI: [&str; 10] = crate::schema::EVAL_METRICS;
 /// The `consistency` statistics with an interval.
-const HH_CI: [&str; 6] = crate::sections::intervals::stats::CONSISTENCY_METRICS;
+const HH_CI: [&str; 6] = crate::schema::CONSISTENCY_METRICS;
 /// The columns of `degradation` (all with an interval).
-const DEGRADATION: [&str; 6] = crate::sections::intervals::stats::DEGRADATION_METRICS;
+const DEGRADATION: [&str; 6] = crate::schema::DEGRADATION_METRICS;
 
 /// The columns of `consistency` (`hh.` prefix): `N`, the human-human
 /// statistics as the consistency section writes them, and `DSM` (by group
 /// only).
 fn hh_columns() -> impl Iterator<Item = &'static str> {
     std::iter::once("N")
-        .chain(crate::sections::CONSISTENCY_COLUMNS.iter().map(|(c, _)| *c))
+        .chain(crate::schema::CONSISTENCY_COLUMNS.iter().map(|(c, _)| *c))
         .chain(std::iter::once("DSM"))
 }
 

@@ -59,23 +59,7 @@ pub enum ScaleWith {
     File(PathBuf),
 }
 
-/// Format of the intermediate tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileFormat {
-    Csv,
-    Tsv,
-    Xlsx,
-}
-
-impl FileFormat {
-    pub fn extension(self) -> &'static str {
-        match self {
-            FileFormat::Csv => "csv",
-            FileFormat::Tsv => "tsv",
-            FileFormat::Xlsx => "xlsx",
-        }
-    }
-}
+pub use crate::schema::FileFormat;
 
 /// A number as the user wrote it: integers keep being printed as integers
 /// (`rater_error_variance = 0` is echoed as `0`).

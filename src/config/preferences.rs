@@ -153,7 +153,7 @@ fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
             ),
         ));
     }
-    crate::output::check_file_name_part(&id, "experiment_id")
+    crate::schema::check_file_name_part(&id, "experiment_id")
         .map_err(|e| ("experiment_id", e.to_string()))?;
     Ok(id)
 }

@@ -39,7 +39,7 @@ pub fn python_float_repr(v: f64) -> String {
     if v.is_infinite() {
         return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    crate::output::format::py_float(v)
+    crate::pyrepr::py_float(v)
 }
 
 struct PythonFormatter {

@@ -764,7 +764,7 @@ fn read_interval_tables(a: &mut Archive) -> Result<(), ArchiveError> {
 
 /// The columns a table of the reference always has.
 fn required_columns(name: &str) -> Vec<&'static str> {
-    use crate::sections::intervals::stats::DEGRADATION_METRICS;
+    use crate::schema::DEGRADATION_METRICS;
     // The whole-set consistency table's one row has an empty label, which
     // an xlsx reader drops with its empty column: no row labels required.
     let consistency = |diff: &'static str| -> Vec<&'static str> {
@@ -773,7 +773,7 @@ fn required_columns(name: &str) -> Vec<&'static str> {
             .iter()
             .copied()
             .chain(["N"])
-            .chain(crate::sections::CONSISTENCY_COLUMNS.iter().map(|(c, _)| *c))
+            .chain(crate::schema::CONSISTENCY_COLUMNS.iter().map(|(c, _)| *c))
             .map(|c| if c == "SMD" { diff } else { c })
             .collect()
     };
@@ -792,7 +792,7 @@ fn required_columns(name: &str) -> Vec<&'static str> {
         ];
     }
     match name {
-        "eval" => [&[INDEX][..], &crate::sections::EVAL_COLUMNS].concat(),
+        "eval" => [&[INDEX][..], &crate::schema::EVAL_COLUMNS].concat(),
         "consistency" => consistency("SMD"),
         "degradation" => [&[INDEX][..], &DEGRADATION_METRICS].concat(),
         "true_score_eval" => vec![INDEX, "N", "PRMSE true"],

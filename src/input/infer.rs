@@ -4,11 +4,7 @@
 
 use crate::table::{text_values, Cell, Values};
 
-/// The cell texts pandas reads as missing by default (spec 2.1), exactly.
-pub const NA_TOKENS: [&str; 19] = [
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-];
+pub use crate::schema::NA_TOKENS;
 
 /// Whether `s` is one of the [`NA_TOKENS`] (a `match`, so no hashing).
 #[inline]

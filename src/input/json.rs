@@ -11,7 +11,7 @@
 //! floats that are all integral become integers, and a column of numeric
 //! strings (or numbers, booleans and nulls) becomes numeric.
 
-use crate::output::format::py_float;
+use crate::pyrepr::py_float;
 use crate::table::{text_values, Cell, Column, Table, Values};
 use anyhow::{bail, Result};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};

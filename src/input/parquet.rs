@@ -2,7 +2,7 @@
 //! writes nothing. (Not a reference format: the column types follow what
 //! pandas would make of the parquet types.)
 
-use crate::output::format::py_float;
+use crate::pyrepr::py_float;
 use crate::table::{text_values, Cell, Column as TableColumn, Table, Values};
 use anyhow::{anyhow, Result};
 use polars::prelude::{Column, DataType, ParquetReader, SerReader};

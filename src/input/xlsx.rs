@@ -8,7 +8,7 @@
 //! missing value, spec 2.1).
 
 use super::infer::{classify, is_na, Parsed};
-use crate::output::format::{civil_from_days, py_float};
+use crate::pyrepr::{civil_from_days, py_float};
 use crate::table::{Cell, Column, Table, Values};
 use anyhow::{anyhow, bail, Result};
 use calamine::{open_workbook, Data, ExcelDateTime, ExcelDateTimeType, Reader, Xlsx};

@@ -242,7 +242,7 @@ fn json_text(out: &mut Vec<u8>, s: Option<&str>) {
 /// -> Int64 when every cell is an integer or missing, else String (numbers
 /// as Python `repr` text).
 mod parquet {
-    use crate::output::format::py_float;
+    use crate::pyrepr::py_float;
     use crate::table::{Cell, Table, Values};
     use anyhow::{bail, Result};
     use polars::prelude::{Column, DataFrame, NamedFrom, ParquetWriter, Series};

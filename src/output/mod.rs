@@ -12,11 +12,13 @@
 //! never holds more than one table's bytes.
 
 pub mod file;
-pub mod format;
+/// Python-repr numbers moved to the leaf module [`crate::pyrepr`]; this
+/// path stays for the code that still names it.
+pub use crate::pyrepr as format;
 pub mod stale;
 pub mod write;
 
-use crate::config::{Experiment, FileFormat};
+use crate::schema::FileFormat;
 use crate::table::Frame;
 use anyhow::{bail, Context, Result};
 use std::fs;
@@ -33,22 +35,16 @@ pub struct OutputFile {
 /// Sub-folders rsmreport creates in an output folder.
 pub const SUBFOLDERS: [&str; 3] = ["output", "figure", "report"];
 
-/// Checks that `name` can be used inside a file name: no path separators,
-/// no `..`, no control characters.
-pub fn check_file_name_part(name: &str, what: &str) -> Result<()> {
-    if name.is_empty()
-        || name.contains(['/', '\\'])
-        || name == "."
-        || name == ".."
-        || name.chars().any(char::is_control)
-    {
-        bail!(
-            "{what} '{}' cannot be used in an output file name: it must not be empty or contain \
-             '/', '\\' or control characters",
-            name.escape_debug()
-        );
-    }
-    Ok(())
+pub use crate::schema::check_file_name_part;
+
+/// The tables of one experiment as the writer receives them: the
+/// experiment id (the file-name prefix), the table format, and the bytes of
+/// the saved configuration (`<id>_rsmeval.json`), so that `output` never
+/// reads the configuration itself.
+pub struct TableFiles<'a> {
+    pub id: &'a str,
+    pub format: FileFormat,
+    pub saved_config: Vec<u8>,
 }
 
 /// The intermediate tables as files (`output/<id>_<name>.<ext>`), plus the
@@ -57,20 +53,20 @@ pub fn check_file_name_part(name: &str, what: &str) -> Result<()> {
 /// columns are skipped (spec 4.1). `created` (seconds since the Unix
 /// epoch) is the creation time recorded in xlsx files.
 pub fn each_table_file(
-    exp: &Experiment,
+    spec: TableFiles<'_>,
     frames: &[Frame],
     created: i64,
     emit: &mut dyn FnMut(&OutputFile) -> Result<()>,
 ) -> Result<()> {
-    let id = &exp.experiment_id;
+    let id = spec.id;
     emit(&OutputFile {
         path: Path::new("output").join(format!("{id}_rsmeval.json")),
-        bytes: crate::config::saved_config_json(exp).into_bytes(),
+        bytes: spec.saved_config,
     })?;
-    let ext = exp.file_format.extension();
+    let ext = spec.format.extension();
     for frame in frames.iter().filter(|f| f.is_writable()) {
         check_file_name_part(&frame.name, "table name")?;
-        let bytes = match exp.file_format {
+        let bytes = match spec.format {
             FileFormat::Csv => write::to_delimited(frame, b','),
             FileFormat::Tsv => write::to_delimited(frame, b'\t'),
             FileFormat::Xlsx => write::to_xlsx(frame, created)

@@ -306,7 +306,7 @@ pub fn to_xlsx(frame: &Frame, created: i64) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::format::py_float;
+    use crate::pyrepr::py_float;
     use crate::table::Column;
 
     fn frame(index: Option<Values>, columns: Vec<Column>) -> Frame {

@@ -4,7 +4,7 @@
 //! Every number the templates show is formatted here (templates contain no
 //! arithmetic and no formatting filters).
 
-use crate::output::format::civil_from_days;
+use crate::pyrepr::civil_from_days;
 use std::collections::BTreeSet;
 
 /// A metric with three decimals; `n/a` for a missing value (`NaN`), `inf` /

@@ -347,26 +347,7 @@ fn data_composition_by(g: &Grouping) -> Frame {
     )
 }
 
-/// The columns of `eval` after the index (also what a gate may name).
-pub const EVAL_COLUMNS: [&str; 17] = [
-    "N",
-    "h_mean",
-    "h_sd",
-    "h_min",
-    "h_max",
-    "sys_mean",
-    "sys_sd",
-    "sys_min",
-    "sys_max",
-    "corr",
-    "wtkappa",
-    "R2",
-    "kappa",
-    "exact_agr",
-    "adj_agr",
-    "SMD",
-    "RMSE",
-];
+pub use crate::schema::{CONSISTENCY_COLUMNS, EVAL_COLUMNS};
 
 /// The value of a named metric of a block (`SMD` and `DSM` are both `diff`).
 fn metric(b: &MetricBlock, name: &str) -> f64 {
@@ -436,25 +417,6 @@ fn eval_short_frame(prep: &Prepared, eval: &[(&'static str, MetricBlock)]) -> Fr
     }
     Frame::new("eval_short", Some(Values::Int(vec![0])), cols)
 }
-
-/// The columns of `consistency` after `N`: (its name, the metric block's
-/// name); also what an `hh.` gate may name.
-pub const CONSISTENCY_COLUMNS: [(&str, &str); 14] = [
-    ("h1_mean", "h_mean"),
-    ("h1_sd", "h_sd"),
-    ("h1_min", "h_min"),
-    ("h1_max", "h_max"),
-    ("h2_mean", "sys_mean"),
-    ("h2_sd", "sys_sd"),
-    ("h2_min", "sys_min"),
-    ("h2_max", "sys_max"),
-    ("corr", "corr"),
-    ("wtkappa", "wtkappa"),
-    ("kappa", "kappa"),
-    ("exact_agr", "exact_agr"),
-    ("adj_agr", "adj_agr"),
-    ("SMD", "SMD"),
-];
 
 /// `consistency` / `consistency_by_<g>`: the human-human block, `diff`
 /// named `SMD` or `DSM`.

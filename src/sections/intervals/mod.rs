@@ -375,7 +375,7 @@ fn add_group_analytic(table: &mut CiTable, g: &Grouping, n_all: usize, level: f6
     let counts = g.counts();
     for r in &mut table.rows {
         if r.metric.starts_with("corr.") {
-            let n = if r.row == crate::preprocess::ALL_DATA {
+            let n = if r.row == crate::schema::ALL_DATA {
                 n_all
             } else {
                 g.labels

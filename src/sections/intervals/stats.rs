@@ -10,31 +10,12 @@ use crate::metrics::association::Population;
 use crate::metrics::pair_sums::{Centres, PairSums};
 use crate::metrics::prmse::TrueScoreSums;
 use crate::metrics::{DiffMethod, MetricBlock};
-use crate::preprocess::ALL_DATA;
+use crate::schema::ALL_DATA;
 
 /// Receives `(table, row, metric, value)`.
 pub type Put<'r> = dyn FnMut(&str, &str, &str, f64) + 'r;
 
-/// The `eval` statistics with an interval.
-pub const EVAL_METRICS: [&str; 10] = [
-    "corr",
-    "wtkappa",
-    "kappa",
-    "exact_agr",
-    "adj_agr",
-    "SMD",
-    "RMSE",
-    "R2",
-    "sys_mean",
-    "h_mean",
-];
-
-/// The `consistency` statistics with an interval (also every column of
-/// `degradation`, in the degradation table's order below).
-pub const CONSISTENCY_METRICS: [&str; 6] =
-    ["corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD"];
-pub const DEGRADATION_METRICS: [&str; 6] =
-    ["corr", "kappa", "wtkappa", "exact_agr", "adj_agr", "SMD"];
+pub use crate::schema::{CONSISTENCY_METRICS, DEGRADATION_METRICS, EVAL_METRICS};
 
 impl Additive for PairSums {
     fn add_scaled(&mut self, other: &Self, w: f64) {

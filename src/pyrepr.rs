@@ -1,4 +1,4 @@
-//! Stage 6 (output): number formatting for CSV/TSV files, Python `repr`
+//! Leaf module (pyrepr): number formatting for CSV/TSV files, Python `repr`
 //! style (spec 4.1), and the calendar arithmetic that dates shown the way
 //! Python shows them need. Pure functions on numbers; reads and writes no
 //! files and knows nothing about tables.
@@ -55,8 +55,13 @@ pub fn write_py_float(out: &mut Vec<u8>, x: f64) {
         return;
     }
 
-    // digits (without leading/trailing zeros) and `point`: the value is
-    // 0.d1 d2 ... dn * 10^point.
+    let (digits, n, point) = decimal_digits(body);
+    lay_out(out, negative, &digits[..n], point);
+}
+
+/// The significant digits of a ryu string (without leading and trailing
+/// zeros; their count) and `point`: the value is 0.d1 d2 ... dn * 10^point.
+fn decimal_digits(body: &[u8]) -> ([u8; 24], usize, i32) {
     let mut digits = [0u8; 24];
     let mut n = 0usize;
     let mut point: i32 = 0;
@@ -94,7 +99,14 @@ pub fn write_py_float(out: &mut Vec<u8>, x: f64) {
     while n > 1 && digits[n - 1] == b'0' {
         n -= 1;
     }
-    let digits = &digits[..n];
+    (digits, n, point)
+}
+
+/// Lays out `digits` (value 0.d1 d2 ... dn * 10^point) the way Python's
+/// `repr` does: plain decimals for decimal exponents in [-4, 16), else
+/// scientific with a two-digit exponent at least.
+fn lay_out(out: &mut Vec<u8>, negative: bool, digits: &[u8], point: i32) {
+    let n = digits.len();
 
     if negative {
         out.push(b'-');
@@ -251,7 +263,7 @@ mod tests {
     /// ratios, values around the 1e-4 and 1e16 thresholds), generated once
     /// with a throw-away Python script. A repr round-trips, so each line is
     /// both the input (parsed back) and the expected output.
-    const PY_REPR: &str = include_str!("format_py_repr.txt");
+    const PY_REPR: &str = include_str!("pyrepr_cases.txt");
 
     #[test]
     fn matches_python_repr_on_a_sample() {

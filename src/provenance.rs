@@ -1,0 +1,115 @@
+//! Leaf module (provenance): what every report kind records about how it
+//! was made: the SHA-256 of each input file it read ([`InputInfo`],
+//! [`sha256_file`], [`read_with_checksum`]), the generation time
+//! ([`generation_epoch`], `SOURCE_DATE_EPOCH`) and the optional stage timings
+//! on stderr ([`timed`], `RSMREPORT_TIMINGS`). Imports nothing of the crate;
+//! reads the files it hashes, writes nothing.
+
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// Runs `f`; with the environment variable `RSMREPORT_TIMINGS` set,
+/// prints how long it took to stderr (`timing: <stage>: <ms> ms`).
+pub fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*ON.get_or_init(|| std::env::var_os("RSMREPORT_TIMINGS").is_some()) {
+        return f();
+    }
+    let start = std::time::Instant::now();
+    let out = f();
+    eprintln!(
+        "timing: {stage}: {:.1} ms{}",
+        start.elapsed().as_secs_f64() * 1e3,
+        memory_note()
+    );
+    out
+}
+
+/// `, RSS <now> MB, peak <max> MB` from `/proc/self/status` (Linux), or
+/// nothing where that file does not exist.
+fn memory_note() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
+            .map(|kb| kb / 1024)
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(now), Some(peak)) => format!(", RSS {now} MB, peak {peak} MB"),
+        _ => String::new(),
+    }
+}
+
+/// One input file that was read.
+#[derive(Clone, Debug)]
+pub struct InputInfo {
+    /// `predictions` or `scale`.
+    pub role: &'static str,
+    pub path: PathBuf,
+    pub rows: usize,
+    /// SHA-256 of the file's bytes, lower-case hex.
+    pub sha256: String,
+}
+
+/// SHA-256 of a file, streamed (lower-case hex).
+pub fn sha256_file(path: &Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)
+        .with_context(|| format!("cannot open {} to compute its checksum", path.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file
+            .read(&mut buf)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// The generation time: `SOURCE_DATE_EPOCH` when it holds an integer
+/// (reproducible builds), else the current time.
+pub fn generation_epoch() -> i64 {
+    if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") {
+        if let Some(secs) = v.to_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+            return secs;
+        }
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Runs `read` while another thread hashes the file at `path`: the result
+/// of the read and the file's SHA-256 (lower-case hex).
+pub fn read_with_checksum<T: Send>(
+    path: &Path,
+    read: impl FnOnce() -> Result<T> + Send,
+) -> (Result<T>, Result<String>) {
+    std::thread::scope(|scope| {
+        let hash = scope.spawn(|| sha256_file(path));
+        let value = read();
+        let sha = hash
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("checksum thread failed")));
+        (value, sha)
+    })
+}
