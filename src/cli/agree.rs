@@ -1,0 +1,19 @@
+//! `rsmreport agree EXP`: agreement among raters of an annotation file.
+
+use super::{config_error, data_error, finish_files, Failure};
+use rsmreport::{output, provenance};
+use std::path::{Path, PathBuf};
+
+pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
+    let cfg = rsmreport::config::agree::load(experiment).map_err(config_error)?;
+    let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
+    output::check_output_dir(&dir, force).map_err(config_error)?;
+    let (agreement, files) =
+        rsmreport::agree::outputs::run(&cfg, provenance::generation_epoch()).map_err(data_error)?;
+    let lines = |_: &[PathBuf]| {
+        let mut lines = rsmreport::agree::outputs::terminal_lines(&agreement, &cfg);
+        lines.push(format!("wrote {}", dir.join("report").display()));
+        lines
+    };
+    finish_files(&dir, force, &files, lines, &[])
+}

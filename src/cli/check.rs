@@ -1,0 +1,14 @@
+//! `rsmreport check EXP`: validates the experiment and its data and prints
+//! what a build would do; writes nothing.
+
+use super::build::{execute, load_experiment};
+use super::Failure;
+use rsmreport::pipeline;
+use std::path::Path;
+
+pub fn run(experiment: &Path, gates: Option<&Path>) -> Result<(), Failure> {
+    let exp = load_experiment(experiment, gates)?;
+    let run = execute(exp)?;
+    print!("{}", pipeline::describe(&run));
+    Ok(())
+}

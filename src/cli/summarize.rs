@@ -1,0 +1,102 @@
+//! `rsmreport summarize DIR...`: one row per archived version, each
+//! compared with a baseline.
+
+use super::{archive_failure, config_error, data_error, finish_files, Failure};
+use anyhow::anyhow;
+use rsmreport::output;
+use rsmreport::provenance::{self, timed};
+use rsmreport::summarize::outputs;
+use rsmreport::summarize::run::{self, Opened};
+use std::path::{Path, PathBuf};
+
+/// `summarize --order` (`model_version`, the config key, also works).
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SummaryOrder {
+    Given,
+    #[value(alias = "model_version")]
+    ModelVersion,
+}
+
+/// What `rsmreport summarize` was asked to do.
+pub struct SummarizeArgs {
+    pub folders: Vec<PathBuf>,
+    pub output_dir: Option<PathBuf>,
+    pub force: bool,
+    pub baseline: Option<PathBuf>,
+    pub order: SummaryOrder,
+    pub id: String,
+}
+
+/// Opens every folder (several at once) and reads its per-response files.
+fn open_all(dirs: &[PathBuf]) -> Result<Vec<Opened>, Failure> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let mut slots: Vec<Option<Result<Opened, _>>> = (0..dirs.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let chunk = dirs.len().div_ceil(threads).max(1);
+        for (part, out) in slots.chunks_mut(chunk).enumerate() {
+            scope.spawn(move || {
+                for (k, slot) in out.iter_mut().enumerate() {
+                    *slot = Some(Opened::read(&dirs[part * chunk + k]));
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| s.expect("every folder was read").map_err(archive_failure))
+        .collect()
+}
+
+/// The folders in order and the index of the baseline among them (added
+/// first when it is not one of them).
+fn with_baseline(mut dirs: Vec<PathBuf>, baseline: Option<PathBuf>) -> (Vec<PathBuf>, usize) {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    };
+    let base = match baseline {
+        Some(b) => match dirs.iter().position(|d| same(d, &b)) {
+            Some(i) => i,
+            None => {
+                dirs.insert(0, b);
+                0
+            }
+        },
+        None => 0,
+    };
+    (dirs, base)
+}
+
+pub fn run(args: SummarizeArgs) -> Result<(), Failure> {
+    let id = args.id.as_str();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return Err(config_error(anyhow!(
+            "--id {id:?} must be letters, digits, '.', '_' or '-' (it prefixes file names)"
+        )));
+    }
+    let (dirs, base) = with_baseline(args.folders, args.baseline);
+    let opened = timed("open folders", || open_all(&dirs))?;
+    let order = match args.order {
+        SummaryOrder::Given => run::Order::Given,
+        SummaryOrder::ModelVersion => run::Order::ModelVersion,
+    };
+    let settings = run::settings(&opened[base].archive);
+    let summary = timed("summarize", || {
+        run::summarize(id, &opened, base, order, &settings)
+    });
+    let dir = args.output_dir.unwrap_or_else(|| PathBuf::from(id));
+    output::check_output_dir(&dir, args.force).map_err(config_error)?;
+    let files = outputs::files(&summary, provenance::generation_epoch()).map_err(data_error)?;
+    let lines = |_: &[PathBuf]| {
+        let mut lines = outputs::terminal_lines(&summary);
+        lines.push(format!("wrote {}", dir.join("output").display()));
+        lines
+    };
+    finish_files(&dir, args.force, &files, lines, &[])
+}
