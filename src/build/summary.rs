@@ -16,14 +16,7 @@ use crate::sections::intervals::{CiRow, IntervalResults};
 /// The version of the summary's shape; bumped on any incompatible change.
 pub const SUMMARY_VERSION: u64 = 1;
 
-/// A number, or `null` when not finite.
-fn number(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
+use crate::output::json::number;
 
 /// `{estimate, lower, upper, lower_analytic, upper_analytic, se_bootstrap,
 /// replicates_valid}` of one statistic; only `estimate` without intervals.

@@ -133,17 +133,7 @@ pub fn parse(text: &str, path: &Path) -> Result<AgreeConfig> {
 type Bad = (&'static str, String);
 
 fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, Bad> {
-    match raw.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        Some(other) => Err((
-            key,
-            format!(
-                "{key} must be a non-empty text, but it is {}",
-                super::validate::describe(other)
-            ),
-        )),
-    }
+    super::value::text(raw, key)
 }
 
 fn required(raw: &RawConfig, key: &'static str, why: &str) -> Result<String, Bad> {

@@ -72,19 +72,7 @@ pub fn parse(text: &str, path: &Path, statistics: &[&str]) -> Result<CompareConf
 }
 
 fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'static str, String)> {
-    let text = |key: &'static str| -> Result<Option<String>, (&'static str, String)> {
-        match raw.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-            Some(other) => Err((
-                key,
-                format!(
-                    "{key} must be a non-empty text, but it is {}",
-                    super::validate::describe(other)
-                ),
-            )),
-        }
-    };
+    let text = |key: &'static str| super::value::text(raw, key);
     let comparison_id = text("comparison_id")?;
     if let Some(id) = &comparison_id {
         crate::schema::check_file_name_part(id, "comparison_id")

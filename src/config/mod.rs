@@ -24,6 +24,7 @@ pub mod preferences;
 mod saved;
 pub mod sections;
 mod validate;
+pub mod value;
 
 pub use keys::{closest, osa_distance, DEFAULTED_KEYS, OWN_KEYS, REQUIRED_KEYS};
 pub use parse::{parse, ConfigKind, RawConfig};

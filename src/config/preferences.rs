@@ -81,17 +81,8 @@ pub fn parse(text: &str, path: &Path) -> Result<PreferencesConfig> {
 type Fail = (&'static str, String);
 
 fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, Fail> {
-    match raw.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        Some(other) => Err((
-            key,
-            format!(
-                "{key} must be a non-empty text, but it is {}",
-                super::validate::describe(other)
-            ),
-        )),
-    }
+    // TOML holds no null, so reading `null` as absent changes nothing here.
+    super::value::text(raw, key)
 }
 
 /// A list of column names: a TOML array or a comma-separated text.

@@ -11,13 +11,7 @@ use super::{counts, failed, Outcome};
 /// The version of the gates file's shape; bumped on incompatible changes.
 pub const GATES_VERSION: u64 = 1;
 
-fn number(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
+use crate::output::json::number;
 
 /// `{"pass": 4, "fail": 1, ...}`.
 fn count_map(outcomes: &[Outcome]) -> Value {

@@ -12,6 +12,7 @@
 //! never holds more than one table's bytes.
 
 pub mod file;
+pub mod json;
 /// Python-repr numbers moved to the leaf module [`crate::pyrepr`]; this
 /// path stays for the code that still names it.
 pub use crate::pyrepr as format;

@@ -1,0 +1,60 @@
+//! Stage 1 (config): the value readers the report kinds' configuration
+//! files share (`agree`, `compare`, `preferences`), so a key of one kind is
+//! read and reported like the same key of another. Reads a parsed
+//! [`RawConfig`]; no file access.
+//!
+//! `build`'s experiment reader (`validate::Reader`) has its own messages
+//! (with an example value per key) and is not folded in here.
+
+use super::RawConfig;
+use serde_json::Value;
+
+/// An error before its place in the file is known: the key and the message
+/// (the caller adds the file and line with `RawConfig::at`).
+pub type KeyError = (&'static str, String);
+
+/// A non-empty text. Absent (or JSON `null`, which the TOML files of these
+/// kinds cannot hold) is `None`; anything else (a number, a list, a text of
+/// white space only) is an error naming the key and what it holds.
+pub fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, KeyError> {
+    match raw.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+        Some(other) => Err((
+            key,
+            format!(
+                "{key} must be a non-empty text, but it is {}",
+                super::validate::describe(other)
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigKind;
+    use std::path::Path;
+
+    fn raw(text: &str, kind: ConfigKind) -> RawConfig {
+        crate::config::parse(text, kind, Path::new("x")).unwrap()
+    }
+
+    #[test]
+    fn text_reads_non_empty_texts_and_names_the_key_otherwise() {
+        let r = raw("a = \"x\"\nb = \"  \"\nc = 3\n", ConfigKind::Toml);
+        assert_eq!(text(&r, "a").unwrap().as_deref(), Some("x"));
+        assert_eq!(text(&r, "missing").unwrap(), None);
+        let (key, msg) = text(&r, "b").unwrap_err();
+        assert_eq!(key, "b");
+        assert_eq!(msg, "b must be a non-empty text, but it is the text \"  \"");
+        let (_, msg) = text(&r, "c").unwrap_err();
+        assert_eq!(msg, "c must be a non-empty text, but it is the number 3");
+    }
+
+    #[test]
+    fn json_null_is_absent() {
+        let r = raw("{\"a\": null}", ConfigKind::Json);
+        assert_eq!(text(&r, "a").unwrap(), None);
+    }
+}
