@@ -1,49 +1,77 @@
 //! rsmreport: evaluation reports for automated scoring engines, at parity with
 //! RSMTool's `rsmeval`.
 //!
-//! The pipeline is visible in the module tree and runs top to bottom:
+//! The tree shows the **stages** and the **report kinds**
+//! (`docs/architecture.md` draws the whole picture and says how to add a
+//! kind). Plain data is passed from one stage to the next; a module uses
+//! only the stages above it in this list and the leaf modules.
 //!
-//! 1. [`config`]: raw TOML/JSON -> validated [`config::Experiment`];
-//! 2. [`input`]: predictions and scale files -> [`table::Table`];
+//! **Leaf modules** (import nothing of the crate): [`table`] (the data
+//! model), [`schema`] (reference table and column names, `All data`/`No
+//! info`, NA tokens, file-name rules), [`pyrepr`] (Python-repr numbers),
+//! [`provenance`] (checksums, generation time, timings).
+//!
+//! **Stages**, top to bottom:
+//!
+//! 1. [`config`]: raw TOML/JSON -> validated [`config::Experiment`] (and the
+//!    other kinds' configurations, through one value reader);
+//! 2. [`input`]: predictions, annotation and archived files -> [`table::Table`];
 //! 3. [`preprocess`]: filters, scaling, trimming, rounding -> [`preprocess::Prepared`];
 //! 4. [`metrics`]: pure maths on `f64` slices (no I/O, no tables);
-//! 5. [`sections`]: every intermediate table, as [`table::Frame`]s;
-//! 6. [`plots`] and [`render`]: SVG figures, and the report engine that
-//!    turns a kind-agnostic [`render::Report`] into one HTML page, as bytes;
+//! 5. [`analysis`]: every computed table, as [`table::Frame`]s;
+//! 6. [`gates`] (quality gates), [`plots`] (SVG figures) and [`render`]
+//!    (the report engine, which knows no kind: a [`render::Report`] -> one
+//!    HTML page, as bytes);
 //! 7. [`output`]: the only stage that writes files.
 //!
-//! [`pipeline`] runs stages 1-5 for one experiment; each command then
-//! assembles its own report kind from its results in a module of its own
-//! ([`build`] for `rsmreport build`; [`compare`] and [`summarize`] for
-//! `compare` and `summarize` over archived output folders; [`agree`] for
-//! `rsmreport agree`, rater agreement on an annotation file; [`preferences`]
-//! for pairwise-preference annotations) and hands it to [`render`]. The
-//! engine depends on no command: `render` imports only `plots`, `table` and
-//! `output::OutputFile`. `docs/architecture.md` draws the whole picture and
-//! says how to add a report kind or a section.
+//! **Report kinds**, each one folder that runs the stages and assembles
+//! its own report sections:
 //!
-//! Plain data is passed from one stage to the next.
+//! * [`kinds::evaluation`]: `rsmreport build` and `check`;
+//! * [`compare`] and [`summarize`]: paired verdicts over archived output
+//!   folders;
+//! * [`agree`]: rater agreement on an annotation file;
+//! * [`preferences`]: pairwise-preference annotations.
 //!
-//! Outside the pipeline, [`simulate`] generates realistic predictions files
-//! (`rsmreport simulate`) for learning and benchmarks.
+//! (`compare`, `summarize`, `agree` and `preferences` move under [`kinds`]
+//! unchanged once the branches that edit them are merged.)
+//!
+//! Outside both, [`simulate`] generates realistic predictions files
+//! (`rsmreport simulate`) for learning and benchmarks; the binary's `cli`
+//! module holds one thin file per command.
 
-pub mod agree;
-pub mod build;
-pub mod compare;
+// Leaf modules.
+pub mod provenance;
+pub mod pyrepr;
+pub mod schema;
+pub mod table;
+
+// Stages.
+pub mod analysis;
 pub mod config;
 pub mod gates;
 pub mod input;
 pub mod metrics;
 pub mod output;
-pub mod pipeline;
 pub mod plots;
-pub mod preferences;
 pub mod preprocess;
-pub mod provenance;
-pub mod pyrepr;
 pub mod render;
-pub mod schema;
-pub mod sections;
-pub mod simulate;
+
+// Report kinds.
+pub mod agree;
+pub mod compare;
+pub mod kinds;
+pub mod preferences;
 pub mod summarize;
-pub mod table;
+
+// Aside.
+pub mod simulate;
+
+// Old paths, kept so code written against them still compiles (see
+// docs/architecture.md, "Old paths").
+#[doc(hidden)]
+pub use analysis as sections;
+#[doc(hidden)]
+pub use kinds::evaluation as build;
+#[doc(hidden)]
+pub use kinds::evaluation::pipeline;

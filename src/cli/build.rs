@@ -3,7 +3,8 @@
 
 use super::{config_error, data_error, finish, Failure};
 use anyhow::anyhow;
-use rsmreport::{config, output, pipeline};
+use rsmreport::kinds::evaluation::pipeline;
+use rsmreport::{config, output};
 use std::path::{Path, PathBuf};
 
 /// The experiment and the gates of `--gates FILE`, validated (exit 2).

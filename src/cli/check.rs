@@ -3,7 +3,7 @@
 
 use super::build::{execute, load_experiment};
 use super::Failure;
-use rsmreport::pipeline;
+use rsmreport::kinds::evaluation::pipeline;
 use std::path::Path;
 
 pub fn run(experiment: &Path, gates: Option<&Path>) -> Result<(), Failure> {

@@ -72,7 +72,7 @@ pub fn finish(
         println!("{line}");
     }
     if !gates.is_empty() {
-        for line in rsmreport::build::gates::terminal_lines(gates) {
+        for line in rsmreport::kinds::evaluation::gates::terminal_lines(gates) {
             eprintln!("{line}");
         }
     }

@@ -17,8 +17,8 @@
 
 use std::path::Path;
 
+use rsmreport::analysis::intervals::{compute, IntervalResults};
 use rsmreport::config::{self, intervals::Intervals, ConfigKind, Experiment};
-use rsmreport::sections::intervals::{compute, IntervalResults};
 use rsmreport::simulate::{SimulationSpec, Simulator};
 
 /// The statistics studied: (`_ci` source, metric, name in the table).
@@ -69,7 +69,7 @@ fn evaluate(
         .next_chunk(n)
         .unwrap();
     let prep = rsmreport::preprocess::prepare(exp, table, None, "simulated").unwrap();
-    let analysis = rsmreport::sections::analyze(exp, &prep);
+    let analysis = rsmreport::analysis::analyze(exp, &prep);
     let primary = prep.x_trim().name;
     let results = with.map(|s| compute(s, &prep, &analysis.frames, None, None));
     let estimates = STATS

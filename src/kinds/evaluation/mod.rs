@@ -1,6 +1,6 @@
 //! The `build` command's report: assembles the kind-agnostic
 //! [`Report`](crate::render::Report) of one evaluation run
-//! ([`crate::pipeline::Run`]): the header with key figures and provenance,
+//! ([`crate::kinds::evaluation::pipeline::Run`]): the header with key figures and provenance,
 //! then every configured section in order, built-in ([`sections`], with
 //! their templates in `templates/build/`) or custom (a Markdown or HTML
 //! file).
@@ -10,13 +10,14 @@
 //! [`summary`] is the build's machine-readable summary file.
 
 pub mod gates;
+pub mod pipeline;
 pub mod sections;
 pub mod summary;
 
 use anyhow::{Context as _, Result};
 
 use crate::config::Section;
-use crate::pipeline::Run;
+use crate::kinds::evaluation::pipeline::Run;
 use crate::render::context::{Glance, InputCtx};
 use crate::render::format::{num3, thousands, utc_datetime};
 use crate::render::model::{Block, ConfigCtx, Header, Report, Version};
@@ -27,39 +28,39 @@ use crate::render::{glossary, markdown, tables};
 const TEMPLATES: &[(&str, &str)] = &[
     (
         "sections/data_description.html",
-        include_str!("../../templates/build/sections/data_description.html.tera"),
+        include_str!("../../../templates/evaluation/sections/data_description.html.tera"),
     ),
     (
         "sections/data_description_by_group.html",
-        include_str!("../../templates/build/sections/data_description_by_group.html.tera"),
+        include_str!("../../../templates/evaluation/sections/data_description_by_group.html.tera"),
     ),
     (
         "sections/consistency.html",
-        include_str!("../../templates/build/sections/consistency.html.tera"),
+        include_str!("../../../templates/evaluation/sections/consistency.html.tera"),
     ),
     (
         "sections/evaluation.html",
-        include_str!("../../templates/build/sections/evaluation.html.tera"),
+        include_str!("../../../templates/evaluation/sections/evaluation.html.tera"),
     ),
     (
         "sections/true_score_evaluation.html",
-        include_str!("../../templates/build/sections/true_score_evaluation.html.tera"),
+        include_str!("../../../templates/evaluation/sections/true_score_evaluation.html.tera"),
     ),
     (
         "sections/evaluation_by_group.html",
-        include_str!("../../templates/build/sections/evaluation_by_group.html.tera"),
+        include_str!("../../../templates/evaluation/sections/evaluation_by_group.html.tera"),
     ),
     (
         "sections/fairness_analyses.html",
-        include_str!("../../templates/build/sections/fairness_analyses.html.tera"),
+        include_str!("../../../templates/evaluation/sections/fairness_analyses.html.tera"),
     ),
     (
         "sections/intermediate_file_paths.html",
-        include_str!("../../templates/build/sections/intermediate_file_paths.html.tera"),
+        include_str!("../../../templates/evaluation/sections/intermediate_file_paths.html.tera"),
     ),
     (
         "sections/sysinfo.html",
-        include_str!("../../templates/build/sections/sysinfo.html.tera"),
+        include_str!("../../../templates/evaluation/sections/sysinfo.html.tera"),
     ),
 ];
 
@@ -267,7 +268,7 @@ mod tests {
             .join("tests/fixtures/experiments")
             .join(fixture)
             .join("exp.toml");
-        crate::pipeline::execute(crate::config::load(&exp).unwrap()).unwrap()
+        crate::kinds::evaluation::pipeline::execute(crate::config::load(&exp).unwrap()).unwrap()
     }
 
     #[test]

@@ -9,9 +9,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::pipeline::Run;
+use crate::analysis::intervals::{CiRow, IntervalResults};
+use crate::kinds::evaluation::pipeline::Run;
 use crate::schema::{CONSISTENCY_METRICS, DEGRADATION_METRICS, EVAL_METRICS};
-use crate::sections::intervals::{CiRow, IntervalResults};
 
 /// The version of the summary's shape; bumped on any incompatible change.
 pub const SUMMARY_VERSION: u64 = 1;

@@ -6,9 +6,9 @@
 
 use super::*;
 use crate::config::intervals::{Intervals, Unit};
+use crate::kinds::evaluation::pipeline::{execute, Run};
 use crate::metrics::test_util::Lcg;
 use crate::metrics::{metric_block, DiffMethod};
-use crate::pipeline::{execute, Run};
 
 /// A standard normal draw (Box-Muller).
 fn normal(g: &mut Lcg) -> f64 {

@@ -1,5 +1,5 @@
 //! The `build` report: one builder per built-in section (spec 5.4-5.12).
-//! Each reads the [`Run`](crate::pipeline::Run) through the [`Builder`], decides
+//! Each reads the [`Run`](crate::kinds::evaluation::pipeline::Run) through the [`Builder`], decides
 //! what is shown (skip conditions, thresholds, highlighting), formats every
 //! number, and returns a typed context for its template. No I/O, no
 //! rendering.
@@ -12,7 +12,7 @@ mod raters;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::build::Builder;
+use crate::kinds::evaluation::Builder;
 use crate::preprocess::Exclusion;
 use crate::render::builder::template;
 use crate::render::context::{Heading, Table};
@@ -22,7 +22,7 @@ use crate::render::tables::{frame_table, FrameOpts};
 
 /// Builds the built-in section `name`.
 pub fn builtin(b: &mut Builder, name: &str) -> Result<Vec<Block>> {
-    if name == crate::sections::raters::SECTION {
+    if name == crate::analysis::raters::SECTION {
         return raters::rater_agreement(b);
     }
     let main = builtin_body(b, name)?;
@@ -120,11 +120,11 @@ struct DataCtx {
     double_scored: Option<DoubleCtx>,
 }
 
-fn data_description(b: &mut Builder) -> Result<Block> {
+/// The flag filter's paragraph (only when it removed responses).
+fn flags_ctx(b: &mut Builder) -> Option<FlagsCtx> {
     let run = b.run;
     let (exp, p) = (&run.exp, &run.prepared);
-    let heading = b.heading(2, "Description of the data");
-    let flags = if p.n_flagged > 0 {
+    if p.n_flagged > 0 {
         let filters = exp
             .flag_column
             .iter()
@@ -151,10 +151,13 @@ fn data_description(b: &mut Builder) -> Result<Block> {
         })
     } else {
         None
-    };
-    let excluded_heading = b.heading(3, "Responses excluded from the evaluation");
-    let k = p.excluded.len();
-    let reasons = crate::sections::exclusion_counts(p)
+    }
+}
+
+/// Why responses were excluded, one line per reason that applies.
+fn exclusion_reasons(run: &super::pipeline::Run) -> Vec<ReasonCtx> {
+    let (exp, p) = (&run.exp, &run.prepared);
+    crate::analysis::exclusion_counts(p)
         .into_iter()
         .filter(|(_, n)| *n > 0)
         .map(|(why, n)| ReasonCtx {
@@ -171,8 +174,13 @@ fn data_description(b: &mut Builder) -> Result<Block> {
             },
             n: thousands(n as u64),
         })
-        .collect();
-    let excluded_table = match b.frame("test_excluded_composition") {
+        .collect()
+}
+
+/// The excluded responses by kind of human and machine score (when `k`
+/// responses were excluded).
+fn excluded_table(b: &mut Builder, k: usize) -> Option<Table> {
+    match b.frame("test_excluded_composition") {
         Some(f) if k > 0 => {
             let t = b.table(
                 "excluded composition",
@@ -195,7 +203,18 @@ fn data_description(b: &mut Builder) -> Result<Block> {
             ))
         }
         _ => None,
-    };
+    }
+}
+
+fn data_description(b: &mut Builder) -> Result<Block> {
+    let run = b.run;
+    let (exp, p) = (&run.exp, &run.prepared);
+    let heading = b.heading(2, "Description of the data");
+    let flags = flags_ctx(b);
+    let excluded_heading = b.heading(3, "Responses excluded from the evaluation");
+    let k = p.excluded.len();
+    let reasons = exclusion_reasons(run);
+    let excluded_table = excluded_table(b, k);
     let min_items = exp
         .min_items_per_candidate
         .filter(|&m| m > 0 && k > 0)
@@ -328,7 +347,12 @@ fn compact(lower: f64, upper: f64) -> Option<String> {
 
 /// A key figure's interval line (`95% CI [0.578, 0.620]`), empty without
 /// one.
-pub fn ci_line(run: &crate::pipeline::Run, source: &str, row: &str, metric: &str) -> String {
+pub fn ci_line(
+    run: &crate::kinds::evaluation::pipeline::Run,
+    source: &str,
+    row: &str,
+    metric: &str,
+) -> String {
     let Some(results) = &run.intervals else {
         return String::new();
     };

@@ -1,16 +1,16 @@
-//! Orchestration of one `build` run: config -> input -> preprocess ->
-//! sections, then the files of the output folder ([`emit_files`]: the
-//! tables, and the report assembled by [`crate::build`] and rendered by
+//! The evaluation kind's run (`rsmreport build`, `check`): config -> input -> preprocess ->
+//! analysis, then the files of the output folder ([`emit_files`]: the
+//! tables, and the report assembled by [`super::report`] and rendered by
 //! [`crate::render`]). Reads the input files through `input`; writes
 //! nothing (the caller hands the files to `output`).
 
+use crate::analysis::intervals::{self, IntervalResults};
+use crate::analysis::{self, Analysis};
 use crate::config::{Experiment, ScaleWith};
 use crate::output::OutputFile;
 use crate::preprocess::{self, Exclusion, Prepared};
 pub use crate::provenance::{generation_epoch, sha256_file, timed, InputInfo};
 use crate::schema::check_file_name_part;
-use crate::sections::intervals::{self, IntervalResults};
-use crate::sections::{self, Analysis};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -54,7 +54,7 @@ pub struct Run {
 /// `<subgroup>=<level>` scope whose level is not in the data) is a
 /// configuration error.
 pub fn evaluate_gates(run: &mut Run) -> Result<(), String> {
-    run.gates = timed("gates", || crate::build::gates::evaluate(run))?;
+    run.gates = timed("gates", || crate::kinds::evaluation::gates::evaluate(run))?;
     Ok(())
 }
 
@@ -87,7 +87,7 @@ pub fn execute(exp: Experiment) -> Result<Run> {
         )
     })?;
     let mut analysis = timed("analyze", || {
-        sections::analyze_moving_frames(&exp, &mut prepared)
+        analysis::analyze_moving_frames(&exp, &mut prepared)
     });
     let intervals = exp.intervals.as_ref().map(|settings| {
         timed("intervals", || {
@@ -131,7 +131,7 @@ pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) ->
     })?;
     emit(&OutputFile {
         path: Path::new("output").join(format!("{}_summary.json", run.exp.experiment_id)),
-        bytes: crate::build::summary::summary_json(run),
+        bytes: crate::kinds::evaluation::summary::summary_json(run),
     })?;
     if !run.exp.gates.is_empty() {
         let id = &run.exp.experiment_id;
@@ -145,7 +145,7 @@ pub fn emit_files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) ->
         })?;
     }
     let report = timed("report", || {
-        crate::render::report_files(&crate::build::report(run, epoch)?)
+        crate::render::report_files(&crate::kinds::evaluation::report(run, epoch)?)
     })?;
     timed("write report", || report.iter().try_for_each(&mut *emit))
 }
@@ -169,7 +169,7 @@ fn describe_gates(run: &Run, s: &mut String) {
             g.scope,
             g.severity.name(),
             g.origin,
-            crate::build::gates::counts_text(&lines)
+            crate::kinds::evaluation::gates::counts_text(&lines)
         );
     }
     let verdict = if crate::gates::failed(&run.gates) {
@@ -180,7 +180,7 @@ fn describe_gates(run: &Run, s: &mut String) {
     let _ = writeln!(
         s,
         "gate results: {}; {verdict}",
-        crate::build::gates::counts_text(&run.gates)
+        crate::kinds::evaluation::gates::counts_text(&run.gates)
     );
 }
 
@@ -206,7 +206,7 @@ pub fn describe(run: &Run) -> String {
     if p.n_flagged > 0 {
         let _ = writeln!(s, "excluded by flag_column: {}", p.n_flagged);
     }
-    for (why, n) in sections::exclusion_counts(p) {
+    for (why, n) in analysis::exclusion_counts(p) {
         if n > 0 {
             let reason = match why {
                 Exclusion::NonNumericHuman => "non-numeric human score",
