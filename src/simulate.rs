@@ -956,51 +956,92 @@ impl Simulator {
             }
         }
 
-        let mut columns = vec![Column::new(ID_COLUMN, crate::table::text_values(ids))];
-        for (g, values) in spec.subgroups.iter().zip(groups) {
-            columns.push(Column::new(
-                g.name.clone(),
-                crate::table::text_values(values),
-            ));
-        }
+        Some(chunk_table(
+            spec,
+            rows,
+            ChunkColumns {
+                ids,
+                groups,
+                h1_int,
+                h1_text,
+                h2,
+                sys_float,
+                sys_text,
+            },
+        ))
+    }
+}
+
+/// The cells of one chunk, column by column, as `next_chunk` draws them.
+struct ChunkColumns {
+    ids: Vec<Option<String>>,
+    groups: Vec<Vec<Option<String>>>,
+    h1_int: Vec<i64>,
+    h1_text: Vec<Option<String>>,
+    h2: Vec<Cell>,
+    sys_float: Vec<f64>,
+    sys_text: Vec<Option<String>>,
+}
+
+/// The chunk's table: id, subgroups, `h1`, `h2` (when some responses are
+/// double-scored) and `system`, each typed by the spec alone.
+fn chunk_table(spec: &SimulationSpec, rows: usize, cells: ChunkColumns) -> Table {
+    let ChunkColumns {
+        ids,
+        groups,
+        h1_int,
+        h1_text,
+        h2,
+        sys_float,
+        sys_text,
+    } = cells;
+    let text_h1 = spec.non_numeric > 0.0;
+    let text_system = spec.non_numeric > 0.0;
+    let with_h2 = spec.double_scored > 0.0;
+    let mut columns = vec![Column::new(ID_COLUMN, crate::table::text_values(ids))];
+    for (g, values) in spec.subgroups.iter().zip(groups) {
         columns.push(Column::new(
-            H1_COLUMN,
-            if text_h1 {
-                crate::table::text_values(h1_text)
+            g.name.clone(),
+            crate::table::text_values(values),
+        ));
+    }
+    columns.push(Column::new(
+        H1_COLUMN,
+        if text_h1 {
+            crate::table::text_values(h1_text)
+        } else {
+            Values::Int(h1_int)
+        },
+    ));
+    if with_h2 {
+        let all_present = spec.double_scored >= 1.0;
+        columns.push(Column::new(
+            H2_COLUMN,
+            if all_present {
+                Values::Int(
+                    h2.iter()
+                        .map(|c| match c {
+                            Cell::Int(v) => *v,
+                            _ => 0,
+                        })
+                        .collect(),
+                )
             } else {
-                Values::Int(h1_int)
+                Values::Mixed(h2)
             },
         ));
-        if with_h2 {
-            let all_present = spec.double_scored >= 1.0;
-            columns.push(Column::new(
-                H2_COLUMN,
-                if all_present {
-                    Values::Int(
-                        h2.iter()
-                            .map(|c| match c {
-                                Cell::Int(v) => *v,
-                                _ => 0,
-                            })
-                            .collect(),
-                    )
-                } else {
-                    Values::Mixed(h2)
-                },
-            ));
-        }
-        columns.push(Column::new(
-            SYSTEM_COLUMN,
-            if text_system {
-                crate::table::text_values(sys_text)
-            } else {
-                Values::Float(sys_float)
-            },
-        ));
-        Some(Table {
-            columns,
-            nrows: rows,
-        })
+    }
+    columns.push(Column::new(
+        SYSTEM_COLUMN,
+        if text_system {
+            crate::table::text_values(sys_text)
+        } else {
+            Values::Float(sys_float)
+        },
+    ));
+    Table {
+        columns,
+        nrows: rows,
     }
 }
 

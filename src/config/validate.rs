@@ -47,66 +47,23 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
     let model_version = cx.text("model_version")?;
     let trim_min = cx.number("trim_min")?.map_or(0.0, Number::as_f64);
     let trim_max = cx.number("trim_max")?.map_or(0.0, Number::as_f64);
-    let trim_tolerance = match cx.number("trim_tolerance")? {
-        Some(n) if n.as_f64() < 0.0 => {
-            return Err(cx.err(
-                "trim_tolerance",
-                format!(
-                    "trim_tolerance must be 0 or more (it widens the range [trim_min, \
-                     trim_max] on both sides), but it is {}",
-                    n.as_f64()
-                ),
-            ))
-        }
-        Some(n) => n.as_f64(),
-        None => 0.4998,
-    };
-    let rater_error_variance = cx.number("rater_error_variance")?;
-    if let Some(v) = rater_error_variance {
-        if v.as_f64() < 0.0 {
-            return Err(cx.err(
-                "rater_error_variance",
-                format!(
-                    "rater_error_variance must be 0 or more (it is a variance), but it is {}",
-                    v.as_f64()
-                ),
-            ));
-        }
-    }
+    let trim_tolerance = trim_tolerance(&cx)?;
+    let rater_error_variance = rater_error_variance(&cx)?;
     let exclude_zero_scores = cx.boolean("exclude_zero_scores")?.unwrap_or(true);
     let use_thumbnails = cx.boolean("use_thumbnails")?.unwrap_or(false);
     let file_format = file_format(&cx)?;
-    let subgroups = cx.list("subgroups")?.unwrap_or_default();
-    if let Some(dup) = first_duplicate(&subgroups) {
-        return Err(cx.err(
-            "subgroups",
-            format!("subgroups lists the column \"{dup}\" more than once; list each column once"),
-        ));
-    }
+    let subgroups = subgroups(&cx)?;
     let general_sections = cx.list("general_sections")?;
     let custom_sections = cx.list("custom_sections")?.unwrap_or_default();
     let section_order = cx.list("section_order")?;
     let flag_column = flag_column(&cx)?;
-    let min_items_per_candidate = match cx.count("min_items_per_candidate")? {
-        Some(0) | None => None,
-        Some(n) => Some(n),
-    };
+    let min_items_per_candidate = cx.count("min_items_per_candidate")?.filter(|&n| n > 0);
     let (min_n_per_group, min_n_saved) = min_n_per_group(&cx, &subgroups)?;
     let intervals = super::intervals::parse(cx.raw.get("intervals"), candidate_column.as_deref())
         .map_err(|message| cx.err("intervals", message))?;
 
     // Cross-field rules.
-    if trim_min > trim_max {
-        return Err(cx.err(
-            "trim_min",
-            format!(
-                "trim_min ({}) is larger than trim_max ({}); trim_min must be the lowest and \
-                 trim_max the highest valid score",
-                show_value(cx.raw.get("trim_min")),
-                show_value(cx.raw.get("trim_max"))
-            ),
-        ));
-    }
+    check_trim_range(&cx, trim_min, trim_max)?;
     check_distinct_columns(
         &cx,
         &id_column,
@@ -132,23 +89,13 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         ],
     )?;
     let classification = cx.boolean("classification")?.unwrap_or(false);
-    if min_items_per_candidate.is_some() && candidate_column.is_none() {
-        return Err(cx.err(
-            "min_items_per_candidate",
-            "min_items_per_candidate needs candidate_column: responses can only be counted per \
-             candidate when the config names the column that holds the candidate ids",
-        ));
-    }
+    check_min_items(&cx, min_items_per_candidate, candidate_column.as_deref())?;
 
     // Files.
     let predictions_file =
         cx.resolve_file("predictions_file", &predictions_value, "predictions file")?;
     let scale_with = scale_with(&cx)?;
-    let mut custom = Vec::with_capacity(custom_sections.len());
-    for entry in &custom_sections {
-        let path = cx.resolve_file("custom_sections", entry, "custom section file")?;
-        custom.push((entry.clone(), path));
-    }
+    let custom = custom_files(&cx, &custom_sections)?;
 
     // Sections (spec 5.1).
     let sections = select_sections(
@@ -156,13 +103,11 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         general_sections.as_deref(),
         &custom,
         section_order.as_deref(),
-        Available {
-            subgroups: !subgroups.is_empty(),
-            other_raters: !other_human_score_columns.is_empty(),
-            human_columns: 1
-                + usize::from(second_human_score_column.is_some())
-                + other_human_score_columns.len(),
-        },
+        available(
+            &subgroups,
+            second_human_score_column.is_some(),
+            &other_human_score_columns,
+        ),
     )?;
 
     let saved_config = saved_config(&cx, min_n_saved, intervals);
@@ -199,6 +144,105 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
     };
     exp.gates = gates(&cx, &exp)?;
     Ok(exp)
+}
+
+/// What the data offer the section rules: subgroups, more raters, and
+/// how many human score columns there are.
+fn available(subgroups: &[String], second_human: bool, others: &[String]) -> Available {
+    Available {
+        subgroups: !subgroups.is_empty(),
+        other_raters: !others.is_empty(),
+        human_columns: 1 + usize::from(second_human) + others.len(),
+    }
+}
+
+/// `trim_tolerance`: 0 or more, 0.4998 by default.
+fn trim_tolerance(cx: &Ctx) -> Result<f64> {
+    Ok(match cx.number("trim_tolerance")? {
+        Some(n) if n.as_f64() < 0.0 => {
+            return Err(cx.err(
+                "trim_tolerance",
+                format!(
+                    "trim_tolerance must be 0 or more (it widens the range [trim_min, \
+                     trim_max] on both sides), but it is {}",
+                    n.as_f64()
+                ),
+            ))
+        }
+        Some(n) => n.as_f64(),
+        None => 0.4998,
+    })
+}
+
+/// `rater_error_variance`: a variance, 0 or more.
+fn rater_error_variance(cx: &Ctx) -> Result<Option<Number>> {
+    let rater_error_variance = cx.number("rater_error_variance")?;
+    if let Some(v) = rater_error_variance {
+        if v.as_f64() < 0.0 {
+            return Err(cx.err(
+                "rater_error_variance",
+                format!(
+                    "rater_error_variance must be 0 or more (it is a variance), but it is {}",
+                    v.as_f64()
+                ),
+            ));
+        }
+    }
+    Ok(rater_error_variance)
+}
+
+/// `subgroups`: each column once.
+fn subgroups(cx: &Ctx) -> Result<Vec<String>> {
+    let subgroups = cx.list("subgroups")?.unwrap_or_default();
+    if let Some(dup) = first_duplicate(&subgroups) {
+        return Err(cx.err(
+            "subgroups",
+            format!("subgroups lists the column \"{dup}\" more than once; list each column once"),
+        ));
+    }
+    Ok(subgroups)
+}
+
+/// `trim_min` must not be above `trim_max`.
+fn check_trim_range(cx: &Ctx, trim_min: f64, trim_max: f64) -> Result<()> {
+    if trim_min > trim_max {
+        return Err(cx.err(
+            "trim_min",
+            format!(
+                "trim_min ({}) is larger than trim_max ({}); trim_min must be the lowest and \
+                 trim_max the highest valid score",
+                show_value(cx.raw.get("trim_min")),
+                show_value(cx.raw.get("trim_max"))
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `min_items_per_candidate` needs `candidate_column`.
+fn check_min_items(
+    cx: &Ctx,
+    min_items_per_candidate: Option<u64>,
+    candidate_column: Option<&str>,
+) -> Result<()> {
+    if min_items_per_candidate.is_some() && candidate_column.is_none() {
+        return Err(cx.err(
+            "min_items_per_candidate",
+            "min_items_per_candidate needs candidate_column: responses can only be counted per \
+             candidate when the config names the column that holds the candidate ids",
+        ));
+    }
+    Ok(())
+}
+
+/// The custom section files, each resolved like the predictions file.
+fn custom_files(cx: &Ctx, custom_sections: &[String]) -> Result<Vec<(String, PathBuf)>> {
+    let mut custom = Vec::with_capacity(custom_sections.len());
+    for entry in custom_sections {
+        let path = cx.resolve_file("custom_sections", entry, "custom section file")?;
+        custom.push((entry.clone(), path));
+    }
+    Ok(custom)
 }
 
 /// The experiment's own gates (`gates_preset`, `[[gates]]`), validated

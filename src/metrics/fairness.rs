@@ -119,43 +119,9 @@ pub fn fairness_analysis(
 ) -> FairnessResult {
     let cells = reduce(group_codes, group_labels.len(), human, system);
 
-    // Group coding: descending count, ties by ascending label.
-    let mut group_count = vec![0usize; group_labels.len()];
-    for c in &cells {
-        group_count[c.code as usize] += c.e.n;
-    }
-    let mut group_order: Vec<usize> = (0..group_labels.len())
-        .filter(|&g| group_count[g] > 0)
-        .collect();
-    group_order.sort_by(|&a, &b| {
-        group_count[b]
-            .cmp(&group_count[a])
-            .then_with(|| group_labels[a].cmp(&group_labels[b]))
-    });
-    let mut group_pos = vec![usize::MAX; group_labels.len()];
-    for (p, &g) in group_order.iter().enumerate() {
-        group_pos[g] = p;
-    }
-    let levels: Vec<(String, usize)> = group_order
-        .iter()
-        .map(|&g| (group_labels[g].clone(), group_count[g]))
-        .collect();
+    let (group_pos, levels) = group_coding(&cells, group_labels);
 
-    // Human score coding: descending count, ties by ascending value.
-    let mut human_count: HashMap<u64, usize, FastHash> = HashMap::default();
-    for c in &cells {
-        *human_count.entry(c.human.to_bits()).or_default() += c.e.n;
-    }
-    let mut human_levels: Vec<(f64, usize)> = human_count
-        .iter()
-        .map(|(&bits, &n)| (f64::from_bits(bits), n))
-        .collect();
-    human_levels.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.total_cmp(&b.0)));
-    let human_pos: HashMap<u64, usize, FastHash> = human_levels
-        .iter()
-        .enumerate()
-        .map(|(p, (h, _))| (h.to_bits(), p))
-        .collect();
+    let (human_levels, human_pos) = human_coding(&cells);
 
     let (ng, nh) = (levels.len(), human_levels.len());
     let base_category = levels.first().map(|l| l.0.clone()).unwrap_or_default();
@@ -203,7 +169,85 @@ pub fn fairness_analysis(
         fit(full_names, ng + nh - 1, full_dummies, &full_cells)
     };
 
-    let metrics = if ng == 1 {
+    let metrics = fairness_metrics(ng, &osa, &osd, &csd_null, &csd_full);
+
+    let conditional = conditional_means(&cells, &group_pos, &levels);
+
+    FairnessResult {
+        osa: estimate_rows(&osa, &base_category, &levels, ng),
+        osd: estimate_rows(&osd, &base_category, &levels, ng),
+        csd: estimate_rows(&csd_full, &base_category, &levels, ng),
+        base_category,
+        levels,
+        human_levels,
+        metrics,
+        conditional,
+        fits: FairnessFits {
+            osa,
+            osd,
+            csd_null,
+            csd_full,
+        },
+    }
+}
+
+/// Group coding: descending count, ties by ascending label. Returns the
+/// position of each label in the coding (`usize::MAX` for labels in no
+/// row) and the levels with their counts in coding order.
+fn group_coding(cells: &[CellData], group_labels: &[String]) -> (Vec<usize>, Vec<(String, usize)>) {
+    let mut group_count = vec![0usize; group_labels.len()];
+    for c in cells {
+        group_count[c.code as usize] += c.e.n;
+    }
+    let mut group_order: Vec<usize> = (0..group_labels.len())
+        .filter(|&g| group_count[g] > 0)
+        .collect();
+    group_order.sort_by(|&a, &b| {
+        group_count[b]
+            .cmp(&group_count[a])
+            .then_with(|| group_labels[a].cmp(&group_labels[b]))
+    });
+    let mut group_pos = vec![usize::MAX; group_labels.len()];
+    for (p, &g) in group_order.iter().enumerate() {
+        group_pos[g] = p;
+    }
+    let levels: Vec<(String, usize)> = group_order
+        .iter()
+        .map(|&g| (group_labels[g].clone(), group_count[g]))
+        .collect();
+    (group_pos, levels)
+}
+
+/// Human score coding: descending count, ties by ascending value. Returns
+/// the levels with their counts in coding order and each value's position.
+fn human_coding(cells: &[CellData]) -> (Vec<(f64, usize)>, HashMap<u64, usize, FastHash>) {
+    let mut human_count: HashMap<u64, usize, FastHash> = HashMap::default();
+    for c in cells {
+        *human_count.entry(c.human.to_bits()).or_default() += c.e.n;
+    }
+    let mut human_levels: Vec<(f64, usize)> = human_count
+        .iter()
+        .map(|(&bits, &n)| (f64::from_bits(bits), n))
+        .collect();
+    human_levels.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.total_cmp(&b.0)));
+    let human_pos: HashMap<u64, usize, FastHash> = human_levels
+        .iter()
+        .enumerate()
+        .map(|(p, (h, _))| (h.to_bits(), p))
+        .collect();
+    (human_levels, human_pos)
+}
+
+/// The fairness metrics of the fitted models (a single group explains
+/// nothing and has no test).
+fn fairness_metrics(
+    ng: usize,
+    osa: &OlsFit,
+    osd: &OlsFit,
+    csd_null: &OlsFit,
+    csd_full: &OlsFit,
+) -> FairnessMetrics {
+    if ng == 1 {
         // A single group: the group explains nothing and there is no test.
         FairnessMetrics {
             osa_r2: 0.0,
@@ -220,10 +264,18 @@ pub fn fairness_analysis(
             osd_r2: osd.r2_adj,
             osd_sig: osd.f_pvalue,
             csd_r2: csd_full.r2_adj - csd_null.r2_adj,
-            csd_sig: nested_f_test(&csd_null, &csd_full),
+            csd_sig: nested_f_test(csd_null, csd_full),
         }
-    };
+    }
+}
 
+/// The mean system score of every (human score, group) cell with its 95%
+/// t-interval half-width, sorted by human score, then group coding order.
+fn conditional_means(
+    cells: &[CellData],
+    group_pos: &[usize],
+    levels: &[(String, usize)],
+) -> Vec<ConditionalMean> {
     let mut t_quantiles: HashMap<usize, f64> = HashMap::new();
     let mut conditional: Vec<(usize, ConditionalMean)> = cells
         .iter()
@@ -250,23 +302,7 @@ pub fn fairness_analysis(
         })
         .collect();
     conditional.sort_by(|a, b| a.1.human.total_cmp(&b.1.human).then(a.0.cmp(&b.0)));
-
-    FairnessResult {
-        osa: estimate_rows(&osa, &base_category, &levels, ng),
-        osd: estimate_rows(&osd, &base_category, &levels, ng),
-        csd: estimate_rows(&csd_full, &base_category, &levels, ng),
-        base_category,
-        levels,
-        human_levels,
-        metrics,
-        conditional: conditional.into_iter().map(|(_, c)| c).collect(),
-        fits: FairnessFits {
-            osa,
-            osd,
-            csd_null,
-            csd_full,
-        },
-    }
+    conditional.into_iter().map(|(_, c)| c).collect()
 }
 
 /// Fits a model with `k` columns to grouped data whose row `r` is

@@ -43,27 +43,7 @@ pub fn conditional_scores(d: &ConditionalScores) -> Result<Figure> {
             &y_name
         }
     );
-    // Per series: label and, per human score, (mean, half-width) with
-    // non-finite values turned into NaN.
-    let lines: Vec<(String, Vec<(f64, f64)>)> = d
-        .series
-        .iter()
-        .map(|(label, points)| {
-            let total = points.iter().fold(0usize, |a, p| a.saturating_add(p.2));
-            let n = format!(" (n={})", fmt_count(total));
-            let room = MAX_LEGEND_PX - text_width(&n, FS_TICK);
-            let label = format!("{}{n}", truncate_px(&clean(label), FS_TICK, room));
-            let pts = (0..n_x)
-                .map(|i| {
-                    let (mean, hw, _) = points.get(i).copied().unwrap_or((f64::NAN, f64::NAN, 0));
-                    let mean = if mean.is_finite() { mean } else { f64::NAN };
-                    let hw = if hw.is_finite() { hw.abs() } else { f64::NAN };
-                    (mean, hw)
-                })
-                .collect();
-            (label, pts)
-        })
-        .collect();
+    let lines = series_lines(d, n_x);
     let ends = lines.iter().flat_map(|(_, pts)| {
         pts.iter().flat_map(|&(mean, hw)| {
             let hw = if hw.is_finite() { hw } else { 0.0 };
@@ -128,38 +108,7 @@ pub fn conditional_scores(d: &ConditionalScores) -> Result<Figure> {
             }
         }
         axes(area, &frame)?;
-        let dodge = (0.5 / m.max(1) as f64).min(0.08) * slot;
-        for (s, (_, pts)) in lines.iter().enumerate() {
-            let color = series(s);
-            let offset = (s as f64 - (m as f64 - 1.0) / 2.0) * dodge;
-            let px: Vec<Option<(i32, i32, f64)>> = pts
-                .iter()
-                .enumerate()
-                .map(|(i, &(mean, hw))| {
-                    mean.is_finite().then(|| {
-                        let cx = f64::from(frame.left) + slot * (i as f64 + 0.5) + offset;
-                        (cx.round() as i32, y.px(mean), hw)
-                    })
-                })
-                .collect();
-            // Lines between consecutive available points.
-            let mut run: Vec<(i32, i32)> = Vec::new();
-            for p in px.iter().chain([&None]) {
-                match p {
-                    Some((x, py, _)) => run.push((*x, *py)),
-                    None => line(area, std::mem::take(&mut run), color, 2)?,
-                }
-            }
-            for (i, p) in px.iter().enumerate() {
-                let Some((x, py, hw)) = *p else { continue };
-                if hw.is_finite() && hw > 0.0 {
-                    let mean = pts[i].0;
-                    let (a, b) = (y.px(mean - hw), y.px(mean + hw));
-                    error_bar(area, (x, a), (x, b), 3, color)?;
-                }
-                marker(area, s, (x, py), color)?;
-            }
-        }
+        draw_series(area, &frame, &y, slot, &lines)?;
         let font = AXIS.anchor(HPos::Center, VPos::Top);
         text(
             area,
@@ -171,39 +120,125 @@ pub fn conditional_scores(d: &ConditionalScores) -> Result<Figure> {
         let yt = truncate_px(&y_title, FS_AXIS, f64::from(plot_h));
         text(area, &yt, (10, frame.center_y()), font)?;
 
-        // Legend.
-        let font = TITLE.anchor(HPos::Left, VPos::Top);
-        let font = super::draw::Font {
-            size: FS_AXIS,
-            ..font
-        };
-        text(area, &legend_title, (legend_left, frame.top), font)?;
-        for (s, label) in entries.iter().enumerate() {
-            let cy = frame.top + 26 + s as i32 * LEGEND_ROW + LEGEND_ROW / 2;
-            let color = series(s);
-            line(
-                area,
-                vec![(legend_left, cy), (legend_left + 20, cy)],
-                color,
-                2,
-            )?;
-            marker(area, s, (legend_left + 10, cy), color)?;
-            let font = TICK.anchor(HPos::Left, VPos::Center);
-            text(area, label, (legend_left + 28, cy), font)?;
-        }
-        if hidden > 0 {
-            let cy = frame.top + 26 + shown as i32 * LEGEND_ROW + LEGEND_ROW / 2;
-            let font = TICK.anchor(HPos::Left, VPos::Center);
-            text(
-                area,
-                &format!("… and {hidden} more"),
-                (legend_left, cy),
-                font,
-            )?;
-        }
+        draw_legend(
+            area,
+            &legend_title,
+            (legend_left, frame.top),
+            &entries,
+            hidden,
+        )?;
         Ok(())
     })?;
     Ok(finish(&raw, &name, &title, &description))
+}
+
+/// Per series: its legend label (with its count) and, per human score,
+/// (mean, half-width) with non-finite values turned into NaN.
+fn series_lines(d: &ConditionalScores, n_x: usize) -> Vec<(String, Vec<(f64, f64)>)> {
+    d.series
+        .iter()
+        .map(|(label, points)| {
+            let total = points.iter().fold(0usize, |a, p| a.saturating_add(p.2));
+            let n = format!(" (n={})", fmt_count(total));
+            let room = MAX_LEGEND_PX - text_width(&n, FS_TICK);
+            let label = format!("{}{n}", truncate_px(&clean(label), FS_TICK, room));
+            let pts = (0..n_x)
+                .map(|i| {
+                    let (mean, hw, _) = points.get(i).copied().unwrap_or((f64::NAN, f64::NAN, 0));
+                    let mean = if mean.is_finite() { mean } else { f64::NAN };
+                    let hw = if hw.is_finite() { hw.abs() } else { f64::NAN };
+                    (mean, hw)
+                })
+                .collect();
+            (label, pts)
+        })
+        .collect()
+}
+
+/// One line per series through its available means (dodged sideways so
+/// the error bars do not overlap), each mean with its error bar and marker.
+fn draw_series(
+    area: &Area,
+    frame: &Frame,
+    y: &Scale,
+    slot: f64,
+    lines: &[(String, Vec<(f64, f64)>)],
+) -> Result<()> {
+    let m = lines.len();
+    let dodge = (0.5 / m.max(1) as f64).min(0.08) * slot;
+    for (s, (_, pts)) in lines.iter().enumerate() {
+        let color = series(s);
+        let offset = (s as f64 - (m as f64 - 1.0) / 2.0) * dodge;
+        let px: Vec<Option<(i32, i32, f64)>> = pts
+            .iter()
+            .enumerate()
+            .map(|(i, &(mean, hw))| {
+                mean.is_finite().then(|| {
+                    let cx = f64::from(frame.left) + slot * (i as f64 + 0.5) + offset;
+                    (cx.round() as i32, y.px(mean), hw)
+                })
+            })
+            .collect();
+        // Lines between consecutive available points.
+        let mut run: Vec<(i32, i32)> = Vec::new();
+        for p in px.iter().chain([&None]) {
+            match p {
+                Some((x, py, _)) => run.push((*x, *py)),
+                None => line(area, std::mem::take(&mut run), color, 2)?,
+            }
+        }
+        for (i, p) in px.iter().enumerate() {
+            let Some((x, py, hw)) = *p else { continue };
+            if hw.is_finite() && hw > 0.0 {
+                let mean = pts[i].0;
+                let (a, b) = (y.px(mean - hw), y.px(mean + hw));
+                error_bar(area, (x, a), (x, b), 3, color)?;
+            }
+            marker(area, s, (x, py), color)?;
+        }
+    }
+    Ok(())
+}
+
+/// The legend: its title at `(legend_left, top)`, one row per shown
+/// series, and `… and N more` when `hidden` series did not fit.
+fn draw_legend(
+    area: &Area,
+    legend_title: &str,
+    (legend_left, top): (i32, i32),
+    entries: &[String],
+    hidden: usize,
+) -> Result<()> {
+    let font = TITLE.anchor(HPos::Left, VPos::Top);
+    let font = super::draw::Font {
+        size: FS_AXIS,
+        ..font
+    };
+    text(area, legend_title, (legend_left, top), font)?;
+    for (s, label) in entries.iter().enumerate() {
+        let cy = top + 26 + s as i32 * LEGEND_ROW + LEGEND_ROW / 2;
+        let color = series(s);
+        line(
+            area,
+            vec![(legend_left, cy), (legend_left + 20, cy)],
+            color,
+            2,
+        )?;
+        marker(area, s, (legend_left + 10, cy), color)?;
+        let font = TICK.anchor(HPos::Left, VPos::Center);
+        text(area, label, (legend_left + 28, cy), font)?;
+    }
+    if hidden > 0 {
+        let cy = top + 26 + entries.len() as i32 * LEGEND_ROW + LEGEND_ROW / 2;
+        let font = TICK.anchor(HPos::Left, VPos::Center);
+        text(
+            area,
+            &format!("… and {hidden} more"),
+            (legend_left, cy),
+            font,
+        )?;
+    }
+    Ok(())
 }
 
 /// The marker of series `s`: circles for the first palette cycle, then

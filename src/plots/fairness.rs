@@ -28,51 +28,8 @@ pub fn fairness_estimates(d: &FairnessEstimates) -> Result<Figure> {
     let group = clean(&d.group);
     let name = format!("fairness_estimates_{}", d.group);
     let title = format!("Fairness model estimates by {group}");
-    let models: Vec<Model> = d
-        .models
-        .iter()
-        .map(|(m, bars)| {
-            let (short, long) = model_names(m);
-            let rows = bars
-                .iter()
-                .map(|b| {
-                    let v = if b.value.is_finite() {
-                        b.value
-                    } else {
-                        f64::NAN
-                    };
-                    let hw = if b.half_width.is_finite() {
-                        b.half_width.abs()
-                    } else {
-                        f64::NAN
-                    };
-                    (clean(&b.label), v, hw)
-                })
-                .collect();
-            (short, long, rows)
-        })
-        .collect();
-    let description = format!(
-        "Estimates of the fairness models ({}) by {group}, one horizontal bar per group \
-         (first table row at the bottom; the intercept row is the reference group, the \
-         other rows are adjusted by the intercept), with 95% confidence intervals as \
-         error bars.",
-        if models.is_empty() {
-            "none".to_string()
-        } else {
-            models
-                .iter()
-                .map(|(s, l, _)| {
-                    if l.is_empty() {
-                        s.clone()
-                    } else {
-                        format!("{s}: {l}")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("; ")
-        }
-    );
+    let models = models_of(d);
+    let description = describe(&group, &models);
     let ends = models.iter().flat_map(|(_, _, rows)| {
         rows.iter().flat_map(|(_, v, hw)| {
             let hw = if hw.is_finite() { *hw } else { 0.0 };
@@ -181,6 +138,59 @@ pub fn fairness_estimates(d: &FairnessEstimates) -> Result<Figure> {
         text(area, &g, (8, top + plot_h / 2), font)
     })?;
     Ok(finish(&raw, &name, &title, &description))
+}
+
+/// The panels: per model its short and long name and its rows (label,
+/// estimate, half-width), non-finite values as NaN.
+fn models_of(d: &FairnessEstimates) -> Vec<Model> {
+    d.models
+        .iter()
+        .map(|(m, bars)| {
+            let (short, long) = model_names(m);
+            let rows = bars
+                .iter()
+                .map(|b| {
+                    let v = if b.value.is_finite() {
+                        b.value
+                    } else {
+                        f64::NAN
+                    };
+                    let hw = if b.half_width.is_finite() {
+                        b.half_width.abs()
+                    } else {
+                        f64::NAN
+                    };
+                    (clean(&b.label), v, hw)
+                })
+                .collect();
+            (short, long, rows)
+        })
+        .collect()
+}
+
+/// The figure's description in words: the models and what the bars show.
+fn describe(group: &str, models: &[Model]) -> String {
+    format!(
+        "Estimates of the fairness models ({}) by {group}, one horizontal bar per group \
+         (first table row at the bottom; the intercept row is the reference group, the \
+         other rows are adjusted by the intercept), with 95% confidence intervals as \
+         error bars.",
+        if models.is_empty() {
+            "none".to_string()
+        } else {
+            models
+                .iter()
+                .map(|(s, l, _)| {
+                    if l.is_empty() {
+                        s.clone()
+                    } else {
+                        format!("{s}: {l}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+    )
 }
 
 /// The error bar's outline in the background colour.
