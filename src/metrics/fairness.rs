@@ -4,7 +4,7 @@
 //! (spec 6.3, 6.4).
 //!
 //! Pure maths: no I/O, no tables or frames (those are built in
-//! `sections::fairness`), no plotting; this file must not touch files or
+//! `analysis::fairness`), no plotting; this file must not touch files or
 //! report code.
 //!
 //! Every regressor is a dummy, so each observation's design row is fixed by

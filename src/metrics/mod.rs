@@ -8,6 +8,7 @@ pub mod association;
 pub mod block;
 pub mod bootstrap;
 pub mod classification;
+pub mod distributions;
 pub mod fairness;
 pub mod ols;
 pub mod pair_sums;

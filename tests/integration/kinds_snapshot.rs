@@ -294,10 +294,6 @@ fn snapshot_root() -> PathBuf {
         .join("kinds")
 }
 
-fn updating() -> bool {
-    std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
 /// Rewrites the snapshot folder of a step.
 fn write_snapshot(dir: &Path, p: &Produced) {
     let _ = fs::remove_dir_all(dir);
@@ -312,20 +308,6 @@ fn write_snapshot(dir: &Path, p: &Produced) {
     }
 }
 
-/// The first line where two texts differ.
-fn first_difference(want: &str, got: &str) -> String {
-    for (i, (a, b)) in want.lines().zip(got.lines()).enumerate() {
-        if a != b {
-            return format!("line {}:\n    snapshot: {a}\n    actual:   {b}", i + 1);
-        }
-    }
-    format!(
-        "lengths differ: snapshot {} lines, actual {} lines",
-        want.lines().count(),
-        got.lines().count()
-    )
-}
-
 /// How a step differs from its snapshot (empty when identical).
 fn compare_snapshot(dir: &Path, step: &str, p: &Produced) -> Vec<String> {
     let want = fs::read_to_string(dir.join("manifest.txt")).unwrap_or_default();
@@ -335,13 +317,16 @@ fn compare_snapshot(dir: &Path, step: &str, p: &Produced) -> Vec<String> {
     }
     let mut diffs = vec![format!(
         "{step}: manifest differs ({})",
-        first_difference(&want, &got)
+        common::first_difference(&want, &got)
     )];
     for (name, bytes) in &p.files {
         let stored = dir.join(stored_name(name));
         if let (Ok(w), Ok(g)) = (fs::read_to_string(&stored), std::str::from_utf8(bytes)) {
             if w != g {
-                diffs.push(format!("{step}/{name}: {}", first_difference(&w, g)));
+                diffs.push(format!(
+                    "{step}/{name}: {}",
+                    common::first_difference(&w, g)
+                ));
             }
         }
     }
@@ -370,7 +355,7 @@ fn kinds_snapshot_every_output_byte() {
     for step in &STEPS {
         let produced = run_step(root, &roots, step);
         let dir = snapshot_root().join(step.name);
-        if updating() {
+        if common::updating_snapshots() {
             write_snapshot(&dir, &produced);
         } else {
             failures.extend(compare_snapshot(&dir, step.name, &produced));

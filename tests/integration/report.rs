@@ -204,27 +204,9 @@ fn snapshot_dir(fixture: &str) -> PathBuf {
         .join(fixture)
 }
 
-fn updating() -> bool {
-    std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// The first line where two texts differ, for the failure message.
-fn first_difference(want: &str, got: &str) -> String {
-    for (i, (a, b)) in want.lines().zip(got.lines()).enumerate() {
-        if a != b {
-            return format!("line {}:\n  snapshot: {a}\n  actual:   {b}", i + 1);
-        }
-    }
-    format!(
-        "lengths differ: snapshot {} lines, actual {} lines",
-        want.lines().count(),
-        got.lines().count()
-    )
-}
-
 #[test]
 fn report_sections_match_snapshots() {
-    let update = updating();
+    let update = common::updating_snapshots();
     let mut failures = Vec::new();
     let actual_root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report-snapshots");
     for fixture in SNAPSHOT_FIXTURES {
@@ -258,7 +240,7 @@ fn report_sections_match_snapshots() {
                         "{fixture}/{name}: differs from {} (actual in {})\n{}",
                         path.display(),
                         actual.display(),
-                        first_difference(&want, &got)
+                        common::first_difference(&want, &got)
                     ));
                 }
                 Err(_) => {

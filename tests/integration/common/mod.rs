@@ -155,6 +155,29 @@ pub fn build(cwd: &Path, exp: &Path, out: &Path, extra: &[&str]) -> Run {
 }
 
 // ---------------------------------------------------------------------------
+// Snapshots
+
+/// `UPDATE_SNAPSHOTS` is set (and not `0`): the snapshot suites rewrite
+/// their snapshots instead of comparing.
+pub fn updating_snapshots() -> bool {
+    std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The first line where two texts differ, for a failure message.
+pub fn first_difference(want: &str, got: &str) -> String {
+    for (i, (a, b)) in want.lines().zip(got.lines()).enumerate() {
+        if a != b {
+            return format!("line {}:\n  snapshot: {a}\n  actual:   {b}", i + 1);
+        }
+    }
+    format!(
+        "lengths differ: snapshot {} lines, actual {} lines",
+        want.lines().count(),
+        got.lines().count()
+    )
+}
+
+// ---------------------------------------------------------------------------
 // Files
 
 /// Regular files below `dir`, as paths relative to it, sorted.
