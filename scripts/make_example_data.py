@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generate the synthetic data of the bundled example (examples/).
 
-    python3 scripts/make_example_data.py [OUTPUT_DIR]     # default: examples/
+    python3 scripts/make_example_data.py                  # examples/ (an engine that passes its gates)
+    python3 scripts/make_example_data.py --gates-fail     # examples/gates-fail/ (one that does not)
 
 Writes OUTPUT_DIR/predictions.csv (3000 responses) and OUTPUT_DIR/scale.csv
 (1000 responses of an independent sample, used by `scale_with`). Plain
@@ -42,19 +43,45 @@ N_SCALE = 1000
 
 TRUE_MEAN, TRUE_SD = 3.844, 0.74
 SCORE_MIN, SCORE_MAX = 1, 6
-RATER_SD = 0.6
-SYSTEM_SD = 0.5
 DOUBLE_SCORED_SHARE = 0.30
 
+# Two engines of the same design. "passing" (examples/): trained raters
+# (rater error SD 0.35, human-human correlation about 0.7) and an engine
+# close to them (QWK and correlation about 0.78), small first-language
+# shifts: it meets the Williamson et al. (2012) criteria. "gates-fail"
+# (examples/gates-fail/): noisier raters and an engine that misses the
+# criteria (QWK and correlation about 0.60).
 # first language: (weight, shift of the engine's score on the true-score scale)
-L1_LEVELS = [
-    ("Spanish", 0.40, 0.00),
-    ("Mandarin", 0.25, 0.06),
-    ("Arabic", 0.15, -0.05),
-    ("Korean", 0.11, 0.03),
-    ("Hindi", 0.084, -0.02),
-    ("Tagalog", 0.006, -0.15),
-]
+PROFILES = {
+    "passing": {
+        "rater_sd": 0.35,
+        "system_sd": 0.3,
+        "l1": [
+            ("Spanish", 0.40, 0.00),
+            ("Mandarin", 0.25, 0.03),
+            ("Arabic", 0.15, -0.03),
+            ("Korean", 0.11, 0.02),
+            ("Hindi", 0.084, -0.01),
+            ("Tagalog", 0.006, -0.15),
+        ],
+    },
+    "gates-fail": {
+        "rater_sd": 0.6,
+        "system_sd": 0.5,
+        "l1": [
+            ("Spanish", 0.40, 0.00),
+            ("Mandarin", 0.25, 0.06),
+            ("Arabic", 0.15, -0.05),
+            ("Korean", 0.11, 0.03),
+            ("Hindi", 0.084, -0.02),
+            ("Tagalog", 0.006, -0.15),
+        ],
+    },
+}
+PROFILE = PROFILES["passing"]
+RATER_SD = PROFILE["rater_sd"]
+SYSTEM_SD = PROFILE["system_sd"]
+L1_LEVELS = PROFILE["l1"]
 GENDERS = [("F", 0.52), ("M", 0.48)]
 
 N_ZERO_H1 = 9          # off-topic responses scored 0
@@ -155,9 +182,25 @@ def write_csv(path, columns, rows):
             f.write(",".join(r[c] for c in columns) + "\n")
 
 
+def use_profile(name):
+    global PROFILE, RATER_SD, SYSTEM_SD, L1_LEVELS
+    PROFILE = PROFILES[name]
+    RATER_SD = PROFILE["rater_sd"]
+    SYSTEM_SD = PROFILE["system_sd"]
+    L1_LEVELS = PROFILE["l1"]
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "examples")
+    args = sys.argv[1:]
+    name = "passing"
+    if args and args[0] == "--gates-fail":
+        name = "gates-fail"
+        args = args[1:]
+    use_profile(name)
+    default = os.path.join(here, "..", "examples") if name == "passing" else \
+        os.path.join(here, "..", "examples", "gates-fail")
+    out = args[0] if args else default
     os.makedirs(out, exist_ok=True)
     rng = random.Random(SEED)
     main_rows = make_main(rng)

@@ -652,7 +652,11 @@ fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate,
             return Err(format!("unknown key {key}{hint}"));
         }
     }
-    let metric = required_text(table, "metric", "for example metric = \"wtkappa\"")?;
+    let metric = alias(&required_text(
+        table,
+        "metric",
+        "for example metric = \"wtkappa\"",
+    )?);
     let op_text = required_text(table, "op", "one of >=, >, <=, <, abs<=, abs<")?;
     let op = Op::parse(&op_text).ok_or_else(|| {
         format!(
@@ -706,6 +710,21 @@ fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate,
         min_n,
         origin,
     })
+}
+
+/// The names users type for a statistic that the tables call otherwise:
+/// `qwk` (quadratically weighted kappa, in any case) is `wtkappa`, also
+/// after a prefix (`delta.qwk`, `hh.QWK`, `degradation.qwk`).
+fn alias(metric: &str) -> String {
+    let (prefix, name) = match metric.rfind('.') {
+        Some(i) => metric.split_at(i + 1),
+        None => ("", metric),
+    };
+    if name.eq_ignore_ascii_case("qwk") {
+        format!("{prefix}wtkappa")
+    } else {
+        metric.to_string()
+    }
 }
 
 /// `wtkappa >= 0.7`, `corr >= 0.7 (lower bound)`.
@@ -1023,6 +1042,26 @@ mod tests {
 
     fn error(gate: Value) -> String {
         one_gate(gate).unwrap_err()
+    }
+
+    #[test]
+    fn qwk_is_read_as_wtkappa_in_any_case_and_after_a_prefix() {
+        for (given, metric) in [
+            ("qwk", "wtkappa"),
+            ("QWK", "wtkappa"),
+            ("hh.QwK", "hh.wtkappa"),
+            ("degradation.qwk", "degradation.wtkappa"),
+            ("corr", "corr"),
+        ] {
+            let g = one_gate(json!({"metric": given, "op": ">=", "threshold": 0.7})).unwrap();
+            assert_eq!(g.metric, metric, "{given}");
+            assert_eq!(g.name, format!("{metric} >= 0.7"));
+        }
+        // Not an alias: a near miss of it is still an unknown metric.
+        assert!(
+            error(json!({"metric": "qwkk", "op": ">=", "threshold": 0.7}))
+                .contains("unknown metric \"qwkk\"")
+        );
     }
 
     #[test]

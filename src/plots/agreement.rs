@@ -9,7 +9,7 @@ use plotters::style::RGBColor;
 
 use super::draw::{no_data, rect, render, text, Font, FS_TICK, TICK, TITLE};
 use super::text::{clean, fmt_fixed, text_width, truncate_px};
-use super::theme::{finish, series, FG, MUTED};
+use super::theme::{finish, ink_on, series, MUTED};
 use super::Figure;
 
 /// The pairwise matrix of a heat map.
@@ -41,7 +41,9 @@ fn shade(v: f64) -> RGBColor {
         ((0xD5, 0x5E, 0x00), (-v).min(1.0))
     };
     let mix = |a: u8| (255.0 + (f64::from(a) - 255.0) * t).round() as u8;
-    RGBColor(mix(to.0), mix(to.1), mix(to.2))
+    // Never exactly the figure background (a themed colour): a cell of 0
+    // stays white in the dark theme too, with dark text on it.
+    RGBColor(mix(to.0), mix(to.1), mix(to.2).min(0xFE))
 }
 
 const CELL: i32 = 56;
@@ -100,13 +102,9 @@ pub fn kappa_heatmap(d: &KappaMatrix) -> Result<Figure> {
                 if v.is_nan() {
                     continue;
                 }
-                rect(area, (x + 1, y + 1), (x + CELL - 1, y + CELL - 1), shade(v))?;
-                let ink = if v.abs() > 0.55 {
-                    RGBColor(255, 255, 255)
-                } else {
-                    FG
-                };
-                let font = Font::new(FS_TICK, ink).anchor(HPos::Center, VPos::Center);
+                let fill = shade(v);
+                rect(area, (x + 1, y + 1), (x + CELL - 1, y + CELL - 1), fill)?;
+                let font = Font::new(FS_TICK, ink_on(fill)).anchor(HPos::Center, VPos::Center);
                 text(area, &fmt_fixed(v, 2), (x + CELL / 2, y + CELL / 2), font)?;
             }
         }

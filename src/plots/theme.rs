@@ -81,6 +81,28 @@ pub(crate) fn series(i: usize) -> RGBColor {
     SERIES[i % SERIES.len()]
 }
 
+/// The text colour for a label drawn on a cell filled with `fill`: near
+/// black on a light cell, near white on a dark one (WCAG relative
+/// luminance above or below 0.4). Neither is a sentinel colour, so the
+/// text keeps its contrast with the cell in the dark theme too, where the
+/// themed `--fg` would turn light on a light cell.
+pub(crate) fn ink_on(fill: RGBColor) -> RGBColor {
+    let lin = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let l = 0.2126 * lin(fill.0) + 0.7152 * lin(fill.1) + 0.0722 * lin(fill.2);
+    if l > 0.4 {
+        RGBColor(0x11, 0x11, 0x11)
+    } else {
+        RGBColor(0xFE, 0xFE, 0xFE)
+    }
+}
+
 /// Dash pattern of the `--ref` lines.
 const REF_DASH: &str = "5 4";
 
@@ -191,6 +213,23 @@ fn round_font_sizes(svg: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ink_on_is_dark_on_light_cells_and_light_on_dark_ones() {
+        use super::{ink_on, CSS_VARIABLES};
+        use plotters::style::RGBColor;
+        let dark = RGBColor(0x11, 0x11, 0x11);
+        let light = RGBColor(0xFE, 0xFE, 0xFE);
+        assert_eq!(ink_on(RGBColor(0xFF, 0xFF, 0xFF)), dark);
+        assert_eq!(ink_on(RGBColor(0xCC, 0xE3, 0xF0)), dark);
+        assert_eq!(ink_on(RGBColor(0x00, 0x72, 0xB2)), light);
+        assert_eq!(ink_on(RGBColor(0xD5, 0x5E, 0x00)), light);
+        // Neither ink is a themed sentinel colour.
+        for ink in [dark, light] {
+            let hex = format!("#{:02X}{:02X}{:02X}", ink.0, ink.1, ink.2);
+            assert!(CSS_VARIABLES.iter().all(|(_, c)| *c != hex), "{hex}");
+        }
+    }
+
     use super::*;
 
     fn hex(c: RGBColor) -> String {

@@ -499,19 +499,19 @@ fn cli_bundled_example_checks_and_builds() {
         );
     }
 
-    // The example's engine misses three gates (README): the build writes
-    // everything and exits with 3.
+    // The example's engine meets every gate (README): a newcomer's first
+    // build exits with 0.
     let out = tmp.path().join("example");
     let run = common::build(tmp.path(), &example, &out, &[]);
     assert_eq!(
         run.code,
-        Some(3),
-        "the bundled example should fail its gates (exit 3):\n{}",
+        Some(0),
+        "the bundled example should pass its gates (exit 0):\n{}",
         run.describe()
     );
     assert!(!run.panicked(), "{}", run.describe());
     assert!(
-        run.stderr.contains("10 passed, 3 failed, 1 skipped"),
+        run.stderr.contains("13 passed, 1 skipped") && !run.stderr.contains("FAILED"),
         "gate counts of the example changed (update the README):\n{}",
         run.stderr
     );
@@ -544,6 +544,50 @@ fn cli_bundled_example_checks_and_builds() {
             row.get(1)
         );
     }
+}
+
+// The failing-gates example (examples/gates-fail/) writes everything, then
+// exits with 3 (README, "Quality gates").
+#[test]
+fn cli_gates_fail_example_exits_3_with_complete_output() {
+    let example = common::manifest_dir()
+        .join("examples")
+        .join("gates-fail")
+        .join("exp.toml");
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("gates_fail");
+    let run = common::build(tmp.path(), &example, &out, &[]);
+    assert_eq!(
+        run.code,
+        Some(3),
+        "the gates-fail example should fail its gates (exit 3):\n{}",
+        run.describe()
+    );
+    assert!(!run.panicked(), "{}", run.describe());
+    assert!(
+        run.stderr.contains("10 passed, 3 failed, 1 skipped"),
+        "gate counts of the gates-fail example changed (update the README):\n{}",
+        run.stderr
+    );
+    for failed in [
+        "gate FAILED: QWK [overall]: wtkappa = 0.5993 is not >= 0.7",
+        "gate FAILED: correlation [overall]: corr = 0.5998 is not >= 0.7",
+    ] {
+        assert!(
+            run.stderr.contains(failed),
+            "missing {failed:?}:\n{}",
+            run.stderr
+        );
+    }
+    let output = out.join("output");
+    for name in [
+        "gates_fail_gates.json",
+        "gates_fail_gates.xml",
+        "gates_fail_eval.csv",
+    ] {
+        assert!(output.join(name).is_file(), "missing {name}");
+    }
+    assert!(out.join("report").join("gates_fail_report.html").is_file());
 }
 
 // ---------------------------------------------------------------------------

@@ -169,8 +169,17 @@ pub fn panel(doc: &mut crate::render::Builder, outcomes: &[Outcome], what: &str)
     } else {
         format!("The {what} passes its quality gates")
     };
+    // The order is only worth a word when something did not pass.
+    let order = if outcomes
+        .iter()
+        .any(|o| matches!(o.status, Status::Fail | Status::Nan | Status::Warn))
+    {
+        " Failures and warnings are listed first."
+    } else {
+        ""
+    };
     blocks.push(Block::Paragraph(format!(
-        "{verdict}: {} result lines, {}. Failures are listed first.",
+        "{verdict}: {} result lines, {}.{order}",
         outcomes.len(),
         counts_text(outcomes)
     )));
