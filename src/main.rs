@@ -23,6 +23,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print nothing but errors and failed quality gates.
+    #[arg(short, long, global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -142,6 +145,7 @@ fn main() -> ExitCode {
         }
     }));
     let cli = Cli::parse();
+    cli::set_quiet(cli.quiet);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {

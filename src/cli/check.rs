@@ -9,6 +9,8 @@ use std::path::Path;
 pub fn run(experiment: &Path, gates: Option<&Path>) -> Result<(), Failure> {
     let exp = load_experiment(experiment, gates)?;
     let run = execute(exp)?;
-    print!("{}", pipeline::describe(&run));
+    if !super::quiet() {
+        print!("{}", pipeline::describe(&run));
+    }
     Ok(())
 }

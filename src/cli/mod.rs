@@ -6,6 +6,15 @@
 //! failed gates to exit code 3. `main.rs` holds only the clap definitions
 //! and the dispatch. Nothing here computes a statistic or formats a table.
 
+/// `println!` unless `--quiet` was given.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if !$crate::cli::quiet() {
+            println!($($arg)*);
+        }
+    };
+}
+
 pub mod agree;
 pub mod build;
 pub mod check;
@@ -19,6 +28,7 @@ use rsmreport::input::archive::{ArchiveError, Problem};
 use rsmreport::output::{self, Sink};
 use rsmreport::provenance::timed;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An error with the exit code it deserves.
 pub struct Failure {
@@ -68,12 +78,21 @@ pub fn finish(
         output::write_output_dir_with(dir, force, produce)
     })
     .map_err(data_error)?;
-    for line in lines(&written) {
-        println!("{line}");
+    if !quiet() {
+        for line in lines(&written) {
+            println!("{line}");
+        }
     }
     if !gates.is_empty() {
         for line in rsmreport::kinds::evaluation::gates::terminal_lines(gates) {
-            eprintln!("{line}");
+            if !quiet() || line.starts_with("gate FAILED") {
+                eprintln!("{line}");
+            }
+        }
+    }
+    if !quiet() {
+        for line in where_lines(dir, &written) {
+            println!("{line}");
         }
     }
     if rsmreport::gates::failed(gates) {
@@ -86,6 +105,39 @@ pub fn finish(
         });
     }
     Ok(())
+}
+
+/// The last lines of every command that writes a folder: the output
+/// folder, then the HTML report in it (the path a user opens next), as the
+/// user named the folder.
+fn where_lines(dir: &Path, written: &[PathBuf]) -> Vec<String> {
+    let mut out = vec![format!("output: {}", dir.display())];
+    let report = written.iter().find(|p| {
+        p.extension().is_some_and(|e| e == "html")
+            && p.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "report")
+    });
+    if let Some(name) = report.and_then(|p| p.file_name()) {
+        out.push(format!(
+            "report: {}",
+            dir.join("report").join(name).display()
+        ));
+    }
+    out
+}
+
+/// `--quiet`: nothing on the terminal but errors and failed gates.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Sets `--quiet` for the whole run (once, from `main`).
+pub fn set_quiet(on: bool) {
+    QUIET.store(on, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
 }
 
 /// [`finish`] for a kind whose files are all produced before writing.

@@ -233,7 +233,7 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
     let chunks = std::iter::from_fn(|| sim.next_chunk(1 << 16));
     output::file::write_table_chunks(&out, format, args.force, chunks).map_err(data_error)?;
     let counts = sim.counts();
-    println!(
+    say!(
         "simulated {} responses ({} double-scored; {} zero and {} non-numeric human scores, \
          {} non-numeric system scores) -> {}",
         counts.rows,
@@ -246,7 +246,7 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
     if let (Some(path), Some(fmt)) = (&args.scale_out, scale_format) {
         let table = simulate::scale_sample(&spec).map_err(config_error)?;
         output::file::write_table_chunks(path, fmt, args.force, [table]).map_err(data_error)?;
-        println!(
+        say!(
             "scale sample: {} responses -> {}",
             spec.scale_n,
             path.display()
@@ -267,7 +267,7 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
         };
         let text = simulate::experiment_toml(&spec, &paths);
         output::file::write_file(config, text.as_bytes(), args.force).map_err(data_error)?;
-        println!(
+        say!(
             "experiment: {} (run `rsmreport build {}`)",
             config.display(),
             config.display()
