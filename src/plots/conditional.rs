@@ -45,7 +45,7 @@ pub fn conditional_scores(d: &ConditionalScores) -> Result<Figure> {
     );
     let lines = series_lines(d, n_x);
     let ends = lines.iter().flat_map(|(_, pts)| {
-        pts.iter().flat_map(|&(mean, hw)| {
+        pts.iter().flat_map(|&(mean, hw, _)| {
             let hw = if hw.is_finite() { hw } else { 0.0 };
             [mean, mean - hw, mean + hw]
         })
@@ -53,6 +53,8 @@ pub fn conditional_scores(d: &ConditionalScores) -> Result<Figure> {
     let Some((vmin, vmax)) = extent(ends) else {
         return no_data(&name, &title, &description, "No conditional scores to plot");
     };
+    let (vmin, vmax) = limit(d, vmin, vmax);
+    let description = format!("{description}{}", small_cells_note(d));
     let (lo, hi) = super::draw::sane_range(vmin, vmax);
     let pad = 0.03 * (hi - lo);
     let (lo, hi, ticks, decimals) = nice_domain(lo - pad, hi + pad, 6);
@@ -108,7 +110,7 @@ pub fn conditional_scores(d: &ConditionalScores) -> Result<Figure> {
             }
         }
         axes(area, &frame)?;
-        draw_series(area, &frame, &y, slot, &lines)?;
+        draw_series(area, &frame, &y, slot, &lines, d.min_n)?;
         let font = AXIS.anchor(HPos::Center, VPos::Top);
         text(
             area,
@@ -132,9 +134,61 @@ pub fn conditional_scores(d: &ConditionalScores) -> Result<Figure> {
     Ok(finish(&raw, &name, &title, &description))
 }
 
+/// The extent of the y axis: the means and intervals, cut to
+/// `d.y_limits` (the means themselves always stay in view).
+fn limit(d: &ConditionalScores, vmin: f64, vmax: f64) -> (f64, f64) {
+    let Some((a, b)) = d.y_limits else {
+        return (vmin, vmax);
+    };
+    let means = d
+        .series
+        .iter()
+        .flat_map(|(_, pts)| pts.iter().map(|p| p.0))
+        .filter(|m| m.is_finite());
+    let (mlo, mhi) = extent(means).unwrap_or((a, b));
+    (vmin.max(a.min(mlo)), vmax.min(b.max(mhi)))
+}
+
+/// The sentence naming the cells below `d.min_n` (empty when none).
+fn small_cells_note(d: &ConditionalScores) -> String {
+    if d.min_n == 0 {
+        return String::new();
+    }
+    let mut cells = Vec::new();
+    for (group, pts) in &d.series {
+        for (i, p) in pts.iter().enumerate() {
+            if p.0.is_finite() && p.2 < d.min_n {
+                let score = d
+                    .human_scores
+                    .get(i)
+                    .map_or_else(String::new, |s| fmt_score(*s));
+                cells.push(format!("{} at {score} (n={})", clean(group), p.2));
+            }
+        }
+    }
+    if cells.is_empty() {
+        return String::new();
+    }
+    let shown = cells.len().min(12);
+    let more = if cells.len() > shown {
+        format!(" and {} more", cells.len() - shown)
+    } else {
+        String::new()
+    };
+    format!(
+        " Hollow markers: fewer than {} responses ({}{more}); their means and intervals are \
+         uncertain.",
+        d.min_n,
+        cells[..shown].join(", ")
+    )
+}
+
+/// A series' legend label and its (mean, half-width, count) per human score.
+type Line = (String, Vec<(f64, f64, usize)>);
+
 /// Per series: its legend label (with its count) and, per human score,
-/// (mean, half-width) with non-finite values turned into NaN.
-fn series_lines(d: &ConditionalScores, n_x: usize) -> Vec<(String, Vec<(f64, f64)>)> {
+/// (mean, half-width, count) with non-finite values turned into NaN.
+fn series_lines(d: &ConditionalScores, n_x: usize) -> Vec<Line> {
     d.series
         .iter()
         .map(|(label, points)| {
@@ -144,10 +198,10 @@ fn series_lines(d: &ConditionalScores, n_x: usize) -> Vec<(String, Vec<(f64, f64
             let label = format!("{}{n}", truncate_px(&clean(label), FS_TICK, room));
             let pts = (0..n_x)
                 .map(|i| {
-                    let (mean, hw, _) = points.get(i).copied().unwrap_or((f64::NAN, f64::NAN, 0));
+                    let (mean, hw, n) = points.get(i).copied().unwrap_or((f64::NAN, f64::NAN, 0));
                     let mean = if mean.is_finite() { mean } else { f64::NAN };
                     let hw = if hw.is_finite() { hw.abs() } else { f64::NAN };
-                    (mean, hw)
+                    (mean, hw, n)
                 })
                 .collect();
             (label, pts)
@@ -162,7 +216,8 @@ fn draw_series(
     frame: &Frame,
     y: &Scale,
     slot: f64,
-    lines: &[(String, Vec<(f64, f64)>)],
+    lines: &[Line],
+    min_n: usize,
 ) -> Result<()> {
     let m = lines.len();
     let dodge = (0.5 / m.max(1) as f64).min(0.08) * slot;
@@ -172,7 +227,7 @@ fn draw_series(
         let px: Vec<Option<(i32, i32, f64)>> = pts
             .iter()
             .enumerate()
-            .map(|(i, &(mean, hw))| {
+            .map(|(i, &(mean, hw, _))| {
                 mean.is_finite().then(|| {
                     let cx = f64::from(frame.left) + slot * (i as f64 + 0.5) + offset;
                     (cx.round() as i32, y.px(mean), hw)
@@ -190,11 +245,39 @@ fn draw_series(
         for (i, p) in px.iter().enumerate() {
             let Some((x, py, hw)) = *p else { continue };
             if hw.is_finite() && hw > 0.0 {
-                let mean = pts[i].0;
-                let (a, b) = (y.px(mean - hw), y.px(mean + hw));
-                error_bar(area, (x, a), (x, b), 3, color)?;
+                clipped_bar(area, y, x, pts[i].0, hw, color)?;
             }
             marker(area, s, (x, py), color)?;
+            if pts[i].2 < min_n {
+                // Hollow: the figure's background inside the marker.
+                dot(area, (x, py), 2, super::theme::BG)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error bar `mean ± hw` at `x`, cut to the axis: an end inside the
+/// axis gets its cap, an end beyond it an arrow head at the axis' edge.
+fn clipped_bar(area: &Area, y: &Scale, x: i32, mean: f64, hw: f64, color: RGBColor) -> Result<()> {
+    let (d_lo, d_hi) = (y.d0.min(y.d1), y.d0.max(y.d1));
+    let (lo, hi) = (mean - hw, mean + hw);
+    if lo >= d_lo && hi <= d_hi {
+        return error_bar(area, (x, y.px(lo)), (x, y.px(hi)), 3, color);
+    }
+    let (a, b) = (y.px(lo.max(d_lo)), y.px(hi.min(d_hi)));
+    line(area, vec![(x, a), (x, b)], color, 1)?;
+    for (px, out) in [(a, lo < d_lo), (b, hi > d_hi)] {
+        if out {
+            // Pointing away from the mean, towards where the bar goes on.
+            let dir = if px > y.px(mean) { 1 } else { -1 };
+            polygon(
+                area,
+                vec![(x - 4, px - 6 * dir), (x + 4, px - 6 * dir), (x, px)],
+                color,
+            )?;
+        } else {
+            line(area, vec![(x - 3, px), (x + 3, px)], color, 1)?;
         }
     }
     Ok(())

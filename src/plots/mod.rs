@@ -110,6 +110,14 @@ pub struct ConditionalScores {
     /// (mean, 95% half-width, count); NaN mean where the group has no
     /// response with that score.
     pub series: Vec<(String, Vec<ConditionalPoint>)>,
+    /// The y axis never reaches beyond this range (the score range with a
+    /// margin): an error bar that leaves it ends in an arrow at its edge,
+    /// so one tiny cell's wide interval cannot flatten every line. `None`:
+    /// the axis spans every interval.
+    pub y_limits: Option<(f64, f64)>,
+    /// Cells with fewer responses than this are drawn with hollow markers
+    /// and named in the description (0: none).
+    pub min_n: usize,
 }
 
 /// One point of a [`ConditionalScores`] series: (mean machine score, 95%

@@ -252,6 +252,8 @@ fn conditional_input(groups: &[&str]) -> ConditionalScores {
         y_label: "scale_trim".to_string(),
         human_scores,
         series,
+        y_limits: None,
+        min_n: 0,
     }
 }
 
@@ -501,6 +503,8 @@ fn degenerate_inputs_do_not_panic() {
         y_label: String::new(),
         human_scores: vec![],
         series: vec![],
+        y_limits: None,
+        min_n: 0,
     };
     assert_common(&conditional_scores(&c).unwrap(), "conditional_score_g");
     let c = ConditionalScores {
@@ -508,6 +512,8 @@ fn degenerate_inputs_do_not_panic() {
         y_label: "raw_trim".to_string(),
         human_scores: vec![3.0],
         series: vec![("only".to_string(), vec![(3.0, f64::NAN, 1)])],
+        y_limits: None,
+        min_n: 0,
     };
     assert_common(&conditional_scores(&c).unwrap(), "conditional_score_g");
     let c = ConditionalScores {
@@ -518,6 +524,8 @@ fn degenerate_inputs_do_not_panic() {
             "x".to_string(),
             vec![(f64::INFINITY, 1.0, usize::MAX), (f64::NAN, 0.0, 5)],
         )],
+        y_limits: None,
+        min_n: 0,
     };
     assert!(conditional_scores(&c)
         .unwrap()
@@ -601,4 +609,55 @@ fn write_preview() {
     for fig in figs {
         std::fs::write(dir.join(format!("{}.svg", fig.name)), &fig.svg).unwrap();
     }
+}
+
+/// Issue 28: a cell of two responses with a t-interval of -4.6 to 10.2 on a
+/// 1-6 scale does not stretch the axis beyond the limits; its bar ends in
+/// arrows at the axis' edges, and the small cell is named and hollow.
+#[test]
+fn conditional_scores_clip_the_axis_and_name_small_cells() {
+    let mut c = conditional_input(&["big", "tiny"]);
+    c.series[1].1[2] = (2.8, 7.4, 2);
+    let wide = conditional_scores(&c).unwrap();
+    c.y_limits = Some((0.0, 7.0));
+    c.min_n = 10;
+    let clipped = conditional_scores(&c).unwrap();
+    // The texts of a figure (tick labels among them), trimmed.
+    let texts = |f: &Figure| -> Vec<String> {
+        f.svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                Some(body[..body.find("</text>")?].trim().to_string())
+            })
+            .collect()
+    };
+    let numbers = |f: &Figure| -> Vec<f64> {
+        texts(f)
+            .iter()
+            .filter_map(|t| t.replace('\u{2212}', "-").parse().ok())
+            .collect()
+    };
+    // The unclipped axis shows the whole interval: a tick at -4 or below.
+    assert!(
+        numbers(&wide).iter().any(|&v| v <= -4.0),
+        "{:?}",
+        texts(&wide)
+    );
+    // The clipped axis stays within [0, 7], rounded out to nice ticks.
+    assert!(
+        numbers(&clipped).iter().all(|&v| (0.0..=8.0).contains(&v)),
+        "{:?}",
+        texts(&clipped)
+    );
+    assert!(
+        clipped.description.contains("tiny at 3.0 (n=2)"),
+        "{}",
+        clipped.description
+    );
+    assert!(!wide.description.contains("Hollow"));
+    // Two arrow heads (polygons) more than the unclipped figure.
+    let polys = |f: &Figure| f.svg.matches("<polygon").count();
+    assert_eq!(polys(&clipped), polys(&wide) + 2);
 }

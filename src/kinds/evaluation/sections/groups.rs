@@ -278,6 +278,8 @@ pub fn conditional_data(
         y_label: x_trim.to_string(),
         human_scores,
         series,
+        y_limits: None,
+        min_n: 0,
     }
 }
 
@@ -306,7 +308,11 @@ pub fn fairness(b: &mut Builder) -> Result<Block> {
                 .collect(),
             };
             let e = b.figure(plots::fairness_estimates(&est)?);
-            let cond = conditional_data(g, x_trim, result, &shown);
+            let mut cond = conditional_data(g, x_trim, result, &shown);
+            // The score range with a margin of one score point.
+            let exp = &run.exp;
+            cond.y_limits = Some((exp.trim_min - 1.0, exp.trim_max + 1.0));
+            cond.min_n = usize::try_from(m).unwrap_or(usize::MAX);
             let c = b.figure(plots::conditional_scores(&cond)?);
             (Some(e), Some(c))
         };
