@@ -184,6 +184,10 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
         (args.baseline, args.candidate, args.config, args.gates);
     use rsmreport::compare::{outputs, run};
     use rsmreport::input::archive::{self, Problem};
+    let inputs = run::input_paths(&[baseline, candidate], &[config, gates]);
+    if let Some(dir) = &args.output_dir {
+        output::refuse_inputs_inside(dir, &inputs).map_err(config_error)?;
+    }
     let names = run::statistic_names();
     let cfg = match config {
         Some(path) => rsmreport::config::compare::load(path, &names).map_err(config_error)?,
@@ -222,6 +226,7 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
         }),
         args.force,
     );
+    output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let inputs = [("baseline", &b), ("candidate", &c)]
         .into_iter()
@@ -336,6 +341,9 @@ fn summarize(
         },
         None => 0,
     };
+    let out = output_dir.unwrap_or_else(|| PathBuf::from(id));
+    let inputs = rsmreport::compare::run::input_paths(&dirs, &[]);
+    output::refuse_inputs_inside(&out, &inputs).map_err(config_error)?;
     let opened = pipeline::timed("open folders", || open_all(&dirs))?;
     let order = match order {
         SummaryOrder::Given => run::Order::Given,
@@ -345,7 +353,7 @@ fn summarize(
     let summary = pipeline::timed("summarize", || {
         run::summarize(id, &opened, base, order, &settings)
     });
-    let dir = output_dir.unwrap_or_else(|| PathBuf::from(id));
+    let dir = out;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let files = outputs::files(&summary, pipeline::generation_epoch()).map_err(data_error)?;
     output::write_output_dir_with(&dir, force, |sink| {
@@ -364,6 +372,8 @@ fn summarize(
 fn agree(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
     let cfg = rsmreport::config::agree::load(experiment).map_err(config_error)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
+    output::refuse_inputs_inside(&dir, &[&cfg.origin, &cfg.annotations_path])
+        .map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let (agreement, files) =
         rsmreport::agree::outputs::run(&cfg, pipeline::generation_epoch()).map_err(data_error)?;
@@ -384,6 +394,7 @@ fn preferences(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> R
     use rsmreport::preferences::{outputs, read, run};
     let cfg = config::preferences::load(experiment).map_err(config_error)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
+    output::refuse_inputs_inside(&dir, &[experiment, &cfg.pairs_file]).map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     // The checksum of the pairs file is computed on another thread while the
     // pairs are read and analysed.
@@ -478,6 +489,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let exp = load_experiment(&experiment, gates.as_deref())?;
             let dir = output_dir.unwrap_or_else(|| PathBuf::from(&exp.experiment_id));
+            let mut inputs = output::inputs::experiment_files(&exp);
+            inputs.extend(gates.as_deref());
+            output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
             output::check_output_dir(&dir, force).map_err(config_error)?;
             let run = execute(exp)?;
             // Each file is written as soon as its bytes exist, into a

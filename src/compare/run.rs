@@ -47,6 +47,21 @@ fn usage(message: String) -> ArchiveError {
     }
 }
 
+/// What `compare` or `summarize` reads, for
+/// [`crate::output::refuse_inputs_inside`]: the experiment folder of each
+/// folder argument and the given files (a config, a gates file).
+pub fn input_paths<P: AsRef<std::path::Path>>(
+    folders: &[P],
+    files: &[Option<&std::path::Path>],
+) -> Vec<std::path::PathBuf> {
+    let folders = folders
+        .iter()
+        .map(|f| crate::input::archive::experiment_folder(f.as_ref()));
+    folders
+        .chain(files.iter().flatten().map(|f| f.to_path_buf()))
+        .collect()
+}
+
 /// The margin of `s`: the configured one, else its default.
 pub fn margin(cfg: &CompareConfig, s: &Statistic) -> f64 {
     cfg.margins.get(s.name).copied().unwrap_or(s.margin)

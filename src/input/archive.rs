@@ -443,6 +443,23 @@ pub fn open_arg(arg: &Path) -> Result<Archive, ArchiveError> {
     open(&dir, id.as_deref())
 }
 
+/// The experiment folder a command-line argument names (`DIR` of
+/// `DIR#ID`; the folder holding `output/` when its `output/` subfolder is
+/// given): what `compare` and `summarize` must never write into.
+pub fn experiment_folder(arg: &Path) -> PathBuf {
+    let (dir, _) = split_experiment(arg);
+    match dir.parent() {
+        Some(parent) if dir.ends_with("output") && !dir.join("output").is_dir() => {
+            if parent.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                parent.to_path_buf()
+            }
+        }
+        _ => dir,
+    }
+}
+
 /// `DIR#ID` as `(DIR, Some(ID))`; any other argument (and one that exists
 /// as it is) as itself with no id.
 pub fn split_experiment(arg: &Path) -> (PathBuf, Option<String>) {

@@ -13,8 +13,11 @@
 
 pub mod file;
 pub mod format;
+pub mod inputs;
 pub mod stale;
 pub mod write;
+
+pub use inputs::refuse_inputs_inside;
 
 use crate::config::{Experiment, FileFormat};
 use crate::table::Frame;
