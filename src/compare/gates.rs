@@ -1,6 +1,8 @@
 //! Command assembly (compare): quality gates on a comparison (gates spec
-//! 5). `delta.*` gates read the paired differences of the verdict table
-//! (whole set) and of the subgroup levels; every other gate reads the
+//! 5). `delta.*` gates read the signed paired differences `candidate -
+//! baseline` of the verdict table (whole set) and of the subgroup levels,
+//! `gain.*` gates their oriented change (positive is better; for SMD and
+//! DSM `|baseline| - |candidate|`); every other gate reads the
 //! candidate's own stored tables and their `_ci` intervals, exactly as
 //! `build --gates` would on the candidate. Nothing is recomputed.
 //!
@@ -78,12 +80,13 @@ impl<'a> CompareResults<'a> {
         }
     }
 
-    /// A difference of the verdict rows.
-    fn delta(&self, row: Option<&DeltaRow>, what: &str) -> Result<Stat, String> {
+    /// A difference of the verdict rows: its signed `delta` or its
+    /// oriented `gain` (`kind`).
+    fn delta(&self, row: Option<&DeltaRow>, kind: &str, what: &str) -> Result<Stat, String> {
         let r = row.ok_or_else(|| format!("{what} was not compared"))?;
-        let (lo, hi) = (r.delta.1, r.delta.2);
+        let (est, lo, hi) = if kind == "gain" { r.gain } else { r.delta };
         Ok(Stat {
-            estimate: r.delta.0,
+            estimate: est,
             interval: (lo.is_finite() && hi.is_finite()).then_some((lo, hi)),
         })
     }
@@ -117,7 +120,7 @@ impl<'a> CompareResults<'a> {
 
 impl Results for CompareResults<'_> {
     fn stat(&self, cell: &Cell) -> Result<Stat, String> {
-        if cell.table == "delta" {
+        if cell.table == "delta" || cell.table == "gain" {
             if cell.row != self.cmp.score_type {
                 return Err(format!(
                     "the comparison is on {}, not {}",
@@ -129,9 +132,13 @@ impl Results for CompareResults<'_> {
                 .overall
                 .iter()
                 .find(|r| r.statistic.name == cell.column);
-            return self.delta(row, &format!("delta.{}", cell.column));
+            return self.delta(row, &cell.table, &format!("{}.{}", cell.table, cell.column));
         }
-        if let Some(group) = cell.table.strip_prefix("delta_by_") {
+        let by_level = ["delta", "gain"].into_iter().find_map(|kind| {
+            let group = cell.table.strip_prefix(kind)?.strip_prefix("_by_")?;
+            Some((kind, group))
+        });
+        if let Some((kind, group)) = by_level {
             let row = self
                 .cmp
                 .groups
@@ -142,7 +149,8 @@ impl Results for CompareResults<'_> {
                 .map(|r| &r.row);
             return self.delta(
                 row,
-                &format!("delta.{} of {group}={}", cell.column, cell.row),
+                kind,
+                &format!("{kind}.{} of {group}={}", cell.column, cell.row),
             );
         }
         self.stored(cell)

@@ -47,12 +47,14 @@ fn triple(t: (f64, f64, f64)) -> Cell {
     number(t.0, Some((t.1, t.2)))
 }
 
-/// The cells of one difference: baseline, candidate, Δ, p, verdict.
+/// The cells of one difference: baseline, candidate, Δ (signed), gain
+/// (oriented: positive is better), p, verdict.
 pub(crate) fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
     vec![
         triple(r.baseline),
         triple(r.candidate),
         triple(r.delta),
+        triple(r.gain),
         p_value_cell(r.p_value),
         Cell {
             class: verdict_class(r.verdict).into(),
@@ -65,8 +67,10 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
     let mut t = b.table(
         "verdicts",
         "Each headline statistic on the paired responses: both versions with their intervals, \
-         the difference candidate - baseline with its paired interval, the bootstrap p-value \
-         and the verdict; beside them the analytic cross-checks: Zou's (2007) interval for the \
+         the signed difference Δ = candidate - baseline with its paired interval, the gain \
+         (the change oriented so that positive is better: Δ where larger is better, -Δ where \
+         smaller is better, |baseline| - |candidate| for SMD) with its interval, the bootstrap \
+         p-value of the gain and the verdict taken on the gain; beside them the analytic cross-checks: Zou's (2007) interval for the \
          difference of the two dependent correlations (corr) and McNemar's exact test of the \
          exact agreement on the rounded scores (exact_agr).",
         true,
@@ -77,13 +81,14 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
         "baseline",
         "candidate",
         "Δ",
+        "gain",
         "p",
         "verdict",
         "cross-check",
     ]
     .iter()
     .enumerate()
-    .map(|(i, name)| head(name, (1..5).contains(&i)))
+    .map(|(i, name)| head(name, (1..6).contains(&i)))
     .collect();
     t.rows = c
         .overall
@@ -156,8 +161,9 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
         &format!("by_{group}"),
         &format!(
             "Each level of {group}: N responses (paired, or the baseline's when unpaired), both \
-             versions, the difference with its interval (resampled within levels), the p-value, \
-             the p-value Holm-adjusted across the levels and the verdict."
+             versions, the signed difference Δ and the gain (positive is better; for DSM \
+             |baseline| - |candidate|, closer to 0) with their intervals (resampled within \
+             levels), the p-value, the verdict and the p-value Holm-adjusted across the levels."
         ),
         true,
         true,
@@ -169,13 +175,14 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
         "baseline",
         "candidate",
         "Δ",
+        "gain",
         "p",
         "verdict",
         "p (Holm)",
     ]
     .iter()
     .enumerate()
-    .map(|(i, name)| head(name, (2..7).contains(&i) || i == 8))
+    .map(|(i, name)| head(name, (2..8).contains(&i) || i == 9))
     .collect();
     t.rows = rows
         .iter()
@@ -244,6 +251,7 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         verdicts.push(Block::Paragraph(verdict_intro(c)));
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
+    verdicts.extend(directions(c).into_iter().map(Block::Note));
     match regressed_table(b, c) {
         Some(t) => {
             verdicts.push(Block::Warning(format!(
@@ -259,6 +267,36 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         None => {}
     }
     verdicts
+}
+
+/// The direction of `SMD` and of every `DSM` level that moved (a sign
+/// flip, or a verdict other than `equivalent` or `no detectable change`)
+/// in words ([`crate::compare::paired::direction`]).
+pub(crate) fn directions(c: &Comparison) -> Vec<String> {
+    use crate::compare::paired::direction;
+    let overall = c
+        .overall
+        .iter()
+        .filter(|r| moved(r))
+        .filter_map(|r| direction(r, None));
+    let levels = c.groups.iter().flat_map(|(g, rows)| {
+        rows.iter()
+            .filter(|r| r.row.statistic.absolute && moved(&r.row))
+            .filter_map(move |r| direction(&r.row, Some(&format!("{g}={}", r.level))))
+    });
+    overall.chain(levels).collect()
+}
+
+/// Whether a level's signed statistic moved enough to be worth words: its
+/// sign flipped, or its verdict says it changed.
+fn moved(r: &DeltaRow) -> bool {
+    let (b, c) = (r.baseline.0, r.candidate.0);
+    let flipped = b * c < 0.0;
+    flipped
+        || !matches!(
+            r.verdict,
+            Verdict::NoDetectableChange | Verdict::NotTestable
+        )
 }
 
 /// Section 6: per subgroup, the level table, the levels on one side only

@@ -227,7 +227,7 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
                 ));
             }
         }
-        let verdict = text(&r[13]);
+        let verdict = text(&r[16]);
         let untestable_level = scope != "overall" && num(&r[9]).is_nan();
         let want = if untestable_level {
             "not testable"
@@ -241,12 +241,12 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
         }
         // A testable row: the interval of Δ is [0, 0] and p = 1.
         if want == "no detectable change"
-            && (num(&r[9]), num(&r[10]), num(&r[11])) != (0.0, 0.0, 1.0)
+            && (num(&r[9]), num(&r[10]), num(&r[14])) != (0.0, 0.0, 1.0)
         {
             fail(format!("{scope} {stat}: Δ interval or p-value: {r:?}"));
         }
-        if text(&r[14]) != "true" {
-            fail(format!("{scope} {stat}: paired {:?}", text(&r[14])));
+        if text(&r[17]) != "true" {
+            fail(format!("{scope} {stat}: paired {:?}", text(&r[17])));
         }
     }
 
@@ -433,7 +433,7 @@ fn rsmeval_against_build(name: &str, dir: &Path) -> (Vec<String>, usize) {
                 "{name}: {scope} {stat}: delta {d} (rsmeval {b}, rsmreport {c})"
             ));
         }
-        if text(&r[14]) != "true" {
+        if text(&r[17]) != "true" {
             problems.push(format!("{name}: {scope} {stat}: not paired"));
         }
     }
@@ -514,7 +514,7 @@ fn compare_fixtures_an_rsmtool_folder_is_read_like_an_rsmeval_one() {
             assert!(rows.len() >= 8, "{name}: {} rows", rows.len());
             for (scope, stat, r) in &rows {
                 assert_eq!(num(&r[8]), 0.0, "{name} {scope} {stat}: delta");
-                assert_eq!(text(&r[14]), "true", "{name} {scope} {stat}");
+                assert_eq!(text(&r[17]), "true", "{name} {scope} {stat}");
             }
             let eval = Stored::read(&stored(&original, &id, "eval").unwrap());
             let (_, _, w) = rows

@@ -66,6 +66,7 @@ mod cli;
 mod common;
 mod compare;
 mod compare_fixtures;
+mod compare_trust;
 mod compare_views;
 mod coverage;
 mod errors;

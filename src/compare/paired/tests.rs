@@ -255,6 +255,12 @@ fn a_level_scored_too_high_by_the_candidate_regresses_its_dsm() {
             .unwrap()
     };
     assert_eq!(dsm("b").row.verdict, Verdict::Regressed, "{:?}", dsm("b"));
+    // Scored higher: the signed DSM goes up, the gain (closer to 0) down,
+    // and every replicate agrees on both signs.
+    let d = &dsm("b").row;
+    assert!(d.delta.1 > 0.0 && d.gain.2 < 0.0, "{d:?}");
+    assert!((d.delta.0 - (d.candidate.0 - d.baseline.0)).abs() < 1e-12);
+    assert!((d.gain.0 - (d.baseline.0.abs() - d.candidate.0.abs())).abs() < 1e-12);
     assert!(dsm("b").p_holm < 0.01);
     // The correlation within b does not change with a shift.
     let corr_b = rows
@@ -374,10 +380,15 @@ fn unpaired_levels_on_one_side_only_have_no_row() {
 fn stored_rows_have_the_difference_and_no_verdict() {
     let smd = HEADLINE.iter().find(|s| s.name == "SMD").unwrap();
     let r = stored_row(smd, -0.10, 0.04);
-    assert!(
-        (r.delta.0 - (0.04 - 0.10)).abs() < 1e-15,
-        "of absolute values"
-    );
+    // delta is the signed change; the gain is the change of the distance
+    // from 0 (positive: closer).
+    assert!((r.delta.0 - 0.14).abs() < 1e-15, "signed: {r:?}");
+    assert!((r.gain.0 - 0.06).abs() < 1e-15, "|b| - |c|: {r:?}");
+    let r = stored_row(smd, -0.005, 0.149);
+    assert!((r.delta.0 - 0.154).abs() < 1e-15 && (r.gain.0 + 0.144).abs() < 1e-15);
+    let rmse = HEADLINE.iter().find(|s| s.name == "RMSE").unwrap();
+    let r = stored_row(rmse, 0.8, 0.7);
+    assert!((r.delta.0 + 0.1).abs() < 1e-12 && (r.gain.0 - 0.1).abs() < 1e-12);
     assert!(r.delta.1.is_nan() && r.p_value.is_nan());
     assert_eq!(r.verdict, Verdict::NotTestable);
 }
