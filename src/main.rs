@@ -68,6 +68,10 @@ enum Command {
         /// exits with code 3.
         #[arg(long, value_name = "FILE")]
         gates: Option<PathBuf>,
+        /// Compare two folders that share no response (a new test form, a new sample):
+        /// unpaired differences, no verdict stronger than "likely".
+        #[arg(long)]
+        unpaired: bool,
     },
     /// Summarize archived output folders of model versions: one row per version with
     /// intervals, the difference of each from a baseline with its verdict, trend figures.
@@ -154,6 +158,7 @@ struct CompareArgs<'a> {
     force: bool,
     config: Option<&'a Path>,
     gates: Option<&'a Path>,
+    unpaired: bool,
 }
 
 /// The gates of `--gates FILE` for a comparison, validated against its
@@ -189,10 +194,11 @@ fn compare(args: CompareArgs) -> Result<(), Failure> {
         output::refuse_inputs_inside(dir, &inputs).map_err(config_error)?;
     }
     let names = run::statistic_names();
-    let cfg = match config {
+    let mut cfg = match config {
         Some(path) => rsmreport::config::compare::load(path, &names).map_err(config_error)?,
-        None => Default::default(),
+        None => config::compare::CompareConfig::default(),
     };
+    cfg.unpaired = args.unpaired;
     let open = |dir: &Path, role: &str| {
         archive::open_arg(dir).map_err(|e| Failure {
             code: if e.problem == Problem::Usage { 2 } else { 1 },
@@ -342,6 +348,7 @@ fn summarize(
         None => 0,
     };
     let out = output_dir.unwrap_or_else(|| PathBuf::from(id));
+    run::distinct_folders(&dirs).map_err(|e| config_error(anyhow!(e)))?;
     let inputs = rsmreport::compare::run::input_paths(&dirs, &[]);
     output::refuse_inputs_inside(&out, &inputs).map_err(config_error)?;
     let opened = pipeline::timed("open folders", || open_all(&dirs))?;
@@ -542,6 +549,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             force,
             config,
             gates,
+            unpaired,
         } => compare(CompareArgs {
             baseline: &baseline,
             candidate: &candidate,
@@ -549,6 +557,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             force,
             config: config.as_deref(),
             gates: gates.as_deref(),
+            unpaired,
         }),
         Command::Summarize {
             folders,

@@ -217,14 +217,60 @@ impl Results for CompareResults<'_> {
 
 /// The gate results of a comparison (in gate order); an error when a
 /// `<subgroup>=<level>` scope names a level that is not in the data.
+///
+/// Also an error (exit 2, gates spec 2.1): two gates with one name (their
+/// JUnit test cases would be indistinguishable), and a gate on a bound of
+/// an interval where no line of it has one (the comparison has no
+/// intervals: stored estimates only, or the candidate's tables have none),
+/// which would otherwise be skipped and let CI pass without checking.
 pub fn evaluate(
     gates: &[crate::config::gates::Gate],
     cmp: &Comparison,
     candidate: &Archive,
 ) -> Result<Vec<crate::gates::Outcome>, String> {
+    unique_names(gates)?;
     let results = CompareResults::new(cmp, candidate);
     crate::gates::check_levels(gates, &results)?;
-    Ok(crate::gates::evaluate(gates, &results))
+    let out = crate::gates::evaluate(gates, &results);
+    for g in gates
+        .iter()
+        .filter(|g| g.bound != crate::config::gates::Bound::Estimate)
+    {
+        let mut lines = out.iter().filter(|o| &o.gate == g).peekable();
+        let unchecked = lines.peek().is_some()
+            && lines.all(|o| {
+                o.status == crate::gates::Status::Skipped
+                    && o.reason.starts_with("no interval was computed")
+            });
+        if unchecked {
+            return Err(format!(
+                "{}: the gate \"{}\" compares the {} bound of an interval, but this comparison \
+                 has no interval for {} (intervals are off, a side has no per-response files, or \
+                 the candidate's tables have no intervals); use bound = \"estimate\" or switch \
+                 intervals on",
+                g.origin,
+                g.name,
+                g.bound.name(),
+                g.metric
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Two gates may not share a name (gates spec 4: one JUnit test case per
+/// result line, named by its gate).
+fn unique_names(gates: &[crate::config::gates::Gate]) -> Result<(), String> {
+    for (i, g) in gates.iter().enumerate() {
+        if let Some(first) = gates[..i].iter().find(|f| f.name == g.name) {
+            return Err(format!(
+                "two gates are named \"{}\" ({} and {}); give each gate its own name, so that \
+                 each result line (and JUnit test case) says which gate it is",
+                g.name, first.origin, g.origin
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

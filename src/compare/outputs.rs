@@ -337,6 +337,15 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         .iter()
         .map(|r| json!({"item": r.item, "baseline": r.baseline, "candidate": r.candidate, "status": r.status}))
         .collect();
+    let margins: serde_json::Map<String, Value> = c
+        .margins
+        .iter()
+        .map(|(n, m)| (n.to_string(), number(*m)))
+        .collect();
+    let words: Vec<Value> = crate::compare::verdict::Verdict::ALL
+        .iter()
+        .map(|v| json!({"verdict": v.name(), "condition": v.condition(), "meaning": v.meaning()}))
+        .collect();
     let doc = json!({
         "compare_version": 1,
         "comparison_id": c.id,
@@ -348,6 +357,9 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         "notes": c.notes,
         "preflight": preflight,
         "verdicts": verdicts,
+        "margins": margins,
+        "verdict_words": words,
+        "headline_score_types": {"baseline": c.headline[0], "candidate": c.headline[1]},
         "between": between_json(c),
         "gates": (!c.gates.is_empty()).then(|| crate::gates::json::summary(&c.gates)),
     });
@@ -413,7 +425,7 @@ pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow
     c.groups
         .iter()
         .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
-        .filter(|(_, r)| r.row.verdict == crate::metrics::paired::Verdict::Regressed)
+        .filter(|(_, r)| r.row.verdict == crate::compare::verdict::Verdict::Regressed)
 }
 
 /// The preflight table on the terminal (compare spec 2.1): one line per

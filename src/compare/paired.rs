@@ -9,6 +9,7 @@
 //! Pure: no I/O.
 
 use crate::compare::pairing::Pairing;
+use crate::compare::verdict::{verdict, Rules, Verdict};
 use crate::config::intervals::Intervals;
 use crate::input::archive::Responses;
 use crate::metrics::association::pearson;
@@ -16,7 +17,7 @@ use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::pair_sums::Centres;
 use crate::metrics::pair_sums::PairSums;
 use crate::metrics::paired::{
-    bootstrap_p_value, holm, mcnemar_exact_p, verdict, zou_overlapping_interval, Better, Verdict,
+    bootstrap_p_value, holm, mcnemar_exact_p, zou_overlapping_interval, Better,
 };
 use crate::sections::intervals::design::{
     block_sums, stratum_totals, Additive, Blocks, MAX_BLOCKS,
@@ -367,7 +368,7 @@ pub fn overall_deltas(
     );
     HEADLINE
         .iter()
-        .filter_map(|st| row(st, [&run, &run], settings.level, margin(st)))
+        .filter_map(|st| row(st, [&run, &run], settings.level, margin(st), true))
         .collect()
 }
 
@@ -399,7 +400,7 @@ pub fn unpaired_overall_deltas(
         .collect();
     HEADLINE
         .iter()
-        .filter_map(|st| row(st, [&runs[0], &runs[1]], settings.level, margin(st)))
+        .filter_map(|st| row(st, [&runs[0], &runs[1]], settings.level, margin(st), false))
         .collect()
 }
 
@@ -479,7 +480,7 @@ impl SideRun {
                 let name = SIDES[usize::from(st.rounded)];
                 let b = self.run.get(st.table, name, st.metric)?;
                 let c = candidate.run.get(st.table, name, st.metric)?;
-                Some(delta_row(st, [b, c], self.level, margin(st)))
+                Some(delta_row(st, [b, c], self.level, margin(st), Rules::PAIRED))
             })
             .collect()
     }
@@ -496,18 +497,25 @@ pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
 /// The row of one statistic from the runs of `[baseline, candidate]`,
 /// `None` when it is not computed (no second human score for PRMSE and
 /// degradation).
-fn row(st: &Statistic, runs: [&Run; 2], level: f64, margin: f64) -> Option<DeltaRow> {
+fn row(st: &Statistic, runs: [&Run; 2], level: f64, margin: f64, paired: bool) -> Option<DeltaRow> {
     let side = |k: usize| SIDES[k + usize::from(st.rounded)];
     let b = runs[0].get(st.table, side(0), st.metric)?;
     let c = runs[1].get(st.table, side(2), st.metric)?;
-    Some(delta_row(st, [b, c], level, margin))
+    let rules = Rules { paired, holm: None };
+    Some(delta_row(st, [b, c], level, margin, rules))
 }
 
 /// Both sides' estimates and intervals, the signed difference and the
 /// oriented gain with their paired intervals, the gain's p-value and the
 /// verdict, from each side's estimate and replicates `[baseline,
 /// candidate]` (replicate `b` of both from one resample).
-fn delta_row(st: &Statistic, sides: [(f64, Vec<f64>); 2], level: f64, margin: f64) -> DeltaRow {
+fn delta_row(
+    st: &Statistic,
+    sides: [(f64, Vec<f64>); 2],
+    level: f64,
+    margin: f64,
+    rules: Rules,
+) -> DeltaRow {
     let [(eb, b), (ec, c)] = sides;
     let deltas: Vec<f64> = b.iter().zip(&c).map(|(x, y)| y - x).collect();
     let gains: Vec<f64> = b.iter().zip(&c).map(|(x, y)| st.gain(*x, *y)).collect();
@@ -523,7 +531,7 @@ fn delta_row(st: &Statistic, sides: [(f64, Vec<f64>); 2], level: f64, margin: f6
         delta: with_interval(ec - eb, &deltas),
         gain,
         p_value: bootstrap_p_value(&gains),
-        verdict: verdict(gain.1, gain.2, Better::Larger, margin),
+        verdict: verdict(gain.1, gain.2, margin, rules),
         margin,
         cross_check: None,
     }
@@ -739,7 +747,12 @@ pub fn group_deltas(
         .map(String::as_str)
         .zip(level_counts(codes, labels.len()))
         .collect();
-    level_rows([&run, &run], [&counts, &counts], settings.level, margin)
+    level_rows(
+        [&run, &run],
+        [&counts, &counts],
+        settings.level,
+        (margin, true),
+    )
 }
 
 /// One side of an unpaired by-level comparison: its responses and each
@@ -784,18 +797,19 @@ pub fn unpaired_group_deltas(
         [&runs[0], &runs[1]],
         [&counts[0], &counts[1]],
         settings.level,
-        margin,
+        (margin, false),
     )
 }
 
 /// The rows of every by-level statistic and every level of the baseline
 /// that the candidate has too (in the baseline's level order), with the
-/// Holm-adjusted p-values across the levels of each statistic.
+/// Holm-adjusted p-values across the levels of each statistic, and the
+/// verdicts gated by them (compare spec 2.3).
 fn level_rows(
     runs: [&Run; 2],
     counts: [&[(&str, usize)]; 2],
     level: f64,
-    margin: &dyn Fn(&Statistic) -> f64,
+    (margin, paired): (&dyn Fn(&Statistic) -> f64, bool),
 ) -> Vec<LevelRow> {
     let mut out = Vec::new();
     for st in &BY_LEVEL {
@@ -809,7 +823,7 @@ fn level_rows(
                     level: label.to_string(),
                     n,
                     n_candidate,
-                    row: delta_row(st, [b, c], level, margin(st)),
+                    row: delta_row(st, [b, c], level, margin(st), Rules { paired, holm: None }),
                     p_holm: f64::NAN,
                 })
             })
@@ -817,6 +831,11 @@ fn level_rows(
         let adjusted = holm(&rows.iter().map(|r| r.row.p_value).collect::<Vec<_>>());
         for (r, p) in rows.iter_mut().zip(adjusted) {
             r.p_holm = p;
+            let rules = Rules {
+                paired,
+                holm: Some((p, level)),
+            };
+            r.row.verdict = verdict(r.row.gain.1, r.row.gain.2, r.row.margin, rules);
         }
         out.extend(rows);
     }

@@ -10,7 +10,7 @@
 use crate::compare::paired::{DeltaRow, LevelRow};
 use crate::compare::run::Comparison;
 use crate::compare::sections;
-use crate::metrics::paired::Verdict;
+use crate::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section, Version};
@@ -21,9 +21,15 @@ use crate::render::{Builder, Report};
 pub(crate) fn verdict_class(v: Verdict) -> &'static str {
     match v {
         Verdict::Improved => "verdict verdict-improved",
+        Verdict::LikelyImproved => "verdict verdict-improved verdict-likely",
         Verdict::Regressed => "verdict verdict-regressed",
+        Verdict::LikelyRegressed => "verdict verdict-regressed verdict-likely",
         Verdict::ChangedWithinMargin => "verdict verdict-within",
-        Verdict::NoDetectableChange | Verdict::NotTestable => "verdict verdict-none",
+        Verdict::Equivalent
+        | Verdict::NoDetectableChange
+        | Verdict::NoDetectableChangeAfterHolm
+        | Verdict::NotTestable
+        | Verdict::NotComparable => "verdict verdict-none",
     }
 }
 
@@ -252,6 +258,10 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
     verdicts.extend(directions(c).into_iter().map(Block::Note));
+    if !c.overall.is_empty() {
+        verdicts.push(Block::Paragraph(margins_text(c)));
+        verdicts.push(Block::Table(words_table(b)));
+    }
     match regressed_table(b, c) {
         Some(t) => {
             verdicts.push(Block::Warning(format!(
@@ -267,6 +277,60 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         None => {}
     }
     verdicts
+}
+
+/// Every margin in force, in one sentence (compare spec 2.3).
+pub(crate) fn margins_text(c: &Comparison) -> String {
+    let list: Vec<String> = c
+        .margins
+        .iter()
+        .map(|(name, m)| {
+            let unit = if name.ends_with("_agr") {
+                " percentage points"
+            } else {
+                ""
+            };
+            format!("{name} {m}{unit}")
+        })
+        .collect();
+    format!(
+        "A verdict is taken on the interval [lo, hi] of the gain with the statistic's practical \
+         margin m (a change smaller than m does not matter; set them in [margins] of the compare \
+         config). Margins in force: {}. For a subgroup level, a verdict other than equivalent \
+         or no detectable change also needs its Holm-adjusted p-value below {}.",
+        list.join(", "),
+        num3(1.0 - c.settings.level)
+    )
+}
+
+/// What every verdict word means (compare spec 2.3).
+fn words_table(b: &mut Builder) -> Table {
+    let mut t = b.table(
+        "verdict_words",
+        "The verdict words: the condition on the gain's interval [lo, hi] and the margin m, and \
+         what each means.",
+        false,
+        false,
+    );
+    t.columns = ["verdict", "condition", "meaning"]
+        .iter()
+        .map(|n| head(n, false))
+        .collect();
+    t.rows = Verdict::ALL
+        .iter()
+        .map(|v| Row {
+            cells: vec![
+                Cell {
+                    class: verdict_class(*v).into(),
+                    ..text_cell(v.name())
+                },
+                text_cell(v.condition()),
+                text_cell(v.meaning()),
+            ],
+            class: String::new(),
+        })
+        .collect();
+    t
 }
 
 /// The direction of `SMD` and of every `DSM` level that moved (a sign
@@ -292,11 +356,7 @@ pub(crate) fn directions(c: &Comparison) -> Vec<String> {
 fn moved(r: &DeltaRow) -> bool {
     let (b, c) = (r.baseline.0, r.candidate.0);
     let flipped = b * c < 0.0;
-    flipped
-        || !matches!(
-            r.verdict,
-            Verdict::NoDetectableChange | Verdict::NotTestable
-        )
+    flipped || r.verdict.direction().is_some() || r.verdict == Verdict::ChangedWithinMargin
 }
 
 /// Section 6: per subgroup, the level table, the levels on one side only
@@ -363,8 +423,8 @@ fn sections(b: &mut Builder, c: &Comparison) -> anyhow::Result<Vec<Section>> {
 
 /// What the verdict table's numbers are: paired, unpaired or stored.
 fn verdict_intro(c: &Comparison) -> String {
-    let verdict = "A verdict compares the interval, oriented so that positive is better, with a \
-                   practical margin.";
+    let verdict = "A verdict compares the interval of the gain (positive is better) with a \
+                   practical margin; the margins and the words are explained under the table.";
     if c.paired {
         format!(
             "Differences are candidate minus baseline on the {} paired responses' {} scores; \
@@ -377,8 +437,9 @@ fn verdict_intro(c: &Comparison) -> String {
         )
     } else if c.overall.iter().any(|r| r.delta.1.is_finite()) {
         format!(
-            "Unpaired: the versions share no response, so each version's {} statistics come \
-             from its own responses; intervals are {}% bootstrap percentile intervals ({} \
+            "Unpaired: different responses, differences mix the engine and the sample. The \
+             versions share no response, so each version's {} statistics come from its own \
+             responses, and no verdict is stronger than likely improved / likely regressed; intervals are {}% bootstrap percentile intervals ({} \
              replicates of each side, drawn independently), and the difference's interval \
              comes from the differences of independent replicates. {verdict}",
             c.score_type,
@@ -434,12 +495,22 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
                 value: c.candidate_label.clone(),
             },
         ],
-        intro_html: format!(
-            "This report compares the candidate <strong>{}</strong> with the baseline \
-             <strong>{}</strong> on the responses both evaluated.",
-            escape_html(&c.candidate_label),
-            escape_html(&c.baseline_label)
-        ),
+        intro_html: if c.paired || c.overall.iter().all(|r| r.delta.1.is_nan()) {
+            format!(
+                "This report compares the candidate <strong>{}</strong> with the baseline \
+                 <strong>{}</strong> on the responses both evaluated.",
+                escape_html(&c.candidate_label),
+                escape_html(&c.baseline_label)
+            )
+        } else {
+            format!(
+                "This report compares the candidate <strong>{}</strong> with the baseline \
+                 <strong>{}</strong>. <strong>Unpaired: different responses, differences mix \
+                 the engine and the sample</strong>; no verdict is stronger than likely.",
+                escape_html(&c.candidate_label),
+                escape_html(&c.baseline_label)
+            )
+        },
         description_html: c
             .description
             .as_deref()

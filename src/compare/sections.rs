@@ -477,7 +477,7 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
 mod tests {
     use super::*;
     use crate::compare::paired::DeltaRow;
-    use crate::metrics::paired::Verdict;
+    use crate::compare::verdict::Verdict;
 
     fn level(level: &str, stat: usize, delta: f64) -> LevelRow {
         LevelRow {

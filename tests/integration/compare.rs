@@ -115,11 +115,8 @@ fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
                 other => format!("{other:?}"),
             };
             let tiny = scope != "overall" && num(&r[9]).is_nan();
-            let want = if tiny {
-                "not testable"
-            } else {
-                "no detectable change"
-            };
+            // Exactly the same numbers: equivalent (spec 2.3, amended).
+            let want = if tiny { "not testable" } else { "equivalent" };
             assert_eq!(verdict, want, "{name} {scope} {stat}");
             assert!(matches!(&r[17], table::Cell::Text(v) if v == "true"));
             if scope == "overall"
@@ -135,7 +132,7 @@ fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
         }
         assert!(run
             .stdout
-            .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) no detectable change"));
+            .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) equivalent"));
     }
 }
 
@@ -446,11 +443,30 @@ fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
     let (v1, _) = two_versions(tmp.path());
     let v3 = renamed_candidate(tmp.path());
     let out = tmp.path().join("out");
+    // Refused without --unpaired (compare spec 2.4, amended).
     let run = compare_into(tmp.path(), &v1, &v3, &out);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("evaluated different responses") && run.stderr.contains("--unpaired"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+    let run = compare(
+        tmp.path(),
+        &[
+            v1.as_os_str(),
+            v3.as_os_str(),
+            OsStr::new("--unpaired"),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
     ok(&run);
     assert!(run.stdout.contains("raw_trim, unpaired:"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("comparison is unpaired"),
+        run.stdout
+            .contains("unpaired: different responses, differences mix the engine and the sample"),
         "{}",
         run.stdout
     );
@@ -479,9 +495,15 @@ fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
     };
     assert!((num(&w[2]) - stored(&v1, "v1")).abs() < 1e-9);
     assert!((num(&w[5]) - stored(&v3, "v3")).abs() < 1e-9);
-    assert_eq!(text_at(w, 16), "improved", "{w:?}");
+    // Never more than likely when unpaired.
+    assert_eq!(text_at(w, 16), "likely improved", "{w:?}");
+    assert!(rows
+        .iter()
+        .all(|(_, _, r)| !["improved", "regressed"].contains(&text_at(r, 16).as_str())));
     let html = fs::read_to_string(out.join("report/engine_v1_vs_engine_v3_compare.html")).unwrap();
-    assert!(html.contains("Unpaired: the versions share no response"));
+    assert!(
+        html.contains("Unpaired: different responses, differences mix the engine and the sample")
+    );
 }
 
 #[test]

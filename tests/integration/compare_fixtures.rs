@@ -232,7 +232,7 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
         let want = if untestable_level {
             "not testable"
         } else {
-            "no detectable change"
+            "equivalent"
         };
         if verdict != want {
             fail(format!(
@@ -240,9 +240,7 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
             ));
         }
         // A testable row: the interval of Δ is [0, 0] and p = 1.
-        if want == "no detectable change"
-            && (num(&r[9]), num(&r[10]), num(&r[14])) != (0.0, 0.0, 1.0)
-        {
+        if want == "equivalent" && (num(&r[9]), num(&r[10]), num(&r[14])) != (0.0, 0.0, 1.0) {
             fail(format!("{scope} {stat}: Δ interval or p-value: {r:?}"));
         }
         if text(&r[17]) != "true" {
@@ -329,7 +327,7 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
     }
     if !r
         .stdout
-        .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) no detectable change")
+        .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) equivalent")
     {
         fail(format!("terminal: {}", r.stdout));
     }
