@@ -184,9 +184,11 @@ pub fn verdict(lo: f64, hi: f64, margin: f64, rules: Rules) -> Verdict {
     } else {
         NoDetectableChange
     };
+    // A NaN p-value does not pass.
+    let passes = |p: f64, level: f64| p < 1.0 - level;
     let word = match rules.holm {
         Some((p_holm, level))
-            if !matches!(word, Equivalent | NoDetectableChange) && !(p_holm < 1.0 - level) =>
+            if !matches!(word, Equivalent | NoDetectableChange) && !passes(p_holm, level) =>
         {
             NoDetectableChangeAfterHolm
         }

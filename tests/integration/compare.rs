@@ -1088,16 +1088,17 @@ fn compare_refuses_a_score_type_absent_on_one_side() {
         2,
         &["the score type scale_trim is not in the baseline's pred_processed"],
     );
-    // Without a choice: scale_trim is not on both sides, so raw_trim,
-    // which the candidate lacks.
+    // Without a choice: the two reports lead with different score types
+    // (compare spec 2.4, amended), so the user must choose.
     refused(
         tmp.path(),
         "compare",
         &[raw.as_os_str(), scaled.as_os_str()],
         2,
         &[
-            "the score type raw_trim is not in the candidate's pred_processed",
-            "scale, scale_trim, scale_trim_round",
+            "the baseline's own report leads with the score type raw_trim and the candidate's \
+             with scale_trim",
+            "Set score_type",
         ],
     );
 }
