@@ -97,9 +97,12 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
         "Each version minus the baseline: the signed difference Δ with its interval (paired \
          on the responses both share, else unpaired), coloured by the verdict, which is taken \
          on the gain (Δ oriented so that positive is better; for SMD |baseline| - |candidate|, \
-         closer to 0; the gain is in the tooltip and the CSV): green improved, red \
-         regressed, amber changed within the margin, plain no detectable change; the verdict \
-         and the bootstrap p-value are in each cell's tooltip and in the CSV.",
+         closer to 0; the gain is in the tooltip and the CSV): green improved or likely \
+         improved, red regressed or likely regressed, amber changed within the margin, plain \
+         equivalent, no detectable change, not testable or not comparable (the words of \
+         compare spec 2.3, explained in compare's report; never more than likely when \
+         unpaired); the verdict and the bootstrap p-value are in each cell's tooltip and in \
+         the CSV.",
         true,
         true,
     );
