@@ -74,6 +74,10 @@ enum Command {
         /// exits with code 3.
         #[arg(long, value_name = "FILE")]
         gates: Option<PathBuf>,
+        /// Compare two folders that share no response (a new test form, a new sample):
+        /// unpaired differences, no verdict stronger than "likely".
+        #[arg(long)]
+        unpaired: bool,
     },
     /// Summarize archived output folders of model versions: one row per version with
     /// intervals, the difference of each from a baseline with its verdict, trend figures.
@@ -172,6 +176,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             force,
             config,
             gates,
+            unpaired,
         } => cli::compare::run(cli::compare::CompareArgs {
             baseline: &baseline,
             candidate: &candidate,
@@ -179,6 +184,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             force,
             config: config.as_deref(),
             gates: gates.as_deref(),
+            unpaired,
         }),
         Command::Summarize {
             folders,

@@ -7,13 +7,11 @@ use std::path::{Path, PathBuf};
 pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
     let cfg = rsmreport::config::agree::load(experiment).map_err(config_error)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
+    output::refuse_inputs_inside(&dir, &[&cfg.origin, &cfg.annotations_path])
+        .map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let (agreement, files) =
         rsmreport::agree::outputs::run(&cfg, provenance::generation_epoch()).map_err(data_error)?;
-    let lines = |_: &[PathBuf]| {
-        let mut lines = rsmreport::agree::outputs::terminal_lines(&agreement, &cfg);
-        lines.push(format!("wrote {}", dir.join("report").display()));
-        lines
-    };
+    let lines = |_: &[PathBuf]| rsmreport::agree::outputs::terminal_lines(&agreement, &cfg);
     finish_files(&dir, force, &files, lines, &[])
 }

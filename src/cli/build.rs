@@ -32,6 +32,9 @@ pub fn run(
 ) -> Result<(), Failure> {
     let exp = load_experiment(experiment, gates)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&exp.experiment_id));
+    let mut inputs = rsmreport::kinds::evaluation::experiment_files(&exp);
+    inputs.extend(gates);
+    output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let run = execute(exp)?;
     let result = finish(

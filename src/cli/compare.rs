@@ -17,6 +17,7 @@ pub struct CompareArgs<'a> {
     pub force: bool,
     pub config: Option<&'a Path>,
     pub gates: Option<&'a Path>,
+    pub unpaired: bool,
 }
 
 /// The gates of `--gates FILE` for a comparison, validated against its
@@ -59,11 +60,16 @@ fn open_both(baseline: &Path, candidate: &Path) -> Result<(Archive, Archive), Fa
 }
 
 pub fn run(args: CompareArgs) -> Result<(), Failure> {
+    let inputs = run::input_paths(&[args.baseline, args.candidate], &[args.config, args.gates]);
+    if let Some(dir) = &args.output_dir {
+        output::refuse_inputs_inside(dir, &inputs).map_err(config_error)?;
+    }
     let names = run::statistic_names();
-    let cfg = match args.config {
+    let mut cfg = match args.config {
         Some(path) => config::compare::load(path, &names).map_err(config_error)?,
-        None => Default::default(),
+        None => config::compare::CompareConfig::default(),
     };
+    cfg.unpaired = args.unpaired;
     let (b, c) = open_both(args.baseline, args.candidate)?;
     let gates = match args.gates {
         Some(file) => compare_gates(file, &cfg, &b, &c)?,
@@ -77,6 +83,7 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
     let dir = args.output_dir.unwrap_or_else(|| {
         PathBuf::from(run::default_id(&cmp.baseline_label, &cmp.candidate_label))
     });
+    output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     output::check_output_dir(&dir, args.force).map_err(config_error)?;
     let inputs = [("baseline", &b), ("candidate", &c)]
         .into_iter()
@@ -93,11 +100,7 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
         outputs::files(&cmp, inputs, provenance::generation_epoch())
     })
     .map_err(data_error)?;
-    let lines = |_: &[PathBuf]| {
-        let mut lines = outputs::terminal_lines(&cmp);
-        lines.push(format!("wrote {}", dir.join("output").display()));
-        lines
-    };
+    let lines = |_: &[PathBuf]| outputs::terminal_lines(&cmp);
     let result = finish_files(&dir, args.force, &files, lines, &cmp.gates);
     // The process ends right after this: returning the two folders'
     // millions of small allocations one by one only costs time.

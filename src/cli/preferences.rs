@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
     let cfg = config::preferences::load(experiment).map_err(config_error)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
+    output::refuse_inputs_inside(&dir, &[experiment, &cfg.pairs_file]).map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     // The checksum of the pairs file is computed on another thread while the
     // pairs are read and analysed.
@@ -30,13 +31,6 @@ pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Resul
         outputs::files(&analysis, vec![input], provenance::generation_epoch())
     })
     .map_err(data_error)?;
-    let lines = |_: &[PathBuf]| {
-        let mut lines = outputs::terminal_lines(&analysis);
-        let report = dir
-            .join("report")
-            .join(format!("{}_report.html", analysis.id));
-        lines.push(format!("wrote {}", report.display()));
-        lines
-    };
+    let lines = |_: &[PathBuf]| outputs::terminal_lines(&analysis);
     finish_files(&dir, force, &files, lines, &[])
 }

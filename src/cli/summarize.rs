@@ -81,6 +81,10 @@ pub fn run(args: SummarizeArgs) -> Result<(), Failure> {
         )));
     }
     let (dirs, base) = with_baseline(args.folders, args.baseline);
+    let dir = args.output_dir.unwrap_or_else(|| PathBuf::from(id));
+    run::distinct_folders(&dirs).map_err(|e| config_error(anyhow!(e)))?;
+    let inputs = rsmreport::compare::run::input_paths(&dirs, &[]);
+    output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     let opened = timed("open folders", || open_all(&dirs))?;
     let order = match args.order {
         SummaryOrder::Given => run::Order::Given,
@@ -90,13 +94,8 @@ pub fn run(args: SummarizeArgs) -> Result<(), Failure> {
     let summary = timed("summarize", || {
         run::summarize(id, &opened, base, order, &settings)
     });
-    let dir = args.output_dir.unwrap_or_else(|| PathBuf::from(id));
     output::check_output_dir(&dir, args.force).map_err(config_error)?;
     let files = outputs::files(&summary, provenance::generation_epoch()).map_err(data_error)?;
-    let lines = |_: &[PathBuf]| {
-        let mut lines = outputs::terminal_lines(&summary);
-        lines.push(format!("wrote {}", dir.join("output").display()));
-        lines
-    };
+    let lines = |_: &[PathBuf]| outputs::terminal_lines(&summary);
     finish_files(&dir, args.force, &files, lines, &[])
 }

@@ -1,6 +1,8 @@
 //! Command assembly (compare): quality gates on a comparison (gates spec
-//! 5). `delta.*` gates read the paired differences of the verdict table
-//! (whole set) and of the subgroup levels; every other gate reads the
+//! 5). `delta.*` gates read the signed paired differences `candidate -
+//! baseline` of the verdict table (whole set) and of the subgroup levels,
+//! `gain.*` gates their oriented change (positive is better; for SMD and
+//! DSM `|baseline| - |candidate|`); every other gate reads the
 //! candidate's own stored tables and their `_ci` intervals, exactly as
 //! `build --gates` would on the candidate. Nothing is recomputed.
 //!
@@ -78,12 +80,13 @@ impl<'a> CompareResults<'a> {
         }
     }
 
-    /// A difference of the verdict rows.
-    fn delta(&self, row: Option<&DeltaRow>, what: &str) -> Result<Stat, String> {
+    /// A difference of the verdict rows: its signed `delta` or its
+    /// oriented `gain` (`kind`).
+    fn delta(&self, row: Option<&DeltaRow>, kind: &str, what: &str) -> Result<Stat, String> {
         let r = row.ok_or_else(|| format!("{what} was not compared"))?;
-        let (lo, hi) = (r.delta.1, r.delta.2);
+        let (est, lo, hi) = if kind == "gain" { r.gain } else { r.delta };
         Ok(Stat {
-            estimate: r.delta.0,
+            estimate: est,
             interval: (lo.is_finite() && hi.is_finite()).then_some((lo, hi)),
         })
     }
@@ -117,7 +120,7 @@ impl<'a> CompareResults<'a> {
 
 impl Results for CompareResults<'_> {
     fn stat(&self, cell: &Cell) -> Result<Stat, String> {
-        if cell.table == "delta" {
+        if cell.table == "delta" || cell.table == "gain" {
             if cell.row != self.cmp.score_type {
                 return Err(format!(
                     "the comparison is on {}, not {}",
@@ -129,9 +132,13 @@ impl Results for CompareResults<'_> {
                 .overall
                 .iter()
                 .find(|r| r.statistic.name == cell.column);
-            return self.delta(row, &format!("delta.{}", cell.column));
+            return self.delta(row, &cell.table, &format!("{}.{}", cell.table, cell.column));
         }
-        if let Some(group) = cell.table.strip_prefix("delta_by_") {
+        let by_level = ["delta", "gain"].into_iter().find_map(|kind| {
+            let group = cell.table.strip_prefix(kind)?.strip_prefix("_by_")?;
+            Some((kind, group))
+        });
+        if let Some((kind, group)) = by_level {
             let row = self
                 .cmp
                 .groups
@@ -142,7 +149,8 @@ impl Results for CompareResults<'_> {
                 .map(|r| &r.row);
             return self.delta(
                 row,
-                &format!("delta.{} of {group}={}", cell.column, cell.row),
+                kind,
+                &format!("{kind}.{} of {group}={}", cell.column, cell.row),
             );
         }
         self.stored(cell)
@@ -209,14 +217,60 @@ impl Results for CompareResults<'_> {
 
 /// The gate results of a comparison (in gate order); an error when a
 /// `<subgroup>=<level>` scope names a level that is not in the data.
+///
+/// Also an error (exit 2, gates spec 2.1): two gates with one name (their
+/// JUnit test cases would be indistinguishable), and a gate on a bound of
+/// an interval where no line of it has one (the comparison has no
+/// intervals: stored estimates only, or the candidate's tables have none),
+/// which would otherwise be skipped and let CI pass without checking.
 pub fn evaluate(
     gates: &[crate::config::gates::Gate],
     cmp: &Comparison,
     candidate: &Archive,
 ) -> Result<Vec<crate::gates::Outcome>, String> {
+    unique_names(gates)?;
     let results = CompareResults::new(cmp, candidate);
     crate::gates::check_levels(gates, &results)?;
-    Ok(crate::gates::evaluate(gates, &results))
+    let out = crate::gates::evaluate(gates, &results);
+    for g in gates
+        .iter()
+        .filter(|g| g.bound != crate::config::gates::Bound::Estimate)
+    {
+        let mut lines = out.iter().filter(|o| &o.gate == g).peekable();
+        let unchecked = lines.peek().is_some()
+            && lines.all(|o| {
+                o.status == crate::gates::Status::Skipped
+                    && o.reason.starts_with("no interval was computed")
+            });
+        if unchecked {
+            return Err(format!(
+                "{}: the gate \"{}\" compares the {} bound of an interval, but this comparison \
+                 has no interval for {} (intervals are off, a side has no per-response files, or \
+                 the candidate's tables have no intervals); use bound = \"estimate\" or switch \
+                 intervals on",
+                g.origin,
+                g.name,
+                g.bound.name(),
+                g.metric
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Two gates may not share a name (gates spec 4: one JUnit test case per
+/// result line, named by its gate).
+fn unique_names(gates: &[crate::config::gates::Gate]) -> Result<(), String> {
+    for (i, g) in gates.iter().enumerate() {
+        if let Some(first) = gates[..i].iter().find(|f| f.name == g.name) {
+            return Err(format!(
+                "two gates are named \"{}\" ({} and {}); give each gate its own name, so that \
+                 each result line (and JUnit test case) says which gate it is",
+                g.name, first.origin, g.origin
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! both folders stored (and the provenance), [`between`] the two versions
 //! against each other on the paired responses, [`gates`] the quality gates
 //! of `--gates`, [`outputs`] its files and terminal lines, [`report`] its
-//! HTML report with the sections 3-9 of [`sections`]. `summarize`
+//! HTML report with the sections 3-9 of [`sections`], [`verdict`] the one
+//! verdict rule (compare spec 2.3) of `compare`, `summarize` and `classify`. `summarize`
 //! ([`crate::summarize`]) builds on [`run::headline_deltas`]. Not yet built
 //! (issue 13): resampling test takers.
 //!
@@ -24,3 +25,4 @@ pub mod report;
 pub mod run;
 pub mod sections;
 pub mod stored;
+pub mod verdict;

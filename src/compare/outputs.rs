@@ -18,10 +18,11 @@ use crate::compare::stored::StoredRow;
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
-/// The columns of the verdict table: spec 2.6's, then the margin of the
+/// The columns of the verdict table: spec 2.6's (amended: the oriented
+/// `gain` and its interval after `delta_upper`), then the margin of the
 /// verdict and the analytic cross-check of spec 2.2 (`zou`: its interval
 /// of Δ; `mcnemar`: its p-value).
-pub const VERDICT_COLUMNS: [&str; 20] = [
+pub const VERDICT_COLUMNS: [&str; 23] = [
     "scope",
     "statistic",
     "baseline",
@@ -33,6 +34,9 @@ pub const VERDICT_COLUMNS: [&str; 20] = [
     "delta",
     "delta_lower",
     "delta_upper",
+    "gain",
+    "gain_lower",
+    "gain_upper",
     "p_value",
     "p_holm",
     "verdict",
@@ -81,6 +85,9 @@ pub fn verdict_frame(c: &Comparison) -> Frame {
         num(&|r| r.1.delta.0),
         num(&|r| r.1.delta.1),
         num(&|r| r.1.delta.2),
+        num(&|r| r.1.gain.0),
+        num(&|r| r.1.gain.1),
+        num(&|r| r.1.gain.2),
         num(&|r| r.1.p_value),
         num(&|r| r.2),
         text(&|r| r.1.verdict.name().to_string()),
@@ -159,9 +166,8 @@ pub fn true_score_frame(c: &Comparison) -> Frame {
         .filter(|r| r.statistic.name == "PRMSE")
         .collect();
     let stored = &c.extra.true_score.rows;
-    let nan3 = (f64::NAN, f64::NAN, f64::NAN);
     let mut lines: Vec<[String; 4]> = Vec::new();
-    let mut nums: Vec<[f64; 10]> = Vec::new();
+    let mut nums: Vec<[f64; 13]> = Vec::new();
     for r in &paired {
         lines.push([
             "paired".into(),
@@ -169,8 +175,10 @@ pub fn true_score_frame(c: &Comparison) -> Frame {
             "PRMSE".into(),
             r.verdict.name().into(),
         ]);
-        let (b, k, d) = (r.baseline, r.candidate, r.delta);
-        nums.push([b.0, b.1, b.2, k.0, k.1, k.2, d.0, d.1, d.2, r.p_value]);
+        let (b, k, d, g) = (r.baseline, r.candidate, r.delta, r.gain);
+        nums.push([
+            b.0, b.1, b.2, k.0, k.1, k.2, d.0, d.1, d.2, g.0, g.1, g.2, r.p_value,
+        ]);
     }
     for r in stored {
         lines.push([
@@ -179,23 +187,12 @@ pub fn true_score_frame(c: &Comparison) -> Frame {
             r.statistic.clone(),
             String::new(),
         ]);
-        let (b, k, d) = (
-            (r.baseline, nan3.1, nan3.2),
-            (r.candidate, nan3.1, nan3.2),
-            r.delta,
-        );
-        nums.push([
-            b.0,
-            b.1,
-            b.2,
-            k.0,
-            k.1,
-            k.2,
-            d,
-            f64::NAN,
-            f64::NAN,
-            f64::NAN,
-        ]);
+        let mut row = [f64::NAN; 13];
+        row[0] = r.baseline;
+        row[3] = r.candidate;
+        row[6] = r.delta;
+        // The stored tables' statistics are not oriented: no gain.
+        nums.push(row);
     }
     let text = |j: usize| text_values(lines.iter().map(|l| Some(l[j].clone())));
     let num = |j: usize| Values::Float(nums.iter().map(|n| n[j]).collect());
@@ -205,7 +202,7 @@ pub fn true_score_frame(c: &Comparison) -> Frame {
         .map(|(j, n)| Column::new(*n, text(j)))
         .collect();
     columns.extend(
-        VERDICT_COLUMNS[2..12]
+        VERDICT_COLUMNS[2..15]
             .iter()
             .enumerate()
             .map(|(j, n)| Column::new(*n, num(j))),
@@ -239,11 +236,14 @@ pub fn level_frame(c: &Comparison, group: &str, rows: &[LevelRow]) -> Frame {
         num(&|r| r.delta.0),
         num(&|r| r.delta.1),
         num(&|r| r.delta.2),
+        num(&|r| r.gain.0),
+        num(&|r| r.gain.1),
+        num(&|r| r.gain.2),
         num(&|r| r.p_value),
         Values::Float(rows.iter().map(|r| r.p_holm).collect()),
     ];
     columns.extend(
-        VERDICT_COLUMNS[2..13]
+        VERDICT_COLUMNS[2..16]
             .iter()
             .zip(values)
             .map(|(n, v)| Column::new(*n, v)),
@@ -314,6 +314,7 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
                 "baseline": triple(r.baseline),
                 "candidate": triple(r.candidate),
                 "delta": triple(r.delta),
+                "gain": triple(r.gain),
                 "p_value": number(r.p_value),
                 "p_holm": number(*holm),
                 "margin_better": match r.statistic.better {
@@ -336,6 +337,15 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         .iter()
         .map(|r| json!({"item": r.item, "baseline": r.baseline, "candidate": r.candidate, "status": r.status}))
         .collect();
+    let margins: serde_json::Map<String, Value> = c
+        .margins
+        .iter()
+        .map(|(n, m)| (n.to_string(), number(*m)))
+        .collect();
+    let words: Vec<Value> = crate::compare::verdict::Verdict::ALL
+        .iter()
+        .map(|v| json!({"verdict": v.name(), "condition": v.condition(), "meaning": v.meaning()}))
+        .collect();
     let doc = json!({
         "compare_version": 1,
         "comparison_id": c.id,
@@ -347,6 +357,9 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         "notes": c.notes,
         "preflight": preflight,
         "verdicts": verdicts,
+        "margins": margins,
+        "verdict_words": words,
+        "headline_score_types": {"baseline": c.headline[0], "candidate": c.headline[1]},
         "between": between_json(c),
         "gates": (!c.gates.is_empty()).then(|| crate::gates::json::summary(&c.gates)),
     });
@@ -412,7 +425,7 @@ pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow
     c.groups
         .iter()
         .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
-        .filter(|(_, r)| r.row.verdict == crate::metrics::paired::Verdict::Regressed)
+        .filter(|(_, r)| r.row.verdict == crate::compare::verdict::Verdict::Regressed)
 }
 
 /// The preflight table on the terminal (compare spec 2.1): one line per
@@ -486,6 +499,11 @@ pub fn terminal_lines(c: &Comparison) -> Vec<String> {
             &r.row,
         ));
     }
+    out.extend(
+        crate::compare::report::directions(c)
+            .into_iter()
+            .map(|d| format!("  {d}")),
+    );
     out.extend(c.notes.iter().map(|n| format!("note: {n}")));
     out
 }

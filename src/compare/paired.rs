@@ -9,6 +9,7 @@
 //! Pure: no I/O.
 
 use crate::compare::pairing::Pairing;
+use crate::compare::verdict::{verdict, Rules, Verdict};
 use crate::config::intervals::Intervals;
 use crate::input::archive::Responses;
 use crate::metrics::association::pearson;
@@ -16,7 +17,7 @@ use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::pair_sums::Centres;
 use crate::metrics::pair_sums::PairSums;
 use crate::metrics::paired::{
-    bootstrap_p_value, holm, mcnemar_exact_p, verdict, zou_overlapping_interval, Better, Verdict,
+    bootstrap_p_value, holm, mcnemar_exact_p, zou_overlapping_interval, Better,
 };
 use crate::sections::intervals::design::{
     block_sums, stratum_totals, Additive, Blocks, MAX_BLOCKS,
@@ -38,6 +39,24 @@ pub struct Statistic {
     pub absolute: bool,
     pub better: Better,
     pub margin: f64,
+}
+
+impl Statistic {
+    /// The oriented change from `baseline` to `candidate` the verdict is
+    /// taken on (compare spec 2.2, amended): positive is better. `candidate
+    /// - baseline` where larger is better, `baseline - candidate` where
+    /// smaller is better, `|baseline| - |candidate|` for the statistics
+    /// compared in absolute value (`SMD`, `DSM`: positive when closer to 0).
+    pub fn gain(&self, baseline: f64, candidate: f64) -> f64 {
+        if self.absolute {
+            baseline.abs() - candidate.abs()
+        } else {
+            match self.better {
+                Better::Larger => candidate - baseline,
+                Better::Smaller => baseline - candidate,
+            }
+        }
+    }
 }
 
 const fn stat(name: &'static str, table: &'static str, metric: &'static str) -> Statistic {
@@ -94,9 +113,15 @@ pub struct DeltaRow {
     /// responses.
     pub baseline: (f64, f64, f64),
     pub candidate: (f64, f64, f64),
-    /// `candidate - baseline` (of the absolute values for `SMD`), with its
-    /// paired percentile interval.
+    /// The signed `candidate - baseline` of the statistic itself (also of
+    /// `SMD` and `DSM`), with its paired percentile interval.
     pub delta: (f64, f64, f64),
+    /// The oriented change the verdict is taken on ([`Statistic::gain`]:
+    /// positive is better), with its paired percentile interval.
+    pub gain: (f64, f64, f64),
+    /// The bootstrap p-value of the gain (of the delta too, except for
+    /// `SMD` and `DSM`, where it tests whether the distance from 0
+    /// changed).
     pub p_value: f64,
     pub verdict: Verdict,
     /// The practical margin of the verdict (NaN without one).
@@ -343,7 +368,7 @@ pub fn overall_deltas(
     );
     HEADLINE
         .iter()
-        .filter_map(|st| row(st, [&run, &run], settings.level, margin(st)))
+        .filter_map(|st| row(st, [&run, &run], settings.level, margin(st), true))
         .collect()
 }
 
@@ -375,7 +400,7 @@ pub fn unpaired_overall_deltas(
         .collect();
     HEADLINE
         .iter()
-        .filter_map(|st| row(st, [&runs[0], &runs[1]], settings.level, margin(st)))
+        .filter_map(|st| row(st, [&runs[0], &runs[1]], settings.level, margin(st), false))
         .collect()
 }
 
@@ -455,7 +480,7 @@ impl SideRun {
                 let name = SIDES[usize::from(st.rounded)];
                 let b = self.run.get(st.table, name, st.metric)?;
                 let c = candidate.run.get(st.table, name, st.metric)?;
-                Some(delta_row(st, [b, c], self.level, margin(st)))
+                Some(delta_row(st, [b, c], self.level, margin(st), Rules::PAIRED))
             })
             .collect()
     }
@@ -472,49 +497,105 @@ pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
 /// The row of one statistic from the runs of `[baseline, candidate]`,
 /// `None` when it is not computed (no second human score for PRMSE and
 /// degradation).
-fn row(st: &Statistic, runs: [&Run; 2], level: f64, margin: f64) -> Option<DeltaRow> {
+fn row(st: &Statistic, runs: [&Run; 2], level: f64, margin: f64, paired: bool) -> Option<DeltaRow> {
     let side = |k: usize| SIDES[k + usize::from(st.rounded)];
     let b = runs[0].get(st.table, side(0), st.metric)?;
     let c = runs[1].get(st.table, side(2), st.metric)?;
-    Some(delta_row(st, [b, c], level, margin))
+    let rules = Rules { paired, holm: None };
+    Some(delta_row(st, [b, c], level, margin, rules))
 }
 
-/// Both sides' estimates and intervals, the difference (of the absolute
-/// values for `absolute` statistics) with its paired interval, p-value and
+/// Both sides' estimates and intervals, the signed difference and the
+/// oriented gain with their paired intervals, the gain's p-value and the
 /// verdict, from each side's estimate and replicates `[baseline,
 /// candidate]` (replicate `b` of both from one resample).
-fn delta_row(st: &Statistic, sides: [(f64, Vec<f64>); 2], level: f64, margin: f64) -> DeltaRow {
+fn delta_row(
+    st: &Statistic,
+    sides: [(f64, Vec<f64>); 2],
+    level: f64,
+    margin: f64,
+    rules: Rules,
+) -> DeltaRow {
     let [(eb, b), (ec, c)] = sides;
-    let f = |v: f64| if st.absolute { v.abs() } else { v };
-    let deltas: Vec<f64> = b.iter().zip(&c).map(|(x, y)| f(*y) - f(*x)).collect();
+    let deltas: Vec<f64> = b.iter().zip(&c).map(|(x, y)| y - x).collect();
+    let gains: Vec<f64> = b.iter().zip(&c).map(|(x, y)| st.gain(*x, *y)).collect();
     let with_interval = |est: f64, reps: &[f64]| {
         let i = percentile_interval(reps, level);
         (est, i.lower, i.upper)
     };
-    let delta = with_interval(f(ec) - f(eb), &deltas);
+    let gain = with_interval(st.gain(eb, ec), &gains);
     DeltaRow {
         statistic: *st,
         baseline: with_interval(eb, &b),
         candidate: with_interval(ec, &c),
-        delta,
-        p_value: bootstrap_p_value(&deltas),
-        verdict: verdict(delta.1, delta.2, st.better, margin),
+        delta: with_interval(ec - eb, &deltas),
+        gain,
+        p_value: bootstrap_p_value(&gains),
+        verdict: verdict(gain.1, gain.2, margin, rules),
         margin,
         cross_check: None,
     }
+}
+
+/// The direction of a signed statistic's change in words, where it
+/// matters (compare spec 2.2, amended): for `SMD` (`DSM` of `level`), where
+/// the system's scores lie against the human scores on each side, a sign
+/// flip written out, and whether the candidate is closer to 0; `None` for
+/// the other statistics or without both estimates.
+pub fn direction(row: &DeltaRow, level: Option<&str>) -> Option<String> {
+    let st = &row.statistic;
+    let (b, c) = (row.baseline.0, row.candidate.0);
+    if !st.absolute || !b.is_finite() || !c.is_finite() {
+        return None;
+    }
+    let (whose, reference) = match level {
+        Some(l) => (
+            format!("the system's scores for {l}"),
+            "its human scores (relative to all responses)",
+        ),
+        None => (
+            "the system's scores".to_string(),
+            "the human scores on average",
+        ),
+    };
+    let side = |x: f64| {
+        if x > 0.0 {
+            "above"
+        } else if x < 0.0 {
+            "below"
+        } else {
+            "level with"
+        }
+    };
+    let moved = format!("{} moved from {b:+.3} to {c:+.3}", st.name);
+    let now = if side(b) != side(c) && b != 0.0 && c != 0.0 {
+        format!(
+            "the sign flipped: {whose} are now {} {reference} (before: {})",
+            side(c),
+            side(b)
+        )
+    } else {
+        format!("{whose} are {} {reference}", side(c))
+    };
+    let distance = match row.gain.0 {
+        g if g > 0.0 => format!("{:.3} closer to 0", g),
+        g if g < 0.0 => format!("{:.3} farther from 0", -g),
+        _ => "as far from 0 as before".to_string(),
+    };
+    Some(format!("{moved}: {now}; {distance}."))
 }
 
 /// The row of one statistic from stored estimates only (no per-response
 /// files, compare spec 2.4): the difference without interval, p-value or
 /// verdict (`not testable`).
 pub fn stored_row(st: &Statistic, baseline: f64, candidate: f64) -> DeltaRow {
-    let f = |v: f64| if st.absolute { v.abs() } else { v };
     let nan = f64::NAN;
     DeltaRow {
         statistic: *st,
         baseline: (baseline, nan, nan),
         candidate: (candidate, nan, nan),
-        delta: (f(candidate) - f(baseline), nan, nan),
+        delta: (candidate - baseline, nan, nan),
+        gain: (st.gain(baseline, candidate), nan, nan),
         p_value: nan,
         verdict: Verdict::NotTestable,
         margin: nan,
@@ -666,7 +747,12 @@ pub fn group_deltas(
         .map(String::as_str)
         .zip(level_counts(codes, labels.len()))
         .collect();
-    level_rows([&run, &run], [&counts, &counts], settings.level, margin)
+    level_rows(
+        [&run, &run],
+        [&counts, &counts],
+        settings.level,
+        (margin, true),
+    )
 }
 
 /// One side of an unpaired by-level comparison: its responses and each
@@ -711,18 +797,19 @@ pub fn unpaired_group_deltas(
         [&runs[0], &runs[1]],
         [&counts[0], &counts[1]],
         settings.level,
-        margin,
+        (margin, false),
     )
 }
 
 /// The rows of every by-level statistic and every level of the baseline
 /// that the candidate has too (in the baseline's level order), with the
-/// Holm-adjusted p-values across the levels of each statistic.
+/// Holm-adjusted p-values across the levels of each statistic, and the
+/// verdicts gated by them (compare spec 2.3).
 fn level_rows(
     runs: [&Run; 2],
     counts: [&[(&str, usize)]; 2],
     level: f64,
-    margin: &dyn Fn(&Statistic) -> f64,
+    (margin, paired): (&dyn Fn(&Statistic) -> f64, bool),
 ) -> Vec<LevelRow> {
     let mut out = Vec::new();
     for st in &BY_LEVEL {
@@ -736,7 +823,7 @@ fn level_rows(
                     level: label.to_string(),
                     n,
                     n_candidate,
-                    row: delta_row(st, [b, c], level, margin(st)),
+                    row: delta_row(st, [b, c], level, margin(st), Rules { paired, holm: None }),
                     p_holm: f64::NAN,
                 })
             })
@@ -744,6 +831,11 @@ fn level_rows(
         let adjusted = holm(&rows.iter().map(|r| r.row.p_value).collect::<Vec<_>>());
         for (r, p) in rows.iter_mut().zip(adjusted) {
             r.p_holm = p;
+            let rules = Rules {
+                paired,
+                holm: Some((p, level)),
+            };
+            r.row.verdict = verdict(r.row.gain.1, r.row.gain.2, r.row.margin, rules);
         }
         out.extend(rows);
     }

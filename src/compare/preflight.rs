@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::compare::pairing::Pairing;
+use crate::compare::pairing::{Pairing, LOW_OVERLAP};
 use crate::input::archive::{Archive, Responses};
 
 /// One row of the preflight table.
@@ -44,17 +44,30 @@ fn first_ids(ids: &[crate::table::Text]) -> String {
 /// The rows about the responses (spec 2.1, first and second bullets).
 fn response_rows(p: &Pairing) -> Vec<PreflightRow> {
     let share = |k: usize, n: usize| format!("{k} ({:.1}%)", 100.0 * k as f64 / n.max(1) as f64);
+    // Judged, not just shown (compare spec 2.4, amended): fewer than 90% of
+    // either side in common (0 included) differs.
+    let judged = |k: usize| {
+        let enough = |n: usize| n > 0 && k as f64 >= LOW_OVERLAP * n as f64;
+        if enough(p.n_baseline) && enough(p.n_candidate) {
+            "same"
+        } else {
+            "differs"
+        }
+    };
     let mut out = vec![
         row(
             "evaluated responses",
             p.n_baseline.to_string(),
             p.n_candidate.to_string(),
         ),
-        row(
-            "ids in common",
-            share(p.common, p.n_baseline),
-            share(p.common, p.n_candidate),
-        ),
+        PreflightRow {
+            status: judged(p.common),
+            ..row(
+                "ids in common",
+                share(p.common, p.n_baseline),
+                share(p.common, p.n_candidate),
+            )
+        },
         PreflightRow {
             status: if p.only_baseline() + p.only_candidate() == 0 {
                 "same"
@@ -95,16 +108,19 @@ fn response_rows(p: &Pairing) -> Vec<PreflightRow> {
         &p.sc2_mismatches,
         p.common > 0 && p.sc2_compared,
     ));
-    out.push(row(
-        "responses paired",
-        share(p.pairs.len(), p.n_baseline),
-        share(p.pairs.len(), p.n_candidate),
-    ));
+    out.push(PreflightRow {
+        status: judged(p.pairs.len()),
+        ..row(
+            "responses paired",
+            share(p.pairs.len(), p.n_baseline),
+            share(p.pairs.len(), p.n_candidate),
+        )
+    });
     out
 }
 
 /// A saved-configuration value as text (`""` when absent).
-fn config_text(a: &Archive, key: &str) -> String {
+pub(crate) fn config_text(a: &Archive, key: &str) -> String {
     match a.config.get(key) {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
@@ -182,16 +198,16 @@ pub fn rows(
     c: &Archive,
     pairing: Option<&Pairing>,
     responses: (Option<&Responses>, Option<&Responses>),
-    score_type: &str,
+    headline: &[String; 2],
 ) -> Vec<PreflightRow> {
     let mut out = match pairing {
         Some(p) => response_rows(p),
         None => vec![row("evaluated responses", String::new(), String::new())],
     };
     out.push(row(
-        "score type evaluated",
-        score_type.into(),
-        score_type.into(),
+        "score type its report leads with",
+        headline[0].clone(),
+        headline[1].clone(),
     ));
     for key in [
         "trim_min",
@@ -201,7 +217,15 @@ pub fn rows(
         "exclude_zero_scores",
         "rater_error_variance",
     ] {
-        out.push(row(key, config_text(b, key), config_text(c, key)));
+        let (vb, vc) = (config_text(b, key), config_text(c, key));
+        // No scale_with is a scaling mode of its own: none.
+        let none = |v: String| if v.is_empty() { "none".to_string() } else { v };
+        let (vb, vc) = if key == "scale_with" {
+            (none(vb), none(vc))
+        } else {
+            (vb, vc)
+        };
+        out.push(row(key, vb, vc));
     }
     out.push(row("excluded responses", exclusions(b), exclusions(c)));
     out.push(row(

@@ -10,7 +10,7 @@
 use crate::compare::paired::{DeltaRow, LevelRow};
 use crate::compare::run::Comparison;
 use crate::compare::sections;
-use crate::metrics::paired::Verdict;
+use crate::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section, Version};
@@ -21,9 +21,15 @@ use crate::render::{Builder, Report};
 pub(crate) fn verdict_class(v: Verdict) -> &'static str {
     match v {
         Verdict::Improved => "verdict verdict-improved",
+        Verdict::LikelyImproved => "verdict verdict-improved verdict-likely",
         Verdict::Regressed => "verdict verdict-regressed",
+        Verdict::LikelyRegressed => "verdict verdict-regressed verdict-likely",
         Verdict::ChangedWithinMargin => "verdict verdict-within",
-        Verdict::NoDetectableChange | Verdict::NotTestable => "verdict verdict-none",
+        Verdict::Equivalent
+        | Verdict::NoDetectableChange
+        | Verdict::NoDetectableChangeAfterHolm
+        | Verdict::NotTestable
+        | Verdict::NotComparable => "verdict verdict-none",
     }
 }
 
@@ -47,12 +53,14 @@ fn triple(t: (f64, f64, f64)) -> Cell {
     number(t.0, Some((t.1, t.2)))
 }
 
-/// The cells of one difference: baseline, candidate, Δ, p, verdict.
+/// The cells of one difference: baseline, candidate, Δ (signed), gain
+/// (oriented: positive is better), p, verdict.
 pub(crate) fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
     vec![
         triple(r.baseline),
         triple(r.candidate),
         triple(r.delta),
+        triple(r.gain),
         p_value_cell(r.p_value),
         Cell {
             class: verdict_class(r.verdict).into(),
@@ -65,8 +73,10 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
     let mut t = b.table(
         "verdicts",
         "Each headline statistic on the paired responses: both versions with their intervals, \
-         the difference candidate - baseline with its paired interval, the bootstrap p-value \
-         and the verdict; beside them the analytic cross-checks: Zou's (2007) interval for the \
+         the signed difference Δ = candidate - baseline with its paired interval, the gain \
+         (the change oriented so that positive is better: Δ where larger is better, -Δ where \
+         smaller is better, |baseline| - |candidate| for SMD) with its interval, the bootstrap \
+         p-value of the gain and the verdict taken on the gain; beside them the analytic cross-checks: Zou's (2007) interval for the \
          difference of the two dependent correlations (corr) and McNemar's exact test of the \
          exact agreement on the rounded scores (exact_agr).",
         true,
@@ -77,13 +87,14 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
         "baseline",
         "candidate",
         "Δ",
+        "gain",
         "p",
         "verdict",
         "cross-check",
     ]
     .iter()
     .enumerate()
-    .map(|(i, name)| head(name, (1..5).contains(&i)))
+    .map(|(i, name)| head(name, (1..6).contains(&i)))
     .collect();
     t.rows = c
         .overall
@@ -156,8 +167,9 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
         &format!("by_{group}"),
         &format!(
             "Each level of {group}: N responses (paired, or the baseline's when unpaired), both \
-             versions, the difference with its interval (resampled within levels), the p-value, \
-             the p-value Holm-adjusted across the levels and the verdict."
+             versions, the signed difference Δ and the gain (positive is better; for DSM \
+             |baseline| - |candidate|, closer to 0) with their intervals (resampled within \
+             levels), the p-value, the verdict and the p-value Holm-adjusted across the levels."
         ),
         true,
         true,
@@ -169,13 +181,14 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
         "baseline",
         "candidate",
         "Δ",
+        "gain",
         "p",
         "verdict",
         "p (Holm)",
     ]
     .iter()
     .enumerate()
-    .map(|(i, name)| head(name, (2..7).contains(&i) || i == 8))
+    .map(|(i, name)| head(name, (2..8).contains(&i) || i == 9))
     .collect();
     t.rows = rows
         .iter()
@@ -244,6 +257,11 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         verdicts.push(Block::Paragraph(verdict_intro(c)));
         verdicts.push(Block::Table(verdict_table(b, c)));
     }
+    verdicts.extend(directions(c).into_iter().map(Block::Note));
+    if !c.overall.is_empty() {
+        verdicts.push(Block::Paragraph(margins_text(c)));
+        verdicts.push(Block::Table(words_table(b)));
+    }
     match regressed_table(b, c) {
         Some(t) => {
             verdicts.push(Block::Warning(format!(
@@ -259,6 +277,86 @@ fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         None => {}
     }
     verdicts
+}
+
+/// Every margin in force, in one sentence (compare spec 2.3).
+pub(crate) fn margins_text(c: &Comparison) -> String {
+    let list: Vec<String> = c
+        .margins
+        .iter()
+        .map(|(name, m)| {
+            let unit = if name.ends_with("_agr") {
+                " percentage points"
+            } else {
+                ""
+            };
+            format!("{name} {m}{unit}")
+        })
+        .collect();
+    format!(
+        "A verdict is taken on the interval [lo, hi] of the gain with the statistic's practical \
+         margin m (a change smaller than m does not matter; set them in [margins] of the compare \
+         config). Margins in force: {}. For a subgroup level, a verdict other than equivalent \
+         or no detectable change also needs its Holm-adjusted p-value below {}.",
+        list.join(", "),
+        num3(1.0 - c.settings.level)
+    )
+}
+
+/// What every verdict word means (compare spec 2.3).
+fn words_table(b: &mut Builder) -> Table {
+    let mut t = b.table(
+        "verdict_words",
+        "The verdict words: the condition on the gain's interval [lo, hi] and the margin m, and \
+         what each means.",
+        false,
+        false,
+    );
+    t.columns = ["verdict", "condition", "meaning"]
+        .iter()
+        .map(|n| head(n, false))
+        .collect();
+    t.rows = Verdict::ALL
+        .iter()
+        .map(|v| Row {
+            cells: vec![
+                Cell {
+                    class: verdict_class(*v).into(),
+                    ..text_cell(v.name())
+                },
+                text_cell(v.condition()),
+                text_cell(v.meaning()),
+            ],
+            class: String::new(),
+        })
+        .collect();
+    t
+}
+
+/// The direction of `SMD` and of every `DSM` level that moved (a sign
+/// flip, or a verdict other than `equivalent` or `no detectable change`)
+/// in words ([`crate::compare::paired::direction`]).
+pub(crate) fn directions(c: &Comparison) -> Vec<String> {
+    use crate::compare::paired::direction;
+    let overall = c
+        .overall
+        .iter()
+        .filter(|r| moved(r))
+        .filter_map(|r| direction(r, None));
+    let levels = c.groups.iter().flat_map(|(g, rows)| {
+        rows.iter()
+            .filter(|r| r.row.statistic.absolute && moved(&r.row))
+            .filter_map(move |r| direction(&r.row, Some(&format!("{g}={}", r.level))))
+    });
+    overall.chain(levels).collect()
+}
+
+/// Whether a level's signed statistic moved enough to be worth words: its
+/// sign flipped, or its verdict says it changed.
+fn moved(r: &DeltaRow) -> bool {
+    let (b, c) = (r.baseline.0, r.candidate.0);
+    let flipped = b * c < 0.0;
+    flipped || r.verdict.direction().is_some() || r.verdict == Verdict::ChangedWithinMargin
 }
 
 /// Section 6: per subgroup, the level table, the levels on one side only
@@ -325,8 +423,8 @@ fn sections(b: &mut Builder, c: &Comparison) -> anyhow::Result<Vec<Section>> {
 
 /// What the verdict table's numbers are: paired, unpaired or stored.
 fn verdict_intro(c: &Comparison) -> String {
-    let verdict = "A verdict compares the interval, oriented so that positive is better, with a \
-                   practical margin.";
+    let verdict = "A verdict compares the interval of the gain (positive is better) with a \
+                   practical margin; the margins and the words are explained under the table.";
     if c.paired {
         format!(
             "Differences are candidate minus baseline on the {} paired responses' {} scores; \
@@ -339,8 +437,9 @@ fn verdict_intro(c: &Comparison) -> String {
         )
     } else if c.overall.iter().any(|r| r.delta.1.is_finite()) {
         format!(
-            "Unpaired: the versions share no response, so each version's {} statistics come \
-             from its own responses; intervals are {}% bootstrap percentile intervals ({} \
+            "Unpaired: different responses, differences mix the engine and the sample. The \
+             versions share no response, so each version's {} statistics come from its own \
+             responses, and no verdict is stronger than likely improved / likely regressed; intervals are {}% bootstrap percentile intervals ({} \
              replicates of each side, drawn independently), and the difference's interval \
              comes from the differences of independent replicates. {verdict}",
             c.score_type,
@@ -396,12 +495,22 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
                 value: c.candidate_label.clone(),
             },
         ],
-        intro_html: format!(
-            "This report compares the candidate <strong>{}</strong> with the baseline \
-             <strong>{}</strong> on the responses both evaluated.",
-            escape_html(&c.candidate_label),
-            escape_html(&c.baseline_label)
-        ),
+        intro_html: if c.paired || c.overall.iter().all(|r| r.delta.1.is_nan()) {
+            format!(
+                "This report compares the candidate <strong>{}</strong> with the baseline \
+                 <strong>{}</strong> on the responses both evaluated.",
+                escape_html(&c.candidate_label),
+                escape_html(&c.baseline_label)
+            )
+        } else {
+            format!(
+                "This report compares the candidate <strong>{}</strong> with the baseline \
+                 <strong>{}</strong>. <strong>Unpaired: different responses, differences mix \
+                 the engine and the sample</strong>; no verdict is stronger than likely.",
+                escape_html(&c.candidate_label),
+                escape_html(&c.baseline_label)
+            )
+        },
         description_html: c
             .description
             .as_deref()

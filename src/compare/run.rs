@@ -8,10 +8,10 @@ use crate::compare::paired::{
 };
 use crate::compare::pairing::{pair, Pairing};
 use crate::compare::preflight::{self, PreflightRow};
+use crate::compare::verdict::Verdict;
 use crate::config::compare::{CompareConfig, Units};
 use crate::config::intervals::Intervals;
 use crate::input::archive::{Archive, ArchiveError, Problem, Responses};
-use crate::metrics::paired::Verdict;
 use crate::preprocess::NO_INFO;
 
 /// Everything a comparison found.
@@ -38,6 +38,11 @@ pub struct Comparison {
     /// The stored tables' old / new / Δ, provenance, and the two versions
     /// against each other (report sections 3-9).
     pub extra: crate::compare::stored::Extra,
+    /// Every margin in force, by statistic name (compare spec 2.3).
+    pub margins: Vec<(&'static str, f64)>,
+    /// The score type each side's own report leads with `[baseline,
+    /// candidate]` (compare spec 2.4).
+    pub headline: [String; 2],
 }
 
 fn usage(message: String) -> ArchiveError {
@@ -45,6 +50,21 @@ fn usage(message: String) -> ArchiveError {
         problem: Problem::Usage,
         error: anyhow::anyhow!(message),
     }
+}
+
+/// What `compare` or `summarize` reads, for
+/// [`crate::output::refuse_inputs_inside`]: the experiment folder of each
+/// folder argument and the given files (a config, a gates file).
+pub fn input_paths<P: AsRef<std::path::Path>>(
+    folders: &[P],
+    files: &[Option<&std::path::Path>],
+) -> Vec<std::path::PathBuf> {
+    let folders = folders
+        .iter()
+        .map(|f| crate::input::archive::experiment_folder(f.as_ref()));
+    folders
+        .chain(files.iter().flatten().map(|f| f.to_path_buf()))
+        .collect()
 }
 
 /// The margin of `s`: the configured one, else its default.
@@ -77,18 +97,52 @@ pub fn default_id(baseline: &str, candidate: &str) -> String {
     format!("{}_vs_{}", clean(baseline), clean(candidate))
 }
 
-/// The score type compared: the configured one (it must exist on both
-/// sides), else `scale_trim` when both have it, else `raw_trim`.
-fn score_type(b: &Responses, c: &Responses, cfg: &CompareConfig) -> Result<String, String> {
-    let both = |t: &str| b.score(t).is_some() && c.score(t).is_some();
-    let wanted = cfg.score_type.clone().unwrap_or_else(|| {
-        if both("scale_trim") {
-            "scale_trim"
-        } else {
-            "raw_trim"
-        }
-        .to_string()
-    });
+/// The score type a folder's own report leads with (gates spec 2, compare
+/// spec 2.4): `scale_trim` when its build scaled the scores (`scale_with`
+/// in its saved configuration) and it has that type, else `raw_trim`.
+pub fn headline_type(a: &Archive) -> &'static str {
+    let scaled = !matches!(
+        a.config.get("scale_with"),
+        None | Some(serde_json::Value::Null)
+    ) && !matches!(a.config.get("scale_with"), Some(serde_json::Value::String(s)) if s.trim().is_empty());
+    let has = a.evaluates("scale_trim")
+        || a.table("pred_processed")
+            .is_some_and(|t| t.column("scale_trim").is_some());
+    if scaled && has {
+        "scale_trim"
+    } else {
+        "raw_trim"
+    }
+}
+
+/// The score type compared: the configured one, else the one both sides'
+/// own reports lead with; when they lead with different ones, a usage
+/// error (compare spec 2.4, amended).
+fn chosen_type(heads: &[String; 2], cfg: &CompareConfig) -> Result<String, String> {
+    if let Some(t) = &cfg.score_type {
+        return Ok(t.clone());
+    }
+    if heads[0] != heads[1] {
+        return Err(format!(
+            "the baseline's own report leads with the score type {} and the candidate's with {}; \
+             compared on either one, one side would be judged on scores its report does not \
+             lead with. Set score_type in a compare config (--config compare.toml) to the type \
+             to compare",
+            heads[0], heads[1]
+        ));
+    }
+    Ok(heads[0].clone())
+}
+
+/// The score type compared (see [`chosen_type`]); it must exist on both
+/// sides, with its rounded type.
+fn score_type(
+    b: &Responses,
+    c: &Responses,
+    cfg: &CompareConfig,
+    heads: &[String; 2],
+) -> Result<String, String> {
+    let wanted = chosen_type(heads, cfg)?;
     for (side, r) in [("baseline", b), ("candidate", c)] {
         for t in [wanted.clone(), format!("{wanted}_round")] {
             if r.score(&t).is_none() {
@@ -189,17 +243,30 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         notes: missing_notes(b, c),
         gates: Vec::new(),
         extra: timed("stored tables", || crate::compare::stored::Extra::new(b, c)),
+        margins: statistic_names()
+            .into_iter()
+            .map(|n| {
+                let st = HEADLINE.iter().chain(&BY_LEVEL).find(|s| s.name == n);
+                (n, st.map_or(f64::NAN, |st| margin(cfg, st)))
+            })
+            .collect(),
+        headline: [headline_type(b).to_string(), headline_type(c).to_string()],
     };
+    headline_note(&cmp.headline, cfg, &mut cmp.notes);
     let (Some(rb), Some(rc)) = (rb, rc) else {
         stored_only(&mut cmp, [b, c], cfg)?;
         return Ok(cmp);
     };
-    cmp.score_type = score_type(&rb, &rc, cfg).map_err(usage)?;
+    cmp.score_type = score_type(&rb, &rc, cfg, &cmp.headline).map_err(usage)?;
     let p = timed("pairing", || pair(&rb, &rc));
+    if !p.is_paired() && !cfg.unpaired {
+        return Err(usage(unpaired_refusal(b, c, &p)));
+    }
     cmp.preflight = timed("preflight", || {
-        preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.score_type)
+        preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.headline)
     });
     pairing_notes(&p, &mut cmp.notes);
+    let scales = scale_note(b, c, &mut cmp.notes);
     let takers = test_takers(cfg, [&rb, &rc]).map_err(usage)?;
     if takers {
         cmp.settings.unit = crate::config::intervals::Unit::Candidate;
@@ -210,7 +277,82 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
     } else {
         unpaired(&mut cmp, [&rb, &rc], cfg, (takers, &margin));
     }
+    if !scales {
+        not_comparable(&mut cmp);
+    }
     Ok(cmp)
+}
+
+/// The statistics that depend on the score scale (compare spec 2.4,
+/// amended): the agreement rates and RMSE.
+const SCALE_BOUND: [&str; 3] = ["exact_agr", "adj_agr", "RMSE"];
+
+/// Marks the rows of [`SCALE_BOUND`] `not comparable`.
+fn not_comparable(cmp: &mut Comparison) {
+    let rows = cmp.overall.iter_mut().chain(
+        cmp.groups
+            .iter_mut()
+            .flat_map(|(_, rows)| rows.iter_mut().map(|r| &mut r.row)),
+    );
+    for r in rows.filter(|r| SCALE_BOUND.contains(&r.statistic.name)) {
+        r.verdict = Verdict::NotComparable;
+    }
+}
+
+/// The error of two folders with no response to pair (compare spec 2.4).
+fn unpaired_refusal(b: &Archive, c: &Archive, p: &Pairing) -> String {
+    let why = if p.common == 0 {
+        "have no response id in common".to_string()
+    } else {
+        format!(
+            "share {} response ids, but the human scores of every one of them differ",
+            p.common
+        )
+    };
+    format!(
+        "the two folders evaluated different responses: {} ({} responses) and {} ({} responses) \
+         {why}, so no difference can be paired and a verdict would mix the engine with the \
+         sample. Give --unpaired to compare them anyway (a new test form, a new sample): each \
+         side's statistics then come from its own responses and no verdict is stronger than \
+         likely improved / likely regressed",
+        b.dir.display(),
+        p.n_baseline,
+        c.dir.display(),
+        p.n_candidate
+    )
+}
+
+/// When the configured score type is compared although the two sides'
+/// reports lead with different ones: which type each led with.
+fn headline_note(heads: &[String; 2], cfg: &CompareConfig, notes: &mut Vec<String>) {
+    if let Some(t) = cfg.score_type.as_ref().filter(|_| heads[0] != heads[1]) {
+        notes.push(format!(
+            "compared on {t} as the compare config sets; the baseline's own report led with {} \
+             and the candidate's with {}",
+            heads[0], heads[1]
+        ));
+    }
+}
+
+/// A warning when the two sides trim to different ranges (their score
+/// scales differ); whether the scales are the same.
+fn scale_note(b: &Archive, c: &Archive, notes: &mut Vec<String>) -> bool {
+    let range = |a: &Archive| {
+        let get = |k| preflight::config_text(a, k);
+        (get("trim_min"), get("trim_max"))
+    };
+    let (rb, rc) = (range(b), range(c));
+    let known = |r: &(String, String)| !r.0.is_empty() && !r.1.is_empty();
+    if !known(&rb) || !known(&rc) || rb == rc {
+        return true;
+    }
+    notes.push(format!(
+        "the two folders score on different scales: the baseline trims to [{}, {}], the \
+         candidate to [{}, {}]; exact and adjacent agreement and RMSE depend on the scale, so \
+         they are marked not comparable (the correlations and kappas are compared as usual)",
+        rb.0, rb.1, rc.0, rc.1
+    ));
+    false
 }
 
 /// Both folders' per-response data, read at once.
@@ -242,8 +384,8 @@ fn stored_only(
          estimates are compared, without intervals (verdict not testable)"
             .into(),
     );
-    cmp.preflight = preflight::rows(b, c, None, (None, None), "");
-    cmp.score_type = stored_score_type(b, c, cfg);
+    cmp.preflight = preflight::rows(b, c, None, (None, None), &cmp.headline);
+    cmp.score_type = chosen_type(&cmp.headline, cfg).map_err(usage)?;
     for (side, a) in [("baseline", b), ("candidate", c)] {
         if !a.evaluates(&cmp.score_type) {
             return Err(usage(format!(
@@ -488,17 +630,14 @@ fn unpaired<'a>(
     }
 }
 
-/// The score type of a comparison from stored tables only: the configured
-/// one, else `scale_trim` when both `eval` tables have it, else
-/// `raw_trim`.
-pub fn stored_score_type(b: &Archive, c: &Archive, cfg: &CompareConfig) -> String {
-    cfg.score_type.clone().unwrap_or_else(|| {
-        if b.evaluates("scale_trim") && c.evaluates("scale_trim") {
-            "scale_trim".into()
-        } else {
-            "raw_trim".into()
-        }
-    })
+/// The score type of a comparison as the gates see it before the data
+/// are read: the configured one, else the one the baseline's own report
+/// leads with ([`compare`] refuses when the candidate's leads with
+/// another).
+pub fn stored_score_type(b: &Archive, _c: &Archive, cfg: &CompareConfig) -> String {
+    cfg.score_type
+        .clone()
+        .unwrap_or_else(|| headline_type(b).to_string())
 }
 
 /// A headline statistic's estimate in a folder's own tables (`kappa` and
@@ -567,10 +706,10 @@ fn missing_notes(b: &Archive, c: &Archive) -> Vec<String> {
 fn pairing_notes(p: &Pairing, notes: &mut Vec<String>) {
     if !p.is_paired() {
         notes.push(
-            "the two folders have no response in common whose human scores agree, so the \
-             comparison is unpaired: each version's statistics come from its own responses, \
-             resampled independently, and the intervals of the differences are wider than a \
-             paired comparison's"
+            "unpaired: different responses, differences mix the engine and the sample. The two \
+             folders have no response in common whose human scores agree (--unpaired), so each \
+             version's statistics come from its own responses, resampled independently, and no \
+             verdict is stronger than likely improved / likely regressed"
                 .into(),
         );
     } else if p.low_overlap() {

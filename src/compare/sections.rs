@@ -258,8 +258,17 @@ pub fn true_score(b: &mut Builder, c: &Comparison) -> Vec<Block> {
                 b,
                 "prmse",
                 "PRMSE on the paired responses: both versions with their intervals, the \
-                 difference with its paired interval, the p-value and the verdict.",
-                &["statistic", "baseline", "candidate", "Δ", "p", "verdict"],
+                 difference and the gain (the same for PRMSE) with their paired intervals, the \
+                 p-value and the verdict.",
+                &[
+                    "statistic",
+                    "baseline",
+                    "candidate",
+                    "Δ",
+                    "gain",
+                    "p",
+                    "verdict",
+                ],
             );
             t.rows = vec![Row {
                 cells: std::iter::once(header_cell("PRMSE"))
@@ -468,7 +477,7 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
 mod tests {
     use super::*;
     use crate::compare::paired::DeltaRow;
-    use crate::metrics::paired::Verdict;
+    use crate::compare::verdict::Verdict;
 
     fn level(level: &str, stat: usize, delta: f64) -> LevelRow {
         LevelRow {
@@ -479,6 +488,7 @@ mod tests {
                 statistic: BY_LEVEL[stat],
                 baseline: (0.5, 0.4, 0.6),
                 candidate: (0.5 + delta, 0.4, 0.6),
+                gain: (delta, delta - 0.1, delta + 0.1),
                 delta: (delta, delta - 0.1, delta + 0.1),
                 p_value: 1.0,
                 verdict: Verdict::NoDetectableChange,

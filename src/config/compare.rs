@@ -43,6 +43,9 @@ pub struct CompareConfig {
     pub margins: BTreeMap<String, f64>,
     /// What the bootstrap resamples (`[intervals] unit`).
     pub units: Units,
+    /// `--unpaired` (not a key of the file): compare two folders that
+    /// share no response (compare spec 2.4) instead of refusing.
+    pub unpaired: bool,
 }
 
 /// The sampling unit asked for: `auto` (default) resamples test takers
@@ -100,6 +103,7 @@ fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'stat
             Err(m) => return Err(("intervals", m)),
         },
         margins: margins(raw.get("margins"), statistics).map_err(|m| ("margins", m))?,
+        unpaired: false,
     })
 }
 

@@ -310,9 +310,9 @@ pub fn locate_overall(metric: &str, score_type: &str) -> Result<(Cell, bool), St
         row: row.into(),
         column: column.into(),
     };
-    if let Some(m) = metric.strip_prefix("delta.") {
+    if let Some((kind, m)) = difference(metric) {
         return match DELTA_OVERALL.contains(&m) {
-            true => Ok((cell("delta", score_type, m), true)),
+            true => Ok((cell(kind, score_type, m), true)),
             false if DELTA_BY_LEVEL.contains(&m) => Err(format!(
                 "{metric} is compared by subgroup level only; use a scope such as \
                  each:<subgroup>"
@@ -363,9 +363,9 @@ pub fn locate_level(
     let by_group_only = |what: &str| {
         format!("{metric} is computed for the whole set only ({what}); use scope = \"overall\"")
     };
-    if let Some(m) = metric.strip_prefix("delta.") {
+    if let Some((kind, m)) = difference(metric) {
         return match DELTA_BY_LEVEL.contains(&m) {
-            true => Ok((cell(format!("delta_by_{group}"), m.into()), true)),
+            true => Ok((cell(format!("{kind}_by_{group}"), m.into()), true)),
             false if DELTA_OVERALL.contains(&m) => {
                 Err(by_group_only("compare's whole-set verdicts"))
             }
@@ -419,6 +419,16 @@ pub fn locate_level(
     }
 }
 
+/// A difference between two model versions (`compare` only): `delta.<m>`,
+/// the signed `candidate - baseline`, or `gain.<m>`, the oriented change
+/// (positive is better; for SMD and DSM `|baseline| - |candidate|`), as
+/// `("delta" | "gain", m)`.
+pub fn difference(metric: &str) -> Option<(&'static str, &str)> {
+    ["delta", "gain"]
+        .into_iter()
+        .find_map(|kind| Some((kind, metric.strip_prefix(kind)?.strip_prefix('.')?)))
+}
+
 /// The paired differences of `compare` a `delta.*` gate may name: the
 /// whole-set statistics (compare spec 2.2) and those of each subgroup
 /// level. A test of `compare` checks them against its tables.
@@ -438,10 +448,11 @@ pub const DELTA_OVERALL: [&str; 11] = [
 pub const DELTA_BY_LEVEL: [&str; 5] = ["wtkappa", "corr", "DSM", "RMSE", "R2"];
 
 fn unknown_delta(metric: &str) -> String {
+    let kind = difference(metric).map_or("delta", |(k, _)| k);
     let names: Vec<String> = DELTA_OVERALL
         .iter()
         .chain(&DELTA_BY_LEVEL)
-        .map(|m| format!("delta.{m}"))
+        .map(|m| format!("{kind}.{m}"))
         .collect();
     match closest(metric, names.iter().map(String::as_str)) {
         Some(c) => format!("unknown metric \"{metric}\"; did you mean {c}?"),
@@ -678,10 +689,10 @@ fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate,
             )
         })?,
     };
-    if metric.starts_with("delta.") && !cx.compare {
+    if difference(&metric).is_some() && !cx.compare {
         return Err(format!(
-            "{metric}: delta.* metrics are the differences between two model versions and \
-             apply in rsmreport compare only"
+            "{metric}: delta.* and gain.* metrics are the differences between two model \
+             versions and apply in rsmreport compare only"
         ));
     }
     let has_ci = check_metric(&metric, &score_type, &scope, &cx.types)?;
@@ -1153,6 +1164,15 @@ mod tests {
         );
         let e = gate(base("delta.wtkapa"), true).unwrap_err();
         assert!(e.contains("did you mean delta.wtkappa"), "{e}");
+        // gain.*: the oriented change, in compare only.
+        let (cell, _) = locate_overall("gain.SMD", "scale_trim").unwrap();
+        assert_eq!((cell.table.as_str(), cell.column.as_str()), ("gain", "SMD"));
+        assert!(gate(base("gain.wtkappa"), false).is_err());
+        let e = gate(base("gain.wtkapa"), true).unwrap_err();
+        assert!(e.contains("did you mean gain.wtkappa"), "{e}");
+        let mut by_level = base("gain.DSM");
+        by_level["scope"] = json!("each:L1");
+        assert_eq!(gate(by_level, true).unwrap().metric, "gain.DSM");
         let e = gate(base("delta.DSM"), true).unwrap_err();
         assert!(e.contains("by subgroup level only"), "{e}");
         let mut by_level = base("delta.DSM");

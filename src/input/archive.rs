@@ -257,18 +257,24 @@ impl Archive {
         let pred_path = self.path_of("pred_processed");
         let ids = id_column(&pred_path, pred)?;
         let row_of = unique_rows(&pred_path, &ids)?;
-        let numeric = |t: &Table, name: &str| t.column(name).map(|c| c.values.to_numeric());
-        let sc1 = numeric(pred, "sc1").unwrap_or_default();
+        // Every score of pred_processed is a number (the build wrote only
+        // the responses it evaluated); a second human score may be blank.
+        let sc1 = numeric_column(&pred_path, pred, "sc1", false)?;
         let scores = pred
             .columns
             .iter()
             .filter(|c| c.name != "spkitemid" && c.name != "sc1")
-            .map(|c| (c.name.clone(), c.values.to_numeric()))
-            .collect();
+            .map(|c| {
+                Ok((
+                    c.name.clone(),
+                    numeric_column(&pred_path, pred, &c.name, false)?,
+                ))
+            })
+            .collect::<Result<_, ArchiveError>>()?;
         let sc2 = match self.table("test_human_scores") {
             Some(t) if t.column("sc2").is_some() => {
                 let path = self.path_of("test_human_scores");
-                let values = numeric(t, "sc2").unwrap_or_default();
+                let values = numeric_column(&path, t, "sc2", true)?;
                 Some(by_id(&path, t, &ids, &row_of, |i| values[i], f64::NAN)?)
                     .filter(|v| v.iter().any(|x| !x.is_nan()))
             }
@@ -340,6 +346,60 @@ impl Archive {
         }
         Ok(out)
     }
+}
+
+/// The numbers of column `name` of the per-response table `t` (read from
+/// `path`): a cell that is not a number, or a blank one unless `blank_ok`
+/// (NaN then), is a data error naming the file, the column and the first
+/// rows (compare spec 5: a corrupt archive never becomes a silent n/a).
+fn numeric_column(
+    path: &Path,
+    t: &Table,
+    name: &str,
+    blank_ok: bool,
+) -> Result<Vec<f64>, ArchiveError> {
+    use crate::table::Cell;
+    let Some(col) = t.column(name) else {
+        return Ok(Vec::new());
+    };
+    let values = col.values.to_numeric();
+    let mut bad: Vec<String> = Vec::new();
+    let mut count = 0usize;
+    for (i, v) in values.iter().enumerate() {
+        if !v.is_nan() {
+            continue;
+        }
+        let what = match col.values.cell(i) {
+            Cell::Missing if blank_ok => continue,
+            Cell::Missing => "blank".to_string(),
+            Cell::Text(s) if s.trim().is_empty() && blank_ok => continue,
+            Cell::Text(s) if s.trim().is_empty() => "blank".to_string(),
+            Cell::Text(s) => format!("{s:?}"),
+            other => format!("{other:?}"),
+        };
+        count += 1;
+        if bad.len() < 5 {
+            bad.push(format!("row {}: {what}", i + 2));
+        }
+    }
+    if count == 0 {
+        return Ok(values);
+    }
+    let expected = if blank_ok {
+        "a number or a blank cell"
+    } else {
+        "a number"
+    };
+    Err(data(anyhow!(
+        "{}: column {name}: {count} cell{} {} not {expected} ({}{}); every cell of this column \
+         of an output folder is {expected}, so the folder was damaged or edited after the run \
+         that wrote it",
+        path.display(),
+        if count == 1 { "" } else { "s" },
+        if count == 1 { "is" } else { "are" },
+        bad.join(", "),
+        if count > bad.len() { ", ..." } else { "" }
+    )))
 }
 
 /// The `spkitemid` column as text.
@@ -414,8 +474,16 @@ fn by_id<T: Clone>(
         return Ok((0..ids.len()).map(value).collect());
     }
     let mut out = vec![missing; ids.len()];
+    let mut seen = vec![false; ids.len()];
     for (i, id) in other.iter().enumerate() {
         if let Some(&r) = row_of.get(id) {
+            if std::mem::replace(&mut seen[r], true) {
+                return Err(data(anyhow!(
+                    "{}: the id {id} is listed twice (row {}; ids of an output folder are unique)",
+                    path.display(),
+                    i + 2
+                )));
+            }
             out[r] = value(i);
         }
     }
@@ -441,6 +509,23 @@ fn config_number(v: &Value) -> Option<f64> {
 pub fn open_arg(arg: &Path) -> Result<Archive, ArchiveError> {
     let (dir, id) = split_experiment(arg);
     open(&dir, id.as_deref())
+}
+
+/// The experiment folder a command-line argument names (`DIR` of
+/// `DIR#ID`; the folder holding `output/` when its `output/` subfolder is
+/// given): what `compare` and `summarize` must never write into.
+pub fn experiment_folder(arg: &Path) -> PathBuf {
+    let (dir, _) = split_experiment(arg);
+    match dir.parent() {
+        Some(parent) if dir.ends_with("output") && !dir.join("output").is_dir() => {
+            if parent.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                parent.to_path_buf()
+            }
+        }
+        _ => dir,
+    }
 }
 
 /// `DIR#ID` as `(DIR, Some(ID))`; any other argument (and one that exists

@@ -1,7 +1,7 @@
 //! Stage 4 (metrics, pure): the inference of a paired comparison of two
 //! model versions on the same responses (compare spec 2.2, 2.3): the
 //! bootstrap p-value of a difference, Holm's adjustment across the levels
-//! of a subgroup, the verdict with a practical margin, and the analytic
+//! of a subgroup, and the analytic
 //! cross-checks (Zou's interval for two overlapping dependent
 //! correlations, McNemar's exact test for two paired agreement rates).
 //!
@@ -51,53 +51,6 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 pub enum Better {
     Larger,
     Smaller,
-}
-
-/// The verdict on a difference (compare spec 2.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    Improved,
-    Regressed,
-    ChangedWithinMargin,
-    NoDetectableChange,
-    NotTestable,
-}
-
-impl Verdict {
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Improved => "improved",
-            Verdict::Regressed => "regressed",
-            Verdict::ChangedWithinMargin => "changed within margin",
-            Verdict::NoDetectableChange => "no detectable change",
-            Verdict::NotTestable => "not testable",
-        }
-    }
-}
-
-/// The verdict on the interval `[lo, hi]` of `Δ = candidate - baseline`
-/// with the margin `margin` (>= 0): the interval is first oriented so that
-/// positive means better (`Smaller`: `[-hi, -lo]`), then improved when it
-/// lies above the margin, regressed below minus the margin, changed within
-/// margin when it only excludes 0, no detectable change otherwise. A NaN
-/// end is `not testable`.
-pub fn verdict(lo: f64, hi: f64, better: Better, margin: f64) -> Verdict {
-    if lo.is_nan() || hi.is_nan() {
-        return Verdict::NotTestable;
-    }
-    let (lo, hi) = match better {
-        Better::Larger => (lo, hi),
-        Better::Smaller => (-hi, -lo),
-    };
-    if lo > margin {
-        Verdict::Improved
-    } else if hi < -margin {
-        Verdict::Regressed
-    } else if lo > 0.0 || hi < 0.0 {
-        Verdict::ChangedWithinMargin
-    } else {
-        Verdict::NoDetectableChange
-    }
 }
 
 /// Zou's (2007) interval for `r12 - r13`, two correlations that share
@@ -185,26 +138,6 @@ mod tests {
         assert!(close(got[0], 0.5, 1e-15) && got[1].is_nan() && close(got[2], 0.4, 1e-15));
         assert_eq!(holm(&[0.7, 0.9]), [1.0, 1.0]);
         assert!(holm(&[]).is_empty());
-    }
-
-    #[test]
-    fn verdicts_follow_the_table_of_spec_2_3() {
-        use Better::*;
-        use Verdict::*;
-        let m = 0.01;
-        assert_eq!(verdict(0.02, 0.05, Larger, m), Improved);
-        assert_eq!(verdict(-0.05, -0.02, Larger, m), Regressed);
-        assert_eq!(verdict(0.005, 0.03, Larger, m), ChangedWithinMargin);
-        assert_eq!(verdict(-0.03, -0.001, Larger, m), ChangedWithinMargin);
-        assert_eq!(verdict(-0.01, 0.02, Larger, m), NoDetectableChange);
-        // The margin's edge is not beyond it.
-        assert_eq!(verdict(0.01, 0.05, Larger, m), ChangedWithinMargin);
-        // Smaller is better (RMSE, |SMD|): a negative difference improves.
-        assert_eq!(verdict(-0.05, -0.02, Smaller, m), Improved);
-        assert_eq!(verdict(0.02, 0.05, Smaller, m), Regressed);
-        assert_eq!(verdict(0.0, 0.0, Smaller, m), NoDetectableChange);
-        assert_eq!(verdict(f64::NAN, 0.1, Larger, m), NotTestable);
-        assert_eq!(Improved.name(), "improved");
     }
 
     #[test]

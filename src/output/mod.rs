@@ -12,12 +12,15 @@
 //! never holds more than one table's bytes.
 
 pub mod file;
+pub mod inputs;
 pub mod json;
 /// Python-repr numbers moved to the leaf module [`crate::pyrepr`]; this
 /// path stays for the code that still names it.
 pub use crate::pyrepr as format;
 pub mod stale;
 pub mod write;
+
+pub use inputs::refuse_inputs_inside;
 
 use crate::schema::FileFormat;
 use crate::table::Frame;

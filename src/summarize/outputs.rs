@@ -129,6 +129,9 @@ pub fn delta_frame(s: &Summary) -> Frame {
             num("delta", &|r| r.delta.0),
             num("delta_lower", &|r| r.delta.1),
             num("delta_upper", &|r| r.delta.2),
+            num("gain", &|r| r.gain.0),
+            num("gain_lower", &|r| r.gain.1),
+            num("gain_upper", &|r| r.gain.2),
             num("p_value", &|r| r.p_value),
             text_col(
                 "verdict",
@@ -203,7 +206,8 @@ fn version_json(v: &Version) -> Value {
             .iter()
             .map(|r| {
                 json!({"statistic": r.statistic.name, "delta": triple(r.delta),
-                       "p_value": number(r.p_value), "verdict": r.verdict.name()})
+                       "gain": triple(r.gain), "p_value": number(r.p_value),
+                       "verdict": r.verdict.name()})
             })
             .collect();
         json!({"paired": paired, "rows": rows})

@@ -94,10 +94,15 @@ fn version_table(b: &mut Builder, s: &Summary) -> Table {
 fn delta_table(b: &mut Builder, s: &Summary) -> Table {
     let mut t = b.table(
         "summary_deltas",
-        "Each version minus the baseline: the difference with its interval (paired on the \
-         responses both share, else unpaired), coloured by the verdict: green improved, red \
-         regressed, amber changed within the margin, plain no detectable change; the verdict \
-         and the bootstrap p-value are in each cell's tooltip and in the CSV.",
+        "Each version minus the baseline: the signed difference Δ with its interval (paired \
+         on the responses both share, else unpaired), coloured by the verdict, which is taken \
+         on the gain (Δ oriented so that positive is better; for SMD |baseline| - |candidate|, \
+         closer to 0; the gain is in the tooltip and the CSV): green improved or likely \
+         improved, red regressed or likely regressed, amber changed within the margin, plain \
+         equivalent, no detectable change, not testable or not comparable (the words of \
+         compare spec 2.3, explained in compare's report; never more than likely when \
+         unpaired); the verdict and the bootstrap p-value are in each cell's tooltip and in \
+         the CSV.",
         true,
         true,
     );
@@ -129,7 +134,12 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
             cells.push(match rows.iter().find(|r| r.statistic.name == *n) {
                 Some(r) => Cell {
                     class: format!("num {}", verdict_class(r.verdict)),
-                    title: format!("{} (p = {})", r.verdict.name(), num3(r.p_value)),
+                    title: format!(
+                        "{} (gain {}, p = {})",
+                        r.verdict.name(),
+                        num3(r.gain.0),
+                        num3(r.p_value)
+                    ),
                     ..number(r.delta.0, Some((r.delta.1, r.delta.2)))
                 },
                 None => text_cell(""),

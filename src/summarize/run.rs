@@ -402,7 +402,14 @@ pub fn summarize(
         }
     }
     unique_labels(&mut versions);
-    let notes = notes(&versions, base_row);
+    let mut notes = notes(&versions, base_row);
+    for (row, &i) in idx.iter().enumerate() {
+        scale_check(
+            [&opened[baseline].archive, &opened[i].archive],
+            &mut versions[row],
+            &mut notes,
+        );
+    }
     Summary {
         id: id.to_string(),
         settings: *settings,
@@ -410,6 +417,56 @@ pub fn summarize(
         versions,
         baseline: base_row,
         notes,
+    }
+}
+
+/// Refuses a folder given twice to `summarize` (the same experiment
+/// folder, and the same experiment id when one is named with `#ID`):
+/// two rows of one version would look like two versions.
+pub fn distinct_folders(dirs: &[std::path::PathBuf]) -> Result<(), String> {
+    use crate::input::archive::{experiment_folder, split_experiment};
+    let key = |d: &std::path::Path| {
+        let folder = experiment_folder(d);
+        let folder = folder.canonicalize().unwrap_or(folder);
+        (folder, split_experiment(d).1)
+    };
+    for (i, d) in dirs.iter().enumerate() {
+        if let Some(first) = dirs[..i].iter().find(|f| key(f) == key(d)) {
+            return Err(format!(
+                "the folder {} is given twice (as {} and {}); each version is one row, so give \
+                 each folder once (--baseline may name one of the folders)",
+                experiment_folder(d).display(),
+                first.display(),
+                d.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// When a version trims to another range than the baseline (another score
+/// scale): a note, and its agreement rates and RMSE differences marked
+/// `not comparable` (compare spec 2.4, amended).
+fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String>) {
+    use crate::compare::preflight::config_text;
+    let range = |a: &Archive| (config_text(a, "trim_min"), config_text(a, "trim_max"));
+    let (rb, rv) = (range(base), range(a));
+    if [&rb.0, &rb.1, &rv.0, &rv.1].iter().any(|t| t.is_empty()) || rb == rv {
+        return;
+    }
+    notes.push(format!(
+        "{} scores on another scale than the baseline ([{}, {}] against [{}, {}]): its exact and \
+         adjacent agreement and RMSE cannot be compared with the baseline's (marked not \
+         comparable)",
+        v.label, rv.0, rv.1, rb.0, rb.1
+    ));
+    if let Some((_, rows)) = &mut v.delta {
+        for r in rows
+            .iter_mut()
+            .filter(|r| ["exact_agr", "adj_agr", "RMSE"].contains(&r.statistic.name))
+        {
+            r.verdict = crate::compare::verdict::Verdict::NotComparable;
+        }
     }
 }
 

@@ -110,18 +110,15 @@ fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
             assert_eq!(num(&r[8]), 0.0, "{name} {scope} {stat}: delta");
             // A tiny level (Tagalog: 7 responses) has too many undefined
             // resamples for an interval (the 1% rule): not testable.
-            let verdict = match &r[13] {
+            let verdict = match &r[16] {
                 table::Cell::Text(v) => v.clone(),
                 other => format!("{other:?}"),
             };
             let tiny = scope != "overall" && num(&r[9]).is_nan();
-            let want = if tiny {
-                "not testable"
-            } else {
-                "no detectable change"
-            };
+            // Exactly the same numbers: equivalent (spec 2.3, amended).
+            let want = if tiny { "not testable" } else { "equivalent" };
             assert_eq!(verdict, want, "{name} {scope} {stat}");
-            assert!(matches!(&r[14], table::Cell::Text(v) if v == "true"));
+            assert!(matches!(&r[17], table::Cell::Text(v) if v == "true"));
             if scope == "overall"
                 && ["wtkappa", "corr", "RMSE", "SMD", "R2"].contains(&stat.as_str())
             {
@@ -135,7 +132,7 @@ fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
         }
         assert!(run
             .stdout
-            .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) no detectable change"));
+            .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) equivalent"));
     }
 }
 
@@ -392,7 +389,7 @@ fn compare_a_better_candidate_is_improved() {
             .find(|(s, n, _)| s == "overall" && n == stat)
             .unwrap();
         assert!(
-            matches!(&r[13], table::Cell::Text(v) if v == "improved"),
+            matches!(&r[16], table::Cell::Text(v) if v == "improved"),
             "{stat}: {r:?}"
         );
     }
@@ -446,11 +443,30 @@ fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
     let (v1, _) = two_versions(tmp.path());
     let v3 = renamed_candidate(tmp.path());
     let out = tmp.path().join("out");
+    // Refused without --unpaired (compare spec 2.4, amended).
     let run = compare_into(tmp.path(), &v1, &v3, &out);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("evaluated different responses") && run.stderr.contains("--unpaired"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+    let run = compare(
+        tmp.path(),
+        &[
+            v1.as_os_str(),
+            v3.as_os_str(),
+            OsStr::new("--unpaired"),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
     ok(&run);
     assert!(run.stdout.contains("raw_trim, unpaired:"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("comparison is unpaired"),
+        run.stdout
+            .contains("unpaired: different responses, differences mix the engine and the sample"),
         "{}",
         run.stdout
     );
@@ -458,7 +474,7 @@ fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
     assert!(rows.iter().any(|(s, _, _)| s == "grp=a"), "levels compared");
     for (scope, stat, r) in &rows {
         assert_eq!(
-            text_at(r, 14),
+            text_at(r, 17),
             "false",
             "{scope} {stat}: every row unpaired"
         );
@@ -479,9 +495,15 @@ fn compare_folders_with_different_responses_are_unpaired_and_say_so() {
     };
     assert!((num(&w[2]) - stored(&v1, "v1")).abs() < 1e-9);
     assert!((num(&w[5]) - stored(&v3, "v3")).abs() < 1e-9);
-    assert_eq!(text_at(w, 13), "improved", "{w:?}");
+    // Never more than likely when unpaired.
+    assert_eq!(text_at(w, 16), "likely improved", "{w:?}");
+    assert!(rows
+        .iter()
+        .all(|(_, _, r)| !["improved", "regressed"].contains(&text_at(r, 16).as_str())));
     let html = fs::read_to_string(out.join("report/engine_v1_vs_engine_v3_compare.html")).unwrap();
-    assert!(html.contains("Unpaired: the versions share no response"));
+    assert!(
+        html.contains("Unpaired: different responses, differences mix the engine and the sample")
+    );
 }
 
 #[test]
@@ -503,8 +525,8 @@ fn compare_without_per_response_files_compares_stored_estimates() {
         cell(&dir.join(format!("output/{id}_eval.csv")), row, col)
     };
     for (_, stat, r) in &rows {
-        assert_eq!(text_at(r, 13), "not testable", "{stat}");
-        assert!(num(&r[9]).is_nan() && num(&r[11]).is_nan(), "{stat}: {r:?}");
+        assert_eq!(text_at(r, 16), "not testable", "{stat}");
+        assert!(num(&r[9]).is_nan() && num(&r[14]).is_nan(), "{stat}: {r:?}");
     }
     let (_, _, k) = rows.iter().find(|(_, n, _)| n == "kappa").unwrap();
     let want =
@@ -709,8 +731,12 @@ fn compare_refuses_bad_input_and_writes_nothing() {
         &[nope.as_os_str(), dir.as_os_str()],
         &["the baseline folder", "nope", "does not exist"],
     );
+    // (A folder beside the output folder: one that held the output folder
+    // would be refused first, as an input the output would lie inside.)
+    let empty = tmp.path().join("empty");
+    fs::create_dir(&empty).unwrap();
     fails(
-        &[dir.as_os_str(), tmp.path().as_os_str()],
+        &[dir.as_os_str(), empty.as_os_str()],
         &["the candidate folder", "no output/ subfolder"],
     );
     let cfg = tmp.path().join("compare.toml");
@@ -1062,16 +1088,17 @@ fn compare_refuses_a_score_type_absent_on_one_side() {
         2,
         &["the score type scale_trim is not in the baseline's pred_processed"],
     );
-    // Without a choice: scale_trim is not on both sides, so raw_trim,
-    // which the candidate lacks.
+    // Without a choice: the two reports lead with different score types
+    // (compare spec 2.4, amended), so the user must choose.
     refused(
         tmp.path(),
         "compare",
         &[raw.as_os_str(), scaled.as_os_str()],
         2,
         &[
-            "the score type raw_trim is not in the candidate's pred_processed",
-            "scale, scale_trim, scale_trim_round",
+            "the baseline's own report leads with the score type raw_trim and the candidate's \
+             with scale_trim",
+            "Set score_type",
         ],
     );
 }
@@ -1214,8 +1241,8 @@ fn compare_prmse_of_a_more_accurate_simulated_version_is_improved() {
         .iter()
         .find(|(s, n, _)| s == "overall" && n == "PRMSE")
         .unwrap_or_else(|| panic!("no overall PRMSE row: {rows:?}"));
-    assert_eq!(text_at(p, 13), "improved", "{p:?}");
-    assert_eq!(text_at(p, 14), "true", "paired: {p:?}");
+    assert_eq!(text_at(p, 16), "improved", "{p:?}");
+    assert_eq!(text_at(p, 17), "true", "paired: {p:?}");
     assert!(
         num(&p[9]) > 0.01,
         "the whole interval above the margin: {p:?}"

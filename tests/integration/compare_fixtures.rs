@@ -227,12 +227,12 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
                 ));
             }
         }
-        let verdict = text(&r[13]);
+        let verdict = text(&r[16]);
         let untestable_level = scope != "overall" && num(&r[9]).is_nan();
         let want = if untestable_level {
             "not testable"
         } else {
-            "no detectable change"
+            "equivalent"
         };
         if verdict != want {
             fail(format!(
@@ -240,13 +240,11 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
             ));
         }
         // A testable row: the interval of Δ is [0, 0] and p = 1.
-        if want == "no detectable change"
-            && (num(&r[9]), num(&r[10]), num(&r[11])) != (0.0, 0.0, 1.0)
-        {
+        if want == "equivalent" && (num(&r[9]), num(&r[10]), num(&r[14])) != (0.0, 0.0, 1.0) {
             fail(format!("{scope} {stat}: Δ interval or p-value: {r:?}"));
         }
-        if text(&r[14]) != "true" {
-            fail(format!("{scope} {stat}: paired {:?}", text(&r[14])));
+        if text(&r[17]) != "true" {
+            fail(format!("{scope} {stat}: paired {:?}", text(&r[17])));
         }
     }
 
@@ -329,7 +327,7 @@ fn self_comparison(name: &str, dir: &Path) -> (Vec<String>, usize) {
     }
     if !r
         .stdout
-        .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) no detectable change")
+        .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) equivalent")
     {
         fail(format!("terminal: {}", r.stdout));
     }
@@ -433,7 +431,7 @@ fn rsmeval_against_build(name: &str, dir: &Path) -> (Vec<String>, usize) {
                 "{name}: {scope} {stat}: delta {d} (rsmeval {b}, rsmreport {c})"
             ));
         }
-        if text(&r[14]) != "true" {
+        if text(&r[17]) != "true" {
             problems.push(format!("{name}: {scope} {stat}: not paired"));
         }
     }
@@ -514,7 +512,7 @@ fn compare_fixtures_an_rsmtool_folder_is_read_like_an_rsmeval_one() {
             assert!(rows.len() >= 8, "{name}: {} rows", rows.len());
             for (scope, stat, r) in &rows {
                 assert_eq!(num(&r[8]), 0.0, "{name} {scope} {stat}: delta");
-                assert_eq!(text(&r[14]), "true", "{name} {scope} {stat}");
+                assert_eq!(text(&r[17]), "true", "{name} {scope} {stat}");
             }
             let eval = Stored::read(&stored(&original, &id, "eval").unwrap());
             let (_, _, w) = rows

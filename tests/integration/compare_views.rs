@@ -47,7 +47,7 @@ fn compare_views_cross_checks_and_regressed_levels() {
     let cid = "engine_v2_vs_engine_v1";
     let t = table::read_table(&out.join(format!("output/{cid}_compare_verdicts.csv"))).unwrap();
     assert_eq!(
-        &t.header[14..],
+        &t.header[17..],
         [
             "paired",
             "margin",
@@ -67,18 +67,18 @@ fn compare_views_cross_checks_and_regressed_levels() {
     };
     // corr: Zou's interval of Δ, near the bootstrap's (1,500 responses).
     let corr = overall("corr");
-    assert_eq!(text(&corr[16]), "zou");
-    let (lo, hi) = (num(&corr[17]), num(&corr[18]));
+    assert_eq!(text(&corr[19]), "zou");
+    let (lo, hi) = (num(&corr[20]), num(&corr[21]));
     let (d, blo, bhi) = (num(&corr[8]), num(&corr[9]), num(&corr[10]));
     assert!(lo < d && d < hi && hi < 0.0, "Zou [{lo}, {hi}] around {d}");
     assert!((hi - lo) / (bhi - blo) > 0.7 && (hi - lo) / (bhi - blo) < 1.4);
-    assert_eq!(num(&corr[15]), 0.01, "the margin");
+    assert_eq!(num(&corr[18]), 0.01, "the margin");
     // exact_agr: McNemar's p-value, small for a clear regression.
     let exact = overall("exact_agr");
-    assert_eq!(text(&exact[16]), "mcnemar");
-    assert!(num(&exact[19]) < 0.01, "{}", num(&exact[19]));
-    assert!(num(&exact[17]).is_nan());
-    assert_eq!(text(&overall("wtkappa")[16]), "Empty");
+    assert_eq!(text(&exact[19]), "mcnemar");
+    assert!(num(&exact[22]) < 0.01, "{}", num(&exact[22]));
+    assert!(num(&exact[20]).is_nan());
+    assert_eq!(text(&overall("wtkappa")[19]), "Empty");
     let json: serde_json::Value = serde_json::from_str(
         &fs::read_to_string(out.join(format!("output/{cid}_compare.json"))).unwrap(),
     )

@@ -40,6 +40,9 @@
 //! * [`gates`]: quality gates end to end: exit code 3 with a complete
 //!   output folder, `--gates FILE`, the JUnit file parsed as XML
 //!   (`cargo test --test integration gates`).
+//! * [`inputs`]: no command writes into what it reads: every kind refuses
+//!   an output folder that is, contains or lies inside an input folder, or
+//!   holds an input file (`cargo test --test integration inputs`).
 //! * [`coverage`]: the coverage study of the confidence intervals (ignored:
 //!   run it in release, see its docs).
 //! * [`preferences`]: the pairwise-preference metrics against Feedback
@@ -67,10 +70,12 @@ mod cli;
 mod common;
 mod compare;
 mod compare_fixtures;
+mod compare_trust;
 mod compare_views;
 mod coverage;
 mod errors;
 mod gates;
+mod inputs;
 mod kinds_snapshot;
 mod parity;
 mod preferences;

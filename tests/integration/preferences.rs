@@ -767,7 +767,9 @@ fn preferences_example_builds_end_to_end() {
     let shown = &readme[start..start + readme[start..].find("```").unwrap()];
     let lines = |t: &str| -> Vec<String> {
         t.lines()
-            .filter(|l| !l.starts_with("wrote "))
+            .filter(|l| {
+                !l.starts_with("wrote ") && !l.starts_with("output: ") && !l.starts_with("report: ")
+            })
             .map(String::from)
             .collect()
     };

@@ -114,7 +114,7 @@ fn summarize_versions_are_their_builds_and_deltas_are_compares() {
         for (name, j) in [("delta", 8), ("delta_lower", 9), ("delta_upper", 10)] {
             assert_eq!(num(&d[dcol(name)]), num(&w[j]), "{scope} {stat} {name}");
         }
-        assert_eq!(text(&d[dcol("verdict")]), text(&w[13]), "{stat}");
+        assert_eq!(text(&d[dcol("verdict")]), text(&w[16]), "{stat}");
         assert_eq!(text(&d[dcol("paired")]), "true");
         checked += 1;
     }

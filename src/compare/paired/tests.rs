@@ -121,12 +121,8 @@ fn a_version_against_itself_has_no_difference() {
         assert_eq!(r.delta, (0.0, 0.0, 0.0), "{}", r.statistic.name);
         assert_eq!(r.baseline, r.candidate);
         assert_eq!(r.p_value, 1.0);
-        assert_eq!(
-            r.verdict,
-            Verdict::NoDetectableChange,
-            "{}",
-            r.statistic.name
-        );
+        // Exactly the same: equivalent (compare spec 2.3, amended).
+        assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.statistic.name);
     }
 }
 
@@ -233,7 +229,7 @@ fn by_level_a_version_against_itself_has_no_difference() {
     for r in group_deltas(&data, &codes, &labels, 1, &settings(100, 3), &|s| s.margin) {
         assert_eq!(r.row.delta, (0.0, 0.0, 0.0), "{r:?}");
         assert_eq!((r.row.p_value, r.p_holm), (1.0, 1.0));
-        assert_eq!(r.row.verdict, Verdict::NoDetectableChange);
+        assert_eq!(r.row.verdict, Verdict::Equivalent);
     }
 }
 
@@ -255,6 +251,12 @@ fn a_level_scored_too_high_by_the_candidate_regresses_its_dsm() {
             .unwrap()
     };
     assert_eq!(dsm("b").row.verdict, Verdict::Regressed, "{:?}", dsm("b"));
+    // Scored higher: the signed DSM goes up, the gain (closer to 0) down,
+    // and every replicate agrees on both signs.
+    let d = &dsm("b").row;
+    assert!(d.delta.1 > 0.0 && d.gain.2 < 0.0, "{d:?}");
+    assert!((d.delta.0 - (d.candidate.0 - d.baseline.0)).abs() < 1e-12);
+    assert!((d.gain.0 - (d.baseline.0.abs() - d.candidate.0.abs())).abs() < 1e-12);
     assert!(dsm("b").p_holm < 0.01);
     // The correlation within b does not change with a shift.
     let corr_b = rows
@@ -311,14 +313,18 @@ fn unpaired_intervals_are_wider_than_paired_ones_on_the_same_responses() {
 }
 
 #[test]
-fn unpaired_a_truly_better_version_is_improved() {
+fn unpaired_a_truly_better_version_is_likely_improved() {
+    // Unpaired differences mix the engine and the sample: never more than
+    // "likely" (compare spec 2.4, amended), though the gain clears the
+    // margin.
     let (b, _) = versions(3000, 24, 0.8, 0.8);
     let (_, c) = versions(3000, 25, 0.3, 0.3);
     let rows = unpaired(&b, &c, 400, 3);
-    for name in ["wtkappa", "corr", "R2"] {
-        assert_eq!(get(&rows, name).verdict, Verdict::Improved, "{name}");
+    for name in ["wtkappa", "corr", "R2", "RMSE"] {
+        let r = get(&rows, name);
+        assert_eq!(r.verdict, Verdict::LikelyImproved, "{name}");
+        assert!(r.gain.1 > r.margin, "{name}: {r:?}");
     }
-    assert_eq!(get(&rows, "RMSE").verdict, Verdict::Improved);
 }
 
 #[test]
@@ -374,10 +380,15 @@ fn unpaired_levels_on_one_side_only_have_no_row() {
 fn stored_rows_have_the_difference_and_no_verdict() {
     let smd = HEADLINE.iter().find(|s| s.name == "SMD").unwrap();
     let r = stored_row(smd, -0.10, 0.04);
-    assert!(
-        (r.delta.0 - (0.04 - 0.10)).abs() < 1e-15,
-        "of absolute values"
-    );
+    // delta is the signed change; the gain is the change of the distance
+    // from 0 (positive: closer).
+    assert!((r.delta.0 - 0.14).abs() < 1e-15, "signed: {r:?}");
+    assert!((r.gain.0 - 0.06).abs() < 1e-15, "|b| - |c|: {r:?}");
+    let r = stored_row(smd, -0.005, 0.149);
+    assert!((r.delta.0 - 0.154).abs() < 1e-15 && (r.gain.0 + 0.144).abs() < 1e-15);
+    let rmse = HEADLINE.iter().find(|s| s.name == "RMSE").unwrap();
+    let r = stored_row(rmse, 0.8, 0.7);
+    assert!((r.delta.0 + 0.1).abs() < 1e-12 && (r.gain.0 - 0.1).abs() < 1e-12);
     assert!(r.delta.1.is_nan() && r.p_value.is_nan());
     assert_eq!(r.verdict, Verdict::NotTestable);
 }

@@ -258,6 +258,20 @@ fn prmse_figure(run: &Run, x_trim: &str) -> Option<Glance> {
     })
 }
 
+/// The files `build` reads for the experiment `exp`: the experiment file,
+/// the predictions file, the scale file and the custom sections.
+pub fn experiment_files(exp: &crate::config::Experiment) -> Vec<&std::path::Path> {
+    let mut out = vec![exp.config_path.as_path(), exp.predictions_file.as_path()];
+    if let crate::config::ScaleWith::File(p) = &exp.scale_with {
+        out.push(p);
+    }
+    out.extend(exp.sections.iter().filter_map(|s| match s {
+        crate::config::Section::Custom { path, .. } => Some(path.as_path()),
+        crate::config::Section::Builtin(_) => None,
+    }));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
