@@ -223,19 +223,38 @@ fn key_figures(run: &Run) -> Vec<Glance> {
             ("SMD", "SMD", block.diff),
             ("RMSE", "RMSE", block.rmse),
         ] {
+            let ci = match na_reason(block, value) {
+                Some(why) => why.to_string(),
+                None => sections::ci_line(run, "eval", x_trim, metric),
+            };
             glance.push(Glance {
-                label: label.into(),
+                label: format!("{label} · {x_trim}"),
                 value: num3(value),
                 title: format!(
                     "{} Human scores vs {x_trim}.",
                     glossary::metric(metric).unwrap_or("")
                 ),
-                ci: sections::ci_line(run, "eval", x_trim, metric),
+                ci,
             });
         }
     }
     glance.extend(prmse_figure(run, x_trim));
     glance
+}
+
+/// Why a key figure of `block` is n/a, when it is and the data say why.
+fn na_reason(block: &crate::metrics::block::MetricBlock, value: f64) -> Option<&'static str> {
+    if value.is_finite() {
+        None
+    } else if block.n < 2 {
+        Some("n/a: fewer than two responses")
+    } else if block.sys_sd == 0.0 {
+        Some("n/a: every machine score is the same")
+    } else if block.h_sd == 0.0 {
+        Some("n/a: every human score is the same")
+    } else {
+        None
+    }
 }
 
 /// The PRMSE key figure of score type `x_trim`, when it is finite.
@@ -248,7 +267,7 @@ fn prmse_figure(run: &Run, x_trim: &str) -> Option<Glance> {
     let prmse = tables::column_f64(f, "PRMSE true");
     let i = labels.iter().position(|l| l == x_trim)?;
     prmse[i].is_finite().then(|| Glance {
-        label: "PRMSE".into(),
+        label: format!("PRMSE · {x_trim}"),
         value: num3(prmse[i]),
         title: format!(
             "{} Score type {x_trim}.",

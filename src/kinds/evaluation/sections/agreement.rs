@@ -227,7 +227,47 @@ fn degradation(b: &mut Builder, hh: &MetricBlock) -> Titled {
             _ => None,
         }
     });
+    // The human-human rows compare whole-point human scores: always shown.
+    rounded_only(&mut t, |row| row.cells.get(1).is_some_and(|c| c.text == "H-H"));
     Titled { heading, table: t }
+}
+
+/// The statistics that compare whole-point scores.
+const ROUNDED_ONLY: [&str; 3] = ["kappa", "exact_agr", "adj_agr"];
+
+/// Kappa and the exact and adjacent agreement count equal scores: on a
+/// score type that is not rounded (`raw_trim`, `scale_trim`, ...) two
+/// scores are hardly ever equal, so the report shows n/a with the reason
+/// for those rows (but not for the rows `keep` names), while the CSV
+/// tables keep the reference's numbers.
+fn rounded_only(t: &mut Table, keep: impl Fn(&Row) -> bool) {
+    let cols: Vec<usize> = t
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| ROUNDED_ONLY.contains(&c.text.as_str()))
+        .map(|(i, _)| i)
+        .collect();
+    for row in &mut t.rows {
+        let rounded = row
+            .cells
+            .first()
+            .is_some_and(|c| c.text.ends_with("_round"));
+        if rounded || keep(row) {
+            continue;
+        }
+        for &i in &cols {
+            if let Some(cell) = row.cells.get_mut(i) {
+                cell.text = "n/a".into();
+                cell.ci.clear();
+                cell.value.clear();
+                cell.class = "num".into();
+                cell.title = "Shown for the rounded score types (…_round) only: unrounded \
+                              scores are hardly ever equal. The CSV table keeps the number."
+                    .into();
+            }
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -316,6 +356,7 @@ pub fn evaluation(b: &mut Builder) -> Result<Block> {
             },
         );
         add_row_intervals(b, &mut table, "eval");
+        rounded_only(&mut table, |_| false);
         Titled { heading, table }
     });
     let x_trim_round = p.x_trim_round().name;
