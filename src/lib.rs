@@ -29,6 +29,7 @@
 
 pub mod agree;
 pub mod build;
+pub mod classify;
 pub mod compare;
 pub mod config;
 pub mod gates;

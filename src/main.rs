@@ -116,6 +116,18 @@ enum Command {
         #[arg(short, long)]
         force: bool,
     },
+    /// Classifiers against gold labels: per-class and averaged metrics, curves,
+    /// calibration, intervals and paired verdicts against a baseline.
+    Classify {
+        /// The experiment file (`.toml`: predictions_file, gold_column, system_columns, ...).
+        experiment: PathBuf,
+        /// Where to write the results (default: ./<experiment_id>).
+        #[arg(short, long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// Replace an existing output folder (only once the new output is complete).
+        #[arg(short, long)]
+        force: bool,
+    },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = SIMULATE_ABOUT)]
@@ -554,6 +566,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             output_dir,
             force,
         } => preferences(&experiment, output_dir, force),
+        Command::Classify {
+            experiment,
+            output_dir,
+            force,
+        } => rsmreport::classify::command(&experiment, output_dir, force).map_err(|f| Failure {
+            code: f.code,
+            error: f.error,
+        }),
         Command::Simulate(args) => simulate(*args),
     }
 }

@@ -59,6 +59,7 @@
 mod agree;
 mod agreement;
 mod archive;
+mod classify;
 mod cli;
 mod common;
 mod compare;
