@@ -397,7 +397,8 @@ fn scores(
             let x = numbers[i];
             if !(x.is_finite() && x >= 0.0) {
                 let why = match cell_text(values, i) {
-                    None => "is blank; every item needs a score for every label".to_string(),
+                    None => "is empty or NaN; every item needs a finite score for every label"
+                        .to_string(),
                     Some(t) if x.is_nan() && crate::table::parse_number(&t).is_nan() => {
                         format!("holds \"{t}\", which is not a number")
                     }

@@ -402,7 +402,7 @@ fn comparisons_section(
          McNemar's exact test on accuracy is beside the accuracy row.",
         a.systems[a.baseline].name, a.n
     )));
-    blocks.extend(super::report_figures::forest(b, a, rows)?);
+    blocks.extend(super::report_figures::forest_blocks(b, a, rows)?);
     let mut t = b.table(
         "comparisons",
         "Paired differences against the baseline, with verdicts.",

@@ -342,12 +342,17 @@ fn replicate_values(
         .collect()
 }
 
-/// Runs `f(r)` for every replicate on the available threads; the result
-/// of replicate `r` is at index `r` whatever the thread count.
-fn parallel<T: Send>(replicates: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
+/// The threads the bootstrap uses by default.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .clamp(1, 16);
+        .clamp(1, 16)
+}
+
+/// Runs `f(r)` for every replicate on `threads` threads; the result of
+/// replicate `r` is at index `r` whatever the thread count.
+fn parallel<T: Send>(threads: usize, replicates: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.max(1);
     let chunk = replicates.div_ceil(threads).max(1);
     let mut out: Vec<Option<T>> = (0..replicates).map(|_| None).collect();
     std::thread::scope(|scope| {
@@ -365,13 +370,25 @@ fn parallel<T: Send>(replicates: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T>
         .collect()
 }
 
-/// Every interval and paired difference of the run.
+/// Every interval and paired difference of the run, on
+/// [`default_threads`] threads.
 pub fn run(
     cfg: &ClassifyConfig,
     data: &Data,
     results: &[SystemResult],
     positive: Option<usize>,
     settings: &Settings,
+) -> Intervals {
+    run_with_threads(cfg, data, results, (positive, settings), default_threads())
+}
+
+/// [`run`] on `threads` threads (the numbers do not depend on it).
+pub fn run_with_threads(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    results: &[SystemResult],
+    (positive, settings): (Option<usize>, &Settings),
+    threads: usize,
 ) -> Intervals {
     let (n, k) = (data.n(), data.k());
     let blocks = Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed);
@@ -396,7 +413,7 @@ pub fn run(
     } else {
         replicates.min(RANK_REPLICATES)
     };
-    let values: Vec<Vec<Vec<f64>>> = parallel(replicates, |r| {
+    let values: Vec<Vec<Vec<f64>>> = parallel(threads, replicates, |r| {
         let mut counts = vec![0u32; blocks.len()];
         blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
         replicate_values(cfg, k, &systems, &counts, r < rank_replicates)
@@ -413,7 +430,9 @@ pub fn run(
     let estimates: Vec<Vec<f64>> = results.iter().map(|r| estimates(cfg, k, r)).collect();
     collect_rows(cfg, data, &estimates, &values, &mut out);
     collect_deltas(cfg, data, &estimates, &values, &mut out);
-    out.levels = crate::pipeline::timed("bootstrap by subgroup", || levels(cfg, data, settings));
+    out.levels = crate::pipeline::timed("bootstrap by subgroup", || {
+        levels(cfg, data, settings, threads)
+    });
     out
 }
 
@@ -684,7 +703,7 @@ fn level_values(cfg: &ClassifyConfig, k: usize, c: &[f64]) -> [f64; 5] {
 
 /// Intervals per subgroup level (stratified: every replicate keeps each
 /// level's size), label statistics only.
-fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings) -> Vec<LevelCi> {
+fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize) -> Vec<LevelCi> {
     let (n, k) = (data.n(), data.k());
     let mut out = Vec::new();
     for g in &data.subgroups {
@@ -713,7 +732,7 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings) -> Vec<LevelCi
             v
         };
         let estimate = per_level(&vec![1u32; blocks.len()]);
-        let values: Vec<Vec<[f64; 5]>> = parallel(settings.replicates as usize, |r| {
+        let values: Vec<Vec<[f64; 5]>> = parallel(threads, settings.replicates as usize, |r| {
             let mut counts = vec![0u32; blocks.len()];
             blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
             per_level(&counts)
@@ -741,4 +760,128 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings) -> Vec<LevelCi
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_words_follow_compare_2_3_amended() {
+        let m = 0.01;
+        assert_eq!(verdict(0.02, 0.05, m), "improved");
+        assert_eq!(verdict(-0.05, -0.02, m), "regressed");
+        assert_eq!(verdict(0.005, 0.03, m), "likely improved");
+        // A drop of [-0.038, -0.009]: it may be four times the margin.
+        assert_eq!(verdict(-0.038, -0.009, m), "likely regressed");
+        assert_eq!(verdict(0.002, 0.008, m), "changed within margin");
+        assert_eq!(verdict(-0.008, -0.002, m), "changed within margin");
+        assert_eq!(verdict(-0.005, 0.005, m), "equivalent");
+        assert_eq!(verdict(0.0, 0.0, m), "equivalent");
+        assert_eq!(verdict(-0.02, 0.03, m), "no detectable change");
+        assert_eq!(verdict(-0.005, 0.03, m), "no detectable change");
+        assert_eq!(verdict(f64::NAN, 0.1, m), "not testable");
+        // The edges: lo = m is not above the margin.
+        assert_eq!(verdict(0.01, 0.02, m), "likely improved");
+        assert_eq!(verdict(-0.02, -0.01, m), "likely regressed");
+    }
+
+    fn small() -> (ClassifyConfig, Data) {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("p.csv"), "x\n").unwrap();
+        let cfg = crate::config::classify::parse(
+            "experiment_id = \"t\"\npredictions_file = \"p.csv\"\ngold_column = \"g\"\n\
+             system_columns = [\"a\", \"b\"]\n",
+            &dir.path().join("e.toml"),
+        )
+        .unwrap();
+        let mut g = crate::metrics::bootstrap::Rng::from_seed(3);
+        let n = 2500;
+        let gold: Vec<u32> = (0..n).map(|_| g.below(3) as u32).collect();
+        let noisy = |g: &mut crate::metrics::bootstrap::Rng, p: u64| -> Vec<u32> {
+            gold.iter()
+                .map(|&x| {
+                    if g.below(100) < p {
+                        g.below(4) as u32
+                    } else {
+                        x
+                    }
+                })
+                .collect()
+        };
+        let (a, b) = (noisy(&mut g, 40), noisy(&mut g, 30));
+        let mut scores = vec![0.0; n * 3];
+        for (i, &x) in gold.iter().enumerate() {
+            for j in 0..3 {
+                scores[i * 3 + j] =
+                    if j as u32 == x { 0.5 } else { 0.25 } + g.below(10) as f64 / 100.0;
+            }
+        }
+        let data = Data {
+            file: "p.csv".into(),
+            n_rows: n,
+            n_dropped_blank_gold: 0,
+            ids: Vec::new(),
+            labels: vec!["x".into(), "y".into(), "z".into()],
+            gold,
+            systems: vec![
+                crate::classify::read::SystemData {
+                    name: "a".into(),
+                    pred: a,
+                    scores: Some(scores),
+                },
+                crate::classify::read::SystemData {
+                    name: "b".into(),
+                    pred: b,
+                    scores: None,
+                },
+            ],
+            subgroups: Vec::new(),
+        };
+        (cfg, data)
+    }
+
+    /// Uncertainty spec 2.4: the same seed gives the same numbers with 1
+    /// and with 3 threads; intervals contain the estimates.
+    #[test]
+    fn thread_count_changes_nothing() {
+        let (cfg, data) = small();
+        let results: Vec<SystemResult> = data
+            .systems
+            .iter()
+            .map(|s| {
+                let items = super::super::run::Items {
+                    gold: &data.gold,
+                    pred: &s.pred,
+                    scores: s.scores.as_deref(),
+                };
+                super::super::run::evaluate(&cfg, &s.name, (3, None), &items, false)
+            })
+            .collect();
+        let settings = Settings {
+            replicates: 60,
+            ..Settings::default()
+        };
+        let one = run_with_threads(&cfg, &data, &results, (None, &settings), 1);
+        let three = run_with_threads(&cfg, &data, &results, (None, &settings), 3);
+        assert_eq!(one.rows.len(), three.rows.len());
+        for (x, y) in one.rows.iter().zip(&three.rows) {
+            assert_eq!(
+                (x.interval.lower.to_bits(), x.interval.upper.to_bits()),
+                (y.interval.lower.to_bits(), y.interval.upper.to_bits()),
+                "{}",
+                x.metric
+            );
+        }
+        let acc = one.get(0, "overall", "accuracy").unwrap();
+        assert!(acc.interval.lower < acc.estimate && acc.estimate < acc.interval.upper);
+        assert_eq!(acc.estimate, results[0].report.accuracy);
+        // b is less noisy: accuracy gain > 0 with a small p-value.
+        let d = one
+            .deltas
+            .iter()
+            .find(|d| d.statistic == "accuracy")
+            .unwrap();
+        assert!(d.delta.0 > 0.0 && d.p_value < 0.05, "{d:?}");
+    }
 }

@@ -344,6 +344,48 @@ mod tests {
         assert_eq!(kendall_pairs(&c, q), (conc, disc));
     }
 
+    /// fixtures/classify README 8 (tiny-6-hand), worked by hand: gold
+    /// cat, cat, dog, dog, bird, cat; predicted cat, dog, dog, cat, dog,
+    /// cat; plus an empty abstention column.
+    #[test]
+    fn label_report_of_the_worked_example() {
+        #[rustfmt::skip]
+        let c = [
+            2.0, 1.0, 0.0, 0.0,
+            1.0, 1.0, 0.0, 0.0,
+            0.0, 1.0, 0.0, 0.0,
+        ];
+        let r = label_report(&c, 3, 4, &[1.0, 0.5]);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(
+            close(r.per_class[0].precision, 2.0 / 3.0)
+                && close(r.per_class[1].precision, 1.0 / 3.0)
+        );
+        assert_eq!(r.per_class[2].precision, 0.0);
+        assert!(close(r.per_class[1].f[0], 0.4));
+        assert!(close(r.macro_avg.precision, 1.0 / 3.0) && close(r.macro_avg.recall, 7.0 / 18.0));
+        assert!(close(r.macro_avg.f[0], 16.0 / 45.0));
+        assert!(
+            close(r.weighted_avg.precision, 4.0 / 9.0) && close(r.weighted_avg.f[0], 7.0 / 15.0)
+        );
+        assert!(close(r.micro_avg.f[0], 0.5) && close(r.accuracy, 0.5));
+        assert!(close(r.balanced_accuracy, 7.0 / 18.0));
+        assert!(close(r.matthews, 3.0 / 396f64.sqrt()));
+        // F0.5 of dog: 1.25 * 1 / (0.25 * 2 + 3).
+        assert!(close(r.per_class[1].f[1], 1.25 / 3.5));
+        // One abstention (gold cat): recall and accuracy drop, precision
+        // does not, micro precision is correct / answered items.
+        let mut c2 = c;
+        c2[0] = 1.0;
+        c2[3] = 1.0;
+        let r = label_report(&c2, 3, 4, &[1.0]);
+        assert!(
+            close(r.per_class[0].precision, 1.0 / 2.0) && close(r.per_class[0].recall, 1.0 / 3.0)
+        );
+        assert!(close(r.micro_avg.precision, 2.0 / 5.0) && close(r.accuracy, 2.0 / 6.0));
+        assert!(close(r.micro_avg.recall, r.accuracy));
+    }
+
     /// A class never predicted has precision 0/0 = 0 (zero_division = 0);
     /// a constant column gives NaN correlations, never a panic.
     #[test]

@@ -654,3 +654,226 @@ fn check_curves(case: &Path, out: &Path, t: &mut Tally) {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Bad input (classify spec 7): a clear error, the right exit code, nothing
+// written.
+
+const CSV: &str = "id,gold,v6,v7,v7_p_a,v7_p_b\n\
+                   1,a,a,a,0.9,0.1\n\
+                   2,b,a,b,0.2,0.8\n\
+                   3,a,b,a,0.6,0.4\n\
+                   4,b,b,,0.3,0.7\n";
+
+const EXP: &str = "experiment_id = \"t\"\npredictions_file = \"p.csv\"\nid_column = \"id\"\n\
+                   gold_column = \"gold\"\nsystem_columns = [\"v6\", \"v7\"]\n\
+                   labels = [\"a\", \"b\"]\n\
+                   [probability_columns.v7]\na = \"v7_p_a\"\nb = \"v7_p_b\"\n";
+
+/// Runs `classify` on `csv` with the experiment `exp` in a fresh folder.
+fn classify_with(csv: &str, exp: &str) -> (tempfile::TempDir, common::Run) {
+    let dir = tempfile::TempDir::new().unwrap();
+    fs::write(dir.path().join("p.csv"), csv).unwrap();
+    fs::write(dir.path().join("exp.toml"), exp).unwrap();
+    let run = common::run_in(dir.path(), ["classify", "exp.toml", "-o", "out"]);
+    (dir, run)
+}
+
+fn refused(csv: &str, exp: &str, code: i32, needles: &[&str]) {
+    let (dir, run) = classify_with(csv, exp);
+    assert_eq!(run.code, Some(code), "{}", run.describe());
+    assert!(!run.panicked(), "{}", run.describe());
+    for n in needles {
+        assert!(
+            run.stderr.contains(n),
+            "missing {n:?} in {}",
+            run.describe()
+        );
+    }
+    assert!(!dir.path().join("out").exists(), "something was written");
+}
+
+#[test]
+fn classify_the_small_case_runs() {
+    let (dir, run) = classify_with(CSV, EXP);
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stdout.contains("v7 vs v6: accuracy change"),
+        "{}",
+        run.describe()
+    );
+    let out = dir.path().join("out/output");
+    let summary = Rows::read(&out.join("t_classification_summary.csv"));
+    assert_eq!(summary.num(&[("system", "v7")], "n_abstained"), 1.0);
+    // The abstention is a wrong answer: v7 is right on items 1-3 of 4.
+    assert_eq!(summary.num(&[("system", "v7")], "accuracy"), 0.75);
+    let cm = Rows::read(&out.join("t_confusion_matrix.csv"));
+    assert_eq!(
+        cm.num(
+            &[("system", "v7"), ("gold", "b"), ("predicted", "(none)")],
+            "count"
+        ),
+        1.0
+    );
+    assert!(dir.path().join("out/report/t_report.html").is_file());
+}
+
+#[test]
+fn classify_refuses_an_unknown_key_with_the_closest() {
+    let exp = EXP.replace("labels =", "lables =");
+    refused(
+        CSV,
+        &exp,
+        2,
+        &["exp.toml, line 6: unknown key lables; did you mean labels?"],
+    );
+}
+
+#[test]
+fn classify_refuses_a_missing_column_naming_the_file_columns() {
+    let exp = EXP.replace("\"v6\", \"v7\"", "\"v5\", \"v7\"");
+    refused(
+        CSV,
+        &exp,
+        1,
+        &["p.csv", "'v5'", "its columns are id, gold, v6, v7"],
+    );
+}
+
+#[test]
+fn classify_refuses_a_system_column_equal_to_gold() {
+    let exp = EXP.replace("\"v6\", \"v7\"", "\"gold\", \"v7\"");
+    refused(
+        CSV,
+        &exp,
+        2,
+        &["the gold column \"gold\" is also listed in system_columns"],
+    );
+}
+
+#[test]
+fn classify_refuses_duplicate_ids() {
+    let csv = CSV.replace("\n3,a", "\n1,a");
+    refused(&csv, EXP, 1, &["column 'id'", "'1' (rows 1 and 3)"]);
+}
+
+#[test]
+fn classify_refuses_a_predicted_label_outside_labels() {
+    let csv = CSV.replace("2,b,a,b", "2,b,c,b");
+    refused(
+        &csv,
+        EXP,
+        1,
+        &["column 'v6'", "\"c\" (1 item)", "outside labels"],
+    );
+}
+
+#[test]
+fn classify_refuses_bad_probability_columns() {
+    let exp = EXP.replace("b = \"v7_p_b\"", "b = \"v7_p_x\"");
+    refused(
+        CSV,
+        &exp,
+        1,
+        &["score columns of system 'v7' are missing", "'v7_p_x'"],
+    );
+    let csv = CSV.replace("0.2,0.8", "0.2,abc");
+    refused(
+        &csv,
+        EXP,
+        1,
+        &[
+            "column 'v7_p_b'",
+            "item '2'",
+            "\"abc\", which is not a number",
+        ],
+    );
+    let csv = CSV.replace("0.2,0.8", "-0.2,0.8");
+    refused(
+        &csv,
+        EXP,
+        1,
+        &["column 'v7_p_a'", "item '2'", "not negative"],
+    );
+    let csv = CSV.replace("0.2,0.8", "nan,0.8");
+    refused(
+        &csv,
+        EXP,
+        1,
+        &["column 'v7_p_a'", "item '2'", "not a number"],
+    );
+    let csv = CSV.replace("0.2,0.8", ",0.8");
+    refused(
+        &csv,
+        EXP,
+        1,
+        &["column 'v7_p_a'", "item '2'", "is empty or NaN"],
+    );
+}
+
+#[test]
+fn classify_refuses_a_positive_label_outside_the_labels() {
+    let exp = format!(
+        "{}positive_label = \"c\"\n",
+        EXP.split("[probability").next().unwrap()
+    );
+    refused(
+        CSV,
+        &exp,
+        2,
+        &["positive_label \"c\" is not among the labels (a, b)"],
+    );
+}
+
+#[test]
+fn classify_refuses_beta_not_above_zero() {
+    for beta in ["0", "-1", "[1.0, 0.0]"] {
+        let exp = format!("beta = {beta}\n{EXP}");
+        refused(CSV, &exp, 2, &["every beta must be a number above 0"]);
+    }
+}
+
+#[test]
+fn classify_a_single_gold_class_is_not_an_error() {
+    let csv = CSV.replace("2,b,", "2,a,").replace("4,b,", "4,a,");
+    let (dir, run) = classify_with(&csv, EXP);
+    assert!(run.success, "{}", run.describe());
+    let ranking = Rows::read(&dir.path().join("out/output/t_ranking.csv"));
+    assert!(ranking
+        .num(&[("system", "v7"), ("class", "a")], "roc_auc")
+        .is_nan());
+    let html = fs::read_to_string(dir.path().join("out/report/t_report.html")).unwrap();
+    assert!(
+        html.contains("ROC AUC is undefined"),
+        "the report says why AUC is n/a"
+    );
+}
+
+#[test]
+fn classify_same_seed_same_bytes() {
+    let exp = EXP
+        .replace("labels =", "subgroups = [\"v6\"]\nlabels =")
+        .replace(
+            "system_columns = [\"v6\", \"v7\"]",
+            "system_columns = [\"v7\"]",
+        );
+    let dir = tempfile::TempDir::new().unwrap();
+    fs::write(dir.path().join("p.csv"), CSV).unwrap();
+    fs::write(dir.path().join("exp.toml"), exp).unwrap();
+    for out in ["a", "b"] {
+        let o = std::process::Command::new(common::bin())
+            .args(["classify", "exp.toml", "-o", out])
+            .current_dir(dir.path())
+            .env("SOURCE_DATE_EPOCH", "1700000000")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let files = common::list_files(&dir.path().join("a"));
+    assert!(files.len() > 8, "{files:?}");
+    for f in files {
+        let x = fs::read(dir.path().join("a").join(&f)).unwrap();
+        let y = fs::read(dir.path().join("b").join(&f)).unwrap();
+        assert!(x == y, "{} differs", f.display());
+    }
+}
