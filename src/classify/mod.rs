@@ -218,10 +218,10 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
             r.delta.1,
             r.delta.0,
             r.delta.2,
-            if r.p_value.is_finite() {
-                format!("{:.3}", r.p_value)
-            } else {
-                "n/a".into()
+            match r.p_value {
+                p if p < 0.001 => "< 0.001".to_string(),
+                p if p.is_finite() => format!("{p:.3}"),
+                _ => "n/a".into(),
             },
             r.verdict
         ));

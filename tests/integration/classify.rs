@@ -800,7 +800,7 @@ fn classify_refuses_bad_probability_columns() {
         &csv,
         EXP,
         1,
-        &["column 'v7_p_a'", "item '2'", "not a number"],
+        &["column 'v7_p_a'", "item '2'", "is empty or NaN"],
     );
     let csv = CSV.replace("0.2,0.8", ",0.8");
     refused(
@@ -876,4 +876,74 @@ fn classify_same_seed_same_bytes() {
         let y = fs::read(dir.path().join("b").join(&f)).unwrap();
         assert!(x == y, "{} differs", f.display());
     }
+}
+
+// ---------------------------------------------------------------------------
+// The example and the report.
+
+fn example() -> PathBuf {
+    common::manifest_dir().join("examples/classify/exp.toml")
+}
+
+/// The README's example runs, and its report opens in headless Chromium
+/// (skipped without Chromium) with the first screen's answer.
+#[test]
+fn classify_example_runs_and_renders_in_the_browser() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let run = common::run_in(
+        tmp.path(),
+        [
+            "classify".as_ref(),
+            example().as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ],
+    );
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stdout.contains("v2 vs v1: macro_f1 change"),
+        "{}",
+        run.describe()
+    );
+    let report = out.join("report/intent_v2_report.html");
+    let html = fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("v2 has the highest macro F1"),
+        "the first screen names the best system"
+    );
+    for figure in [
+        "confusion_v1",
+        "pr_v2",
+        "roc_v2",
+        "reliability_v2",
+        "macro_f1_by_channel",
+    ] {
+        assert!(
+            out.join(format!("figure/intent_v2_{figure}.svg")).is_file(),
+            "{figure}"
+        );
+    }
+    assert!(html.contains("Macro F1 weighs a rare class as much as a frequent one"));
+    let Some(text) =
+        crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "classify")
+    else {
+        return;
+    };
+    assert!(text.contains("Systems compared") && text.contains("Calibration"));
+}
+
+/// Every string of the data that reaches the report is escaped.
+#[test]
+fn classify_escapes_labels_and_names() {
+    let csv = "id,gold,v6,v7,v7_p_a,v7_p_b\n1,<b>a,<b>a,<b>a,0.9,0.1\n2,b,<b>a,b,0.2,0.8\n\
+               3,<b>a,b,<b>a,0.6,0.4\n4,b,b,,0.3,0.7\n";
+    let exp = EXP
+        .replace("labels = [\"a\", \"b\"]", "labels = [\"<b>a\", \"b\"]")
+        .replace("a = \"v7_p_a\"", "\"<b>a\" = \"v7_p_a\"");
+    let (dir, run) = classify_with(&csv, &exp);
+    assert!(run.success, "{}", run.describe());
+    let html = fs::read_to_string(dir.path().join("out/report/t_report.html")).unwrap();
+    assert!(!html.contains("<b>a"), "a label reached the HTML unescaped");
+    assert!(html.contains("&lt;b&gt;a"));
 }
