@@ -61,7 +61,7 @@ pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Ve
     }
     let g = Grid {
         name: format!("confusion_{}", safe(&sys.name)),
-        title: format!("{}: confusion matrix, share of each gold label", sys.name),
+        title: format!("{}: share of gold", sys.name),
         description: format!(
             "Heat map of {k} gold labels (rows) by {cols} predicted labels (columns) of {}: each \
              cell is the share of the row's gold items predicted as the column's label; the \
@@ -107,7 +107,15 @@ pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> R
                 points: mine.iter().map(|r| r.gain).collect(),
             }],
         };
-        out.push(Block::Figure(b.figure(forest(&d)?)));
+        let mut fig = forest(&d)?;
+        let (cand, base) = (&a.systems[c.candidate].name, &a.systems[c.baseline].name);
+        fig.title = format!("Gains of {cand} over {base}");
+        fig.description = format!(
+            "Forest plot: for each compared statistic (and each class's recall), the gain of \
+             {cand} over {base} on the same items (positive is better) as a dot with its paired \
+             bootstrap interval as a bar, the verdict in brackets; the dashed line marks no change."
+        );
+        out.push(Block::Figure(b.figure(fig)));
     }
     Ok(out)
 }

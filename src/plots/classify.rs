@@ -13,7 +13,7 @@ use super::draw::{
     TICK, TITLE,
 };
 use super::text::{clean, text_width, truncate_px};
-use super::theme::{finish, series, FG, MUTED, REF};
+use super::theme::{finish, series, MUTED, REF};
 use super::Figure;
 
 /// A shaded grid: rows x columns of values in [0, 1].
@@ -34,14 +34,20 @@ pub struct Grid {
     pub column_axis: String,
 }
 
-/// White to blue by value (0 to 1).
+/// Cell text on light and on dark cells (fixed, not themed).
+const INK_DARK: RGBColor = RGBColor(0x1A, 0x1A, 0x1A);
+const INK_LIGHT: RGBColor = RGBColor(0xFE, 0xFE, 0xFE);
+
+/// Near-white to blue by value (0 to 1). The colours are fixed, not
+/// themed (the cell text is chosen against them), and none equals a theme
+/// colour, so dark mode does not repaint them.
 fn shade(v: f64) -> RGBColor {
     let t = if v.is_finite() {
         v.clamp(0.0, 1.0)
     } else {
         0.0
     };
-    let mix = |a: u8| (255.0 + (f64::from(a) - 255.0) * t).round() as u8;
+    let mix = |a: u8| (246.0 + (f64::from(a) - 246.0) * t).round() as u8;
     RGBColor(mix(0x00), mix(0x72), mix(0xB2))
 }
 
@@ -112,11 +118,7 @@ pub fn grid(d: &Grid) -> Result<Figure> {
                 let (x0, y0) = (left + CELL * j as i32, top + CELL * i as i32);
                 let v = d.values[i * nc + j];
                 rect(area, (x0, y0), (x0 + CELL - 1, y0 + CELL - 1), shade(v))?;
-                let color = if v > 0.55 {
-                    RGBColor(0xFF, 0xFF, 0xFF)
-                } else {
-                    FG
-                };
+                let color = if v > 0.55 { INK_LIGHT } else { INK_DARK };
                 let font =
                     super::draw::Font::new(FS_TICK, color).anchor(HPos::Center, VPos::Center);
                 let label = d.labels.get(i * nc + j).map_or("", String::as_str);
