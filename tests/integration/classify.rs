@@ -947,3 +947,52 @@ fn classify_escapes_labels_and_names() {
     assert!(!html.contains("<b>a"), "a label reached the HTML unescaped");
     assert!(html.contains("&lt;b&gt;a"));
 }
+
+/// The example's whole output (tables, figures, report; the repository's
+/// path replaced) matches `tests/snapshots/classify/` byte for byte.
+/// `UPDATE_SNAPSHOTS=1 cargo test --test integration classify_snapshot`
+/// rewrites them (review the diff).
+#[test]
+fn classify_snapshot_of_the_example() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let o = std::process::Command::new(common::bin())
+        .args([
+            "classify".as_ref(),
+            example().as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = common::manifest_dir().join("tests/snapshots/classify");
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| !v.is_empty() && v != "0");
+    let repo = common::manifest_dir().display().to_string();
+    let mut failures = Vec::new();
+    let files = common::list_files(&out);
+    if update {
+        let _ = fs::remove_dir_all(&dir);
+    }
+    for f in &files {
+        let got = String::from_utf8(fs::read(out.join(f)).unwrap())
+            .unwrap()
+            .replace(&repo, "<repo>");
+        let path = dir.join(f);
+        if update {
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, &got).unwrap();
+        } else if fs::read_to_string(&path).ok().as_deref() != Some(got.as_str()) {
+            failures.push(f.display().to_string());
+        }
+    }
+    if !update {
+        let want = common::list_files(&dir);
+        assert_eq!(want.len(), files.len(), "files: {want:?} vs {files:?}");
+    }
+    assert!(
+        failures.is_empty(),
+        "differ from tests/snapshots/classify: {failures:?}"
+    );
+}
