@@ -375,6 +375,7 @@ fn classes_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
 fn averages_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
     let mut blocks = vec![Block::Heading(b.heading(2, "Averages and what each hides"))];
     blocks.push(Block::Table(summary_table(b, a)));
+    blocks.push(Block::Paragraph(intervals_sentence(a)));
     blocks.push(Block::Note(
         "Macro F1 weighs a rare class as much as a frequent one. Weighted and micro averages let \
          the frequent classes dominate. In single-label tasks without abstentions micro F1 \
@@ -383,6 +384,33 @@ fn averages_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
             .into(),
     ));
     blocks
+}
+
+/// What the intervals are: sampling uncertainty over items.
+fn intervals_sentence(a: &Analysis) -> String {
+    match (&a.intervals, a.settings) {
+        (Some(iv), Some(set)) => {
+            let mut s = format!(
+                "Intervals under the values are {}% percentile bootstrap intervals over items \
+                 ({} replicates, seed {}; items dealt into {} random blocks): the sampling \
+                 uncertainty of the test set, not label noise. Wilson's interval of accuracy is \
+                 in the _ci table.",
+                set.level * 100.0,
+                iv.replicates,
+                set.seed,
+                iv.blocks
+            );
+            if iv.rank_replicates < iv.replicates {
+                s.push_str(&format!(
+                    " On data this large, macro average precision and ROC AUC use the first {} \
+                     replicates.",
+                    iv.rank_replicates
+                ));
+            }
+            s
+        }
+        _ => "Intervals are off (intervals = false or replicates = 0).".into(),
+    }
 }
 
 fn comparisons_section(

@@ -941,7 +941,7 @@ fn classify_escapes_labels_and_names() {
     let exp = EXP
         .replace("labels = [\"a\", \"b\"]", "labels = [\"<b>a\", \"b\"]")
         .replace("a = \"v7_p_a\"", "\"<b>a\" = \"v7_p_a\"");
-    let (dir, run) = classify_with(&csv, &exp);
+    let (dir, run) = classify_with(csv, &exp);
     assert!(run.success, "{}", run.describe());
     let html = fs::read_to_string(dir.path().join("out/report/t_report.html")).unwrap();
     assert!(!html.contains("<b>a"), "a label reached the HTML unescaped");
