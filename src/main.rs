@@ -126,6 +126,18 @@ enum Command {
         #[arg(short, long)]
         force: bool,
     },
+    /// Classifiers against gold labels: per-class and averaged metrics, curves,
+    /// calibration, intervals and paired verdicts against a baseline.
+    Classify {
+        /// The experiment file (`.toml`: predictions_file, gold_column, system_columns, ...).
+        experiment: PathBuf,
+        /// Where to write the results (default: ./<experiment_id>).
+        #[arg(short, long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// Replace an existing output folder (only once the new output is complete).
+        #[arg(short, long)]
+        force: bool,
+    },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = cli::simulate::SIMULATE_ABOUT)]
@@ -211,6 +223,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             output_dir,
             force,
         } => cli::preferences::run(&experiment, output_dir, force),
+        Command::Classify {
+            experiment,
+            output_dir,
+            force,
+        } => cli::classify::run(&experiment, output_dir, force),
         Command::Simulate(args) => cli::simulate::run(*args),
     }
 }

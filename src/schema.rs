@@ -119,3 +119,7 @@ impl FileFormat {
         }
     }
 }
+
+/// The predicted "label" of an abstention (a blank prediction) in
+/// `classify`: a column of the confusion matrix, never a class.
+pub const NONE_LABEL: &str = "(none)";

@@ -18,6 +18,7 @@ macro_rules! say {
 pub mod agree;
 pub mod build;
 pub mod check;
+pub mod classify;
 pub mod compare;
 pub mod preferences;
 pub mod simulate;

@@ -411,11 +411,7 @@ fn data_files(c: &Comparison) -> Vec<OutputFile> {
 
 /// A signed number with three decimals (`+0.012`), `n/a` when NaN.
 pub(crate) fn signed(x: f64) -> String {
-    if x.is_nan() {
-        "n/a".into()
-    } else {
-        format!("{x:+.3}")
-    }
+    crate::render::format::signed3(x)
 }
 
 /// The subgroup levels whose verdict is `regressed`, as `(subgroup,
@@ -478,15 +474,11 @@ pub fn terminal_lines(c: &Comparison) -> Vec<String> {
     ));
     let line = |scope: &str, r: &DeltaRow| {
         format!(
-            "  {scope:<22} change: [{} {} {}] (p = {}) {}",
+            "  {scope:<22} change: [{} {} {}] ({}) {}",
             signed(r.delta.1),
             signed(r.delta.0),
             signed(r.delta.2),
-            if r.p_value.is_nan() {
-                "n/a".into()
-            } else {
-                format!("{:.3}", r.p_value)
-            },
+            crate::render::format::p_clause(r.p_value),
             r.verdict.name()
         )
     };

@@ -118,7 +118,9 @@ fn cross_check_text(r: &DeltaRow) -> String {
     match r.cross_check {
         Some(x) if x.method == "zou" => format!("Zou: [{}, {}]", num3(x.lower), num3(x.upper)),
         Some(x) if x.p_value < 0.001 => "McNemar: p < 0.001".into(),
-        Some(x) if x.p_value.is_finite() => format!("McNemar: p = {}", num3(x.p_value)),
+        Some(x) if x.p_value.is_finite() => {
+            format!("McNemar: {}", crate::render::format::p_clause(x.p_value))
+        }
         Some(_) => "McNemar: n/a".into(),
         None => String::new(),
     }

@@ -260,8 +260,15 @@ fn layout(raw: &RawConfig) -> Result<Layout, Bad> {
             return Err((
                 "rater_columns",
                 format!(
-                    "rater_columns names {} rater; agreement needs at least two raters",
-                    rater_columns.len()
+                    "rater_columns names {} rater; agreement needs at least two raters (to \
+                     evaluate one rater or classifier against reference labels, use `rsmreport \
+                     classify` with gold_column = the reference and system_columns = [{}])",
+                    rater_columns.len(),
+                    rater_columns
+                        .iter()
+                        .map(|r| format!("\"{r}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -427,7 +434,9 @@ mod tests {
         );
         let e = err(&WIDE.replace("[\"a1\", \"a2\", \"a3\"]", "[\"a1\"]"));
         assert!(
-            e.contains("line 4") && e.contains("at least two raters"),
+            e.contains("line 4")
+                && e.contains("at least two raters")
+                && e.contains("use `rsmreport classify` with gold_column"),
             "{e}"
         );
         let e = err(&format!(

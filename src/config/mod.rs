@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 
 pub mod agree;
+pub mod classify;
 pub mod compare;
 pub mod gates;
 pub mod intervals;

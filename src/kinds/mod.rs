@@ -4,10 +4,12 @@
 //! only inside their kind.
 //!
 //! * [`evaluation`]: `rsmreport build` and `check` (an experiment's
-//!   predictions against human scores, at parity with RSMTool's rsmeval).
+//!   predictions against human scores, at parity with RSMTool's rsmeval);
+//! * [`classify`]: `rsmreport classify` (classifiers against gold labels).
 //!
 //! `compare`, `summarize`, `agree` and `preferences` still sit at the top
 //! of the crate and move here unchanged (`git mv`) once the branches that
 //! edit them are merged; see `docs/architecture.md`.
 
+pub mod classify;
 pub mod evaluation;

@@ -64,49 +64,131 @@ fn ratio0(a: f64, b: f64) -> f64 {
     }
 }
 
-fn prf(tp: f64, predicted: f64, truth: f64) -> Prf {
-    Prf {
-        precision: ratio0(tp, predicted),
-        recall: ratio0(tp, truth),
-        f1: ratio0(2.0 * tp, truth + predicted),
+/// F-beta of one class or of the micro average: `(1 + b^2) tp / (b^2 true
+/// + predicted)`, 0 when the denominator is 0 (scikit-learn's
+/// `fbeta_score` with `zero_division = 0`; `b = 1` is F1 bit for bit).
+pub fn fbeta(tp: f64, predicted: f64, truth: f64, beta: f64) -> f64 {
+    let b2 = beta * beta;
+    ratio0((1.0 + b2) * tp, b2 * truth + predicted)
+}
+
+/// Precision, recall and one F-beta per requested beta.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrfBeta {
+    pub precision: f64,
+    pub recall: f64,
+    /// In the order of the betas asked for.
+    pub f: Vec<f64>,
+}
+
+/// scikit-learn's label metrics of a `k x cols` confusion matrix (rows =
+/// the `k` gold classes, columns = the `k` classes then `cols - k` columns
+/// that are no class, such as abstentions): `precision_recall_fscore_support`
+/// with `labels` = the `k` classes (an extra column counts in a class's
+/// support, never in its predictions), their macro, micro and weighted
+/// averages, accuracy, balanced accuracy (mean recall over the classes
+/// present in gold) and Matthews' correlation over all `cols` columns
+/// (classify spec 2; fixtures/classify README 6.2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelReport {
+    pub per_class: Vec<PrfBeta>,
+    pub support: Vec<f64>,
+    pub macro_avg: PrfBeta,
+    pub micro_avg: PrfBeta,
+    pub weighted_avg: PrfBeta,
+    pub n: f64,
+    pub accuracy: f64,
+    pub balanced_accuracy: f64,
+    pub matthews: f64,
+}
+
+/// The [`LabelReport`] of the `k x cols` matrix `c` (row-major) for the
+/// F-betas `betas`.
+pub fn label_report(c: &[f64], k: usize, cols: usize, betas: &[f64]) -> LabelReport {
+    let truth: Vec<f64> = (0..k)
+        .map(|r| c[r * cols..(r + 1) * cols].iter().sum())
+        .collect();
+    let predicted: Vec<f64> = (0..k)
+        .map(|l| (0..k).map(|r| c[r * cols + l]).sum())
+        .collect();
+    let tp: Vec<f64> = (0..k).map(|r| c[r * cols + r]).collect();
+    let per_class: Vec<PrfBeta> = (0..k)
+        .map(|j| PrfBeta {
+            precision: ratio0(tp[j], predicted[j]),
+            recall: ratio0(tp[j], truth[j]),
+            f: betas
+                .iter()
+                .map(|&b| fbeta(tp[j], predicted[j], truth[j], b))
+                .collect(),
+        })
+        .collect();
+    let n: f64 = truth.iter().sum();
+    let nb = betas.len();
+    let mean = |f: &dyn Fn(&PrfBeta) -> f64| per_class.iter().map(f).sum::<f64>() / k as f64;
+    let weighted = |f: &dyn Fn(&PrfBeta) -> f64| {
+        let s: f64 = per_class.iter().zip(&truth).map(|(p, t)| f(p) * t).sum();
+        ratio0(s, n)
+    };
+    type Avg<'a> = &'a dyn Fn(&dyn Fn(&PrfBeta) -> f64) -> f64;
+    let average = |avg: Avg| PrfBeta {
+        precision: avg(&|p| p.precision),
+        recall: avg(&|p| p.recall),
+        f: (0..nb).map(|b| avg(&|p: &PrfBeta| p.f[b])).collect(),
+    };
+    let (tp_all, pred_all) = (tp.iter().sum::<f64>(), predicted.iter().sum::<f64>());
+    let occurring: Vec<f64> = (0..k)
+        .filter(|&j| truth[j] > 0.0)
+        .map(|j| tp[j] / truth[j])
+        .collect();
+    // Matthews over every column: the extra columns are classes nobody
+    // has in gold.
+    let all_pred: Vec<f64> = (0..cols)
+        .map(|l| (0..k).map(|r| c[r * cols + l]).sum())
+        .collect();
+    let pad = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .copied()
+            .chain(std::iter::repeat_n(0.0, cols - k))
+            .collect()
+    };
+    LabelReport {
+        macro_avg: average(&|f| mean(f)),
+        micro_avg: PrfBeta {
+            precision: ratio0(tp_all, pred_all),
+            recall: ratio0(tp_all, n),
+            f: betas
+                .iter()
+                .map(|&b| fbeta(tp_all, pred_all, n, b))
+                .collect(),
+        },
+        weighted_avg: average(&|f| weighted(f)),
+        accuracy: tp_all / n,
+        balanced_accuracy: occurring.iter().sum::<f64>() / occurring.len() as f64,
+        matthews: matthews(&pad(&tp), &pad(&truth), &all_pred, n),
+        per_class,
+        support: truth,
+        n,
     }
 }
 
 /// The report of a `q x q` confusion matrix (fixture README 6.7).
 pub fn classification_report(c: &[f64], q: usize) -> ClassificationReport {
-    let truth: Vec<f64> = (0..q).map(|k| c[k * q..(k + 1) * q].iter().sum()).collect();
-    let predicted: Vec<f64> = (0..q).map(|l| (0..q).map(|k| c[k * q + l]).sum()).collect();
-    let tp: Vec<f64> = (0..q).map(|k| c[k * q + k]).collect();
-    let per_class: Vec<Prf> = (0..q).map(|k| prf(tp[k], predicted[k], truth[k])).collect();
-    let n: f64 = truth.iter().sum();
-    let mean = |f: fn(&Prf) -> f64| per_class.iter().map(f).sum::<f64>() / q as f64;
-    let weighted = |f: fn(&Prf) -> f64| {
-        let s: f64 = per_class.iter().zip(&truth).map(|(p, t)| f(p) * t).sum();
-        ratio0(s, n)
+    let r = label_report(c, q, q, &[1.0]);
+    let one = |p: &PrfBeta| Prf {
+        precision: p.precision,
+        recall: p.recall,
+        f1: p.f[0],
     };
-    let (tp_all, pred_all) = (tp.iter().sum::<f64>(), predicted.iter().sum::<f64>());
-    let occurring: Vec<f64> = (0..q)
-        .filter(|&k| truth[k] > 0.0)
-        .map(|k| tp[k] / truth[k])
-        .collect();
     ClassificationReport {
-        macro_avg: Prf {
-            precision: mean(|p| p.precision),
-            recall: mean(|p| p.recall),
-            f1: mean(|p| p.f1),
-        },
-        micro_avg: prf(tp_all, pred_all, n),
-        weighted_avg: Prf {
-            precision: weighted(|p| p.precision),
-            recall: weighted(|p| p.recall),
-            f1: weighted(|p| p.f1),
-        },
-        accuracy: tp_all / n,
-        balanced_accuracy: occurring.iter().sum::<f64>() / occurring.len() as f64,
-        matthews: matthews(&tp, &truth, &predicted, n),
-        per_class,
-        support: truth,
-        n,
+        per_class: r.per_class.iter().map(one).collect(),
+        support: r.support,
+        macro_avg: one(&r.macro_avg),
+        micro_avg: one(&r.micro_avg),
+        weighted_avg: one(&r.weighted_avg),
+        n: r.n,
+        accuracy: r.accuracy,
+        balanced_accuracy: r.balanced_accuracy,
+        matthews: r.matthews,
     }
 }
 
@@ -260,6 +342,48 @@ mod tests {
             }
         }
         assert_eq!(kendall_pairs(&c, q), (conc, disc));
+    }
+
+    /// fixtures/classify README 8 (tiny-6-hand), worked by hand: gold
+    /// cat, cat, dog, dog, bird, cat; predicted cat, dog, dog, cat, dog,
+    /// cat; plus an empty abstention column.
+    #[test]
+    fn label_report_of_the_worked_example() {
+        #[rustfmt::skip]
+        let c = [
+            2.0, 1.0, 0.0, 0.0,
+            1.0, 1.0, 0.0, 0.0,
+            0.0, 1.0, 0.0, 0.0,
+        ];
+        let r = label_report(&c, 3, 4, &[1.0, 0.5]);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(
+            close(r.per_class[0].precision, 2.0 / 3.0)
+                && close(r.per_class[1].precision, 1.0 / 3.0)
+        );
+        assert_eq!(r.per_class[2].precision, 0.0);
+        assert!(close(r.per_class[1].f[0], 0.4));
+        assert!(close(r.macro_avg.precision, 1.0 / 3.0) && close(r.macro_avg.recall, 7.0 / 18.0));
+        assert!(close(r.macro_avg.f[0], 16.0 / 45.0));
+        assert!(
+            close(r.weighted_avg.precision, 4.0 / 9.0) && close(r.weighted_avg.f[0], 7.0 / 15.0)
+        );
+        assert!(close(r.micro_avg.f[0], 0.5) && close(r.accuracy, 0.5));
+        assert!(close(r.balanced_accuracy, 7.0 / 18.0));
+        assert!(close(r.matthews, 3.0 / 396f64.sqrt()));
+        // F0.5 of dog: 1.25 * 1 / (0.25 * 2 + 3).
+        assert!(close(r.per_class[1].f[1], 1.25 / 3.5));
+        // One abstention (gold cat): recall and accuracy drop, precision
+        // does not, micro precision is correct / answered items.
+        let mut c2 = c;
+        c2[0] = 1.0;
+        c2[3] = 1.0;
+        let r = label_report(&c2, 3, 4, &[1.0]);
+        assert!(
+            close(r.per_class[0].precision, 1.0 / 2.0) && close(r.per_class[0].recall, 1.0 / 3.0)
+        );
+        assert!(close(r.micro_avg.precision, 2.0 / 5.0) && close(r.accuracy, 2.0 / 6.0));
+        assert!(close(r.micro_avg.recall, r.accuracy));
     }
 
     /// A class never predicted has precision 0/0 = 0 (zero_division = 0);

@@ -7,6 +7,7 @@ pub mod agreement;
 pub mod association;
 pub mod block;
 pub mod bootstrap;
+pub mod calibration;
 pub mod classification;
 pub mod distributions;
 pub mod fairness;
@@ -15,6 +16,7 @@ pub mod pair_sums;
 pub mod paired;
 pub mod preferences;
 pub mod prmse;
+pub mod ranking;
 pub mod raters;
 pub mod summary;
 

@@ -12,6 +12,7 @@
 //! (see [`CSS_VARIABLES`]), so a page can theme them.
 
 mod agreement;
+mod classify;
 mod conditional;
 mod draw;
 mod eval_by_group;
@@ -27,6 +28,7 @@ mod trend;
 mod versions;
 
 pub use agreement::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
+pub use classify::{curves, grid, reliability, Curves, Grid, Reliability};
 pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;

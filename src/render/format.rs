@@ -28,6 +28,34 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     }
 }
 
+/// A p-value for people, in the report and on the terminal alike: three
+/// decimals, `< 0.001` below that (a bootstrap p-value of 0 is below 1 /
+/// replicates, not zero), `n/a` when missing.
+pub fn p_value(p: f64) -> String {
+    if p.is_finite() && p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        num3(p)
+    }
+}
+
+/// `p = 0.536`, `p < 0.001` or `p = n/a`: a p-value in a sentence.
+pub fn p_clause(p: f64) -> String {
+    match p_value(p) {
+        v if v.starts_with('<') => format!("p {v}"),
+        v => format!("p = {v}"),
+    }
+}
+
+/// A signed number with three decimals (`+0.066`, `-0.114`), never a
+/// negative zero (`+0.000`); `n/a` when missing.
+pub fn signed3(x: f64) -> String {
+    match num3(x) {
+        v if v == "n/a" || v.starts_with('-') => v,
+        v => format!("+{v}"),
+    }
+}
+
 /// A count stored as a float (`23.0` -> `23`); non-integral values keep
 /// three decimals, `NaN` is `n/a`.
 pub fn count_f64(x: f64) -> String {

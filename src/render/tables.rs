@@ -81,13 +81,8 @@ pub fn metric_cell(x: f64, why: Option<String>) -> Cell {
 /// A p-value cell: three decimals, `< 0.001` below that (a bootstrap
 /// p-value of 0 is below 1 / replicates, not zero); sorted by the number.
 pub fn p_value_cell(p: f64) -> Cell {
-    let text = if p.is_finite() && p < 0.001 {
-        "< 0.001".to_string()
-    } else {
-        num3(p)
-    };
     Cell {
-        text,
+        text: crate::render::format::p_value(p),
         ..metric_cell(p, None)
     }
 }

@@ -135,10 +135,10 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
                 Some(r) => Cell {
                     class: format!("num {}", verdict_class(r.verdict)),
                     title: format!(
-                        "{} (gain {}, p = {})",
+                        "{} (gain {}, {})",
                         r.verdict.name(),
                         num3(r.gain.0),
-                        num3(r.p_value)
+                        crate::render::format::p_clause(r.p_value)
                     ),
                     ..number(r.delta.0, Some((r.delta.1, r.delta.2)))
                 },

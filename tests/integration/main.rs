@@ -26,6 +26,11 @@
 //!   tables, against a build of the same experiment finds Δ = 0, and an
 //!   `rsmtool` folder is read like an `rsmeval` one
 //!   (`cargo test --test integration compare_fixtures`).
+//! * [`classify`]: `rsmreport classify` end to end: every value of the
+//!   shared `fixtures/classify` (scikit-learn) through the command, the
+//!   bad inputs of classify spec 7, same seed same bytes, the example in the
+//!   browser, its whole-output snapshot
+//!   (`cargo test --test integration classify`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -66,6 +71,7 @@
 mod agree;
 mod agreement;
 mod archive;
+mod classify;
 mod cli;
 mod common;
 mod compare;

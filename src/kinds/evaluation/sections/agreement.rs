@@ -228,7 +228,9 @@ fn degradation(b: &mut Builder, hh: &MetricBlock) -> Titled {
         }
     });
     // The human-human rows compare whole-point human scores: always shown.
-    rounded_only(&mut t, |row| row.cells.get(1).is_some_and(|c| c.text == "H-H"));
+    rounded_only(&mut t, |row| {
+        row.cells.get(1).is_some_and(|c| c.text == "H-H")
+    });
     Titled { heading, table: t }
 }
 

@@ -1,0 +1,440 @@
+//! Command assembly (classify), input half (spec 1, 7): the predictions
+//! file as label codes and score columns. Gold, predicted and subgroup
+//! texts are trimmed; a blank gold label drops the item (counted); a blank
+//! prediction is the abstention code `K` (shown as `(none)`); the label
+//! set is `labels`, or the gold labels in order of first appearance then
+//! the labels only predicted. Scores are read per system and label, in
+//! label order, row-major.
+//!
+//! Reads the predictions file only (through [`crate::input::read_table`]);
+//! computes no metric and writes nothing. Every error names the file and
+//! the column, label or item (data errors, exit 1).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Result};
+
+use crate::config::classify::ClassifyConfig;
+use crate::table::{Cell, FxBuild, Table, Text, Values};
+
+/// How many offending items or rows an error names.
+const SHOWN: usize = 5;
+
+/// One system's predictions.
+#[derive(Clone, Debug)]
+pub struct SystemData {
+    pub name: String,
+    /// Label code per item; `K` (the number of labels) is an abstention.
+    pub pred: Vec<u32>,
+    /// `n x K` scores (label order), when the system has score columns.
+    pub scores: Option<Vec<f64>>,
+}
+
+/// One subgroup column: its levels (code-point order) and each item's code.
+#[derive(Clone, Debug)]
+pub struct Subgroup {
+    pub column: String,
+    pub levels: Vec<String>,
+    pub codes: Vec<u32>,
+}
+
+/// The items with a gold label.
+#[derive(Clone, Debug)]
+pub struct Data {
+    pub file: PathBuf,
+    pub n_rows: usize,
+    pub n_dropped_blank_gold: usize,
+    pub ids: Vec<Text>,
+    /// The label set L in order.
+    pub labels: Vec<String>,
+    pub gold: Vec<u32>,
+    pub systems: Vec<SystemData>,
+    pub subgroups: Vec<Subgroup>,
+}
+
+impl Data {
+    pub fn n(&self) -> usize {
+        self.gold.len()
+    }
+
+    pub fn k(&self) -> usize {
+        self.labels.len()
+    }
+}
+
+/// A cell as trimmed text; blank (empty after trimming, or missing) is `None`.
+fn cell_text(values: &Values, i: usize) -> Option<String> {
+    let s = match values.cell(i) {
+        Cell::Missing => return None,
+        Cell::Text(s) => s,
+        Cell::Int(n) => n.to_string(),
+        Cell::Float(x) => crate::config::python_float_repr(x),
+        Cell::Bool(b) => if b { "True" } else { "False" }.to_string(),
+    };
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// A column's cells as trimmed texts.
+fn texts(table: &Table, name: &str) -> Vec<Option<String>> {
+    let values = &table.column(name).expect("checked").values;
+    (0..table.nrows).map(|i| cell_text(values, i)).collect()
+}
+
+/// The label set and the lookup from text to code.
+struct LabelSet {
+    labels: Vec<String>,
+    ordinal: bool,
+    by_text: HashMap<String, u32, FxBuild>,
+    by_number: HashMap<u64, u32, FxBuild>,
+}
+
+impl LabelSet {
+    fn new(ordinal: bool) -> LabelSet {
+        LabelSet {
+            labels: Vec::new(),
+            ordinal,
+            by_text: HashMap::default(),
+            by_number: HashMap::default(),
+        }
+    }
+
+    fn number(t: &str) -> Option<u64> {
+        let x = crate::table::parse_number(t);
+        x.is_finite().then(|| (x + 0.0).to_bits())
+    }
+
+    fn get(&self, t: &str) -> Option<u32> {
+        if self.ordinal {
+            Self::number(t).and_then(|x| self.by_number.get(&x).copied())
+        } else {
+            self.by_text.get(t).copied()
+        }
+    }
+
+    fn add(&mut self, t: &str) -> u32 {
+        let code = self.labels.len() as u32;
+        self.labels.push(t.to_string());
+        self.by_text.insert(t.to_string(), code);
+        if let Some(x) = Self::number(t) {
+            self.by_number.insert(x, code);
+        }
+        code
+    }
+}
+
+/// Reads the configured predictions file.
+pub fn read(cfg: &ClassifyConfig) -> Result<Data> {
+    let file = &cfg.predictions_file;
+    let mut wanted: Vec<&str> = vec![&cfg.gold_column];
+    wanted.extend(cfg.system_columns.iter().map(String::as_str));
+    wanted.extend(cfg.subgroups.iter().map(String::as_str));
+    wanted.extend(cfg.id_column.as_deref());
+    // JSON lines: a text column would read `null` as the text "None"
+    // (pandas' `astype(str)`); typed columns keep it missing, and labels
+    // written as strings stay strings.
+    let json = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["jsonl", "jsonlines"].contains(&e.to_ascii_lowercase().as_str()));
+    let text_columns: &[&str] = if json { &[] } else { &wanted };
+    let table = crate::provenance::timed("read table", || {
+        crate::input::read_table(file, text_columns)
+    })?;
+    missing_columns(cfg, &table, &wanted)?;
+    let gold_text = texts(&table, &cfg.gold_column);
+    let kept: Vec<usize> = (0..table.nrows)
+        .filter(|&i| gold_text[i].is_some())
+        .collect();
+    let preds: Vec<Vec<Option<String>>> = cfg
+        .system_columns
+        .iter()
+        .map(|s| {
+            kept.iter()
+                .map(|&i| cell_text(&table.column(s).expect("checked").values, i))
+                .collect()
+        })
+        .collect();
+    let gold_text: Vec<&str> = kept
+        .iter()
+        .map(|&i| gold_text[i].as_deref().expect("kept"))
+        .collect();
+    let set = label_set(cfg, &gold_text, &preds)?;
+    if set.ordinal && cfg.labels.is_none() {
+        if let Some(bad) = set.labels.iter().find(|l| LabelSet::number(l).is_none()) {
+            bail!(
+                "{}: ordinal = true but the label \"{bad}\" is not a number",
+                file.display()
+            );
+        }
+    }
+    let gold: Vec<u32> = codes(&set, &gold_text, cfg, &cfg.gold_column, "gold label")?;
+    let mut systems = Vec::new();
+    for (s, p) in cfg.system_columns.iter().zip(&preds) {
+        let k = set.labels.len() as u32;
+        let texts: Vec<&str> = p.iter().map(|t| t.as_deref().unwrap_or("")).collect();
+        let mut pred = codes(&set, &texts, cfg, s, "predicted label")?;
+        for (c, t) in pred.iter_mut().zip(p) {
+            if t.is_none() {
+                *c = k;
+            }
+        }
+        systems.push(SystemData {
+            name: s.clone(),
+            pred,
+            scores: None,
+        });
+    }
+    let ids = ids(cfg, &table, &kept)?;
+    for sys in &mut systems {
+        sys.scores = scores(cfg, &table, &kept, &ids, &sys.name, &set.labels)?;
+    }
+    if let Some(pos) = &cfg.positive_label {
+        if set.get(pos).is_none() {
+            bail!(
+                "{}: positive_label \"{pos}\" is not among the labels ({})",
+                cfg.origin.display(),
+                set.labels.join(", ")
+            );
+        }
+    }
+    let subgroups = cfg
+        .subgroups
+        .iter()
+        .map(|g| subgroup(g, &table, &kept))
+        .collect();
+    Ok(Data {
+        file: file.clone(),
+        n_rows: table.nrows,
+        n_dropped_blank_gold: table.nrows - kept.len(),
+        ids,
+        labels: set.labels,
+        gold,
+        systems,
+        subgroups,
+    })
+}
+
+fn missing_columns(cfg: &ClassifyConfig, table: &Table, wanted: &[&str]) -> Result<()> {
+    let absent: Vec<String> = wanted
+        .iter()
+        .filter(|c| table.column(c).is_none())
+        .map(|c| format!("'{c}'"))
+        .collect();
+    if absent.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "{}: the column{} {} named in the experiment file {} not in the file (its columns are {})",
+        cfg.predictions_file.display(),
+        if absent.len() > 1 { "s" } else { "" },
+        absent.join(", "),
+        if absent.len() > 1 { "are" } else { "is" },
+        table.names().join(", ")
+    )
+}
+
+fn label_set(
+    cfg: &ClassifyConfig,
+    gold: &[&str],
+    preds: &[Vec<Option<String>>],
+) -> Result<LabelSet> {
+    let mut set = LabelSet::new(cfg.ordinal);
+    if let Some(labels) = &cfg.labels {
+        for l in labels {
+            set.add(l);
+        }
+        return Ok(set);
+    }
+    for g in gold {
+        if set.get(g).is_none() {
+            set.add(g);
+        }
+    }
+    for p in preds {
+        for t in p.iter().flatten() {
+            if set.get(t).is_none() {
+                set.add(t);
+            }
+        }
+    }
+    Ok(set)
+}
+
+/// The codes of `texts` (blank texts get code 0, replaced by the caller);
+/// a text outside a given label set is an error with its count.
+fn codes(
+    set: &LabelSet,
+    texts: &[&str],
+    cfg: &ClassifyConfig,
+    column: &str,
+    what: &str,
+) -> Result<Vec<u32>> {
+    let mut out = Vec::with_capacity(texts.len());
+    let mut unknown: Vec<(String, usize)> = Vec::new();
+    for t in texts {
+        if t.is_empty() {
+            out.push(0);
+            continue;
+        }
+        match set.get(t) {
+            Some(c) => out.push(c),
+            None => {
+                out.push(0);
+                match unknown.iter_mut().find(|(u, _)| u == t) {
+                    Some(u) => u.1 += 1,
+                    None => unknown.push((t.to_string(), 1)),
+                }
+            }
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(out);
+    }
+    let shown: Vec<String> = unknown
+        .iter()
+        .take(SHOWN)
+        .map(|(u, n)| format!("\"{u}\" ({n} item{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    bail!(
+        "{}: column '{column}' has {what}{} outside labels: {}{}; add {} to labels (labels = [{}]) \
+         or correct the file",
+        cfg.predictions_file.display(),
+        if unknown.len() > 1 { "s" } else { "" },
+        shown.join(", "),
+        if unknown.len() > SHOWN { format!(" and {} more", unknown.len() - SHOWN) } else { String::new() },
+        if unknown.len() > 1 { "them" } else { "it" },
+        set.labels.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn ids(cfg: &ClassifyConfig, table: &Table, kept: &[usize]) -> Result<Vec<Text>> {
+    let Some(col) = &cfg.id_column else {
+        return Ok(kept
+            .iter()
+            .map(|&i| Text::from((i + 1).to_string()))
+            .collect());
+    };
+    let values = &table.column(col).expect("checked").values;
+    let ids: Vec<Text> = kept
+        .iter()
+        .map(|&i| Text::from(cell_text(values, i).unwrap_or_default()))
+        .collect();
+    let mut first: HashMap<&str, usize, FxBuild> = HashMap::default();
+    first.reserve(ids.len());
+    let mut dups: Vec<String> = Vec::new();
+    let mut count = 0usize;
+    for (j, id) in ids.iter().enumerate() {
+        if let Some(&prev) = first.get(&**id) {
+            count += 1;
+            if dups.len() < SHOWN {
+                dups.push(format!(
+                    "'{id}' (rows {} and {})",
+                    kept[prev] + 1,
+                    kept[j] + 1
+                ));
+            }
+        } else {
+            first.insert(id, j);
+        }
+    }
+    if count > 0 {
+        bail!(
+            "{}: column '{col}': {count} item{} repeat{} an id: {}{}; every item needs its own id \
+             (rows are counted from the first data row)",
+            cfg.predictions_file.display(),
+            if count > 1 { "s" } else { "" },
+            if count > 1 { "" } else { "s" },
+            dups.join(", "),
+            if count > dups.len() {
+                format!(" and {} more", count - dups.len())
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(ids)
+}
+
+/// The `n x K` scores of `system` (None without score columns). A missing
+/// column, a blank, non-numeric, negative or non-finite cell is an error.
+fn scores(
+    cfg: &ClassifyConfig,
+    table: &Table,
+    kept: &[usize],
+    ids: &[Text],
+    system: &str,
+    labels: &[String],
+) -> Result<Option<Vec<f64>>> {
+    if !cfg.has_scores(system) {
+        return Ok(None);
+    }
+    let file = cfg.predictions_file.display();
+    let mut columns = Vec::with_capacity(labels.len());
+    let mut absent = Vec::new();
+    for l in labels {
+        match cfg.score_column(system, l) {
+            Some(c) if table.column(&c).is_some() => columns.push(c),
+            Some(c) => absent.push(format!("'{c}' (label \"{l}\")")),
+            None => absent.push(format!("(none configured for label \"{l}\")")),
+        }
+    }
+    if !absent.is_empty() {
+        bail!(
+            "{file}: the score columns of system '{system}' are missing: {}; the file's columns are {}",
+            absent.join(", "),
+            table.names().join(", ")
+        );
+    }
+    let k = labels.len();
+    let n = kept.len();
+    let mut out = vec![0.0; n * k];
+    for (j, c) in columns.iter().enumerate() {
+        let values = &table.column(c).expect("checked").values;
+        let numbers = values.to_numeric();
+        for (r, &i) in kept.iter().enumerate() {
+            let x = numbers[i];
+            if !(x.is_finite() && x >= 0.0) {
+                let why = match cell_text(values, i) {
+                    None => "is empty or NaN; every item needs a finite score for every label"
+                        .to_string(),
+                    Some(t) if x.is_nan() && crate::table::parse_number(&t).is_nan() => {
+                        format!("holds \"{t}\", which is not a number")
+                    }
+                    Some(t) => format!("holds {t}; scores must be finite and not negative"),
+                };
+                return Err(anyhow!(
+                    "{file}: column '{c}' (system '{system}', label \"{}\"), item '{}' (row {}) {why}",
+                    labels[j],
+                    ids[r],
+                    i + 1
+                ));
+            }
+            out[r * k + j] = x;
+        }
+    }
+    Ok(Some(out))
+}
+
+fn subgroup(column: &str, table: &Table, kept: &[usize]) -> Subgroup {
+    let values = &table.column(column).expect("checked").values;
+    let texts: Vec<String> = kept
+        .iter()
+        .map(|&i| cell_text(values, i).unwrap_or_else(|| "(blank)".into()))
+        .collect();
+    let mut levels: Vec<String> = texts.clone();
+    levels.sort();
+    levels.dedup();
+    let index: HashMap<&str, u32, FxBuild> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.as_str(), i as u32))
+        .collect();
+    let codes = texts.iter().map(|t| index[t.as_str()]).collect();
+    Subgroup {
+        column: column.to_string(),
+        levels,
+        codes,
+    }
+}

@@ -1,0 +1,887 @@
+//! Command assembly (classify): the intervals of spec 2 and the paired
+//! inference of spec 3 (uncertainty.md 2; compare.md 2.2-2.3 amended).
+//!
+//! Items are dealt at random into at most 1,000 blocks (each item its own
+//! block up to 1,000 items: then it is the plain item bootstrap); a
+//! replicate draws blocks with replacement from the stream `(seed,
+//! replicate)`, so the numbers do not depend on the thread count. The
+//! label metrics of a replicate come from the weighted sum of the blocks'
+//! sparse confusion counts, the probability metrics from block sums, and
+//! average precision and ROC AUC from one pre-sorted pass per class with
+//! the blocks' weights (no sort per replicate; at most
+//! [`RANK_REPLICATES`] replicates on large data, said in the report).
+//! Every statistic of a replicate is computed by the same functions as the
+//! estimate, on the same resample for every system, so paired differences
+//! keep their correlation.
+//!
+//! Reads and writes nothing.
+
+use super::read::Data;
+use super::run::{betas_with_one, kappa_of, SystemResult};
+use crate::analysis::intervals::design::{Blocks, MAX_BLOCKS};
+use crate::config::classify::ClassifyConfig;
+use crate::config::intervals::Intervals as Settings;
+use crate::metrics::bootstrap::{percentile_interval, replicate_rng, Interval};
+use crate::metrics::calibration::{are_probabilities, ProbSums};
+use crate::metrics::classification::label_report;
+use crate::metrics::paired::{bootstrap_p_value, holm};
+use crate::metrics::ranking::{macro_weighted, SortedLabels};
+use crate::metrics::raters::Weights;
+
+/// Replicates for average precision and ROC AUC when the full number
+/// would take long (more than [`RANK_WORK`] item-class passes).
+pub const RANK_REPLICATES: usize = 200;
+const RANK_WORK: usize = 400_000_000;
+
+/// The practical margin of every compared statistic (compare.md 2.3).
+pub const MARGIN: f64 = 0.01;
+
+/// One statistic's interval.
+#[derive(Clone, Debug)]
+pub struct CiRow {
+    pub system: usize,
+    /// `overall` or the class label.
+    pub row: String,
+    pub metric: String,
+    pub estimate: f64,
+    pub interval: Interval,
+    /// Wilson's interval (accuracy only), NaN otherwise.
+    pub analytic: (f64, f64),
+    pub replicates: usize,
+}
+
+/// One paired difference (spec 3).
+#[derive(Clone, Debug)]
+pub struct DeltaRow {
+    pub baseline: usize,
+    pub candidate: usize,
+    /// `overall` or `class=<label>`.
+    pub scope: String,
+    pub statistic: String,
+    pub base: (f64, Interval),
+    pub cand: (f64, Interval),
+    pub delta: (f64, f64, f64),
+    pub gain: (f64, f64, f64),
+    pub p_value: f64,
+    /// Holm-adjusted across classes (per-class rows), NaN otherwise.
+    pub p_holm: f64,
+    pub verdict: String,
+}
+
+/// One subgroup level's interval.
+#[derive(Clone, Debug)]
+pub struct LevelCi {
+    pub column: String,
+    pub level: String,
+    pub system: usize,
+    pub metric: String,
+    pub estimate: f64,
+    pub interval: Interval,
+}
+
+/// Every interval of a run.
+#[derive(Clone, Debug)]
+pub struct Intervals {
+    pub level: f64,
+    pub replicates: usize,
+    pub rank_replicates: usize,
+    pub blocks: usize,
+    pub rows: Vec<CiRow>,
+    pub deltas: Vec<DeltaRow>,
+    pub levels: Vec<LevelCi>,
+}
+
+impl Intervals {
+    /// The interval of `metric` of `system` in `row`.
+    pub fn get(&self, system: usize, row: &str, metric: &str) -> Option<&CiRow> {
+        self.rows
+            .iter()
+            .find(|r| r.system == system && r.row == row && r.metric == metric)
+    }
+}
+
+/// The verdict words of compare.md 2.3 (amended) on the oriented change
+/// `gain` with interval `[lo, hi]` and margin `m`.
+// TODO(merge): use compare's verdict function
+pub fn verdict(lo: f64, hi: f64, m: f64) -> &'static str {
+    if lo.is_nan() || hi.is_nan() {
+        "not testable"
+    } else if lo > m {
+        "improved"
+    } else if hi < -m {
+        "regressed"
+    } else if -m <= lo && hi <= m {
+        if lo > 0.0 || hi < 0.0 {
+            "changed within margin"
+        } else {
+            "equivalent"
+        }
+    } else if lo > 0.0 {
+        "likely improved"
+    } else if hi < 0.0 {
+        "likely regressed"
+    } else {
+        "no detectable change"
+    }
+}
+
+/// The names of the statistics of one system, in replicate order:
+/// headline numbers, then per class precision, recall and F1.
+pub fn stat_names(cfg: &ClassifyConfig, ranking: bool, probs: bool) -> Vec<String> {
+    let mut out: Vec<String> = [
+        "accuracy",
+        "balanced_accuracy",
+        "matthews_corrcoef",
+        "cohen_kappa",
+    ]
+    .map(String::from)
+    .to_vec();
+    if cfg.ordinal {
+        out.extend(["cohen_kappa_linear", "cohen_kappa_quadratic"].map(String::from));
+    }
+    for b in betas_with_one(&cfg.beta) {
+        let f = ClassifyConfig::f_name(b);
+        out.extend([
+            format!("macro_{f}"),
+            format!("micro_{f}"),
+            format!("weighted_{f}"),
+        ]);
+    }
+    if ranking {
+        out.extend(["average_precision_macro", "roc_auc_macro"].map(String::from));
+    }
+    if probs {
+        out.extend(["brier", "log_loss", "ece"].map(String::from));
+    }
+    out
+}
+
+/// The headline statistics (names as [`stat_names`]) of a confusion
+/// matrix, probability sums and per-class AP/AUC, then per class
+/// precision, recall, F1.
+pub fn stat_values(
+    cfg: &ClassifyConfig,
+    k: usize,
+    c: &[f64],
+    probs: Option<&ProbSums>,
+    rank: Option<(&[f64], &[f64], &[f64])>,
+) -> Vec<f64> {
+    let betas = betas_with_one(&cfg.beta);
+    let r = label_report(c, k, k + 1, &betas);
+    let mut out = vec![
+        r.accuracy,
+        r.balanced_accuracy,
+        r.matthews,
+        kappa_of(c, k, Weights::Identity),
+    ];
+    if cfg.ordinal {
+        out.extend([
+            kappa_of(c, k, Weights::Linear),
+            kappa_of(c, k, Weights::Quadratic),
+        ]);
+    }
+    for b in 0..betas.len() {
+        out.extend([r.macro_avg.f[b], r.micro_avg.f[b], r.weighted_avg.f[b]]);
+    }
+    if let Some((ap, auc, pos)) = rank {
+        out.extend([macro_weighted(ap, pos).0, macro_weighted(auc, pos).0]);
+    }
+    if let Some(p) = probs {
+        out.extend([p.brier(), p.log_loss(), p.ece()]);
+    }
+    let f1 = betas.iter().position(|&b| b == 1.0).expect("added");
+    for p in &r.per_class {
+        out.extend([p.precision, p.recall, p.f[f1]]);
+    }
+    out
+}
+
+/// Sparse confusion counts per block: `(cell, count)` runs, block `j`'s
+/// at `cells[starts[j]..starts[j + 1]]`.
+struct SparseBlocks {
+    starts: Vec<usize>,
+    cells: Vec<(u32, f64)>,
+}
+
+impl SparseBlocks {
+    fn new(blocks: &Blocks, cell_of: impl Fn(usize) -> usize, n_cells: usize) -> SparseBlocks {
+        let m = blocks.len();
+        let mut by_block: Vec<Vec<u32>> = vec![Vec::new(); m];
+        for (i, &b) in blocks.of_response.iter().enumerate() {
+            by_block[b as usize].push(cell_of(i) as u32);
+        }
+        let mut scratch = vec![0.0f64; n_cells];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut out = SparseBlocks {
+            starts: vec![0],
+            cells: Vec::new(),
+        };
+        for items in by_block {
+            for c in items {
+                if scratch[c as usize] == 0.0 {
+                    touched.push(c);
+                }
+                scratch[c as usize] += 1.0;
+            }
+            touched.sort_unstable();
+            for &c in &touched {
+                out.cells.push((c, scratch[c as usize]));
+                scratch[c as usize] = 0.0;
+            }
+            touched.clear();
+            out.starts.push(out.cells.len());
+        }
+        out
+    }
+
+    /// `out = sum_j counts[j] * block_j` over the blocks `range`.
+    fn add(&self, counts: &[u32], range: std::ops::Range<usize>, out: &mut [f64]) {
+        for j in range {
+            let w = f64::from(counts[j]);
+            if w > 0.0 {
+                for &(c, x) in &self.cells[self.starts[j]..self.starts[j + 1]] {
+                    out[c as usize] += w * x;
+                }
+            }
+        }
+    }
+}
+
+/// What one system contributes to a replicate.
+struct SystemBlocks {
+    confusion: SparseBlocks,
+    probs: Option<Vec<ProbSums>>,
+    /// Per class, sorted for AP/AUC, with the positives per class.
+    rank: Option<Vec<SortedLabels>>,
+}
+
+fn system_blocks(data: &Data, s: usize, blocks: &Blocks, positive: Option<usize>) -> SystemBlocks {
+    let k = data.k();
+    let sys = &data.systems[s];
+    let confusion = SparseBlocks::new(
+        blocks,
+        |i| data.gold[i] as usize * (k + 1) + sys.pred[i] as usize,
+        k * (k + 1),
+    );
+    let scores = sys.scores.as_deref();
+    let probs = scores.filter(|sc| are_probabilities(sc, k)).map(|sc| {
+        let mut sums = vec![ProbSums::default(); blocks.len()];
+        for (i, &b) in blocks.of_response.iter().enumerate() {
+            sums[b as usize].push(
+                &sc[i * k..(i + 1) * k],
+                data.gold[i] as usize,
+                positive,
+                1.0,
+            );
+        }
+        sums
+    });
+    let rank = scores.map(|sc| {
+        let n = data.n();
+        (0..k)
+            .map(|j| {
+                let col: Vec<f64> = (0..n).map(|i| sc[i * k + j]).collect();
+                let truth: Vec<bool> = data.gold.iter().map(|&g| g as usize == j).collect();
+                SortedLabels::new(&col, &truth, &blocks.of_response)
+            })
+            .collect()
+    });
+    SystemBlocks {
+        confusion,
+        probs,
+        rank,
+    }
+}
+
+/// The statistics of every system for one replicate's block counts.
+fn replicate_values(
+    cfg: &ClassifyConfig,
+    k: usize,
+    systems: &[SystemBlocks],
+    counts: &[u32],
+    with_rank: bool,
+) -> Vec<Vec<f64>> {
+    let weights: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
+    let (mut tps, mut fps) = (Vec::new(), Vec::new());
+    systems
+        .iter()
+        .map(|sb| {
+            let mut c = vec![0.0; k * (k + 1)];
+            sb.confusion.add(counts, 0..counts.len(), &mut c);
+            let probs = sb.probs.as_ref().map(|blocks| {
+                let mut total = ProbSums::default();
+                for (b, &w) in blocks.iter().zip(&weights) {
+                    if w > 0.0 {
+                        total.add_scaled(b, w);
+                    }
+                }
+                total
+            });
+            let rank = sb.rank.as_ref().map(|classes| {
+                if !with_rank {
+                    return (vec![f64::NAN; k], vec![f64::NAN; k]);
+                }
+                classes
+                    .iter()
+                    .map(|sl| sl.weighted(&weights, &mut tps, &mut fps))
+                    .unzip()
+            });
+            let pos: Vec<f64> = (0..k)
+                .map(|j| (0..=k).map(|p| c[j * (k + 1) + p]).sum())
+                .collect();
+            stat_values(
+                cfg,
+                k,
+                &c,
+                probs.as_ref(),
+                rank.as_ref().map(|(a, u): &(Vec<f64>, Vec<f64>)| {
+                    (a.as_slice(), u.as_slice(), pos.as_slice())
+                }),
+            )
+        })
+        .collect()
+}
+
+/// The threads the bootstrap uses by default.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 16)
+}
+
+/// Runs `f(r)` for every replicate on `threads` threads; the result of
+/// replicate `r` is at index `r` whatever the thread count.
+fn parallel<T: Send>(threads: usize, replicates: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.max(1);
+    let chunk = replicates.div_ceil(threads).max(1);
+    let mut out: Vec<Option<T>> = (0..replicates).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        for (c, slots) in out.chunks_mut(chunk).enumerate() {
+            let f = &f;
+            scope.spawn(move || {
+                for (i, slot) in slots.iter_mut().enumerate() {
+                    *slot = Some(f(c * chunk + i));
+                }
+            });
+        }
+    });
+    out.into_iter()
+        .map(|x| x.expect("every replicate ran"))
+        .collect()
+}
+
+/// Every interval and paired difference of the run, on
+/// [`default_threads`] threads.
+pub fn run(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    results: &[SystemResult],
+    positive: Option<usize>,
+    settings: &Settings,
+) -> Intervals {
+    run_with_threads(cfg, data, results, (positive, settings), default_threads())
+}
+
+/// [`run`] on `threads` threads (the numbers do not depend on it).
+pub fn run_with_threads(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    results: &[SystemResult],
+    (positive, settings): (Option<usize>, &Settings),
+    threads: usize,
+) -> Intervals {
+    let (n, k) = (data.n(), data.k());
+    let blocks = Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed);
+    let systems: Vec<SystemBlocks> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..data.systems.len())
+            .map(|s| {
+                scope.spawn({
+                    let blocks = &blocks;
+                    move || system_blocks(data, s, blocks, positive)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("block sums"))
+            .collect()
+    });
+    let replicates = settings.replicates as usize;
+    let ranked = data.systems.iter().filter(|s| s.scores.is_some()).count();
+    let rank_replicates = if n * k * ranked * replicates <= RANK_WORK {
+        replicates
+    } else {
+        replicates.min(RANK_REPLICATES)
+    };
+    let values: Vec<Vec<Vec<f64>>> = parallel(threads, replicates, |r| {
+        let mut counts = vec![0u32; blocks.len()];
+        blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
+        replicate_values(cfg, k, &systems, &counts, r < rank_replicates)
+    });
+    let mut out = Intervals {
+        level: settings.level,
+        replicates,
+        rank_replicates,
+        blocks: blocks.len(),
+        rows: Vec::new(),
+        deltas: Vec::new(),
+        levels: Vec::new(),
+    };
+    let estimates: Vec<Vec<f64>> = results.iter().map(|r| estimates(cfg, k, r)).collect();
+    collect_rows(cfg, data, &estimates, &values, &mut out);
+    collect_deltas(cfg, data, &estimates, &values, &mut out);
+    out.levels = crate::provenance::timed("bootstrap by subgroup", || {
+        levels(cfg, data, settings, threads)
+    });
+    out
+}
+
+/// The replicate values of statistic `stat` of system `s` (the rank
+/// statistics only from the replicates that computed them).
+fn column(values: &[Vec<Vec<f64>>], s: usize, stat: usize, reps: usize) -> Vec<f64> {
+    values[..reps].iter().map(|r| r[s][stat]).collect()
+}
+
+fn is_rank(name: &str) -> bool {
+    matches!(name, "average_precision_macro" | "roc_auc_macro")
+}
+
+/// The statistic names of system `s` (as [`stat_names`]).
+fn names_of(cfg: &ClassifyConfig, data: &Data, s: usize) -> Vec<String> {
+    let k = data.k();
+    let scores = data.systems[s].scores.as_deref();
+    stat_names(
+        cfg,
+        scores.is_some(),
+        scores.is_some_and(|sc| are_probabilities(sc, k)),
+    )
+}
+
+fn collect_rows(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    estimates: &[Vec<f64>],
+    values: &[Vec<Vec<f64>>],
+    out: &mut Intervals,
+) {
+    let k = data.k();
+    let nan2 = (f64::NAN, f64::NAN);
+    for (s, estimate) in estimates.iter().enumerate() {
+        let names = names_of(cfg, data, s);
+        for (i, name) in names.iter().enumerate() {
+            let reps = if is_rank(name) {
+                out.rank_replicates
+            } else {
+                out.replicates
+            };
+            let analytic = if name == "accuracy" {
+                let correct = (estimate[0] * data.n() as f64).round();
+                crate::metrics::bootstrap::wilson_interval(correct, data.n(), out.level)
+            } else {
+                nan2
+            };
+            let reps = column(values, s, i, reps);
+            out.rows.push(ci_row(
+                s,
+                "overall",
+                name,
+                estimate[i],
+                &reps,
+                out.level,
+                analytic,
+            ));
+        }
+        for j in 0..k {
+            for (m, metric) in ["precision", "recall", "f1"].iter().enumerate() {
+                let i = names.len() + 3 * j + m;
+                let reps = column(values, s, i, out.replicates);
+                out.rows.push(ci_row(
+                    s,
+                    &data.labels[j],
+                    metric,
+                    estimate[i],
+                    &reps,
+                    out.level,
+                    nan2,
+                ));
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ci_row(
+    system: usize,
+    row: &str,
+    metric: &str,
+    estimate: f64,
+    reps: &[f64],
+    level: f64,
+    analytic: (f64, f64),
+) -> CiRow {
+    CiRow {
+        system,
+        row: row.to_string(),
+        metric: metric.to_string(),
+        estimate,
+        interval: if estimate.is_nan() {
+            Interval::nan()
+        } else {
+            percentile_interval(reps, level)
+        },
+        analytic,
+        replicates: reps.len(),
+    }
+}
+
+/// The estimates in [`stat_values`] order, from a system's results (the
+/// numbers of its tables, bit for bit).
+fn estimates(cfg: &ClassifyConfig, k: usize, r: &SystemResult) -> Vec<f64> {
+    let rank = r.ranking.as_ref().map(|x| {
+        (
+            x.average_precision.as_slice(),
+            x.roc_auc.as_slice(),
+            x.positives.as_slice(),
+        )
+    });
+    stat_values(cfg, k, &r.confusion, r.probs.as_ref(), rank)
+}
+
+/// The statistics compared between systems: `(name, larger is better)`.
+pub const COMPARED: [(&str, bool); 5] = [
+    ("accuracy", true),
+    ("macro_f1", true),
+    ("matthews_corrcoef", true),
+    ("average_precision_macro", true),
+    ("brier", false),
+];
+
+fn collect_deltas(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    estimates: &[Vec<f64>],
+    values: &[Vec<Vec<f64>>],
+    out: &mut Intervals,
+) {
+    let b = cfg.baseline;
+    let base_names = names_of(cfg, data, b);
+    for c in (0..data.systems.len()).filter(|&c| c != b) {
+        let cand_names = names_of(cfg, data, c);
+        let mut rows = Vec::new();
+        for (stat, larger) in COMPARED {
+            let (Some(i), Some(j)) = (
+                base_names.iter().position(|n| n == stat),
+                cand_names.iter().position(|n| n == stat),
+            ) else {
+                continue;
+            };
+            let reps = if is_rank(stat) {
+                out.rank_replicates
+            } else {
+                out.replicates
+            };
+            rows.push(delta_row(
+                out,
+                (b, i),
+                (c, j),
+                estimates,
+                values,
+                reps,
+                ("overall".into(), stat.to_string(), larger),
+            ));
+        }
+        let mut class_rows: Vec<DeltaRow> = (0..data.k())
+            .map(|k| {
+                let (i, j) = (base_names.len() + 3 * k + 1, cand_names.len() + 3 * k + 1);
+                let scope = format!("class={}", data.labels[k]);
+                delta_row(
+                    out,
+                    (b, i),
+                    (c, j),
+                    estimates,
+                    values,
+                    out.replicates,
+                    (scope, "recall".into(), true),
+                )
+            })
+            .collect();
+        let adjusted = holm(&class_rows.iter().map(|r| r.p_value).collect::<Vec<_>>());
+        for (r, p) in class_rows.iter_mut().zip(adjusted) {
+            r.p_holm = p;
+            let strong = !matches!(
+                r.verdict.as_str(),
+                "equivalent" | "no detectable change" | "not testable"
+            );
+            if strong && p.partial_cmp(&(1.0 - out.level)) != Some(std::cmp::Ordering::Less) {
+                r.verdict = "no detectable change (after Holm)".into();
+            }
+        }
+        rows.extend(class_rows);
+        out.deltas.extend(rows);
+    }
+}
+
+fn delta_row(
+    out: &Intervals,
+    (b, i): (usize, usize),
+    (c, j): (usize, usize),
+    estimates: &[Vec<f64>],
+    values: &[Vec<Vec<f64>>],
+    reps: usize,
+    (scope, statistic, larger): (String, String, bool),
+) -> DeltaRow {
+    let base_reps = column(values, b, i, reps);
+    let cand_reps = column(values, c, j, reps);
+    let deltas: Vec<f64> = cand_reps
+        .iter()
+        .zip(&base_reps)
+        .map(|(x, y)| x - y)
+        .collect();
+    let (eb, ec) = (estimates[b][i], estimates[c][j]);
+    let d = ec - eb;
+    let iv = if d.is_nan() {
+        Interval::nan()
+    } else {
+        percentile_interval(&deltas, out.level)
+    };
+    let delta = (d, iv.lower, iv.upper);
+    let gain = if larger {
+        delta
+    } else {
+        (-d, -iv.upper, -iv.lower)
+    };
+    let ci = |e: f64, r: &[f64]| {
+        (
+            e,
+            if e.is_nan() {
+                Interval::nan()
+            } else {
+                percentile_interval(r, out.level)
+            },
+        )
+    };
+    DeltaRow {
+        baseline: b,
+        candidate: c,
+        scope,
+        statistic,
+        base: ci(eb, &base_reps),
+        cand: ci(ec, &cand_reps),
+        delta,
+        gain,
+        p_value: if d.is_nan() {
+            f64::NAN
+        } else {
+            bootstrap_p_value(&deltas)
+        },
+        p_holm: f64::NAN,
+        verdict: verdict(gain.1, gain.2, MARGIN).to_string(),
+    }
+}
+
+/// The label statistics with an interval per subgroup level.
+pub const LEVEL_STATS: [&str; 5] = [
+    "accuracy",
+    "balanced_accuracy",
+    "macro_f1",
+    "matthews_corrcoef",
+    "cohen_kappa",
+];
+
+fn level_values(cfg: &ClassifyConfig, k: usize, c: &[f64]) -> [f64; 5] {
+    let betas = betas_with_one(&cfg.beta);
+    let f1 = betas.iter().position(|&b| b == 1.0).expect("added");
+    let r = label_report(c, k, k + 1, &betas);
+    [
+        r.accuracy,
+        r.balanced_accuracy,
+        r.macro_avg.f[f1],
+        r.matthews,
+        kappa_of(c, k, Weights::Identity),
+    ]
+}
+
+/// Intervals per subgroup level (stratified: every replicate keeps each
+/// level's size), label statistics only.
+fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize) -> Vec<LevelCi> {
+    let (n, k) = (data.n(), data.k());
+    let mut out = Vec::new();
+    for g in &data.subgroups {
+        let nl = g.levels.len();
+        let blocks = Blocks::deal(n, None, Some(&g.codes), nl, MAX_BLOCKS, settings.seed);
+        let sparse: Vec<SparseBlocks> = data
+            .systems
+            .iter()
+            .map(|sys| {
+                SparseBlocks::new(
+                    &blocks,
+                    |i| data.gold[i] as usize * (k + 1) + sys.pred[i] as usize,
+                    k * (k + 1),
+                )
+            })
+            .collect();
+        let per_level = |counts: &[u32]| -> Vec<[f64; 5]> {
+            let mut v = Vec::with_capacity(nl * sparse.len());
+            for l in 0..nl {
+                for sb in &sparse {
+                    let mut c = vec![0.0; k * (k + 1)];
+                    sb.add(counts, blocks.starts[l]..blocks.starts[l + 1], &mut c);
+                    v.push(level_values(cfg, k, &c));
+                }
+            }
+            v
+        };
+        let estimate = per_level(&vec![1u32; blocks.len()]);
+        let values: Vec<Vec<[f64; 5]>> = parallel(threads, settings.replicates as usize, |r| {
+            let mut counts = vec![0u32; blocks.len()];
+            blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
+            per_level(&counts)
+        });
+        for l in 0..nl {
+            for s in 0..sparse.len() {
+                let cell = l * sparse.len() + s;
+                for (m, metric) in LEVEL_STATS.iter().enumerate() {
+                    let reps: Vec<f64> = values.iter().map(|v| v[cell][m]).collect();
+                    let e = estimate[cell][m];
+                    out.push(LevelCi {
+                        column: g.column.clone(),
+                        level: g.levels[l].clone(),
+                        system: s,
+                        metric: metric.to_string(),
+                        estimate: e,
+                        interval: if e.is_nan() {
+                            Interval::nan()
+                        } else {
+                            percentile_interval(&reps, settings.level)
+                        },
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_words_follow_compare_2_3_amended() {
+        let m = 0.01;
+        assert_eq!(verdict(0.02, 0.05, m), "improved");
+        assert_eq!(verdict(-0.05, -0.02, m), "regressed");
+        assert_eq!(verdict(0.005, 0.03, m), "likely improved");
+        // A drop of [-0.038, -0.009]: it may be four times the margin.
+        assert_eq!(verdict(-0.038, -0.009, m), "likely regressed");
+        assert_eq!(verdict(0.002, 0.008, m), "changed within margin");
+        assert_eq!(verdict(-0.008, -0.002, m), "changed within margin");
+        assert_eq!(verdict(-0.005, 0.005, m), "equivalent");
+        assert_eq!(verdict(0.0, 0.0, m), "equivalent");
+        assert_eq!(verdict(-0.02, 0.03, m), "no detectable change");
+        assert_eq!(verdict(-0.005, 0.03, m), "no detectable change");
+        assert_eq!(verdict(f64::NAN, 0.1, m), "not testable");
+        // The edges: lo = m is not above the margin.
+        assert_eq!(verdict(0.01, 0.02, m), "likely improved");
+        assert_eq!(verdict(-0.02, -0.01, m), "likely regressed");
+    }
+
+    fn small() -> (ClassifyConfig, Data) {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("p.csv"), "x\n").unwrap();
+        let cfg = crate::config::classify::parse(
+            "experiment_id = \"t\"\npredictions_file = \"p.csv\"\ngold_column = \"g\"\n\
+             system_columns = [\"a\", \"b\"]\n",
+            &dir.path().join("e.toml"),
+        )
+        .unwrap();
+        let mut g = crate::metrics::bootstrap::Rng::from_seed(3);
+        let n = 2500;
+        let gold: Vec<u32> = (0..n).map(|_| g.below(3) as u32).collect();
+        let noisy = |g: &mut crate::metrics::bootstrap::Rng, p: u64| -> Vec<u32> {
+            gold.iter()
+                .map(|&x| {
+                    if g.below(100) < p {
+                        g.below(4) as u32
+                    } else {
+                        x
+                    }
+                })
+                .collect()
+        };
+        let (a, b) = (noisy(&mut g, 40), noisy(&mut g, 30));
+        let mut scores = vec![0.0; n * 3];
+        for (i, &x) in gold.iter().enumerate() {
+            for j in 0..3 {
+                scores[i * 3 + j] =
+                    if j as u32 == x { 0.5 } else { 0.25 } + g.below(10) as f64 / 100.0;
+            }
+        }
+        let data = Data {
+            file: "p.csv".into(),
+            n_rows: n,
+            n_dropped_blank_gold: 0,
+            ids: Vec::new(),
+            labels: vec!["x".into(), "y".into(), "z".into()],
+            gold,
+            systems: vec![
+                crate::kinds::classify::read::SystemData {
+                    name: "a".into(),
+                    pred: a,
+                    scores: Some(scores),
+                },
+                crate::kinds::classify::read::SystemData {
+                    name: "b".into(),
+                    pred: b,
+                    scores: None,
+                },
+            ],
+            subgroups: Vec::new(),
+        };
+        (cfg, data)
+    }
+
+    /// Uncertainty spec 2.4: the same seed gives the same numbers with 1
+    /// and with 3 threads; intervals contain the estimates.
+    #[test]
+    fn thread_count_changes_nothing() {
+        let (cfg, data) = small();
+        let results: Vec<SystemResult> = data
+            .systems
+            .iter()
+            .map(|s| {
+                let items = super::super::run::Items {
+                    gold: &data.gold,
+                    pred: &s.pred,
+                    scores: s.scores.as_deref(),
+                };
+                super::super::run::evaluate(&cfg, &s.name, (3, None), &items, false)
+            })
+            .collect();
+        let settings = Settings {
+            replicates: 60,
+            ..Settings::default()
+        };
+        let one = run_with_threads(&cfg, &data, &results, (None, &settings), 1);
+        let three = run_with_threads(&cfg, &data, &results, (None, &settings), 3);
+        assert_eq!(one.rows.len(), three.rows.len());
+        for (x, y) in one.rows.iter().zip(&three.rows) {
+            assert_eq!(
+                (x.interval.lower.to_bits(), x.interval.upper.to_bits()),
+                (y.interval.lower.to_bits(), y.interval.upper.to_bits()),
+                "{}",
+                x.metric
+            );
+        }
+        let acc = one.get(0, "overall", "accuracy").unwrap();
+        assert!(acc.interval.lower < acc.estimate && acc.estimate < acc.interval.upper);
+        assert_eq!(acc.estimate, results[0].report.accuracy);
+        // b is less noisy: accuracy gain > 0 with a small p-value.
+        let d = one
+            .deltas
+            .iter()
+            .find(|d| d.statistic == "accuracy")
+            .unwrap();
+        assert!(d.delta.0 > 0.0 && d.p_value < 0.05, "{d:?}");
+    }
+}

@@ -1,0 +1,465 @@
+//! Command assembly (classify): every number of spec 2-4 for each system,
+//! on all items and on each subgroup level: the confusion matrix, the
+//! label metrics, the ranking metrics and curves (one sort per class and
+//! system), the probability metrics, the paired comparisons against the
+//! baseline (McNemar, deltas, gains, verdicts), and the intervals of
+//! [`super::resample`].
+//!
+//! Calls the pure maths of `crate::metrics` (classification, ranking,
+//! calibration, raters::pairs, paired, bootstrap): one definition of every
+//! number. Reads and writes nothing, formats nothing.
+
+use super::read::{Data, SystemData};
+use super::resample::{self, Intervals};
+use crate::config::classify::ClassifyConfig;
+use crate::metrics::bootstrap::wilson_interval;
+use crate::metrics::calibration::{are_probabilities, ProbSums};
+use crate::metrics::classification::{label_report, LabelReport};
+use crate::metrics::paired::mcnemar_exact_p;
+use crate::metrics::ranking::{macro_weighted, RankCurve};
+use crate::metrics::raters::pairs::cohen_kappa;
+use crate::metrics::raters::Weights;
+
+/// What a system's scores are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreKind {
+    /// Every row sums to 1 within 1e-6, every value in [0, 1].
+    Probabilities,
+    /// Any monotone scores: ranking metrics only.
+    Scores,
+}
+
+impl ScoreKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScoreKind::Probabilities => "probabilities",
+            ScoreKind::Scores => "scores",
+        }
+    }
+}
+
+/// The ranking metrics of one system (spec 2, with scores).
+#[derive(Clone, Debug)]
+pub struct Ranking {
+    pub kind: ScoreKind,
+    pub average_precision: Vec<f64>,
+    pub roc_auc: Vec<f64>,
+    pub positives: Vec<f64>,
+    pub ap_macro: f64,
+    pub ap_weighted: f64,
+    pub auc_macro: f64,
+    pub auc_weighted: f64,
+    /// Mean AUC over the classes where it is defined, and those left out.
+    pub auc_macro_present: f64,
+    pub auc_left_out: Vec<usize>,
+    /// Per class: PR rows `(threshold, precision, recall)` and ROC rows
+    /// `(threshold, fpr, tpr)` (empty for a class without positives or
+    /// negatives, and when curves were not asked for).
+    pub pr: Vec<Vec<(f64, f64, f64)>>,
+    pub roc: Vec<Vec<(f64, f64, f64)>>,
+}
+
+/// Everything about one system on one set of items.
+#[derive(Clone, Debug)]
+pub struct SystemResult {
+    pub name: String,
+    pub n: usize,
+    pub n_abstained: usize,
+    /// `K x (K + 1)` counts, the last column the abstentions.
+    pub confusion: Vec<f64>,
+    pub report: LabelReport,
+    pub kappa: f64,
+    /// Ordinal only (NaN otherwise).
+    pub kappa_linear: f64,
+    pub kappa_quadratic: f64,
+    pub mae_classes: f64,
+    pub wilson: (f64, f64),
+    pub ranking: Option<Ranking>,
+    /// With probabilities only.
+    pub probs: Option<ProbSums>,
+    /// Items whose two largest probabilities are equal.
+    pub top_label_ties: usize,
+}
+
+impl SystemResult {
+    /// The macro F1 (the first beta is 1 by construction of the F list).
+    pub fn macro_f(&self, b: usize) -> f64 {
+        self.report.macro_avg.f[b]
+    }
+}
+
+/// A view of the items of one scope (all, or one subgroup level).
+pub struct Items<'a> {
+    pub gold: &'a [u32],
+    pub pred: &'a [u32],
+    pub scores: Option<&'a [f64]>,
+}
+
+/// The `K x (K + 1)` confusion counts.
+pub fn confusion(gold: &[u32], pred: &[u32], k: usize) -> Vec<f64> {
+    let mut c = vec![0.0; k * (k + 1)];
+    for (&g, &p) in gold.iter().zip(pred) {
+        c[g as usize * (k + 1) + p as usize] += 1.0;
+    }
+    c
+}
+
+/// Cohen's kappa of a `K x (K + 1)` confusion matrix over `L + (none)`.
+pub fn kappa_of(c: &[f64], k: usize, w: Weights) -> f64 {
+    let mut square = c.to_vec();
+    square.extend(std::iter::repeat_n(0.0, k + 1));
+    cohen_kappa(&square, k + 1, w)
+}
+
+/// Evaluates one system on `items` (`curves`: also the curve points).
+/// `positive` is the positive class of a binary task (`positive_label`).
+pub fn evaluate(
+    cfg: &ClassifyConfig,
+    name: &str,
+    (k, positive): (usize, Option<usize>),
+    items: &Items,
+    curves: bool,
+) -> SystemResult {
+    let n = items.gold.len();
+    let c = confusion(items.gold, items.pred, k);
+    let n_abstained = items.pred.iter().filter(|&&p| p as usize == k).count();
+    let report = label_report(&c, k, k + 1, &betas_with_one(&cfg.beta));
+    let ordinal = |w| {
+        if cfg.ordinal {
+            kappa_of(&c, k, w)
+        } else {
+            f64::NAN
+        }
+    };
+    let mae_classes = if cfg.ordinal && n_abstained == 0 {
+        let s: f64 = items
+            .gold
+            .iter()
+            .zip(items.pred)
+            .map(|(&g, &p)| (g as f64 - p as f64).abs())
+            .sum();
+        s / n as f64
+    } else {
+        f64::NAN
+    };
+    let correct = (0..k).map(|j| c[j * (k + 1) + j]).sum::<f64>();
+    let (ranking, probs, ties) = match items.scores {
+        Some(s) => scores(k, positive, items.gold, s, curves),
+        None => (None, None, 0),
+    };
+    SystemResult {
+        name: name.to_string(),
+        n,
+        n_abstained,
+        kappa: kappa_of(&c, k, Weights::Identity),
+        kappa_linear: ordinal(Weights::Linear),
+        kappa_quadratic: ordinal(Weights::Quadratic),
+        mae_classes,
+        wilson: wilson_interval(correct, n, 0.95),
+        confusion: c,
+        report,
+        ranking,
+        probs,
+        top_label_ties: ties,
+    }
+}
+
+/// The betas of the tables, with 1 first when it is not asked for (macro
+/// F1 is a headline number and a compared statistic whatever the betas).
+pub fn betas_with_one(beta: &[f64]) -> Vec<f64> {
+    let mut out = beta.to_vec();
+    if !out.contains(&1.0) {
+        out.push(1.0);
+    }
+    out
+}
+
+/// The index of beta 1 in [`betas_with_one`].
+pub fn f1_index(beta: &[f64]) -> usize {
+    betas_with_one(beta)
+        .iter()
+        .position(|&b| b == 1.0)
+        .expect("added")
+}
+
+fn scores(
+    k: usize,
+    positive: Option<usize>,
+    gold: &[u32],
+    s: &[f64],
+    curves: bool,
+) -> (Option<Ranking>, Option<ProbSums>, usize) {
+    let n = gold.len();
+    let mut column = vec![0.0; n];
+    let mut truth = vec![false; n];
+    let (mut ap, mut auc, mut positives) = (vec![], vec![], vec![]);
+    let (mut pr, mut roc) = (vec![], vec![]);
+    for j in 0..k {
+        for i in 0..n {
+            column[i] = s[i * k + j];
+            truth[i] = gold[i] as usize == j;
+        }
+        let curve = RankCurve::new(&column, &truth);
+        ap.push(curve.average_precision());
+        auc.push(curve.roc_auc());
+        positives.push(curve.positives());
+        if curves {
+            pr.push(curve.pr_points());
+            roc.push(curve.roc_points());
+        } else {
+            pr.push(Vec::new());
+            roc.push(Vec::new());
+        }
+    }
+    let (ap_macro, ap_weighted) = macro_weighted(&ap, &positives);
+    let (auc_macro, auc_weighted) = macro_weighted(&auc, &positives);
+    let present: Vec<f64> = auc.iter().copied().filter(|a| !a.is_nan()).collect();
+    let probabilities = n > 0 && are_probabilities(s, k);
+    let ranking = Ranking {
+        kind: if probabilities {
+            ScoreKind::Probabilities
+        } else {
+            ScoreKind::Scores
+        },
+        auc_macro_present: present.iter().sum::<f64>() / present.len() as f64,
+        auc_left_out: (0..k).filter(|&j| auc[j].is_nan()).collect(),
+        average_precision: ap,
+        roc_auc: auc,
+        positives,
+        ap_macro,
+        ap_weighted,
+        auc_macro,
+        auc_weighted,
+        pr,
+        roc,
+    };
+    if !probabilities {
+        return (Some(ranking), None, 0);
+    }
+    let mut sums = ProbSums::default();
+    let mut ties = 0;
+    for (i, &g) in gold.iter().enumerate() {
+        let row = &s[i * k..(i + 1) * k];
+        sums.push(row, g as usize, positive, 1.0);
+        ties += usize::from(has_tied_top(row));
+    }
+    (Some(ranking), Some(sums), ties)
+}
+
+fn has_tied_top(row: &[f64]) -> bool {
+    let mut sorted: Vec<f64> = row.to_vec();
+    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
+    sorted.len() > 1 && sorted[0] == sorted[1]
+}
+
+/// One candidate against the baseline on the same items (spec 3).
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    pub baseline: usize,
+    pub candidate: usize,
+    /// `[[both correct, baseline only], [candidate only, both wrong]]`.
+    pub mcnemar_table: [[u64; 2]; 2],
+    pub mcnemar_p: f64,
+}
+
+/// Everything of one subgroup level.
+#[derive(Clone, Debug)]
+pub struct Level {
+    pub name: String,
+    pub n: usize,
+    pub systems: Vec<SystemResult>,
+}
+
+/// Everything of one subgroup column.
+#[derive(Clone, Debug)]
+pub struct GroupResult {
+    pub column: String,
+    pub levels: Vec<Level>,
+}
+
+/// The whole analysis.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub id: String,
+    pub description: String,
+    pub labels: Vec<String>,
+    pub betas: Vec<f64>,
+    pub n_rows: usize,
+    pub n_dropped_blank_gold: usize,
+    pub n: usize,
+    pub gold_counts: Vec<usize>,
+    /// Per system: predicted counts per label, then abstentions.
+    pub pred_counts: Vec<Vec<usize>>,
+    pub systems: Vec<SystemResult>,
+    pub baseline: usize,
+    pub positive: Option<usize>,
+    pub ordinal: bool,
+    pub comparisons: Vec<Comparison>,
+    pub groups: Vec<GroupResult>,
+    pub intervals: Option<Intervals>,
+    pub settings: Option<crate::config::intervals::Intervals>,
+}
+
+impl Analysis {
+    pub fn k(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn f1(&self) -> usize {
+        f1_index(&self.betas)
+    }
+}
+
+fn items_of<'a>(sys: &'a SystemData, gold: &'a [u32]) -> Items<'a> {
+    Items {
+        gold,
+        pred: &sys.pred,
+        scores: sys.scores.as_deref(),
+    }
+}
+
+/// Every number of the experiment.
+pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
+    let k = data.k();
+    // Binary tasks only: `brier_positive` and the positive class's row.
+    let positive = cfg
+        .positive_label
+        .as_ref()
+        .filter(|_| k == 2)
+        .and_then(|p| {
+            data.labels
+                .iter()
+                .position(|l| crate::config::classify::same_label(l, p, cfg.ordinal))
+        });
+    let systems: Vec<SystemResult> = crate::provenance::timed("metrics", || {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = data
+                .systems
+                .iter()
+                .map(|s| {
+                    scope.spawn(move || {
+                        evaluate(cfg, &s.name, (k, positive), &items_of(s, &data.gold), true)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("metrics thread"))
+                .collect()
+        })
+    });
+    let comparisons = comparisons(cfg, data);
+    let groups = crate::provenance::timed("subgroups", || groups(cfg, data, positive));
+    let intervals = cfg.intervals.filter(|i| i.replicates > 0).map(|settings| {
+        crate::provenance::timed("bootstrap", || {
+            resample::run(cfg, data, &systems, positive, &settings)
+        })
+    });
+    let mut gold_counts = vec![0usize; k];
+    for &g in &data.gold {
+        gold_counts[g as usize] += 1;
+    }
+    let pred_counts = data
+        .systems
+        .iter()
+        .map(|s| {
+            let mut c = vec![0usize; k + 1];
+            for &p in &s.pred {
+                c[p as usize] += 1;
+            }
+            c
+        })
+        .collect();
+    Analysis {
+        id: cfg.experiment_id.clone(),
+        description: cfg.description.clone(),
+        labels: data.labels.clone(),
+        betas: cfg.beta.clone(),
+        n_rows: data.n_rows,
+        n_dropped_blank_gold: data.n_dropped_blank_gold,
+        n: data.n(),
+        gold_counts,
+        pred_counts,
+        systems,
+        baseline: cfg.baseline,
+        positive,
+        ordinal: cfg.ordinal,
+        comparisons,
+        groups,
+        intervals,
+        settings: cfg.intervals,
+    }
+}
+
+fn comparisons(cfg: &ClassifyConfig, data: &Data) -> Vec<Comparison> {
+    let k = data.k() as u32;
+    let b = cfg.baseline;
+    let base = &data.systems[b].pred;
+    (0..data.systems.len())
+        .filter(|&c| c != b)
+        .map(|c| {
+            let cand = &data.systems[c].pred;
+            let mut t = [[0u64; 2]; 2];
+            for ((&g, &x), &y) in data.gold.iter().zip(base).zip(cand) {
+                let (bx, cy) = (x == g && x != k, y == g && y != k);
+                t[usize::from(!bx)][usize::from(!cy)] += 1;
+            }
+            // Rows: baseline right/wrong; columns: candidate right/wrong.
+            // The table of the spec: [[both, baseline only], [candidate only, neither]].
+            let table = [[t[0][0], t[0][1]], [t[1][0], t[1][1]]];
+            Comparison {
+                baseline: b,
+                candidate: c,
+                mcnemar_p: mcnemar_exact_p(table[0][1], table[1][0]),
+                mcnemar_table: table,
+            }
+        })
+        .collect()
+}
+
+fn groups(cfg: &ClassifyConfig, data: &Data, positive: Option<usize>) -> Vec<GroupResult> {
+    let k = data.k();
+    data.subgroups
+        .iter()
+        .map(|g| {
+            let levels = g
+                .levels
+                .iter()
+                .enumerate()
+                .map(|(code, name)| {
+                    let idx: Vec<usize> = (0..data.n())
+                        .filter(|&i| g.codes[i] as usize == code)
+                        .collect();
+                    let gold: Vec<u32> = idx.iter().map(|&i| data.gold[i]).collect();
+                    let systems = data
+                        .systems
+                        .iter()
+                        .map(|s| {
+                            let pred: Vec<u32> = idx.iter().map(|&i| s.pred[i]).collect();
+                            let scores: Option<Vec<f64>> = s.scores.as_ref().map(|sc| {
+                                idx.iter()
+                                    .flat_map(|&i| sc[i * k..(i + 1) * k].iter().copied())
+                                    .collect()
+                            });
+                            let items = Items {
+                                gold: &gold,
+                                pred: &pred,
+                                scores: scores.as_deref(),
+                            };
+                            evaluate(cfg, &s.name, (k, positive), &items, false)
+                        })
+                        .collect();
+                    Level {
+                        name: name.clone(),
+                        n: idx.len(),
+                        systems,
+                    }
+                })
+                .collect();
+            GroupResult {
+                column: g.column.clone(),
+                levels,
+            }
+        })
+        .collect()
+}
