@@ -27,7 +27,7 @@ use crate::metrics::raters::chance::{category_shares, specific_agreement};
 use crate::metrics::raters::fleiss::fleiss_kappa_complete;
 use crate::metrics::raters::pairs::{cohen_kappa, cohen_kappa_se, exact_agreement, pearson_table};
 use crate::metrics::raters::rows::{coefficient_rows_at, CoefficientRow};
-use crate::metrics::raters::{CountTables, RatingsSummary, Weights};
+use crate::metrics::raters::{CountTables, PairTable, RatingsSummary, Weights};
 
 /// One pair of raters (spec 3, `<id>_agreement_pairs`).
 #[derive(Clone, Debug, PartialEq)]
@@ -290,15 +290,14 @@ pub fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
     let Some(rt) = &tables.raters else {
         return Vec::new();
     };
-    let q = tables.q;
     rt.pairs
         .iter()
         .map(|p| {
-            let c = cohen_kappa_se(&p.table, q, Weights::Identity);
+            let c = cohen_kappa_se(p, Weights::Identity);
             let weighted = level != Level::Nominal;
             let w = |kind| {
                 if weighted {
-                    cohen_kappa(&p.table, q, kind)
+                    cohen_kappa(p, kind)
                 } else {
                     f64::NAN
                 }
@@ -307,7 +306,7 @@ pub fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
                 rater_1: r.raters[p.rater_1].clone(),
                 rater_2: r.raters[p.rater_2].clone(),
                 n: p.n(),
-                exact_agreement: exact_agreement(&p.table, q),
+                exact_agreement: exact_agreement(p),
                 kappa: c.kappa,
                 kappa_se: c.se,
                 kappa_lower: c.lower,
@@ -315,7 +314,7 @@ pub fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
                 kappa_linear: w(Weights::Linear),
                 kappa_quadratic: w(Weights::Quadratic),
                 pearson_r: if weighted {
-                    pearson_table(&p.table, q, &r.categories.values).0
+                    pearson_table(p, &r.categories.values).0
                 } else {
                     f64::NAN
                 },
@@ -334,15 +333,7 @@ pub fn distribution(r: &Ratings, tables: &CountTables) -> Vec<(String, Vec<f64>)
             .enumerate()
             .map(|(g, name)| (name.clone(), rt.marginals[g * q..(g + 1) * q].to_vec()))
             .collect(),
-        None => {
-            let mut total = vec![0.0; q];
-            for p in 0..tables.items.len() {
-                for (t, &c) in total.iter_mut().zip(tables.items.row(p)) {
-                    *t += tables.items.mult[p] * f64::from(c);
-                }
-            }
-            vec![("all raters".to_string(), total)]
-        }
+        None => vec![("all raters".to_string(), tables.items.category_totals())],
     }
 }
 
@@ -373,7 +364,7 @@ pub fn classification(r: &Ratings, rows: Option<&[usize]>) -> Vec<RaterClassific
             RaterClassification {
                 rater: r.raters[g].clone(),
                 report: classification_report(&c, q),
-                kappa: Weights::ALL.map(|w| cohen_kappa(&c, q, w)),
+                kappa: Weights::ALL.map(|w| cohen_kappa(&PairTable::from_dense(&c, q), w)),
                 pearson: if numeric { pearson_test(&x, &y) } else { nan },
                 spearman: if numeric { spearman_test(&x, &y) } else { nan },
                 kendall: if numeric {
