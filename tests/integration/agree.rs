@@ -833,3 +833,48 @@ fn agree_a_rater_with_no_rating_is_named_and_left_out_of_the_pairs() {
         "irrCAC's Fleiss uses the ratings given: {fleiss}"
     );
 }
+
+/// Raters who agree on every item: alpha 1, and the first screen says the
+/// labels are reliable enough for conclusions; the tiles name their level
+/// or weights and carry a label of the configured scale.
+#[test]
+fn agree_the_first_screen_answers_the_reliability_question() {
+    let tmp = TempDir::new().unwrap();
+    let mut csv = String::from("item,a1,a2,a3\n");
+    for i in 0..40 {
+        let l = ["x", "y", "z"][i % 3];
+        csv.push_str(&format!("i{i},{l},{l},{l}\n"));
+    }
+    fs::write(tmp.path().join("l.csv"), csv).unwrap();
+    fs::write(tmp.path().join("exp.toml"), WIDE_TOML).unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    assert!(
+        run.stdout.contains(
+            "Reliable enough for conclusions under Krippendorff's (1980) benchmark: \
+             Krippendorff's alpha (nominal) is 1.000"
+        ),
+        "{}",
+        run.stdout
+    );
+    let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    assert!(html.contains("<p class=\"verdict\"><strong>Reliable enough for conclusions"));
+    for tile in [
+        "<dt>alpha · nominal</dt>",
+        "<dt>Fleiss&#39; kappa</dt>",
+        "<dt>AC1</dt>",
+    ] {
+        assert!(
+            html.contains(tile) || html.contains(&tile.replace("&#39;", "&#x27;")),
+            "{tile}"
+        );
+    }
+    assert!(html.contains("almost perfect · 95% CI"));
+    let table = fs::read_to_string(out.join("output/e_agreement.csv")).unwrap();
+    let pa = table
+        .lines()
+        .find(|l| l.starts_with("percent_agreement,"))
+        .unwrap();
+    assert!(pa.ends_with(','), "no label for percent agreement: {pa}");
+}
