@@ -155,6 +155,11 @@ impl<'a> Distance<'a> {
     /// `sum_{k, l} n_k n_l d_kl` from the marginals `n`.
     fn expected(&self, n: &[f64]) -> f64 {
         let total: f64 = n.iter().sum();
+        // A single value occurs: no pair disagrees (exactly 0, not the
+        // round-off of a centred sum).
+        if n.iter().filter(|&&c| c != 0.0).count() < 2 {
+            return 0.0;
+        }
         match self.level {
             Level::Nominal => total * total - n.iter().map(|c| c * c).sum::<f64>(),
             Level::Ordinal | Level::Interval => {
@@ -168,17 +173,20 @@ impl<'a> Distance<'a> {
                 2.0 * total * ss
             }
             Level::Ratio => {
-                let occ: Vec<(f64, f64)> = n
+                // Every pair of occurring values: the one sum here whose
+                // time grows with their square (memory does not).
+                let (counts, xs): (Vec<f64>, Vec<f64>) = n
                     .iter()
                     .zip(self.x.iter())
                     .filter(|(c, _)| **c != 0.0)
                     .map(|(&c, &x)| (c, x))
-                    .collect();
+                    .unzip();
                 let mut sum = 0.0;
-                for (i, &(c, a)) in occ.iter().enumerate() {
-                    let inner: f64 = occ[i + 1..]
+                for (i, (&c, &a)) in counts.iter().zip(&xs).enumerate() {
+                    let inner: f64 = counts[i + 1..]
                         .iter()
-                        .map(|&(c2, b)| c2 * ratio_distance(a, b))
+                        .zip(&xs[i + 1..])
+                        .map(|(&c2, &b)| c2 * ratio_distance(a, b))
                         .sum();
                     sum += c * inner;
                 }
@@ -200,10 +208,11 @@ impl<'a> Distance<'a> {
 #[inline]
 fn ratio_distance(a: f64, b: f64) -> f64 {
     let s = a + b;
+    let t = (a - b) / s;
+    // A select rather than a branch, so the loops over pairs vectorise.
     if s == 0.0 {
         0.0
     } else {
-        let t = (a - b) / s;
         t * t
     }
 }
