@@ -3,11 +3,15 @@
 //!
 //! A validated ratings matrix (items x raters, category codes `0..q` or
 //! missing) is turned **once** into [`CountTables`]: the distinct per-item
-//! count vectors (items x categories, stored as patterns with their
-//! multiplicity, so a million items x 5 raters cost one pass and a few
-//! hundred patterns), the distinct rating rows, the rater x category
-//! marginals and the rater-pair contingency tables. Every coefficient is
-//! computed from these tables:
+//! count vectors, stored sparsely (only the categories an item's ratings
+//! use) as patterns with their multiplicity, so a million items x 5 raters
+//! cost one pass and a few hundred patterns; the distinct rating rows; the
+//! rater x category marginals; and the rater-pair contingency tables as
+//! their non-zero cells. Weights between categories are a [`Kernel`] (`W x`
+//! from sorted values and prefix sums or moments), never a `q x q` table,
+//! so no cost or memory grows with the square of the number of categories
+//! (continuous ratings with a thousand distinct values, label sets of
+//! thousands). Every coefficient is computed from these tables:
 //!
 //! * [`chance`]: irrCAC's raw-data coefficients (percent agreement, Fleiss'
 //!   generalised kappa, Gwet's AC1/AC2, Brennan-Prediger, Conger's kappa,
@@ -16,7 +20,7 @@
 //! * [`fleiss`]: statsmodels' Fleiss and Randolph kappa on complete items,
 //!   with R `irr`'s per-category kappas and z under the null;
 //! * [`alpha`]: Krippendorff's alpha (nominal, ordinal, interval, ratio)
-//!   from the coincidence matrix, and its bootstrap over items;
+//!   from sparse coincidences and marginals, and its bootstrap over items;
 //! * [`pairs`]: two-rater tables: Cohen's kappa (scikit-learn,
 //!   statsmodels with the Fleiss-Cohen-Everitt SE), irrCAC's table
 //!   functions, Scott's pi, exact agreement, Pearson's r;
@@ -846,6 +850,44 @@ mod tests {
         assert_eq!(r.pairs[1].to_dense(), vec![0.0, 0.0, 0.0, 1.0]);
         assert_eq!(t.item_pattern[3], MISSING);
         assert_eq!(t.item_pattern[0], t.item_pattern[1]);
+    }
+
+    proptest::proptest! {
+        /// The operator equals the dense weight matrix: `W x`, `1 - W`,
+        /// `a' W b` and `a' (W o W) b`, at 1e-9, for many categories with
+        /// continuous values in any order.
+        #[test]
+        fn kernel_equals_the_weight_matrix(
+            seed in 0u64..10_000, q in 1usize..120
+        ) {
+            let mut g = crate::metrics::test_util::Lcg(seed);
+            let values: Vec<f64> = (0..q).map(|_| (g.next() * 1000.0).round() / 10.0).collect();
+            let a: Vec<f64> = (0..q).map(|_| g.next()).collect();
+            let b: Vec<f64> = (0..q).map(|_| g.next() * 3.0).collect();
+            for kind in Weights::ALL {
+                let w = weight_matrix(&values, kind);
+                let k = Kernel::new(&values, kind);
+                let close = |x: f64, y: f64| {
+                    (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * (1.0 + y.abs())
+                };
+                let wb = k.apply(&b);
+                let dis = k.disagree(&b);
+                let (mut quad, mut quad2) = (0.0, 0.0);
+                for i in 0..q {
+                    let direct: f64 = (0..q).map(|j| w[i * q + j] * b[j]).sum();
+                    let one_minus: f64 = (0..q).map(|j| (1.0 - w[i * q + j]) * b[j]).sum();
+                    proptest::prop_assert!(close(wb[i], direct), "{:?} W x[{}]", kind, i);
+                    proptest::prop_assert!(close(dis[i], one_minus), "{:?} (1 - W) x", kind);
+                    for j in 0..q {
+                        quad += a[i] * w[i * q + j] * b[j];
+                        quad2 += a[i] * w[i * q + j] * w[i * q + j] * b[j];
+                        proptest::prop_assert!(close(k.w(i, j), w[i * q + j]));
+                    }
+                }
+                proptest::prop_assert!(close(k.quad(&a, &b), quad), "{:?} a'Wb", kind);
+                proptest::prop_assert!(close(k.quad_squared(&a, &b), quad2), "{:?} a'W2b", kind);
+            }
+        }
     }
 
     #[test]
