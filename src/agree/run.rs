@@ -510,6 +510,40 @@ mod tests {
         );
     }
 
+    /// Continuous ratings (about 600 distinct values, 1,500 items: the
+    /// block path) at every level: the threaded interval is the serial one
+    /// to the last bit.
+    #[test]
+    fn agree_continuous_alpha_interval_on_threads_equals_the_serial_one() {
+        let mut g = crate::metrics::test_util::Lcg(21);
+        let q = 600u32;
+        let codes: Vec<Option<u32>> = (0..1500 * 3)
+            .map(|i| {
+                let t = (i / 3) as f64 * 0.37 % 1.0;
+                let c = ((t + (g.next() - 0.5) * 0.1).clamp(0.0, 0.999) * f64::from(q)) as u32;
+                (g.next() > 0.05).then_some(c)
+            })
+            .collect();
+        let tables = CountTables::from_ratings(&codes, 3, q as usize);
+        let values: Vec<f64> = (0..q).map(|k| f64::from(k) / 6.0).collect();
+        let iv = Intervals {
+            replicates: 101,
+            seed: 5,
+            ..Intervals::default()
+        };
+        for level in Level::ALL {
+            let serial =
+                AlphaBootstrap::with_seed(&tables, level, &values, 5).interval(5, 101, 0.95);
+            let (lo, hi) = alpha_interval(&tables, level, &values, &iv, 0.5);
+            assert!(lo.is_finite() && hi > lo, "{level:?}");
+            assert_eq!(
+                (lo.to_bits(), hi.to_bits()),
+                (serial.lower.to_bits(), serial.upper.to_bits()),
+                "{level:?}"
+            );
+        }
+    }
+
     /// At a level other than 95%, the ICC rows take the F interval at that
     /// level (through [`scope`]) and alpha's standard error is its
     /// replicates' standard deviation; at 95% the ICC rows keep pingouin's
