@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 
 use super::run::{Agreement, RaterClassification, Scope};
 use crate::config::agree::AgreeConfig;
+use crate::metrics::raters::alpha::Level;
 use crate::metrics::raters::rows::{CoefficientRow, NullTest};
-use crate::metrics::raters::scales::benchmark;
+use crate::metrics::raters::scales::{benchmark, Benchmark, Scale};
 use crate::output::OutputFile;
 use crate::pipeline::timed;
 use crate::table::{text_values, Column, Frame, Values};
@@ -378,7 +379,7 @@ fn scope_json(s: &Scope, cfg: &AgreeConfig) -> Value {
                 "value": number(r.estimate.value), "se": number(r.estimate.se),
                 "lower": number(r.estimate.lower), "upper": number(r.estimate.upper),
                 "n_items": r.n_items, "n_raters": r.n_raters, "interpretation": l,
-                "benchmark": benchmark(cfg.interpretation, r.estimate.value, r.estimate.se).label,
+                "benchmark": row_benchmark(cfg.interpretation, r).label,
                 "test": r.test.as_ref().map(test_json),
             })
         })
@@ -484,24 +485,168 @@ pub fn data_files(a: &Agreement, cfg: &AgreeConfig) -> Vec<OutputFile> {
     files
 }
 
-/// The headline rows: percent agreement, Fleiss' kappa, Gwet's AC1,
-/// Krippendorff's alpha at the data's level, Cohen's kappa (two raters).
+/// irrCAC's probabilistic benchmark of a row on `scale`; none for percent
+/// agreement, which is not chance-corrected and gets no label anywhere
+/// (the interpretation column leaves it blank too).
+pub fn row_benchmark(scale: Scale, r: &CoefficientRow) -> Benchmark {
+    let value = if r.coefficient == "percent_agreement" {
+        f64::NAN
+    } else {
+        r.estimate.value
+    };
+    benchmark(scale, value, r.estimate.se)
+}
+
+/// The headline rows: the coefficients that fit the declared level, the
+/// one a verdict rests on first. Nominal: Krippendorff's alpha (nominal),
+/// Fleiss' kappa and Gwet's AC1; ordinal: alpha (ordinal), the
+/// quadratic-weighted Fleiss' kappa and AC2; interval and ratio: alpha at
+/// that level and ICC(2,1) (the quadratic-weighted kappa and AC2 where no
+/// ICC exists, in the counts layout); Cohen's kappa with the same weights
+/// for two raters.
 pub fn headline(s: &Scope, cfg: &AgreeConfig) -> Vec<usize> {
-    let wanted = [
-        ("percent_agreement", "none"),
-        ("fleiss_kappa", "none"),
-        ("gwet_ac1", "none"),
-        ("krippendorff_alpha", cfg.level.name()),
-        ("cohen_kappa", "none"),
-    ];
-    wanted
-        .iter()
-        .filter_map(|(c, w)| {
-            s.rows
-                .iter()
-                .position(|r| r.coefficient == *c && r.weights == *w)
-        })
-        .collect()
+    let find = |c: &str, w: &str| {
+        s.rows
+            .iter()
+            .position(|r| r.coefficient == c && r.weights == w)
+    };
+    let weights = if cfg.level == Level::Nominal {
+        "none"
+    } else {
+        "quadratic"
+    };
+    let mut wanted = vec![("krippendorff_alpha", cfg.level.name())];
+    let icc = find("icc2", "none").is_some();
+    if matches!(cfg.level, Level::Interval | Level::Ratio) && icc {
+        wanted.push(("icc2", "none"));
+    } else {
+        wanted.extend([("fleiss_kappa", weights), ("gwet_ac1", weights)]);
+    }
+    wanted.push(("cohen_kappa", weights));
+    wanted.iter().filter_map(|(c, w)| find(c, w)).collect()
+}
+
+/// A coefficient row's name for a reader, with its level or weights:
+/// `Krippendorff's alpha (ordinal)`, `Gwet's AC2 (quadratic weights)`.
+pub fn display_name(coefficient: &str, weights: &str) -> String {
+    let base = match (coefficient, weights) {
+        ("krippendorff_alpha", level) => return format!("Krippendorff's alpha ({level})"),
+        ("gwet_ac1", "none") => "Gwet's AC1",
+        ("gwet_ac1", _) => "Gwet's AC2",
+        ("fleiss_kappa", _) => "Fleiss' kappa",
+        ("cohen_kappa", _) => "Cohen's kappa",
+        ("conger_kappa", _) => "Conger's kappa",
+        ("brennan_prediger", _) => "Brennan-Prediger",
+        ("icc1", _) => "ICC(1,1)",
+        ("icc2", _) => "ICC(2,1)",
+        ("icc3", _) => "ICC(3,1)",
+        ("icc1k", _) => "ICC(1,k)",
+        ("icc2k", _) => "ICC(2,k)",
+        ("icc3k", _) => "ICC(3,k)",
+        (other, _) => other,
+    };
+    if weights == "none" {
+        base.to_string()
+    } else {
+        format!("{base} ({weights} weights)")
+    }
+}
+
+/// The short name of a headline tile (`alpha · ordinal`, `AC2 ·
+/// quadratic`): the tiles are narrow.
+pub fn tile_name(coefficient: &str, weights: &str) -> String {
+    let base = match (coefficient, weights) {
+        ("krippendorff_alpha", _) => "alpha",
+        ("gwet_ac1", "none") => "AC1",
+        ("gwet_ac1", _) => "AC2",
+        ("fleiss_kappa", _) => "Fleiss' kappa",
+        ("cohen_kappa", _) => "Cohen's kappa",
+        ("icc2", _) => "ICC(2,1)",
+        (other, _) => other,
+    };
+    if weights == "none" {
+        base.to_string()
+    } else {
+        format!("{base} · {weights}")
+    }
+}
+
+/// Krippendorff's (1980) rule for alpha: 0.800 for conclusions, 0.667
+/// for tentative ones.
+const ALPHA_DEFINITE: f64 = 0.8;
+const ALPHA_TENTATIVE: f64 = 0.667;
+
+/// The one-sentence answer to "are these raters reliable enough?": the
+/// first headline coefficient (alpha at the declared level) against
+/// Krippendorff's 0.667/0.800 rule, with its interval, and its label on
+/// the configured scale. `(verdict, explanation)`; `None` without a value.
+pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
+    let i = *headline(s, cfg).first()?;
+    let r = &s.rows[i];
+    let e = &r.estimate;
+    if e.value.is_nan() {
+        return None;
+    }
+    let level = cfg.intervals.map_or(0.95, |iv| iv.level) * 100.0;
+    let ci = if e.lower.is_finite() && e.upper.is_finite() {
+        format!(" ({level}% CI [{:.3}, {:.3}])", e.lower, e.upper)
+    } else {
+        String::new()
+    };
+    let name = display_name(r.coefficient, r.weights);
+    let (head, why) = if e.value >= ALPHA_DEFINITE {
+        let caveat = if e.lower < ALPHA_DEFINITE {
+            format!(
+                ", though the interval reaches below {ALPHA_DEFINITE:.3}: firm conclusions \
+                 rest on the point value"
+            )
+        } else {
+            String::new()
+        };
+        (
+            "Reliable enough for conclusions".to_string(),
+            format!(
+                "{name} is {:.3}{ci}, at least {ALPHA_DEFINITE:.3}{caveat}",
+                e.value
+            ),
+        )
+    } else if e.value >= ALPHA_TENTATIVE {
+        (
+            "Reliable enough for tentative conclusions only".to_string(),
+            format!(
+                "{name} is {:.3}{ci}, between {ALPHA_TENTATIVE:.3} and {ALPHA_DEFINITE:.3}",
+                e.value
+            ),
+        )
+    } else {
+        (
+            "Not reliable enough".to_string(),
+            format!(
+                "{name} is {:.3}{ci}, below {ALPHA_TENTATIVE:.3}, the least it accepts even for \
+                 tentative conclusions",
+                e.value
+            ),
+        )
+    };
+    let label = match (cfg.interpretation, s.interpretation[i]) {
+        (Scale::Krippendorff, _) | (_, None) => String::new(),
+        (scale, Some(l)) => format!("; on the {} scale it is '{l}'", scale_name(scale)),
+    };
+    Some((
+        format!("{head} under Krippendorff's (1980) benchmark"),
+        format!("{why}{label}."),
+    ))
+}
+
+/// The reference of an interpretation scale.
+pub fn scale_name(s: Scale) -> &'static str {
+    match s {
+        Scale::LandisKoch => "Landis and Koch (1977)",
+        Scale::Grove => "Grove et al. (1981)",
+        Scale::Krippendorff => "Krippendorff (1980)",
+        Scale::RietveldVanHout => "Rietveld and van Hout (1993)",
+        Scale::Green => "Green (1997)",
+    }
 }
 
 /// The terminal lines: one per headline coefficient with its interval.
@@ -538,6 +683,9 @@ pub fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
             s.interpretation[i].unwrap_or("")
         );
         out.push(line.trim_end().to_string());
+    }
+    if let Some((head, why)) = verdict(s, cfg) {
+        out.push(format!("{head}: {why}"));
     }
     out.extend(s.notes.iter().map(|n| format!("note: {n}")));
     out

@@ -9,10 +9,10 @@
 //! Produces a [`Report`] value; writes nothing and computes no statistic.
 
 use super::labels::Categories;
-use super::outputs::{self, headline};
+use super::outputs::{self, headline, row_benchmark, scale_name, tile_name, verdict};
 use super::run::{Agreement, RaterClassification, Scope};
 use crate::config::agree::AgreeConfig;
-use crate::metrics::raters::scales::{benchmark, Scale};
+use crate::metrics::raters::scales::Scale;
 use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
@@ -76,11 +76,7 @@ fn coefficient_table(b: &mut Builder, s: &Scope, cfg: &AgreeConfig) -> Table {
                 value_cell(r.estimate.se, f64::NAN, f64::NAN),
                 count_cell(r.n_items),
                 text_cell(l.unwrap_or("")),
-                text_cell(
-                    benchmark(cfg.interpretation, r.estimate.value, r.estimate.se)
-                        .label
-                        .unwrap_or(""),
-                ),
+                text_cell(row_benchmark(cfg.interpretation, r).label.unwrap_or("")),
             ],
             class: String::new(),
         })
@@ -101,16 +97,6 @@ fn tests_table(b: &mut Builder, s: &Scope) -> Table {
         true,
     );
     frame_table(t, &outputs::tests_frame(s), &FrameOpts::default())
-}
-
-fn scale_name(s: Scale) -> &'static str {
-    match s {
-        Scale::LandisKoch => "Landis and Koch (1977)",
-        Scale::Grove => "Grove et al. (1981)",
-        Scale::Krippendorff => "Krippendorff (1980)",
-        Scale::RietveldVanHout => "Rietveld and van Hout (1993)",
-        Scale::Green => "Green (1997)",
-    }
 }
 
 fn scales_table(b: &mut Builder) -> Table {
@@ -476,19 +462,25 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
         .map(|i| {
             let r = &s.rows[i];
             let e = &r.estimate;
+            let label = s.interpretation[i].unwrap_or("");
+            let ci = if e.lower.is_finite() && e.upper.is_finite() {
+                format!(
+                    "{}% CI [{}, {}]",
+                    level * 100.0,
+                    num3(e.lower),
+                    num3(e.upper)
+                )
+            } else {
+                String::new()
+            };
             Glance {
-                label: r.coefficient.replace('_', " "),
+                label: tile_name(r.coefficient, r.weights),
                 value: num3(e.value),
-                title: s.interpretation[i].unwrap_or("").to_string(),
-                ci: if e.lower.is_finite() && e.upper.is_finite() {
-                    format!(
-                        "{}% CI [{}, {}]",
-                        level * 100.0,
-                        num3(e.lower),
-                        num3(e.upper)
-                    )
-                } else {
-                    String::new()
+                title: format!("{label} on the {} scale", scale_name(cfg.interpretation)),
+                ci: match (label.is_empty(), ci.is_empty()) {
+                    (true, _) => ci,
+                    (false, true) => label.to_string(),
+                    (false, false) => format!("{label} · {ci}"),
                 },
             }
         })
@@ -504,7 +496,13 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
             s.summary.n_rows,
             escape_html(&cfg.annotations_file)
         ),
-        description_html: String::new(),
+        description_html: verdict(s, cfg).map_or_else(String::new, |(head, why)| {
+            format!(
+                "<p class=\"verdict\"><strong>{}</strong>: {}</p>",
+                escape_html(&head),
+                escape_html(&why)
+            )
+        }),
         generated: utc_datetime(epoch),
         version: env!("CARGO_PKG_VERSION").to_string(),
         thumbnails: false,

@@ -27,7 +27,7 @@ use crate::metrics::raters::chance::{category_shares, specific_agreement};
 use crate::metrics::raters::fleiss::fleiss_kappa_complete;
 use crate::metrics::raters::pairs::{cohen_kappa, cohen_kappa_se, exact_agreement, pearson_table};
 use crate::metrics::raters::rows::{coefficient_rows_at, CoefficientRow};
-use crate::metrics::raters::{CountTables, RatingsSummary, Weights};
+use crate::metrics::raters::{CountTables, PairTable, RatingsSummary, Weights};
 
 /// One pair of raters (spec 3, `<id>_agreement_pairs`).
 #[derive(Clone, Debug, PartialEq)]
@@ -141,12 +141,10 @@ fn scope(cfg: &AgreeConfig, r: &Ratings, label: &str, rows: Option<&[usize]>) ->
     let complete = fleiss_kappa_complete(&tables.complete_items());
     let summary = tables.summary();
     let n_raters = tables.n_raters();
-    let missing = if r.raters.is_empty() {
-        0
-    } else {
-        (summary.n_rows * n_raters) as u64 - summary.n_ratings
-    };
-    let notes = notes(&summary, &coefficient);
+    // Counts layout too: the raters are the largest row sum, and each
+    // item's shortfall from it is missing.
+    let missing = (summary.n_rows * n_raters) as u64 - summary.n_ratings;
+    let notes = notes(r, &tables, &summary, &coefficient);
     Scope {
         label: label.to_string(),
         n_raters,
@@ -253,7 +251,35 @@ fn bootstrap_interval(boot: &AlphaBootstrap, iv: &Intervals, estimate: f64) -> (
     (i.lower, i.upper, i.se)
 }
 
-fn notes(s: &RatingsSummary, rows: &[CoefficientRow]) -> Vec<String> {
+/// Raters of the wide or long layout who gave no rating in `tables`.
+fn silent_raters(tables: &CountTables) -> Vec<usize> {
+    let Some(rt) = &tables.raters else {
+        return Vec::new();
+    };
+    let q = tables.q;
+    (0..rt.n_raters)
+        .filter(|&g| rt.marginals[g * q..(g + 1) * q].iter().all(|&c| c == 0.0))
+        .collect()
+}
+
+/// `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Why numbers are missing or need care: no pairable item, raters with no
+/// rating, no complete item, a single category, the counts layout's
+/// unequal row sums, the prevalence paradox.
+fn notes(
+    r: &Ratings,
+    tables: &CountTables,
+    s: &RatingsSummary,
+    rows: &[CoefficientRow],
+) -> Vec<String> {
     let mut out = Vec::new();
     if s.n_items_pairable == 0 {
         out.push(
@@ -261,6 +287,63 @@ fn notes(s: &RatingsSummary, rows: &[CoefficientRow]) -> Vec<String> {
              empty (NaN)."
                 .to_string(),
         );
+        return out;
+    }
+    let silent = silent_raters(tables);
+    if !silent.is_empty() {
+        let names: Vec<String> = silent
+            .iter()
+            .map(|&g| format!("'{}'", r.raters[g]))
+            .collect();
+        let m = tables.n_raters();
+        let kept = m - silent.len();
+        let left = m * (m - 1) / 2 - kept * kept.saturating_sub(1) / 2;
+        out.push(format!(
+            "{} gave no rating: left out of the pairs table ({left} of {} pairs), and Conger's \
+             kappa, which needs each rater's own label shares, is empty. The other \
+             coefficients use the ratings given.",
+            and_list(&names),
+            m * (m - 1) / 2
+        ));
+    }
+    let empty = |c: &str| {
+        rows.iter()
+            .any(|row| row.coefficient == c && row.estimate.value.is_nan())
+    };
+    if s.n_items_complete == 0 && empty("fleiss_kappa_complete") {
+        let icc = if rows.iter().any(|row| row.coefficient == "icc1") {
+            ", randolph_kappa and the ICCs"
+        } else {
+            " and randolph_kappa"
+        };
+        out.push(format!(
+            "No item was rated by all {} raters, so the coefficients computed on complete items \
+             only are empty: fleiss_kappa_complete{icc}. fleiss_kappa, gwet_ac1, \
+             brennan_prediger and krippendorff_alpha allow missing ratings and use every item \
+             with two or more ratings.",
+            tables.n_raters()
+        ));
+    }
+    if s.observed_categories.len() == 1 {
+        let mut names: Vec<&str> = rows
+            .iter()
+            .filter(|row| row.estimate.value.is_nan())
+            .map(|row| row.coefficient)
+            .collect();
+        names.dedup();
+        if !names.is_empty() {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            out.push(format!(
+                "Every rating is in one category ('{}'): chance agreement is then 1, so {} \
+                 (0/0) are empty. Agreement is perfect but says nothing about the raters' \
+                 ability to tell categories apart.",
+                r.categories.labels[s.observed_categories[0]],
+                and_list(&names)
+            ));
+        }
+    }
+    if r.raters.is_empty() {
+        out.extend(counts_note(tables, s));
     }
     let value = |c: &str| {
         rows.iter()
@@ -285,20 +368,41 @@ fn notes(s: &RatingsSummary, rows: &[CoefficientRow]) -> Vec<String> {
     out
 }
 
-/// One row per pair of raters of `r` (none in the counts layout).
+/// The counts layout with unequal row sums: how raters and missing
+/// ratings are counted, and which coefficients use which items.
+fn counts_note(tables: &CountTables, s: &RatingsSummary) -> Option<String> {
+    let totals = (0..tables.items.len()).map(|p| tables.items.total(p));
+    let (lo, hi) = (totals.clone().min()?, totals.max()?);
+    (lo != hi).then(|| {
+        format!(
+            "Counts layout with unequal row sums: items have between {lo} and {hi} ratings. \
+             The number of raters is the largest row sum ({hi}), and each item's shortfall \
+             from it counts as missing ({} missing ratings in all). As irrCAC does for this \
+             layout, fleiss_kappa, gwet_ac1, brennan_prediger and krippendorff_alpha use each \
+             item's own number of ratings; fleiss_kappa_complete and randolph_kappa use only \
+             the {} items with {hi} ratings.",
+            (s.n_rows as u64 * u64::from(hi)) - s.n_ratings,
+            s.n_items_complete
+        )
+    })
+}
+
+/// One row per pair of raters of `r` (none in the counts layout); a pair
+/// with a rater who gave no rating is left out (the notes say so).
 pub fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
     let Some(rt) = &tables.raters else {
         return Vec::new();
     };
-    let q = tables.q;
+    let silent = silent_raters(tables);
     rt.pairs
         .iter()
+        .filter(|p| !silent.contains(&p.rater_1) && !silent.contains(&p.rater_2))
         .map(|p| {
-            let c = cohen_kappa_se(&p.table, q, Weights::Identity);
+            let c = cohen_kappa_se(p, Weights::Identity);
             let weighted = level != Level::Nominal;
             let w = |kind| {
                 if weighted {
-                    cohen_kappa(&p.table, q, kind)
+                    cohen_kappa(p, kind)
                 } else {
                     f64::NAN
                 }
@@ -307,7 +411,7 @@ pub fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
                 rater_1: r.raters[p.rater_1].clone(),
                 rater_2: r.raters[p.rater_2].clone(),
                 n: p.n(),
-                exact_agreement: exact_agreement(&p.table, q),
+                exact_agreement: exact_agreement(p),
                 kappa: c.kappa,
                 kappa_se: c.se,
                 kappa_lower: c.lower,
@@ -315,7 +419,7 @@ pub fn pairs(r: &Ratings, tables: &CountTables, level: Level) -> Vec<PairRow> {
                 kappa_linear: w(Weights::Linear),
                 kappa_quadratic: w(Weights::Quadratic),
                 pearson_r: if weighted {
-                    pearson_table(&p.table, q, &r.categories.values).0
+                    pearson_table(p, &r.categories.values).0
                 } else {
                     f64::NAN
                 },
@@ -334,15 +438,7 @@ pub fn distribution(r: &Ratings, tables: &CountTables) -> Vec<(String, Vec<f64>)
             .enumerate()
             .map(|(g, name)| (name.clone(), rt.marginals[g * q..(g + 1) * q].to_vec()))
             .collect(),
-        None => {
-            let mut total = vec![0.0; q];
-            for p in 0..tables.items.len() {
-                for (t, &c) in total.iter_mut().zip(tables.items.row(p)) {
-                    *t += tables.items.mult[p] * f64::from(c);
-                }
-            }
-            vec![("all raters".to_string(), total)]
-        }
+        None => vec![("all raters".to_string(), tables.items.category_totals())],
     }
 }
 
@@ -373,7 +469,7 @@ pub fn classification(r: &Ratings, rows: Option<&[usize]>) -> Vec<RaterClassific
             RaterClassification {
                 rater: r.raters[g].clone(),
                 report: classification_report(&c, q),
-                kappa: Weights::ALL.map(|w| cohen_kappa(&c, q, w)),
+                kappa: Weights::ALL.map(|w| cohen_kappa(&PairTable::from_dense(&c, q), w)),
                 pearson: if numeric { pearson_test(&x, &y) } else { nan },
                 spearman: if numeric { spearman_test(&x, &y) } else { nan },
                 kendall: if numeric {
@@ -412,6 +508,40 @@ mod tests {
             (lo.to_bits(), hi.to_bits()),
             (serial.lower.to_bits(), serial.upper.to_bits())
         );
+    }
+
+    /// Continuous ratings (about 600 distinct values, 1,500 items: the
+    /// block path) at every level: the threaded interval is the serial one
+    /// to the last bit.
+    #[test]
+    fn agree_continuous_alpha_interval_on_threads_equals_the_serial_one() {
+        let mut g = crate::metrics::test_util::Lcg(21);
+        let q = 600u32;
+        let codes: Vec<Option<u32>> = (0..1500 * 3)
+            .map(|i| {
+                let t = (i / 3) as f64 * 0.37 % 1.0;
+                let c = ((t + (g.next() - 0.5) * 0.1).clamp(0.0, 0.999) * f64::from(q)) as u32;
+                (g.next() > 0.05).then_some(c)
+            })
+            .collect();
+        let tables = CountTables::from_ratings(&codes, 3, q as usize);
+        let values: Vec<f64> = (0..q).map(|k| f64::from(k) / 6.0).collect();
+        let iv = Intervals {
+            replicates: 101,
+            seed: 5,
+            ..Intervals::default()
+        };
+        for level in Level::ALL {
+            let serial =
+                AlphaBootstrap::with_seed(&tables, level, &values, 5).interval(5, 101, 0.95);
+            let (lo, hi) = alpha_interval(&tables, level, &values, &iv, 0.5);
+            assert!(lo.is_finite() && hi > lo, "{level:?}");
+            assert_eq!(
+                (lo.to_bits(), hi.to_bits()),
+                (serial.lower.to_bits(), serial.upper.to_bits()),
+                "{level:?}"
+            );
+        }
     }
 
     /// At a level other than 95%, the ICC rows take the F interval at that

@@ -337,6 +337,7 @@ fn overall_run(
             Centres::of(&a, &b)
         }),
         true_score: (h2.is_some() || rev.is_some()).then_some(rev),
+        true_score_all: None,
     };
     let blocks = Blocks::deal(h.len(), units, None, 1, MAX_BLOCKS, settings.seed ^ stream);
     let (zero, sums) = overall_sums(&spec, &blocks, h, h2, h2, scores);

@@ -266,6 +266,41 @@ impl TrueScoreSums {
         }
     }
 
+    /// Adds one response with any number of human scores `hs` (NaN =
+    /// missing; the ratings of every human column, `other_human_score_columns`
+    /// included): the sums of [`TrueScoreSums::push`] for `c_i` ratings,
+    /// with `sum V_i (c_i - 1) = sum (h - Hbar_i)^2`.
+    pub fn push_all(&mut self, centre: f64, hs: &[f64], systems: impl Fn(usize) -> f64) {
+        let (mut c, mut sum) = (0.0, 0.0);
+        for &h in hs.iter().filter(|h| !h.is_nan()) {
+            c += 1.0;
+            sum += h;
+        }
+        if c == 0.0 {
+            return;
+        }
+        let hbar = sum / c;
+        self.n += 1.0;
+        self.m += c;
+        self.sum_sq_counts += c * c;
+        self.dof += c - 1.0;
+        if c > 1.0 {
+            self.n_multiple += 1.0;
+            self.within += hs
+                .iter()
+                .filter(|h| !h.is_nan())
+                .map(|h| (h - hbar) * (h - hbar))
+                .sum::<f64>();
+        }
+        let d = hbar - centre;
+        self.cd += c * d;
+        self.cdd += c * d * d;
+        for (j, se) in self.se.iter_mut().enumerate() {
+            let e = hbar - systems(j);
+            *se += c * (e * e);
+        }
+    }
+
     /// Adds `w` times `other`.
     #[inline]
     pub fn add_scaled(&mut self, other: &TrueScoreSums, w: f64) {
@@ -519,6 +554,39 @@ mod many_raters_tests {
 
     /// RSMTool's test: one human score, `rater_error_variance = 0.5`,
     /// system `[1, 2, 5]`, human `[2, 3, 5]`: PRMSE 0.9090909090909091.
+    #[test]
+    fn sums_of_any_number_of_raters_give_the_basis_values() {
+        // Spec 5's hand case: ratings (1,2,.) (3,3,4) (2,.,.) (4,5,5) (1,1,2).
+        let cols = [
+            vec![1.0, 3.0, 2.0, 4.0, 1.0],
+            vec![2.0, 3.0, NAN, 5.0, 1.0],
+            vec![NAN, 4.0, NAN, 5.0, 2.0],
+        ];
+        let system = [2.0, 2.5, 3.0, 4.0, 2.0];
+        let refs: Vec<&[f64]> = cols.iter().map(Vec::as_slice).collect();
+        let basis = true_score_basis(&refs, None);
+        let (mse, prmse) = basis.evaluate(&system);
+        let mut sums = TrueScoreSums::zero(1);
+        for i in 0..5 {
+            let hs: Vec<f64> = cols.iter().map(|c| c[i]).collect();
+            sums.push_all(2.5, &hs, |_| system[i]);
+        }
+        let (ve, var_t, r) = sums.evaluate(None);
+        near(ve, basis.error_variance, 1e-12, "Ve");
+        near(var_t, basis.true_score_var, 1e-12, "VarT");
+        near(r[0].0, mse, 1e-12, "MSE");
+        near(r[0].1, prmse, 1e-12, "PRMSE");
+        near(prmse, 0.829134935, 1e-9, "PRMSE (spec 5)");
+        // Two ratings: the same sums as push.
+        let mut two = TrueScoreSums::zero(1);
+        let mut all = TrueScoreSums::zero(1);
+        for i in 0..5 {
+            two.push(2.5, cols[0][i], cols[1][i], |_| system[i]);
+            all.push_all(2.5, &[cols[0][i], cols[1][i]], |_| system[i]);
+        }
+        assert_eq!(two.evaluate(None), all.evaluate(None));
+    }
+
     #[test]
     fn spec5_rsmtool_single_rater_with_given_error_variance() {
         let basis = true_score_basis(&[&[2.0, 3.0, 5.0]], Some(0.5));

@@ -750,3 +750,133 @@ fn agree_prevalence_paradox_is_explained() {
     let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
     assert!(html.contains("prevalence paradox"));
 }
+
+/// The value of `statistic` in the data description table of `out`.
+fn description(out: &Path, statistic: &str) -> String {
+    let text = fs::read_to_string(out.join("output/e_data_description.csv")).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{statistic},")))
+        .unwrap_or_else(|| panic!("no {statistic} in\n{text}"))
+        .to_string()
+}
+
+/// Counts rows summing to 12, 13 or 14 raters (10 items, 135 ratings):
+/// 14 raters, each item's shortfall missing (5), and a note that says how
+/// they are counted and which coefficients use which items.
+#[test]
+fn agree_counts_layout_with_unequal_row_sums_counts_missing_ratings_per_item() {
+    let tmp = TempDir::new().unwrap();
+    let sums: [u32; 10] = [14, 14, 13, 14, 12, 14, 14, 13, 13, 14];
+    let mut csv = String::from("item,c1,c2,c3\n");
+    for (i, &n) in sums.iter().enumerate() {
+        let a = (i as u32 % 4 + 3).min(n);
+        let b = ((n - a) / 2).min(n - a);
+        csv.push_str(&format!("i{i},{a},{b},{}\n", n - a - b));
+    }
+    assert_eq!(sums.iter().sum::<u32>(), 135);
+    fs::write(tmp.path().join("l.csv"), csv).unwrap();
+    fs::write(
+        tmp.path().join("exp.toml"),
+        "experiment_id = \"e\"\nannotations_file = \"l.csv\"\nlayout = \"counts\"\n\
+         item_column = \"item\"\ncategory_columns = [\"c1\", \"c2\", \"c3\"]\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    assert_eq!(description(&out, "raters"), "14");
+    assert_eq!(description(&out, "ratings"), "135");
+    assert_eq!(description(&out, "missing_ratings"), "5");
+    assert_eq!(description(&out, "items_rated_by_every_rater"), "6");
+    let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    for words in [
+        "items have between 12 and 14 ratings",
+        "largest row sum (14)",
+        "5 missing ratings in all",
+        "only the 6 items with 14 ratings",
+    ] {
+        assert!(html.contains(words), "{words}");
+    }
+}
+
+/// A rater column left entirely empty: named, left out of the pairs (with
+/// the count), Conger's kappa and every complete-items coefficient empty
+/// with the reason.
+#[test]
+fn agree_a_rater_with_no_rating_is_named_and_left_out_of_the_pairs() {
+    let tmp = TempDir::new().unwrap();
+    fs::write(
+        tmp.path().join("l.csv"),
+        "item,a1,a2,a3\ni1,x,x,\ni2,y,y,\ni3,x,y,\ni4,y,y,\n",
+    )
+    .unwrap();
+    fs::write(tmp.path().join("exp.toml"), WIDE_TOML).unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    let pairs = fs::read_to_string(out.join("output/e_agreement_pairs.csv")).unwrap();
+    assert_eq!(pairs.lines().count(), 2, "only a1-a2:\n{pairs}");
+    assert!(!pairs.contains("a3"));
+    for words in [
+        "'a3' gave no rating: left out of the pairs table (2 of 3 pairs)",
+        "Conger",
+        "No item was rated by all 3 raters",
+        "fleiss_kappa_complete and randolph_kappa",
+    ] {
+        assert!(run.stdout.contains(words), "{words}:\n{}", run.stdout);
+    }
+    let agreement = fs::read_to_string(out.join("output/e_agreement.csv")).unwrap();
+    let fleiss = agreement
+        .lines()
+        .find(|l| l.starts_with("fleiss_kappa,"))
+        .unwrap();
+    assert!(
+        !fleiss.split(',').nth(2).unwrap().is_empty(),
+        "irrCAC's Fleiss uses the ratings given: {fleiss}"
+    );
+}
+
+/// Raters who agree on every item: alpha 1, and the first screen says the
+/// labels are reliable enough for conclusions; the tiles name their level
+/// or weights and carry a label of the configured scale.
+#[test]
+fn agree_the_first_screen_answers_the_reliability_question() {
+    let tmp = TempDir::new().unwrap();
+    let mut csv = String::from("item,a1,a2,a3\n");
+    for i in 0..40 {
+        let l = ["x", "y", "z"][i % 3];
+        csv.push_str(&format!("i{i},{l},{l},{l}\n"));
+    }
+    fs::write(tmp.path().join("l.csv"), csv).unwrap();
+    fs::write(tmp.path().join("exp.toml"), WIDE_TOML).unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    assert!(
+        run.stdout.contains(
+            "Reliable enough for conclusions under Krippendorff's (1980) benchmark: \
+             Krippendorff's alpha (nominal) is 1.000"
+        ),
+        "{}",
+        run.stdout
+    );
+    let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    assert!(html.contains("<p class=\"verdict\"><strong>Reliable enough for conclusions"));
+    for tile in [
+        "<dt>alpha · nominal</dt>",
+        "<dt>Fleiss&#39; kappa</dt>",
+        "<dt>AC1</dt>",
+    ] {
+        assert!(
+            html.contains(tile) || html.contains(&tile.replace("&#39;", "&#x27;")),
+            "{tile}"
+        );
+    }
+    assert!(html.contains("almost perfect · 95% CI"));
+    let table = fs::read_to_string(out.join("output/e_agreement.csv")).unwrap();
+    let pa = table
+        .lines()
+        .find(|l| l.starts_with("percent_agreement,"))
+        .unwrap();
+    assert!(pa.ends_with(','), "no label for percent agreement: {pa}");
+}

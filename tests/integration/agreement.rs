@@ -21,7 +21,7 @@ use rsmreport::metrics::raters::chance;
 use rsmreport::metrics::raters::fleiss::fleiss_kappa_complete;
 use rsmreport::metrics::raters::icc::{f_ppf, icc, ICC_NAMES};
 use rsmreport::metrics::raters::pairs::{self, TableMethod};
-use rsmreport::metrics::raters::{positions, weight_matrix, CountTables, Estimate, Weights};
+use rsmreport::metrics::raters::{positions, CountTables, Estimate, Kernel, PairTable, Weights};
 use serde_json::Value;
 
 use super::common::manifest_dir;
@@ -169,7 +169,7 @@ fn irrcac_block(out: &mut Actual, path: &str, t: &CountTables, values: &[f64], l
         if kind == Weights::Quadratic && !numeric {
             continue;
         }
-        let w = weight_matrix(values, kind);
+        let w = Kernel::new(values, kind);
         let name = if kind == Weights::Identity {
             "identity"
         } else {
@@ -238,8 +238,8 @@ fn icc_block(out: &mut Actual, t: &CountTables, values: &[f64]) {
     }
 }
 
-fn statsmodels_kappa(out: &mut Actual, path: &str, table: &[f64], q: usize, kind: Weights) {
-    let c = pairs::cohen_kappa_se(table, q, kind);
+fn statsmodels_kappa(out: &mut Actual, path: &str, table: &PairTable, kind: Weights) {
+    let c = pairs::cohen_kappa_se(table, kind);
     for (k, v) in [
         ("kappa", c.kappa),
         ("std_kappa", c.se),
@@ -263,34 +263,21 @@ fn weight_key(kind: Weights) -> &'static str {
 }
 
 fn pairs_block(out: &mut Actual, t: &CountTables, raters: &[String], values: &[f64]) {
-    let q = t.q;
-    let w = weight_matrix(values, Weights::Identity);
+    let w = Kernel::new(values, Weights::Identity);
     for (i, pt) in t.raters.as_ref().unwrap().pairs.iter().enumerate() {
         let p = format!("pairs[{i}]");
         out.text(format!("{p}.rater_1"), raters[pt.rater_1].clone());
         out.text(format!("{p}.rater_2"), raters[pt.rater_2].clone());
         out.num(format!("{p}.n_items"), pt.n());
-        out.num(
-            format!("{p}.exact_agreement"),
-            pairs::exact_agreement(&pt.table, q),
-        );
+        out.num(format!("{p}.exact_agreement"), pairs::exact_agreement(pt));
         for kind in Weights::ALL {
             let key = weight_key(kind);
-            let k = pairs::cohen_kappa(&pt.table, q, kind);
+            let k = pairs::cohen_kappa(pt, kind);
             out.num(format!("{p}.cohen_sklearn.{key}"), k);
-            statsmodels_kappa(
-                out,
-                &format!("{p}.cohen_statsmodels.{key}"),
-                &pt.table,
-                q,
-                kind,
-            );
+            statsmodels_kappa(out, &format!("{p}.cohen_statsmodels.{key}"), pt, kind);
         }
-        out.estimate(
-            &format!("{p}.scott_pi_irrcac"),
-            &pairs::scott_pi(&pt.table, q, &w),
-        );
-        let (r, pv) = pairs::pearson_table(&pt.table, q, values);
+        out.estimate(&format!("{p}.scott_pi_irrcac"), &pairs::scott_pi(pt, &w));
+        let (r, pv) = pairs::pearson_table(pt, values);
         out.num(format!("{p}.pearson.r"), r);
         out.num(format!("{p}.pearson.pvalue"), pv);
     }
@@ -313,7 +300,7 @@ fn table_block(out: &mut Actual, t: &CountTables, labels: &[Label]) {
         ("quadratic", Weights::Quadratic),
     ] {
         for (name, m) in methods {
-            let e = pairs::table_coefficient(&pt.table, t.q, m, kind);
+            let e = pairs::table_coefficient(pt, m, kind);
             out.estimate(&format!("irrcac_table.{wname}.{name}"), &e);
         }
     }
@@ -413,13 +400,7 @@ fn counts(case: &toml::Table, dir: &Path) -> Actual {
     per_subject.dedup();
     let per_subject: Vec<f64> = per_subject.into_iter().map(f64::from).collect();
     out.nums("summary.raters_per_subject", &per_subject);
-    let totals: Vec<f64> = (0..q)
-        .map(|k| {
-            (0..t.items.len())
-                .map(|p| f64::from(t.items.row(p)[k]) * t.items.mult[p])
-                .sum()
-        })
-        .collect();
+    let totals = t.items.category_totals();
     out.nums("summary.category_totals", &totals);
     let f = fleiss_kappa_complete(&t.complete_items());
     out.num("fleiss_statsmodels.fleiss", f.kappa);
@@ -498,13 +479,12 @@ fn classification(case: &toml::Table, dir: &Path) -> Actual {
         let key = weight_key(kind);
         out.num(
             format!("cohen_kappa.{key}"),
-            pairs::cohen_kappa(&c, q, kind),
+            pairs::cohen_kappa(&PairTable::from_dense(&c, q), kind),
         );
         statsmodels_kappa(
             &mut out,
             &format!("cohen_kappa_statsmodels.{key}"),
-            &c,
-            q,
+            &PairTable::from_dense(&c, q),
             kind,
         );
     }
@@ -748,19 +728,18 @@ fn check_case(name: &str, expected: &Value, actual: &Actual) -> Tally {
     t
 }
 
-#[test]
-fn agreement_every_fixture_value_matches() {
-    let dir = fixtures_dir();
+/// Every case of `dir`'s `index.json` but the pairwise `ff-*` ones: the
+/// number of cases run, of values matched, and the mismatches.
+fn run_cases(dir: &Path) -> (usize, usize, Vec<String>) {
     let index: Value =
         serde_json::from_str(&fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
     let cases = index["cases"].as_array().unwrap();
     let (mut total, mut failures, mut run) = (0, Vec::new(), 0);
     for c in cases {
         let name = c["name"].as_str().unwrap();
-        assert!(
-            !name.starts_with("ff-"),
-            "{name}: pairwise cases belong elsewhere"
-        );
+        if name.starts_with("ff-") {
+            continue;
+        }
         let case_dir = dir.join(name);
         let case: toml::Table =
             toml::from_str(&fs::read_to_string(case_dir.join("case.toml")).unwrap()).unwrap();
@@ -779,6 +758,23 @@ fn agreement_every_fixture_value_matches() {
         failures.extend(t.failures.into_iter().map(|f| format!("{name}: {f}")));
         run += 1;
     }
+    (run, total, failures)
+}
+
+#[test]
+fn agreement_every_fixture_value_matches() {
+    let dir = fixtures_dir();
+    let index: Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    assert!(
+        index["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| !c["name"].as_str().unwrap().starts_with("ff-")),
+        "pairwise cases belong elsewhere"
+    );
+    let (run, total, failures) = run_cases(&dir);
     let on_disk = fs::read_dir(&dir)
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().is_dir())
@@ -790,6 +786,29 @@ fn agreement_every_fixture_value_matches() {
     assert_eq!(run, 15, "the 15 non-pairwise cases");
     eprintln!(
         "agreement: {run} cases, {total} values matched at 1e-9, {} failures",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The real published data sets of `../shared/spec/fixtures/external`
+/// (read in place, never copied), every value at 1e-9 as above.
+#[test]
+fn agreement_external_fixture_values_match() {
+    let dir = manifest_dir().join("../shared/spec/fixtures/external");
+    if !dir.join("index.json").is_file() {
+        eprintln!("skipped: {} not found", dir.display());
+        return;
+    }
+    let (run, total, failures) = run_cases(&dir);
+    assert!(run >= 6, "the external multirater and counts cases");
+    eprintln!(
+        "external: {run} cases, {total} values matched at 1e-9, {} failures",
         failures.len()
     );
     assert!(

@@ -402,3 +402,96 @@ fn raters_further_columns_are_read_like_the_second_score() {
     let all = out.join("output/hand_true_score_eval_all_raters.csv");
     assert_eq!(cell(&all, "raw", "N raters"), 4.0);
 }
+
+/// 300 responses: two human scores (the second on 80%), a third on half
+/// of them, a system score (`h3` empty: `empty = true`).
+fn three_rater_csv(empty: bool) -> String {
+    let mut s = String::from("id,h1,h2,h3,sys\n");
+    let mut x: u64 = 7;
+    let mut next = || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for i in 0..300 {
+        let t = 1.0 + 4.0 * next();
+        let score = |u: f64| (t + 1.5 * (u - 0.5)).round().clamp(1.0, 6.0);
+        let (a, b, c) = (score(next()), score(next()), score(next()));
+        let b = if next() < 0.8 {
+            b.to_string()
+        } else {
+            String::new()
+        };
+        let c = if !empty && next() < 0.5 {
+            c.to_string()
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            "r{i},{a},{b},{c},{:.3}\n",
+            t + 0.4 * (next() - 0.5)
+        ));
+    }
+    s
+}
+
+/// Agreement issue 6: the all-raters PRMSE has intervals, from the same
+/// bootstrap (by response) as the two-rater table: with the third column
+/// empty, its interval is the two-rater one to the last bit; with ratings,
+/// the interval holds the estimate.
+#[test]
+fn raters_all_raters_prmse_has_intervals_from_the_same_bootstrap() {
+    let tmp = TempDir::new().unwrap();
+    let run = |name: &str, empty: bool| -> PathBuf {
+        let dir = tmp.path().join(name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("pred.csv"), three_rater_csv(empty)).unwrap();
+        fs::write(
+            dir.join("exp.toml"),
+            HAND_CONFIG.replace("intervals = false\n", "")
+                + "other_human_score_columns = [\"h3\"]\n\
+                   [intervals]\nreplicates = 200\nseed = 3\n",
+        )
+        .unwrap();
+        let out = dir.join("out");
+        ok(&common::build(&dir, &dir.join("exp.toml"), &out, &[]));
+        out.join("output")
+    };
+    let ci_rows = |out: &Path, table: &str| -> Vec<String> {
+        lines(&out.join(format!("hand_{table}_ci.csv")))
+            .into_iter()
+            .skip(1)
+            .collect()
+    };
+    let empty = run("empty", true);
+    let (two, all) = (
+        ci_rows(&empty, "true_score_eval"),
+        ci_rows(&empty, "true_score_eval_all_raters"),
+    );
+    assert!(!two.is_empty() && two == all, "{two:?}\n{all:?}");
+    let full = run("full", false);
+    let all = ci_rows(&full, "true_score_eval_all_raters");
+    assert_ne!(all, ci_rows(&full, "true_score_eval"));
+    let prmse = cell(
+        &full.join("hand_true_score_eval_all_raters.csv"),
+        "raw",
+        "PRMSE true",
+    );
+    let row = all
+        .iter()
+        .find(|l| l.starts_with("raw,PRMSE true,"))
+        .unwrap_or_else(|| panic!("no PRMSE row in {all:?}"));
+    let nums: Vec<f64> = row
+        .split(',')
+        .skip(2)
+        .filter_map(|c| c.parse().ok())
+        .collect();
+    assert!(nums.len() >= 3, "{row}");
+    assert!(
+        nums.contains(&prmse) || nums.iter().any(|v| (v - prmse).abs() < 1e-12),
+        "estimate {prmse} in {row}"
+    );
+    let (lo, hi) = (nums[1], nums[2]);
+    assert!(lo < prmse && prmse < hi, "{row}");
+}

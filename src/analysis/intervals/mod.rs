@@ -257,16 +257,29 @@ fn overall_tables(
         Centres::of(&h, &s)
     });
     let true_score = has("true_score_eval").then_some(rev);
+    let others: Vec<&[f64]> = prep
+        .other_humans
+        .iter()
+        .map(|o| o.values.as_slice())
+        .collect();
+    let true_score_all = has("true_score_eval_all_raters").then_some(rev);
     let spec = Overall {
         score_names: prep.scores.iter().map(|s| s.name).collect(),
         centres,
         hh: hh_centres,
         true_score,
+        true_score_all,
     };
     let settings = run.settings;
     let blocks = Blocks::deal(n, units, None, 1, MAX_BLOCKS, settings.seed);
     let scores: Vec<&[f64]> = prep.scores.iter().map(|s| s.values.as_slice()).collect();
-    let (zero, sums) = overall_sums(&spec, &blocks, &prep.sc1, sc2, prep.sc2.as_deref(), &scores);
+    let humans = Humans {
+        h: &prep.sc1,
+        hh: sc2,
+        ts_h2: prep.sc2.as_deref(),
+        others: &others,
+    };
+    let (zero, sums) = overall_sums_of(&spec, &blocks, &humans, &scores);
     let rep = replicate(run, 0, &blocks, &sums, &zero, &|t, put| {
         stats::overall(&spec, &t[0], put)
     });
@@ -300,12 +313,52 @@ pub fn overall_sums(
     ts_h2: Option<&[f64]>,
     scores: &[&[f64]],
 ) -> (OverallSums, Vec<OverallSums>) {
+    let humans = Humans {
+        h,
+        hh,
+        ts_h2,
+        others: &[],
+    };
+    overall_sums_of(spec, blocks, &humans, scores)
+}
+
+/// The human score columns of [`overall_sums_of`].
+pub struct Humans<'a> {
+    /// The first human score, and the second where `consistency` is
+    /// computed.
+    pub h: &'a [f64],
+    pub hh: Option<&'a [f64]>,
+    /// The second human score of the true-score sums.
+    pub ts_h2: Option<&'a [f64]>,
+    /// `other_human_score_columns` (the all-raters true-score sums).
+    pub others: &'a [&'a [f64]],
+}
+
+/// [`overall_sums`] with the other human score columns: the all-raters
+/// true-score sums (when `spec` computes `true_score_eval_all_raters`)
+/// add every human rating of a response.
+pub fn overall_sums_of(
+    spec: &Overall,
+    blocks: &Blocks,
+    humans: &Humans,
+    scores: &[&[f64]],
+) -> (OverallSums, Vec<OverallSums>) {
+    let Humans {
+        h,
+        hh,
+        ts_h2,
+        others,
+    } = *humans;
     let zero = OverallSums {
         scores: spec.centres.iter().map(PairSums::zero).collect(),
         hh: spec.hh.as_ref().map(PairSums::zero),
         true_score: spec.true_score.map(|_| TrueScoreSums::zero(scores.len())),
+        true_score_all: spec
+            .true_score_all
+            .map(|_| TrueScoreSums::zero(scores.len())),
     };
     let ts_centre = mean(h);
+    let mut all = Vec::with_capacity(2 + others.len());
     let sums = block_sums(blocks, &zero, |t, i| {
         let hi = h[i];
         for ((p, c), s) in t.scores.iter_mut().zip(&spec.centres).zip(scores) {
@@ -320,6 +373,13 @@ pub fn overall_sums(
         if let Some(ts) = &mut t.true_score {
             let h2 = ts_h2.map_or(f64::NAN, |v| v[i]);
             ts.push(ts_centre, hi, h2, |k| scores[k][i]);
+        }
+        if let Some(ts) = &mut t.true_score_all {
+            all.clear();
+            all.push(hi);
+            all.push(ts_h2.map_or(f64::NAN, |v| v[i]));
+            all.extend(others.iter().map(|o| o[i]));
+            ts.push_all(ts_centre, &all, |k| scores[k][i]);
         }
     });
     (zero, sums)

@@ -37,6 +37,8 @@ pub struct OverallSums {
     pub scores: Vec<PairSums>,
     pub hh: Option<PairSums>,
     pub true_score: Option<TrueScoreSums>,
+    /// The true-score sums of every human rating (`true_score_eval_all_raters`).
+    pub true_score_all: Option<TrueScoreSums>,
 }
 
 impl Additive for OverallSums {
@@ -50,6 +52,9 @@ impl Additive for OverallSums {
         if let (Some(a), Some(b)) = (&mut self.true_score, &other.true_score) {
             a.add_scaled(b, w);
         }
+        if let (Some(a), Some(b)) = (&mut self.true_score_all, &other.true_score_all) {
+            a.add_scaled(b, w);
+        }
     }
 }
 
@@ -61,6 +66,9 @@ pub struct Overall {
     pub hh: Option<Centres>,
     /// `Some(rater_error_variance)` when `true_score_eval` is written.
     pub true_score: Option<Option<f64>>,
+    /// `Some(rater_error_variance)` when `true_score_eval_all_raters` is
+    /// written (agreement spec 5).
+    pub true_score_all: Option<Option<f64>>,
 }
 
 /// The statistics of `eval`, `consistency`, `degradation`,
@@ -93,15 +101,25 @@ pub fn overall(spec: &Overall, t: &OverallSums, put: &mut Put) {
             put("disattenuated_correlations", name, "corr_disattenuated", d);
         }
     }
-    if let (Some(rev), Some(ts)) = (spec.true_score, &t.true_score) {
+    for (table, rev, ts) in [
+        ("true_score_eval", spec.true_score, &t.true_score),
+        (
+            "true_score_eval_all_raters",
+            spec.true_score_all,
+            &t.true_score_all,
+        ),
+    ] {
+        let (Some(rev), Some(ts)) = (rev, ts) else {
+            continue;
+        };
         let (ve, var_t, results) = ts.evaluate(rev);
         for (name, (mse, prmse)) in spec.score_names.iter().zip(results) {
-            put("true_score_eval", name, "PRMSE true", prmse);
-            put("true_score_eval", name, "MSE true", mse);
+            put(table, name, "PRMSE true", prmse);
+            put(table, name, "MSE true", mse);
             if rev.is_none() {
-                put("true_score_eval", name, "Variance of errors", ve);
+                put(table, name, "Variance of errors", ve);
             }
-            put("true_score_eval", name, "True score var", var_t);
+            put(table, name, "True score var", var_t);
         }
     }
 }

@@ -1,13 +1,27 @@
 //! Stage 4 (metrics, pure): Krippendorff's alpha at the nominal, ordinal,
-//! interval and ratio levels from the coincidence matrix, as the Python
-//! `krippendorff` package (0.9.0) computes it (fixture README 6.1), and its
-//! bootstrap over items, one `(seed, replicate)` stream per replicate so
-//! the result does not depend on the thread count.
+//! interval and ratio levels, as the Python `krippendorff` package (0.9.0)
+//! computes it (fixture README 6.1), and its bootstrap over items, one
+//! `(seed, replicate)` stream per replicate so the result does not depend
+//! on the thread count.
+//!
+//! Sufficient statistics, never a values x values matrix: the coincidences
+//! are kept sparse (the pairs of distinct values that occur within a unit,
+//! and the marginal count of each value), so memory grows with the
+//! ratings, not with the square of the number of distinct values. The
+//! expected disagreement comes from the marginals alone: `n^2 - sum n_k^2`
+//! (nominal), `2 n sum n_k (x_k - xbar)^2` over the values (interval) or
+//! the mid-ranks (ordinal: `(sum_{g=k}^{l} n_g - (n_k + n_l)/2)^2` is the
+//! squared difference of mid-ranks), and all pairs of occurring values for
+//! ratio (whose distance does not separate: time grows with their square,
+//! memory does not). The bootstrap resamples units (or seeded blocks of
+//! units) and recombines their precomputed sums.
 //!
 //! Pure maths on the count tables of [`super`]: nothing here may touch
 //! files, tables, configuration, threads, formatting or report code.
 //! Degenerate data (fewer than two categories, no item with two ratings,
 //! every pairable rating equal) give `NaN`, never a panic.
+
+use std::sync::Arc;
 
 use super::{CountTables, ItemCounts};
 use crate::metrics::bootstrap::{percentile_interval, replicate_rng, Interval, Plan};
@@ -41,104 +55,205 @@ impl Level {
     }
 }
 
-/// Coincidence matrix `o_kl = sum_u mult_u (n_uk n_ul - [k = l] n_uk) /
-/// (m_u - 1)` over the patterns with `m_u >= 2` ratings (`mult` gives each
-/// pattern's weight: its number of items, or a replicate's draw counts).
-pub fn coincidences(items: &ItemCounts, mult: &[f64]) -> Vec<f64> {
-    let mut o = vec![0.0; items.q * items.q];
-    for (p, &m) in mult.iter().enumerate().take(items.len()) {
-        add_pattern(items, p, m, &mut o);
+/// Sums `(key, value)` entries with equal keys; keys end sorted.
+fn aggregate<K: Ord + Copy>(v: &mut Vec<(K, f64)>) {
+    v.sort_by_key(|e| e.0);
+    let mut out: Vec<(K, f64)> = Vec::with_capacity(v.len());
+    for &(k, x) in v.iter() {
+        match out.last_mut() {
+            Some(last) if last.0 == k => last.1 += x,
+            _ => out.push((k, x)),
+        }
     }
-    o
+    *v = out;
 }
 
-/// Adds `m` times pattern `p`'s pairs to the coincidence matrix `o`
-/// (nothing for a pattern with fewer than two ratings).
-fn add_pattern(items: &ItemCounts, p: usize, m: f64, o: &mut [f64]) {
-    pattern_terms(items, p, m, |cell, v| o[cell] += v);
-}
-
-/// Calls `add(k * q + l, m (n_kp n_lp - [k = l] n_kp) / (m_p - 1))` for
-/// the categories `k`, `l` of pattern `p`, in row-major order (never for
-/// fewer than two ratings or `m = 0`): the terms of [`add_pattern`].
-fn pattern_terms(items: &ItemCounts, p: usize, m: f64, mut add: impl FnMut(usize, f64)) {
-    let q = items.q;
+/// Adds `m` times pattern `p`'s coincidences: `m n_k n_l / (r - 1)` for
+/// each pair of its distinct categories `k < l`, and `m n_k` to the
+/// marginal of `k` (the row sums of the coincidence matrix); nothing
+/// below two ratings.
+fn pattern_terms(
+    items: &ItemCounts,
+    p: usize,
+    m: f64,
+    pairs: &mut Vec<((u32, u32), f64)>,
+    marg: &mut Vec<(u32, f64)>,
+) {
     let row = items.row(p);
-    let total = items.total(p);
+    let total = row.total();
     if total < 2 || m == 0.0 {
         return;
     }
     let scale = m / f64::from(total - 1);
-    for k in (0..q).filter(|&k| row[k] > 0) {
-        for l in (0..q).filter(|&l| row[l] > 0) {
-            let (a, b) = (f64::from(row[k]), f64::from(row[l]));
-            let same = if k == l { a } else { 0.0 };
-            add(k * q + l, (a * b - same) * scale);
+    for (i, (&k, &a)) in row.cats.iter().zip(row.counts).enumerate() {
+        marg.push((k, m * f64::from(a)));
+        for (&l, &b) in row.cats[i + 1..].iter().zip(&row.counts[i + 1..]) {
+            pairs.push(((k, l), f64::from(a) * f64::from(b) * scale));
         }
     }
 }
 
-/// Squared distances `d_kl` for `level`: nominal `[k != l]`; ordinal
-/// `(sum_{g=min}^{max} n_g - (n_k + n_l)/2)^2` over positions, `n_g` the
-/// coincidence marginals; interval `(v_k - v_l)^2`; ratio `((v_k - v_l) /
-/// (v_k + v_l))^2` (0 when `v_k + v_l = 0`).
-pub fn distances(level: Level, values: &[f64], marginals: &[f64]) -> Vec<f64> {
-    let q = values.len();
-    let mut d = vec![0.0; q * q];
-    for k in 0..q {
-        for l in 0..q {
-            d[k * q + l] = match level {
-                Level::Nominal => f64::from(u8::from(k != l)),
-                Level::Ordinal => {
-                    let (a, b) = (k.min(l), k.max(l));
-                    let span: f64 = marginals[a..=b].iter().sum();
-                    (span - (marginals[k] + marginals[l]) / 2.0).powi(2)
-                }
-                Level::Interval => (values[k] - values[l]).powi(2),
-                Level::Ratio => {
-                    let s = values[k] + values[l];
-                    if s == 0.0 {
-                        0.0
-                    } else {
-                        ((values[k] - values[l]) / s).powi(2)
-                    }
-                }
-            };
-        }
-    }
-    d
+/// Sparse coincidences of some units: `o_kl` for `k < l` (the matrix is
+/// symmetric and the diagonal carries no disagreement), and the marginals.
+#[derive(Clone, Debug, Default)]
+struct Coincidences {
+    pairs: Vec<((u32, u32), f64)>,
+    marg: Vec<(u32, f64)>,
 }
 
-/// Alpha from a coincidence matrix: `1 - sum o d / sum e d`, `e_kl = (n_k
-/// n_l - [k = l] n_k) / (n - 1)`. NaN with fewer than two categories or
-/// nothing pairable.
-pub fn alpha_from_coincidences(o: &[f64], level: Level, values: &[f64]) -> f64 {
-    let q = values.len();
-    if q < 2 || o.len() != q * q {
-        return f64::NAN;
+impl Coincidences {
+    /// The coincidences of patterns `(p, weight)`.
+    fn of(items: &ItemCounts, units: impl Iterator<Item = (usize, f64)>) -> Self {
+        let mut c = Coincidences::default();
+        for (p, m) in units {
+            pattern_terms(items, p, m, &mut c.pairs, &mut c.marg);
+        }
+        aggregate(&mut c.pairs);
+        aggregate(&mut c.marg);
+        c
     }
-    let marg: Vec<f64> = (0..q).map(|k| o[k * q..(k + 1) * q].iter().sum()).collect();
+}
+
+/// The distance `d_kl` of a level, over the category values (and, for
+/// ordinal data, the mid-ranks of the marginals `n`).
+struct Distance<'a> {
+    level: Level,
+    x: std::borrow::Cow<'a, [f64]>,
+}
+
+impl<'a> Distance<'a> {
+    fn new(level: Level, values: &'a [f64], n: &[f64]) -> Self {
+        let x = match level {
+            // Mid-ranks in category order: sum_{g < k} n_g + n_k / 2.
+            Level::Ordinal => {
+                let mut below = 0.0;
+                let mid = n
+                    .iter()
+                    .map(|&c| {
+                        let m = below + c / 2.0;
+                        below += c;
+                        m
+                    })
+                    .collect();
+                std::borrow::Cow::Owned(mid)
+            }
+            _ => std::borrow::Cow::Borrowed(values),
+        };
+        Distance { level, x }
+    }
+
+    #[inline]
+    fn d(&self, k: usize, l: usize) -> f64 {
+        let (a, b) = (self.x[k], self.x[l]);
+        match self.level {
+            Level::Nominal => f64::from(u8::from(k != l)),
+            Level::Ordinal | Level::Interval => (a - b) * (a - b),
+            Level::Ratio => ratio_distance(a, b),
+        }
+    }
+
+    /// `sum_{k, l} n_k n_l d_kl` from the marginals `n`.
+    fn expected(&self, n: &[f64]) -> f64 {
+        let total: f64 = n.iter().sum();
+        // A single value occurs: no pair disagrees (exactly 0, not the
+        // round-off of a centred sum).
+        if n.iter().filter(|&&c| c != 0.0).count() < 2 {
+            return 0.0;
+        }
+        match self.level {
+            Level::Nominal => total * total - n.iter().map(|c| c * c).sum::<f64>(),
+            Level::Ordinal | Level::Interval => {
+                let mean = n.iter().zip(self.x.iter()).map(|(c, x)| c * x).sum::<f64>() / total;
+                let ss: f64 = n
+                    .iter()
+                    .zip(self.x.iter())
+                    .filter(|(c, _)| **c != 0.0)
+                    .map(|(c, x)| c * (x - mean) * (x - mean))
+                    .sum();
+                2.0 * total * ss
+            }
+            Level::Ratio => {
+                // Every pair of occurring values: the one sum here whose
+                // time grows with their square (memory does not).
+                let (counts, xs): (Vec<f64>, Vec<f64>) = n
+                    .iter()
+                    .zip(self.x.iter())
+                    .filter(|(c, _)| **c != 0.0)
+                    .map(|(&c, &x)| (c, x))
+                    .unzip();
+                let mut sum = 0.0;
+                for (i, (&c, &a)) in counts.iter().zip(&xs).enumerate() {
+                    let inner: f64 = counts[i + 1..]
+                        .iter()
+                        .zip(&xs[i + 1..])
+                        .map(|(&c2, &b)| c2 * ratio_distance(a, b))
+                        .sum();
+                    sum += c * inner;
+                }
+                2.0 * sum
+            }
+        }
+    }
+
+    /// `2 sum_{k < l} o_kl d_kl`.
+    fn observed(&self, pairs: &[((u32, u32), f64)]) -> f64 {
+        2.0 * pairs
+            .iter()
+            .map(|&((k, l), o)| o * self.d(k as usize, l as usize))
+            .sum::<f64>()
+    }
+}
+
+/// `((a - b) / (a + b))^2`, 0 when `a + b = 0`.
+#[inline]
+fn ratio_distance(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    let t = (a - b) / s;
+    // A select rather than a branch, so the loops over pairs vectorise.
+    if s == 0.0 {
+        0.0
+    } else {
+        t * t
+    }
+}
+
+/// Alpha from the observed disagreement `2 sum_{k<l} o_kl d_kl` (given, or
+/// from `pairs`) and the dense marginals: `1 - observed (n - 1) / sum_{k,l}
+/// n_k n_l d_kl`. NaN with fewer than two categories or nothing pairable.
+fn alpha_from(
+    level: Level,
+    values: &[f64],
+    marg: &[f64],
+    observed: impl FnOnce(&Distance) -> f64,
+) -> f64 {
     let n: f64 = marg.iter().sum();
-    if n <= 0.0 {
+    if values.len() < 2 || n <= 0.0 {
         return f64::NAN;
     }
-    let d = distances(level, values, &marg);
-    let (mut observed, mut expected) = (0.0, 0.0);
-    for k in 0..q {
-        for l in 0..q {
-            observed += o[k * q + l] * d[k * q + l];
-            let same = if k == l { marg[k] } else { 0.0 };
-            expected += (marg[k] * marg[l] - same) / (n - 1.0) * d[k * q + l];
-        }
+    let dist = Distance::new(level, values, marg);
+    let expected = dist.expected(marg) / (n - 1.0);
+    1.0 - observed(&dist) / expected
+}
+
+/// Dense marginals (`q` values) of sparse ones.
+fn dense(q: usize, marg: &[(u32, f64)]) -> Vec<f64> {
+    let mut out = vec![0.0; q];
+    for &(k, c) in marg {
+        out[k as usize] += c;
     }
-    1.0 - observed / expected
+    out
 }
 
 /// Krippendorff's alpha of the items (units with fewer than two ratings
 /// drop out) at `level`, `values` = the category values in declared order
 /// (positions for text labels; only `Nominal` makes sense for them).
 pub fn krippendorff_alpha(items: &ItemCounts, level: Level, values: &[f64]) -> f64 {
-    alpha_from_coincidences(&coincidences(items, &items.mult), level, values)
+    if values.len() != items.q {
+        return f64::NAN;
+    }
+    let c = Coincidences::of(items, (0..items.len()).map(|p| (p, items.mult[p])));
+    let marg = dense(items.q, &c.marg);
+    alpha_from(level, values, &marg, |d| d.observed(&c.pairs))
 }
 
 /// Above this many resampled items, replicates draw random blocks of items
@@ -147,46 +262,85 @@ pub const EXACT_MAX_ITEMS: usize = 1000;
 /// The number of blocks of the fast path.
 const BLOCKS: u32 = 1000;
 
+/// The coincidences of each resampled group (a unit, or a block of units),
+/// stored one after the other.
+#[derive(Debug, Default)]
+struct Groups {
+    pair_offsets: Vec<usize>,
+    pairs: Vec<((u32, u32), f64)>,
+    marg_offsets: Vec<usize>,
+    marg: Vec<(u32, f64)>,
+}
+
+impl Groups {
+    fn len(&self) -> usize {
+        self.marg_offsets.len() - 1
+    }
+
+    fn pairs(&self, g: usize) -> &[((u32, u32), f64)] {
+        &self.pairs[self.pair_offsets[g]..self.pair_offsets[g + 1]]
+    }
+
+    fn marg(&self, g: usize) -> &[(u32, f64)] {
+        &self.marg[self.marg_offsets[g]..self.marg_offsets[g + 1]]
+    }
+
+    /// Unit `i` (pattern `units[i]`) in group `group(i)`, `n` groups: the
+    /// (group, pattern) pairs counted once, each group's terms summed.
+    fn build(items: &ItemCounts, units: &[u32], group: impl Fn(usize) -> u32, n: usize) -> Self {
+        let mut keys: Vec<u64> = units
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (u64::from(group(i)) << 32) | u64::from(p))
+            .collect();
+        keys.sort_unstable();
+        let mut out = Groups {
+            pair_offsets: vec![0],
+            marg_offsets: vec![0],
+            ..Groups::default()
+        };
+        let mut runs = keys.chunk_by(|a, b| a == b).peekable();
+        let (mut pairs, mut marg) = (Vec::new(), Vec::new());
+        for g in 0..n as u64 {
+            pairs.clear();
+            marg.clear();
+            while let Some(run) = runs.next_if(|r| r[0] >> 32 == g) {
+                let p = (run[0] & 0xffff_ffff) as usize;
+                pattern_terms(items, p, run.len() as f64, &mut pairs, &mut marg);
+            }
+            aggregate(&mut pairs);
+            aggregate(&mut marg);
+            out.pairs.extend_from_slice(&pairs);
+            out.marg.extend_from_slice(&marg);
+            out.pair_offsets.push(out.pairs.len());
+            out.marg_offsets.push(out.marg.len());
+        }
+        out
+    }
+}
+
 /// The bootstrap of alpha over items: the resampled units are the items
 /// with at least two ratings (the others carry no pairable value), drawn
 /// with replacement as [`Plan::single`] draws them. Above
 /// [`EXACT_MAX_ITEMS`] items, the items are dealt into 1,000 seeded random
-/// blocks whose coincidence matrices are summed once, and a replicate
-/// draws blocks: its cost no longer grows with the number of items.
+/// blocks and a replicate draws blocks: its cost no longer grows with the
+/// number of items. Each unit's (or block's) sparse coincidences are
+/// summed once; a replicate recombines them with its draw counts.
 #[derive(Clone, Debug)]
 pub struct AlphaBootstrap<'a> {
     tables: &'a CountTables,
-    /// Pattern of each resampled unit.
-    units: Vec<u32>,
+    /// Number of resampled units.
+    n_units: usize,
+    /// True when blocks of units are drawn (the fast path).
+    blocked: bool,
+    groups: Arc<Groups>,
     plan: Plan,
     level: Level,
     values: Vec<f64>,
-    /// The coincidence matrix of each block (the fast path); empty: every
-    /// item is drawn.
-    blocks: Vec<Vec<f64>>,
-}
-
-/// The coincidence matrix of each of [`BLOCKS`] seeded random blocks of
-/// the items `units` (their patterns): the terms of every pattern worked
-/// out once, then added item by item, in item order, exactly as
-/// [`add_pattern`] adds them.
-fn block_coincidences(items: &ItemCounts, units: &[u32], seed: u64) -> Vec<Vec<f64>> {
-    let assign = crate::metrics::bootstrap::random_blocks(units.len(), BLOCKS, seed);
-    let terms: Vec<Vec<(usize, f64)>> = (0..items.len())
-        .map(|p| {
-            let mut t = Vec::new();
-            pattern_terms(items, p, 1.0, |cell, v| t.push((cell, v)));
-            t
-        })
-        .collect();
-    let mut out = vec![vec![0.0; items.q * items.q]; BLOCKS as usize];
-    for (&p, &b) in units.iter().zip(&assign) {
-        let o = &mut out[b as usize];
-        for &(cell, v) in &terms[p as usize] {
-            o[cell] += v;
-        }
-    }
-    out
+    /// Each group's observed disagreement `2 sum o d` at `level` (empty
+    /// for ordinal data, whose distances follow each replicate's
+    /// marginals).
+    observed: Arc<Vec<f64>>,
 }
 
 impl<'a> AlphaBootstrap<'a> {
@@ -199,72 +353,123 @@ impl<'a> AlphaBootstrap<'a> {
     /// [`AlphaBootstrap::new`] with the blocks of a large data set dealt
     /// with `seed` (the intervals' seed).
     pub fn with_seed(tables: &'a CountTables, level: Level, values: &[f64], seed: u64) -> Self {
+        let units = Self::units(tables);
+        Self::build(tables, units, level, values, seed, false)
+    }
+
+    /// The items with at least two ratings, by pattern, in item order.
+    fn units(tables: &CountTables) -> Vec<u32> {
         let pairable: Vec<bool> = (0..tables.items.len())
             .map(|p| tables.items.total(p) >= 2)
             .collect();
-        let units: Vec<u32> = tables
+        tables
             .item_pattern
             .iter()
             .copied()
             .filter(|&p| p != u32::MAX && pairable[p as usize])
-            .collect();
-        let blocks = if units.len() > EXACT_MAX_ITEMS {
-            block_coincidences(&tables.items, &units, seed)
+            .collect()
+    }
+
+    fn build(
+        tables: &'a CountTables,
+        units: Vec<u32>,
+        level: Level,
+        values: &[f64],
+        seed: u64,
+        exact: bool,
+    ) -> Self {
+        let items = &tables.items;
+        let blocked = !exact && units.len() > EXACT_MAX_ITEMS;
+        let groups = if blocked {
+            let assign = crate::metrics::bootstrap::random_blocks(units.len(), BLOCKS, seed);
+            Groups::build(items, &units, |i| assign[i], BLOCKS as usize)
         } else {
-            Vec::new()
+            Groups::build(items, &units, |i| i as u32, units.len())
         };
-        let n_drawn = if blocks.is_empty() {
-            units.len()
-        } else {
-            blocks.len()
-        };
-        AlphaBootstrap {
+        let mut out = AlphaBootstrap {
             tables,
-            plan: Plan::single(n_drawn),
-            units,
+            n_units: units.len(),
+            blocked,
+            plan: Plan::single(groups.len()),
+            groups: Arc::new(groups),
             level,
             values: values.to_vec(),
-            blocks,
+            observed: Arc::new(Vec::new()),
+        };
+        out.observed = Arc::new(out.group_observed());
+        out
+    }
+
+    /// Each group's observed disagreement at the level (none for ordinal).
+    fn group_observed(&self) -> Vec<f64> {
+        if self.level == Level::Ordinal {
+            return Vec::new();
         }
+        let dist = Distance::new(self.level, &self.values, &[]);
+        (0..self.groups.len())
+            .map(|g| dist.observed(self.groups.pairs(g)))
+            .collect()
     }
 
     /// The same bootstrap (units, blocks) for alpha at `level`: the blocks
     /// do not depend on the level, so they are dealt and summed once.
     pub fn at_level(&self, level: Level) -> Self {
-        AlphaBootstrap {
+        let mut out = AlphaBootstrap {
             level,
             ..self.clone()
-        }
+        };
+        out.observed = Arc::new(out.group_observed());
+        out
     }
 
     /// Number of resampled units (items with two ratings or more).
     pub fn n_units(&self) -> usize {
-        self.units.len()
+        self.n_units
+    }
+
+    /// True when replicates draw blocks of units (more than
+    /// [`EXACT_MAX_ITEMS`] units).
+    pub fn blocked(&self) -> bool {
+        self.blocked
     }
 
     /// Alpha on replicate `replicate` of `seed` ([`replicate_rng`]): the
     /// same number whichever thread computes it, in whatever order.
     pub fn replicate(&self, seed: u64, replicate: u64) -> f64 {
         let mut rng = replicate_rng(seed, replicate);
-        if !self.blocks.is_empty() {
-            let mut draws = vec![0u32; self.blocks.len()];
-            self.plan.draw_counts(&mut rng, &mut draws);
-            let mut o = vec![0.0; self.tables.items.q * self.tables.items.q];
-            for (block, &c) in self.blocks.iter().zip(&draws) {
-                for (x, y) in o.iter_mut().zip(block) {
-                    *x += f64::from(c) * y;
-                }
-            }
-            return alpha_from_coincidences(&o, self.level, &self.values);
-        }
-        let mut draws = vec![0u32; self.units.len()];
+        let mut draws = vec![0u32; self.groups.len()];
         self.plan.draw_counts(&mut rng, &mut draws);
-        let mut mult = vec![0.0; self.tables.items.len()];
-        for (&p, &c) in self.units.iter().zip(&draws) {
-            mult[p as usize] += f64::from(c);
+        self.alpha_of_draws(&draws)
+    }
+
+    /// Alpha of the groups drawn `draws[g]` times each.
+    fn alpha_of_draws(&self, draws: &[u32]) -> f64 {
+        let q = self.tables.items.q;
+        if self.values.len() != q {
+            return f64::NAN;
         }
-        let o = coincidences(&self.tables.items, &mult);
-        alpha_from_coincidences(&o, self.level, &self.values)
+        let mut marg = vec![0.0; q];
+        for (g, &c) in draws.iter().enumerate().filter(|(_, &c)| c > 0) {
+            for &(k, v) in self.groups.marg(g) {
+                marg[k as usize] += f64::from(c) * v;
+            }
+        }
+        alpha_from(self.level, &self.values, &marg, |dist| {
+            if self.level == Level::Ordinal {
+                draws
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c > 0)
+                    .map(|(g, &c)| f64::from(c) * dist.observed(self.groups.pairs(g)))
+                    .sum()
+            } else {
+                draws
+                    .iter()
+                    .zip(self.observed.iter())
+                    .map(|(&c, o)| f64::from(c) * o)
+                    .sum()
+            }
+        })
     }
 
     /// Percentile interval at confidence `level` of replicates
@@ -272,7 +477,7 @@ impl<'a> AlphaBootstrap<'a> {
     /// [`AlphaBootstrap::replicate`] on threads and call
     /// [`percentile_interval`] itself).
     pub fn interval(&self, seed: u64, n_replicates: u64, level: f64) -> Interval {
-        if self.units.is_empty() {
+        if self.n_units == 0 {
             return Interval::nan();
         }
         let reps: Vec<f64> = (0..n_replicates).map(|b| self.replicate(seed, b)).collect();
@@ -284,6 +489,123 @@ impl<'a> AlphaBootstrap<'a> {
 mod tests {
     use super::*;
     use crate::metrics::test_util::Lcg;
+    use proptest::prelude::*;
+
+    /// The direct definitions the sums must equal: the dense `q x q`
+    /// coincidence matrix of the units with two ratings or more, the
+    /// distance matrix, `1 - sum o d / sum e d`.
+    fn dense_alpha(items: &ItemCounts, mult: &[f64], level: Level, values: &[f64]) -> f64 {
+        let q = values.len();
+        let mut o = vec![0.0; q * q];
+        for (p, &m) in mult.iter().enumerate() {
+            let row = items.row(p);
+            let total = row.total();
+            if total < 2 || m == 0.0 {
+                continue;
+            }
+            for (k, a) in row.iter() {
+                for (l, b) in row.iter() {
+                    let same = if k == l { f64::from(a) } else { 0.0 };
+                    o[k * q + l] += m * (f64::from(a) * f64::from(b) - same) / f64::from(total - 1);
+                }
+            }
+        }
+        let marg: Vec<f64> = (0..q).map(|k| o[k * q..(k + 1) * q].iter().sum()).collect();
+        let n: f64 = marg.iter().sum();
+        if q < 2 || n <= 0.0 {
+            return f64::NAN;
+        }
+        let (mut observed, mut expected) = (0.0, 0.0);
+        for k in 0..q {
+            for l in 0..q {
+                let d = match level {
+                    Level::Nominal => f64::from(u8::from(k != l)),
+                    Level::Ordinal => {
+                        let (a, b) = (k.min(l), k.max(l));
+                        let span: f64 = marg[a..=b].iter().sum();
+                        (span - (marg[k] + marg[l]) / 2.0).powi(2)
+                    }
+                    Level::Interval => (values[k] - values[l]).powi(2),
+                    Level::Ratio => {
+                        let s = values[k] + values[l];
+                        if s == 0.0 {
+                            0.0
+                        } else {
+                            ((values[k] - values[l]) / s).powi(2)
+                        }
+                    }
+                };
+                observed += o[k * q + l] * d;
+                let same = if k == l { marg[k] } else { 0.0 };
+                expected += (marg[k] * marg[l] - same) / (n - 1.0) * d;
+            }
+        }
+        1.0 - observed / expected
+    }
+
+    /// Krippendorff's pairwise definition on raw values (interval and
+    /// ratio): `D_o = (1/n) sum_u 1/(m_u - 1) sum_{i != j in u} d(x_i,
+    /// x_j)`, `D_e = 1/(n (n - 1)) sum_{i != j} d(x_i, x_j)` over all
+    /// pairable values, `alpha = 1 - D_o / D_e`, in O(n^2).
+    fn pairwise_alpha(units: &[Vec<f64>], level: Level) -> f64 {
+        let d = |a: f64, b: f64| match level {
+            Level::Interval => (a - b) * (a - b),
+            _ => ratio_distance(a, b),
+        };
+        let pairable: Vec<&Vec<f64>> = units.iter().filter(|u| u.len() >= 2).collect();
+        let all: Vec<f64> = pairable.iter().flat_map(|u| u.iter().copied()).collect();
+        let n = all.len() as f64;
+        let mut d_o = 0.0;
+        for u in &pairable {
+            let mut s = 0.0;
+            for (i, &a) in u.iter().enumerate() {
+                for (j, &b) in u.iter().enumerate() {
+                    if i != j {
+                        s += d(a, b);
+                    }
+                }
+            }
+            d_o += s / (u.len() as f64 - 1.0);
+        }
+        let mut d_e = 0.0;
+        for (i, &a) in all.iter().enumerate() {
+            for (j, &b) in all.iter().enumerate() {
+                if i != j {
+                    d_e += d(a, b);
+                }
+            }
+        }
+        1.0 - (d_o / n) / (d_e / (n * (n - 1.0)))
+    }
+
+    /// Items x raters of continuous ratings `0.0..=100.0` with one decimal
+    /// (a true score plus noise, a tenth missing), coded by distinct value:
+    /// the tables, the sorted distinct values and the raw units.
+    fn continuous(n: usize, r: usize, seed: u64) -> (CountTables, Vec<f64>, Vec<Vec<f64>>) {
+        let mut g = Lcg(seed);
+        let mut raw = Vec::with_capacity(n * r);
+        for _ in 0..n {
+            let truth = g.next() * 100.0;
+            for _ in 0..r {
+                let x = ((truth + (g.next() - 0.5) * 30.0).clamp(0.0, 100.0) * 10.0).round() / 10.0;
+                raw.push((g.next() >= 0.1).then_some(x));
+            }
+        }
+        let mut values: Vec<f64> = raw.iter().flatten().copied().collect();
+        values.sort_by(f64::total_cmp);
+        values.dedup();
+        let code = |x: f64| values.binary_search_by(|v| v.total_cmp(&x)).unwrap() as u32;
+        let codes: Vec<Option<u32>> = raw.iter().map(|x| x.map(code)).collect();
+        let units = raw
+            .chunks(r)
+            .map(|u| u.iter().flatten().copied().collect())
+            .collect();
+        (
+            CountTables::from_ratings(&codes, r, values.len()),
+            values,
+            units,
+        )
+    }
 
     /// `n` items rated by 3 raters on 5 categories around a true category
     /// (a rater is off by one a quarter of the time).
@@ -307,15 +629,84 @@ mod tests {
         CountTables::from_ratings(&codes, 3, 5)
     }
 
+    fn close(a: f64, b: f64) -> bool {
+        (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * (1.0 + b.abs())
+    }
+
+    #[test]
+    fn continuous_alpha_equals_the_pairwise_definition() {
+        let (t, values, units) = continuous(300, 4, 5);
+        assert!(values.len() > 300, "many distinct values");
+        for level in [Level::Interval, Level::Ratio] {
+            let a = krippendorff_alpha(&t.items, level, &values);
+            let b = pairwise_alpha(&units, level);
+            assert!(close(a, b), "{level:?}: {a} vs {b}");
+            let c = dense_alpha(&t.items, &t.items.mult, level, &values);
+            assert!(close(a, c), "{level:?}: {a} vs dense {c}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn sparse_alpha_equals_the_coincidence_matrix(
+            seed in 0u64..1000, n in 2usize..80, r in 2usize..6, q in 2usize..60
+        ) {
+            let mut g = Lcg(seed);
+            let codes: Vec<Option<u32>> = (0..n * r)
+                .map(|_| (g.next() > 0.15).then(|| (g.next() * q as f64) as u32))
+                .collect();
+            let t = CountTables::from_ratings(&codes, r, q);
+            let values: Vec<f64> = (0..q).map(|_| (g.next() * 1000.0).round() / 10.0).collect();
+            for level in Level::ALL {
+                let a = krippendorff_alpha(&t.items, level, &values);
+                let b = dense_alpha(&t.items, &t.items.mult, level, &values);
+                prop_assert!(close(a, b), "{:?}: {} vs {}", level, a, b);
+            }
+        }
+    }
+
+    /// Each replicate equals the dense definition on the same draws, on
+    /// the exact path (units drawn) and the block path (blocks drawn).
+    #[test]
+    fn replicates_equal_the_dense_definition_on_the_same_draws() {
+        for (t, values) in [
+            (tables(400), vec![1.0, 2.0, 3.0, 4.0, 5.0]),
+            (tables(2500), vec![1.0, 2.0, 3.0, 4.0, 5.0]),
+            {
+                let (t, v, _) = continuous(1500, 3, 9);
+                (t, v)
+            },
+        ] {
+            for level in Level::ALL {
+                let boot = AlphaBootstrap::with_seed(&t, level, &values, 4);
+                let units = AlphaBootstrap::units(&t);
+                let assign = crate::metrics::bootstrap::random_blocks(units.len(), BLOCKS, 4);
+                for b in 0..3 {
+                    let mut rng = replicate_rng(4, b);
+                    let mut draws = vec![0u32; boot.groups.len()];
+                    boot.plan.draw_counts(&mut rng, &mut draws);
+                    let mut mult = vec![0.0; t.items.len()];
+                    for (i, &p) in units.iter().enumerate() {
+                        let g = if boot.blocked { assign[i] as usize } else { i };
+                        mult[p as usize] += f64::from(draws[g]);
+                    }
+                    let want = dense_alpha(&t.items, &mult, level, &values);
+                    let got = boot.replicate(4, b);
+                    assert!(close(got, want), "{level:?} rep {b}: {got} vs {want}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn blocks_give_the_item_bootstrap_interval_within_monte_carlo_error() {
         let t = tables(6000);
         let values = [1.0, 2.0, 3.0, 4.0, 5.0];
         let fast = AlphaBootstrap::with_seed(&t, Level::Interval, &values, 3);
-        assert_eq!(fast.blocks.len(), BLOCKS as usize, "the fast path");
-        let mut exact = fast.clone();
-        exact.blocks.clear();
-        exact.plan = Plan::single(exact.units.len());
+        assert!(fast.blocked() && fast.groups.len() == BLOCKS as usize);
+        let units = AlphaBootstrap::units(&t);
+        let exact = AlphaBootstrap::build(&t, units, Level::Interval, &values, 3, true);
+        assert!(!exact.blocked());
         let (a, b) = (fast.interval(3, 400, 0.95), exact.interval(3, 400, 0.95));
         let (wa, wb) = (a.upper - a.lower, b.upper - b.lower);
         assert!(
@@ -333,18 +724,10 @@ mod tests {
     }
 
     #[test]
-    fn blocks_are_summed_as_add_pattern_sums_and_serve_every_level() {
+    fn one_bootstrap_serves_every_level() {
         let t = tables(3000);
         let values = [1.0, 2.0, 3.0, 4.0, 5.0];
         let ordinal = AlphaBootstrap::with_seed(&t, Level::Ordinal, &values, 5);
-        let assign = crate::metrics::bootstrap::random_blocks(ordinal.units.len(), BLOCKS, 5);
-        let mut want = vec![vec![0.0; 25]; BLOCKS as usize];
-        for (&p, &b) in ordinal.units.iter().zip(&assign) {
-            add_pattern(&t.items, p as usize, 1.0, &mut want[b as usize]);
-        }
-        let bits =
-            |b: &[Vec<f64>]| -> Vec<u64> { b.iter().flatten().map(|x| x.to_bits()).collect() };
-        assert_eq!(bits(&ordinal.blocks), bits(&want));
         let nominal = AlphaBootstrap::with_seed(&t, Level::Nominal, &values, 5);
         assert_eq!(
             ordinal.at_level(Level::Nominal).replicate(5, 9).to_bits(),
@@ -356,7 +739,8 @@ mod tests {
     fn small_data_draw_every_item() {
         let t = tables(EXACT_MAX_ITEMS);
         let b = AlphaBootstrap::new(&t, Level::Nominal, &[1.0, 2.0, 3.0, 4.0, 5.0]);
-        assert!(b.blocks.is_empty());
+        assert!(!b.blocked());
         assert_eq!(b.n_units(), EXACT_MAX_ITEMS);
+        assert_eq!(b.groups.len(), EXACT_MAX_ITEMS);
     }
 }

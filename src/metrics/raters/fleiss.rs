@@ -60,7 +60,7 @@ pub fn fleiss_kappa_complete(items: &ItemCounts) -> FleissKappa {
     for p in 0..items.len() {
         let (row, w) = (items.row(p), items.mult[p]);
         let mut sq = 0.0;
-        for (k, &c) in row.iter().enumerate() {
+        for (k, c) in row.iter() {
             let c = f64::from(c);
             col[k] += w * c;
             col_sq[k] += w * c * c;

@@ -1,5 +1,7 @@
-//! Stage 4 (metrics, pure): agreement of two raters from their `q x q`
-//! contingency table (rows = first rater): exact agreement, Cohen's kappa
+//! Stage 4 (metrics, pure): agreement of two raters from their
+//! contingency table (rows = first rater), stored as its non-zero cells
+//! and summed through [`Kernel`] (no `q x q` loop but in irrCAC's table
+//! functions, which the parity tests use and no report does): exact agreement, Cohen's kappa
 //! as scikit-learn computes it (unweighted, linear, quadratic weights by
 //! position), Cohen's kappa with the Fleiss-Cohen-Everitt (1969) standard
 //! error, its normal interval and the z under the null as statsmodels
@@ -14,63 +16,59 @@
 
 use super::chance::fleiss_kappa;
 use super::fleiss::upper_normal;
-use super::{chance_corrected, positions, weight_matrix, Estimate, ItemCounts, PValue, Weights};
+use super::{
+    chance_corrected, positions, weight_matrix, Estimate, ItemCounts, Kernel, PValue, PairTable,
+    Weights,
+};
 use crate::metrics::ols::beta_reg;
 
 /// The normal 0.975 quantile statsmodels uses for kappa's interval.
 const Z_975: f64 = 1.959963984540054;
 
-/// Proportions of a table: `n`, `p_kl`, row and column margins.
+/// Proportions of a table: `n`, row and column margins (as shares).
 struct Props {
     n: f64,
-    p: Vec<f64>,
     row: Vec<f64>,
     col: Vec<f64>,
 }
 
-fn props(table: &[f64], q: usize) -> Props {
-    let n: f64 = table.iter().sum();
-    let p: Vec<f64> = table.iter().map(|t| t / n).collect();
-    let (mut row, mut col) = (vec![0.0; q], vec![0.0; q]);
-    for k in 0..q {
-        for l in 0..q {
-            row[k] += p[k * q + l];
-            col[l] += p[k * q + l];
-        }
-    }
-    Props { n, p, row, col }
+fn props(table: &PairTable) -> Props {
+    let n = table.n();
+    let (mut row, mut col) = table.margins();
+    row.iter_mut().chain(col.iter_mut()).for_each(|x| *x /= n);
+    Props { n, row, col }
+}
+
+/// `sum a_k b_k`.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Weights by position (scikit-learn, statsmodels and irrCAC's table
+/// functions).
+fn by_position(q: usize, kind: Weights) -> Kernel {
+    Kernel::new(&positions(q), kind)
 }
 
 /// Share of items on the diagonal (scikit-learn `accuracy_score`).
-pub fn exact_agreement(table: &[f64], q: usize) -> f64 {
-    let n: f64 = table.iter().sum();
-    (0..q).map(|k| table[k * q + k]).sum::<f64>() / n
-}
-
-/// Disagreement weights by position: `[k != l]`, `|k - l|`, `(k - l)^2`.
-fn disagreement(kind: Weights, k: usize, l: usize) -> f64 {
-    let d = k.abs_diff(l) as f64;
-    match kind {
-        Weights::Identity => f64::from(u8::from(k != l)),
-        Weights::Linear => d,
-        Weights::Quadratic => d * d,
-    }
+pub fn exact_agreement(table: &PairTable) -> f64 {
+    table.diagonal() / table.n()
 }
 
 /// scikit-learn `cohen_kappa_score`: `1 - sum w C / sum w E`, `E` = outer
-/// product of the margins / `N`, disagreement weights by position. NaN
-/// when `N = 0` or `sum w E = 0`.
-pub fn cohen_kappa(table: &[f64], q: usize, kind: Weights) -> f64 {
-    let pr = props(table, q);
-    let (mut obs, mut exp) = (0.0, 0.0);
-    for k in 0..q {
-        for l in 0..q {
-            let w = disagreement(kind, k, l);
-            obs += w * table[k * q + l];
-            exp += w * pr.row[k] * pr.col[l] * pr.n;
-        }
-    }
-    if pr.n.is_nan() || pr.n <= 0.0 || exp == 0.0 {
+/// product of the margins / `N`, disagreement weights by position
+/// (`[k != l]`, `|k - l|`, `(k - l)^2`; only their ratio matters, so they
+/// are taken over the range). NaN when `N = 0` or `sum w E = 0`.
+pub fn cohen_kappa(table: &PairTable, kind: Weights) -> f64 {
+    let pr = props(table);
+    let kern = by_position(table.q, kind);
+    let obs: f64 = table
+        .cells
+        .iter()
+        .map(|&(k, l, t)| (1.0 - kern.w(k as usize, l as usize)) * t)
+        .sum();
+    let exp = dot(&pr.row, &kern.disagree(&pr.col)) * pr.n;
+    if pr.n.is_nan() || pr.n <= 0.0 || exp == 0.0 || exp.is_nan() {
         return f64::NAN;
     }
     1.0 - obs / exp
@@ -96,11 +94,11 @@ pub struct CohenKappa {
 /// |k - l|/(q - 1)` or its square, agreement `w = 1 - d`), the variance of
 /// Fleiss, Cohen and Everitt (1969) and under H0 (SAS formulas for the
 /// weighted forms). A negative variance gives a NaN standard error.
-pub fn cohen_kappa_se(table: &[f64], q: usize, kind: Weights) -> CohenKappa {
-    let pr = props(table, q);
+pub fn cohen_kappa_se(table: &PairTable, kind: Weights) -> CohenKappa {
+    let pr = props(table);
     let (var, var0, kappa) = match kind {
-        Weights::Identity => unweighted_variances(&pr, q),
-        _ => weighted_variances(&pr, q, kind),
+        Weights::Identity => unweighted_variances(table, &pr),
+        _ => weighted_variances(table, &pr, kind),
     };
     let sd = |v: f64| if v < 0.0 { f64::NAN } else { v.sqrt() };
     let (se, se0) = (sd(var), sd(var0));
@@ -117,59 +115,77 @@ pub fn cohen_kappa_se(table: &[f64], q: usize, kind: Weights) -> CohenKappa {
     }
 }
 
-/// `(var, var0, kappa)` of unweighted kappa (fixture README 6.9).
-fn unweighted_variances(pr: &Props, q: usize) -> (f64, f64, f64) {
-    let (p, row, col) = (&pr.p, &pr.row, &pr.col);
-    let po: f64 = (0..q).map(|i| p[i * q + i]).sum();
-    let pe: f64 = (0..q).map(|i| row[i] * col[i]).sum();
+/// `(var, var0, kappa)` of unweighted kappa (fixture README 6.9), over
+/// the non-zero cells and the margins.
+fn unweighted_variances(table: &PairTable, pr: &Props) -> (f64, f64, f64) {
+    let (row, col) = (&pr.row, &pr.col);
+    let po = table.diagonal() / pr.n;
+    let pe = dot(row, col);
     let kappa = (po - pe) / (1.0 - pe);
     let (mut a, mut b) = (0.0, 0.0);
-    for i in 0..q {
-        a += p[i * q + i] * (1.0 - (row[i] + col[i]) * (1.0 - kappa)).powi(2);
-        for j in (0..q).filter(|&j| j != i) {
-            b += p[i * q + j] * (col[i] + row[j]).powi(2);
+    for &(i, j, t) in &table.cells {
+        let (i, j, p) = (i as usize, j as usize, t / pr.n);
+        if i == j {
+            a += p * (1.0 - (row[i] + col[i]) * (1.0 - kappa)).powi(2);
+        } else {
+            b += p * (col[i] + row[j]).powi(2);
         }
     }
     b *= (1.0 - kappa).powi(2);
     let c = (kappa - pe * (1.0 - kappa)).powi(2);
     let denom = (1.0 - pe).powi(2) * pr.n;
-    let cross: f64 = (0..q).map(|i| col[i] * row[i] * (col[i] + row[i])).sum();
+    let cross: f64 = (0..table.q)
+        .map(|i| col[i] * row[i] * (col[i] + row[i]))
+        .sum();
     ((a + b - c) / denom, (pe + pe * pe - cross) / denom, kappa)
 }
 
-/// `(var, var0, kappa_w)` of weighted kappa (fixture README 6.9).
-fn weighted_variances(pr: &Props, q: usize, kind: Weights) -> (f64, f64, f64) {
-    let (p, row, col) = (&pr.p, &pr.row, &pr.col);
-    let span = (q as f64 - 1.0).powi(if kind == Weights::Linear { 1 } else { 2 });
-    let d = |k: usize, l: usize| disagreement(kind, k, l) / span;
-    let (mut num, mut den) = (0.0, 0.0);
-    for k in 0..q {
-        for l in 0..q {
-            num += d(k, l) * p[k * q + l];
-            den += d(k, l) * row[k] * col[l];
-        }
-    }
-    let kappa = 1.0 - num / den;
-    let w = |k: usize, l: usize| 1.0 - d(k, l);
-    let wr: Vec<f64> = (0..q)
-        .map(|i| (0..q).map(|j| col[j] * w(i, j)).sum())
-        .collect();
-    let wc: Vec<f64> = (0..q)
-        .map(|j| (0..q).map(|i| row[i] * w(i, j)).sum())
-        .collect();
-    let pe: f64 = (0..q * q)
-        .map(|c| w(c / q, c % q) * row[c / q] * col[c % q])
+/// `(var, var0, kappa_w)` of weighted kappa (fixture README 6.9), with
+/// weights by position: the sums over the cells are over the non-zero
+/// cells, those over the outer product of the margins are expanded into
+/// [`Kernel`] products (`sum r_i c_j (w_ij - a_i - b_j)^2 = sum r c w^2 -
+/// 2 (r'a^2 + c'b^2) + (r'a^2)(c'1) + 2 (r'a)(c'b) + (r'1)(c'b^2)`, with
+/// `a = W c`, `b = W r`).
+fn weighted_variances(table: &PairTable, pr: &Props, kind: Weights) -> (f64, f64, f64) {
+    let (row, col) = (&pr.row, &pr.col);
+    let kern = by_position(table.q, kind);
+    let num: f64 = table
+        .cells
+        .iter()
+        .map(|&(k, l, t)| (1.0 - kern.w(k as usize, l as usize)) * t / pr.n)
         .sum();
-    let (mut s, mut s0) = (0.0, 0.0);
-    for i in 0..q {
-        for j in 0..q {
-            s += p[i * q + j] * (w(i, j) - (wr[i] + wc[j]) * (1.0 - kappa)).powi(2);
-            s0 += row[i] * col[j] * (w(i, j) - (wr[i] + wc[j])).powi(2);
-        }
+    let den = dot(row, &kern.disagree(col));
+    let kappa = 1.0 - num / den;
+    let wr = kern.apply(col);
+    let wc = kern.apply(row);
+    let pe = dot(row, &wr);
+    let mut s = 0.0;
+    for &(i, j, t) in &table.cells {
+        let (i, j) = (i as usize, j as usize);
+        s += t / pr.n * (kern.w(i, j) - (wr[i] + wc[j]) * (1.0 - kappa)).powi(2);
     }
+    let sq = |x: &[f64]| -> Vec<f64> { x.iter().map(|v| v * v).collect() };
+    let (ra2, cb2) = (dot(row, &sq(&wr)), dot(col, &sq(&wc)));
+    let (r1, c1): (f64, f64) = (row.iter().sum(), col.iter().sum());
+    let s0 = kern.quad_squared(row, col) - 2.0 * (ra2 + cb2)
+        + ra2 * c1
+        + 2.0 * dot(row, &wr) * dot(col, &wc)
+        + r1 * cb2;
     let denom = (1.0 - pe).powi(2) * pr.n;
     let var = (s - (kappa - pe * (1.0 - kappa)).powi(2)) / denom;
     (var, (s0 - pe * pe) / denom, kappa)
+}
+
+/// The most categories [`table_coefficient`] takes (a dense table of
+/// 1,000 x 1,000 cells is 8 MB).
+pub const DENSE_MAX_CATEGORIES: usize = 1000;
+
+/// A dense table's proportions and margins ([`table_coefficient`]).
+struct DenseProps {
+    n: f64,
+    p: Vec<f64>,
+    row: Vec<f64>,
+    col: Vec<f64>,
 }
 
 /// irrCAC's two-rater contingency-table functions (fixture README 6.3.1).
@@ -185,9 +201,26 @@ pub enum TableMethod {
 
 /// irrCAC `table.CAC(table, weights).<method>()`: weights over positions,
 /// t(n - 1) interval clipped at 1; p-value two-sided on `|z|` for Cohen,
-/// on `max(value, 0) / se` for the others.
-pub fn table_coefficient(table: &[f64], q: usize, method: TableMethod, kind: Weights) -> Estimate {
-    let pr = props(table, q);
+/// on `max(value, 0) / se` for the others. Works on the dense `q x q`
+/// table and weights (the parity tests' reference for irrCAC's table
+/// functions; no report calls it, and it refuses more than
+/// [`DENSE_MAX_CATEGORIES`] categories with NaN rather than allocate
+/// `q^2` cells).
+pub fn table_coefficient(table: &PairTable, method: TableMethod, kind: Weights) -> Estimate {
+    let q = table.q;
+    if q > DENSE_MAX_CATEGORIES {
+        return Estimate::nan();
+    }
+    let dense = table.to_dense();
+    let pr = props(table);
+    let n = pr.n;
+    let p: Vec<f64> = dense.iter().map(|t| t / n).collect();
+    let pr = DenseProps {
+        n,
+        p,
+        row: pr.row,
+        col: pr.col,
+    };
     let w = weight_matrix(&positions(q), kind);
     let pa: f64 = (0..q * q).map(|c| w[c] * pr.p[c]).sum();
     let wbar_c: Vec<f64> = (0..q)
@@ -264,25 +297,23 @@ pub fn table_coefficient(table: &[f64], q: usize, method: TableMethod, kind: Wei
 /// Scott's pi of two raters with irrCAC's raw-data standard error (its
 /// `fleiss.kappa.raw` on the two columns; equals Fleiss' kappa for two
 /// raters).
-pub fn scott_pi(table: &[f64], q: usize, w: &[f64]) -> Estimate {
-    fleiss_kappa(&ItemCounts::from_pair_table(table, q), w)
+pub fn scott_pi(table: &PairTable, w: &Kernel) -> Estimate {
+    fleiss_kappa(&ItemCounts::from_pair_table(table), w)
 }
 
 /// Pearson's r of the two raters' category values over the table, with
 /// scipy's two-sided p-value ([`pearson_p_value`]). NaN for fewer than two
 /// items or a constant rater; `n = 2` gives `+-1` with p = 1.
-pub fn pearson_table(table: &[f64], q: usize, values: &[f64]) -> (f64, f64) {
-    let pr = props(table, q);
-    let mx: f64 = (0..q).map(|k| pr.row[k] * values[k]).sum();
-    let my: f64 = (0..q).map(|l| pr.col[l] * values[l]).sum();
+pub fn pearson_table(table: &PairTable, values: &[f64]) -> (f64, f64) {
+    let pr = props(table);
+    let mx = dot(&pr.row, values);
+    let my = dot(&pr.col, values);
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for k in 0..q {
-        for l in 0..q {
-            let (dx, dy, t) = (values[k] - mx, values[l] - my, table[k * q + l]);
-            sxy += t * dx * dy;
-            sxx += t * dx * dx;
-            syy += t * dy * dy;
-        }
+    for &(k, l, t) in &table.cells {
+        let (dx, dy) = (values[k as usize] - mx, values[l as usize] - my);
+        sxy += t * dx * dy;
+        sxx += t * dx * dx;
+        syy += t * dy * dy;
     }
     if pr.n.is_nan() || pr.n < 2.0 || sxx == 0.0 || syy == 0.0 {
         return (f64::NAN, f64::NAN);
@@ -302,4 +333,77 @@ pub fn pearson_p_value(r: f64, n: f64) -> f64 {
     }
     let ab = n / 2.0 - 1.0;
     2.0 * beta_reg(ab, ab, (1.0 - r.abs()) / 2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::test_util::Lcg;
+
+    /// statsmodels' weighted-kappa variances over the dense table and the
+    /// outer product of the margins, as written in the fixture README 6.9.
+    fn dense_weighted(table: &[f64], q: usize, kind: Weights) -> (f64, f64, f64) {
+        let n: f64 = table.iter().sum();
+        let p: Vec<f64> = table.iter().map(|t| t / n).collect();
+        let (mut row, mut col) = (vec![0.0; q], vec![0.0; q]);
+        for k in 0..q {
+            for l in 0..q {
+                row[k] += p[k * q + l];
+                col[l] += p[k * q + l];
+            }
+        }
+        let w = weight_matrix(&positions(q), kind);
+        let (mut num, mut den) = (0.0, 0.0);
+        for c in 0..q * q {
+            num += (1.0 - w[c]) * p[c];
+            den += (1.0 - w[c]) * row[c / q] * col[c % q];
+        }
+        let kappa = 1.0 - num / den;
+        let wr: Vec<f64> = (0..q)
+            .map(|i| (0..q).map(|j| col[j] * w[i * q + j]).sum())
+            .collect();
+        let wc: Vec<f64> = (0..q)
+            .map(|j| (0..q).map(|i| row[i] * w[i * q + j]).sum())
+            .collect();
+        let pe: f64 = (0..q * q).map(|c| w[c] * row[c / q] * col[c % q]).sum();
+        let (mut s, mut s0) = (0.0, 0.0);
+        for i in 0..q {
+            for j in 0..q {
+                s += p[i * q + j] * (w[i * q + j] - (wr[i] + wc[j]) * (1.0 - kappa)).powi(2);
+                s0 += row[i] * col[j] * (w[i * q + j] - (wr[i] + wc[j])).powi(2);
+            }
+        }
+        let denom = (1.0 - pe).powi(2) * n;
+        let var = (s - (kappa - pe * (1.0 - kappa)).powi(2)) / denom;
+        (var, (s0 - pe * pe) / denom, kappa)
+    }
+
+    /// The sparse, operator form equals the dense definition at 1e-9 on
+    /// random tables of up to 150 categories.
+    #[test]
+    fn weighted_kappa_variances_equal_the_dense_definition() {
+        let mut g = Lcg(3);
+        for trial in 0..40 {
+            let q = 2 + (g.next() * 150.0) as usize;
+            let mut table = vec![0.0; q * q];
+            for _ in 0..(20 + trial * 10) {
+                let k = (g.next() * q as f64) as usize;
+                let l = (k + (g.next() * 3.0) as usize).min(q - 1);
+                table[k * q + l] += 1.0;
+            }
+            let t = PairTable::from_dense(&table, q);
+            for kind in [Weights::Linear, Weights::Quadratic] {
+                let (a, b) = (
+                    weighted_variances(&t, &props(&t), kind),
+                    dense_weighted(&table, q, kind),
+                );
+                for (x, y) in [(a.0, b.0), (a.1, b.1), (a.2, b.2)] {
+                    assert!(
+                        (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                        "q {q} {kind:?}: {a:?} vs {b:?}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -13,7 +13,7 @@ use super::chance::{brennan_prediger, conger_kappa, fleiss_kappa, gwet_ac, kripp
 use super::fleiss::fleiss_kappa_complete;
 use super::icc::icc;
 use super::pairs::{cohen_kappa, cohen_kappa_se, scott_pi, table_coefficient, TableMethod};
-use super::{positions, weight_matrix, CountTables, ItemCounts, Weights};
+use super::{positions, CountTables, ItemCounts, Kernel, PairTable, Weights};
 use crate::metrics::bootstrap::kappa_fce_interval;
 
 /// `|a - b| <= tol`, with a message.
@@ -130,14 +130,14 @@ fn published_fleiss_1971_randolph() {
         5e-7,
         "randolph",
     );
-    let bp = brennan_prediger(&t.items, &weight_matrix(&positions(5), Weights::Identity));
+    let bp = brennan_prediger(&t.items, &Kernel::new(&positions(5), Weights::Identity));
     near(bp.value, 0.444444, 5e-7, "brennan-prediger");
 }
 
 #[test]
 fn published_fleiss_1971_gwet_ac1_and_se() {
     let t = fleiss1971();
-    let e = gwet_ac(&t.items, &weight_matrix(&positions(5), Weights::Identity));
+    let e = gwet_ac(&t.items, &Kernel::new(&positions(5), Weights::Identity));
     near(e.value, 0.4478845, 5e-8, "AC1");
     near(e.se, 0.0556621, 5e-8, "SE");
 }
@@ -146,16 +146,24 @@ const ABSTRACTORS: [f64; 9] = [13.0, 0.0, 0.0, 0.0, 20.0, 7.0, 0.0, 4.0, 56.0];
 
 #[test]
 fn published_abstractors_cohen_kappa_and_se() {
-    let e = table_coefficient(&ABSTRACTORS, 3, TableMethod::Cohen, Weights::Identity);
+    let e = table_coefficient(
+        &PairTable::from_dense(&ABSTRACTORS, 3),
+        TableMethod::Cohen,
+        Weights::Identity,
+    );
     near(e.value, 0.7964094, 5e-8, "kappa");
     near(e.se, 0.05891072, 5e-9, "SE");
-    let s = cohen_kappa_se(&ABSTRACTORS, 3, Weights::Identity);
+    let s = cohen_kappa_se(&PairTable::from_dense(&ABSTRACTORS, 3), Weights::Identity);
     near(s.se, 0.05891072, 5e-9, "FCE SE (statsmodels)");
 }
 
 #[test]
 fn published_abstractors_quadratic_cohen_kappa_and_se() {
-    let e = table_coefficient(&ABSTRACTORS, 3, TableMethod::Cohen, Weights::Quadratic);
+    let e = table_coefficient(
+        &PairTable::from_dense(&ABSTRACTORS, 3),
+        TableMethod::Cohen,
+        Weights::Quadratic,
+    );
     near(e.value, 0.8921569, 5e-8, "kappa");
     near(e.se, 0.03535151, 5e-9, "SE");
 }
@@ -163,7 +171,7 @@ fn published_abstractors_quadratic_cohen_kappa_and_se() {
 #[test]
 fn published_abstractors_linear_cohen_kappa() {
     near(
-        cohen_kappa(&ABSTRACTORS, 3, Weights::Linear),
+        cohen_kappa(&PairTable::from_dense(&ABSTRACTORS, 3), Weights::Linear),
         0.8429020,
         5e-8,
         "linear",
@@ -172,33 +180,44 @@ fn published_abstractors_linear_cohen_kappa() {
 
 #[test]
 fn published_abstractors_scott_pi() {
-    let e = table_coefficient(&ABSTRACTORS, 3, TableMethod::Scott, Weights::Identity);
+    let e = table_coefficient(
+        &PairTable::from_dense(&ABSTRACTORS, 3),
+        TableMethod::Scott,
+        Weights::Identity,
+    );
     near(e.value, 0.7962397, 5e-8, "scott");
     let raw = scott_pi(
-        &ABSTRACTORS,
-        3,
-        &weight_matrix(&positions(3), Weights::Identity),
+        &PairTable::from_dense(&ABSTRACTORS, 3),
+        &Kernel::new(&positions(3), Weights::Identity),
     );
     near(raw.value, 0.7962397, 5e-8, "scott, raw-data formulas");
 }
 
 #[test]
 fn published_abstractors_gwet_ac1_and_se() {
-    let e = table_coefficient(&ABSTRACTORS, 3, TableMethod::Gwet, Weights::Identity);
+    let e = table_coefficient(
+        &PairTable::from_dense(&ABSTRACTORS, 3),
+        TableMethod::Gwet,
+        Weights::Identity,
+    );
     near(e.value, 0.8493305, 5e-8, "AC1");
     near(e.se, 0.04321747, 5e-9, "SE");
 }
 
 #[test]
 fn published_abstractors_gwet_ac2_quadratic_and_se() {
-    let e = table_coefficient(&ABSTRACTORS, 3, TableMethod::Gwet, Weights::Quadratic);
+    let e = table_coefficient(
+        &PairTable::from_dense(&ABSTRACTORS, 3),
+        TableMethod::Gwet,
+        Weights::Quadratic,
+    );
     near(e.value, 0.9402369, 5e-8, "AC2");
     near(e.se, 0.01792019, 5e-9, "SE");
 }
 
 #[test]
 fn published_abstractors_krippendorff_alpha() {
-    let items = ItemCounts::from_pair_table(&ABSTRACTORS, 3);
+    let items = ItemCounts::from_pair_table(&PairTable::from_dense(&ABSTRACTORS, 3));
     near(
         krippendorff_alpha(&items, Level::Nominal, &positions(3)),
         0.7972585,
@@ -206,8 +225,7 @@ fn published_abstractors_krippendorff_alpha() {
         "alpha",
     );
     let e = table_coefficient(
-        &ABSTRACTORS,
-        3,
+        &PairTable::from_dense(&ABSTRACTORS, 3),
         TableMethod::Krippendorff,
         Weights::Identity,
     );
@@ -218,7 +236,7 @@ const SAS: [f64; 9] = [0.0, 4.0, 1.0, 0.0, 8.0, 0.0, 0.0, 1.0, 5.0];
 
 #[test]
 fn published_sas_kappa_ase_interval_and_null_test() {
-    let k = cohen_kappa_se(&SAS, 3, Weights::Identity);
+    let k = cohen_kappa_se(&PairTable::from_dense(&SAS, 3), Weights::Identity);
     near(k.kappa, 0.4842, 5e-5, "kappa");
     near(k.se, 0.1380, 5e-5, "ASE");
     near(k.lower, 0.2137, 5e-5, "lower");
@@ -234,7 +252,7 @@ fn published_sas_kappa_ase_interval_and_null_test() {
 
 #[test]
 fn published_sas_linear_kappa_and_z() {
-    let k = cohen_kappa_se(&SAS, 3, Weights::Linear);
+    let k = cohen_kappa_se(&PairTable::from_dense(&SAS, 3), Weights::Linear);
     near(k.kappa, 0.4701, 5e-5, "kappa");
     near(k.z, 3.2971, 5e-5, "z");
 }
@@ -303,7 +321,7 @@ fn all_values(codes: &[Option<u32>], r: usize, q: usize) -> Vec<f64> {
     let v = positions(q);
     let mut out = Vec::new();
     for kind in Weights::ALL {
-        let w = weight_matrix(&v, kind);
+        let w = Kernel::new(&v, kind);
         for e in [
             fleiss_kappa(&t.items, &w),
             gwet_ac(&t.items, &w),
@@ -365,7 +383,7 @@ proptest! {
         let codes: Vec<Option<u32>> =
             items.iter().flat_map(|&c| std::iter::repeat_n(Some(c), r)).collect();
         let t = CountTables::from_ratings(&codes, r, q);
-        let w = weight_matrix(&positions(q), Weights::Identity);
+        let w = Kernel::new(&positions(q), Weights::Identity);
         prop_assert!((fleiss_kappa(&t.items, &w).value - 1.0).abs() < 1e-12);
         prop_assert!((gwet_ac(&t.items, &w).value - 1.0).abs() < 1e-12);
         prop_assert!((conger_kappa(&t, &w).value - 1.0).abs() < 1e-12);
@@ -373,7 +391,7 @@ proptest! {
             prop_assert!((krippendorff_alpha(&t.items, level, &positions(q)) - 1.0).abs() < 1e-12);
         }
         let pair = &t.raters.as_ref().unwrap().pairs[0];
-        prop_assert!((cohen_kappa(&pair.table, q, Weights::Identity) - 1.0).abs() < 1e-12);
+        prop_assert!((cohen_kappa(pair, Weights::Identity) - 1.0).abs() < 1e-12);
     }
 
     #[test]
@@ -397,13 +415,13 @@ proptest! {
         let pair = &t.raters.as_ref().unwrap().pairs[0];
         // One item: irrCAC's raw-data functions are undefined (n - 1 = 0).
         prop_assume!(pair.n() >= 2.0);
-        let w = weight_matrix(&positions(q), Weights::Identity);
+        let w = Kernel::new(&positions(q), Weights::Identity);
         // On the items both rated: Scott's pi (table) = Fleiss' kappa (raw).
         let both = t.items.filter(|n| n == 2);
         let fleiss = fleiss_kappa(&both, &w).value;
-        let scott = table_coefficient(&pair.table, q, TableMethod::Scott, Weights::Identity).value;
+        let scott = table_coefficient(pair, TableMethod::Scott, Weights::Identity).value;
         prop_assert!(same(&[scott], &[fleiss]), "{} vs {}", scott, fleiss);
-        prop_assert!(same(&[scott_pi(&pair.table, q, &w).value], &[fleiss]));
+        prop_assert!(same(&[scott_pi(pair, &w).value], &[fleiss]));
         let complete = fleiss_kappa_complete(&t.complete_items()).kappa;
         prop_assert!(same(&[complete], &[fleiss]));
     }
@@ -433,7 +451,7 @@ fn alpha_bootstrap_is_deterministic_per_replicate() {
 #[test]
 fn degenerate_inputs_give_nan_not_panics() {
     let empty = CountTables::from_ratings(&[], 3, 4);
-    let w = weight_matrix(&positions(4), Weights::Identity);
+    let w = Kernel::new(&positions(4), Weights::Identity);
     assert!(fleiss_kappa(&empty.items, &w).value.is_nan());
     assert!(gwet_ac(&empty.items, &w).value.is_nan());
     assert!(conger_kappa(&empty, &w).value.is_nan());
@@ -447,7 +465,7 @@ fn degenerate_inputs_give_nan_not_panics() {
     assert!(krippendorff_alpha(&none.items, Level::Nominal, &[]).is_nan());
     let counts = CountTables::from_item_counts(&[3, 0, 1, 2], 2);
     assert!(
-        conger_kappa(&counts, &weight_matrix(&positions(2), Weights::Identity))
+        conger_kappa(&counts, &Kernel::new(&positions(2), Weights::Identity))
             .value
             .is_nan()
     );

@@ -14,7 +14,7 @@ use super::chance::{brennan_prediger, conger_kappa, fleiss_kappa, gwet_ac, perce
 use super::fleiss::{fleiss_kappa_complete, two_sided_normal};
 use super::icc::{icc_at, ICC_NAMES};
 use super::pairs::{cohen_kappa_se, scott_pi};
-use super::{weight_matrix, CountTables, Estimate, PValue, Weights};
+use super::{CountTables, Estimate, Kernel, PValue, Weights};
 
 /// One row of the agreement table.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,7 +93,7 @@ pub fn coefficient_rows_at(
         n_raters: r,
         test: None,
     };
-    let identity = weight_matrix(values, Weights::Identity);
+    let identity = Kernel::new(values, Weights::Identity);
     let mut out = vec![row(
         "percent_agreement",
         "none",
@@ -109,7 +109,7 @@ pub fn coefficient_rows_at(
     let no_se =
         |v: f64| Estimate::from_se(v, f64::NAN, f64::NAN, f64::NAN, f64::NAN, PValue::TwoSided);
     for &kind in kinds {
-        let w = weight_matrix(values, kind);
+        let w = Kernel::new(values, kind);
         out.push(row(
             "fleiss_kappa",
             kind.name(),
@@ -215,7 +215,7 @@ fn two_rater_rows(tables: &CountTables, values: &[f64], kinds: &[Weights]) -> Ve
     let n = pair.n();
     let mut out = Vec::new();
     for &kind in kinds {
-        let c = cohen_kappa_se(&pair.table, tables.q, kind);
+        let c = cohen_kappa_se(pair, kind);
         let estimate = Estimate {
             value: c.kappa,
             se: c.se,
@@ -236,11 +236,11 @@ fn two_rater_rows(tables: &CountTables, values: &[f64], kinds: &[Weights]) -> Ve
             test: Some(NullTest::z(c.z, c.se0)),
         });
     }
-    let w = weight_matrix(values, Weights::Identity);
+    let w = Kernel::new(values, Weights::Identity);
     out.push(CoefficientRow {
         coefficient: "scott_pi",
         weights: "none",
-        estimate: scott_pi(&pair.table, tables.q, &w),
+        estimate: scott_pi(pair, &w),
         n_items: n,
         n_raters: 2,
         test: None,

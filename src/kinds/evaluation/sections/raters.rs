@@ -8,6 +8,7 @@
 
 use anyhow::Result;
 
+use super::add_row_intervals;
 use crate::agree::report::{
     categories_blocks, classification_tables, coefficients_blocks, pairs_blocks,
 };
@@ -116,7 +117,7 @@ pub fn all_raters_prmse(b: &mut Builder) -> Vec<Block> {
         true,
         true,
     );
-    let table = frame_table(
+    let mut table = frame_table(
         t,
         f,
         &FrameOpts {
@@ -125,6 +126,7 @@ pub fn all_raters_prmse(b: &mut Builder) -> Vec<Block> {
             ..FrameOpts::default()
         },
     );
+    add_row_intervals(b, &mut table, "true_score_eval_all_raters");
     vec![
         Block::Heading(heading),
         Block::Paragraph(text),
