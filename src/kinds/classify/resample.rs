@@ -101,28 +101,11 @@ impl Intervals {
 }
 
 /// The verdict words of compare.md 2.3 (amended) on the oriented change
-/// `gain` with interval `[lo, hi]` and margin `m`.
-// TODO(merge): use compare's verdict function
+/// `gain` with interval `[lo, hi]` and margin `m`: compare's one verdict
+/// function, for paired items.
 pub fn verdict(lo: f64, hi: f64, m: f64) -> &'static str {
-    if lo.is_nan() || hi.is_nan() {
-        "not testable"
-    } else if lo > m {
-        "improved"
-    } else if hi < -m {
-        "regressed"
-    } else if -m <= lo && hi <= m {
-        if lo > 0.0 || hi < 0.0 {
-            "changed within margin"
-        } else {
-            "equivalent"
-        }
-    } else if lo > 0.0 {
-        "likely improved"
-    } else if hi < 0.0 {
-        "likely regressed"
-    } else {
-        "no detectable change"
-    }
+    use crate::compare::verdict as words;
+    words::verdict(lo, hi, m, words::Rules::PAIRED).name()
 }
 
 /// The names of the statistics of one system, in replicate order:

@@ -18,7 +18,7 @@ use crate::metrics::classification::{label_report, LabelReport};
 use crate::metrics::paired::mcnemar_exact_p;
 use crate::metrics::ranking::{macro_weighted, RankCurve};
 use crate::metrics::raters::pairs::cohen_kappa;
-use crate::metrics::raters::Weights;
+use crate::metrics::raters::{PairTable, Weights};
 
 /// What a system's scores are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +108,7 @@ pub fn confusion(gold: &[u32], pred: &[u32], k: usize) -> Vec<f64> {
 pub fn kappa_of(c: &[f64], k: usize, w: Weights) -> f64 {
     let mut square = c.to_vec();
     square.extend(std::iter::repeat_n(0.0, k + 1));
-    cohen_kappa(&square, k + 1, w)
+    cohen_kappa(&PairTable::from_dense(&square, k + 1), w)
 }
 
 /// Evaluates one system on `items` (`curves`: also the curve points).
