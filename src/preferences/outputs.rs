@@ -16,8 +16,9 @@ use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
 /// The columns of `<id>_annotator_metrics` (spec 4).
-pub const METRIC_COLUMNS: [&str; 22] = [
+pub const METRIC_COLUMNS: [&str; 23] = [
     "annotator",
+    "annotator_name",
     "subset_column",
     "subset_value",
     "votes",
@@ -74,6 +75,10 @@ pub fn metrics_frame(a: &Analysis) -> Frame {
     let rows = metric_rows(a);
     let values = vec![
         text_values(rows.iter().map(|(_, j)| Some(a.annotators[*j].as_str()))),
+        text_values(
+            rows.iter()
+                .map(|(_, j)| Some(a.annotator_names[*j].as_str())),
+        ),
         text_values(rows.iter().map(|(s, _)| s.column.as_deref())),
         text_values(rows.iter().map(|(s, _)| Some(s.value.as_str()))),
         ints(&rows, |m| m.votes),
@@ -150,17 +155,26 @@ pub fn vote_name(v: Vote) -> &'static str {
 
 /// `<id>_votes`: every distinct vote value per column with its count.
 pub fn votes_frame(a: &Analysis) -> Frame {
-    let rows: Vec<(&str, &str, Option<&str>, Vote, usize)> = a
+    let rows: Vec<(&str, &str, Option<&str>, Vote, usize, &str)> = a
         .votes
         .iter()
         .flat_map(|c| {
-            c.values
-                .iter()
-                .map(move |v| (c.column.as_str(), c.role, v.raw.as_deref(), v.vote, v.count))
+            c.values.iter().map(move |v| {
+                let name = c.name.as_str();
+                (
+                    c.column.as_str(),
+                    c.role,
+                    v.raw.as_deref(),
+                    v.vote,
+                    v.count,
+                    name,
+                )
+            })
         })
         .collect();
     let values = vec![
         text_values(rows.iter().map(|r| Some(r.0))),
+        text_values(rows.iter().map(|r| Some(r.5))),
         text_values(rows.iter().map(|r| Some(r.1))),
         text_values(rows.iter().map(|r| r.2)),
         text_values(rows.iter().map(|r| Some(vote_name(r.3)))),
@@ -168,7 +182,14 @@ pub fn votes_frame(a: &Analysis) -> Frame {
     ];
     frame(
         "votes",
-        &["annotator", "role", "value", "read_as", "count"],
+        &[
+            "annotator",
+            "annotator_name",
+            "role",
+            "value",
+            "read_as",
+            "count",
+        ],
         values,
     )
 }
@@ -238,7 +259,9 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
         "producer": format!("rsmreport {}", env!("CARGO_PKG_VERSION")),
         "pairs_file": a.pairs_file.display().to_string(),
         "reference": a.reference,
+        "reference_name": a.reference_name,
         "annotators": a.annotators,
+        "annotator_names": a.annotator_names,
         "subset_columns": a.subset_columns,
         "intervals": {
             "on": a.intervals_on,
@@ -306,10 +329,10 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         a.id,
         all.exclusions.used(),
         all.exclusions.rows,
-        a.reference
+        a.reference_name
     )];
     let width = a
-        .annotators
+        .annotator_names
         .iter()
         .map(|n| n.chars().count())
         .max()
@@ -327,7 +350,7 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         };
         out.push(format!(
             "  {:<width$}  strength {}{ci}  accuracy {}  relevance {}",
-            a.annotators[j],
+            a.annotator_names[j],
             fixed(m.strength, true),
             fixed(m.accuracy, false),
             fixed(m.relevance, false),

@@ -40,6 +40,11 @@ pub struct Pairs {
     pub reference: RawColumn,
     pub annotators: Vec<RawColumn>,
     pub subsets: Vec<RawColumn>,
+    /// The shown name of the reference and of each annotator (spec 6):
+    /// AnnotatedPairs' `name`, else its `description`, else its id; a
+    /// table's column name.
+    pub reference_name: String,
+    pub annotator_names: Vec<String>,
 }
 
 impl Pairs {
@@ -121,6 +126,8 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     let annotators = named(&cfg.annotator_columns);
     let subsets = named(&subsets);
     Ok(Pairs {
+        reference_name: reference.0.clone(),
+        annotator_names: cfg.annotator_columns.clone(),
         file: cfg.pairs_file.clone(),
         ids: match &cfg.id_column {
             Some(c) => columns
@@ -275,7 +282,7 @@ fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
         .ok_or_else(|| at("an AnnotatedPairs file must hold a JSON object".into()))?;
     let metadata = object(doc.get("metadata")).ok_or_else(|| at("no metadata object".into()))?;
     let version = format_version(metadata).map_err(at)?;
-    let (ids, names) = annotators(doc).map_err(at)?;
+    let (ids, names, shown) = annotators(doc).map_err(at)?;
     let default = metadata
         .get("default_annotator")
         .and_then(Value::as_str)
@@ -290,8 +297,10 @@ fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
         .get("comparisons")
         .and_then(Value::as_array)
         .ok_or_else(|| at("no comparisons list".into()))?;
-    let columns = Columns::collect(comparisons, version, &ids, &names).map_err(at)?;
-    columns.select(cfg, &names[d], file)
+    let mut columns = Columns::collect(comparisons, version, &ids, &names).map_err(at)?;
+    let default = names[d].clone();
+    columns.shown = names.into_iter().zip(shown).collect();
+    columns.select(cfg, &default, file)
 }
 
 fn object(v: Option<&Value>) -> Option<&Map<String, Value>> {
@@ -337,9 +346,12 @@ fn format_version(metadata: &Map<String, Value>) -> Result<Version, String> {
     }
 }
 
-/// The annotator ids in file order and the column name of each: its
-/// `name` when every annotator has a distinct one, else its id.
-fn annotators(doc: &Map<String, Value>) -> Result<(Vec<String>, Vec<String>), String> {
+/// The annotator ids in file order, the column name of each (its `name`
+/// when every annotator has a distinct one, else its id) and its shown
+/// name (spec 6: its `name`, else its `description`, else its id).
+type AnnotatorNames = (Vec<String>, Vec<String>, Vec<String>);
+
+fn annotators(doc: &Map<String, Value>) -> Result<AnnotatorNames, String> {
     let map = object(doc.get("annotators")).ok_or("no annotators object")?;
     let ids: Vec<String> = map.keys().cloned().collect();
     let names: Vec<Option<&str>> = map
@@ -358,7 +370,22 @@ fn annotators(doc: &Map<String, Value>) -> Result<(Vec<String>, Vec<String>), St
     } else {
         ids.clone()
     };
-    Ok((ids, shown))
+    let nonblank = |a: &Value, key: &str| {
+        a.get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let names = map
+        .iter()
+        .map(|(id, a)| {
+            nonblank(a, "name")
+                .or_else(|| nonblank(a, "description"))
+                .unwrap_or_else(|| id.clone())
+        })
+        .collect();
+    Ok((ids, shown, names))
 }
 
 /// The comparisons of an AnnotatedPairs file as columns.
@@ -370,6 +397,8 @@ struct Columns {
     votes: Vec<RawColumn>,
     /// Metadata key -> values, keys in order of first appearance.
     metadata: Vec<RawColumn>,
+    /// Annotator column name -> shown name.
+    shown: Vec<(String, String)>,
 }
 
 fn scalar_text(v: &Value) -> Option<Text> {
@@ -419,6 +448,7 @@ impl Columns {
             len_b: Vec::with_capacity(comparisons.len()),
             votes: names.iter().map(|n| (n.clone(), Vec::new())).collect(),
             metadata: Vec::new(),
+            shown: Vec::new(),
         };
         for (i, c) in comparisons.iter().enumerate() {
             if !c.is_object() {
@@ -521,7 +551,15 @@ impl Columns {
                     .expect("checked"),
             }
         };
+        let shown = |name: &String| {
+            self.shown
+                .iter()
+                .find(|(c, _)| c == name)
+                .map_or_else(|| name.clone(), |(_, s)| s.clone())
+        };
         Ok(Pairs {
+            reference_name: shown(&reference),
+            annotator_names: annotators.iter().map(shown).collect(),
             file: file.to_path_buf(),
             reference: take(&reference),
             annotators: annotators.iter().map(|a| take(a)).collect(),
@@ -556,5 +594,26 @@ mod tests {
         assert_eq!(version(json!({"version": "2.1"})), Ok(Version::Two));
         assert_eq!(version(json!({"version": 1.0})), Ok(Version::One));
         assert!(version(json!({"version": "3.0"})).is_err());
+    }
+
+    #[test]
+    fn annotators_are_shown_by_name_then_description_then_id() {
+        let doc = json!({"annotators": {
+            "ba751e7b": {"name": "preferred_text", "description": "Default annotator"},
+            "bf731c7f": {"description": "Select the response that is more concise"},
+            "0d30c700": {"name": " ", "description": ""},
+        }});
+        let (ids, columns, shown) = annotators(doc.as_object().unwrap()).unwrap();
+        assert_eq!(ids, ["ba751e7b", "bf731c7f", "0d30c700"]);
+        // Names are not distinct for every annotator: the ids are the columns.
+        assert_eq!(columns, ids);
+        assert_eq!(
+            shown,
+            [
+                "preferred_text",
+                "Select the response that is more concise",
+                "0d30c700"
+            ]
+        );
     }
 }

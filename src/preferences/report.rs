@@ -80,6 +80,25 @@ fn row_head(s: &str) -> Cell {
     }
 }
 
+/// An annotator's row header: its shown name (wrapping when long), with
+/// its column name or AnnotatedPairs id as the tooltip when they differ.
+fn name_head(name: &str, column: &str) -> Cell {
+    Cell {
+        class: "wrap".into(),
+        title: if name == column {
+            String::new()
+        } else {
+            format!("column {column}")
+        },
+        ..row_head(name)
+    }
+}
+
+/// Annotator `j`'s row header.
+fn annotator_head(a: &Analysis, j: usize) -> Cell {
+    name_head(&a.annotator_names[j], &a.annotators[j])
+}
+
 fn table(b: &mut Builder, name: &str, caption: &str, heads: &[(&str, bool)]) -> Table {
     let mut t = b.table(name, caption, true, true);
     t.columns = heads
@@ -106,7 +125,7 @@ fn annotator_table(b: &mut Builder, a: &Analysis) -> Table {
         .map(|j| {
             let (m, i) = (&all.metrics[j], &all.intervals[j]);
             let cells = vec![
-                row_head(&a.annotators[j]),
+                annotator_head(a, j),
                 count(m.votes),
                 count(m.agreed),
                 count(m.disagreed),
@@ -194,7 +213,7 @@ fn subset_table(b: &mut Builder, a: &Analysis, s: &SubsetStrength) -> Table {
     t.rows = sort_desc(&s.max_diff)
         .into_iter()
         .map(|j| {
-            let cells = std::iter::once(row_head(&a.annotators[j]))
+            let cells = std::iter::once(annotator_head(a, j))
                 .chain(s.strength[j].iter().map(|&x| num(x)))
                 .chain(std::iter::once(num(s.max_diff[j])))
                 .collect();
@@ -245,7 +264,7 @@ fn votes_table(b: &mut Builder, a: &Analysis) -> Table {
         .flat_map(|c| {
             c.values.iter().map(move |v| Row {
                 cells: vec![
-                    row_head(&c.column),
+                    name_head(&c.name, &c.column),
                     text_cell(c.role),
                     text_cell(v.raw.as_deref().unwrap_or("(blank)")),
                     text_cell(vote_name(v.vote)),
@@ -299,7 +318,7 @@ fn annotators_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
             "Each annotator is compared with the reference {} on the pairs it rated. Intervals \
              are {}% percentile bootstrap intervals over pairs ({} replicates, seed {}); the \
              interval under accuracy is the exact Clopper-Pearson interval.",
-            a.reference,
+            a.reference_name,
             a.spec.level * 100.0,
             a.spec.replicates,
             a.spec.seed
@@ -308,14 +327,17 @@ fn annotators_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         format!(
             "Each annotator is compared with the reference {}. Bootstrap intervals are off; \
              the interval under accuracy is the exact {}% Clopper-Pearson interval.",
-            a.reference,
+            a.reference_name,
             a.spec.level * 100.0
         )
     }));
     let order = a.by_strength();
     let all = a.all();
     let bars = StrengthBars {
-        labels: order.iter().map(|&j| a.annotators[j].clone()).collect(),
+        labels: order
+            .iter()
+            .map(|&j| a.annotator_names[j].clone())
+            .collect(),
         strength: order.iter().map(|&j| all.metrics[j].strength).collect(),
         intervals: order
             .iter()
@@ -346,7 +368,10 @@ fn subsets_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         let order = sort_desc(&s.max_diff);
         let map = StrengthHeatmap {
             column: s.column.clone(),
-            annotators: order.iter().map(|&j| a.annotators[j].clone()).collect(),
+            annotators: order
+                .iter()
+                .map(|&j| a.annotator_names[j].clone())
+                .collect(),
             values: s.values.clone(),
             strength: order.iter().map(|&j| s.strength[j].clone()).collect(),
         };
@@ -400,7 +425,7 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
     if let Some(&j) = a.by_strength().first() {
         let i = &all.intervals[j];
         glance.push(Glance {
-            label: format!("strength {}", a.annotators[j]),
+            label: format!("strength {}", a.annotator_names[j]),
             value: num3(all.metrics[j].strength),
             title: "the strongest annotator".into(),
             ci: if i.strength.lower.is_finite() {
@@ -421,9 +446,9 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
         versions: Vec::new(),
         intro_html: format!(
             "This report shows how strongly each of {} annotators' pairwise preferences follows \
-             the reference annotator <strong>{}</strong>.",
+             the reference annotator (reference: <strong>{}</strong>).",
             a.annotators.len(),
-            escape_html(&a.reference)
+            escape_html(&a.reference_name)
         ),
         description_html: String::new(),
         generated: utc_datetime(epoch),

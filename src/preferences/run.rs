@@ -42,6 +42,8 @@ pub struct Scope {
 #[derive(Clone, Debug, PartialEq)]
 pub struct VoteColumn {
     pub column: String,
+    /// Its shown name (spec 6).
+    pub name: String,
     /// `reference` or `annotator`.
     pub role: &'static str,
     pub values: Vec<VoteValue>,
@@ -67,6 +69,9 @@ pub struct Analysis {
     pub pairs_file: PathBuf,
     pub reference: String,
     pub annotators: Vec<String>,
+    /// The shown names (spec 6): the reference's and each annotator's.
+    pub reference_name: String,
+    pub annotator_names: Vec<String>,
     pub subset_columns: Vec<String>,
     /// The bootstrap settings used (`replicates = 0` with intervals off).
     pub spec: BootstrapSpec,
@@ -132,6 +137,7 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         .collect();
     let mut votes = vec![VoteColumn {
         column: pairs.reference.0.clone(),
+        name: pairs.reference_name.clone(),
         role: "reference",
         values: reference.values.clone(),
     }];
@@ -140,8 +146,10 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
             .annotators
             .iter()
             .zip(&annotators)
-            .map(|((name, _), n)| VoteColumn {
-                column: name.clone(),
+            .zip(&pairs.annotator_names)
+            .map(|(((column, _), n), name)| VoteColumn {
+                column: column.clone(),
+                name: name.clone(),
                 role: "annotator",
                 values: n.values.clone(),
             }),
@@ -172,6 +180,8 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         pairs_file: pairs.file.clone(),
         reference: pairs.reference.0.clone(),
         annotators: pairs.annotators.iter().map(|(n, _)| n.clone()).collect(),
+        reference_name: pairs.reference_name.clone(),
+        annotator_names: pairs.annotator_names.clone(),
         subset_columns: pairs.subsets.iter().map(|(n, _)| n.clone()).collect(),
         spec,
         intervals_on: cfg.intervals.is_some(),
@@ -254,6 +264,8 @@ mod tests {
                 &["a", "b", "b", "both", "a", "neither", "a", "a", "a"],
             )],
             subsets: vec![col("s", &["u", "u", "u", "u", "v", "v", "v", "v", ""])],
+            reference_name: "ref".into(),
+            annotator_names: vec!["x".into()],
         }
     }
 
