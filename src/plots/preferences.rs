@@ -25,6 +25,8 @@ pub struct StrengthBars {
     pub intervals: Vec<(f64, f64)>,
     /// Confidence level of the intervals (for the description).
     pub level: f64,
+    /// Per annotator: fewer than 30 valid votes (a grey bar, spec 6).
+    pub few: Vec<bool>,
 }
 
 /// Strength per annotator and value of one subset column.
@@ -37,6 +39,9 @@ pub struct StrengthHeatmap {
     pub values: Vec<String>,
     /// `strength[row][column]`; NaN: no value.
     pub strength: Vec<Vec<f64>>,
+    /// `few[row][column]`: from fewer than 30 valid votes (a grey cell
+    /// with `*`, spec 6).
+    pub few: Vec<Vec<bool>>,
 }
 
 const ROW_H: i32 = 30;
@@ -113,6 +118,7 @@ pub fn strength_bars(d: &StrengthBars) -> Result<Figure> {
                 cy,
                 d.strength.get(i).copied(),
                 d.intervals.get(i).copied(),
+                d.few.get(i).copied().unwrap_or(false),
             )?;
             let v = d.strength.get(i).copied().unwrap_or(f64::NAN);
             let value = if v.is_finite() {
@@ -149,18 +155,28 @@ fn bar(
     cy: i32,
     v: Option<f64>,
     ci: Option<(f64, f64)>,
+    few: bool,
 ) -> Result<()> {
     let Some(v) = v.filter(|v| v.is_finite()) else {
         return Ok(());
     };
     let half = ROW_H * 3 / 10;
-    let color = if v < 0.0 { series(5) } else { series(0) };
+    let color = if few {
+        FEW
+    } else if v < 0.0 {
+        series(5)
+    } else {
+        series(0)
+    };
     rect(area, (x.px(0.0), cy - half), (x.px(v), cy + half), color)?;
     if let Some((lo, hi)) = ci.filter(|(a, b)| a.is_finite() && b.is_finite()) {
         error_bar(area, (x.px(lo), cy), (x.px(hi), cy), 5, FG)?;
     }
     Ok(())
 }
+
+/// The grey of a value from few votes.
+const FEW: RGBColor = RGBColor(0xB8, 0xBC, 0xC4);
 
 const CELL_W: i32 = 78;
 const CELL_H: i32 = 28;
@@ -200,7 +216,8 @@ pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
     let title = format!("Strength by {column}");
     let description = format!(
         "Heat map of strength for {} annotators (rows) and {} values of {column} \
-         (columns): blue cells follow the reference, orange cells oppose it, white is 0.",
+         (columns): blue cells follow the reference, orange cells oppose it, white is 0; \
+         grey cells marked * rest on fewer than 30 valid votes.",
         d.annotators.len(),
         d.values.len()
     );
@@ -228,11 +245,14 @@ pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
             label_lines(area, label, left - 8, y + cell_h / 2)?;
             for c in 0..d.values.len() {
                 let v = d.strength.get(r).and_then(|row| row.get(c)).copied();
+                let few = d.few.get(r).and_then(|row| row.get(c)).copied();
+                let at = (left + CELL_W * c as i32, y);
                 cell(
                     area,
-                    (left + CELL_W * c as i32, y),
+                    at,
                     cell_h,
                     v.unwrap_or(f64::NAN),
+                    few.unwrap_or(false),
                 )?;
             }
         }
@@ -241,9 +261,15 @@ pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
     Ok(finish(&raw, &name, &title, &description))
 }
 
-fn cell(area: &super::draw::Area, (x, y): (i32, i32), h: i32, v: f64) -> Result<()> {
+fn cell(area: &super::draw::Area, (x, y): (i32, i32), h: i32, v: f64, few: bool) -> Result<()> {
     let ink = RGBColor(0x11, 0x11, 0x11);
-    let (fill, label, color) = if v.is_finite() {
+    let (fill, label, color) = if v.is_finite() && few {
+        (
+            RGBColor(0xE4, 0xE6, 0xEA),
+            format!("{}*", fmt_fixed(v, 2)),
+            MUTED,
+        )
+    } else if v.is_finite() {
         (heat_color(v), fmt_fixed(v, 2), ink)
     } else {
         (RGBColor(0xEE, 0xEE, 0xEE), "n/a".to_string(), MUTED)
@@ -264,6 +290,7 @@ mod tests {
             strength: vec![0.5, -0.25, f64::NAN],
             intervals: vec![(0.4, 0.6), (f64::NAN, f64::NAN), (f64::NAN, f64::NAN)],
             level: 0.95,
+            few: vec![false, true, false],
         };
         let f = strength_bars(&d).unwrap();
         assert_eq!(f, strength_bars(&d).unwrap());
@@ -274,10 +301,11 @@ mod tests {
             annotators: vec!["judge".into(), "first".into()],
             values: vec!["chat".into(), "math".into()],
             strength: vec![vec![0.5, -1.0], vec![0.0, f64::NAN]],
+            few: vec![vec![false, true], vec![false, false]],
         };
         let f = strength_heatmap(&h).unwrap();
         assert_eq!(f.name, "strength_by_source");
-        assert!(f.svg.contains("-1.00") && f.svg.contains("n/a"));
+        assert!(f.svg.contains("-1.00*") && f.svg.contains("n/a"));
         assert_eq!(heat_color(0.0), RGBColor(255, 255, 254));
         let odd = StrengthHeatmap {
             column: "a/b c".into(),

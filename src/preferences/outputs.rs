@@ -16,7 +16,7 @@ use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
 /// The columns of `<id>_annotator_metrics` (spec 4).
-pub const METRIC_COLUMNS: [&str; 23] = [
+pub const METRIC_COLUMNS: [&str; 24] = [
     "annotator",
     "annotator_name",
     "subset_column",
@@ -40,6 +40,7 @@ pub const METRIC_COLUMNS: [&str; 23] = [
     "relevance_upper",
     "accuracy_exact_lower",
     "accuracy_exact_upper",
+    "few_votes",
 ];
 
 /// One row of the annotator table: scope and annotator index.
@@ -100,6 +101,11 @@ pub fn metrics_frame(a: &Analysis) -> Frame {
         floats(&rows, |_, i| i.relevance.upper),
         floats(&rows, |_, i| i.accuracy_exact.0),
         floats(&rows, |_, i| i.accuracy_exact.1),
+        Values::Bool(
+            rows.iter()
+                .map(|(s, j)| s.metrics[*j].few_votes())
+                .collect(),
+        ),
     ];
     frame("annotator_metrics", &METRIC_COLUMNS, values)
 }
@@ -348,8 +354,13 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         } else {
             String::new()
         };
+        let few = if m.few_votes() {
+            format!("  (few votes: {})", m.valid_votes())
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "  {:<width$}  strength {}{ci}  accuracy {}  relevance {}",
+            "  {:<width$}  strength {}{ci}  accuracy {}  relevance {}{few}",
             a.annotator_names[j],
             fixed(m.strength, true),
             fixed(m.accuracy, false),

@@ -22,6 +22,10 @@ use crate::table::{Cell, FxBuild, Table, Text, Values};
 /// 1.0).
 pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1", "2"];
 
+/// A metadata key with more distinct values is not a default subset
+/// (spec 6: "at most 50" includes 50).
+pub const MAX_SUBSET_VALUES: usize = 50;
+
 /// How many duplicate ids an error names.
 const SHOWN_DUPLICATES: usize = 5;
 
@@ -45,6 +49,9 @@ pub struct Pairs {
     /// table's column name.
     pub reference_name: String,
     pub annotator_names: Vec<String>,
+    /// AnnotatedPairs metadata keys not used as subsets by default (spec
+    /// 6: not a category), each with its number of distinct values.
+    pub unused_metadata: Vec<(String, usize)>,
 }
 
 impl Pairs {
@@ -126,6 +133,7 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     let annotators = named(&cfg.annotator_columns);
     let subsets = named(&subsets);
     Ok(Pairs {
+        unused_metadata: Vec::new(),
         reference_name: reference.0.clone(),
         annotator_names: cfg.annotator_columns.clone(),
         file: cfg.pairs_file.clone(),
@@ -505,9 +513,21 @@ impl Columns {
         } else {
             cfg.annotator_columns.clone()
         };
+        let mut unused_metadata = Vec::new();
         let subsets: Vec<String> = match &cfg.subset_columns {
             Some(s) => s.clone(),
-            None => self.metadata.iter().map(|(k, _)| k.clone()).collect(),
+            None => self
+                .metadata
+                .iter()
+                .filter(|(k, values)| {
+                    let (category, distinct) = is_category(values);
+                    if !category {
+                        unused_metadata.push((k.clone(), distinct));
+                    }
+                    category
+                })
+                .map(|(k, _)| k.clone())
+                .collect(),
         };
         let present: Vec<String> = self
             .votes
@@ -558,6 +578,7 @@ impl Columns {
                 .map_or_else(|| name.clone(), |(_, s)| s.clone())
         };
         Ok(Pairs {
+            unused_metadata,
             reference_name: shown(&reference),
             annotator_names: annotators.iter().map(shown).collect(),
             file: file.to_path_buf(),
@@ -571,10 +592,59 @@ impl Columns {
     }
 }
 
+/// Whether a metadata key is a category (spec 6): at most
+/// [`MAX_SUBSET_VALUES`] distinct values, and not one per comparison (an
+/// `index` or a prompt id: as many distinct values as comparisons holding
+/// the key). Also returns the number of distinct values.
+pub fn is_category(values: &[Option<Text>]) -> (bool, usize) {
+    let mut seen: HashSet<&str, FxBuild> = HashSet::default();
+    let mut present = 0usize;
+    for v in values.iter().flatten() {
+        present += 1;
+        seen.insert(v);
+        if seen.len() > MAX_SUBSET_VALUES {
+            // Counting on would cost a set of every value (a million ids).
+            return (false, distinct_count(values));
+        }
+    }
+    let distinct = seen.len();
+    (distinct >= 1 && distinct < present, distinct)
+}
+
+fn distinct_count(values: &[Option<Text>]) -> usize {
+    values
+        .iter()
+        .flatten()
+        .map(|v| &**v)
+        .collect::<HashSet<&str, FxBuild>>()
+        .len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_categories_become_default_subsets() {
+        let col = |v: &[&str]| -> Vec<Option<Text>> {
+            v.iter()
+                .map(|s| (!s.is_empty()).then(|| Text::from(*s)))
+                .collect()
+        };
+        // One per comparison: never a subset, even a single comparison.
+        assert_eq!(is_category(&col(&["0"])), (false, 1));
+        assert_eq!(is_category(&col(&["0", "1", "2", ""])), (false, 3));
+        assert_eq!(is_category(&col(&["x", "y", "x"])), (true, 2));
+        assert_eq!(is_category(&col(&["", ""])), (false, 0));
+        let ids: Vec<String> = (0..51).map(|i| i.to_string()).collect();
+        let mut fifty: Vec<&str> = ids[..50].iter().map(String::as_str).collect();
+        fifty.push("0");
+        assert_eq!(is_category(&col(&fifty)), (true, 50));
+        let mut fifty_one: Vec<&str> = ids.iter().map(String::as_str).collect();
+        fifty_one.push("0");
+        assert_eq!(is_category(&col(&fifty_one)), (false, 51));
+    }
 
     #[test]
     fn texts_by_format_version() {

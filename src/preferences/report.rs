@@ -10,13 +10,18 @@
 use anyhow::Result;
 
 use super::outputs::{exclusion_rows, vote_name};
-use super::run::{sort_desc, Analysis, Scope, SubsetStrength};
+use super::run::{largest_values, sort_desc, Analysis, Scope, SubsetStrength};
+use crate::metrics::preferences::{AnnotatorIntervals, AnnotatorMetrics, FEW_VOTES};
 use crate::plots::{strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap};
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
 use crate::render::format::{count_f64, escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{p_value_cell, text_cell};
 use crate::render::{Builder, Report};
+
+/// A heat map (and the report's tables of one subset column) shows at
+/// most this many values: the ones with the most pairs (spec 6).
+pub const MAX_SHOWN_VALUES: usize = 30;
 
 /// What each column of the annotator table means (header tooltips).
 const TERMS: [(&str, &str); 11] = [
@@ -71,6 +76,34 @@ fn with_ci(x: f64, (lo, hi): (f64, f64)) -> Cell {
         String::new()
     };
     Cell { ci, ..num(x) }
+}
+
+/// A value from fewer than [`FEW_VOTES`] valid votes, greyed with the count
+/// as its tooltip (spec 6); other cells as they are.
+fn few(cell: Cell, m: &AnnotatorMetrics) -> Cell {
+    if !m.few_votes() {
+        return cell;
+    }
+    Cell {
+        class: format!("{} few-votes", cell.class),
+        title: format!(
+            "few votes: from {} valid votes (fewer than {FEW_VOTES})",
+            m.valid_votes()
+        ),
+        ..cell
+    }
+}
+
+/// A bootstrap interval that collapsed to one point on few votes (e.g.
+/// [1, 1] from one pair) gets the exact Clopper-Pearson interval of
+/// accuracy beside it (spec 6).
+fn collapsed_ci(mut cell: Cell, m: &AnnotatorMetrics, i: &AnnotatorIntervals) -> Cell {
+    let (lo, hi) = (i.strength.lower, i.strength.upper);
+    let (elo, ehi) = i.accuracy_exact;
+    if m.few_votes() && lo.is_finite() && lo == hi && elo.is_finite() {
+        cell.ci = format!("{}; exact accuracy [{}, {}]", cell.ci, num3(elo), num3(ehi));
+    }
+    cell
 }
 
 fn row_head(s: &str) -> Cell {
@@ -131,10 +164,20 @@ fn annotator_table(b: &mut Builder, a: &Analysis) -> Table {
                 count(m.disagreed),
                 count(m.not_applicable),
                 num(m.agreement),
-                with_ci(m.accuracy, i.accuracy_exact),
-                with_ci(m.relevance, (i.relevance.lower, i.relevance.upper)),
+                few(with_ci(m.accuracy, i.accuracy_exact), m),
+                few(
+                    with_ci(m.relevance, (i.relevance.lower, i.relevance.upper)),
+                    m,
+                ),
                 num(m.kappa_randomized),
-                with_ci(m.strength, (i.strength.lower, i.strength.upper)),
+                few(
+                    collapsed_ci(
+                        with_ci(m.strength, (i.strength.lower, i.strength.upper)),
+                        m,
+                        i,
+                    ),
+                    m,
+                ),
                 num(m.kappa),
                 p_value_cell(m.p_value),
             ];
@@ -164,9 +207,8 @@ fn overall_table(b: &mut Builder, a: &Analysis) -> Table {
         "The reference's preferences on the pairs used: shares, and mean lengths in characters.",
         &heads,
     );
-    t.rows = a
-        .scopes
-        .iter()
+    t.rows = overview_scopes(a)
+        .into_iter()
         .map(|s| {
             let o = &s.overall;
             let cells = vec![
@@ -188,6 +230,19 @@ fn overall_table(b: &mut Builder, a: &Analysis) -> Table {
     t
 }
 
+/// The scopes of the overview table: the whole set, then per subset
+/// column the values a heat map shows ([`MAX_SHOWN_VALUES`]).
+fn overview_scopes(a: &Analysis) -> Vec<&Scope> {
+    let mut out = vec![a.all()];
+    let mut first = 1;
+    for s in &a.subsets {
+        let (shown, _) = largest_values(&s.pairs, MAX_SHOWN_VALUES);
+        out.extend(shown.iter().map(|&v| &a.scopes[first + v]));
+        first += s.values.len();
+    }
+    out
+}
+
 fn scope_label(s: &Scope) -> String {
     match &s.column {
         Some(c) => format!("{c} = {}", s.value),
@@ -195,26 +250,30 @@ fn scope_label(s: &Scope) -> String {
     }
 }
 
-fn subset_table(b: &mut Builder, a: &Analysis, s: &SubsetStrength) -> Table {
+fn subset_table(b: &mut Builder, a: &Analysis, s: &SubsetStrength, shown: &[usize]) -> Table {
     let mut t = b.table(
         &format!("strength by {}", s.column),
         &format!(
             "Strength per value of {}; max diff is the largest minus the smallest strength \
-             across the values (sorted by it).",
+             across all its values (sorted by it).",
             s.column
         ),
         true,
         true,
     );
     t.columns = std::iter::once(column("annotator", false))
-        .chain(s.values.iter().map(|v| column(v, true)))
+        .chain(shown.iter().map(|&v| column(&s.values[v], true)))
         .chain(std::iter::once(column("max diff", true)))
         .collect();
     t.rows = sort_desc(&s.max_diff)
         .into_iter()
         .map(|j| {
             let cells = std::iter::once(annotator_head(a, j))
-                .chain(s.strength[j].iter().map(|&x| num(x)))
+                .chain(
+                    shown
+                        .iter()
+                        .map(|&v| few(num(s.strength[j][v]), &s.metrics[v][j])),
+                )
                 .chain(std::iter::once(num(s.max_diff[j])))
                 .collect();
             Row {
@@ -349,11 +408,46 @@ fn annotators_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
             })
             .collect(),
         level: a.spec.level,
+        few: order.iter().map(|&j| all.metrics[j].few_votes()).collect(),
     };
     blocks.push(Block::Figure(b.figure(strength_bars(&bars)?)));
     blocks.push(Block::Table(annotator_table(b, a)));
+    if let Some(note) = few_votes_note(a) {
+        blocks.push(Block::Note(note));
+    }
     blocks.extend(interpretation());
     Ok(blocks)
+}
+
+/// The footnote of the annotator table: who has few votes, with counts.
+fn few_votes_note(a: &Analysis) -> Option<String> {
+    let all = a.all();
+    let few: Vec<usize> = a
+        .by_strength()
+        .into_iter()
+        .filter(|&j| all.metrics[j].few_votes())
+        .collect();
+    if few.is_empty() {
+        return None;
+    }
+    let counts: Vec<u64> = few.iter().map(|&j| all.metrics[j].valid_votes()).collect();
+    let who = if few.len() <= 8 {
+        few.iter()
+            .zip(&counts)
+            .map(|(&j, n)| format!("{} ({n})", a.annotator_names[j]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        let lo = counts.iter().min().copied().unwrap_or(0);
+        let hi = counts.iter().max().copied().unwrap_or(0);
+        format!("{} annotators ({lo} to {hi} valid votes each)", few.len())
+    };
+    Some(format!(
+        "Few votes: greyed values rest on fewer than {FEW_VOTES} votes valid for both the \
+         annotator and the reference (agreed + disagreed): {who}. Their strength, accuracy and \
+         relevance are too uncertain to rank; an interval that collapses to one point is shown \
+         with the exact Clopper-Pearson interval of accuracy beside it."
+    ))
 }
 
 fn subsets_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
@@ -366,19 +460,40 @@ fn subsets_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
     for s in &a.subsets {
         blocks.push(Block::Heading(b.heading(3, &s.column)));
         let order = sort_desc(&s.max_diff);
+        let (shown, left_out) = largest_values(&s.pairs, MAX_SHOWN_VALUES);
         let map = StrengthHeatmap {
             column: s.column.clone(),
             annotators: order
                 .iter()
                 .map(|&j| a.annotator_names[j].clone())
                 .collect(),
-            values: s.values.clone(),
-            strength: order.iter().map(|&j| s.strength[j].clone()).collect(),
+            values: shown.iter().map(|&v| s.values[v].clone()).collect(),
+            strength: order
+                .iter()
+                .map(|&j| shown.iter().map(|&v| s.strength[j][v]).collect())
+                .collect(),
+            few: order
+                .iter()
+                .map(|&j| shown.iter().map(|&v| s.metrics[v][j].few_votes()).collect())
+                .collect(),
         };
+        if left_out > 0 {
+            blocks.push(Block::Note(left_out_note(&s.column, shown.len(), left_out)));
+        }
         blocks.push(Block::Figure(b.figure(strength_heatmap(&map)?)));
-        blocks.push(Block::Table(subset_table(b, a, s)));
+        blocks.push(Block::Table(subset_table(b, a, s, &shown)));
     }
     Ok(blocks)
+}
+
+/// The note above a heat map that leaves values out (spec 6).
+fn left_out_note(column: &str, shown: usize, left_out: usize) -> String {
+    format!(
+        "{column} has {} values: the heat map and the tables of this report show the {shown} \
+         with the most pairs and leave out {left_out} (every value is in the CSV tables; max \
+         diff is over all of them).",
+        shown + left_out
+    )
 }
 
 fn overview_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
@@ -401,7 +516,7 @@ fn overview_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
 }
 
 fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
-    vec![
+    let mut blocks = vec![
         Block::Heading(b.heading(2, "Data")),
         Block::Paragraph(format!(
             "Pairs file {}. A pair is left out when text_a or text_b is empty or when the \
@@ -410,8 +525,23 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
             a.pairs_file.display()
         )),
         Block::Table(exclusions_table(b, a)),
-        Block::Table(votes_table(b, a)),
-    ]
+    ];
+    if !a.unused_metadata.is_empty() {
+        let keys: Vec<String> = a
+            .unused_metadata
+            .iter()
+            .map(|(k, n)| format!("{k} ({n} distinct values)"))
+            .collect();
+        blocks.push(Block::Paragraph(format!(
+            "Metadata not used as subsets: {}. A metadata key becomes a subset only when it is a \
+             category (at most {} distinct values, not one per comparison); name a key in \
+             subset_columns to use it anyway.",
+            keys.join(", "),
+            crate::preferences::read::MAX_SUBSET_VALUES
+        )));
+    }
+    blocks.push(Block::Table(votes_table(b, a)));
+    blocks
 }
 
 fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
@@ -422,7 +552,12 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
         title: format!("of {} read", all.exclusions.rows),
         ci: String::new(),
     }];
-    if let Some(&j) = a.by_strength().first() {
+    // Never a few-votes number as the headline (spec 6).
+    let strongest = a
+        .by_strength()
+        .into_iter()
+        .find(|&j| !all.metrics[j].few_votes());
+    if let Some(j) = strongest {
         let i = &all.intervals[j];
         glance.push(Glance {
             label: format!("strength {}", a.annotator_names[j]),

@@ -7,7 +7,7 @@
 //! Pure: no I/O, no formatting (that is `outputs` and `report`); the maths
 //! is `crate::metrics::preferences`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::read::Pairs;
@@ -53,8 +53,12 @@ pub struct VoteColumn {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubsetStrength {
     pub column: String,
-    /// The values, in code-point order.
+    /// The values, in natural order (numbers as numbers).
     pub values: Vec<String>,
+    /// Pairs used per value.
+    pub pairs: Vec<u64>,
+    /// `metrics[value][annotator]`.
+    pub metrics: Vec<Vec<AnnotatorMetrics>>,
     /// Per annotator (column order): strength per value.
     pub strength: Vec<Vec<f64>>,
     /// Per annotator: largest minus smallest finite strength (NaN when
@@ -80,6 +84,8 @@ pub struct Analysis {
     pub scopes: Vec<Scope>,
     pub votes: Vec<VoteColumn>,
     pub subsets: Vec<SubsetStrength>,
+    /// Metadata keys not used as subsets, with their distinct values.
+    pub unused_metadata: Vec<(String, usize)>,
 }
 
 impl Analysis {
@@ -188,19 +194,37 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         scopes,
         votes,
         subsets,
+        unused_metadata: pairs.unused_metadata.clone(),
     }
 }
 
-/// The rows of each value of a subset column, values in code-point order
-/// (a missing value is [`NO_INFO`]).
-fn groups(values: &[Option<Text>]) -> BTreeMap<String, Vec<usize>> {
+/// The rows of each value of a subset column, values in natural order
+/// (numbers as numbers: 2 before 10; a missing value is [`NO_INFO`]).
+fn groups(values: &[Option<Text>]) -> Vec<(String, Vec<usize>)> {
     let mut rows: HashMap<&str, Vec<usize>, FxBuild> = HashMap::default();
     for (i, v) in values.iter().enumerate() {
         rows.entry(v.as_deref().unwrap_or(NO_INFO))
             .or_default()
             .push(i);
     }
-    rows.into_iter().map(|(k, r)| (k.to_string(), r)).collect()
+    let mut out: Vec<(String, Vec<usize>)> =
+        rows.into_iter().map(|(k, r)| (k.to_string(), r)).collect();
+    out.sort_by(|a, b| crate::summarize::run::natural(&a.0, &b.0));
+    out
+}
+
+/// The values a heat map shows (spec 6): all up to `most`, else the `most`
+/// with the most pairs (ties: the earlier value), in their order; and how
+/// many are left out.
+pub fn largest_values(pairs: &[u64], most: usize) -> (Vec<usize>, usize) {
+    if pairs.len() <= most {
+        return ((0..pairs.len()).collect(), 0);
+    }
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    order.sort_by(|&a, &b| pairs[b].cmp(&pairs[a]).then(a.cmp(&b)));
+    let mut kept = order[..most].to_vec();
+    kept.sort_unstable();
+    (kept, pairs.len() - most)
 }
 
 fn scope(set: &PairSet, column: Option<String>, value: String, spec: &BootstrapSpec) -> Scope {
@@ -234,6 +258,8 @@ fn subset_strength(column: &str, scopes: &[Scope], k: usize) -> SubsetStrength {
     SubsetStrength {
         column: column.to_string(),
         values: scopes.iter().map(|s| s.value.clone()).collect(),
+        pairs: scopes.iter().map(|s| s.exclusions.used()).collect(),
+        metrics: scopes.iter().map(|s| s.metrics.clone()).collect(),
         strength,
         max_diff,
     }
@@ -266,6 +292,7 @@ mod tests {
             subsets: vec![col("s", &["u", "u", "u", "u", "v", "v", "v", "v", ""])],
             reference_name: "ref".into(),
             annotator_names: vec!["x".into()],
+            unused_metadata: Vec::new(),
         }
     }
 
@@ -309,6 +336,22 @@ mod tests {
         // Same seed, same results (NaN included, hence the text).
         let again = analyse(&config(), &pin());
         assert_eq!(format!("{again:?}"), format!("{a:?}"));
+    }
+
+    #[test]
+    fn subset_values_sort_naturally_and_heat_maps_keep_the_largest() {
+        let values: Vec<Option<Text>> = ["10", "2", "b", "1", "", "2"]
+            .iter()
+            .map(|s| (!s.is_empty()).then(|| Text::from(*s)))
+            .collect();
+        let g = groups(&values);
+        let keys: Vec<&str> = g.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["1", "2", "10", NO_INFO, "b"]);
+        assert_eq!(g[1].1, [1, 5]);
+        assert_eq!(largest_values(&[5, 1, 9, 1], 4), (vec![0, 1, 2, 3], 0));
+        // The two largest, in their order; a tie goes to the earlier value.
+        assert_eq!(largest_values(&[5, 1, 9, 5], 2), (vec![0, 2], 2));
+        assert_eq!(largest_values(&[1, 7, 7, 7], 2), (vec![1, 2], 2));
     }
 
     #[test]

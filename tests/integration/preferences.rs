@@ -744,10 +744,13 @@ fn preferences_example_builds_end_to_end() {
     assert!(strength_of("first_position").abs() < 0.1);
     let (_, excl) = csv_rows(&out.join(format!("output/{id}_exclusions.csv")));
     assert_eq!(excl.last().unwrap(), &["pairs used", "287"]);
-    let (_, votes_rows) = csv_rows(&out.join(format!("output/{id}_votes.csv")));
+    let (vh, votes_rows) = csv_rows(&out.join(format!("output/{id}_votes.csv")));
     assert!(votes_rows
         .iter()
-        .any(|r| r[0] == "judge_model" && r[2] == "text-a" && r[3] == "not valid"));
+        .any(|r| field(&vh, r, "annotator") == "judge_model"
+            && field(&vh, r, "annotator_name") == "judge_model"
+            && field(&vh, r, "value") == "text-a"
+            && field(&vh, r, "read_as") == "not valid"));
     // Terminal: one line per annotator, then the report's path.
     for n in names {
         assert!(run.stdout.contains(&format!("  {n} ")), "{}", run.stdout);
@@ -1231,4 +1234,86 @@ fn preferences_no_valid_pair_is_not_an_error() {
     assert!(rows.iter().all(|r| field(&h, r, "strength").is_empty()));
     let html = fs::read_to_string(out.join("report/small_report.html")).unwrap();
     assert!(html.contains("No pair is left"));
+}
+
+// ---------------------------------------------------------------------------
+// Real Feedback Forensics data (spec 6).
+
+/// The shared external case `case`, or `None` (said) when `../shared` is
+/// missing.
+fn external_case(case: &str) -> Option<PathBuf> {
+    let dir = common::shared_fixtures_path().join("external").join(case);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("preferences: {} missing, test skipped", dir.display());
+        None
+    }
+}
+
+/// Runs `rsmreport preferences` on an experiment file holding `toml`
+/// (written into a temporary folder, which is returned with the run).
+fn run_experiment(toml: &str) -> (tempfile::TempDir, common::Run) {
+    let tmp = tempfile::TempDir::new().unwrap();
+    fs::write(tmp.path().join("exp.toml"), toml).unwrap();
+    let out = tmp.path().join("out");
+    let run = preferences(tmp.path(), &tmp.path().join("exp.toml"), &out, &[]);
+    (tmp, run)
+}
+
+#[test]
+fn preferences_ff_example_file_names_subsets_and_few_votes() {
+    let Some(dir) = external_case("ff-annotated-pairs-example") else {
+        return;
+    };
+    let (tmp, run) = run_experiment(&format!(
+        "experiment_id = \"ffex\"\npairs_file = {:?}\n",
+        dir.join("pairs_ap.json").display().to_string()
+    ));
+    ok(&run);
+    let out = tmp.path().join("out");
+    // Names: the trait's description, the reference by its name.
+    let (h, rows) = csv_rows(&out.join("output/ffex_annotator_metrics.csv"));
+    assert_eq!(h[..2], ["annotator", "annotator_name"]);
+    assert_eq!(rows.len(), 40, "40 annotators, no subset rows");
+    let name = |id: &str| {
+        let r = rows
+            .iter()
+            .find(|r| field(&h, r, "annotator") == id)
+            .unwrap();
+        field(&h, r, "annotator_name").to_owned()
+    };
+    assert_eq!(name("bf731c7f"), "Select the response that is more concise");
+    assert_eq!(name("d4f11654"), "Select the response that is too long");
+    // `index` is one value per comparison: not a subset.
+    assert!(rows
+        .iter()
+        .all(|r| field(&h, r, "subset_value") == "All data"));
+    // One comparison: every annotator rests on at most one valid vote.
+    assert!(rows.iter().all(|r| field(&h, r, "few_votes") == "True"));
+    let (h, rows) = csv_rows(&out.join("output/ffex_votes.csv"));
+    let reference = rows.iter().find(|r| field(&h, r, "role") == "reference");
+    assert_eq!(
+        field(&h, reference.unwrap(), "annotator_name"),
+        "preferred_text"
+    );
+    let html = fs::read_to_string(out.join("report/ffex_report.html")).unwrap();
+    for words in [
+        "Select the response that is more concise",
+        "reference: <strong>preferred_text</strong>",
+        "Metadata not used as subsets: index (1 distinct values)",
+    ] {
+        assert!(html.contains(words), "report lacks {words}");
+    }
+    assert!(!html.contains("strength_by_index"));
+    // Few votes: greyed cells, a footnote, no strength as the headline, and
+    // the collapsed [1, 1] interval with the exact one beside it.
+    assert!(html.contains("few-votes") && html.contains("Few votes: greyed values"));
+    assert!(!html.contains("<dt>strength"), "a few-votes headline tile");
+    assert!(html.contains("[1.000, 1.000]; exact accuracy [0.025, 1.000]"));
+    assert!(run.stdout.contains("against the reference preferred_text"));
+    assert!(run
+        .stdout
+        .contains("  Select the response that is too long "));
+    assert!(run.stdout.contains("(few votes: 1)"));
 }

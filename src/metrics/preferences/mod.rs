@@ -376,6 +376,22 @@ pub struct AnnotatorMetrics {
     pub p_value: f64,
 }
 
+/// Fewer valid votes than this (agreed + disagreed) and a strength,
+/// accuracy or relevance is marked `few votes` (spec 6).
+pub const FEW_VOTES: u64 = 30;
+
+impl AnnotatorMetrics {
+    /// The votes valid for both the annotator and the reference: `A + D`.
+    pub fn valid_votes(&self) -> u64 {
+        self.agreed + self.disagreed
+    }
+
+    /// Fewer than [`FEW_VOTES`] valid votes (spec 6).
+    pub fn few_votes(&self) -> bool {
+        self.valid_votes() < FEW_VOTES
+    }
+}
+
 /// Accuracy, relevance and strength from the counts, as Feedback Forensics
 /// evaluates them (`NaN` for all three when `N = 0`).
 pub fn rates(table: &VoteTable) -> (f64, f64, f64) {
