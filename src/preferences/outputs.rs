@@ -10,8 +10,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::run::{Analysis, Scope};
-use crate::metrics::preferences::{AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote};
+use super::run::{Analysis, Scope, VoteColumn};
+use crate::metrics::preferences::{
+    AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote, VoteValue,
+};
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
@@ -161,30 +163,18 @@ pub fn vote_name(v: Vote) -> &'static str {
 
 /// `<id>_votes`: every distinct vote value per column with its count.
 pub fn votes_frame(a: &Analysis) -> Frame {
-    let rows: Vec<(&str, &str, Option<&str>, Vote, usize, &str)> = a
+    let rows: Vec<(&VoteColumn, &VoteValue)> = a
         .votes
         .iter()
-        .flat_map(|c| {
-            c.values.iter().map(move |v| {
-                let name = c.name.as_str();
-                (
-                    c.column.as_str(),
-                    c.role,
-                    v.raw.as_deref(),
-                    v.vote,
-                    v.count,
-                    name,
-                )
-            })
-        })
+        .flat_map(|c| c.values.iter().map(move |v| (c, v)))
         .collect();
     let values = vec![
-        text_values(rows.iter().map(|r| Some(r.0))),
-        text_values(rows.iter().map(|r| Some(r.5))),
-        text_values(rows.iter().map(|r| Some(r.1))),
-        text_values(rows.iter().map(|r| r.2)),
-        text_values(rows.iter().map(|r| Some(vote_name(r.3)))),
-        Values::Int(rows.iter().map(|r| r.4 as i64).collect()),
+        text_values(rows.iter().map(|(c, _)| Some(c.column.as_str()))),
+        text_values(rows.iter().map(|(c, _)| Some(c.name.as_str()))),
+        text_values(rows.iter().map(|(c, _)| Some(c.role))),
+        text_values(rows.iter().map(|(_, v)| v.raw.as_deref())),
+        text_values(rows.iter().map(|(_, v)| Some(vote_name(v.vote)))),
+        Values::Int(rows.iter().map(|(_, v)| v.count as i64).collect()),
     ];
     frame(
         "votes",
