@@ -16,7 +16,7 @@ use super::intervals::{self, Intervals};
 use super::{ConfigKind, RawConfig};
 
 /// The keys of a preferences experiment file, in the spec's order.
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 13] = [
     "experiment_id",
     "pairs_file",
     "id_column",
@@ -25,6 +25,10 @@ pub const KEYS: [&str; 9] = [
     "reference_column",
     "annotator_columns",
     "subset_columns",
+    "model_a_column",
+    "model_b_column",
+    "target_models",
+    "reference_models",
     "intervals",
 ];
 
@@ -44,6 +48,14 @@ pub struct PreferencesConfig {
     pub annotator_columns: Vec<String>,
     /// `None`: none for a table, every metadata key for AnnotatedPairs.
     pub subset_columns: Option<Vec<String>>,
+    /// The models of `text_a` and `text_b` (spec 6; AnnotatedPairs:
+    /// `response_a.model` / `response_b.model` when not set).
+    pub model_a_column: Option<String>,
+    pub model_b_column: Option<String>,
+    /// `None`: every model is a target.
+    pub target_models: Option<Vec<String>>,
+    /// `None`: every model is a reference (one against all).
+    pub reference_models: Option<Vec<String>>,
     /// `None`: `intervals = false` (only the exact interval of accuracy).
     pub intervals: Option<Intervals>,
 }
@@ -189,6 +201,35 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
             ),
         ));
     }
+    let (model_a_column, model_b_column) =
+        (text(raw, "model_a_column")?, text(raw, "model_b_column")?);
+    if model_a_column.is_some() != model_b_column.is_some() {
+        let (set, unset) = if model_a_column.is_some() {
+            ("model_a_column", "model_b_column")
+        } else {
+            ("model_b_column", "model_a_column")
+        };
+        return Err((
+            set,
+            format!("{set} is set but {unset} is not; the model view needs both model columns"),
+        ));
+    }
+    let target_models = list(raw, "target_models")?;
+    let reference_models = list(raw, "reference_models")?;
+    for (key, given) in [
+        ("target_models", &target_models),
+        ("reference_models", &reference_models),
+    ] {
+        if given.is_some() && model_a_column.is_none() && !json {
+            return Err((
+                key,
+                format!(
+                    "{key} is set but the models are unknown: set model_a_column and \
+                     model_b_column (the columns naming the model of text_a and of text_b)"
+                ),
+            ));
+        }
+    }
     let intervals =
         intervals::parse_for(raw.get("intervals"), "pairs").map_err(|m| ("intervals", m))?;
     Ok(PreferencesConfig {
@@ -200,6 +241,10 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
         reference_column,
         annotator_columns,
         subset_columns: list(raw, "subset_columns")?,
+        model_a_column,
+        model_b_column,
+        target_models,
+        reference_models,
         intervals,
     })
 }
@@ -338,5 +383,29 @@ mod tests {
         );
         let e = err(&format!("{BASE}subset_columns = [\"s\", \"s\"]\n"));
         assert!(e.contains("lists the column \"s\" more than once"), "{e}");
+        let e = err(&format!("{BASE}model_a_column = \"ma\"\n"));
+        assert!(
+            e.contains("line 5: model_a_column is set but model_b_column is not"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}target_models = [\"m1\"]\n"));
+        assert!(
+            e.contains("target_models is set but the models are unknown"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn model_columns_and_lists_are_read() {
+        let c = run(&format!(
+            "{BASE}model_a_column = \"ma\"\nmodel_b_column = \"mb\"\n\
+             target_models = [\"m1\"]\nreference_models = \"m2, m3\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.model_a_column.as_deref(), Some("ma"));
+        assert_eq!(c.model_b_column.as_deref(), Some("mb"));
+        assert_eq!(c.target_models.unwrap(), ["m1"]);
+        assert_eq!(c.reference_models.unwrap(), ["m2", "m3"]);
+        assert_eq!(run(BASE).unwrap().target_models, None);
     }
 }

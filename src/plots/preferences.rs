@@ -221,8 +221,27 @@ pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
         d.annotators.len(),
         d.values.len()
     );
+    heatmap(d, &name, &title, &description)
+}
+
+/// The heat map `model_traits` (spec 6): one row per annotator, one
+/// column per target model, strength against `prefers M`.
+pub fn model_traits_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
+    let description = format!(
+        "Heat map of strength for {} annotators (rows) against prefers M for {} models \
+         (columns): blue cells mark traits the model's responses show more than the other \
+         models' responses, orange cells traits they show less, white is 0; grey cells marked \
+         * rest on fewer than 30 valid votes.",
+        d.annotators.len(),
+        d.values.len()
+    );
+    heatmap(d, "model_traits", "Traits by model", &description)
+}
+
+/// A heat map of strength with its file name, title and description.
+fn heatmap(d: &StrengthHeatmap, name: &str, title: &str, description: &str) -> Result<Figure> {
     if d.annotators.is_empty() || d.values.is_empty() {
-        return no_data(&name, &title, &description, "No subset values to plot");
+        return no_data(name, title, description, "No values to plot");
     }
     let (lines, label_w, cell_h) = wrapped_labels(&d.annotators, CELL_H);
     let left = 16 + label_w + 10;
@@ -256,9 +275,9 @@ pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
                 )?;
             }
         }
-        text(area, &title, (16, 10), TITLE.anchor(HPos::Left, VPos::Top))
+        text(area, title, (16, 10), TITLE.anchor(HPos::Left, VPos::Top))
     })?;
-    Ok(finish(&raw, &name, &title, &description))
+    Ok(finish(&raw, name, title, description))
 }
 
 fn cell(area: &super::draw::Area, (x, y): (i32, i32), h: i32, v: f64, few: bool) -> Result<()> {

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use super::models::{ModelScope, ModelTraits, ModelView};
 use super::run::{Analysis, Scope, VoteColumn};
 use crate::metrics::preferences::{
     AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote, VoteValue,
@@ -190,6 +191,127 @@ pub fn votes_frame(a: &Analysis) -> Frame {
     )
 }
 
+/// The columns of `<id>_model_traits` (spec 6).
+pub const MODEL_TRAIT_COLUMNS: [&str; 27] = [
+    "annotator",
+    "annotator_name",
+    "role",
+    "model",
+    "subset_column",
+    "subset_value",
+    "votes",
+    "agreed",
+    "disagreed",
+    "not_applicable",
+    "agreement",
+    "accuracy",
+    "relevance",
+    "kappa_randomized",
+    "strength",
+    "kappa",
+    "p_value",
+    "strength_lower",
+    "strength_upper",
+    "accuracy_lower",
+    "accuracy_upper",
+    "relevance_lower",
+    "relevance_upper",
+    "accuracy_exact_lower",
+    "accuracy_exact_upper",
+    "few_votes",
+    "note",
+];
+
+/// The note of a target model that is never compared with a reference.
+pub const NEVER_APPLICABLE: &str =
+    "no pair compares this model with a reference model: prefers M is never applicable";
+
+/// `<id>_model_traits`: per data set, target model and annotator (the
+/// reference annotator last, role `reference`), the metrics against
+/// `prefers M`. `None` without models.
+pub fn model_traits_frame(a: &Analysis) -> Option<Frame> {
+    let view = a.models.as_ref()?;
+    let k = a.annotators.len();
+    // (scope, model, column): column k is the reference annotator.
+    let rows: Vec<(&ModelScope, &ModelTraits, usize)> = view
+        .scopes
+        .iter()
+        .flat_map(|s| {
+            s.models
+                .iter()
+                .flat_map(move |m| (0..=k).map(move |j| (s, m, j)))
+        })
+        .collect();
+    let column = |j: usize| {
+        if j == k {
+            &a.reference
+        } else {
+            &a.annotators[j]
+        }
+    };
+    let name = |j: usize| {
+        if j == k {
+            &a.reference_name
+        } else {
+            &a.annotator_names[j]
+        }
+    };
+    let ints = |f: fn(&AnnotatorMetrics) -> u64| {
+        Values::Int(
+            rows.iter()
+                .map(|(_, m, j)| f(&m.metrics[*j]) as i64)
+                .collect(),
+        )
+    };
+    let floats = |f: fn(&AnnotatorMetrics, &AnnotatorIntervals) -> f64| {
+        Values::Float(
+            rows.iter()
+                .map(|(_, m, j)| f(&m.metrics[*j], &m.intervals[*j]))
+                .collect(),
+        )
+    };
+    let values = vec![
+        text_values(rows.iter().map(|(_, _, j)| Some(column(*j).as_str()))),
+        text_values(rows.iter().map(|(_, _, j)| Some(name(*j).as_str()))),
+        text_values(
+            rows.iter()
+                .map(|(_, _, j)| Some(if *j == k { "reference" } else { "annotator" })),
+        ),
+        text_values(rows.iter().map(|(_, m, _)| Some(m.model.as_str()))),
+        text_values(rows.iter().map(|(s, _, _)| s.column.as_deref())),
+        text_values(rows.iter().map(|(s, _, _)| Some(s.value.as_str()))),
+        ints(|m| m.votes),
+        ints(|m| m.agreed),
+        ints(|m| m.disagreed),
+        ints(|m| m.not_applicable),
+        floats(|m, _| m.agreement),
+        floats(|m, _| m.accuracy),
+        floats(|m, _| m.relevance),
+        floats(|m, _| m.kappa_randomized),
+        floats(|m, _| m.strength),
+        floats(|m, _| m.kappa),
+        floats(|m, _| m.p_value),
+        floats(|_, i| i.strength.lower),
+        floats(|_, i| i.strength.upper),
+        floats(|_, i| i.accuracy.lower),
+        floats(|_, i| i.accuracy.upper),
+        floats(|_, i| i.relevance.lower),
+        floats(|_, i| i.relevance.upper),
+        floats(|_, i| i.accuracy_exact.0),
+        floats(|_, i| i.accuracy_exact.1),
+        Values::Bool(
+            rows.iter()
+                .map(|(_, m, j)| m.metrics[*j].few_votes())
+                .collect(),
+        ),
+        text_values(
+            rows.iter()
+                .map(|(_, m, _)| m.never_applicable().then_some(NEVER_APPLICABLE)),
+        ),
+    ];
+    Some(frame("model_traits", &MODEL_TRAIT_COLUMNS, values))
+}
+
 /// The exclusions of spec 1 as `(reason, pairs)`, the pairs used last.
 pub fn exclusion_rows(e: &Exclusions) -> Vec<(&'static str, u64)> {
     vec![
@@ -246,6 +368,31 @@ fn records(f: &Frame) -> Value {
     Value::Array(rows)
 }
 
+/// The model view's settings and, per target model on the whole data,
+/// `prefers M`'s description and vote counts.
+fn models_json(v: &ModelView) -> Value {
+    let identity: serde_json::Map<String, Value> = v.scopes[0]
+        .models
+        .iter()
+        .map(|m| {
+            let [ta, tb, na] = m.identity_votes;
+            let doc = json!({
+                "description": v.description(&m.model),
+                "votes": {"text_a": ta, "text_b": tb, "not_applicable": na},
+                "num_pairs": ta + tb,
+            });
+            (m.model.clone(), doc)
+        })
+        .collect();
+    json!({
+        "available_models": v.available,
+        "target_models": v.targets,
+        "reference_models": v.references,
+        "one_vs_all": v.one_vs_all,
+        "identity_annotators": identity,
+    })
+}
+
 /// `<id>_preferences.json` (`preferences_version` 1): the settings and
 /// every table as records.
 pub fn preferences_json(a: &Analysis) -> Vec<u8> {
@@ -270,6 +417,8 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
         "overall": records(&overall_frame(a)),
         "annotator_metrics": records(&metrics_frame(a)),
         "votes": records(&votes_frame(a)),
+        "models": a.models.as_ref().map(models_json),
+        "model_traits": model_traits_frame(a).map(|f| records(&f)),
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
     bytes.push(b'\n');
@@ -283,16 +432,18 @@ pub fn data_files(a: &Analysis) -> Vec<OutputFile> {
         path: out.join(format!("{}_{}.csv", a.id, f.name)),
         bytes: crate::output::write::to_delimited(&f, b','),
     };
-    vec![
+    let mut files = vec![
         table(metrics_frame(a)),
         table(overall_frame(a)),
         table(votes_frame(a)),
         table(exclusions_frame(a)),
-        OutputFile {
-            path: out.join(format!("{}_preferences.json", a.id)),
-            bytes: preferences_json(a),
-        },
-    ]
+    ];
+    files.extend(model_traits_frame(a).map(table));
+    files.push(OutputFile {
+        path: out.join(format!("{}_preferences.json", a.id)),
+        bytes: preferences_json(a),
+    });
+    files
 }
 
 /// Every output file: the tables, the JSON, the report and its figures.
@@ -355,6 +506,18 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
             fixed(m.strength, true),
             fixed(m.accuracy, false),
             fixed(m.relevance, false),
+        ));
+    }
+    if let Some(v) = &a.models {
+        out.push(format!(
+            "traits by model: {} target models against {}; table {}_model_traits",
+            v.targets.len(),
+            if v.one_vs_all {
+                "all the others".to_string()
+            } else {
+                v.references.join(", ")
+            },
+            a.id
         ));
     }
     if all.exclusions.used() == 0 {

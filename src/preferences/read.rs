@@ -52,6 +52,8 @@ pub struct Pairs {
     /// AnnotatedPairs metadata keys not used as subsets by default (spec
     /// 6: not a category), each with its number of distinct values.
     pub unused_metadata: Vec<(String, usize)>,
+    /// The models of `text_a` and `text_b` (spec 6), when known.
+    pub models: Option<(RawColumn, RawColumn)>,
 }
 
 impl Pairs {
@@ -110,6 +112,8 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     let mut wanted: Vec<&str> = vec![&cfg.text_a_column, &cfg.text_b_column, &reference];
     wanted.extend(cfg.annotator_columns.iter().map(String::as_str));
     wanted.extend(subsets.iter().map(String::as_str));
+    wanted.extend(cfg.model_a_column.as_deref());
+    wanted.extend(cfg.model_b_column.as_deref());
     wanted.extend(cfg.id_column.as_deref());
     let table = crate::pipeline::timed("read table", || {
         crate::input::read_table(&cfg.pairs_file, &wanted)
@@ -132,7 +136,12 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     let reference = named(std::slice::from_ref(&reference)).remove(0);
     let annotators = named(&cfg.annotator_columns);
     let subsets = named(&subsets);
+    let models = match (&cfg.model_a_column, &cfg.model_b_column) {
+        (Some(a), Some(b)) => Some(((a.clone(), columns.take(a)), (b.clone(), columns.take(b)))),
+        _ => None,
+    };
     Ok(Pairs {
+        models,
         unused_metadata: Vec::new(),
         reference_name: reference.0.clone(),
         annotator_names: cfg.annotator_columns.clone(),
@@ -407,6 +416,9 @@ struct Columns {
     metadata: Vec<RawColumn>,
     /// Annotator column name -> shown name.
     shown: Vec<(String, String)>,
+    /// `response_a.model` and `response_b.model` per comparison.
+    model_a: Vec<Option<Text>>,
+    model_b: Vec<Option<Text>>,
 }
 
 fn scalar_text(v: &Value) -> Option<Text> {
@@ -457,6 +469,8 @@ impl Columns {
             votes: names.iter().map(|n| (n.clone(), Vec::new())).collect(),
             metadata: Vec::new(),
             shown: Vec::new(),
+            model_a: Vec::with_capacity(comparisons.len()),
+            model_b: Vec::with_capacity(comparisons.len()),
         };
         for (i, c) in comparisons.iter().enumerate() {
             if !c.is_object() {
@@ -469,6 +483,13 @@ impl Columns {
             );
             out.len_a.push(response_len(c, i, key_a, version)?);
             out.len_b.push(response_len(c, i, key_b, version)?);
+            let model = |key: &str| {
+                c.get(key)
+                    .and_then(|r| r.get("model"))
+                    .and_then(scalar_text)
+            };
+            out.model_a.push(model(key_a));
+            out.model_b.push(model(key_b));
             let annotations = object(c.get("annotations"));
             for (id, (_, votes)) in ids.iter().zip(&mut out.votes) {
                 let pref = annotations
@@ -535,9 +556,16 @@ impl Columns {
             .chain(&self.metadata)
             .map(|(n, _)| n.clone())
             .collect();
+        let model_keys: Vec<String> = cfg
+            .model_a_column
+            .iter()
+            .chain(&cfg.model_b_column)
+            .cloned()
+            .collect();
         let absent: Vec<&str> = std::iter::once(&reference)
             .chain(&annotators)
             .chain(&subsets)
+            .chain(&model_keys)
             .filter(|c| !present.contains(c))
             .map(String::as_str)
             .collect();
@@ -577,7 +605,29 @@ impl Columns {
                 .find(|(c, _)| c == name)
                 .map_or_else(|| name.clone(), |(_, s)| s.clone())
         };
+        let models = match (&cfg.model_a_column, &cfg.model_b_column) {
+            (Some(a), Some(b)) => Some((take(a), take(b))),
+            _ if self
+                .model_a
+                .iter()
+                .chain(&self.model_b)
+                .any(Option::is_some) =>
+            {
+                Some((
+                    (
+                        "response_a.model".to_string(),
+                        std::mem::take(&mut self.model_a),
+                    ),
+                    (
+                        "response_b.model".to_string(),
+                        std::mem::take(&mut self.model_b),
+                    ),
+                ))
+            }
+            _ => None,
+        };
         Ok(Pairs {
+            models,
             unused_metadata,
             reference_name: shown(&reference),
             annotator_names: annotators.iter().map(shown).collect(),

@@ -9,10 +9,13 @@
 
 use anyhow::Result;
 
+use super::models::ModelScope;
 use super::outputs::{exclusion_rows, vote_name};
 use super::run::{largest_values, sort_desc, Analysis, Scope, SubsetStrength};
 use crate::metrics::preferences::{AnnotatorIntervals, AnnotatorMetrics, FEW_VOTES};
-use crate::plots::{strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap};
+use crate::plots::{
+    model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
+};
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
 use crate::render::format::{count_f64, escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section};
@@ -544,6 +547,211 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
     blocks
 }
 
+// ------------------------------------------------------------ model view
+
+/// The rows of the traits-by-model heat map and table: annotators by their
+/// spread of strength across models (largest first), with the spread.
+fn by_spread(scope: &ModelScope, k: usize) -> (Vec<usize>, Vec<f64>) {
+    let spread: Vec<f64> = (0..k)
+        .map(|j| {
+            let finite: Vec<f64> = scope
+                .models
+                .iter()
+                .map(|m| m.metrics[j].strength)
+                .filter(|x| x.is_finite())
+                .collect();
+            let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+            if finite.is_empty() {
+                f64::NAN
+            } else {
+                hi - lo
+            }
+        })
+        .collect();
+    (sort_desc(&spread), spread)
+}
+
+fn traits_table(
+    b: &mut Builder,
+    a: &Analysis,
+    scope: &ModelScope,
+    order: &[usize],
+    spread: &[f64],
+) -> Table {
+    let mut t = b.table(
+        "traits by model",
+        "Strength of each annotator against prefers M, per target model; spread is the largest \
+         minus the smallest across the models (sorted by it). The reference annotator's row \
+         (last) is how often it prefers M's response.",
+        true,
+        true,
+    );
+    t.columns = std::iter::once(column("annotator", false))
+        .chain(scope.models.iter().map(|m| column(&m.model, true)))
+        .chain(std::iter::once(column("spread", true)))
+        .collect();
+    let k = a.annotators.len();
+    let row = |head: Cell, j: usize, spread: f64| Row {
+        cells: std::iter::once(head)
+            .chain(
+                scope
+                    .models
+                    .iter()
+                    .map(|m| few(num(m.metrics[j].strength), &m.metrics[j])),
+            )
+            .chain(std::iter::once(num(spread)))
+            .collect(),
+        class: String::new(),
+    };
+    t.rows = order
+        .iter()
+        .map(|&j| row(annotator_head(a, j), j, spread[j]))
+        .collect();
+    let reference = name_head(&format!("reference: {}", a.reference_name), &a.reference);
+    t.rows.push(row(reference, k, f64::NAN));
+    t
+}
+
+/// Per model, up to five traits its responses show most and least (by
+/// strength, leaving out values from few votes), in words.
+fn traits_in_words(b: &mut Builder, a: &Analysis, scope: &ModelScope) -> Table {
+    let mut t = table(
+        b,
+        "traits in words",
+        "Per model, the traits its responses show more and less than the other models' \
+         responses (at most five each, strongest first; values from fewer than 30 valid votes \
+         left out).",
+        &[
+            ("model", false),
+            ("shows more", false),
+            ("shows less", false),
+        ],
+    );
+    let k = a.annotators.len();
+    t.rows = scope
+        .models
+        .iter()
+        .map(|m| {
+            let valid: Vec<usize> = (0..k)
+                .filter(|&j| m.metrics[j].strength.is_finite() && !m.metrics[j].few_votes())
+                .collect();
+            let s: Vec<f64> = valid.iter().map(|&j| m.metrics[j].strength).collect();
+            let order = sort_desc(&s);
+            let words = |picked: Vec<usize>| -> String {
+                let w: Vec<String> = picked
+                    .into_iter()
+                    .map(|i| format!("{} ({:+.2})", a.annotator_names[valid[i]], s[i]))
+                    .collect();
+                if w.is_empty() {
+                    "none".into()
+                } else {
+                    w.join("; ")
+                }
+            };
+            let more = order
+                .iter()
+                .copied()
+                .filter(|&i| s[i] > 0.0)
+                .take(5)
+                .collect();
+            let less = order
+                .iter()
+                .rev()
+                .copied()
+                .filter(|&i| s[i] < 0.0)
+                .take(5)
+                .collect();
+            let note = if m.never_applicable() {
+                "never compared with a reference model".to_string()
+            } else {
+                words(more)
+            };
+            Row {
+                cells: vec![
+                    row_head(&m.model),
+                    text_cell(&note),
+                    text_cell(&if m.never_applicable() {
+                        String::new()
+                    } else {
+                        words(less)
+                    }),
+                ],
+                class: String::new(),
+            }
+        })
+        .collect();
+    t
+}
+
+fn models_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
+    let mut blocks = vec![Block::Heading(b.heading(2, "Traits by model"))];
+    let Some(view) = &a.models else {
+        blocks.push(Block::Paragraph(
+            "The models of the responses are not known (model_a_column and model_b_column; \
+             AnnotatedPairs: response_a.model and response_b.model)."
+                .into(),
+        ));
+        return Ok(blocks);
+    };
+    let references = if view.one_vs_all {
+        "every other model (one against all)".to_string()
+    } else {
+        format!("the reference models {}", view.references.join(", "))
+    };
+    blocks.push(Block::Paragraph(format!(
+        "Which traits a model's responses show, as Feedback Forensics measures it: each target \
+         model M gets a virtual annotator prefers M, which prefers M's response whenever the \
+         other response is by {references}, and is not applicable otherwise. Each annotator is \
+         measured against prefers M as the reference: a positive strength means M's responses \
+         show the annotator's trait more than the other models' responses, a negative one less. \
+         Computed on the whole data; only pairs with an empty text are left out (the reference \
+         annotator's votes play no part)."
+    )));
+    let scope = &view.scopes[0];
+    let never: Vec<&str> = scope
+        .models
+        .iter()
+        .filter(|m| m.never_applicable())
+        .map(|m| m.model.as_str())
+        .collect();
+    if !never.is_empty() {
+        blocks.push(Block::Note(format!(
+            "Never compared with a reference model, so prefers M is never applicable and its \
+             values are empty: {}.",
+            never.join(", ")
+        )));
+    }
+    let k = a.annotators.len();
+    let (order, spread) = by_spread(scope, k);
+    let map = StrengthHeatmap {
+        column: "model".into(),
+        annotators: order
+            .iter()
+            .map(|&j| a.annotator_names[j].clone())
+            .collect(),
+        values: scope.models.iter().map(|m| m.model.clone()).collect(),
+        strength: order
+            .iter()
+            .map(|&j| scope.models.iter().map(|m| m.metrics[j].strength).collect())
+            .collect(),
+        few: order
+            .iter()
+            .map(|&j| {
+                scope
+                    .models
+                    .iter()
+                    .map(|m| m.metrics[j].few_votes())
+                    .collect()
+            })
+            .collect(),
+    };
+    blocks.push(Block::Figure(b.figure(model_traits_heatmap(&map)?)));
+    blocks.push(Block::Table(traits_table(b, a, scope, &order, &spread)));
+    blocks.push(Block::Table(traits_in_words(b, a, scope)));
+    Ok(blocks)
+}
+
 fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
     let all = a.all();
     let mut glance = vec![Glance {
@@ -598,13 +806,21 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 /// The report of an analysis; `inputs`: the pairs file, for provenance.
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report> {
     let mut b = Builder::new(&a.id, false);
-    let ids = b.section_ids(["overview", "annotators", "by_subset", "data"]);
-    let bodies = vec![
+    let mut names = vec!["overview", "annotators", "by_subset"];
+    if a.models.is_some() {
+        names.push("traits_by_model");
+    }
+    names.push("data");
+    let ids = b.section_ids(names.iter().copied());
+    let mut bodies = vec![
         ("overview", overview_section(&mut b, a)),
         ("annotators", annotators_section(&mut b, a)?),
         ("by_subset", subsets_section(&mut b, a)?),
-        ("data", data_section(&mut b, a)),
     ];
+    if a.models.is_some() {
+        bodies.push(("traits_by_model", models_section(&mut b, a)?));
+    }
+    bodies.push(("data", data_section(&mut b, a)));
     let sections = bodies
         .into_iter()
         .zip(ids)

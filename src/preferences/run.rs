@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use super::models::{model_view, ModelInput, ModelView};
 use super::read::Pairs;
 use crate::config::preferences::PreferencesConfig;
 use crate::metrics::preferences::{
@@ -86,6 +87,8 @@ pub struct Analysis {
     pub subsets: Vec<SubsetStrength>,
     /// Metadata keys not used as subsets, with their distinct values.
     pub unused_metadata: Vec<(String, usize)>,
+    /// The model view (spec 6), when the pairs' models are known.
+    pub models: Option<ModelView>,
 }
 
 impl Analysis {
@@ -166,6 +169,19 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         pairs.len_a.clone(),
         pairs.len_b.clone(),
     );
+    let models = pairs.models.as_ref().map(|((_, model_a), (_, model_b))| {
+        crate::pipeline::timed("model view", || {
+            model_view(&ModelInput {
+                model_a,
+                model_b,
+                base: &set,
+                target_models: cfg.target_models.as_ref(),
+                reference_models: cfg.reference_models.as_ref(),
+                datasets: &[],
+                spec: &spec,
+            })
+        })
+    });
     let mut scopes = vec![scope(&set, None, ALL_DATA.to_string(), &spec)];
     let mut subsets = Vec::new();
     for (column, values) in &pairs.subsets {
@@ -195,6 +211,7 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         votes,
         subsets,
         unused_metadata: pairs.unused_metadata.clone(),
+        models,
     }
 }
 
@@ -293,6 +310,7 @@ mod tests {
             reference_name: "ref".into(),
             annotator_names: vec!["x".into()],
             unused_metadata: Vec::new(),
+            models: None,
         }
     }
 
@@ -306,6 +324,10 @@ mod tests {
             reference_column: Some("ref".into()),
             annotator_columns: vec!["x".into()],
             subset_columns: Some(vec!["s".into()]),
+            model_a_column: None,
+            model_b_column: None,
+            target_models: None,
+            reference_models: None,
             intervals: Some(crate::config::intervals::Intervals {
                 replicates: 50,
                 ..Default::default()

@@ -41,6 +41,43 @@ const SKIPPED: &[(&str, &str)] = &[(
     "the reference package versions (metadata, not computed values)",
 )];
 
+/// Feedback Forensics' key of each metric and our column, floats then
+/// counts.
+const FLOAT_KEYS: [(&str, &str); 7] = [
+    ("agreement", "agreement"),
+    ("acc", "accuracy"),
+    ("relevance", "relevance"),
+    ("strength", "strength"),
+    ("cohens_kappa", "kappa_randomized"),
+    ("cohens_kappa_og", "kappa"),
+    ("p_value", "p_value"),
+];
+const INT_KEYS: [(&str, &str); 4] = [
+    ("num_votes", "votes"),
+    ("agreed", "agreed"),
+    ("disagreed", "disagreed"),
+    ("not_applicable", "not_applicable"),
+];
+
+/// One row of `_annotator_metrics` or `_model_traits` (header `h`, row
+/// `r`) against the metrics at `base` in `expected.json`.
+fn metric_row(c: &mut Checker<'_>, base: &str, h: &[String], r: &[String]) {
+    let f = |name: &str| field(h, r, name);
+    let num = |s: &str| {
+        if s.is_empty() {
+            f64::NAN
+        } else {
+            s.parse::<f64>().unwrap()
+        }
+    };
+    for (key, column) in FLOAT_KEYS {
+        c.num(&format!("{base}/{key}"), num(f(column)));
+    }
+    for (key, column) in INT_KEYS {
+        c.int(&format!("{base}/{key}"), f(column).parse::<u64>().unwrap());
+    }
+}
+
 /// Relative and absolute tolerance of the fixture README, section 4.
 const REL: f64 = 1e-9;
 const ABS: f64 = 1e-12;
@@ -211,7 +248,10 @@ struct Case {
 }
 
 fn load(case: &str) -> Case {
-    let dir = case_dir(case);
+    load_dir(&case_dir(case))
+}
+
+fn load_dir(dir: &Path) -> Case {
     let config: toml::Table = fs::read_to_string(dir.join("case.toml"))
         .unwrap()
         .parse()
@@ -408,8 +448,13 @@ fn preferences_ff_edge_12_matches_feedback_forensics() {
 /// tolerance, and every per-annotator, overview and vote-count leaf of
 /// `expected.json` must have been compared.
 fn check_case_through_the_command(case_name: &str) {
-    let case = load(case_name);
-    let dir = case_dir(case_name);
+    check_dir_through_the_command(case_name, &case_dir(case_name), "");
+}
+
+/// [`check_case_through_the_command`] on the case in `dir`, with `extra`
+/// lines added to the experiment file; returns the output folder.
+fn check_dir_through_the_command(case_name: &str, dir: &Path, extra: &str) -> tempfile::TempDir {
+    let case = load_dir(dir);
     let key = |k: &str| case.config[k].as_str().unwrap().to_owned();
     let tmp = tempfile::TempDir::new().unwrap();
     let quoted = |v: &[String]| {
@@ -421,7 +466,7 @@ fn check_case_through_the_command(case_name: &str) {
     let exp = format!(
         "experiment_id = \"ff\"\npairs_file = {:?}\nid_column = {:?}\ntext_a_column = {:?}\n\
          text_b_column = {:?}\nreference_column = {:?}\nannotator_columns = [{}]\n\
-         subset_columns = [{:?}]\n[intervals]\nreplicates = 50\n",
+         subset_columns = [{:?}]\n{extra}[intervals]\nreplicates = 50\n",
         dir.join(key("input")).display().to_string(),
         key("id_column"),
         key("text_a_column"),
@@ -471,25 +516,7 @@ fn check_case_through_the_command(case_name: &str) {
             scope(f("subset_value")),
             escape(f("annotator"))
         );
-        for (key, column) in [
-            ("agreement", "agreement"),
-            ("acc", "accuracy"),
-            ("relevance", "relevance"),
-            ("strength", "strength"),
-            ("cohens_kappa", "kappa_randomized"),
-            ("cohens_kappa_og", "kappa"),
-            ("p_value", "p_value"),
-        ] {
-            c.num(&format!("{base}/{key}"), num(f(column)));
-        }
-        for (key, column) in [
-            ("num_votes", "votes"),
-            ("agreed", "agreed"),
-            ("disagreed", "disagreed"),
-            ("not_applicable", "not_applicable"),
-        ] {
-            c.int(&format!("{base}/{key}"), int(f(column)));
-        }
+        metric_row(&mut c, &base, &h, r);
     }
     let (h, rows) = table("overall");
     for r in &rows {
@@ -512,8 +539,16 @@ fn check_case_through_the_command(case_name: &str) {
             c.num(&format!("{om}/{key}"), num(f(column)));
         }
     }
+    // Feedback Forensics' AnnotatedPairs loader drops the comparisons with
+    // an empty response before counting (README: `ff_loader`); we keep them
+    // in the vote counts and exclude them from the metrics, so its vote
+    // counts are not ours there and its row counts leave them out.
+    let loader_drops = expected
+        .pointer("/ff_loader/n_rows_after_loader")
+        .zip(expected.pointer("/ff_loader/n_rows_in_file"))
+        .is_some_and(|(after, all)| after != all);
     let (h, rows) = table("votes");
-    for r in &rows {
+    for r in rows.iter().filter(|_| !loader_drops) {
         let f = |name: &str| field(&h, r, name);
         let value = Some(f("value"))
             .filter(|v| !v.is_empty())
@@ -533,7 +568,10 @@ fn check_case_through_the_command(case_name: &str) {
             .unwrap();
         int(field(&h, r, "pairs"))
     };
-    let read = excluded("pairs read");
+    let mut read = excluded("pairs read");
+    if loader_drops {
+        read -= excluded("excluded: text_a or text_b empty");
+    }
     c.int("/summary/n_rows", read);
     c.int("/all/n_rows", read);
     let valid = read
@@ -547,6 +585,14 @@ fn check_case_through_the_command(case_name: &str) {
         .unvisited()
         .into_iter()
         .filter(|p| !["/case", "/kind", "/warnings"].contains(&p.as_str()))
+        // How the reference was called (its loader's row counts and its
+        // warnings), not values; the model view is checked apart.
+        .filter(|p| {
+            !["/ff_loader/", "/warnings/", "/models/", "/model_traits"]
+                .iter()
+                .any(|k| p.starts_with(k))
+        })
+        .filter(|p| !(loader_drops && p.starts_with("/summary/value_counts/")))
         .filter(|p| !(p.starts_with("/subsets/") && p.ends_with("/n_rows")))
         .collect();
     println!(
@@ -569,6 +615,7 @@ fn check_case_through_the_command(case_name: &str) {
         "{case_name}: only {} values compared",
         c.matched
     );
+    tmp
 }
 
 #[test]
@@ -1316,4 +1363,155 @@ fn preferences_ff_example_file_names_subsets_and_few_votes() {
         .stdout
         .contains("  Select the response that is too long "));
     assert!(run.stdout.contains("(few votes: 1)"));
+}
+
+/// The model view of a `ff-*-models` case in the output folder `out`
+/// (experiment id `id`): every row of `<id>_model_traits` on the whole data
+/// against `model_traits` / `model_traits_reference_annotator`, and the
+/// resolved model lists and `prefers M` vote counts of the JSON against
+/// `models`; every leaf of those blocks must be compared.
+fn check_model_view(case_name: &str, expected: &Value, out: &Path, id: &str) {
+    let mut c = Checker {
+        expected,
+        visited: BTreeSet::new(),
+        failures: Vec::new(),
+        matched: 0,
+        p_values_relative: 0,
+    };
+    let (h, rows) = csv_rows(&out.join(format!("output/{id}_model_traits.csv")));
+    for r in rows
+        .iter()
+        .filter(|r| field(&h, r, "subset_value") == "All data")
+    {
+        let f = |name: &str| field(&h, r, name);
+        let model = escape(f("model"));
+        let base = if f("role") == "reference" {
+            format!("/model_traits_reference_annotator/{model}")
+        } else {
+            format!("/model_traits/{model}/{}", escape(f("annotator")))
+        };
+        metric_row(&mut c, &base, &h, r);
+    }
+    let json: Value = serde_json::from_str(
+        &fs::read_to_string(out.join(format!("output/{id}_preferences.json"))).unwrap(),
+    )
+    .unwrap();
+    let models = &json["models"];
+    for key in ["available_models", "target_models", "reference_models"] {
+        let ours: Vec<&str> = models[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        for (i, m) in ours.iter().enumerate() {
+            c.text(&format!("/models/{key}/{i}"), m);
+        }
+    }
+    for (m, doc) in models["identity_annotators"].as_object().unwrap() {
+        let base = format!("/models/identity_annotators/{}", escape(m));
+        c.text(
+            &format!("{base}/ff_description"),
+            doc["description"].as_str().unwrap(),
+        );
+        c.int(
+            &format!("{base}/num_pairs"),
+            doc["num_pairs"].as_u64().unwrap(),
+        );
+        for (key, ours) in [
+            ("text_a", "text_a"),
+            ("text_b", "text_b"),
+            ("Not applicable", "not_applicable"),
+        ] {
+            let n = doc["votes"][ours].as_u64().unwrap();
+            c.int(&format!("{base}/votes/{}", escape(key)), n);
+        }
+    }
+    let unvisited: Vec<String> = c
+        .unvisited()
+        .into_iter()
+        .filter(|p| {
+            p.starts_with("/model_traits")
+                || (p.starts_with("/models/")
+                    && [
+                        "available_models",
+                        "target_models/",
+                        "reference_models/",
+                        "num_pairs",
+                    ]
+                    .iter()
+                    .any(|k| p.contains(k)))
+        })
+        .filter(|p| !p.contains("/identity_annotators/") || !p.contains("/reference_models/"))
+        .collect();
+    println!(
+        "preferences {case_name} model view: {} values matched, {} failed",
+        c.matched,
+        c.failures.len()
+    );
+    assert!(
+        c.failures.is_empty(),
+        "{case_name}:\n{}",
+        c.failures.join("\n")
+    );
+    assert!(
+        unvisited.is_empty(),
+        "{case_name}: model-view values not compared:\n{}",
+        unvisited.join("\n")
+    );
+    assert!(c.matched >= 200, "{case_name}: only {} values", c.matched);
+}
+
+/// Every Feedback Forensics case of `fixtures/external/` through the
+/// command (tables at 1e-9); the models cases also through their model
+/// view, from `pairs.csv` with model columns and from the AnnotatedPairs
+/// file alike.
+#[test]
+fn preferences_ff_external_cases_through_the_command() {
+    let Some(root) = external_case(".") else {
+        return;
+    };
+    let mut cases: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ff-"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 4, "{cases:?}");
+    for case in &cases {
+        let dir = root.join(case);
+        let config: toml::Table = fs::read_to_string(dir.join("case.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let models = config.get("model_a_column").is_some();
+        let lists: String = ["target_models", "reference_models"]
+            .iter()
+            .filter_map(|k| config.get(*k).map(|v| format!("{k} = {v}\n")))
+            .collect();
+        let extra = if models {
+            format!(
+                "model_a_column = {}\nmodel_b_column = {}\n{lists}",
+                config["model_a_column"], config["model_b_column"]
+            )
+        } else {
+            String::new()
+        };
+        let tmp = check_dir_through_the_command(case, &dir, &extra);
+        if !models {
+            continue;
+        }
+        let expected: Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+        check_model_view(case, &expected, &tmp.path().join("out"), "ff");
+        // The same comparisons as AnnotatedPairs: models from
+        // response_a.model / response_b.model.
+        let ap = config["input_annotated_pairs"].as_str().unwrap();
+        let (tmp, run) = run_experiment(&format!(
+            "experiment_id = \"ap\"\npairs_file = {:?}\n{lists}[intervals]\nreplicates = 20\n",
+            dir.join(ap).display().to_string()
+        ));
+        ok(&run);
+        check_model_view(case, &expected, &tmp.path().join("out"), "ap");
+    }
 }

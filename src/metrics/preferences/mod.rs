@@ -14,6 +14,8 @@
 //!   Clopper-Pearson interval of accuracy ([`clopper_pearson`]).
 //! * [`overall_stats`]: the data-set overview of spec 3 ("longer" is
 //!   `text_a` only when strictly longer).
+//! * [`models::prefers_model`]: Feedback Forensics' model-identity
+//!   annotators (spec 6), the references of the model view.
 //!
 //! Pure maths on votes, lengths and counts: this module must not touch
 //! files, tables, configuration, threads, formatting or report code (the
@@ -23,6 +25,7 @@
 
 mod binomial;
 mod intervals;
+pub mod models;
 mod overall;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,229 @@
+//! Command assembly (preferences), the model view of spec 6 ("Which
+//! traits a model shows", Feedback Forensics' second use case): the models
+//! of each pair coded, the target and reference models resolved, and for
+//! every target model `M` the metrics of spec 2 of every annotator (and of
+//! the configured reference annotator) measured against `prefers M`.
+//!
+//! Pure: no I/O, no formatting; the maths is
+//! `crate::metrics::preferences` (the same functions as the annotator
+//! table, with `prefers M` as the reference).
+
+use std::collections::HashMap;
+
+use crate::metrics::preferences::models::{prefers_model, NO_MODEL};
+use crate::metrics::preferences::{
+    annotator_intervals, annotator_metrics, vote_tables, AnnotatorIntervals, AnnotatorMetrics,
+    BootstrapSpec, PairSet, Vote,
+};
+use crate::table::{FxBuild, Text};
+
+/// The traits of one target model on one data set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelTraits {
+    pub model: String,
+    /// `prefers M`'s votes over the pairs with two non-empty texts:
+    /// `text_a`, `text_b`, not applicable (Feedback Forensics' counts).
+    pub identity_votes: [u64; 3],
+    /// One per annotator in column order, then the reference annotator.
+    pub metrics: Vec<AnnotatorMetrics>,
+    pub intervals: Vec<AnnotatorIntervals>,
+}
+
+impl ModelTraits {
+    /// No pair compares `M` with a reference model: never applicable.
+    pub fn never_applicable(&self) -> bool {
+        self.identity_votes[0] + self.identity_votes[1] == 0
+    }
+}
+
+/// The model view on one data set (the whole data, or one data set of
+/// several).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelScope {
+    pub column: Option<String>,
+    pub value: String,
+    /// One per target model, in target order.
+    pub models: Vec<ModelTraits>,
+}
+
+/// Everything of the model view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelView {
+    /// The models of the pairs with two non-empty texts, in code-point
+    /// order (Feedback Forensics' `get_available_models`).
+    pub available: Vec<String>,
+    pub targets: Vec<String>,
+    pub references: Vec<String>,
+    /// No `reference_models`: every model against all the others.
+    pub one_vs_all: bool,
+    /// The whole data first.
+    pub scopes: Vec<ModelScope>,
+}
+
+impl ModelView {
+    /// Feedback Forensics' description of `prefers M`.
+    pub fn description(&self, model: &str) -> String {
+        if self.one_vs_all {
+            format!("Always prefer {model} over any other model")
+        } else {
+            let others: Vec<&str> = self
+                .references
+                .iter()
+                .map(String::as_str)
+                .filter(|m| *m != model)
+                .collect();
+            format!(
+                "Always prefer {model} over reference models ({})",
+                others.join(", ")
+            )
+        }
+    }
+}
+
+/// Model names to codes, in order of first appearance.
+#[derive(Default)]
+struct Coder {
+    index: HashMap<String, u32, FxBuild>,
+    names: Vec<String>,
+}
+
+impl Coder {
+    fn code(&mut self, m: &str) -> u32 {
+        if let Some(&c) = self.index.get(m) {
+            return c;
+        }
+        let c = self.names.len() as u32;
+        self.index.insert(m.to_string(), c);
+        self.names.push(m.to_string());
+        c
+    }
+
+    fn column(&mut self, c: &[Option<Text>]) -> Vec<u32> {
+        c.iter()
+            .map(|m| m.as_deref().map_or(NO_MODEL, |m| self.code(m)))
+            .collect()
+    }
+}
+
+/// The configured list, or every model when absent (or empty, as Feedback
+/// Forensics reads an empty list).
+fn resolve(given: Option<&Vec<String>>, available: &[String]) -> (Vec<String>, bool) {
+    match given.filter(|g| !g.is_empty()) {
+        Some(g) => (g.clone(), false),
+        None => (available.to_vec(), true),
+    }
+}
+
+/// The inputs of the model view: the pairs' models, the data set whose
+/// reference annotator and annotators are measured (`base`), the
+/// configured model lists, and the data sets of several files (`(name,
+/// rows)`; empty for one file).
+pub struct ModelInput<'a> {
+    pub model_a: &'a [Option<Text>],
+    pub model_b: &'a [Option<Text>],
+    pub base: &'a PairSet,
+    pub target_models: Option<&'a Vec<String>>,
+    pub reference_models: Option<&'a Vec<String>>,
+    pub datasets: &'a [(String, Vec<usize>)],
+    pub spec: &'a BootstrapSpec,
+}
+
+/// Computes the model view (spec 6).
+pub fn model_view(input: &ModelInput<'_>) -> ModelView {
+    let base = input.base;
+    let mut coder = Coder::default();
+    let a = coder.column(input.model_a);
+    let b = coder.column(input.model_b);
+    // The default model list: the models of the pairs that are kept when
+    // no reference applies (both texts non-empty).
+    let mut seen = vec![false; coder.names.len()];
+    for i in 0..base.len() {
+        if base.len_a[i] > 0 && base.len_b[i] > 0 {
+            for c in [a[i], b[i]] {
+                if c != NO_MODEL {
+                    seen[c as usize] = true;
+                }
+            }
+        }
+    }
+    let mut available: Vec<String> = (0..seen.len())
+        .filter(|&c| seen[c])
+        .map(|c| coder.names[c].clone())
+        .collect();
+    available.sort_unstable();
+    let (targets, _) = resolve(input.target_models, &available);
+    let (references, one_vs_all) = resolve(input.reference_models, &available);
+    let target_codes: Vec<u32> = targets.iter().map(|m| coder.code(m)).collect();
+    let mut is_reference = vec![false; coder.names.len()];
+    for m in &references {
+        let c = coder.code(m) as usize;
+        is_reference.resize(coder.names.len(), false);
+        is_reference[c] = true;
+    }
+    is_reference.resize(coder.names.len(), false);
+    let mut columns = base.annotators.clone();
+    columns.push(base.reference.clone());
+    let work = PairSet::new(
+        vec![Vote::Missing; base.len()],
+        columns,
+        base.len_a.clone(),
+        base.len_b.clone(),
+    );
+    let scope = |set: PairSet, a: &[u32], b: &[u32], column: Option<String>, value: String| {
+        let mut set = set;
+        let models = targets
+            .iter()
+            .zip(&target_codes)
+            .map(|(name, &t)| {
+                set.reference = prefers_model(a, b, t, &is_reference);
+                traits(&set, name, input.spec)
+            })
+            .collect();
+        ModelScope {
+            column,
+            value,
+            models,
+        }
+    };
+    let mut scopes = Vec::with_capacity(1 + input.datasets.len());
+    for (name, rows) in input.datasets {
+        let pick = |v: &[u32]| rows.iter().map(|&i| v[i]).collect::<Vec<u32>>();
+        let (da, db) = (pick(&a), pick(&b));
+        scopes.push(scope(
+            work.select(rows),
+            &da,
+            &db,
+            Some(DATASET.into()),
+            name.clone(),
+        ));
+    }
+    scopes.insert(0, scope(work, &a, &b, None, super::run::ALL_DATA.into()));
+    ModelView {
+        available,
+        targets,
+        references,
+        one_vs_all,
+        scopes,
+    }
+}
+
+/// The name of the virtual subset column of several data sets.
+pub const DATASET: &str = "dataset";
+
+/// One target model's row of metrics on `set` (whose reference is
+/// `prefers M`).
+fn traits(set: &PairSet, model: &str, spec: &BootstrapSpec) -> ModelTraits {
+    let mut identity_votes = [0u64; 3];
+    for i in 0..set.len() {
+        if set.len_a[i] > 0 && set.len_b[i] > 0 {
+            identity_votes[set.reference[i].cell()] += 1;
+        }
+    }
+    let tables = vote_tables(set);
+    ModelTraits {
+        model: model.to_string(),
+        identity_votes,
+        metrics: tables.annotators.iter().map(annotator_metrics).collect(),
+        intervals: annotator_intervals(set, spec),
+    }
+}
