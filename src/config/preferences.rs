@@ -36,8 +36,12 @@ pub const KEYS: [&str; 13] = [
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreferencesConfig {
     pub experiment_id: String,
-    /// The pairs file, resolved (config folder first, then the current one).
+    /// The pairs file, resolved (config folder first, then the current one);
+    /// the first of [`Self::pairs_files`].
     pub pairs_file: PathBuf,
+    /// Every pairs file (spec 6: `pairs_file` may be a list, one data set
+    /// per file).
+    pub pairs_files: Vec<PathBuf>,
     /// `None`: the row number (1-based) is the id.
     pub id_column: Option<String>,
     pub text_a_column: String,
@@ -170,10 +174,37 @@ fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
     Ok(id)
 }
 
+/// `pairs_file`: one file name, or a list of them (spec 6).
+fn pairs_files(raw: &RawConfig) -> Result<Vec<String>, Fail> {
+    let bad = |what: String| {
+        (
+            "pairs_file",
+            format!(
+                "pairs_file must be a file name or a list of file names (for example pairs_file \
+                 = [\"a.json\", \"b.json\"]), but {what}"
+            ),
+        )
+    };
+    match raw.get("pairs_file") {
+        Some(Value::Array(items)) if items.is_empty() => Err(bad("the list is empty".into())),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+                other => Err(bad(format!(
+                    "it holds {}",
+                    super::validate::describe(other)
+                ))),
+            })
+            .collect(),
+        _ => Ok(vec![required(raw, "pairs_file", "pairs.csv")?]),
+    }
+}
+
 fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
     let experiment_id = experiment_id(raw)?;
-    let pairs_value = required(raw, "pairs_file", "pairs.csv")?;
-    let json = is_json(Path::new(&pairs_value));
+    let pairs_values = pairs_files(raw)?;
+    let json = pairs_values.iter().all(|v| is_json(Path::new(v)));
     let reference_column = text(raw, "reference_column")?;
     let annotator_columns = list(raw, "annotator_columns")?.unwrap_or_default();
     if !json {
@@ -232,9 +263,14 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
     }
     let intervals =
         intervals::parse_for(raw.get("intervals"), "pairs").map_err(|m| ("intervals", m))?;
+    let pairs_files = pairs_values
+        .iter()
+        .map(|v| resolve(v, path).map_err(|m| ("pairs_file", m)))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(PreferencesConfig {
         experiment_id,
-        pairs_file: resolve(&pairs_value, path).map_err(|m| ("pairs_file", m))?,
+        pairs_file: pairs_files[0].clone(),
+        pairs_files,
         id_column: text(raw, "id_column")?,
         text_a_column: text(raw, "text_a_column")?.unwrap_or_else(|| "text_a".into()),
         text_b_column: text(raw, "text_b_column")?.unwrap_or_else(|| "text_b".into()),
@@ -393,6 +429,25 @@ mod tests {
             e.contains("target_models is set but the models are unknown"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn pairs_file_may_be_a_list() {
+        let c = run(&BASE.replace(
+            "pairs_file = \"Cargo.toml.csv\"",
+            "pairs_file = [\"Cargo.toml.csv\", \"pairs.json\"]",
+        ))
+        .unwrap();
+        assert_eq!(c.pairs_files.len(), 2);
+        assert!(c.pairs_files[1].ends_with("pairs.json"));
+        assert_eq!(c.pairs_file, c.pairs_files[0]);
+        let e = err(&BASE.replace("\"Cargo.toml.csv\"", "[]"));
+        assert!(
+            e.contains("line 2") && e.contains("the list is empty"),
+            "{e}"
+        );
+        let e = err(&BASE.replace("\"Cargo.toml.csv\"", "[\"Cargo.toml.csv\", \"no.csv\"]"));
+        assert!(e.contains("pairs_file = \"no.csv\" does not exist"), "{e}");
     }
 
     #[test]

@@ -193,7 +193,7 @@ pub fn model_view(input: &ModelInput<'_>) -> ModelView {
             work.select(rows),
             &da,
             &db,
-            Some(DATASET.into()),
+            Some(super::read::DATASET.into()),
             name.clone(),
         ));
     }
@@ -206,9 +206,6 @@ pub fn model_view(input: &ModelInput<'_>) -> ModelView {
         scopes,
     }
 }
-
-/// The name of the virtual subset column of several data sets.
-pub const DATASET: &str = "dataset";
 
 /// One target model's row of metrics on `set` (whose reference is
 /// `prefers M`).

@@ -401,6 +401,11 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
         "experiment_id": a.id,
         "producer": format!("rsmreport {}", env!("CARGO_PKG_VERSION")),
         "pairs_file": a.pairs_file.display().to_string(),
+        "datasets": a.datasets.iter().map(|d| json!({
+            "name": d.name,
+            "file": d.file.display().to_string(),
+            "rows": d.rows,
+        })).collect::<Vec<_>>(),
         "reference": a.reference,
         "reference_name": a.reference_name,
         "annotators": a.annotators,
@@ -452,6 +457,23 @@ pub fn files(
     inputs: Vec<crate::render::context::InputCtx>,
     epoch: i64,
 ) -> anyhow::Result<Vec<OutputFile>> {
+    let mut inputs = inputs;
+    // Several pairs files: each is an input of its own (the command gave
+    // the first with the rows of all).
+    if let (Some(first), Some(d)) = (inputs.first_mut(), a.datasets.first()) {
+        first.rows = d.rows.to_string();
+    }
+    inputs.extend(
+        a.datasets
+            .iter()
+            .skip(1)
+            .map(|d| crate::render::context::InputCtx {
+                role: "pairs".into(),
+                path: d.file.display().to_string(),
+                rows: d.rows.to_string(),
+                sha256: d.sha256.clone(),
+            }),
+    );
     let mut out = data_files(a);
     out.extend(crate::render::report_files(&super::report::report(
         a, inputs, epoch,

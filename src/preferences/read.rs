@@ -22,6 +22,162 @@ use crate::table::{Cell, FxBuild, Table, Text, Values};
 /// 1.0).
 pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1", "2"];
 
+/// Data set names (spec 6): AnnotatedPairs' `dataset_name`, else the file
+/// stem; a repeated name gets ` (2)`, ` (3)`, ...
+fn dataset_names(parts: &[(Pairs, String)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(parts.len());
+    for (p, _) in parts {
+        let base = p.dataset_name.clone().unwrap_or_else(|| {
+            p.file
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+        });
+        let mut name = base.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{base} ({k})");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// Columns of several files joined by name, in order of first appearance;
+/// a file without a column gets missing values there.
+fn join_columns(parts: &[(Pairs, String)], get: impl Fn(&Pairs) -> &[RawColumn]) -> Vec<RawColumn> {
+    let mut names: Vec<String> = Vec::new();
+    for (p, _) in parts {
+        for (n, _) in get(p) {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let mut values = Vec::new();
+            for (p, _) in parts {
+                match get(p).iter().find(|(n, _)| *n == name) {
+                    Some((_, v)) => values.extend(v.iter().cloned()),
+                    None => values.resize(values.len() + p.len(), None),
+                }
+            }
+            (name, values)
+        })
+        .collect()
+}
+
+/// Several files as one set of pairs with the virtual subset column
+/// [`DATASET`] first (spec 6). The reference column must be the same.
+fn combine(parts: Vec<(Pairs, String)>) -> Result<Pairs> {
+    let first = &parts[0].0;
+    if let Some((p, _)) = parts
+        .iter()
+        .find(|(p, _)| p.reference.0 != first.reference.0)
+    {
+        bail!(
+            "{}: the reference annotator is \"{}\", but in {} it is \"{}\"; every pairs file \
+             of the list needs the same reference (set reference_column)",
+            p.file.display(),
+            p.reference.0,
+            first.file.display(),
+            first.reference.0
+        );
+    }
+    if let Some((p, _)) = parts
+        .iter()
+        .find(|(p, _)| p.subsets.iter().any(|(n, _)| n == DATASET))
+    {
+        bail!(
+            "{}: a subset column is named \"{DATASET}\", the name of the virtual column of \
+             several pairs files; rename it or read one file",
+            p.file.display()
+        );
+    }
+    let names = dataset_names(&parts);
+    let mut dataset: Vec<Option<Text>> = Vec::new();
+    for ((p, _), name) in parts.iter().zip(&names) {
+        let text = Text::from(name.as_str());
+        dataset.resize(dataset.len() + p.len(), Some(text));
+    }
+    let annotators = join_columns(&parts, |p| &p.annotators);
+    let annotator_names = annotators
+        .iter()
+        .map(|(n, _)| {
+            parts
+                .iter()
+                .find_map(|(p, _)| {
+                    let j = p.annotators.iter().position(|(c, _)| c == n)?;
+                    Some(p.annotator_names[j].clone())
+                })
+                .unwrap_or_else(|| n.clone())
+        })
+        .collect();
+    let mut subsets = vec![(DATASET.to_string(), dataset)];
+    subsets.extend(join_columns(&parts, |p| &p.subsets));
+    let models = parts.iter().any(|(p, _)| p.models.is_some()).then(|| {
+        let side = |pick: fn(&(RawColumn, RawColumn)) -> &RawColumn, name: &str| -> RawColumn {
+            let mut values = Vec::new();
+            for (p, _) in &parts {
+                match &p.models {
+                    Some(m) => values.extend(pick(m).1.iter().cloned()),
+                    None => values.resize(values.len() + p.len(), None),
+                }
+            }
+            (name.to_string(), values)
+        };
+        (side(|m| &m.0, "model_a"), side(|m| &m.1, "model_b"))
+    });
+    let mut unused_metadata: Vec<(String, usize)> = Vec::new();
+    for (p, _) in &parts {
+        for (k, n) in &p.unused_metadata {
+            if !unused_metadata.iter().any(|(u, _)| u == k) {
+                unused_metadata.push((k.clone(), *n));
+            }
+        }
+    }
+    let datasets = parts
+        .iter()
+        .zip(&names)
+        .map(|((p, sha256), name)| DataSet {
+            name: name.clone(),
+            file: p.file.clone(),
+            rows: p.len(),
+            sha256: sha256.clone(),
+        })
+        .collect();
+    let cat = |f: fn(&Pairs) -> &[u32]| {
+        parts
+            .iter()
+            .flat_map(|(p, _)| f(p).iter().copied())
+            .collect()
+    };
+    let reference_values = parts
+        .iter()
+        .flat_map(|(p, _)| p.reference.1.iter().cloned())
+        .collect();
+    Ok(Pairs {
+        file: first.file.clone(),
+        ids: parts
+            .iter()
+            .flat_map(|(p, _)| p.ids.iter().cloned())
+            .collect(),
+        len_a: cat(|p| &p.len_a),
+        len_b: cat(|p| &p.len_b),
+        reference: (first.reference.0.clone(), reference_values),
+        reference_name: first.reference_name.clone(),
+        annotators,
+        annotator_names,
+        subsets,
+        unused_metadata,
+        models,
+        dataset_name: None,
+        datasets,
+    })
+}
+
 /// A metadata key with more distinct values is not a default subset
 /// (spec 6: "at most 50" includes 50).
 pub const MAX_SUBSET_VALUES: usize = 50;
@@ -54,7 +210,25 @@ pub struct Pairs {
     pub unused_metadata: Vec<(String, usize)>,
     /// The models of `text_a` and `text_b` (spec 6), when known.
     pub models: Option<(RawColumn, RawColumn)>,
+    /// AnnotatedPairs' `metadata.dataset_name`, when present.
+    pub dataset_name: Option<String>,
+    /// Several pairs files (spec 6): each data set's name and rows, in file
+    /// order (its rows follow the previous one's); empty for one file.
+    pub datasets: Vec<DataSet>,
 }
+
+/// One pairs file of several.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataSet {
+    pub name: String,
+    pub file: PathBuf,
+    pub rows: usize,
+    /// SHA-256 of the file (the first file's is the command's own).
+    pub sha256: String,
+}
+
+/// The name of the virtual subset column of several data sets.
+pub const DATASET: &str = "dataset";
 
 impl Pairs {
     pub fn len(&self) -> usize {
@@ -66,8 +240,28 @@ impl Pairs {
     }
 }
 
-/// Reads the configured pairs file.
+/// Reads the configured pairs file, or every file of a list as one data set
+/// each (spec 6).
 pub fn read(cfg: &PreferencesConfig) -> Result<Pairs> {
+    if cfg.pairs_files.len() <= 1 {
+        return read_one(cfg);
+    }
+    let mut parts = Vec::with_capacity(cfg.pairs_files.len());
+    for file in &cfg.pairs_files {
+        let one = PreferencesConfig {
+            pairs_file: file.clone(),
+            pairs_files: vec![file.clone()],
+            ..cfg.clone()
+        };
+        let pairs = read_one(&one)?;
+        let sha256 = crate::pipeline::sha256_file(file)?;
+        parts.push((pairs, sha256));
+    }
+    combine(parts)
+}
+
+/// One pairs file.
+fn read_one(cfg: &PreferencesConfig) -> Result<Pairs> {
     let pairs = if cfg.is_annotated_pairs() {
         annotated_pairs(cfg)?
     } else {
@@ -142,6 +336,8 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     };
     Ok(Pairs {
         models,
+        dataset_name: None,
+        datasets: Vec::new(),
         unused_metadata: Vec::new(),
         reference_name: reference.0.clone(),
         annotator_names: cfg.annotator_columns.clone(),
@@ -317,7 +513,14 @@ fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
     let mut columns = Columns::collect(comparisons, version, &ids, &names).map_err(at)?;
     let default = names[d].clone();
     columns.shown = names.into_iter().zip(shown).collect();
-    columns.select(cfg, &default, file)
+    let mut pairs = columns.select(cfg, &default, file)?;
+    pairs.dataset_name = metadata
+        .get("dataset_name")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    Ok(pairs)
 }
 
 fn object(v: Option<&Value>) -> Option<&Map<String, Value>> {
@@ -628,6 +831,8 @@ impl Columns {
         };
         Ok(Pairs {
             models,
+            dataset_name: None,
+            datasets: Vec::new(),
             unused_metadata,
             reference_name: shown(&reference),
             annotator_names: annotators.iter().map(shown).collect(),

@@ -518,14 +518,32 @@ fn overview_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
     blocks
 }
 
+/// The pairs file, or the data sets of several (spec 6).
+fn files_sentence(a: &Analysis) -> String {
+    if a.datasets.is_empty() {
+        return format!("Pairs file {}", a.pairs_file.display());
+    }
+    let sets: Vec<String> = a
+        .datasets
+        .iter()
+        .map(|d| format!("{} ({}, {} pairs)", d.name, d.file.display(), d.rows))
+        .collect();
+    format!(
+        "{} data sets, one per pairs file, side by side as the subset column dataset: {}; ids \
+         need only be unique within a file",
+        sets.len(),
+        sets.join(", ")
+    )
+}
+
 fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
     let mut blocks = vec![
         Block::Heading(b.heading(2, "Data")),
         Block::Paragraph(format!(
-            "Pairs file {}. A pair is left out when text_a or text_b is empty or when the \
+            "{}. A pair is left out when text_a or text_b is empty or when the \
              reference's vote is not valid; an annotator's vote that is not valid counts as not \
              applicable.",
-            a.pairs_file.display()
+            files_sentence(a)
         )),
         Block::Table(exclusions_table(b, a)),
     ];

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::models::{model_view, ModelInput, ModelView};
-use super::read::Pairs;
+use super::read::{DataSet, Pairs};
 use crate::config::preferences::PreferencesConfig;
 use crate::metrics::preferences::{
     annotator_intervals, annotator_metrics, normalize_votes, overall_stats, vote_tables,
@@ -89,6 +89,8 @@ pub struct Analysis {
     pub unused_metadata: Vec<(String, usize)>,
     /// The model view (spec 6), when the pairs' models are known.
     pub models: Option<ModelView>,
+    /// Several pairs files: one data set each (empty for one file).
+    pub datasets: Vec<DataSet>,
 }
 
 impl Analysis {
@@ -169,6 +171,15 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         pairs.len_a.clone(),
         pairs.len_b.clone(),
     );
+    let mut start = 0;
+    let datasets: Vec<(String, Vec<usize>)> = pairs
+        .datasets
+        .iter()
+        .map(|d| {
+            start += d.rows;
+            (d.name.clone(), (start - d.rows..start).collect())
+        })
+        .collect();
     let models = pairs.models.as_ref().map(|((_, model_a), (_, model_b))| {
         crate::pipeline::timed("model view", || {
             model_view(&ModelInput {
@@ -177,7 +188,7 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
                 base: &set,
                 target_models: cfg.target_models.as_ref(),
                 reference_models: cfg.reference_models.as_ref(),
-                datasets: &[],
+                datasets: &datasets,
                 spec: &spec,
             })
         })
@@ -212,6 +223,7 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         subsets,
         unused_metadata: pairs.unused_metadata.clone(),
         models,
+        datasets: pairs.datasets.clone(),
     }
 }
 
@@ -311,6 +323,8 @@ mod tests {
             annotator_names: vec!["x".into()],
             unused_metadata: Vec::new(),
             models: None,
+            dataset_name: None,
+            datasets: Vec::new(),
         }
     }
 
@@ -318,6 +332,7 @@ mod tests {
         crate::config::preferences::PreferencesConfig {
             experiment_id: "pin".into(),
             pairs_file: PathBuf::from("pairs.csv"),
+            pairs_files: vec![PathBuf::from("pairs.csv")],
             id_column: None,
             text_a_column: "text_a".into(),
             text_b_column: "text_b".into(),

@@ -1515,3 +1515,112 @@ fn preferences_ff_external_cases_through_the_command() {
         check_model_view(case, &expected, &tmp.path().join("out"), "ap");
     }
 }
+
+/// Two AnnotatedPairs files are two data sets side by side (spec 6): the
+/// virtual subset column `dataset` holds their `dataset_name`s, and the
+/// models file's data set gives exactly that case's values (annotator
+/// metrics and model traits), whatever the other file holds.
+#[test]
+fn preferences_two_files_give_a_dataset_subset_side_by_side() {
+    let (Some(models), Some(human1)) = (
+        external_case("ff-pandalm-999-models"),
+        external_case("ff-pandalm-999-human1-ref"),
+    ) else {
+        return;
+    };
+    let (tmp, run) = run_experiment(&format!(
+        "experiment_id = \"two\"\npairs_file = [{:?}, {:?}]\n[intervals]\nreplicates = 20\n",
+        models.join("pairs_ap.json").display().to_string(),
+        human1.join("pairs_ap.json").display().to_string()
+    ));
+    ok(&run);
+    let out = tmp.path().join("out");
+    let name = "ff-pandalm-999-models";
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(models.join("expected.json")).unwrap()).unwrap();
+    let mut c = Checker {
+        expected: &expected,
+        visited: BTreeSet::new(),
+        failures: Vec::new(),
+        matched: 0,
+        p_values_relative: 0,
+    };
+    let (h, rows) = csv_rows(&out.join("output/two_annotator_metrics.csv"));
+    let values: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| field(&h, r, "subset_column") == "dataset")
+        .map(|r| field(&h, r, "subset_value"))
+        .collect();
+    assert_eq!(
+        values,
+        BTreeSet::from([name, "ff-pandalm-999-human1-ref"]),
+        "the dataset subset"
+    );
+    for r in rows.iter().filter(|r| field(&h, r, "subset_value") == name) {
+        let base = format!(
+            "/all/annotator_metrics/per_annotator/{}",
+            field(&h, r, "annotator")
+        );
+        metric_row(&mut c, &base, &h, r);
+    }
+    let (h, rows) = csv_rows(&out.join("output/two_model_traits.csv"));
+    for r in rows.iter().filter(|r| field(&h, r, "subset_value") == name) {
+        let base = if field(&h, r, "role") == "reference" {
+            format!(
+                "/model_traits_reference_annotator/{}",
+                field(&h, r, "model")
+            )
+        } else {
+            format!(
+                "/model_traits/{}/{}",
+                field(&h, r, "model"),
+                field(&h, r, "annotator")
+            )
+        };
+        metric_row(&mut c, &base, &h, r);
+    }
+    // The other file has no models: prefers M is never applicable there.
+    let other: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| field(&h, r, "subset_value") == "ff-pandalm-999-human1-ref")
+        .collect();
+    assert_eq!(other.len(), 25);
+    assert!(other
+        .iter()
+        .all(|r| field(&h, r, "votes") == "0" && !field(&h, r, "note").is_empty()));
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+    assert_eq!(c.matched, 4 * 11 + 25 * 11);
+    let html = fs::read_to_string(out.join("report/two_report.html")).unwrap();
+    assert!(
+        html.contains("strength_by_dataset") && html.contains("2 data sets, one per pairs file")
+    );
+}
+
+/// The same file twice: ids repeat across files (allowed: unique within a
+/// file), the second data set's name gets " (2)", and both data sets give
+/// the same strengths as the whole.
+#[test]
+fn preferences_a_repeated_data_set_name_is_numbered() {
+    let pairs = common::manifest_dir().join("examples/preferences/pairs.csv");
+    let pairs = pairs.display().to_string();
+    let (tmp, run) = run_experiment(&format!(
+        "experiment_id = \"twice\"\npairs_file = [{pairs:?}, {pairs:?}]\nid_column = \
+         \"comparison_id\"\nreference_column = \"preferred_text\"\nannotator_columns = \
+         [\"judge_model\", \"crowd_worker\"]\nintervals = false\n"
+    ));
+    ok(&run);
+    let (h, rows) = csv_rows(&tmp.path().join("out/output/twice_annotator_metrics.csv"));
+    let strength = |value: &str, annotator: &str| {
+        let r = rows
+            .iter()
+            .find(|r| {
+                field(&h, r, "subset_value") == value && field(&h, r, "annotator") == annotator
+            })
+            .unwrap_or_else(|| panic!("no row {value} {annotator}"));
+        field(&h, r, "strength").to_owned()
+    };
+    for a in ["judge_model", "crowd_worker"] {
+        assert_eq!(strength("pairs", a), strength("All data", a));
+        assert_eq!(strength("pairs (2)", a), strength("All data", a));
+    }
+}
