@@ -1624,3 +1624,31 @@ fn preferences_a_repeated_data_set_name_is_numbered() {
         assert_eq!(strength("pairs (2)", a), strength("All data", a));
     }
 }
+
+#[test]
+fn preferences_errors_one_model_column() {
+    let toml = SMALL_TOML.replace(
+        "subset_columns = [\"source\"]\n",
+        "subset_columns = [\"source\"]\nmodel_a_column = \"judge\"\n",
+    );
+    refused(
+        &[("exp.toml", &toml), ("pairs.csv", SMALL_CSV)],
+        2,
+        &["exp.toml, line 7: model_a_column is set but model_b_column is not"],
+    );
+}
+
+#[test]
+fn preferences_errors_dataset_subset_column_with_several_files() {
+    let toml = SMALL_TOML
+        .replace("\"pairs.csv\"", "[\"pairs.csv\", \"pairs.csv\"]")
+        .replace("[\"source\"]", "[\"dataset\"]");
+    refused(
+        &[
+            ("exp.toml", &toml),
+            ("pairs.csv", &SMALL_CSV.replace("source", "dataset")),
+        ],
+        1,
+        &["pairs.csv: a subset column is named \"dataset\", the name of the virtual column"],
+    );
+}
