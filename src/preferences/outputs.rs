@@ -18,12 +18,9 @@ use crate::metrics::preferences::{
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
-/// The columns of `<id>_annotator_metrics` (spec 4).
-pub const METRIC_COLUMNS: [&str; 24] = [
-    "annotator",
-    "annotator_name",
-    "subset_column",
-    "subset_value",
+/// The measure columns of `<id>_annotator_metrics` and `<id>_model_traits`
+/// (spec 4 and 6): the metrics, the intervals and `few_votes`.
+pub const MEASURE_COLUMNS: [&str; 20] = [
     "votes",
     "agreed",
     "disagreed",
@@ -46,6 +43,44 @@ pub const METRIC_COLUMNS: [&str; 24] = [
     "few_votes",
 ];
 
+/// The columns of [`MEASURE_COLUMNS`] for `rows` (a metric and its
+/// intervals each).
+fn measure_values(rows: &[(&AnnotatorMetrics, &AnnotatorIntervals)]) -> Vec<Values> {
+    let ints = |f: fn(&AnnotatorMetrics) -> u64| {
+        Values::Int(rows.iter().map(|(m, _)| f(m) as i64).collect())
+    };
+    let floats = |f: fn(&AnnotatorMetrics, &AnnotatorIntervals) -> f64| {
+        Values::Float(rows.iter().map(|(m, i)| f(m, i)).collect())
+    };
+    vec![
+        ints(|m| m.votes),
+        ints(|m| m.agreed),
+        ints(|m| m.disagreed),
+        ints(|m| m.not_applicable),
+        floats(|m, _| m.agreement),
+        floats(|m, _| m.accuracy),
+        floats(|m, _| m.relevance),
+        floats(|m, _| m.kappa_randomized),
+        floats(|m, _| m.strength),
+        floats(|m, _| m.kappa),
+        floats(|m, _| m.p_value),
+        floats(|_, i| i.strength.lower),
+        floats(|_, i| i.strength.upper),
+        floats(|_, i| i.accuracy.lower),
+        floats(|_, i| i.accuracy.upper),
+        floats(|_, i| i.relevance.lower),
+        floats(|_, i| i.relevance.upper),
+        floats(|_, i| i.accuracy_exact.0),
+        floats(|_, i| i.accuracy_exact.1),
+        Values::Bool(rows.iter().map(|(m, _)| m.few_votes()).collect()),
+    ]
+}
+
+/// `heads` then [`MEASURE_COLUMNS`].
+fn with_measures(heads: &[&'static str]) -> Vec<&'static str> {
+    heads.iter().chain(&MEASURE_COLUMNS).copied().collect()
+}
+
 /// One row of the annotator table: scope and annotator index.
 type MetricRow<'a> = (&'a Scope, usize);
 
@@ -59,25 +94,10 @@ fn metric_rows(a: &Analysis) -> Vec<MetricRow<'_>> {
         .collect()
 }
 
-fn ints(rows: &[MetricRow<'_>], f: impl Fn(&AnnotatorMetrics) -> u64) -> Values {
-    Values::Int(rows.iter().map(|(s, j)| f(&s.metrics[*j]) as i64).collect())
-}
-
-fn floats(
-    rows: &[MetricRow<'_>],
-    f: impl Fn(&AnnotatorMetrics, &AnnotatorIntervals) -> f64,
-) -> Values {
-    Values::Float(
-        rows.iter()
-            .map(|(s, j)| f(&s.metrics[*j], &s.intervals[*j]))
-            .collect(),
-    )
-}
-
 /// `<id>_annotator_metrics`.
 pub fn metrics_frame(a: &Analysis) -> Frame {
     let rows = metric_rows(a);
-    let values = vec![
+    let mut values = vec![
         text_values(rows.iter().map(|(_, j)| Some(a.annotators[*j].as_str()))),
         text_values(
             rows.iter()
@@ -85,32 +105,19 @@ pub fn metrics_frame(a: &Analysis) -> Frame {
         ),
         text_values(rows.iter().map(|(s, _)| s.column.as_deref())),
         text_values(rows.iter().map(|(s, _)| Some(s.value.as_str()))),
-        ints(&rows, |m| m.votes),
-        ints(&rows, |m| m.agreed),
-        ints(&rows, |m| m.disagreed),
-        ints(&rows, |m| m.not_applicable),
-        floats(&rows, |m, _| m.agreement),
-        floats(&rows, |m, _| m.accuracy),
-        floats(&rows, |m, _| m.relevance),
-        floats(&rows, |m, _| m.kappa_randomized),
-        floats(&rows, |m, _| m.strength),
-        floats(&rows, |m, _| m.kappa),
-        floats(&rows, |m, _| m.p_value),
-        floats(&rows, |_, i| i.strength.lower),
-        floats(&rows, |_, i| i.strength.upper),
-        floats(&rows, |_, i| i.accuracy.lower),
-        floats(&rows, |_, i| i.accuracy.upper),
-        floats(&rows, |_, i| i.relevance.lower),
-        floats(&rows, |_, i| i.relevance.upper),
-        floats(&rows, |_, i| i.accuracy_exact.0),
-        floats(&rows, |_, i| i.accuracy_exact.1),
-        Values::Bool(
-            rows.iter()
-                .map(|(s, j)| s.metrics[*j].few_votes())
-                .collect(),
-        ),
     ];
-    frame("annotator_metrics", &METRIC_COLUMNS, values)
+    let measures: Vec<_> = rows
+        .iter()
+        .map(|(s, j)| (&s.metrics[*j], &s.intervals[*j]))
+        .collect();
+    values.extend(measure_values(&measures));
+    let heads = [
+        "annotator",
+        "annotator_name",
+        "subset_column",
+        "subset_value",
+    ];
+    frame("annotator_metrics", &with_measures(&heads), values)
 }
 
 fn frame(name: &str, columns: &[&str], values: Vec<Values>) -> Frame {
@@ -191,37 +198,6 @@ pub fn votes_frame(a: &Analysis) -> Frame {
     )
 }
 
-/// The columns of `<id>_model_traits` (spec 6).
-pub const MODEL_TRAIT_COLUMNS: [&str; 27] = [
-    "annotator",
-    "annotator_name",
-    "role",
-    "model",
-    "subset_column",
-    "subset_value",
-    "votes",
-    "agreed",
-    "disagreed",
-    "not_applicable",
-    "agreement",
-    "accuracy",
-    "relevance",
-    "kappa_randomized",
-    "strength",
-    "kappa",
-    "p_value",
-    "strength_lower",
-    "strength_upper",
-    "accuracy_lower",
-    "accuracy_upper",
-    "relevance_lower",
-    "relevance_upper",
-    "accuracy_exact_lower",
-    "accuracy_exact_upper",
-    "few_votes",
-    "note",
-];
-
 /// The note of a target model that is never compared with a reference.
 pub const NEVER_APPLICABLE: &str =
     "no pair compares this model with a reference model: prefers M is never applicable";
@@ -256,21 +232,7 @@ pub fn model_traits_frame(a: &Analysis) -> Option<Frame> {
             &a.annotator_names[j]
         }
     };
-    let ints = |f: fn(&AnnotatorMetrics) -> u64| {
-        Values::Int(
-            rows.iter()
-                .map(|(_, m, j)| f(&m.metrics[*j]) as i64)
-                .collect(),
-        )
-    };
-    let floats = |f: fn(&AnnotatorMetrics, &AnnotatorIntervals) -> f64| {
-        Values::Float(
-            rows.iter()
-                .map(|(_, m, j)| f(&m.metrics[*j], &m.intervals[*j]))
-                .collect(),
-        )
-    };
-    let values = vec![
+    let mut values = vec![
         text_values(rows.iter().map(|(_, _, j)| Some(column(*j).as_str()))),
         text_values(rows.iter().map(|(_, _, j)| Some(name(*j).as_str()))),
         text_values(
@@ -280,36 +242,27 @@ pub fn model_traits_frame(a: &Analysis) -> Option<Frame> {
         text_values(rows.iter().map(|(_, m, _)| Some(m.model.as_str()))),
         text_values(rows.iter().map(|(s, _, _)| s.column.as_deref())),
         text_values(rows.iter().map(|(s, _, _)| Some(s.value.as_str()))),
-        ints(|m| m.votes),
-        ints(|m| m.agreed),
-        ints(|m| m.disagreed),
-        ints(|m| m.not_applicable),
-        floats(|m, _| m.agreement),
-        floats(|m, _| m.accuracy),
-        floats(|m, _| m.relevance),
-        floats(|m, _| m.kappa_randomized),
-        floats(|m, _| m.strength),
-        floats(|m, _| m.kappa),
-        floats(|m, _| m.p_value),
-        floats(|_, i| i.strength.lower),
-        floats(|_, i| i.strength.upper),
-        floats(|_, i| i.accuracy.lower),
-        floats(|_, i| i.accuracy.upper),
-        floats(|_, i| i.relevance.lower),
-        floats(|_, i| i.relevance.upper),
-        floats(|_, i| i.accuracy_exact.0),
-        floats(|_, i| i.accuracy_exact.1),
-        Values::Bool(
-            rows.iter()
-                .map(|(_, m, j)| m.metrics[*j].few_votes())
-                .collect(),
-        ),
-        text_values(
-            rows.iter()
-                .map(|(_, m, _)| m.never_applicable().then_some(NEVER_APPLICABLE)),
-        ),
     ];
-    Some(frame("model_traits", &MODEL_TRAIT_COLUMNS, values))
+    let measures: Vec<_> = rows
+        .iter()
+        .map(|(_, m, j)| (&m.metrics[*j], &m.intervals[*j]))
+        .collect();
+    values.extend(measure_values(&measures));
+    values
+        .push(text_values(rows.iter().map(|(_, m, _)| {
+            m.never_applicable().then_some(NEVER_APPLICABLE)
+        })));
+    let heads = [
+        "annotator",
+        "annotator_name",
+        "role",
+        "model",
+        "subset_column",
+        "subset_value",
+    ];
+    let mut columns = with_measures(&heads);
+    columns.push("note");
+    Some(frame("model_traits", &columns, values))
 }
 
 /// The exclusions of spec 1 as `(reason, pairs)`, the pairs used last.

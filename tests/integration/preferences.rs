@@ -130,6 +130,42 @@ struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    fn new(expected: &'a Value) -> Checker<'a> {
+        Checker {
+            expected,
+            visited: BTreeSet::new(),
+            failures: Vec::new(),
+            matched: 0,
+            p_values_relative: 0,
+        }
+    }
+
+    /// Prints the tally of `what` and fails on a mismatch, on a leaf of
+    /// `unvisited` (the expected values that must have been compared) or on
+    /// fewer than `least` values compared.
+    fn finish(&self, what: &str, unvisited: &[String], least: usize) {
+        println!(
+            "preferences {what}: {} values matched, {} failed",
+            self.matched,
+            self.failures.len()
+        );
+        assert!(
+            self.failures.is_empty(),
+            "{what}:\n{}",
+            self.failures.join("\n")
+        );
+        assert!(
+            unvisited.is_empty(),
+            "{what}: expected values not compared:\n{}",
+            unvisited.join("\n")
+        );
+        assert!(
+            self.matched >= least,
+            "{what}: only {} values compared",
+            self.matched
+        );
+    }
+
     fn get(&mut self, pointer: &str) -> Option<&'a Value> {
         self.visited.insert(pointer.to_owned());
         let v = self.expected.pointer(pointer);
@@ -384,13 +420,7 @@ fn check_case(case_name: &str) {
     let case = load(case_name);
     let text = fs::read_to_string(case_dir(case_name).join("expected.json")).unwrap();
     let expected: Value = serde_json::from_str(&text).unwrap();
-    let mut c = Checker {
-        expected: &expected,
-        visited: BTreeSet::new(),
-        failures: Vec::new(),
-        matched: 0,
-        p_values_relative: 0,
-    };
+    let mut c = Checker::new(&expected);
     c.text("/case", case_name);
     c.text("/kind", "pairwise");
     if c.keys("/warnings").is_empty() {
@@ -485,13 +515,7 @@ fn check_dir_through_the_command(case_name: &str, dir: &Path, extra: &str) -> te
     ));
     let text = fs::read_to_string(dir.join("expected.json")).unwrap();
     let expected: Value = serde_json::from_str(&text).unwrap();
-    let mut c = Checker {
-        expected: &expected,
-        visited: BTreeSet::new(),
-        failures: Vec::new(),
-        matched: 0,
-        p_values_relative: 0,
-    };
+    let mut c = Checker::new(&expected);
     let table = |name: &str| csv_rows(&out.join(format!("output/ff_{name}.csv")));
     let num = |s: &str| {
         if s.is_empty() {
@@ -595,26 +619,7 @@ fn check_dir_through_the_command(case_name: &str, dir: &Path, extra: &str) -> te
         .filter(|p| !(loader_drops && p.starts_with("/summary/value_counts/")))
         .filter(|p| !(p.starts_with("/subsets/") && p.ends_with("/n_rows")))
         .collect();
-    println!(
-        "preferences {case_name} through the command: {} values matched, {} failed",
-        c.matched,
-        c.failures.len()
-    );
-    assert!(
-        c.failures.is_empty(),
-        "{case_name}:\n{}",
-        c.failures.join("\n")
-    );
-    assert!(
-        unvisited.is_empty(),
-        "{case_name}: expected keys not in the command's tables:\n{}",
-        unvisited.join("\n")
-    );
-    assert!(
-        c.matched >= 50,
-        "{case_name}: only {} values compared",
-        c.matched
-    );
+    c.finish(&format!("{case_name} through the command"), &unvisited, 50);
     tmp
 }
 
@@ -1371,13 +1376,7 @@ fn preferences_ff_example_file_names_subsets_and_few_votes() {
 /// resolved model lists and `prefers M` vote counts of the JSON against
 /// `models`; every leaf of those blocks must be compared.
 fn check_model_view(case_name: &str, expected: &Value, out: &Path, id: &str) {
-    let mut c = Checker {
-        expected,
-        visited: BTreeSet::new(),
-        failures: Vec::new(),
-        matched: 0,
-        p_values_relative: 0,
-    };
+    let mut c = Checker::new(expected);
     let (h, rows) = csv_rows(&out.join(format!("output/{id}_model_traits.csv")));
     for r in rows
         .iter()
@@ -1444,22 +1443,7 @@ fn check_model_view(case_name: &str, expected: &Value, out: &Path, id: &str) {
         })
         .filter(|p| !p.contains("/identity_annotators/") || !p.contains("/reference_models/"))
         .collect();
-    println!(
-        "preferences {case_name} model view: {} values matched, {} failed",
-        c.matched,
-        c.failures.len()
-    );
-    assert!(
-        c.failures.is_empty(),
-        "{case_name}:\n{}",
-        c.failures.join("\n")
-    );
-    assert!(
-        unvisited.is_empty(),
-        "{case_name}: model-view values not compared:\n{}",
-        unvisited.join("\n")
-    );
-    assert!(c.matched >= 200, "{case_name}: only {} values", c.matched);
+    c.finish(&format!("{case_name} model view"), &unvisited, 200);
 }
 
 /// Every Feedback Forensics case of `fixtures/external/` through the
@@ -1538,13 +1522,7 @@ fn preferences_two_files_give_a_dataset_subset_side_by_side() {
     let name = "ff-pandalm-999-models";
     let expected: Value =
         serde_json::from_str(&fs::read_to_string(models.join("expected.json")).unwrap()).unwrap();
-    let mut c = Checker {
-        expected: &expected,
-        visited: BTreeSet::new(),
-        failures: Vec::new(),
-        matched: 0,
-        p_values_relative: 0,
-    };
+    let mut c = Checker::new(&expected);
     let (h, rows) = csv_rows(&out.join("output/two_annotator_metrics.csv"));
     let values: BTreeSet<&str> = rows
         .iter()
