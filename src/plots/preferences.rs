@@ -88,7 +88,8 @@ pub fn strength_bars(d: &StrengthBars) -> Result<Figure> {
     let description = format!(
         "Horizontal bars of strength (Cohen's kappa with chance agreement 0.5, times \
          relevance) for {} annotators against the reference, on an axis from -1 to 1; \
-         error bars show {:.0}% bootstrap intervals where there are any.",
+         error bars show {:.0}% bootstrap intervals where there are any; grey bars rest on \
+         fewer than 30 valid votes.",
         labels.len(),
         d.level * 100.0
     );
