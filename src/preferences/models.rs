@@ -61,22 +61,23 @@ pub struct ModelView {
 }
 
 impl ModelView {
-    /// Feedback Forensics' description of `prefers M`.
+    /// Feedback Forensics' description of `prefers M` (its list of the
+    /// other reference models stops after three with ", ...").
     pub fn description(&self, model: &str) -> String {
         if self.one_vs_all {
-            format!("Always prefer {model} over any other model")
-        } else {
-            let others: Vec<&str> = self
-                .references
-                .iter()
-                .map(String::as_str)
-                .filter(|m| *m != model)
-                .collect();
-            format!(
-                "Always prefer {model} over reference models ({})",
-                others.join(", ")
-            )
+            return format!("Always prefer {model} over any other model");
         }
+        let others: Vec<&str> = self
+            .references
+            .iter()
+            .map(String::as_str)
+            .filter(|m| *m != model)
+            .collect();
+        let mut list = others[..others.len().min(3)].join(", ");
+        if others.len() > 3 {
+            list.push_str(", ...");
+        }
+        format!("Always prefer {model} over reference models ({list})")
     }
 }
 
@@ -222,5 +223,75 @@ fn traits(set: &PairSet, model: &str, spec: &BootstrapSpec) -> ModelTraits {
         identity_votes,
         metrics: tables.annotators.iter().map(annotator_metrics).collect(),
         intervals: annotator_intervals(set, spec),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn votes(v: &[&str]) -> Vec<Vote> {
+        v.iter()
+            .map(|s| crate::metrics::preferences::normalize_vote(Some(s)))
+            .collect()
+    }
+
+    fn models(v: &[&str]) -> Vec<Option<Text>> {
+        v.iter()
+            .map(|s| (!s.is_empty()).then(|| Text::from(*s)))
+            .collect()
+    }
+
+    #[test]
+    fn explicit_lists_and_a_never_applicable_target() {
+        // Pair 5 has an empty text: its models are not available models.
+        let base = PairSet::new(
+            votes(&["a", "b", "a", "b", "a"]),
+            vec![votes(&["a", "a", "b", "b", "a"])],
+            vec![3, 3, 3, 3, 0],
+            vec![2, 2, 2, 2, 2],
+        );
+        let (a, b) = (
+            models(&["x", "y", "z", "x", "w"]),
+            models(&["y", "x", "x", "", "x"]),
+        );
+        let spec = BootstrapSpec {
+            level: 0.95,
+            replicates: 0,
+            seed: 1,
+        };
+        let targets = vec!["x".to_string(), "q".to_string()];
+        let references = vec!["y".to_string(), "x".to_string()];
+        let view = model_view(&ModelInput {
+            model_a: &a,
+            model_b: &b,
+            base: &base,
+            target_models: Some(&targets),
+            reference_models: Some(&references),
+            datasets: &[],
+            spec: &spec,
+        });
+        assert_eq!(view.available, ["x", "y", "z"]);
+        assert!(!view.one_vs_all);
+        let x = &view.scopes[0].models[0];
+        // Pairs 1 and 2 compare x with y; pair 3 (z) is no reference; pair
+        // 4 misses a model; pair 5 has an empty text.
+        assert_eq!(x.identity_votes, [1, 1, 2]);
+        let m = x.metrics[0];
+        assert_eq!((m.votes, m.agreed, m.disagreed), (2, 1, 1));
+        assert_eq!(x.metrics[1].agreed, 2, "the reference annotator last");
+        assert!(view.scopes[0].models[1].never_applicable());
+        assert_eq!(
+            view.description("x"),
+            "Always prefer x over reference models (y)"
+        );
+        let many = ModelView {
+            references: ["a", "b", "c", "d", "e"].map(String::from).to_vec(),
+            ..view
+        };
+        assert_eq!(
+            many.description("a"),
+            "Always prefer a over reference models (b, c, d, ...)"
+        );
     }
 }
