@@ -171,15 +171,9 @@ pub fn model_view(input: &ModelInput<'_>) -> ModelView {
         base.len_b.clone(),
     );
     let scope = |set: PairSet, a: &[u32], b: &[u32], column: Option<String>, value: String| {
-        let mut set = set;
-        let models = targets
-            .iter()
-            .zip(&target_codes)
-            .map(|(name, &t)| {
-                set.reference = prefers_model(a, b, t, &is_reference);
-                traits(&set, name, input.spec)
-            })
-            .collect();
+        let targets: Vec<(&String, u32)> =
+            targets.iter().zip(target_codes.iter().copied()).collect();
+        let models = all_traits(&set, (a, b), &targets, &is_reference, input.spec);
         ModelScope {
             column,
             value,
@@ -206,6 +200,42 @@ pub fn model_view(input: &ModelInput<'_>) -> ModelView {
         one_vs_all,
         scopes,
     }
+}
+
+/// The traits of every target model on `set` (models `(a, b)` per pair),
+/// the targets split over the available threads: each model is computed
+/// on its own, so the values do not depend on the number of threads.
+fn all_traits(
+    set: &PairSet,
+    (a, b): (&[u32], &[u32]),
+    targets: &[(&String, u32)],
+    is_reference: &[bool],
+    spec: &BootstrapSpec,
+) -> Vec<ModelTraits> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, targets.len().max(1));
+    let chunk = targets.len().div_ceil(threads).max(1);
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = targets
+            .chunks(chunk)
+            .map(|part| {
+                sc.spawn(move || {
+                    let mut own = set.clone();
+                    part.iter()
+                        .map(|&(name, t)| {
+                            own.reference = prefers_model(a, b, t, is_reference);
+                            traits(&own, name, spec)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a model-view thread panicked"))
+            .collect()
+    })
 }
 
 /// One target model's row of metrics on `set` (whose reference is
