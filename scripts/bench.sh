@@ -16,7 +16,8 @@
 #   BENCH_COMPARE  1 (default): also time `compare` of two versions on 1M responses
 #                  and `summarize` of 20 versions of 100k (compare spec 4); 0: skip
 #   BENCH_ANNOTATIONS  1 (default): also time `agree` on 1M items x 5 raters and
-#                  `preferences` on 1M pairs x 5 annotators (generated); 0: skip
+#                  `preferences` on 1M pairs x 5 annotators (generated), also
+#                  with 10 models (the traits-by-model view); 0: skip
 #   BENCH_BIN      time this rsmreport binary instead of building one (e.g. an
 #                  older build, for before/after comparisons; it must have
 #                  `simulate` unless the data are cached already). The
@@ -273,7 +274,26 @@ EOF
     read -r w m all < <(time_runs preferences "$data/pairs_1m.toml" --output-dir "$scratch/pref_out" --force)
     met=$(awk -v w="$w" 'BEGIN {print (w <= 3) ? "yes" : "no"}')
     annotation_rows+=("| \`preferences\` | 1M pairs x 5 annotators, 3 subsets | $w s | $all | $m MB | <= 3 s | $met |")
-    rm -rf "$scratch/agree_out" "$scratch/pref_out"
+    # The same pairs with the models of both texts (10 models, an LCG
+    # again): the model view of preferences spec 6 on top.
+    models="$data/pairs_1m_models.csv"
+    if [[ ! -f "$models" ]]; then
+        echo "writing 1M pairs x 5 annotators with 10 models ..." >&2
+        awk -F, 'BEGIN { s = 777; m = 2147483648; OFS = "," }
+            NR == 1 { print $0, "model_a", "model_b"; next }
+            {
+                s = (1103515245 * s + 12345) % m; a = int(10 * s / m)
+                s = (1103515245 * s + 12345) % m; b = int(10 * s / m)
+                print $0, "m" a, "m" b
+            }' "$pairs" >"$models"
+    fi
+    { sed -e 's/^experiment_id = .*/experiment_id = "pairs_1m_models"/' \
+          -e 's/^pairs_file = .*/pairs_file = "pairs_1m_models.csv"/' "$data/pairs_1m.toml"
+      echo 'model_a_column = "model_a"'; echo 'model_b_column = "model_b"'; } >"$data/pairs_1m_models.toml"
+    read -r w m all < <(time_runs preferences "$data/pairs_1m_models.toml" --output-dir "$scratch/pref_models_out" --force)
+    met=$(awk -v w="$w" 'BEGIN {print (w <= 3) ? "yes" : "no"}')
+    annotation_rows+=("| \`preferences\`, traits by model | 1M pairs x 5 annotators, 3 subsets, 10 models | $w s | $all | $m MB | <= 3 s | $met |")
+    rm -rf "$scratch/agree_out" "$scratch/pref_out" "$scratch/pref_models_out"
 fi
 
 cpu=$(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')

@@ -16,7 +16,7 @@ use super::intervals::{self, Intervals};
 use super::{ConfigKind, RawConfig};
 
 /// The keys of a preferences experiment file, in the spec's order.
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 13] = [
     "experiment_id",
     "pairs_file",
     "id_column",
@@ -25,6 +25,10 @@ pub const KEYS: [&str; 9] = [
     "reference_column",
     "annotator_columns",
     "subset_columns",
+    "model_a_column",
+    "model_b_column",
+    "target_models",
+    "reference_models",
     "intervals",
 ];
 
@@ -32,8 +36,12 @@ pub const KEYS: [&str; 9] = [
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreferencesConfig {
     pub experiment_id: String,
-    /// The pairs file, resolved (config folder first, then the current one).
+    /// The pairs file, resolved (config folder first, then the current one);
+    /// the first of [`Self::pairs_files`].
     pub pairs_file: PathBuf,
+    /// Every pairs file (spec 6: `pairs_file` may be a list, one data set
+    /// per file).
+    pub pairs_files: Vec<PathBuf>,
     /// `None`: the row number (1-based) is the id.
     pub id_column: Option<String>,
     pub text_a_column: String,
@@ -44,6 +52,14 @@ pub struct PreferencesConfig {
     pub annotator_columns: Vec<String>,
     /// `None`: none for a table, every metadata key for AnnotatedPairs.
     pub subset_columns: Option<Vec<String>>,
+    /// The models of `text_a` and `text_b` (spec 6; AnnotatedPairs:
+    /// `response_a.model` / `response_b.model` when not set).
+    pub model_a_column: Option<String>,
+    pub model_b_column: Option<String>,
+    /// `None`: every model is a target.
+    pub target_models: Option<Vec<String>>,
+    /// `None`: every model is a reference (one against all).
+    pub reference_models: Option<Vec<String>>,
     /// `None`: `intervals = false` (only the exact interval of accuracy).
     pub intervals: Option<Intervals>,
 }
@@ -149,10 +165,37 @@ fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
     Ok(id)
 }
 
+/// `pairs_file`: one file name, or a list of them (spec 6).
+fn pairs_files(raw: &RawConfig) -> Result<Vec<String>, Fail> {
+    let bad = |what: String| {
+        (
+            "pairs_file",
+            format!(
+                "pairs_file must be a file name or a list of file names (for example pairs_file \
+                 = [\"a.json\", \"b.json\"]), but {what}"
+            ),
+        )
+    };
+    match raw.get("pairs_file") {
+        Some(Value::Array(items)) if items.is_empty() => Err(bad("the list is empty".into())),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+                other => Err(bad(format!(
+                    "it holds {}",
+                    super::validate::describe(other)
+                ))),
+            })
+            .collect(),
+        _ => Ok(vec![required(raw, "pairs_file", "pairs.csv")?]),
+    }
+}
+
 fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
     let experiment_id = experiment_id(raw)?;
-    let pairs_value = required(raw, "pairs_file", "pairs.csv")?;
-    let json = is_json(Path::new(&pairs_value));
+    let pairs_values = pairs_files(raw)?;
+    let json = pairs_values.iter().all(|v| is_json(Path::new(v)));
     let reference_column = text(raw, "reference_column")?;
     let annotator_columns = list(raw, "annotator_columns")?.unwrap_or_default();
     if !json {
@@ -180,17 +223,55 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
             ),
         ));
     }
+    let (model_a_column, model_b_column) =
+        (text(raw, "model_a_column")?, text(raw, "model_b_column")?);
+    if model_a_column.is_some() != model_b_column.is_some() {
+        let (set, unset) = if model_a_column.is_some() {
+            ("model_a_column", "model_b_column")
+        } else {
+            ("model_b_column", "model_a_column")
+        };
+        return Err((
+            set,
+            format!("{set} is set but {unset} is not; the model view needs both model columns"),
+        ));
+    }
+    let target_models = list(raw, "target_models")?;
+    let reference_models = list(raw, "reference_models")?;
+    for (key, given) in [
+        ("target_models", &target_models),
+        ("reference_models", &reference_models),
+    ] {
+        if given.is_some() && model_a_column.is_none() && !json {
+            return Err((
+                key,
+                format!(
+                    "{key} is set but the models are unknown: set model_a_column and \
+                     model_b_column (the columns naming the model of text_a and of text_b)"
+                ),
+            ));
+        }
+    }
     let intervals =
         intervals::parse_for(raw.get("intervals"), "pairs").map_err(|m| ("intervals", m))?;
+    let pairs_files = pairs_values
+        .iter()
+        .map(|v| resolve(v, path).map_err(|m| ("pairs_file", m)))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(PreferencesConfig {
         experiment_id,
-        pairs_file: resolve(&pairs_value, path).map_err(|m| ("pairs_file", m))?,
+        pairs_file: pairs_files[0].clone(),
+        pairs_files,
         id_column: text(raw, "id_column")?,
         text_a_column: text(raw, "text_a_column")?.unwrap_or_else(|| "text_a".into()),
         text_b_column: text(raw, "text_b_column")?.unwrap_or_else(|| "text_b".into()),
         reference_column,
         annotator_columns,
         subset_columns: list(raw, "subset_columns")?,
+        model_a_column,
+        model_b_column,
+        target_models,
+        reference_models,
         intervals,
     })
 }
@@ -329,5 +410,48 @@ mod tests {
         );
         let e = err(&format!("{BASE}subset_columns = [\"s\", \"s\"]\n"));
         assert!(e.contains("lists the column \"s\" more than once"), "{e}");
+        let e = err(&format!("{BASE}model_a_column = \"ma\"\n"));
+        assert!(
+            e.contains("line 5: model_a_column is set but model_b_column is not"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}target_models = [\"m1\"]\n"));
+        assert!(
+            e.contains("target_models is set but the models are unknown"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pairs_file_may_be_a_list() {
+        let c = run(&BASE.replace(
+            "pairs_file = \"Cargo.toml.csv\"",
+            "pairs_file = [\"Cargo.toml.csv\", \"pairs.json\"]",
+        ))
+        .unwrap();
+        assert_eq!(c.pairs_files.len(), 2);
+        assert!(c.pairs_files[1].ends_with("pairs.json"));
+        assert_eq!(c.pairs_file, c.pairs_files[0]);
+        let e = err(&BASE.replace("\"Cargo.toml.csv\"", "[]"));
+        assert!(
+            e.contains("line 2") && e.contains("the list is empty"),
+            "{e}"
+        );
+        let e = err(&BASE.replace("\"Cargo.toml.csv\"", "[\"Cargo.toml.csv\", \"no.csv\"]"));
+        assert!(e.contains("pairs_file = \"no.csv\" does not exist"), "{e}");
+    }
+
+    #[test]
+    fn model_columns_and_lists_are_read() {
+        let c = run(&format!(
+            "{BASE}model_a_column = \"ma\"\nmodel_b_column = \"mb\"\n\
+             target_models = [\"m1\"]\nreference_models = \"m2, m3\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.model_a_column.as_deref(), Some("ma"));
+        assert_eq!(c.model_b_column.as_deref(), Some("mb"));
+        assert_eq!(c.target_models.unwrap(), ["m1"]);
+        assert_eq!(c.reference_models.unwrap(), ["m2", "m3"]);
+        assert_eq!(run(BASE).unwrap().target_models, None);
     }
 }

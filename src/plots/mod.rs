@@ -33,7 +33,9 @@ pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;
 pub use forest::{forest, Forest, ForestPanel};
-pub use preferences::{strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap};
+pub use preferences::{
+    model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
+};
 pub use score_dist::score_distribution;
 pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
 pub use trend::trend;

@@ -7,6 +7,7 @@
 //!   JSON with serde_json) as raw columns; duplicate ids are refused.
 //! * [`run`]: every number, from the pure maths of
 //!   `crate::metrics::preferences` (whole set and each subset value).
+//! * [`models`]: the model view of spec 6 (traits by model).
 //! * [`outputs`]: the tables, `<id>_preferences.json` and the terminal lines.
 //! * [`report`]: the HTML report through the engine `crate::render`.
 //!
@@ -14,6 +15,7 @@
 //! is the output stage's job (`crate::output`). Touches no other command's
 //! assembly (`build`, `compare`).
 
+pub mod models;
 pub mod outputs;
 pub mod read;
 pub mod report;

@@ -10,16 +10,17 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::run::{Analysis, Scope};
-use crate::metrics::preferences::{AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote};
+use super::models::{ModelScope, ModelTraits, ModelView};
+use super::run::{Analysis, Scope, VoteColumn};
+use crate::metrics::preferences::{
+    AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote, VoteValue,
+};
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
-/// The columns of `<id>_annotator_metrics` (spec 4).
-pub const METRIC_COLUMNS: [&str; 22] = [
-    "annotator",
-    "subset_column",
-    "subset_value",
+/// The measure columns of `<id>_annotator_metrics` and `<id>_model_traits`
+/// (spec 4 and 6): the metrics, the intervals and `few_votes`.
+pub const MEASURE_COLUMNS: [&str; 20] = [
     "votes",
     "agreed",
     "disagreed",
@@ -39,7 +40,46 @@ pub const METRIC_COLUMNS: [&str; 22] = [
     "relevance_upper",
     "accuracy_exact_lower",
     "accuracy_exact_upper",
+    "few_votes",
 ];
+
+/// The columns of [`MEASURE_COLUMNS`] for `rows` (a metric and its
+/// intervals each).
+fn measure_values(rows: &[(&AnnotatorMetrics, &AnnotatorIntervals)]) -> Vec<Values> {
+    let ints = |f: fn(&AnnotatorMetrics) -> u64| {
+        Values::Int(rows.iter().map(|(m, _)| f(m) as i64).collect())
+    };
+    let floats = |f: fn(&AnnotatorMetrics, &AnnotatorIntervals) -> f64| {
+        Values::Float(rows.iter().map(|(m, i)| f(m, i)).collect())
+    };
+    vec![
+        ints(|m| m.votes),
+        ints(|m| m.agreed),
+        ints(|m| m.disagreed),
+        ints(|m| m.not_applicable),
+        floats(|m, _| m.agreement),
+        floats(|m, _| m.accuracy),
+        floats(|m, _| m.relevance),
+        floats(|m, _| m.kappa_randomized),
+        floats(|m, _| m.strength),
+        floats(|m, _| m.kappa),
+        floats(|m, _| m.p_value),
+        floats(|_, i| i.strength.lower),
+        floats(|_, i| i.strength.upper),
+        floats(|_, i| i.accuracy.lower),
+        floats(|_, i| i.accuracy.upper),
+        floats(|_, i| i.relevance.lower),
+        floats(|_, i| i.relevance.upper),
+        floats(|_, i| i.accuracy_exact.0),
+        floats(|_, i| i.accuracy_exact.1),
+        Values::Bool(rows.iter().map(|(m, _)| m.few_votes()).collect()),
+    ]
+}
+
+/// `heads` then [`MEASURE_COLUMNS`].
+fn with_measures(heads: &[&'static str]) -> Vec<&'static str> {
+    heads.iter().chain(&MEASURE_COLUMNS).copied().collect()
+}
 
 /// One row of the annotator table: scope and annotator index.
 type MetricRow<'a> = (&'a Scope, usize);
@@ -54,49 +94,30 @@ fn metric_rows(a: &Analysis) -> Vec<MetricRow<'_>> {
         .collect()
 }
 
-fn ints(rows: &[MetricRow<'_>], f: impl Fn(&AnnotatorMetrics) -> u64) -> Values {
-    Values::Int(rows.iter().map(|(s, j)| f(&s.metrics[*j]) as i64).collect())
-}
-
-fn floats(
-    rows: &[MetricRow<'_>],
-    f: impl Fn(&AnnotatorMetrics, &AnnotatorIntervals) -> f64,
-) -> Values {
-    Values::Float(
-        rows.iter()
-            .map(|(s, j)| f(&s.metrics[*j], &s.intervals[*j]))
-            .collect(),
-    )
-}
-
 /// `<id>_annotator_metrics`.
 pub fn metrics_frame(a: &Analysis) -> Frame {
     let rows = metric_rows(a);
-    let values = vec![
+    let mut values = vec![
         text_values(rows.iter().map(|(_, j)| Some(a.annotators[*j].as_str()))),
+        text_values(
+            rows.iter()
+                .map(|(_, j)| Some(a.annotator_names[*j].as_str())),
+        ),
         text_values(rows.iter().map(|(s, _)| s.column.as_deref())),
         text_values(rows.iter().map(|(s, _)| Some(s.value.as_str()))),
-        ints(&rows, |m| m.votes),
-        ints(&rows, |m| m.agreed),
-        ints(&rows, |m| m.disagreed),
-        ints(&rows, |m| m.not_applicable),
-        floats(&rows, |m, _| m.agreement),
-        floats(&rows, |m, _| m.accuracy),
-        floats(&rows, |m, _| m.relevance),
-        floats(&rows, |m, _| m.kappa_randomized),
-        floats(&rows, |m, _| m.strength),
-        floats(&rows, |m, _| m.kappa),
-        floats(&rows, |m, _| m.p_value),
-        floats(&rows, |_, i| i.strength.lower),
-        floats(&rows, |_, i| i.strength.upper),
-        floats(&rows, |_, i| i.accuracy.lower),
-        floats(&rows, |_, i| i.accuracy.upper),
-        floats(&rows, |_, i| i.relevance.lower),
-        floats(&rows, |_, i| i.relevance.upper),
-        floats(&rows, |_, i| i.accuracy_exact.0),
-        floats(&rows, |_, i| i.accuracy_exact.1),
     ];
-    frame("annotator_metrics", &METRIC_COLUMNS, values)
+    let measures: Vec<_> = rows
+        .iter()
+        .map(|(s, j)| (&s.metrics[*j], &s.intervals[*j]))
+        .collect();
+    values.extend(measure_values(&measures));
+    let heads = [
+        "annotator",
+        "annotator_name",
+        "subset_column",
+        "subset_value",
+    ];
+    frame("annotator_metrics", &with_measures(&heads), values)
 }
 
 fn frame(name: &str, columns: &[&str], values: Vec<Values>) -> Frame {
@@ -150,27 +171,98 @@ pub fn vote_name(v: Vote) -> &'static str {
 
 /// `<id>_votes`: every distinct vote value per column with its count.
 pub fn votes_frame(a: &Analysis) -> Frame {
-    let rows: Vec<(&str, &str, Option<&str>, Vote, usize)> = a
+    let rows: Vec<(&VoteColumn, &VoteValue)> = a
         .votes
         .iter()
-        .flat_map(|c| {
-            c.values
-                .iter()
-                .map(move |v| (c.column.as_str(), c.role, v.raw.as_deref(), v.vote, v.count))
-        })
+        .flat_map(|c| c.values.iter().map(move |v| (c, v)))
         .collect();
     let values = vec![
-        text_values(rows.iter().map(|r| Some(r.0))),
-        text_values(rows.iter().map(|r| Some(r.1))),
-        text_values(rows.iter().map(|r| r.2)),
-        text_values(rows.iter().map(|r| Some(vote_name(r.3)))),
-        Values::Int(rows.iter().map(|r| r.4 as i64).collect()),
+        text_values(rows.iter().map(|(c, _)| Some(c.column.as_str()))),
+        text_values(rows.iter().map(|(c, _)| Some(c.name.as_str()))),
+        text_values(rows.iter().map(|(c, _)| Some(c.role))),
+        text_values(rows.iter().map(|(_, v)| v.raw.as_deref())),
+        text_values(rows.iter().map(|(_, v)| Some(vote_name(v.vote)))),
+        Values::Int(rows.iter().map(|(_, v)| v.count as i64).collect()),
     ];
     frame(
         "votes",
-        &["annotator", "role", "value", "read_as", "count"],
+        &[
+            "annotator",
+            "annotator_name",
+            "role",
+            "value",
+            "read_as",
+            "count",
+        ],
         values,
     )
+}
+
+/// The note of a target model that is never compared with a reference.
+pub const NEVER_APPLICABLE: &str =
+    "no pair compares this model with a reference model: prefers M is never applicable";
+
+/// `<id>_model_traits`: per data set, target model and annotator (the
+/// reference annotator last, role `reference`), the metrics against
+/// `prefers M`. `None` without models.
+pub fn model_traits_frame(a: &Analysis) -> Option<Frame> {
+    let view = a.models.as_ref()?;
+    let k = a.annotators.len();
+    // (scope, model, column): column k is the reference annotator.
+    let rows: Vec<(&ModelScope, &ModelTraits, usize)> = view
+        .scopes
+        .iter()
+        .flat_map(|s| {
+            s.models
+                .iter()
+                .flat_map(move |m| (0..=k).map(move |j| (s, m, j)))
+        })
+        .collect();
+    let column = |j: usize| {
+        if j == k {
+            &a.reference
+        } else {
+            &a.annotators[j]
+        }
+    };
+    let name = |j: usize| {
+        if j == k {
+            &a.reference_name
+        } else {
+            &a.annotator_names[j]
+        }
+    };
+    let mut values = vec![
+        text_values(rows.iter().map(|(_, _, j)| Some(column(*j).as_str()))),
+        text_values(rows.iter().map(|(_, _, j)| Some(name(*j).as_str()))),
+        text_values(
+            rows.iter()
+                .map(|(_, _, j)| Some(if *j == k { "reference" } else { "annotator" })),
+        ),
+        text_values(rows.iter().map(|(_, m, _)| Some(m.model.as_str()))),
+        text_values(rows.iter().map(|(s, _, _)| s.column.as_deref())),
+        text_values(rows.iter().map(|(s, _, _)| Some(s.value.as_str()))),
+    ];
+    let measures: Vec<_> = rows
+        .iter()
+        .map(|(_, m, j)| (&m.metrics[*j], &m.intervals[*j]))
+        .collect();
+    values.extend(measure_values(&measures));
+    values
+        .push(text_values(rows.iter().map(|(_, m, _)| {
+            m.never_applicable().then_some(NEVER_APPLICABLE)
+        })));
+    let heads = [
+        "annotator",
+        "annotator_name",
+        "role",
+        "model",
+        "subset_column",
+        "subset_value",
+    ];
+    let mut columns = with_measures(&heads);
+    columns.push("note");
+    Some(frame("model_traits", &columns, values))
 }
 
 /// The exclusions of spec 1 as `(reason, pairs)`, the pairs used last.
@@ -229,6 +321,31 @@ fn records(f: &Frame) -> Value {
     Value::Array(rows)
 }
 
+/// The model view's settings and, per target model on the whole data,
+/// `prefers M`'s description and vote counts.
+fn models_json(v: &ModelView) -> Value {
+    let identity: serde_json::Map<String, Value> = v.scopes[0]
+        .models
+        .iter()
+        .map(|m| {
+            let [ta, tb, na] = m.identity_votes;
+            let doc = json!({
+                "description": v.description(&m.model),
+                "votes": {"text_a": ta, "text_b": tb, "not_applicable": na},
+                "num_pairs": ta + tb,
+            });
+            (m.model.clone(), doc)
+        })
+        .collect();
+    json!({
+        "available_models": v.available,
+        "target_models": v.targets,
+        "reference_models": v.references,
+        "one_vs_all": v.one_vs_all,
+        "identity_annotators": identity,
+    })
+}
+
 /// `<id>_preferences.json` (`preferences_version` 1): the settings and
 /// every table as records.
 pub fn preferences_json(a: &Analysis) -> Vec<u8> {
@@ -237,8 +354,15 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
         "experiment_id": a.id,
         "producer": format!("rsmreport {}", env!("CARGO_PKG_VERSION")),
         "pairs_file": a.pairs_file.display().to_string(),
+        "datasets": a.datasets.iter().map(|d| json!({
+            "name": d.name,
+            "file": d.file.display().to_string(),
+            "rows": d.rows,
+        })).collect::<Vec<_>>(),
         "reference": a.reference,
+        "reference_name": a.reference_name,
         "annotators": a.annotators,
+        "annotator_names": a.annotator_names,
         "subset_columns": a.subset_columns,
         "intervals": {
             "on": a.intervals_on,
@@ -251,6 +375,8 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
         "overall": records(&overall_frame(a)),
         "annotator_metrics": records(&metrics_frame(a)),
         "votes": records(&votes_frame(a)),
+        "models": a.models.as_ref().map(models_json),
+        "model_traits": model_traits_frame(a).map(|f| records(&f)),
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
     bytes.push(b'\n');
@@ -264,16 +390,18 @@ pub fn data_files(a: &Analysis) -> Vec<OutputFile> {
         path: out.join(format!("{}_{}.csv", a.id, f.name)),
         bytes: crate::output::write::to_delimited(&f, b','),
     };
-    vec![
+    let mut files = vec![
         table(metrics_frame(a)),
         table(overall_frame(a)),
         table(votes_frame(a)),
         table(exclusions_frame(a)),
-        OutputFile {
-            path: out.join(format!("{}_preferences.json", a.id)),
-            bytes: preferences_json(a),
-        },
-    ]
+    ];
+    files.extend(model_traits_frame(a).map(table));
+    files.push(OutputFile {
+        path: out.join(format!("{}_preferences.json", a.id)),
+        bytes: preferences_json(a),
+    });
+    files
 }
 
 /// Every output file: the tables, the JSON, the report and its figures.
@@ -282,6 +410,23 @@ pub fn files(
     inputs: Vec<crate::render::context::InputCtx>,
     epoch: i64,
 ) -> anyhow::Result<Vec<OutputFile>> {
+    let mut inputs = inputs;
+    // Several pairs files: each is an input of its own (the command gave
+    // the first with the rows of all).
+    if let (Some(first), Some(d)) = (inputs.first_mut(), a.datasets.first()) {
+        first.rows = d.rows.to_string();
+    }
+    inputs.extend(
+        a.datasets
+            .iter()
+            .skip(1)
+            .map(|d| crate::render::context::InputCtx {
+                role: "pairs".into(),
+                path: d.file.display().to_string(),
+                rows: d.rows.to_string(),
+                sha256: d.sha256.clone(),
+            }),
+    );
     let mut out = data_files(a);
     out.extend(crate::render::report_files(&super::report::report(
         a, inputs, epoch,
@@ -306,10 +451,10 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         a.id,
         all.exclusions.used(),
         all.exclusions.rows,
-        a.reference
+        a.reference_name
     )];
     let width = a
-        .annotators
+        .annotator_names
         .iter()
         .map(|n| n.chars().count())
         .max()
@@ -325,12 +470,29 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         } else {
             String::new()
         };
+        let few = if m.few_votes() {
+            format!("  (few votes: {})", m.valid_votes())
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "  {:<width$}  strength {}{ci}  accuracy {}  relevance {}",
-            a.annotators[j],
+            "  {:<width$}  strength {}{ci}  accuracy {}  relevance {}{few}",
+            a.annotator_names[j],
             fixed(m.strength, true),
             fixed(m.accuracy, false),
             fixed(m.relevance, false),
+        ));
+    }
+    if let Some(v) = &a.models {
+        out.push(format!(
+            "traits by model: {} target models against {}; table {}_model_traits",
+            v.targets.len(),
+            if v.one_vs_all {
+                "all the others".to_string()
+            } else {
+                v.references.join(", ")
+            },
+            a.id
         ));
     }
     if all.exclusions.used() == 0 {

@@ -22,6 +22,166 @@ use crate::table::{Cell, FxBuild, Table, Text, Values};
 /// 1.0).
 pub const ANNOTATED_PAIRS_VERSIONS: [&str; 2] = ["1", "2"];
 
+/// Data set names (spec 6): AnnotatedPairs' `dataset_name`, else the file
+/// stem; a repeated name gets ` (2)`, ` (3)`, ...
+fn dataset_names(parts: &[(Pairs, String)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(parts.len());
+    for (p, _) in parts {
+        let base = p.dataset_name.clone().unwrap_or_else(|| {
+            p.file
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+        });
+        let mut name = base.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{base} ({k})");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// Columns of several files joined by name, in order of first appearance;
+/// a file without a column gets missing values there.
+fn join_columns(parts: &[(Pairs, String)], get: impl Fn(&Pairs) -> &[RawColumn]) -> Vec<RawColumn> {
+    let mut names: Vec<String> = Vec::new();
+    for (p, _) in parts {
+        for (n, _) in get(p) {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let mut values = Vec::new();
+            for (p, _) in parts {
+                match get(p).iter().find(|(n, _)| *n == name) {
+                    Some((_, v)) => values.extend(v.iter().cloned()),
+                    None => values.resize(values.len() + p.len(), None),
+                }
+            }
+            (name, values)
+        })
+        .collect()
+}
+
+/// Several files as one set of pairs with the virtual subset column
+/// [`DATASET`] first (spec 6). The reference column must be the same.
+fn combine(parts: Vec<(Pairs, String)>) -> Result<Pairs> {
+    let first = &parts[0].0;
+    if let Some((p, _)) = parts
+        .iter()
+        .find(|(p, _)| p.reference.0 != first.reference.0)
+    {
+        bail!(
+            "{}: the reference annotator is \"{}\", but in {} it is \"{}\"; every pairs file \
+             of the list needs the same reference (set reference_column)",
+            p.file.display(),
+            p.reference.0,
+            first.file.display(),
+            first.reference.0
+        );
+    }
+    if let Some((p, _)) = parts
+        .iter()
+        .find(|(p, _)| p.subsets.iter().any(|(n, _)| n == DATASET))
+    {
+        bail!(
+            "{}: a subset column is named \"{DATASET}\", the name of the virtual column of \
+             several pairs files; rename it or read one file",
+            p.file.display()
+        );
+    }
+    let names = dataset_names(&parts);
+    let mut dataset: Vec<Option<Text>> = Vec::new();
+    for ((p, _), name) in parts.iter().zip(&names) {
+        let text = Text::from(name.as_str());
+        dataset.resize(dataset.len() + p.len(), Some(text));
+    }
+    let annotators = join_columns(&parts, |p| &p.annotators);
+    let annotator_names = annotators
+        .iter()
+        .map(|(n, _)| {
+            parts
+                .iter()
+                .find_map(|(p, _)| {
+                    let j = p.annotators.iter().position(|(c, _)| c == n)?;
+                    Some(p.annotator_names[j].clone())
+                })
+                .unwrap_or_else(|| n.clone())
+        })
+        .collect();
+    let mut subsets = vec![(DATASET.to_string(), dataset)];
+    subsets.extend(join_columns(&parts, |p| &p.subsets));
+    let models = parts.iter().any(|(p, _)| p.models.is_some()).then(|| {
+        let side = |pick: fn(&(RawColumn, RawColumn)) -> &RawColumn, name: &str| -> RawColumn {
+            let mut values = Vec::new();
+            for (p, _) in &parts {
+                match &p.models {
+                    Some(m) => values.extend(pick(m).1.iter().cloned()),
+                    None => values.resize(values.len() + p.len(), None),
+                }
+            }
+            (name.to_string(), values)
+        };
+        (side(|m| &m.0, "model_a"), side(|m| &m.1, "model_b"))
+    });
+    let mut unused_metadata: Vec<(String, usize)> = Vec::new();
+    for (p, _) in &parts {
+        for (k, n) in &p.unused_metadata {
+            if !unused_metadata.iter().any(|(u, _)| u == k) {
+                unused_metadata.push((k.clone(), *n));
+            }
+        }
+    }
+    let datasets = parts
+        .iter()
+        .zip(&names)
+        .map(|((p, sha256), name)| DataSet {
+            name: name.clone(),
+            file: p.file.clone(),
+            rows: p.len(),
+            sha256: sha256.clone(),
+        })
+        .collect();
+    let cat = |f: fn(&Pairs) -> &[u32]| {
+        parts
+            .iter()
+            .flat_map(|(p, _)| f(p).iter().copied())
+            .collect()
+    };
+    let reference_values = parts
+        .iter()
+        .flat_map(|(p, _)| p.reference.1.iter().cloned())
+        .collect();
+    Ok(Pairs {
+        file: first.file.clone(),
+        ids: parts
+            .iter()
+            .flat_map(|(p, _)| p.ids.iter().cloned())
+            .collect(),
+        len_a: cat(|p| &p.len_a),
+        len_b: cat(|p| &p.len_b),
+        reference: (first.reference.0.clone(), reference_values),
+        reference_name: first.reference_name.clone(),
+        annotators,
+        annotator_names,
+        subsets,
+        unused_metadata,
+        models,
+        dataset_name: None,
+        datasets,
+    })
+}
+
+/// A metadata key with more distinct values is not a default subset
+/// (spec 6: "at most 50" includes 50).
+pub const MAX_SUBSET_VALUES: usize = 50;
+
 /// How many duplicate ids an error names.
 const SHOWN_DUPLICATES: usize = 5;
 
@@ -40,7 +200,35 @@ pub struct Pairs {
     pub reference: RawColumn,
     pub annotators: Vec<RawColumn>,
     pub subsets: Vec<RawColumn>,
+    /// The shown name of the reference and of each annotator (spec 6):
+    /// AnnotatedPairs' `name`, else its `description`, else its id; a
+    /// table's column name.
+    pub reference_name: String,
+    pub annotator_names: Vec<String>,
+    /// AnnotatedPairs metadata keys not used as subsets by default (spec
+    /// 6: not a category), each with its number of distinct values.
+    pub unused_metadata: Vec<(String, usize)>,
+    /// The models of `text_a` and `text_b` (spec 6), when known.
+    pub models: Option<(RawColumn, RawColumn)>,
+    /// AnnotatedPairs' `metadata.dataset_name`, when present.
+    pub dataset_name: Option<String>,
+    /// Several pairs files (spec 6): each data set's name and rows, in file
+    /// order (its rows follow the previous one's); empty for one file.
+    pub datasets: Vec<DataSet>,
 }
+
+/// One pairs file of several.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataSet {
+    pub name: String,
+    pub file: PathBuf,
+    pub rows: usize,
+    /// SHA-256 of the file (the first file's is the command's own).
+    pub sha256: String,
+}
+
+/// The name of the virtual subset column of several data sets.
+pub const DATASET: &str = "dataset";
 
 impl Pairs {
     pub fn len(&self) -> usize {
@@ -52,8 +240,28 @@ impl Pairs {
     }
 }
 
-/// Reads the configured pairs file.
+/// Reads the configured pairs file, or every file of a list as one data set
+/// each (spec 6).
 pub fn read(cfg: &PreferencesConfig) -> Result<Pairs> {
+    if cfg.pairs_files.len() <= 1 {
+        return read_one(cfg);
+    }
+    let mut parts = Vec::with_capacity(cfg.pairs_files.len());
+    for file in &cfg.pairs_files {
+        let one = PreferencesConfig {
+            pairs_file: file.clone(),
+            pairs_files: vec![file.clone()],
+            ..cfg.clone()
+        };
+        let pairs = read_one(&one)?;
+        let sha256 = crate::pipeline::sha256_file(file)?;
+        parts.push((pairs, sha256));
+    }
+    combine(parts)
+}
+
+/// One pairs file.
+fn read_one(cfg: &PreferencesConfig) -> Result<Pairs> {
     let pairs = if cfg.is_annotated_pairs() {
         annotated_pairs(cfg)?
     } else {
@@ -98,6 +306,8 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     let mut wanted: Vec<&str> = vec![&cfg.text_a_column, &cfg.text_b_column, &reference];
     wanted.extend(cfg.annotator_columns.iter().map(String::as_str));
     wanted.extend(subsets.iter().map(String::as_str));
+    wanted.extend(cfg.model_a_column.as_deref());
+    wanted.extend(cfg.model_b_column.as_deref());
     wanted.extend(cfg.id_column.as_deref());
     let table = crate::pipeline::timed("read table", || {
         crate::input::read_table(&cfg.pairs_file, &wanted)
@@ -120,7 +330,17 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     let reference = named(std::slice::from_ref(&reference)).remove(0);
     let annotators = named(&cfg.annotator_columns);
     let subsets = named(&subsets);
+    let models = match (&cfg.model_a_column, &cfg.model_b_column) {
+        (Some(a), Some(b)) => Some(((a.clone(), columns.take(a)), (b.clone(), columns.take(b)))),
+        _ => None,
+    };
     Ok(Pairs {
+        models,
+        dataset_name: None,
+        datasets: Vec::new(),
+        unused_metadata: Vec::new(),
+        reference_name: reference.0.clone(),
+        annotator_names: cfg.annotator_columns.clone(),
         file: cfg.pairs_file.clone(),
         ids: match &cfg.id_column {
             Some(c) => columns
@@ -275,7 +495,7 @@ fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
         .ok_or_else(|| at("an AnnotatedPairs file must hold a JSON object".into()))?;
     let metadata = object(doc.get("metadata")).ok_or_else(|| at("no metadata object".into()))?;
     let version = format_version(metadata).map_err(at)?;
-    let (ids, names) = annotators(doc).map_err(at)?;
+    let (ids, names, shown) = annotators(doc).map_err(at)?;
     let default = metadata
         .get("default_annotator")
         .and_then(Value::as_str)
@@ -290,8 +510,17 @@ fn annotated_pairs(cfg: &PreferencesConfig) -> Result<Pairs> {
         .get("comparisons")
         .and_then(Value::as_array)
         .ok_or_else(|| at("no comparisons list".into()))?;
-    let columns = Columns::collect(comparisons, version, &ids, &names).map_err(at)?;
-    columns.select(cfg, &names[d], file)
+    let mut columns = Columns::collect(comparisons, version, &ids, &names).map_err(at)?;
+    let default = names[d].clone();
+    columns.shown = names.into_iter().zip(shown).collect();
+    let mut pairs = columns.select(cfg, &default, file)?;
+    pairs.dataset_name = metadata
+        .get("dataset_name")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    Ok(pairs)
 }
 
 fn object(v: Option<&Value>) -> Option<&Map<String, Value>> {
@@ -337,9 +566,12 @@ fn format_version(metadata: &Map<String, Value>) -> Result<Version, String> {
     }
 }
 
-/// The annotator ids in file order and the column name of each: its
-/// `name` when every annotator has a distinct one, else its id.
-fn annotators(doc: &Map<String, Value>) -> Result<(Vec<String>, Vec<String>), String> {
+/// The annotator ids in file order, the column name of each (its `name`
+/// when every annotator has a distinct one, else its id) and its shown
+/// name (spec 6: its `name`, else its `description`, else its id).
+type AnnotatorNames = (Vec<String>, Vec<String>, Vec<String>);
+
+fn annotators(doc: &Map<String, Value>) -> Result<AnnotatorNames, String> {
     let map = object(doc.get("annotators")).ok_or("no annotators object")?;
     let ids: Vec<String> = map.keys().cloned().collect();
     let names: Vec<Option<&str>> = map
@@ -358,7 +590,22 @@ fn annotators(doc: &Map<String, Value>) -> Result<(Vec<String>, Vec<String>), St
     } else {
         ids.clone()
     };
-    Ok((ids, shown))
+    let nonblank = |a: &Value, key: &str| {
+        a.get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let names = map
+        .iter()
+        .map(|(id, a)| {
+            nonblank(a, "name")
+                .or_else(|| nonblank(a, "description"))
+                .unwrap_or_else(|| id.clone())
+        })
+        .collect();
+    Ok((ids, shown, names))
 }
 
 /// The comparisons of an AnnotatedPairs file as columns.
@@ -370,6 +617,11 @@ struct Columns {
     votes: Vec<RawColumn>,
     /// Metadata key -> values, keys in order of first appearance.
     metadata: Vec<RawColumn>,
+    /// Annotator column name -> shown name.
+    shown: Vec<(String, String)>,
+    /// `response_a.model` and `response_b.model` per comparison.
+    model_a: Vec<Option<Text>>,
+    model_b: Vec<Option<Text>>,
 }
 
 fn scalar_text(v: &Value) -> Option<Text> {
@@ -419,6 +671,9 @@ impl Columns {
             len_b: Vec::with_capacity(comparisons.len()),
             votes: names.iter().map(|n| (n.clone(), Vec::new())).collect(),
             metadata: Vec::new(),
+            shown: Vec::new(),
+            model_a: Vec::with_capacity(comparisons.len()),
+            model_b: Vec::with_capacity(comparisons.len()),
         };
         for (i, c) in comparisons.iter().enumerate() {
             if !c.is_object() {
@@ -431,6 +686,13 @@ impl Columns {
             );
             out.len_a.push(response_len(c, i, key_a, version)?);
             out.len_b.push(response_len(c, i, key_b, version)?);
+            let model = |key: &str| {
+                c.get(key)
+                    .and_then(|r| r.get("model"))
+                    .and_then(scalar_text)
+            };
+            out.model_a.push(model(key_a));
+            out.model_b.push(model(key_b));
             let annotations = object(c.get("annotations"));
             for (id, (_, votes)) in ids.iter().zip(&mut out.votes) {
                 let pref = annotations
@@ -475,9 +737,21 @@ impl Columns {
         } else {
             cfg.annotator_columns.clone()
         };
+        let mut unused_metadata = Vec::new();
         let subsets: Vec<String> = match &cfg.subset_columns {
             Some(s) => s.clone(),
-            None => self.metadata.iter().map(|(k, _)| k.clone()).collect(),
+            None => self
+                .metadata
+                .iter()
+                .filter(|(k, values)| {
+                    let (category, distinct) = is_category(values);
+                    if !category {
+                        unused_metadata.push((k.clone(), distinct));
+                    }
+                    category
+                })
+                .map(|(k, _)| k.clone())
+                .collect(),
         };
         let present: Vec<String> = self
             .votes
@@ -485,9 +759,16 @@ impl Columns {
             .chain(&self.metadata)
             .map(|(n, _)| n.clone())
             .collect();
+        let model_keys: Vec<String> = cfg
+            .model_a_column
+            .iter()
+            .chain(&cfg.model_b_column)
+            .cloned()
+            .collect();
         let absent: Vec<&str> = std::iter::once(&reference)
             .chain(&annotators)
             .chain(&subsets)
+            .chain(&model_keys)
             .filter(|c| !present.contains(c))
             .map(String::as_str)
             .collect();
@@ -521,7 +802,40 @@ impl Columns {
                     .expect("checked"),
             }
         };
+        let shown = |name: &String| {
+            self.shown
+                .iter()
+                .find(|(c, _)| c == name)
+                .map_or_else(|| name.clone(), |(_, s)| s.clone())
+        };
+        let models = match (&cfg.model_a_column, &cfg.model_b_column) {
+            (Some(a), Some(b)) => Some((take(a), take(b))),
+            _ if self
+                .model_a
+                .iter()
+                .chain(&self.model_b)
+                .any(Option::is_some) =>
+            {
+                Some((
+                    (
+                        "response_a.model".to_string(),
+                        std::mem::take(&mut self.model_a),
+                    ),
+                    (
+                        "response_b.model".to_string(),
+                        std::mem::take(&mut self.model_b),
+                    ),
+                ))
+            }
+            _ => None,
+        };
         Ok(Pairs {
+            models,
+            dataset_name: None,
+            datasets: Vec::new(),
+            unused_metadata,
+            reference_name: shown(&reference),
+            annotator_names: annotators.iter().map(shown).collect(),
             file: file.to_path_buf(),
             reference: take(&reference),
             annotators: annotators.iter().map(|a| take(a)).collect(),
@@ -533,10 +847,59 @@ impl Columns {
     }
 }
 
+/// Whether a metadata key is a category (spec 6): at most
+/// [`MAX_SUBSET_VALUES`] distinct values, and not one per comparison (an
+/// `index` or a prompt id: as many distinct values as comparisons holding
+/// the key). Also returns the number of distinct values.
+pub fn is_category(values: &[Option<Text>]) -> (bool, usize) {
+    let mut seen: HashSet<&str, FxBuild> = HashSet::default();
+    let mut present = 0usize;
+    for v in values.iter().flatten() {
+        present += 1;
+        seen.insert(v);
+        if seen.len() > MAX_SUBSET_VALUES {
+            // Counting on would cost a set of every value (a million ids).
+            return (false, distinct_count(values));
+        }
+    }
+    let distinct = seen.len();
+    (distinct >= 1 && distinct < present, distinct)
+}
+
+fn distinct_count(values: &[Option<Text>]) -> usize {
+    values
+        .iter()
+        .flatten()
+        .map(|v| &**v)
+        .collect::<HashSet<&str, FxBuild>>()
+        .len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_categories_become_default_subsets() {
+        let col = |v: &[&str]| -> Vec<Option<Text>> {
+            v.iter()
+                .map(|s| (!s.is_empty()).then(|| Text::from(*s)))
+                .collect()
+        };
+        // One per comparison: never a subset, even a single comparison.
+        assert_eq!(is_category(&col(&["0"])), (false, 1));
+        assert_eq!(is_category(&col(&["0", "1", "2", ""])), (false, 3));
+        assert_eq!(is_category(&col(&["x", "y", "x"])), (true, 2));
+        assert_eq!(is_category(&col(&["", ""])), (false, 0));
+        let ids: Vec<String> = (0..51).map(|i| i.to_string()).collect();
+        let mut fifty: Vec<&str> = ids[..50].iter().map(String::as_str).collect();
+        fifty.push("0");
+        assert_eq!(is_category(&col(&fifty)), (true, 50));
+        let mut fifty_one: Vec<&str> = ids.iter().map(String::as_str).collect();
+        fifty_one.push("0");
+        assert_eq!(is_category(&col(&fifty_one)), (false, 51));
+    }
 
     #[test]
     fn texts_by_format_version() {
@@ -556,5 +919,26 @@ mod tests {
         assert_eq!(version(json!({"version": "2.1"})), Ok(Version::Two));
         assert_eq!(version(json!({"version": 1.0})), Ok(Version::One));
         assert!(version(json!({"version": "3.0"})).is_err());
+    }
+
+    #[test]
+    fn annotators_are_shown_by_name_then_description_then_id() {
+        let doc = json!({"annotators": {
+            "ba751e7b": {"name": "preferred_text", "description": "Default annotator"},
+            "bf731c7f": {"description": "Select the response that is more concise"},
+            "0d30c700": {"name": " ", "description": ""},
+        }});
+        let (ids, columns, shown) = annotators(doc.as_object().unwrap()).unwrap();
+        assert_eq!(ids, ["ba751e7b", "bf731c7f", "0d30c700"]);
+        // Names are not distinct for every annotator: the ids are the columns.
+        assert_eq!(columns, ids);
+        assert_eq!(
+            shown,
+            [
+                "preferred_text",
+                "Select the response that is more concise",
+                "0d30c700"
+            ]
+        );
     }
 }

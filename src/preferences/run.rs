@@ -7,10 +7,11 @@
 //! Pure: no I/O, no formatting (that is `outputs` and `report`); the maths
 //! is `crate::metrics::preferences`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
-use super::read::Pairs;
+use super::models::{model_view, ModelInput, ModelView};
+use super::read::{DataSet, Pairs};
 use crate::config::preferences::PreferencesConfig;
 use crate::metrics::preferences::{
     annotator_intervals, annotator_metrics, normalize_votes, overall_stats, vote_tables,
@@ -42,6 +43,8 @@ pub struct Scope {
 #[derive(Clone, Debug, PartialEq)]
 pub struct VoteColumn {
     pub column: String,
+    /// Its shown name (spec 6).
+    pub name: String,
     /// `reference` or `annotator`.
     pub role: &'static str,
     pub values: Vec<VoteValue>,
@@ -51,8 +54,12 @@ pub struct VoteColumn {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubsetStrength {
     pub column: String,
-    /// The values, in code-point order.
+    /// The values, in natural order (numbers as numbers).
     pub values: Vec<String>,
+    /// Pairs used per value.
+    pub pairs: Vec<u64>,
+    /// `metrics[value][annotator]`.
+    pub metrics: Vec<Vec<AnnotatorMetrics>>,
     /// Per annotator (column order): strength per value.
     pub strength: Vec<Vec<f64>>,
     /// Per annotator: largest minus smallest finite strength (NaN when
@@ -67,6 +74,9 @@ pub struct Analysis {
     pub pairs_file: PathBuf,
     pub reference: String,
     pub annotators: Vec<String>,
+    /// The shown names (spec 6): the reference's and each annotator's.
+    pub reference_name: String,
+    pub annotator_names: Vec<String>,
     pub subset_columns: Vec<String>,
     /// The bootstrap settings used (`replicates = 0` with intervals off).
     pub spec: BootstrapSpec,
@@ -75,6 +85,12 @@ pub struct Analysis {
     pub scopes: Vec<Scope>,
     pub votes: Vec<VoteColumn>,
     pub subsets: Vec<SubsetStrength>,
+    /// Metadata keys not used as subsets, with their distinct values.
+    pub unused_metadata: Vec<(String, usize)>,
+    /// The model view (spec 6), when the pairs' models are known.
+    pub models: Option<ModelView>,
+    /// Several pairs files: one data set each (empty for one file).
+    pub datasets: Vec<DataSet>,
 }
 
 impl Analysis {
@@ -132,6 +148,7 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         .collect();
     let mut votes = vec![VoteColumn {
         column: pairs.reference.0.clone(),
+        name: pairs.reference_name.clone(),
         role: "reference",
         values: reference.values.clone(),
     }];
@@ -140,8 +157,10 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
             .annotators
             .iter()
             .zip(&annotators)
-            .map(|((name, _), n)| VoteColumn {
-                column: name.clone(),
+            .zip(&pairs.annotator_names)
+            .map(|(((column, _), n), name)| VoteColumn {
+                column: column.clone(),
+                name: name.clone(),
                 role: "annotator",
                 values: n.values.clone(),
             }),
@@ -152,6 +171,28 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         pairs.len_a.clone(),
         pairs.len_b.clone(),
     );
+    let mut start = 0;
+    let datasets: Vec<(String, Vec<usize>)> = pairs
+        .datasets
+        .iter()
+        .map(|d| {
+            start += d.rows;
+            (d.name.clone(), (start - d.rows..start).collect())
+        })
+        .collect();
+    let models = pairs.models.as_ref().map(|((_, model_a), (_, model_b))| {
+        crate::pipeline::timed("model view", || {
+            model_view(&ModelInput {
+                model_a,
+                model_b,
+                base: &set,
+                target_models: cfg.target_models.as_ref(),
+                reference_models: cfg.reference_models.as_ref(),
+                datasets: &datasets,
+                spec: &spec,
+            })
+        })
+    });
     let mut scopes = vec![scope(&set, None, ALL_DATA.to_string(), &spec)];
     let mut subsets = Vec::new();
     for (column, values) in &pairs.subsets {
@@ -172,25 +213,47 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         pairs_file: pairs.file.clone(),
         reference: pairs.reference.0.clone(),
         annotators: pairs.annotators.iter().map(|(n, _)| n.clone()).collect(),
+        reference_name: pairs.reference_name.clone(),
+        annotator_names: pairs.annotator_names.clone(),
         subset_columns: pairs.subsets.iter().map(|(n, _)| n.clone()).collect(),
         spec,
         intervals_on: cfg.intervals.is_some(),
         scopes,
         votes,
         subsets,
+        unused_metadata: pairs.unused_metadata.clone(),
+        models,
+        datasets: pairs.datasets.clone(),
     }
 }
 
-/// The rows of each value of a subset column, values in code-point order
-/// (a missing value is [`NO_INFO`]).
-fn groups(values: &[Option<Text>]) -> BTreeMap<String, Vec<usize>> {
+/// The rows of each value of a subset column, values in natural order
+/// (numbers as numbers: 2 before 10; a missing value is [`NO_INFO`]).
+fn groups(values: &[Option<Text>]) -> Vec<(String, Vec<usize>)> {
     let mut rows: HashMap<&str, Vec<usize>, FxBuild> = HashMap::default();
     for (i, v) in values.iter().enumerate() {
         rows.entry(v.as_deref().unwrap_or(NO_INFO))
             .or_default()
             .push(i);
     }
-    rows.into_iter().map(|(k, r)| (k.to_string(), r)).collect()
+    let mut out: Vec<(String, Vec<usize>)> =
+        rows.into_iter().map(|(k, r)| (k.to_string(), r)).collect();
+    out.sort_by(|a, b| crate::summarize::run::natural(&a.0, &b.0));
+    out
+}
+
+/// The values a heat map shows (spec 6): all up to `most`, else the `most`
+/// with the most pairs (ties: the earlier value), in their order; and how
+/// many are left out.
+pub fn largest_values(pairs: &[u64], most: usize) -> (Vec<usize>, usize) {
+    if pairs.len() <= most {
+        return ((0..pairs.len()).collect(), 0);
+    }
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    order.sort_by(|&a, &b| pairs[b].cmp(&pairs[a]).then(a.cmp(&b)));
+    let mut kept = order[..most].to_vec();
+    kept.sort_unstable();
+    (kept, pairs.len() - most)
 }
 
 fn scope(set: &PairSet, column: Option<String>, value: String, spec: &BootstrapSpec) -> Scope {
@@ -224,6 +287,8 @@ fn subset_strength(column: &str, scopes: &[Scope], k: usize) -> SubsetStrength {
     SubsetStrength {
         column: column.to_string(),
         values: scopes.iter().map(|s| s.value.clone()).collect(),
+        pairs: scopes.iter().map(|s| s.exclusions.used()).collect(),
+        metrics: scopes.iter().map(|s| s.metrics.clone()).collect(),
         strength,
         max_diff,
     }
@@ -254,6 +319,12 @@ mod tests {
                 &["a", "b", "b", "both", "a", "neither", "a", "a", "a"],
             )],
             subsets: vec![col("s", &["u", "u", "u", "u", "v", "v", "v", "v", ""])],
+            reference_name: "ref".into(),
+            annotator_names: vec!["x".into()],
+            unused_metadata: Vec::new(),
+            models: None,
+            dataset_name: None,
+            datasets: Vec::new(),
         }
     }
 
@@ -261,12 +332,17 @@ mod tests {
         crate::config::preferences::PreferencesConfig {
             experiment_id: "pin".into(),
             pairs_file: PathBuf::from("pairs.csv"),
+            pairs_files: vec![PathBuf::from("pairs.csv")],
             id_column: None,
             text_a_column: "text_a".into(),
             text_b_column: "text_b".into(),
             reference_column: Some("ref".into()),
             annotator_columns: vec!["x".into()],
             subset_columns: Some(vec!["s".into()]),
+            model_a_column: None,
+            model_b_column: None,
+            target_models: None,
+            reference_models: None,
             intervals: Some(crate::config::intervals::Intervals {
                 replicates: 50,
                 ..Default::default()
@@ -297,6 +373,22 @@ mod tests {
         // Same seed, same results (NaN included, hence the text).
         let again = analyse(&config(), &pin());
         assert_eq!(format!("{again:?}"), format!("{a:?}"));
+    }
+
+    #[test]
+    fn subset_values_sort_naturally_and_heat_maps_keep_the_largest() {
+        let values: Vec<Option<Text>> = ["10", "2", "b", "1", "", "2"]
+            .iter()
+            .map(|s| (!s.is_empty()).then(|| Text::from(*s)))
+            .collect();
+        let g = groups(&values);
+        let keys: Vec<&str> = g.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["1", "2", "10", NO_INFO, "b"]);
+        assert_eq!(g[1].1, [1, 5]);
+        assert_eq!(largest_values(&[5, 1, 9, 1], 4), (vec![0, 1, 2, 3], 0));
+        // The two largest, in their order; a tie goes to the earlier value.
+        assert_eq!(largest_values(&[5, 1, 9, 5], 2), (vec![0, 2], 2));
+        assert_eq!(largest_values(&[1, 7, 7, 7], 2), (vec![1, 2], 2));
     }
 
     #[test]

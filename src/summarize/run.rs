@@ -275,7 +275,7 @@ fn version(o: &Opened, settings: &Intervals) -> (Version, Option<SideRun>) {
 
 /// `a` before `b` in natural order: runs of digits compare as numbers
 /// (`v2` < `v10`).
-fn natural(a: &str, b: &str) -> Ordering {
+pub(crate) fn natural(a: &str, b: &str) -> Ordering {
     let key = |s: &str| -> Vec<(u8, u128, String)> {
         let mut out = Vec::new();
         let mut chars = s.chars().peekable();

@@ -41,6 +41,43 @@ const SKIPPED: &[(&str, &str)] = &[(
     "the reference package versions (metadata, not computed values)",
 )];
 
+/// Feedback Forensics' key of each metric and our column, floats then
+/// counts.
+const FLOAT_KEYS: [(&str, &str); 7] = [
+    ("agreement", "agreement"),
+    ("acc", "accuracy"),
+    ("relevance", "relevance"),
+    ("strength", "strength"),
+    ("cohens_kappa", "kappa_randomized"),
+    ("cohens_kappa_og", "kappa"),
+    ("p_value", "p_value"),
+];
+const INT_KEYS: [(&str, &str); 4] = [
+    ("num_votes", "votes"),
+    ("agreed", "agreed"),
+    ("disagreed", "disagreed"),
+    ("not_applicable", "not_applicable"),
+];
+
+/// One row of `_annotator_metrics` or `_model_traits` (header `h`, row
+/// `r`) against the metrics at `base` in `expected.json`.
+fn metric_row(c: &mut Checker<'_>, base: &str, h: &[String], r: &[String]) {
+    let f = |name: &str| field(h, r, name);
+    let num = |s: &str| {
+        if s.is_empty() {
+            f64::NAN
+        } else {
+            s.parse::<f64>().unwrap()
+        }
+    };
+    for (key, column) in FLOAT_KEYS {
+        c.num(&format!("{base}/{key}"), num(f(column)));
+    }
+    for (key, column) in INT_KEYS {
+        c.int(&format!("{base}/{key}"), f(column).parse::<u64>().unwrap());
+    }
+}
+
 /// Relative and absolute tolerance of the fixture README, section 4.
 const REL: f64 = 1e-9;
 const ABS: f64 = 1e-12;
@@ -93,6 +130,42 @@ struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    fn new(expected: &'a Value) -> Checker<'a> {
+        Checker {
+            expected,
+            visited: BTreeSet::new(),
+            failures: Vec::new(),
+            matched: 0,
+            p_values_relative: 0,
+        }
+    }
+
+    /// Prints the tally of `what` and fails on a mismatch, on a leaf of
+    /// `unvisited` (the expected values that must have been compared) or on
+    /// fewer than `least` values compared.
+    fn finish(&self, what: &str, unvisited: &[String], least: usize) {
+        println!(
+            "preferences {what}: {} values matched, {} failed",
+            self.matched,
+            self.failures.len()
+        );
+        assert!(
+            self.failures.is_empty(),
+            "{what}:\n{}",
+            self.failures.join("\n")
+        );
+        assert!(
+            unvisited.is_empty(),
+            "{what}: expected values not compared:\n{}",
+            unvisited.join("\n")
+        );
+        assert!(
+            self.matched >= least,
+            "{what}: only {} values compared",
+            self.matched
+        );
+    }
+
     fn get(&mut self, pointer: &str) -> Option<&'a Value> {
         self.visited.insert(pointer.to_owned());
         let v = self.expected.pointer(pointer);
@@ -211,7 +284,10 @@ struct Case {
 }
 
 fn load(case: &str) -> Case {
-    let dir = case_dir(case);
+    load_dir(&case_dir(case))
+}
+
+fn load_dir(dir: &Path) -> Case {
     let config: toml::Table = fs::read_to_string(dir.join("case.toml"))
         .unwrap()
         .parse()
@@ -344,13 +420,7 @@ fn check_case(case_name: &str) {
     let case = load(case_name);
     let text = fs::read_to_string(case_dir(case_name).join("expected.json")).unwrap();
     let expected: Value = serde_json::from_str(&text).unwrap();
-    let mut c = Checker {
-        expected: &expected,
-        visited: BTreeSet::new(),
-        failures: Vec::new(),
-        matched: 0,
-        p_values_relative: 0,
-    };
+    let mut c = Checker::new(&expected);
     c.text("/case", case_name);
     c.text("/kind", "pairwise");
     if c.keys("/warnings").is_empty() {
@@ -408,8 +478,13 @@ fn preferences_ff_edge_12_matches_feedback_forensics() {
 /// tolerance, and every per-annotator, overview and vote-count leaf of
 /// `expected.json` must have been compared.
 fn check_case_through_the_command(case_name: &str) {
-    let case = load(case_name);
-    let dir = case_dir(case_name);
+    check_dir_through_the_command(case_name, &case_dir(case_name), "");
+}
+
+/// [`check_case_through_the_command`] on the case in `dir`, with `extra`
+/// lines added to the experiment file; returns the output folder.
+fn check_dir_through_the_command(case_name: &str, dir: &Path, extra: &str) -> tempfile::TempDir {
+    let case = load_dir(dir);
     let key = |k: &str| case.config[k].as_str().unwrap().to_owned();
     let tmp = tempfile::TempDir::new().unwrap();
     let quoted = |v: &[String]| {
@@ -421,7 +496,7 @@ fn check_case_through_the_command(case_name: &str) {
     let exp = format!(
         "experiment_id = \"ff\"\npairs_file = {:?}\nid_column = {:?}\ntext_a_column = {:?}\n\
          text_b_column = {:?}\nreference_column = {:?}\nannotator_columns = [{}]\n\
-         subset_columns = [{:?}]\n[intervals]\nreplicates = 50\n",
+         subset_columns = [{:?}]\n{extra}[intervals]\nreplicates = 50\n",
         dir.join(key("input")).display().to_string(),
         key("id_column"),
         key("text_a_column"),
@@ -440,13 +515,7 @@ fn check_case_through_the_command(case_name: &str) {
     ));
     let text = fs::read_to_string(dir.join("expected.json")).unwrap();
     let expected: Value = serde_json::from_str(&text).unwrap();
-    let mut c = Checker {
-        expected: &expected,
-        visited: BTreeSet::new(),
-        failures: Vec::new(),
-        matched: 0,
-        p_values_relative: 0,
-    };
+    let mut c = Checker::new(&expected);
     let table = |name: &str| csv_rows(&out.join(format!("output/ff_{name}.csv")));
     let num = |s: &str| {
         if s.is_empty() {
@@ -471,25 +540,7 @@ fn check_case_through_the_command(case_name: &str) {
             scope(f("subset_value")),
             escape(f("annotator"))
         );
-        for (key, column) in [
-            ("agreement", "agreement"),
-            ("acc", "accuracy"),
-            ("relevance", "relevance"),
-            ("strength", "strength"),
-            ("cohens_kappa", "kappa_randomized"),
-            ("cohens_kappa_og", "kappa"),
-            ("p_value", "p_value"),
-        ] {
-            c.num(&format!("{base}/{key}"), num(f(column)));
-        }
-        for (key, column) in [
-            ("num_votes", "votes"),
-            ("agreed", "agreed"),
-            ("disagreed", "disagreed"),
-            ("not_applicable", "not_applicable"),
-        ] {
-            c.int(&format!("{base}/{key}"), int(f(column)));
-        }
+        metric_row(&mut c, &base, &h, r);
     }
     let (h, rows) = table("overall");
     for r in &rows {
@@ -512,8 +563,16 @@ fn check_case_through_the_command(case_name: &str) {
             c.num(&format!("{om}/{key}"), num(f(column)));
         }
     }
+    // Feedback Forensics' AnnotatedPairs loader drops the comparisons with
+    // an empty response before counting (README: `ff_loader`); we keep them
+    // in the vote counts and exclude them from the metrics, so its vote
+    // counts are not ours there and its row counts leave them out.
+    let loader_drops = expected
+        .pointer("/ff_loader/n_rows_after_loader")
+        .zip(expected.pointer("/ff_loader/n_rows_in_file"))
+        .is_some_and(|(after, all)| after != all);
     let (h, rows) = table("votes");
-    for r in &rows {
+    for r in rows.iter().filter(|_| !loader_drops) {
         let f = |name: &str| field(&h, r, name);
         let value = Some(f("value"))
             .filter(|v| !v.is_empty())
@@ -533,7 +592,10 @@ fn check_case_through_the_command(case_name: &str) {
             .unwrap();
         int(field(&h, r, "pairs"))
     };
-    let read = excluded("pairs read");
+    let mut read = excluded("pairs read");
+    if loader_drops {
+        read -= excluded("excluded: text_a or text_b empty");
+    }
     c.int("/summary/n_rows", read);
     c.int("/all/n_rows", read);
     let valid = read
@@ -547,28 +609,18 @@ fn check_case_through_the_command(case_name: &str) {
         .unvisited()
         .into_iter()
         .filter(|p| !["/case", "/kind", "/warnings"].contains(&p.as_str()))
+        // How the reference was called (its loader's row counts and its
+        // warnings), not values; the model view is checked apart.
+        .filter(|p| {
+            !["/ff_loader/", "/warnings/", "/models/", "/model_traits"]
+                .iter()
+                .any(|k| p.starts_with(k))
+        })
+        .filter(|p| !(loader_drops && p.starts_with("/summary/value_counts/")))
         .filter(|p| !(p.starts_with("/subsets/") && p.ends_with("/n_rows")))
         .collect();
-    println!(
-        "preferences {case_name} through the command: {} values matched, {} failed",
-        c.matched,
-        c.failures.len()
-    );
-    assert!(
-        c.failures.is_empty(),
-        "{case_name}:\n{}",
-        c.failures.join("\n")
-    );
-    assert!(
-        unvisited.is_empty(),
-        "{case_name}: expected keys not in the command's tables:\n{}",
-        unvisited.join("\n")
-    );
-    assert!(
-        c.matched >= 50,
-        "{case_name}: only {} values compared",
-        c.matched
-    );
+    c.finish(&format!("{case_name} through the command"), &unvisited, 50);
+    tmp
 }
 
 #[test]
@@ -744,10 +796,13 @@ fn preferences_example_builds_end_to_end() {
     assert!(strength_of("first_position").abs() < 0.1);
     let (_, excl) = csv_rows(&out.join(format!("output/{id}_exclusions.csv")));
     assert_eq!(excl.last().unwrap(), &["pairs used", "287"]);
-    let (_, votes_rows) = csv_rows(&out.join(format!("output/{id}_votes.csv")));
+    let (vh, votes_rows) = csv_rows(&out.join(format!("output/{id}_votes.csv")));
     assert!(votes_rows
         .iter()
-        .any(|r| r[0] == "judge_model" && r[2] == "text-a" && r[3] == "not valid"));
+        .any(|r| field(&vh, r, "annotator") == "judge_model"
+            && field(&vh, r, "annotator_name") == "judge_model"
+            && field(&vh, r, "value") == "text-a"
+            && field(&vh, r, "read_as") == "not valid"));
     // Terminal: one line per annotator, then the report's path.
     for n in names {
         assert!(run.stdout.contains(&format!("  {n} ")), "{}", run.stdout);
@@ -1233,4 +1288,347 @@ fn preferences_no_valid_pair_is_not_an_error() {
     assert!(rows.iter().all(|r| field(&h, r, "strength").is_empty()));
     let html = fs::read_to_string(out.join("report/small_report.html")).unwrap();
     assert!(html.contains("No pair is left"));
+}
+
+// ---------------------------------------------------------------------------
+// Real Feedback Forensics data (spec 6).
+
+/// The shared external case `case`, or `None` (said) when `../shared` is
+/// missing.
+fn external_case(case: &str) -> Option<PathBuf> {
+    let dir = common::shared_fixtures_path().join("external").join(case);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("preferences: {} missing, test skipped", dir.display());
+        None
+    }
+}
+
+/// Runs `rsmreport preferences` on an experiment file holding `toml`
+/// (written into a temporary folder, which is returned with the run).
+fn run_experiment(toml: &str) -> (tempfile::TempDir, common::Run) {
+    let tmp = tempfile::TempDir::new().unwrap();
+    fs::write(tmp.path().join("exp.toml"), toml).unwrap();
+    let out = tmp.path().join("out");
+    let run = preferences(tmp.path(), &tmp.path().join("exp.toml"), &out, &[]);
+    (tmp, run)
+}
+
+#[test]
+fn preferences_ff_example_file_names_subsets_and_few_votes() {
+    let Some(dir) = external_case("ff-annotated-pairs-example") else {
+        return;
+    };
+    let (tmp, run) = run_experiment(&format!(
+        "experiment_id = \"ffex\"\npairs_file = {:?}\n",
+        dir.join("pairs_ap.json").display().to_string()
+    ));
+    ok(&run);
+    let out = tmp.path().join("out");
+    // Names: the trait's description, the reference by its name.
+    let (h, rows) = csv_rows(&out.join("output/ffex_annotator_metrics.csv"));
+    assert_eq!(h[..2], ["annotator", "annotator_name"]);
+    assert_eq!(rows.len(), 40, "40 annotators, no subset rows");
+    let name = |id: &str| {
+        let r = rows
+            .iter()
+            .find(|r| field(&h, r, "annotator") == id)
+            .unwrap();
+        field(&h, r, "annotator_name").to_owned()
+    };
+    assert_eq!(name("bf731c7f"), "Select the response that is more concise");
+    assert_eq!(name("d4f11654"), "Select the response that is too long");
+    // `index` is one value per comparison: not a subset.
+    assert!(rows
+        .iter()
+        .all(|r| field(&h, r, "subset_value") == "All data"));
+    // One comparison: every annotator rests on at most one valid vote.
+    assert!(rows.iter().all(|r| field(&h, r, "few_votes") == "True"));
+    let (h, rows) = csv_rows(&out.join("output/ffex_votes.csv"));
+    let reference = rows.iter().find(|r| field(&h, r, "role") == "reference");
+    assert_eq!(
+        field(&h, reference.unwrap(), "annotator_name"),
+        "preferred_text"
+    );
+    let html = fs::read_to_string(out.join("report/ffex_report.html")).unwrap();
+    for words in [
+        "Select the response that is more concise",
+        "reference: <strong>preferred_text</strong>",
+        "Metadata not used as subsets: index (1 distinct values)",
+    ] {
+        assert!(html.contains(words), "report lacks {words}");
+    }
+    assert!(!html.contains("strength_by_index"));
+    // Few votes: greyed cells, a footnote, no strength as the headline, and
+    // the collapsed [1, 1] interval with the exact one beside it.
+    assert!(html.contains("few-votes") && html.contains("Few votes: greyed values"));
+    assert!(!html.contains("<dt>strength"), "a few-votes headline tile");
+    assert!(html.contains("[1.000, 1.000]; exact accuracy [0.025, 1.000]"));
+    assert!(run.stdout.contains("against the reference preferred_text"));
+    assert!(run
+        .stdout
+        .contains("  Select the response that is too long "));
+    assert!(run.stdout.contains("(few votes: 1)"));
+}
+
+/// The model view of a `ff-*-models` case in the output folder `out`
+/// (experiment id `id`): every row of `<id>_model_traits` on the whole data
+/// against `model_traits` / `model_traits_reference_annotator`, and the
+/// resolved model lists and `prefers M` vote counts of the JSON against
+/// `models`; every leaf of those blocks must be compared.
+fn check_model_view(case_name: &str, expected: &Value, out: &Path, id: &str) {
+    let mut c = Checker::new(expected);
+    let (h, rows) = csv_rows(&out.join(format!("output/{id}_model_traits.csv")));
+    for r in rows
+        .iter()
+        .filter(|r| field(&h, r, "subset_value") == "All data")
+    {
+        let f = |name: &str| field(&h, r, name);
+        let model = escape(f("model"));
+        let base = if f("role") == "reference" {
+            format!("/model_traits_reference_annotator/{model}")
+        } else {
+            format!("/model_traits/{model}/{}", escape(f("annotator")))
+        };
+        metric_row(&mut c, &base, &h, r);
+    }
+    let json: Value = serde_json::from_str(
+        &fs::read_to_string(out.join(format!("output/{id}_preferences.json"))).unwrap(),
+    )
+    .unwrap();
+    let models = &json["models"];
+    for key in ["available_models", "target_models", "reference_models"] {
+        let ours: Vec<&str> = models[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        for (i, m) in ours.iter().enumerate() {
+            c.text(&format!("/models/{key}/{i}"), m);
+        }
+    }
+    for (m, doc) in models["identity_annotators"].as_object().unwrap() {
+        let base = format!("/models/identity_annotators/{}", escape(m));
+        c.text(
+            &format!("{base}/ff_description"),
+            doc["description"].as_str().unwrap(),
+        );
+        c.int(
+            &format!("{base}/num_pairs"),
+            doc["num_pairs"].as_u64().unwrap(),
+        );
+        for (key, ours) in [
+            ("text_a", "text_a"),
+            ("text_b", "text_b"),
+            ("Not applicable", "not_applicable"),
+        ] {
+            let n = doc["votes"][ours].as_u64().unwrap();
+            c.int(&format!("{base}/votes/{}", escape(key)), n);
+        }
+    }
+    let unvisited: Vec<String> = c
+        .unvisited()
+        .into_iter()
+        .filter(|p| {
+            p.starts_with("/model_traits")
+                || (p.starts_with("/models/")
+                    && [
+                        "available_models",
+                        "target_models/",
+                        "reference_models/",
+                        "num_pairs",
+                    ]
+                    .iter()
+                    .any(|k| p.contains(k)))
+        })
+        .filter(|p| !p.contains("/identity_annotators/") || !p.contains("/reference_models/"))
+        .collect();
+    c.finish(&format!("{case_name} model view"), &unvisited, 200);
+}
+
+/// Every Feedback Forensics case of `fixtures/external/` through the
+/// command (tables at 1e-9); the models cases also through their model
+/// view, from `pairs.csv` with model columns and from the AnnotatedPairs
+/// file alike.
+#[test]
+fn preferences_ff_external_cases_through_the_command() {
+    let Some(root) = external_case(".") else {
+        return;
+    };
+    let mut cases: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ff-"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 4, "{cases:?}");
+    for case in &cases {
+        let dir = root.join(case);
+        let config: toml::Table = fs::read_to_string(dir.join("case.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let models = config.get("model_a_column").is_some();
+        let lists: String = ["target_models", "reference_models"]
+            .iter()
+            .filter_map(|k| config.get(*k).map(|v| format!("{k} = {v}\n")))
+            .collect();
+        let extra = if models {
+            format!(
+                "model_a_column = {}\nmodel_b_column = {}\n{lists}",
+                config["model_a_column"], config["model_b_column"]
+            )
+        } else {
+            String::new()
+        };
+        let tmp = check_dir_through_the_command(case, &dir, &extra);
+        if !models {
+            continue;
+        }
+        let expected: Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+        check_model_view(case, &expected, &tmp.path().join("out"), "ff");
+        // The same comparisons as AnnotatedPairs: models from
+        // response_a.model / response_b.model.
+        let ap = config["input_annotated_pairs"].as_str().unwrap();
+        let (tmp, run) = run_experiment(&format!(
+            "experiment_id = \"ap\"\npairs_file = {:?}\n{lists}[intervals]\nreplicates = 20\n",
+            dir.join(ap).display().to_string()
+        ));
+        ok(&run);
+        check_model_view(case, &expected, &tmp.path().join("out"), "ap");
+    }
+}
+
+/// Two AnnotatedPairs files are two data sets side by side (spec 6): the
+/// virtual subset column `dataset` holds their `dataset_name`s, and the
+/// models file's data set gives exactly that case's values (annotator
+/// metrics and model traits), whatever the other file holds.
+#[test]
+fn preferences_two_files_give_a_dataset_subset_side_by_side() {
+    let (Some(models), Some(human1)) = (
+        external_case("ff-pandalm-999-models"),
+        external_case("ff-pandalm-999-human1-ref"),
+    ) else {
+        return;
+    };
+    let (tmp, run) = run_experiment(&format!(
+        "experiment_id = \"two\"\npairs_file = [{:?}, {:?}]\n[intervals]\nreplicates = 20\n",
+        models.join("pairs_ap.json").display().to_string(),
+        human1.join("pairs_ap.json").display().to_string()
+    ));
+    ok(&run);
+    let out = tmp.path().join("out");
+    let name = "ff-pandalm-999-models";
+    let expected: Value =
+        serde_json::from_str(&fs::read_to_string(models.join("expected.json")).unwrap()).unwrap();
+    let mut c = Checker::new(&expected);
+    let (h, rows) = csv_rows(&out.join("output/two_annotator_metrics.csv"));
+    let values: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| field(&h, r, "subset_column") == "dataset")
+        .map(|r| field(&h, r, "subset_value"))
+        .collect();
+    assert_eq!(
+        values,
+        BTreeSet::from([name, "ff-pandalm-999-human1-ref"]),
+        "the dataset subset"
+    );
+    for r in rows.iter().filter(|r| field(&h, r, "subset_value") == name) {
+        let base = format!(
+            "/all/annotator_metrics/per_annotator/{}",
+            field(&h, r, "annotator")
+        );
+        metric_row(&mut c, &base, &h, r);
+    }
+    let (h, rows) = csv_rows(&out.join("output/two_model_traits.csv"));
+    for r in rows.iter().filter(|r| field(&h, r, "subset_value") == name) {
+        let base = if field(&h, r, "role") == "reference" {
+            format!(
+                "/model_traits_reference_annotator/{}",
+                field(&h, r, "model")
+            )
+        } else {
+            format!(
+                "/model_traits/{}/{}",
+                field(&h, r, "model"),
+                field(&h, r, "annotator")
+            )
+        };
+        metric_row(&mut c, &base, &h, r);
+    }
+    // The other file has no models: prefers M is never applicable there.
+    let other: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| field(&h, r, "subset_value") == "ff-pandalm-999-human1-ref")
+        .collect();
+    assert_eq!(other.len(), 25);
+    assert!(other
+        .iter()
+        .all(|r| field(&h, r, "votes") == "0" && !field(&h, r, "note").is_empty()));
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+    assert_eq!(c.matched, 4 * 11 + 25 * 11);
+    let html = fs::read_to_string(out.join("report/two_report.html")).unwrap();
+    assert!(
+        html.contains("strength_by_dataset") && html.contains("2 data sets, one per pairs file")
+    );
+}
+
+/// The same file twice: ids repeat across files (allowed: unique within a
+/// file), the second data set's name gets " (2)", and both data sets give
+/// the same strengths as the whole.
+#[test]
+fn preferences_a_repeated_data_set_name_is_numbered() {
+    let pairs = common::manifest_dir().join("examples/preferences/pairs.csv");
+    let pairs = pairs.display().to_string();
+    let (tmp, run) = run_experiment(&format!(
+        "experiment_id = \"twice\"\npairs_file = [{pairs:?}, {pairs:?}]\nid_column = \
+         \"comparison_id\"\nreference_column = \"preferred_text\"\nannotator_columns = \
+         [\"judge_model\", \"crowd_worker\"]\nintervals = false\n"
+    ));
+    ok(&run);
+    let (h, rows) = csv_rows(&tmp.path().join("out/output/twice_annotator_metrics.csv"));
+    let strength = |value: &str, annotator: &str| {
+        let r = rows
+            .iter()
+            .find(|r| {
+                field(&h, r, "subset_value") == value && field(&h, r, "annotator") == annotator
+            })
+            .unwrap_or_else(|| panic!("no row {value} {annotator}"));
+        field(&h, r, "strength").to_owned()
+    };
+    for a in ["judge_model", "crowd_worker"] {
+        assert_eq!(strength("pairs", a), strength("All data", a));
+        assert_eq!(strength("pairs (2)", a), strength("All data", a));
+    }
+}
+
+#[test]
+fn preferences_errors_one_model_column() {
+    let toml = SMALL_TOML.replace(
+        "subset_columns = [\"source\"]\n",
+        "subset_columns = [\"source\"]\nmodel_a_column = \"judge\"\n",
+    );
+    refused(
+        &[("exp.toml", &toml), ("pairs.csv", SMALL_CSV)],
+        2,
+        &["exp.toml, line 7: model_a_column is set but model_b_column is not"],
+    );
+}
+
+#[test]
+fn preferences_errors_dataset_subset_column_with_several_files() {
+    let toml = SMALL_TOML
+        .replace("\"pairs.csv\"", "[\"pairs.csv\", \"pairs.csv\"]")
+        .replace("[\"source\"]", "[\"dataset\"]");
+    refused(
+        &[
+            ("exp.toml", &toml),
+            ("pairs.csv", &SMALL_CSV.replace("source", "dataset")),
+        ],
+        1,
+        &["pairs.csv: a subset column is named \"dataset\", the name of the virtual column"],
+    );
 }

@@ -14,6 +14,8 @@
 //!   Clopper-Pearson interval of accuracy ([`clopper_pearson`]).
 //! * [`overall_stats`]: the data-set overview of spec 3 ("longer" is
 //!   `text_a` only when strictly longer).
+//! * [`models::prefers_model`]: Feedback Forensics' model-identity
+//!   annotators (spec 6), the references of the model view.
 //!
 //! Pure maths on votes, lengths and counts: this module must not touch
 //! files, tables, configuration, threads, formatting or report code (the
@@ -23,6 +25,7 @@
 
 mod binomial;
 mod intervals;
+pub mod models;
 mod overall;
 #[cfg(test)]
 mod tests;
@@ -374,6 +377,22 @@ pub struct AnnotatorMetrics {
     pub kappa: f64,
     /// Feedback Forensics' one-sided binomial p-value.
     pub p_value: f64,
+}
+
+/// Fewer valid votes than this (agreed + disagreed) and a strength,
+/// accuracy or relevance is marked `few votes` (spec 6).
+pub const FEW_VOTES: u64 = 30;
+
+impl AnnotatorMetrics {
+    /// The votes valid for both the annotator and the reference: `A + D`.
+    pub fn valid_votes(&self) -> u64 {
+        self.agreed + self.disagreed
+    }
+
+    /// Fewer than [`FEW_VOTES`] valid votes (spec 6).
+    pub fn few_votes(&self) -> bool {
+        self.valid_votes() < FEW_VOTES
+    }
 }
 
 /// Accuracy, relevance and strength from the counts, as Feedback Forensics

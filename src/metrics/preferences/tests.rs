@@ -355,3 +355,16 @@ fn replicates_do_not_depend_on_order() {
     let none = PairSet::new(votes("tie"), vec![votes("a")], vec![1], vec![1]);
     assert!(PairBootstrap::new(&none, 1).is_none());
 }
+
+#[test]
+fn few_votes_below_thirty_valid_votes() {
+    let table = |a: u64, d: u64, na: u64| VoteTable {
+        counts: [[a, d, na], [0, 0, 0], [0, 0, 0]],
+    };
+    // 29 valid votes among 100 pairs: few; 30: not.
+    let m = annotator_metrics(&table(20, 9, 71));
+    assert_eq!((m.valid_votes(), m.few_votes()), (29, true));
+    let m = annotator_metrics(&table(20, 10, 0));
+    assert_eq!((m.valid_votes(), m.few_votes()), (30, false));
+    assert!(annotator_metrics(&table(0, 0, 0)).few_votes());
+}
