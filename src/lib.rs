@@ -58,20 +58,7 @@ pub mod preprocess;
 pub mod render;
 
 // Report kinds.
-pub mod agree;
-pub mod compare;
 pub mod kinds;
-pub mod preferences;
-pub mod summarize;
 
 // Aside.
 pub mod simulate;
-
-// Old paths, kept so code written against them still compiles (see
-// docs/architecture.md, "Old paths").
-#[doc(hidden)]
-pub use analysis as sections;
-#[doc(hidden)]
-pub use kinds::evaluation as build;
-#[doc(hidden)]
-pub use kinds::evaluation::pipeline;

@@ -11,7 +11,8 @@ pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Resul
         .map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     let (agreement, files) =
-        rsmreport::agree::outputs::run(&cfg, provenance::generation_epoch()).map_err(data_error)?;
-    let lines = |_: &[PathBuf]| rsmreport::agree::outputs::terminal_lines(&agreement, &cfg);
+        rsmreport::kinds::agree::outputs::run(&cfg, provenance::generation_epoch())
+            .map_err(data_error)?;
+    let lines = |_: &[PathBuf]| rsmreport::kinds::agree::outputs::terminal_lines(&agreement, &cfg);
     finish_files(&dir, force, &files, lines, &[])
 }

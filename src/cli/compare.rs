@@ -3,8 +3,8 @@
 
 use super::{archive_failure, config_error, data_error, finish_files, problem_failure, Failure};
 use anyhow::anyhow;
-use rsmreport::compare::{outputs, run};
 use rsmreport::input::archive::{self, Archive};
+use rsmreport::kinds::compare::{outputs, run};
 use rsmreport::provenance::{self, timed};
 use rsmreport::{config, output};
 use std::path::{Path, PathBuf};
@@ -29,11 +29,13 @@ fn compare_gates(
     candidate: &Archive,
 ) -> Result<Vec<config::gates::Gate>, Failure> {
     let subgroups = cfg.subgroups.clone().unwrap_or_else(|| {
-        rsmreport::compare::run::both_sides(baseline.subgroups.iter().chain(&candidate.subgroups))
+        rsmreport::kinds::compare::run::both_sides(
+            baseline.subgroups.iter().chain(&candidate.subgroups),
+        )
     });
-    let score_type = rsmreport::compare::run::stored_score_type(baseline, candidate, cfg);
+    let score_type = rsmreport::kinds::compare::run::stored_score_type(baseline, candidate, cfg);
     let no_min = |_: &str| 0;
-    let cx = rsmreport::compare::gates::context(
+    let cx = rsmreport::kinds::compare::gates::context(
         &subgroups,
         candidate,
         &score_type,
@@ -76,7 +78,7 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
         None => Vec::new(),
     };
     let mut cmp = run::compare(&b, &c, &cfg).map_err(archive_failure)?;
-    cmp.gates = rsmreport::compare::gates::evaluate(&gates, &cmp, &c)
+    cmp.gates = rsmreport::kinds::compare::gates::evaluate(&gates, &cmp, &c)
         .map_err(|e| config_error(anyhow!(e)))?;
     // Compare spec 2: the labels name the default folder, also when
     // comparison_id names the files.

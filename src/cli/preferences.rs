@@ -2,7 +2,7 @@
 //! annotations against a reference annotator.
 
 use super::{config_error, data_error, finish_files, Failure};
-use rsmreport::preferences::{outputs, read, run};
+use rsmreport::kinds::preferences::{outputs, read, run};
 use rsmreport::provenance::{self, timed};
 use rsmreport::{config, output};
 use std::path::{Path, PathBuf};
@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
     let cfg = config::preferences::load(experiment).map_err(config_error)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
-    output::refuse_inputs_inside(&dir, &[experiment, &cfg.pairs_file]).map_err(config_error)?;
+    let mut inputs = vec![experiment];
+    inputs.extend(cfg.pairs_files.iter().map(PathBuf::as_path));
+    output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
     // The checksum of the pairs file is computed on another thread while the
     // pairs are read and analysed.

@@ -3,10 +3,10 @@
 
 use super::{archive_failure, config_error, data_error, finish_files, Failure};
 use anyhow::anyhow;
+use rsmreport::kinds::summarize::outputs;
+use rsmreport::kinds::summarize::run::{self, Opened};
 use rsmreport::output;
 use rsmreport::provenance::{self, timed};
-use rsmreport::summarize::outputs;
-use rsmreport::summarize::run::{self, Opened};
 use std::path::{Path, PathBuf};
 
 /// `summarize --order` (`model_version`, the config key, also works).
@@ -83,7 +83,7 @@ pub fn run(args: SummarizeArgs) -> Result<(), Failure> {
     let (dirs, base) = with_baseline(args.folders, args.baseline);
     let dir = args.output_dir.unwrap_or_else(|| PathBuf::from(id));
     run::distinct_folders(&dirs).map_err(|e| config_error(anyhow!(e)))?;
-    let inputs = rsmreport::compare::run::input_paths(&dirs, &[]);
+    let inputs = rsmreport::kinds::compare::run::input_paths(&dirs, &[]);
     output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     let opened = timed("open folders", || open_all(&dirs))?;
     let order = match args.order {

@@ -11,5 +11,9 @@
 //! of the crate and move here unchanged (`git mv`) once the branches that
 //! edit them are merged; see `docs/architecture.md`.
 
+pub mod agree;
 pub mod classify;
+pub mod compare;
 pub mod evaluation;
+pub mod preferences;
+pub mod summarize;

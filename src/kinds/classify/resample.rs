@@ -104,7 +104,7 @@ impl Intervals {
 /// `gain` with interval `[lo, hi]` and margin `m`: compare's one verdict
 /// function, for paired items.
 pub fn verdict(lo: f64, hi: f64, m: f64) -> &'static str {
-    use crate::compare::verdict as words;
+    use crate::kinds::compare::verdict as words;
     words::verdict(lo, hi, m, words::Rules::PAIRED).name()
 }
 

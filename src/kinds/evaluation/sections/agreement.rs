@@ -6,8 +6,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{add_intervals, add_row_intervals, continuous_human};
-use crate::build::Builder;
 use crate::config::{Number, ScaleWith};
+use crate::kinds::evaluation::Builder;
 use crate::metrics::MetricBlock;
 use crate::plots;
 use crate::render::builder::template;

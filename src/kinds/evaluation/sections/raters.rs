@@ -3,16 +3,16 @@
 //! the pairs with the machine as one more rater, the categories), the
 //! "Per score point" subsection of `evaluation` (4) and the PRMSE from
 //! all human ratings under `true_score_evaluation` (5). The blocks are
-//! `rsmreport agree`'s own (`crate::agree::report`), one level deeper.
+//! `rsmreport agree`'s own (`crate::kinds::agree::report`), one level deeper.
 //! Reads the run's typed results; no I/O, no rendering.
 
 use anyhow::Result;
 
 use super::add_row_intervals;
-use crate::agree::report::{
+use crate::kinds::agree::report::{
     categories_blocks, classification_tables, coefficients_blocks, pairs_blocks,
 };
-use crate::build::Builder;
+use crate::kinds::evaluation::Builder;
 use crate::render::model::Block;
 use crate::render::tables::{frame_table, FrameOpts};
 

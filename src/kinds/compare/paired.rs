@@ -2,16 +2,21 @@
 //! headline statistics (compare spec 2.2, 2.3). The responses both folders
 //! share ([`super::pairing`]) are resampled once per replicate and both
 //! versions' statistics are computed on that resample by the code of the
-//! intervals ([`crate::sections::intervals::stats::overall`], the same
+//! intervals ([`crate::analysis::intervals::stats::overall`], the same
 //! sums and metric functions as `build`), so `Δ* = candidate* - baseline*`
 //! is paired by construction.
 //!
 //! Pure: no I/O.
 
-use crate::compare::pairing::Pairing;
-use crate::compare::verdict::{verdict, Rules, Verdict};
+use crate::analysis::intervals::design::{
+    block_sums, stratum_totals, Additive, Blocks, MAX_BLOCKS,
+};
+use crate::analysis::intervals::stats::{by_group, overall, ByGroup, GroupSums, Overall};
+use crate::analysis::intervals::{overall_sums, replicate, Replicated, Replicates};
 use crate::config::intervals::Intervals;
 use crate::input::archive::Responses;
+use crate::kinds::compare::pairing::Pairing;
+use crate::kinds::compare::verdict::{verdict, Rules, Verdict};
 use crate::metrics::association::pearson;
 use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::pair_sums::Centres;
@@ -19,11 +24,6 @@ use crate::metrics::pair_sums::PairSums;
 use crate::metrics::paired::{
     bootstrap_p_value, holm, mcnemar_exact_p, zou_overlapping_interval, Better,
 };
-use crate::sections::intervals::design::{
-    block_sums, stratum_totals, Additive, Blocks, MAX_BLOCKS,
-};
-use crate::sections::intervals::stats::{by_group, overall, ByGroup, GroupSums, Overall};
-use crate::sections::intervals::{overall_sums, replicate, Replicated, Replicates};
 
 /// A headline statistic of compare spec 2.2: where it is in the
 /// whole-set tables, which way is better and its default margin.
@@ -695,7 +695,7 @@ fn group_run(
             g.round.push(&spec.round, h[i], round[i]);
         }
     });
-    let stat = |t: &[SidesGroups], put: &mut crate::sections::intervals::stats::Put| {
+    let stat = |t: &[SidesGroups], put: &mut crate::analysis::intervals::stats::Put| {
         for (k, spec) in specs.iter().enumerate() {
             let levels: Vec<GroupSums> = t.iter().map(|x| x.0[k].clone()).collect();
             by_group(spec, &levels, put);

@@ -10,14 +10,14 @@
 
 use anyhow::Result;
 
-use crate::compare::report::{number, verdict_class};
+use crate::kinds::compare::report::{number, verdict_class};
+use crate::kinds::summarize::outputs::{statistic_names, subgroups};
+use crate::kinds::summarize::run::Summary;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{head, text_cell};
 use crate::render::{Builder, Report};
-use crate::summarize::outputs::{statistic_names, subgroups};
-use crate::summarize::run::Summary;
 
 /// A count (`5000`), empty when unknown.
 fn count(n: f64) -> Cell {
@@ -106,7 +106,7 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
         true,
         true,
     );
-    let names: Vec<&str> = crate::compare::paired::HEADLINE
+    let names: Vec<&str> = crate::kinds::compare::paired::HEADLINE
         .iter()
         .map(|st| st.name)
         .filter(|n| {
@@ -242,7 +242,7 @@ fn provenance_table(b: &mut Builder, s: &Summary) -> Table {
 fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
     let labels: Vec<String> = s.versions.iter().map(|v| v.label.clone()).collect();
     let mut out = Vec::new();
-    for st in crate::compare::paired::HEADLINE {
+    for st in crate::kinds::compare::paired::HEADLINE {
         let values: Vec<(f64, f64, f64)> = s
             .versions
             .iter()

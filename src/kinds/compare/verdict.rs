@@ -143,7 +143,7 @@ impl Rules {
 
 /// The verdict (compare spec 2.3, amended) on the interval `[lo, hi]` of
 /// the oriented change `gain` (positive is better; see
-/// [`crate::compare::paired::Statistic::gain`]) with the practical margin
+/// [`crate::kinds::compare::paired::Statistic::gain`]) with the practical margin
 /// `margin` (>= 0), under `rules`:
 ///
 /// | condition | verdict |

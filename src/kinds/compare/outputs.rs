@@ -12,9 +12,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::compare::paired::{DeltaRow, LevelRow};
-use crate::compare::run::Comparison;
-use crate::compare::stored::StoredRow;
+use crate::kinds::compare::paired::{DeltaRow, LevelRow};
+use crate::kinds::compare::run::Comparison;
+use crate::kinds::compare::stored::StoredRow;
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
 
@@ -111,9 +111,10 @@ pub fn verdict_frame(c: &Comparison) -> Frame {
 
 /// The preflight table as a frame.
 pub fn preflight_frame(c: &Comparison) -> Frame {
-    let col = |name: &str, f: &dyn Fn(&crate::compare::preflight::PreflightRow) -> String| {
-        Column::new(name, text_values(c.preflight.iter().map(|r| Some(f(r)))))
-    };
+    let col =
+        |name: &str, f: &dyn Fn(&crate::kinds::compare::preflight::PreflightRow) -> String| {
+            Column::new(name, text_values(c.preflight.iter().map(|r| Some(f(r)))))
+        };
     Frame::new(
         "compare_preflight",
         None,
@@ -342,7 +343,7 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         .iter()
         .map(|(n, m)| (n.to_string(), number(*m)))
         .collect();
-    let words: Vec<Value> = crate::compare::verdict::Verdict::ALL
+    let words: Vec<Value> = crate::kinds::compare::verdict::Verdict::ALL
         .iter()
         .map(|v| json!({"verdict": v.name(), "condition": v.condition(), "meaning": v.meaning()}))
         .collect();
@@ -377,7 +378,7 @@ pub fn files(
 ) -> anyhow::Result<Vec<OutputFile>> {
     let mut out = data_files(c);
     out.extend(crate::render::report_files_named(
-        &crate::compare::report::report(c, inputs, epoch)?,
+        &crate::kinds::compare::report::report(c, inputs, epoch)?,
         "compare",
     )?);
     Ok(out)
@@ -421,7 +422,7 @@ pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow
     c.groups
         .iter()
         .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
-        .filter(|(_, r)| r.row.verdict == crate::compare::verdict::Verdict::Regressed)
+        .filter(|(_, r)| r.row.verdict == crate::kinds::compare::verdict::Verdict::Regressed)
 }
 
 /// The preflight table on the terminal (compare spec 2.1): one line per
@@ -492,7 +493,7 @@ pub fn terminal_lines(c: &Comparison) -> Vec<String> {
         ));
     }
     out.extend(
-        crate::compare::report::directions(c)
+        crate::kinds::compare::report::directions(c)
             .into_iter()
             .map(|d| format!("  {d}")),
     );

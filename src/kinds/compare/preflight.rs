@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use crate::compare::pairing::{Pairing, LOW_OVERLAP};
 use crate::input::archive::{Archive, Responses};
+use crate::kinds::compare::pairing::{Pairing, LOW_OVERLAP};
 
 /// One row of the preflight table.
 #[derive(Clone, Debug, PartialEq)]

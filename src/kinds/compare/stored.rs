@@ -10,8 +10,8 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use crate::compare::between::Between;
 use crate::input::archive::{Archive, INDEX};
+use crate::kinds::compare::between::Between;
 use crate::table::{Cell, Table, Values};
 
 /// One stored number of both sides and its difference.

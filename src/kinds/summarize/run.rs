@@ -9,11 +9,13 @@
 
 use std::cmp::Ordering;
 
-use crate::compare::paired::{self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN};
-use crate::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
 use crate::config::compare::CompareConfig;
 use crate::config::intervals::Intervals;
 use crate::input::archive::{Archive, ArchiveError, Responses};
+use crate::kinds::compare::paired::{
+    self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN,
+};
+use crate::kinds::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
 use crate::metrics::paired::Better;
 
 /// The order of the rows (`--order`).
@@ -448,7 +450,7 @@ pub fn distinct_folders(dirs: &[std::path::PathBuf]) -> Result<(), String> {
 /// scale): a note, and its agreement rates and RMSE differences marked
 /// `not comparable` (compare spec 2.4, amended).
 fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String>) {
-    use crate::compare::preflight::config_text;
+    use crate::kinds::compare::preflight::config_text;
     let range = |a: &Archive| (config_text(a, "trim_min"), config_text(a, "trim_max"));
     let (rb, rv) = (range(base), range(a));
     if [&rb.0, &rb.1, &rv.0, &rv.1].iter().any(|t| t.is_empty()) || rb == rv {
@@ -465,7 +467,7 @@ fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String
             .iter_mut()
             .filter(|r| ["exact_agr", "adj_agr", "RMSE"].contains(&r.statistic.name))
         {
-            r.verdict = crate::compare::verdict::Verdict::NotComparable;
+            r.verdict = crate::kinds::compare::verdict::Verdict::NotComparable;
         }
     }
 }

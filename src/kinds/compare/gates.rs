@@ -9,11 +9,11 @@
 //! Pure: works on a finished [`Comparison`] and the opened candidate
 //! folder; writes nothing.
 
-use crate::compare::paired::DeltaRow;
-use crate::compare::run::Comparison;
 use crate::config::gates::{Cell, Context, ScoreTypes};
 use crate::gates::{Results, Stat};
 use crate::input::archive::Archive;
+use crate::kinds::compare::paired::DeltaRow;
+use crate::kinds::compare::run::Comparison;
 
 /// The score types a folder's `eval` table has (of the six names gates
 /// know).
@@ -275,8 +275,8 @@ fn unique_names(gates: &[crate::config::gates::Gate]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::compare::paired::{BY_LEVEL, HEADLINE};
     use crate::config::gates::{DELTA_BY_LEVEL, DELTA_OVERALL};
+    use crate::kinds::compare::paired::{BY_LEVEL, HEADLINE};
 
     #[test]
     fn the_delta_metrics_gates_accept_are_the_compared_statistics() {

@@ -19,7 +19,7 @@ use crate::metrics::raters::alpha::Level;
 use crate::metrics::raters::rows::{CoefficientRow, NullTest};
 use crate::metrics::raters::scales::{benchmark, Benchmark, Scale};
 use crate::output::OutputFile;
-use crate::pipeline::timed;
+use crate::provenance::timed;
 use crate::table::{text_values, Column, Frame, Values};
 
 fn floats(v: impl IntoIterator<Item = f64>) -> Values {
@@ -715,7 +715,7 @@ pub fn run(cfg: &AgreeConfig, epoch: i64) -> anyhow::Result<(Agreement, Vec<Outp
     // The file's digest on another thread while the ratings are coded, and
     // the table freed on another thread while the coefficients are computed.
     let (agreement, sha256) = std::thread::scope(|s| {
-        let sha256 = s.spawn(|| crate::pipeline::sha256_file(path));
+        let sha256 = s.spawn(|| crate::provenance::sha256_file(path));
         let ratings = timed("ratings", || super::ratings::ratings(&table, &file, cfg));
         s.spawn(move || drop(table));
         let agreement =

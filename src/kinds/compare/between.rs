@@ -11,9 +11,9 @@
 
 use std::collections::HashSet;
 
-use crate::compare::paired::Aligned;
-use crate::compare::pairing::Pairing;
 use crate::input::archive::Responses;
+use crate::kinds::compare::paired::Aligned;
+use crate::kinds::compare::pairing::Pairing;
 use crate::metrics::agreement::exact_agreement;
 use crate::metrics::association::pearson;
 use crate::table::FxBuild;

@@ -7,10 +7,10 @@
 //!
 //! Produces a [`Report`] value; writes nothing.
 
-use crate::compare::paired::{DeltaRow, LevelRow};
-use crate::compare::run::Comparison;
-use crate::compare::sections;
-use crate::compare::verdict::Verdict;
+use crate::kinds::compare::paired::{DeltaRow, LevelRow};
+use crate::kinds::compare::run::Comparison;
+use crate::kinds::compare::sections;
+use crate::kinds::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section, Version};
@@ -130,7 +130,7 @@ fn cross_check_text(r: &DeltaRow) -> String {
 /// one row each: level, statistic, Δ with its interval, p (Holm); `None`
 /// when no level regressed.
 fn regressed_table(b: &mut Builder, c: &Comparison) -> Option<Table> {
-    let rows: Vec<Row> = crate::compare::outputs::regressed_levels(c)
+    let rows: Vec<Row> = crate::kinds::compare::outputs::regressed_levels(c)
         .map(|(g, r)| Row {
             cells: vec![
                 Cell {
@@ -337,9 +337,9 @@ fn words_table(b: &mut Builder) -> Table {
 
 /// The direction of `SMD` and of every `DSM` level that moved (a sign
 /// flip, or a verdict other than `equivalent` or `no detectable change`)
-/// in words ([`crate::compare::paired::direction`]).
+/// in words ([`crate::kinds::compare::paired::direction`]).
 pub(crate) fn directions(c: &Comparison) -> Vec<String> {
-    use crate::compare::paired::direction;
+    use crate::kinds::compare::paired::direction;
     let overall = c
         .overall
         .iter()
@@ -530,7 +530,7 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 /// The comparison's report; `inputs` are the two folders.
 pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let mut b = Builder::new(&c.id, false);
-    let panels: Vec<_> = crate::build::gates::panel(&mut b, &c.gates, "comparison")
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &c.gates, "comparison")
         .into_iter()
         .collect();
     let sections = sections(&mut b, c)?;

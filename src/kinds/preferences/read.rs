@@ -254,7 +254,7 @@ pub fn read(cfg: &PreferencesConfig) -> Result<Pairs> {
             ..cfg.clone()
         };
         let pairs = read_one(&one)?;
-        let sha256 = crate::pipeline::sha256_file(file)?;
+        let sha256 = crate::provenance::sha256_file(file)?;
         parts.push((pairs, sha256));
     }
     combine(parts)
@@ -267,7 +267,7 @@ fn read_one(cfg: &PreferencesConfig) -> Result<Pairs> {
     } else {
         tabular(cfg)?
     };
-    crate::pipeline::timed("unique ids", || check_unique_ids(&pairs))?;
+    crate::provenance::timed("unique ids", || check_unique_ids(&pairs))?;
     Ok(pairs)
 }
 
@@ -309,7 +309,7 @@ fn tabular(cfg: &PreferencesConfig) -> Result<Pairs> {
     wanted.extend(cfg.model_a_column.as_deref());
     wanted.extend(cfg.model_b_column.as_deref());
     wanted.extend(cfg.id_column.as_deref());
-    let table = crate::pipeline::timed("read table", || {
+    let table = crate::provenance::timed("read table", || {
         crate::input::read_table(&cfg.pairs_file, &wanted)
     })?;
     let absent: Vec<&str> = wanted

@@ -558,7 +558,7 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
              category (at most {} distinct values, not one per comparison); name a key in \
              subset_columns to use it anyway.",
             keys.join(", "),
-            crate::preferences::read::MAX_SUBSET_VALUES
+            crate::kinds::preferences::read::MAX_SUBSET_VALUES
         )));
     }
     blocks.push(Block::Table(votes_table(b, a)));

@@ -181,7 +181,7 @@ pub fn analyse(cfg: &PreferencesConfig, pairs: &Pairs) -> Analysis {
         })
         .collect();
     let models = pairs.models.as_ref().map(|((_, model_a), (_, model_b))| {
-        crate::pipeline::timed("model view", || {
+        crate::provenance::timed("model view", || {
             model_view(&ModelInput {
                 model_a,
                 model_b,
@@ -238,7 +238,7 @@ fn groups(values: &[Option<Text>]) -> Vec<(String, Vec<usize>)> {
     }
     let mut out: Vec<(String, Vec<usize>)> =
         rows.into_iter().map(|(k, r)| (k.to_string(), r)).collect();
-    out.sort_by(|a, b| crate::summarize::run::natural(&a.0, &b.0));
+    out.sort_by(|a, b| crate::kinds::summarize::run::natural(&a.0, &b.0));
     out
 }
 

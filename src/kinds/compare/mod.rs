@@ -8,7 +8,7 @@
 //! of `--gates`, [`outputs`] its files and terminal lines, [`report`] its
 //! HTML report with the sections 3-9 of [`sections`], [`verdict`] the one
 //! verdict rule (compare spec 2.3) of `compare`, `summarize` and `classify`. `summarize`
-//! ([`crate::summarize`]) builds on [`run::headline_deltas`]. Not yet built
+//! ([`crate::kinds::summarize`]) builds on [`run::headline_deltas`]. Not yet built
 //! (issue 13): resampling test takers.
 //!
 //! Pure: works on values read by the archive reader; writes no files and

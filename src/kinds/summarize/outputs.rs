@@ -10,9 +10,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::compare::outputs::signed;
+use crate::kinds::compare::outputs::signed;
+use crate::kinds::summarize::run::{Summary, Version};
 use crate::output::OutputFile;
-use crate::summarize::run::{Summary, Version};
 use crate::table::{text_values, Column, Frame, Values};
 
 /// The statistics of the version table, in column order.
@@ -26,10 +26,14 @@ pub fn statistic_names(s: &Summary) -> Vec<&'static str> {
         }
     }
     let order = |n: &str| {
-        crate::compare::paired::HEADLINE
+        crate::kinds::compare::paired::HEADLINE
             .iter()
             .map(|s| s.name)
-            .chain(crate::compare::paired::HUMAN_HUMAN.iter().map(|h| h.0))
+            .chain(
+                crate::kinds::compare::paired::HUMAN_HUMAN
+                    .iter()
+                    .map(|h| h.0),
+            )
             .position(|x| x == n)
     };
     names.sort_by_key(|n| order(n));
@@ -101,7 +105,7 @@ pub fn version_frame(s: &Summary) -> Frame {
 }
 
 /// `(version, row)` of every difference from the baseline.
-fn delta_lines(s: &Summary) -> Vec<(&Version, bool, &crate::compare::paired::DeltaRow)> {
+fn delta_lines(s: &Summary) -> Vec<(&Version, bool, &crate::kinds::compare::paired::DeltaRow)> {
     s.versions
         .iter()
         .filter_map(|v| v.delta.as_ref().map(|(p, rows)| (v, *p, rows)))
@@ -112,7 +116,7 @@ fn delta_lines(s: &Summary) -> Vec<(&Version, bool, &crate::compare::paired::Del
 /// The differences from the baseline, one row per version and statistic.
 pub fn delta_frame(s: &Summary) -> Frame {
     let rows = delta_lines(s);
-    let num = |name: &str, f: &dyn Fn(&crate::compare::paired::DeltaRow) -> f64| {
+    let num = |name: &str, f: &dyn Fn(&crate::kinds::compare::paired::DeltaRow) -> f64| {
         num_col(name, rows.iter().map(|(_, _, r)| f(r)))
     };
     Frame::new(
@@ -144,7 +148,7 @@ pub fn delta_frame(s: &Summary) -> Frame {
 
 /// The worst level of each subgroup, one row per version and subgroup.
 pub fn worst_frame(s: &Summary) -> Frame {
-    let rows: Vec<(&Version, &crate::summarize::run::WorstLevel)> = s
+    let rows: Vec<(&Version, &crate::kinds::summarize::run::WorstLevel)> = s
         .versions
         .iter()
         .flat_map(|v| v.worst.iter().map(move |w| (v, w)))
@@ -163,7 +167,7 @@ pub fn worst_frame(s: &Summary) -> Frame {
 
 /// The fairness models, one row per version, subgroup and model.
 pub fn fairness_frame(s: &Summary) -> Frame {
-    let rows: Vec<(&Version, &crate::summarize::run::Fairness)> = s
+    let rows: Vec<(&Version, &crate::kinds::summarize::run::Fairness)> = s
         .versions
         .iter()
         .flat_map(|v| v.fairness.iter().map(move |f| (v, f)))
@@ -274,7 +278,7 @@ pub fn data_files(s: &Summary) -> Vec<OutputFile> {
 pub fn files(s: &Summary, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
     let mut out = data_files(s);
     out.extend(crate::render::report_files(
-        &crate::summarize::report::report(s, epoch)?,
+        &crate::kinds::summarize::report::report(s, epoch)?,
     )?);
     Ok(out)
 }

@@ -3,15 +3,15 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use crate::compare::paired::{
-    self, Aligned, DeltaRow, LevelRow, Side, Statistic, BY_LEVEL, HEADLINE,
-};
-use crate::compare::pairing::{pair, Pairing};
-use crate::compare::preflight::{self, PreflightRow};
-use crate::compare::verdict::Verdict;
 use crate::config::compare::{CompareConfig, Units};
 use crate::config::intervals::Intervals;
 use crate::input::archive::{Archive, ArchiveError, Problem, Responses};
+use crate::kinds::compare::paired::{
+    self, Aligned, DeltaRow, LevelRow, Side, Statistic, BY_LEVEL, HEADLINE,
+};
+use crate::kinds::compare::pairing::{pair, Pairing};
+use crate::kinds::compare::preflight::{self, PreflightRow};
+use crate::kinds::compare::verdict::Verdict;
 use crate::preprocess::NO_INFO;
 
 /// Everything a comparison found.
@@ -37,7 +37,7 @@ pub struct Comparison {
     pub gates: Vec<crate::gates::Outcome>,
     /// The stored tables' old / new / Δ, provenance, and the two versions
     /// against each other (report sections 3-9).
-    pub extra: crate::compare::stored::Extra,
+    pub extra: crate::kinds::compare::stored::Extra,
     /// Every margin in force, by statistic name (compare spec 2.3).
     pub margins: Vec<(&'static str, f64)>,
     /// The score type each side's own report leads with `[baseline,
@@ -215,7 +215,7 @@ fn group_codes(
 /// is a usage error (a score type absent on one side) or a data error (a
 /// per-response file that is not what the reference writes).
 pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparison, ArchiveError> {
-    use crate::pipeline::timed;
+    use crate::provenance::timed;
     let (rb, rc) = timed("responses", || both_responses(b, c));
     let (rb, rc) = (rb?, rc?);
     let baseline_label = cfg
@@ -242,7 +242,9 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         groups: Vec::new(),
         notes: missing_notes(b, c),
         gates: Vec::new(),
-        extra: timed("stored tables", || crate::compare::stored::Extra::new(b, c)),
+        extra: timed("stored tables", || {
+            crate::kinds::compare::stored::Extra::new(b, c)
+        }),
         margins: statistic_names()
             .into_iter()
             .map(|n| {
@@ -409,7 +411,7 @@ fn paired_comparison(
     cfg: &CompareConfig,
     (takers, margin): (bool, &(dyn Fn(&Statistic) -> f64 + Sync)),
 ) -> Result<(), ArchiveError> {
-    use crate::pipeline::timed;
+    use crate::provenance::timed;
     let data = paired::align(rb, rc, p, &cmp.score_type, takers).ok_or_else(|| {
         usage(format!(
             "the score type {} is missing on a side",
@@ -426,7 +428,7 @@ fn paired_comparison(
         groups([rb, rc], p, &data, cfg, margin, &mut cmp.notes)
     });
     cmp.extra.between = Some(timed("between the versions", || {
-        crate::compare::between::between(rb, p, &data)
+        crate::kinds::compare::between::between(rb, p, &data)
     }));
     Ok(())
 }

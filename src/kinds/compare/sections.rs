@@ -8,11 +8,11 @@
 
 use anyhow::Result;
 
-use crate::compare::between::Between;
-use crate::compare::paired::{LevelRow, BY_LEVEL};
-use crate::compare::report::{delta_cells, number};
-use crate::compare::run::Comparison;
-use crate::compare::stored::{Matrices, OneSide, Part, StoredRow};
+use crate::kinds::compare::between::Between;
+use crate::kinds::compare::paired::{LevelRow, BY_LEVEL};
+use crate::kinds::compare::report::{delta_cells, number};
+use crate::kinds::compare::run::Comparison;
+use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
 use crate::plots;
 use crate::render::context::{Cell, Row, Table};
 use crate::render::format::{count_f64, num3, raw_value};
@@ -476,8 +476,8 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::paired::DeltaRow;
-    use crate::compare::verdict::Verdict;
+    use crate::kinds::compare::paired::DeltaRow;
+    use crate::kinds::compare::verdict::Verdict;
 
     fn level(level: &str, stat: usize, delta: f64) -> LevelRow {
         LevelRow {
