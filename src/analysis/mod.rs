@@ -5,6 +5,7 @@
 //! No I/O and no formatting happens here: the output stage turns frames into
 //! bytes, and the report stage reads the typed results kept in [`Analysis`].
 
+pub mod agreement;
 pub mod fairness;
 pub mod intervals;
 pub mod raters;

@@ -4,17 +4,17 @@
 //! `second_human_score_column`, `other_human_score_columns`) and the
 //! rounded primary score type as raters of the score points, with every
 //! coefficient, pair, category and classification row computed by the
-//! same functions as `rsmreport agree` (`crate::kinds::agree::run`), never a copy.
+//! same functions as `rsmreport agree` (`crate::analysis::agreement::run`), never a copy.
 //!
 //! Works on the [`Prepared`] data; no I/O, no formatting beyond the score
 //! point labels. The reference's tables are not touched: these are tables
 //! of their own.
 
+use crate::analysis::agreement::labels::Categories;
+use crate::analysis::agreement::ratings::Ratings;
+use crate::analysis::agreement::run::{self, Agreement, RaterClassification};
 use crate::config::agree::{AgreeConfig, Layout};
 use crate::config::Experiment;
-use crate::kinds::agree::labels::Categories;
-use crate::kinds::agree::ratings::Ratings;
-use crate::kinds::agree::run::{self, Agreement, RaterClassification};
 use crate::metrics::raters::alpha::Level;
 use crate::metrics::raters::scales::Scale;
 use crate::preprocess::Prepared;
@@ -262,7 +262,7 @@ pub fn classification(prep: &Prepared) -> Result<Classification, String> {
 /// The tables of the rater agreement (`agreement`, `agreement_tests`,
 /// `agreement_pairs`, `agreement_by_category`, `label_distribution`).
 pub fn agreement_frames(r: &RaterAgreement) -> Vec<Frame> {
-    use crate::kinds::agree::outputs::{
+    use crate::analysis::agreement::tables::{
         agreement_frame, category_frame, distribution_frame, pairs_frame, tests_frame,
     };
     let s = &r.agreement.overall;
@@ -279,7 +279,7 @@ pub fn agreement_frames(r: &RaterAgreement) -> Vec<Frame> {
 /// The tables of the classification view (`classification`,
 /// `classification_summary`).
 pub fn classification_frames(c: &Classification) -> Vec<Frame> {
-    use crate::kinds::agree::outputs::{classification_frame, classification_summary_frame};
+    use crate::analysis::agreement::tables::{classification_frame, classification_summary_frame};
     vec![
         classification_frame(&c.raters, &c.categories.labels),
         classification_summary_frame(&c.raters, true, true),
