@@ -723,6 +723,57 @@ impl Columns {
     }
 
     /// The configured columns (or the defaults of spec 1).
+    /// Every named column is in the file, the reference is not also an
+    /// annotator, and there is an annotator to compare.
+    fn check_columns(
+        &self,
+        cfg: &PreferencesConfig,
+        file: &Path,
+        reference: &String,
+        annotators: &[String],
+        subsets: &[String],
+    ) -> Result<()> {
+        let present: Vec<String> = self
+            .votes
+            .iter()
+            .chain(&self.metadata)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let model_keys: Vec<String> = cfg
+            .model_a_column
+            .iter()
+            .chain(&cfg.model_b_column)
+            .cloned()
+            .collect();
+        let absent: Vec<&str> = std::iter::once(reference)
+            .chain(annotators)
+            .chain(subsets)
+            .chain(&model_keys)
+            .filter(|c| !present.contains(c))
+            .map(String::as_str)
+            .collect();
+        if !absent.is_empty() {
+            let present: Vec<&str> = present.iter().map(String::as_str).collect();
+            return Err(absent_columns(file, &absent, &present));
+        }
+        if annotators.contains(reference) {
+            bail!(
+                "{}: the reference annotator \"{reference}\" (metadata.default_annotator unless \
+                 reference_column names another) is also listed in annotator_columns; an \
+                 annotator is compared with the reference, so list it in one place only",
+                file.display()
+            );
+        }
+        if annotators.is_empty() {
+            bail!(
+                "{}: the file has no annotator besides the default annotator {reference}; there \
+                 is nothing to compare",
+                file.display()
+            );
+        }
+        Ok(())
+    }
+
     fn select(mut self, cfg: &PreferencesConfig, default: &str, file: &Path) -> Result<Pairs> {
         let reference = cfg
             .reference_column
@@ -753,44 +804,7 @@ impl Columns {
                 .map(|(k, _)| k.clone())
                 .collect(),
         };
-        let present: Vec<String> = self
-            .votes
-            .iter()
-            .chain(&self.metadata)
-            .map(|(n, _)| n.clone())
-            .collect();
-        let model_keys: Vec<String> = cfg
-            .model_a_column
-            .iter()
-            .chain(&cfg.model_b_column)
-            .cloned()
-            .collect();
-        let absent: Vec<&str> = std::iter::once(&reference)
-            .chain(&annotators)
-            .chain(&subsets)
-            .chain(&model_keys)
-            .filter(|c| !present.contains(c))
-            .map(String::as_str)
-            .collect();
-        if !absent.is_empty() {
-            let present: Vec<&str> = present.iter().map(String::as_str).collect();
-            return Err(absent_columns(file, &absent, &present));
-        }
-        if annotators.contains(&reference) {
-            bail!(
-                "{}: the reference annotator \"{reference}\" (metadata.default_annotator unless \
-                 reference_column names another) is also listed in annotator_columns; an \
-                 annotator is compared with the reference, so list it in one place only",
-                file.display()
-            );
-        }
-        if annotators.is_empty() {
-            bail!(
-                "{}: the file has no annotator besides the default annotator {reference}; there \
-                 is nothing to compare",
-                file.display()
-            );
-        }
+        self.check_columns(cfg, file, &reference, &annotators, &subsets)?;
         let take = |name: &str| -> RawColumn {
             match self.votes.iter().position(|(n, _)| n == name) {
                 Some(j) => self.votes[j].clone(),

@@ -308,59 +308,66 @@ const ASSOCIATION_COLUMNS: [&str; 8] = [
     "RMSE",
 ];
 
+/// The descriptive statistics of human and machine scores by score type.
+fn descriptive_table(b: &mut Builder, f: &crate::table::Frame) -> Titled {
+    let heading = b.heading(4, "Descriptive statistics of human and machine scores");
+    let t = b.table(
+        "descriptive statistics",
+        "Human and machine score statistics by score type",
+        true,
+        true,
+    );
+    let hl = |c: &str, x: f64| {
+        (c == "SMD")
+            .then(|| outside(x, Some(-0.15), Some(0.15)))
+            .flatten()
+    };
+    let mut table = frame_table(
+        t,
+        f,
+        &FrameOpts {
+            index: Some("score type"),
+            columns: Some(&DESCRIPTIVE_COLUMNS),
+            highlight: &hl,
+            ..FrameOpts::default()
+        },
+    );
+    add_row_intervals(b, &mut table, "eval");
+    Titled { heading, table }
+}
+
+/// The association statistics by score type; kappa and the agreement
+/// rates only for the rounded types.
+fn association_table(b: &mut Builder, f: &crate::table::Frame) -> Titled {
+    let heading = b.heading(4, "Association statistics");
+    let t = b.table(
+        "association statistics",
+        "Agreement between human and machine scores by score type",
+        true,
+        true,
+    );
+    let mut table = frame_table(
+        t,
+        f,
+        &FrameOpts {
+            index: Some("score type"),
+            columns: Some(&ASSOCIATION_COLUMNS),
+            ..FrameOpts::default()
+        },
+    );
+    add_row_intervals(b, &mut table, "eval");
+    rounded_only(&mut table, |_| false);
+    Titled { heading, table }
+}
+
 pub fn evaluation(b: &mut Builder) -> Result<Block> {
     let run = b.run;
     let (exp, p) = (&run.exp, &run.prepared);
     let heading = b.heading(2, "Evaluation results");
     let overall_heading = b.heading(3, "Overall association statistics");
     let eval = b.frame("eval");
-    let descriptive = eval.map(|f| {
-        let heading = b.heading(4, "Descriptive statistics of human and machine scores");
-        let t = b.table(
-            "descriptive statistics",
-            "Human and machine score statistics by score type",
-            true,
-            true,
-        );
-        let hl = |c: &str, x: f64| {
-            (c == "SMD")
-                .then(|| outside(x, Some(-0.15), Some(0.15)))
-                .flatten()
-        };
-        let mut table = frame_table(
-            t,
-            f,
-            &FrameOpts {
-                index: Some("score type"),
-                columns: Some(&DESCRIPTIVE_COLUMNS),
-                highlight: &hl,
-                ..FrameOpts::default()
-            },
-        );
-        add_row_intervals(b, &mut table, "eval");
-        Titled { heading, table }
-    });
-    let association = eval.map(|f| {
-        let heading = b.heading(4, "Association statistics");
-        let t = b.table(
-            "association statistics",
-            "Agreement between human and machine scores by score type",
-            true,
-            true,
-        );
-        let mut table = frame_table(
-            t,
-            f,
-            &FrameOpts {
-                index: Some("score type"),
-                columns: Some(&ASSOCIATION_COLUMNS),
-                ..FrameOpts::default()
-            },
-        );
-        add_row_intervals(b, &mut table, "eval");
-        rounded_only(&mut table, |_| false);
-        Titled { heading, table }
-    });
+    let descriptive = eval.map(|f| descriptive_table(b, f));
+    let association = eval.map(|f| association_table(b, f));
     let x_trim_round = p.x_trim_round().name;
     let confusion = b.frame("confMatrix").map(|f| {
         let heading = b.heading(3, "Confusion matrix");
