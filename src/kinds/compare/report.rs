@@ -395,12 +395,14 @@ fn sections(b: &mut Builder, c: &Comparison) -> anyhow::Result<Vec<Section>> {
         "sides",
     ];
     let ids = b.section_ids(NAMES);
+    // Headings in page order: the table of contents lists them as made.
+    let verdicts = verdicts(b, c);
     let preflight = vec![
         Block::Heading(b.heading(2, "Preflight")),
         Block::Table(preflight_table(b, c)),
     ];
     let blocks = [
-        verdicts(b, c),
+        verdicts,
         preflight,
         sections::evaluation(b, c)?,
         sections::consistency(b, c),
