@@ -784,3 +784,80 @@ pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) -> 
     );
     Some(text.into_owned())
 }
+
+// ---------------------------------------------------------------------------
+// Narrow screens: the verdict and status columns stay in view
+
+/// Opens a copy of `report` at `width` px with a script that measures every
+/// verdict and gate-status cell; returns `(cells, cells outside the
+/// viewport)`, or `None` without Chromium.
+fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<(usize, usize)> {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("narrow-screen check: SKIPPED, {CHROMIUM} is not installed");
+        return None;
+    }
+    const PROBE: &str = "<script>window.addEventListener('load', () => { \
+        const cells = document.querySelectorAll('td.verdict, td.gate-status'); let out = 0; \
+        cells.forEach(c => { const r = c.getBoundingClientRect(); \
+        if (r.left < 0 || r.right > window.innerWidth + 0.5) out++; }); \
+        document.documentElement.setAttribute('data-status-cells', cells.length + ':' + out); \
+        });</script></body>";
+    let html = fs::read_to_string(report)
+        .unwrap()
+        .replace("</body>", PROBE);
+    let probe = report.with_extension(format!("probe{width}.html"));
+    fs::write(&probe, html).unwrap();
+    let dom = chromium(profile)
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("--window-size={width},2000"))
+        .arg(format!("file://{}", probe.display()))
+        .output()
+        .expect("run chromium");
+    let text = String::from_utf8_lossy(&dom.stdout);
+    let at = text
+        .find("data-status-cells=\"")
+        .expect("the probe did not run")
+        + 19;
+    let value = &text[at..at + text[at..].find('"').unwrap()];
+    let (n, out) = value.split_once(':').unwrap();
+    Some((n.parse().unwrap(), out.parse().unwrap()))
+}
+
+/// Issue 28: at 500 px the verdict column of compare and the status column
+/// of the gates panel stay inside the viewport (sticky), as at 1400 px.
+#[test]
+fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
+    let tmp = TempDir::new().unwrap();
+    let example = common::manifest_dir().join("examples/gates-fail/exp.toml");
+    let built = tmp.path().join("gates_fail");
+    let run = common::build(tmp.path(), &example, &built, &[]);
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    let (v1, v2) = crate::compare::two_versions(tmp.path());
+    let cmp = tmp.path().join("cmp");
+    let run = crate::compare::compare_into(tmp.path(), &v1, &v2, &cmp);
+    assert!(run.success, "{}", run.describe());
+    let compared = fs::read_dir(cmp.join("report"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "html"))
+        .unwrap();
+    let reports = [
+        (built.join("report/gates_fail_report.html"), 14),
+        (compared, 1),
+    ];
+    for (report, at_least) in reports {
+        for width in [500, 1400] {
+            let profile = tmp.path().join(format!("profile-{width}"));
+            let Some((n, out)) = status_cells_outside(&report, &profile, width) else {
+                return;
+            };
+            assert!(n >= at_least, "{}: only {n} status cells", report.display());
+            assert_eq!(
+                out,
+                0,
+                "{}: {out} of {n} cells outside {width} px",
+                report.display()
+            );
+        }
+    }
+}
