@@ -137,11 +137,7 @@ pub fn same_label(a: &str, b: &str, ordinal: bool) -> bool {
 
 /// Reads and validates the experiment file at `path`.
 pub fn load(path: &Path) -> Result<ClassifyConfig> {
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => anyhow!("experiment file not found: {}", path.display()),
-        _ => anyhow!("cannot read the experiment file {}: {e}", path.display()),
-    })?;
-    parse(&text, path)
+    parse(&super::value::read_experiment(path)?, path)
 }
 
 /// Validates the text of an experiment file; `path` is named in messages
@@ -155,17 +151,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ClassifyConfig> {
 type Bad = (&'static str, String);
 
 fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, Bad> {
-    match raw.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        Some(other) => Err((
-            key,
-            format!(
-                "{key} must be a non-empty text, but it is {}",
-                describe(other)
-            ),
-        )),
-    }
+    super::value::text(raw, key)
 }
 
 fn required(raw: &RawConfig, key: &'static str, example: &str) -> Result<String, Bad> {

@@ -79,11 +79,7 @@ fn is_json(path: &Path) -> bool {
 
 /// Reads and validates the experiment file at `path`.
 pub fn load(path: &Path) -> Result<PreferencesConfig> {
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => anyhow!("experiment file not found: {}", path.display()),
-        _ => anyhow!("cannot read the experiment file {}: {e}", path.display()),
-    })?;
-    parse(&text, path)
+    parse(&super::value::read_experiment(path)?, path)
 }
 
 /// Validates the text of an experiment file; `path` is named in messages

@@ -30,6 +30,17 @@ pub fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, KeyErr
     }
 }
 
+/// The text of a kind's experiment file, or an error that says whether it
+/// is missing or unreadable.
+pub fn read_experiment(path: &std::path::Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            anyhow::anyhow!("experiment file not found: {}", path.display())
+        }
+        _ => anyhow::anyhow!("cannot read the experiment file {}: {e}", path.display()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
