@@ -401,7 +401,8 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
     Ok(ClassifyConfig {
         experiment_id,
         description: text(raw, "description")?.unwrap_or_default(),
-        predictions_file: resolve(&file, path).map_err(|m| ("predictions_file", m))?,
+        predictions_file: super::value::resolve_file("predictions_file", &file, path)
+            .map_err(|m| ("predictions_file", m))?,
         id_column,
         gold_column,
         system_columns,
@@ -571,32 +572,6 @@ fn table(
         }
     }
     Ok(out)
-}
-
-/// Finds the predictions file: absolute as is; relative against the
-/// experiment file's folder first, then the current folder.
-fn resolve(value: &str, config: &Path) -> Result<PathBuf, String> {
-    let given = Path::new(value);
-    let mut candidates = vec![];
-    if given.is_absolute() {
-        candidates.push(given.to_path_buf());
-    } else {
-        candidates.push(config.parent().unwrap_or(Path::new("")).join(given));
-        if let Ok(cwd) = std::env::current_dir() {
-            candidates.push(cwd.join(given));
-        }
-    }
-    candidates
-        .iter()
-        .find(|c| c.is_file())
-        .cloned()
-        .ok_or_else(|| {
-            let looked: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
-            format!(
-                "predictions_file = \"{value}\" does not exist (looked for {})",
-                looked.join(" and ")
-            )
-        })
 }
 
 #[cfg(test)]

@@ -252,7 +252,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
         intervals::parse_for(raw.get("intervals"), "pairs").map_err(|m| ("intervals", m))?;
     let pairs_files = pairs_values
         .iter()
-        .map(|v| resolve(v, path).map_err(|m| ("pairs_file", m)))
+        .map(|v| super::value::resolve_file("pairs_file", v, path).map_err(|m| ("pairs_file", m)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(PreferencesConfig {
         experiment_id,
@@ -280,30 +280,6 @@ fn missing_column_key(key: &'static str, example: &str) -> Fail {
              AnnotatedPairs .json file names its annotators itself"
         ),
     )
-}
-
-/// Finds the pairs file: absolute as is; relative against the experiment
-/// file's folder first, then the current folder.
-fn resolve(value: &str, config: &Path) -> Result<PathBuf, String> {
-    let given = Path::new(value);
-    let mut candidates = vec![];
-    if given.is_absolute() {
-        candidates.push(given.to_path_buf());
-    } else {
-        let dir = config.parent().unwrap_or(Path::new(""));
-        candidates.push(dir.join(given));
-        if let Ok(cwd) = std::env::current_dir() {
-            candidates.push(cwd.join(given));
-        }
-    }
-    if let Some(found) = candidates.iter().find(|c| c.is_file()) {
-        return Ok(found.clone());
-    }
-    let looked: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
-    Err(format!(
-        "pairs_file = \"{value}\" does not exist (looked for {})",
-        looked.join(" and ")
-    ))
 }
 
 #[cfg(test)]

@@ -41,6 +41,35 @@ pub fn read_experiment(path: &std::path::Path) -> anyhow::Result<String> {
     })
 }
 
+/// The file `value` of the key `key` names, looked up beside the
+/// configuration file `config` first, then in the current folder; the
+/// error says where it looked.
+pub fn resolve_file(
+    key: &str,
+    value: &str,
+    config: &std::path::Path,
+) -> Result<std::path::PathBuf, String> {
+    let given = std::path::Path::new(value);
+    let mut candidates = vec![];
+    if given.is_absolute() {
+        candidates.push(given.to_path_buf());
+    } else {
+        let dir = config.parent().unwrap_or(std::path::Path::new(""));
+        candidates.push(dir.join(given));
+        if let Ok(cwd) = std::env::current_dir() {
+            candidates.push(cwd.join(given));
+        }
+    }
+    if let Some(found) = candidates.iter().find(|c| c.is_file()) {
+        return Ok(found.clone());
+    }
+    let looked: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
+    Err(format!(
+        "{key} = \"{value}\" does not exist (looked for {})",
+        looked.join(" and ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

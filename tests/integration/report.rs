@@ -841,9 +841,22 @@ fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "html"))
         .unwrap();
+    let classify = common::manifest_dir().join("examples/classify/exp.toml");
+    let classified = tmp.path().join("classified");
+    let run = common::run_in(
+        tmp.path(),
+        [
+            std::ffi::OsStr::new("classify"),
+            classify.as_os_str(),
+            std::ffi::OsStr::new("-o"),
+            classified.as_os_str(),
+        ],
+    );
+    assert!(run.success, "{}", run.describe());
     let reports = [
         (built.join("report/gates_fail_report.html"), 14),
         (compared, 1),
+        (classified.join("report/intent_v2_report.html"), 1),
     ];
     for (report, at_least) in reports {
         for width in [500, 1400] {
