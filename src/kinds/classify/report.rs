@@ -479,7 +479,11 @@ fn comparisons_section(
                 },
                 p_value_cell(r.p_value),
                 p_value_cell(r.p_holm),
-                text_cell(&r.verdict),
+                // `verdict`: the column narrow screens keep in view.
+                Cell {
+                    class: "verdict".into(),
+                    ..text_cell(&r.verdict)
+                },
                 p_value_cell(r.mcnemar_p),
             ])
         })
