@@ -82,9 +82,9 @@ pub(crate) fn series(i: usize) -> RGBColor {
 }
 
 /// The text colour for a label drawn on a cell filled with `fill`: near
-/// black on a light cell, near white on a dark one (WCAG relative
-/// luminance above or below 0.4). Neither is a sentinel colour, so the
-/// text keeps its contrast with the cell in the dark theme too, where the
+/// black or near white, whichever contrasts more with the cell (black when
+/// the WCAG relative luminance is above 0.179). Neither is a sentinel
+/// colour, so the text keeps its contrast in the dark theme too, where the
 /// themed `--fg` would turn light on a light cell.
 pub(crate) fn ink_on(fill: RGBColor) -> RGBColor {
     let lin = |c: u8| {
@@ -96,7 +96,7 @@ pub(crate) fn ink_on(fill: RGBColor) -> RGBColor {
         }
     };
     let l = 0.2126 * lin(fill.0) + 0.7152 * lin(fill.1) + 0.0722 * lin(fill.2);
-    if l > 0.4 {
+    if l > 0.179 {
         RGBColor(0x11, 0x11, 0x11)
     } else {
         RGBColor(0xFE, 0xFE, 0xFE)
@@ -222,7 +222,9 @@ mod tests {
         assert_eq!(ink_on(RGBColor(0xFF, 0xFF, 0xFF)), dark);
         assert_eq!(ink_on(RGBColor(0xCC, 0xE3, 0xF0)), dark);
         assert_eq!(ink_on(RGBColor(0x00, 0x72, 0xB2)), light);
-        assert_eq!(ink_on(RGBColor(0xD5, 0x5E, 0x00)), light);
+        assert_eq!(ink_on(RGBColor(0x80, 0x30, 0x00)), light);
+        // A medium blue of a kappa near 0.7: dark text contrasts more.
+        assert_eq!(ink_on(RGBColor(0x4C, 0xA0, 0xD0)), dark);
         // Neither ink is a themed sentinel colour.
         for ink in [dark, light] {
             let hex = format!("#{:02X}{:02X}{:02X}", ink.0, ink.1, ink.2);
