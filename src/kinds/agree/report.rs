@@ -9,8 +9,8 @@
 //! Produces a [`Report`] value; writes nothing and computes no statistic.
 
 use super::labels::Categories;
-use super::outputs::{self, headline, row_benchmark, scale_name, tile_name, verdict};
 use super::run::{Agreement, RaterClassification, Scope};
+use super::tables::{self, headline, row_benchmark, scale_name, tile_name, verdict};
 use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::scales::Scale;
 use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
@@ -96,7 +96,7 @@ fn tests_table(b: &mut Builder, s: &Scope) -> Table {
         true,
         true,
     );
-    frame_table(t, &outputs::tests_frame(s), &FrameOpts::default())
+    frame_table(t, &tables::tests_frame(s), &FrameOpts::default())
 }
 
 fn scales_table(b: &mut Builder) -> Table {
@@ -216,7 +216,7 @@ pub fn pairs_blocks(
         return Ok(out);
     }
     let weighted = cfg.level != crate::metrics::raters::alpha::Level::Nominal;
-    let frame = outputs::pairs_frame(s, weighted);
+    let frame = tables::pairs_frame(s, weighted);
     let t = b.table(
         "agreement_pairs",
         "Every pair of raters on the items both rated: exact agreement and Cohen's kappa with \
@@ -263,7 +263,7 @@ pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::R
         true,
         true,
     );
-    let frame = outputs::category_frame(s, labels);
+    let frame = tables::category_frame(s, labels);
     out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
     let t = b.table(
         "label_distribution",
@@ -271,7 +271,7 @@ pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::R
         true,
         true,
     );
-    let frame = outputs::distribution_frame(s, labels);
+    let frame = tables::distribution_frame(s, labels);
     out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
     let fig = label_distribution(&LabelDistribution {
         labels: labels.clone(),
@@ -342,7 +342,7 @@ pub fn classification_tables(
         true,
         true,
     );
-    let frame = outputs::classification_summary_frame(raters, ordered, categories.numeric);
+    let frame = tables::classification_summary_frame(raters, ordered, categories.numeric);
     let opts = FrameOpts {
         counts: &["n"],
         ..FrameOpts::default()
@@ -357,7 +357,7 @@ pub fn classification_tables(
         true,
         true,
     );
-    let frame = outputs::classification_frame(raters, &categories.labels);
+    let frame = tables::classification_frame(raters, &categories.labels);
     out.push(Block::Table(frame_table(t, &frame, &opts_support())));
     out
 }
@@ -435,7 +435,7 @@ fn description_blocks(b: &mut Builder, a: &Agreement) -> Vec<Block> {
         true,
     );
     t.columns = vec![head("statistic", false), head("value", false)];
-    t.rows = outputs::description_rows(s, &a.ratings.categories.labels)
+    t.rows = tables::description_rows(s, &a.ratings.categories.labels)
         .into_iter()
         .map(|(k, v)| Row {
             cells: vec![
@@ -510,7 +510,7 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
         inputs,
         config: Some(crate::render::model::ConfigCtx {
             path: cfg.origin.display().to_string(),
-            json: serde_json::to_string_pretty(&outputs::settings_json(cfg))
+            json: serde_json::to_string_pretty(&tables::settings_json(cfg))
                 .expect("JSON of plain values"),
         }),
     }

@@ -3,8 +3,8 @@
 //! `_label_distribution`, `_classification`, `_classification_summary`,
 //! `_data_description`, and each as `_by_<subgroup>` with the level as
 //! first column), `<id>_agreement_tests` (the tests of no agreement beyond
-//! chance reported beside the coefficients), `<id>_agree.json`, the
-//! terminal lines, and every output file with the report.
+//! chance reported beside the coefficients), `<id>_agree.json`, and the
+//! words shared by the report and the terminal (headline rows, verdict).
 //!
 //! Produces bytes and text; writes nothing (the output stage does) and
 //! computes no statistic.
@@ -19,7 +19,6 @@ use crate::metrics::raters::alpha::Level;
 use crate::metrics::raters::rows::{CoefficientRow, NullTest};
 use crate::metrics::raters::scales::{benchmark, Benchmark, Scale};
 use crate::output::OutputFile;
-use crate::provenance::timed;
 use crate::table::{Column, Frame, Values};
 
 pub use crate::analysis::agreement::tables::{
@@ -443,97 +442,4 @@ pub fn scale_name(s: Scale) -> &'static str {
         Scale::RietveldVanHout => "Rietveld and van Hout (1993)",
         Scale::Green => "Green (1997)",
     }
-}
-
-/// The terminal lines: one per headline coefficient with its interval.
-pub fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
-    let s = &a.overall;
-    let mut out = vec![format!(
-        "{}: {} items, {} raters, {} ratings ({} missing), {} categories",
-        cfg.experiment_id,
-        s.summary.n_rows,
-        s.n_raters,
-        s.summary.n_ratings,
-        s.missing,
-        a.ratings.categories.labels.len()
-    )];
-    let f = |x: f64| {
-        if x.is_nan() {
-            "n/a".to_string()
-        } else {
-            format!("{x:.3}")
-        }
-    };
-    for i in headline(s, cfg) {
-        let r = &s.rows[i];
-        let name = if r.weights == "none" {
-            r.coefficient.to_string()
-        } else {
-            format!("{} ({})", r.coefficient, r.weights)
-        };
-        let line = format!(
-            "  {name:<30} {:>6}  [{}, {}]  {}",
-            f(r.estimate.value),
-            f(r.estimate.lower),
-            f(r.estimate.upper),
-            s.interpretation[i].unwrap_or("")
-        );
-        out.push(line.trim_end().to_string());
-    }
-    if let Some((head, why)) = verdict(s, cfg) {
-        out.push(format!("{head}: {why}"));
-    }
-    out.extend(s.notes.iter().map(|n| format!("note: {n}")));
-    out
-}
-
-/// Reads the annotations, computes everything and returns the results
-/// with every output file (tables, JSON, report and figures). Errors are
-/// data errors naming the file, the row and the column.
-pub fn run(cfg: &AgreeConfig, epoch: i64) -> anyhow::Result<(Agreement, Vec<OutputFile>)> {
-    let path = &cfg.annotations_path;
-    let file = path.display().to_string();
-    let mut text_columns: Vec<&str> = cfg.subgroups.iter().map(String::as_str).collect();
-    text_columns.extend(cfg.item_column.as_deref());
-    text_columns.extend(cfg.reference_column.as_deref());
-    match &cfg.layout {
-        crate::config::agree::Layout::Wide { rater_columns } => {
-            text_columns.extend(rater_columns.iter().map(String::as_str))
-        }
-        crate::config::agree::Layout::Long {
-            rater_column,
-            label_column,
-        } => text_columns.extend([rater_column.as_str(), label_column.as_str()]),
-        crate::config::agree::Layout::Counts { .. } => {}
-    }
-    let table = timed("read", || crate::input::read_table(path, &text_columns))?;
-    let nrows = table.nrows;
-    // The file's digest on another thread while the ratings are coded, and
-    // the table freed on another thread while the coefficients are computed.
-    let (agreement, sha256) = std::thread::scope(|s| {
-        let sha256 = s.spawn(|| crate::provenance::sha256_file(path));
-        let ratings = timed("ratings", || super::ratings::ratings(&table, &file, cfg));
-        s.spawn(move || drop(table));
-        let agreement =
-            ratings.map(|ratings| timed("coefficients", || super::run::agreement(cfg, ratings)));
-        (
-            agreement,
-            sha256.join().expect("the digest thread does not panic"),
-        )
-    });
-    let agreement = agreement?;
-    let input = crate::render::context::InputCtx {
-        role: "annotations".into(),
-        path: file,
-        rows: nrows.to_string(),
-        sha256: sha256?,
-    };
-    let mut files = timed("tables", || data_files(&agreement, cfg));
-    let report = timed("report", || {
-        super::report::report(&agreement, cfg, vec![input], epoch)
-    })?;
-    files.extend(timed("report files", || {
-        crate::render::report_files(&report)
-    })?);
-    Ok((agreement, files))
 }

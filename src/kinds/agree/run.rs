@@ -1,0 +1,16 @@
+//! Command assembly (agree): every number, by the analysis stage's rater
+//! analyses (`crate::analysis::agreement::run`, shared with `build`'s
+//! rater sections), for all items and each subgroup level.
+//!
+//! Defines no statistic of its own; reads and writes nothing.
+
+pub use crate::analysis::agreement::run::*;
+
+use crate::analysis::agreement::ratings::Ratings;
+use crate::config::agree::AgreeConfig;
+use crate::provenance::timed;
+
+/// Every coefficient, table and note of the agreement report.
+pub fn run(cfg: &AgreeConfig, ratings: Ratings) -> Agreement {
+    timed("coefficients", || agreement(cfg, ratings))
+}
