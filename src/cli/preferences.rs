@@ -2,7 +2,7 @@
 //! annotations against a reference annotator.
 
 use super::{config_error, data_error, finish_files, Failure};
-use rsmreport::kinds::preferences::{outputs, read, run};
+use rsmreport::kinds::preferences::{self, read, run};
 use rsmreport::provenance::{self, timed};
 use rsmreport::{config, output};
 use std::path::{Path, PathBuf};
@@ -30,9 +30,9 @@ pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Resul
         sha256: sha256.map_err(data_error)?,
     };
     let files = timed("report and tables", || {
-        outputs::files(&analysis, vec![input], provenance::generation_epoch())
+        preferences::files(&analysis, vec![input], provenance::generation_epoch())
     })
     .map_err(data_error)?;
-    let lines = |_: &[PathBuf]| outputs::terminal_lines(&analysis);
+    let lines = |_: &[PathBuf]| preferences::terminal_lines(&analysis);
     finish_files(&dir, force, &files, lines, &[])
 }

@@ -10,8 +10,8 @@
 use anyhow::Result;
 
 use super::models::ModelScope;
-use super::outputs::{exclusion_rows, vote_name};
 use super::run::{largest_values, sort_desc, Analysis, Scope, SubsetStrength};
+use super::tables::{exclusion_rows, vote_name};
 use crate::metrics::preferences::{AnnotatorIntervals, AnnotatorMetrics, FEW_VOTES};
 use crate::plots::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
