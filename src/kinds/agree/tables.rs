@@ -13,6 +13,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::output::json::number;
+
 use super::run::{Agreement, Scope};
 use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::alpha::Level;
@@ -146,14 +148,6 @@ pub fn frames(a: &Agreement, cfg: &AgreeConfig) -> Vec<Frame> {
         }
     }
     out
-}
-
-fn number(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
 }
 
 fn test_json(t: &NullTest) -> Value {

@@ -12,6 +12,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::output::json::number;
+
 use crate::kinds::compare::paired::{DeltaRow, LevelRow};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::stored::StoredRow;
@@ -294,13 +296,6 @@ fn between_json(c: &Comparison) -> Value {
 }
 
 /// A number for JSON (`null` when not finite).
-fn number(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
 
 /// `<cid>_compare.json` (`compare_version` 1): the settings, the
 /// preflight, the notes and every verdict line.

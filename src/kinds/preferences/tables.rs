@@ -10,6 +10,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::output::json::number;
+
 use super::models::{ModelScope, ModelTraits, ModelView};
 use super::run::{Analysis, Scope, VoteColumn};
 use crate::metrics::preferences::{
@@ -291,13 +293,6 @@ pub fn exclusions_frame(a: &Analysis) -> Frame {
 }
 
 /// A number for JSON (`null` when not finite).
-fn number(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
 
 /// A frame as a list of JSON objects (column name -> value).
 fn records(f: &Frame) -> Value {

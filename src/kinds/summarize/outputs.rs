@@ -10,6 +10,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::output::json::number;
+
 use crate::kinds::compare::outputs::signed;
 use crate::kinds::summarize::run::{Summary, Version};
 use crate::output::OutputFile;
@@ -186,13 +188,6 @@ pub fn fairness_frame(s: &Summary) -> Frame {
 }
 
 /// A number for JSON (`null` when not finite).
-fn number(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
 
 fn triple(t: (f64, f64, f64)) -> Value {
     json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)})
