@@ -78,11 +78,12 @@ pub fn sha256_file(path: &Path) -> Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Bytes as lower-case hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The generation time: `SOURCE_DATE_EPOCH` when it holds an integer
@@ -96,6 +97,49 @@ pub fn generation_epoch() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The checksums of the files read from one folder: each file's SHA-256
+/// by its path relative to the folder, in name order, and the folder's
+/// digest, the SHA-256 of the lines `<sha256>  <name>\n` in that order:
+/// what `sha256sum NAMES | sha256sum` prints in the folder when the names
+/// are given sorted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FolderDigest {
+    pub sha256: String,
+    pub files: Vec<(String, String)>,
+}
+
+/// The [`FolderDigest`] of `files` (paths inside `dir`), hashed on two
+/// threads.
+pub fn folder_digest(dir: &Path, files: &[PathBuf]) -> Result<FolderDigest> {
+    use sha2::{Digest, Sha256};
+    let hash_all = |part: &[PathBuf]| -> Result<Vec<(String, String)>> {
+        part.iter()
+            .map(|f| {
+                let name = f.strip_prefix(dir).unwrap_or(f);
+                Ok((name.to_string_lossy().replace('\\', "/"), sha256_file(f)?))
+            })
+            .collect()
+    };
+    let half = files.len().div_ceil(2);
+    let (first, second) = files.split_at(half);
+    let (a, b) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| hash_all(second));
+        let a = hash_all(first);
+        (a, other.join().expect("a checksum thread panicked"))
+    });
+    let mut listed = a?;
+    listed.extend(b?);
+    listed.sort();
+    let mut digest = Sha256::new();
+    for (name, sha) in &listed {
+        digest.update(format!("{sha}  {name}\n").as_bytes());
+    }
+    Ok(FolderDigest {
+        sha256: hex(&digest.finalize()),
+        files: listed,
+    })
 }
 
 /// Runs `read` while another thread hashes the file at `path`: the result
@@ -112,4 +156,37 @@ pub fn read_with_checksum<T: Send>(
             .unwrap_or_else(|_| Err(anyhow::anyhow!("checksum thread failed")));
         (value, sha)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The folder digest is `sha256sum`'s listing of the files, sorted by
+    /// name, hashed again (the hashes of "a\n" and "b\n" and of the listing
+    /// below are the ones `sha256sum` prints).
+    #[test]
+    fn folder_digest_is_the_sha256_of_the_sha256sum_listing() {
+        let dir = std::env::temp_dir().join(format!("rsmreport-digest-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("output")).unwrap();
+        std::fs::write(dir.join("output/b.csv"), "b\n").unwrap();
+        std::fs::write(dir.join("output/a.csv"), "a\n").unwrap();
+        let files = [dir.join("output/b.csv"), dir.join("output/a.csv")];
+        let d = folder_digest(&dir, &files).unwrap();
+        let a = "87428fc522803d31065e7bce3cf03fe475096631e5e07bbd7a0fde60c4cf25c7";
+        let b = "0263829989b6fd954f72baaf2fc64bc2e2f01d692d4de72986ea808f6e99813f";
+        assert_eq!(
+            d.files,
+            vec![
+                ("output/a.csv".to_string(), a.to_string()),
+                ("output/b.csv".to_string(), b.to_string())
+            ]
+        );
+        // `sha256sum output/a.csv output/b.csv | sha256sum`
+        assert_eq!(
+            d.sha256,
+            "e18c41508caee7153de1f68773e592804922e404c41c1cd610a2d288763bb3d6"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,10 +1,10 @@
 //! `rsmreport compare BASELINE CANDIDATE`: paired differences of two
 //! archived output folders, with verdicts and optional gates.
 
-use super::{archive_failure, config_error, data_error, finish_files, problem_failure, Failure};
+use super::{archive_failure, config_error, data_error, finish_files, Failure};
 use anyhow::anyhow;
-use rsmreport::input::archive::{self, Archive};
-use rsmreport::kinds::compare::{outputs, run};
+use rsmreport::input::archive::Archive;
+use rsmreport::kinds::compare::{self, read, run};
 use rsmreport::provenance::{self, timed};
 use rsmreport::{config, output};
 use std::path::{Path, PathBuf};
@@ -45,20 +45,23 @@ fn compare_gates(
     config::gates::load_file_in(file, &cx).map_err(config_error)
 }
 
-/// Both folders at once (each reads its tables on threads of its own).
-fn open_both(baseline: &Path, candidate: &Path) -> Result<(Archive, Archive), Failure> {
-    let open = |dir: &Path, role: &str| {
-        archive::open_arg(dir)
-            .map_err(|e| problem_failure(e.problem, anyhow!("the {role} folder: {e}")))
+/// The records of every input (the folders' files, the config and gates
+/// files), hashed while the comparison runs.
+fn records(args: &CompareArgs, b: &Archive, c: &Archive) -> anyhow::Result<Vec<read::InputRecord>> {
+    let rows = |a: &Archive| {
+        a.table("pred_processed")
+            .map_or_else(String::new, |t| t.nrows.to_string())
     };
-    timed("open folders", || {
-        std::thread::scope(|scope| {
-            let other = scope.spawn(|| open(candidate, "candidate"));
-            let b = open(baseline, "baseline");
-            let c = other.join().expect("reading the candidate folder panicked");
-            Ok::<_, Failure>((b?, c?))
-        })
-    })
+    let mut out = vec![
+        read::folder_record("baseline", b, rows(b))?,
+        read::folder_record("candidate", c, rows(c))?,
+    ];
+    for (role, file) in [("config", args.config), ("gates", args.gates)] {
+        if let Some(f) = file {
+            out.push(read::file_record(role, f)?);
+        }
+    }
+    Ok(out)
 }
 
 pub fn run(args: CompareArgs) -> Result<(), Failure> {
@@ -72,12 +75,18 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
         None => config::compare::CompareConfig::default(),
     };
     cfg.unpaired = args.unpaired;
-    let (b, c) = open_both(args.baseline, args.candidate)?;
+    let (b, c) = read::open_both(args.baseline, args.candidate).map_err(archive_failure)?;
     let gates = match args.gates {
         Some(file) => compare_gates(file, &cfg, &b, &c)?,
         None => Vec::new(),
     };
-    let mut cmp = run::compare(&b, &c, &cfg).map_err(archive_failure)?;
+    let (cmp, records) = std::thread::scope(|scope| {
+        let records = scope.spawn(|| records(&args, &b, &c));
+        let cmp = run::compare(&b, &c, &cfg);
+        (cmp, records.join().expect("the checksum thread panicked"))
+    });
+    let mut cmp = cmp.map_err(archive_failure)?;
+    let records = records.map_err(data_error)?;
     cmp.gates = rsmreport::kinds::compare::gates::evaluate(&gates, &cmp, &c)
         .map_err(|e| config_error(anyhow!(e)))?;
     // Compare spec 2: the labels name the default folder, also when
@@ -87,22 +96,11 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
     });
     output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     output::check_output_dir(&dir, args.force).map_err(config_error)?;
-    let inputs = [("baseline", &b), ("candidate", &c)]
-        .into_iter()
-        .map(|(role, a)| rsmreport::render::context::InputCtx {
-            role: role.into(),
-            path: a.dir.display().to_string(),
-            rows: a
-                .table("pred_processed")
-                .map_or_else(String::new, |t| t.nrows.to_string()),
-            sha256: String::new(),
-        })
-        .collect();
     let files = timed("report and tables", || {
-        outputs::files(&cmp, inputs, provenance::generation_epoch())
+        compare::files(&cmp, &records, provenance::generation_epoch())
     })
     .map_err(data_error)?;
-    let lines = |_: &[PathBuf]| outputs::terminal_lines(&cmp);
+    let lines = |_: &[PathBuf]| compare::terminal_lines(&cmp);
     let result = finish_files(&dir, args.force, &files, lines, &cmp.gates);
     // The process ends right after this: returning the two folders'
     // millions of small allocations one by one only costs time.

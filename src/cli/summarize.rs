@@ -3,8 +3,7 @@
 
 use super::{archive_failure, config_error, data_error, finish_files, Failure};
 use anyhow::anyhow;
-use rsmreport::kinds::summarize::outputs;
-use rsmreport::kinds::summarize::run::{self, Opened};
+use rsmreport::kinds::summarize::{self, read, run};
 use rsmreport::output;
 use rsmreport::provenance::{self, timed};
 use std::path::{Path, PathBuf};
@@ -25,28 +24,6 @@ pub struct SummarizeArgs {
     pub baseline: Option<PathBuf>,
     pub order: SummaryOrder,
     pub id: String,
-}
-
-/// Opens every folder (several at once) and reads its per-response files.
-fn open_all(dirs: &[PathBuf]) -> Result<Vec<Opened>, Failure> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let mut slots: Vec<Option<Result<Opened, _>>> = (0..dirs.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let chunk = dirs.len().div_ceil(threads).max(1);
-        for (part, out) in slots.chunks_mut(chunk).enumerate() {
-            scope.spawn(move || {
-                for (k, slot) in out.iter_mut().enumerate() {
-                    *slot = Some(Opened::read(&dirs[part * chunk + k]));
-                }
-            });
-        }
-    });
-    slots
-        .into_iter()
-        .map(|s| s.expect("every folder was read").map_err(archive_failure))
-        .collect()
 }
 
 /// The folders in order and the index of the baseline among them (added
@@ -85,7 +62,7 @@ pub fn run(args: SummarizeArgs) -> Result<(), Failure> {
     run::distinct_folders(&dirs).map_err(|e| config_error(anyhow!(e)))?;
     let inputs = rsmreport::kinds::compare::run::input_paths(&dirs, &[]);
     output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
-    let opened = timed("open folders", || open_all(&dirs))?;
+    let opened = timed("open folders", || read::open_all(&dirs)).map_err(archive_failure)?;
     let order = match args.order {
         SummaryOrder::Given => run::Order::Given,
         SummaryOrder::ModelVersion => run::Order::ModelVersion,
@@ -95,7 +72,7 @@ pub fn run(args: SummarizeArgs) -> Result<(), Failure> {
         run::summarize(id, &opened, base, order, &settings)
     });
     output::check_output_dir(&dir, args.force).map_err(config_error)?;
-    let files = outputs::files(&summary, provenance::generation_epoch()).map_err(data_error)?;
-    let lines = |_: &[PathBuf]| outputs::terminal_lines(&summary);
+    let files = summarize::files(&summary, provenance::generation_epoch()).map_err(data_error)?;
+    let lines = |_: &[PathBuf]| summarize::terminal_lines(&summary);
     finish_files(&dir, args.force, &files, lines, &[])
 }

@@ -127,8 +127,9 @@ pub struct Archive {
     pub id: String,
     pub producer: Producer,
     pub format: Format,
-    /// The saved configuration.
+    /// The saved configuration and the file it was read from.
     pub config: Map<String, Value>,
+    pub config_file: PathBuf,
     /// `<id>_summary.json` (rsmreport only).
     pub summary: Option<Value>,
     /// The subgroups: those of the saved configuration, else those named
@@ -158,6 +159,18 @@ impl Archive {
     pub fn evaluates(&self, score_type: &str) -> bool {
         self.table("eval")
             .is_some_and(|e| e.value_at(score_type, "N").is_some())
+    }
+
+    /// Every file this reader read from the folder: the saved
+    /// configuration, the summary and each table found (the inputs whose
+    /// checksums a comparison records).
+    pub fn files_read(&self) -> Vec<PathBuf> {
+        let mut files = vec![self.config_file.clone()];
+        if self.summary.is_some() {
+            files.push(self.output.join(format!("{}_summary.json", self.id)));
+        }
+        files.extend(self.tables.keys().map(|name| self.path_of(name)));
+        files
     }
 
     /// The path of table `name` in this folder's format.
@@ -550,7 +563,8 @@ pub fn open(dir: &Path, id: Option<&str>) -> Result<Archive, ArchiveError> {
     let names = file_names(&output)?;
     let (id, tool) = experiment_id(&output, &names, id)?;
     let format = table_format(&output, &names, &id)?;
-    let config = read_config(&output.join(format!("{id}_{tool}.json")))?;
+    let config_file = output.join(format!("{id}_{tool}.json"));
+    let config = read_config(&config_file)?;
     let summary = read_summary(&output.join(format!("{id}_summary.json")))?;
     let producer = producer(tool, summary.as_ref());
     let subgroups = configured_subgroups(&config).unwrap_or_else(|| subgroups(&names, &id, format));
@@ -561,6 +575,7 @@ pub fn open(dir: &Path, id: Option<&str>) -> Result<Archive, ArchiveError> {
         producer,
         format,
         config,
+        config_file,
         summary,
         subgroups,
         tables: BTreeMap::new(),

@@ -403,12 +403,46 @@ fn compare_a_better_candidate_is_improved() {
     assert_eq!(json["compare_version"], 1);
     assert_eq!(json["verdicts"][0]["statistic"], "wtkappa");
     assert_eq!(json["verdicts"][0]["verdict"], "improved");
+    let files = checked_inputs(&json, 2);
+    assert!(files.iter().any(|f| f == "output/v1_eval.csv"), "{files:?}");
+    assert!(
+        files.iter().any(|f| f == "output/v2_pred_processed.csv"),
+        "{files:?}"
+    );
     // Reversed: regressed, and said on the terminal for the levels too.
     let back = tmp.path().join("back");
     let run = compare_into(tmp.path(), &v2, &v1, &back);
     ok(&run);
     assert!(run.stdout.contains("regressed"));
     assert!(run.stdout.contains("wtkappa grp=a"), "{}", run.stdout);
+}
+
+/// Checks the `inputs` of a compare or summarize JSON against the files
+/// themselves: `folders` folders, each file's SHA-256 as `sha256sum`
+/// computes it, and the folder's digest the SHA-256 of the sorted
+/// `sha256sum` listing. Returns every file named.
+pub(crate) fn checked_inputs(json: &serde_json::Value, folders: usize) -> Vec<String> {
+    use sha2::{Digest, Sha256};
+    let hex = |b: &[u8]| -> String { b.iter().map(|x| format!("{x:02x}")).collect() };
+    let inputs = json["inputs"].as_array().expect("inputs");
+    assert_eq!(inputs.len(), folders, "{inputs:?}");
+    let mut named = Vec::new();
+    for input in inputs {
+        let dir = PathBuf::from(input["path"].as_str().unwrap());
+        let mut listing = String::new();
+        for f in input["files"].as_array().unwrap() {
+            let name = f["file"].as_str().unwrap();
+            let want = hex(&Sha256::digest(fs::read(dir.join(name)).unwrap()));
+            assert_eq!(f["sha256"], want.as_str(), "{name}");
+            listing.push_str(&format!("{want}  {name}\n"));
+            named.push(name.to_string());
+        }
+        assert_eq!(
+            input["sha256"],
+            hex(&Sha256::digest(listing.as_bytes())).as_str()
+        );
+    }
+    named
 }
 
 /// The candidate `v2` of [`two_versions`] built again on copies of the

@@ -132,6 +132,11 @@ fn summarize_versions_are_their_builds_and_deltas_are_compares() {
     assert_eq!(doc["best"]["wtkappa"], "engine v2");
     assert_eq!(doc["best"]["RMSE"], "engine v2");
     assert_eq!(doc["versions"][2]["delta_from_baseline"]["paired"], false);
+    let files = crate::compare::checked_inputs(&doc, 3);
+    assert!(
+        files.iter().any(|f| f == "output/v3_pred_processed.csv"),
+        "{files:?}"
+    );
     assert!(
         run.stdout.contains("shares no response with the baseline"),
         "{}",

@@ -130,7 +130,7 @@ fn cross_check_text(r: &DeltaRow) -> String {
 /// one row each: level, statistic, Δ with its interval, p (Holm); `None`
 /// when no level regressed.
 fn regressed_table(b: &mut Builder, c: &Comparison) -> Option<Table> {
-    let rows: Vec<Row> = crate::kinds::compare::outputs::regressed_levels(c)
+    let rows: Vec<Row> = crate::kinds::compare::tables::regressed_levels(c)
         .map(|(g, r)| Row {
             cells: vec![
                 Cell {

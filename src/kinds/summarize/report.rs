@@ -11,8 +11,8 @@
 use anyhow::Result;
 
 use crate::kinds::compare::report::{number, verdict_class};
-use crate::kinds::summarize::outputs::{statistic_names, subgroups};
 use crate::kinds::summarize::run::Summary;
+use crate::kinds::summarize::tables::{statistic_names, subgroups};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
 use crate::render::model::{Block, Header, Section};
@@ -358,7 +358,7 @@ fn header(s: &Summary, epoch: i64) -> Header {
                 } else {
                     String::new()
                 },
-                sha256: String::new(),
+                sha256: v.inputs.sha256.clone(),
             })
             .collect(),
         config: None,

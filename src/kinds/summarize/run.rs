@@ -11,11 +11,12 @@ use std::cmp::Ordering;
 
 use crate::config::compare::CompareConfig;
 use crate::config::intervals::Intervals;
-use crate::input::archive::{Archive, ArchiveError, Responses};
+use crate::input::archive::Archive;
 use crate::kinds::compare::paired::{
     self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN,
 };
 use crate::kinds::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
+pub use crate::kinds::summarize::read::Opened;
 use crate::metrics::paired::Better;
 
 /// The order of the rows (`--order`).
@@ -51,6 +52,8 @@ pub struct Fairness {
 pub struct Version {
     pub label: String,
     pub folder: String,
+    /// The checksums of the files read from the folder.
+    pub inputs: crate::provenance::FolderDigest,
     pub id: String,
     pub producer: String,
     pub model_version: Option<String>,
@@ -85,21 +88,6 @@ pub struct Summary {
     /// Per headline statistic, the row with the best estimate.
     pub best: Vec<(&'static str, usize)>,
     pub notes: Vec<String>,
-}
-
-/// One opened folder with its per-response data.
-pub struct Opened {
-    pub archive: Archive,
-    pub responses: Option<Responses>,
-}
-
-impl Opened {
-    /// Opens `dir` and reads its per-response files.
-    pub fn read(dir: &std::path::Path) -> Result<Self, ArchiveError> {
-        let archive = crate::input::archive::open_arg(dir)?;
-        let responses = archive.responses()?;
-        Ok(Opened { archive, responses })
-    }
 }
 
 /// The interval settings of a summary: those the baseline's build used
@@ -254,6 +242,7 @@ fn version(o: &Opened, settings: &Intervals) -> (Version, Option<SideRun>) {
     let version = Version {
         label: a.label().to_string(),
         folder: a.dir.display().to_string(),
+        inputs: o.digest.clone(),
         id: a.id.clone(),
         producer: match &a.producer.version {
             Some(v) => format!("{} {v}", a.producer.name),
@@ -529,6 +518,7 @@ mod tests {
         Version {
             label: label.into(),
             folder: String::new(),
+            inputs: Default::default(),
             id: label.into(),
             producer: "rsmreport".into(),
             model_version: None,

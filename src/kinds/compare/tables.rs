@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use crate::output::json::number;
 
 use crate::kinds::compare::paired::{DeltaRow, LevelRow};
+use crate::kinds::compare::read::{inputs_json, InputRecord};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::stored::StoredRow;
 use crate::output::OutputFile;
@@ -299,7 +300,7 @@ fn between_json(c: &Comparison) -> Value {
 
 /// `<cid>_compare.json` (`compare_version` 1): the settings, the
 /// preflight, the notes and every verdict line.
-pub fn compare_json(c: &Comparison) -> Vec<u8> {
+pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
     let triple = |t: (f64, f64, f64)| json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)});
     let verdicts: Vec<Value> = lines(c)
         .iter()
@@ -358,29 +359,15 @@ pub fn compare_json(c: &Comparison) -> Vec<u8> {
         "headline_score_types": {"baseline": c.headline[0], "candidate": c.headline[1]},
         "between": between_json(c),
         "gates": (!c.gates.is_empty()).then(|| crate::gates::json::summary(&c.gates)),
+        "inputs": inputs_json(inputs),
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
     bytes.push(b'\n');
     bytes
 }
 
-/// Every output file of a comparison: the tables, the JSON, and the
-/// report with its figures (`inputs`: the two folders, for provenance).
-pub fn files(
-    c: &Comparison,
-    inputs: Vec<crate::render::context::InputCtx>,
-    epoch: i64,
-) -> anyhow::Result<Vec<OutputFile>> {
-    let mut out = data_files(c);
-    out.extend(crate::render::report_files_named(
-        &crate::kinds::compare::report::report(c, inputs, epoch)?,
-        "compare",
-    )?);
-    Ok(out)
-}
-
 /// The tables and the JSON of a comparison.
-fn data_files(c: &Comparison) -> Vec<OutputFile> {
+pub fn data_files(c: &Comparison, inputs: &[InputRecord]) -> Vec<OutputFile> {
     let out = Path::new("output");
     let table = |f: Frame| OutputFile {
         path: out.join(format!("{}_{}.csv", c.id, f.name)),
@@ -390,7 +377,7 @@ fn data_files(c: &Comparison) -> Vec<OutputFile> {
     files.extend(section_frames(c).into_iter().map(table));
     files.push(OutputFile {
         path: out.join(format!("{}_compare.json", c.id)),
-        bytes: compare_json(c),
+        bytes: compare_json(c, inputs),
     });
     if !c.gates.is_empty() {
         files.push(OutputFile {
@@ -405,11 +392,6 @@ fn data_files(c: &Comparison) -> Vec<OutputFile> {
     files
 }
 
-/// A signed number with three decimals (`+0.012`), `n/a` when NaN.
-pub(crate) fn signed(x: f64) -> String {
-    crate::render::format::signed3(x)
-}
-
 /// The subgroup levels whose verdict is `regressed`, as `(subgroup,
 /// row)`: listed on the terminal and in the report's Verdicts (compare
 /// spec 2.5, 1).
@@ -418,80 +400,4 @@ pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow
         .iter()
         .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
         .filter(|(_, r)| r.row.verdict == crate::kinds::compare::verdict::Verdict::Regressed)
-}
-
-/// The preflight table on the terminal (compare spec 2.1): one line per
-/// row, `item  status  baseline | candidate` (`-` for an empty value).
-fn preflight_lines(c: &Comparison) -> Vec<String> {
-    let mut out = vec!["preflight (baseline | candidate):".to_string()];
-    let width = c
-        .preflight
-        .iter()
-        .map(|r| r.item.chars().count())
-        .max()
-        .unwrap_or(0);
-    let shown = |s: &str| {
-        if s.is_empty() {
-            "-".to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    for r in &c.preflight {
-        let pad = width - r.item.chars().count();
-        let line = format!(
-            "  {}{}  {:<13}  {} | {}",
-            r.item,
-            " ".repeat(pad),
-            r.status,
-            shown(&r.baseline),
-            shown(&r.candidate)
-        );
-        out.push(line);
-    }
-    out
-}
-
-/// The terminal lines: the preflight table, then criterion-style one line
-/// per whole-set statistic and one per regressed subgroup level.
-pub fn terminal_lines(c: &Comparison) -> Vec<String> {
-    let mut out = preflight_lines(c);
-    out.push(format!(
-        "compare {} (baseline) -> {} (candidate), {}{}:",
-        c.baseline_label,
-        c.candidate_label,
-        c.score_type,
-        match (c.paired, c.overall.first()) {
-            (true, _) => ", paired",
-            (false, Some(r)) if r.delta.1.is_finite() => ", unpaired",
-            (false, Some(_)) => ", stored estimates only",
-            (false, None) => "",
-        }
-    ));
-    let line = |scope: &str, r: &DeltaRow| {
-        format!(
-            "  {scope:<22} change: [{} {} {}] ({}) {}",
-            signed(r.delta.1),
-            signed(r.delta.0),
-            signed(r.delta.2),
-            crate::render::format::p_clause(r.p_value),
-            r.verdict.name()
-        )
-    };
-    for r in &c.overall {
-        out.push(line(r.statistic.name, r));
-    }
-    for (g, r) in regressed_levels(c) {
-        out.push(line(
-            &format!("{} {g}={}", r.row.statistic.name, r.level),
-            &r.row,
-        ));
-    }
-    out.extend(
-        crate::kinds::compare::report::directions(c)
-            .into_iter()
-            .map(|d| format!("  {d}")),
-    );
-    out.extend(c.notes.iter().map(|n| format!("note: {n}")));
-    out
 }

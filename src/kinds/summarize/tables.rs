@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::output::json::number;
 
-use crate::kinds::compare::outputs::signed;
+use crate::kinds::compare::read::InputRecord;
 use crate::kinds::summarize::run::{Summary, Version};
 use crate::output::OutputFile;
 use crate::table::{text_values, Column, Frame, Values};
@@ -227,6 +227,21 @@ fn version_json(v: &Version) -> Value {
     })
 }
 
+/// Each version's folder with its digest and the checksum of every file
+/// read from it (the `inputs` of compare's JSON).
+fn inputs_json(versions: &[Version]) -> Value {
+    let records: Vec<InputRecord> = versions
+        .iter()
+        .map(|v| InputRecord {
+            role: v.label.clone(),
+            path: v.folder.clone(),
+            rows: String::new(),
+            digest: v.inputs.clone(),
+        })
+        .collect();
+    crate::kinds::compare::read::inputs_json(&records)
+}
+
 /// `<sid>_summary.json` (`summarize_version` 1).
 pub fn summary_json(s: &Summary) -> Vec<u8> {
     let best: serde_json::Map<String, Value> = s
@@ -242,6 +257,7 @@ pub fn summary_json(s: &Summary) -> Vec<u8> {
         "notes": s.notes,
         "best": best,
         "versions": s.versions.iter().map(version_json).collect::<Vec<_>>(),
+        "inputs": inputs_json(&s.versions),
     });
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
     bytes.push(b'\n');
@@ -266,78 +282,4 @@ pub fn data_files(s: &Summary) -> Vec<OutputFile> {
         bytes: summary_json(s),
     });
     files
-}
-
-/// Every output file: the tables, the JSON and the report with its
-/// figures.
-pub fn files(s: &Summary, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
-    let mut out = data_files(s);
-    out.extend(crate::render::report_files(
-        &crate::kinds::summarize::report::report(s, epoch)?,
-    )?);
-    Ok(out)
-}
-
-fn plain(x: f64) -> String {
-    if x.is_nan() {
-        "n/a".into()
-    } else {
-        format!("{x:.3}")
-    }
-}
-
-/// The terminal lines: one per version with its key statistics, then the
-/// criterion-style change of each against the baseline.
-pub fn terminal_lines(s: &Summary) -> Vec<String> {
-    let base = &s.versions[s.baseline];
-    let mut out = vec![format!(
-        "summarize {} versions (baseline {}):",
-        s.versions.len(),
-        base.label
-    )];
-    for v in &s.versions {
-        let stat = |name: &str| {
-            v.estimate(name).map_or_else(
-                || "n/a".to_string(),
-                |e| {
-                    format!(
-                        "{} [{} {}]",
-                        plain(e.value.0),
-                        plain(e.value.1),
-                        plain(e.value.2)
-                    )
-                },
-            )
-        };
-        out.push(format!(
-            "  {:<20} N = {:<8} wtkappa {}  corr {}  PRMSE {}",
-            v.label,
-            plain(v.n).trim_end_matches(".000"),
-            stat("wtkappa"),
-            stat("corr"),
-            stat("PRMSE")
-        ));
-    }
-    for v in &s.versions {
-        let Some((paired, rows)) = &v.delta else {
-            continue;
-        };
-        let kind = if *paired { "paired" } else { "unpaired" };
-        for r in rows
-            .iter()
-            .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.name))
-        {
-            out.push(format!(
-                "  {:<20} {:<8} change: [{} {} {}] ({kind}) {}",
-                v.label,
-                r.statistic.name,
-                signed(r.delta.1),
-                signed(r.delta.0),
-                signed(r.delta.2),
-                r.verdict.name()
-            ));
-        }
-    }
-    out.extend(s.notes.iter().map(|n| format!("note: {n}")));
-    out
 }
