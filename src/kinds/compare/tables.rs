@@ -296,8 +296,6 @@ fn between_json(c: &Comparison) -> Value {
     })
 }
 
-/// A number for JSON (`null` when not finite).
-
 /// `<cid>_compare.json` (`compare_version` 1): the settings, the
 /// preflight, the notes and every verdict line.
 pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {

@@ -292,8 +292,6 @@ pub fn exclusions_frame(a: &Analysis) -> Frame {
     frame("exclusions", &["reason", "pairs"], values)
 }
 
-/// A number for JSON (`null` when not finite).
-
 /// A frame as a list of JSON objects (column name -> value).
 fn records(f: &Frame) -> Value {
     use crate::table::Cell;

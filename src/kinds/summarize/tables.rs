@@ -187,8 +187,6 @@ pub fn fairness_frame(s: &Summary) -> Frame {
     )
 }
 
-/// A number for JSON (`null` when not finite).
-
 fn triple(t: (f64, f64, f64)) -> Value {
     json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)})
 }
