@@ -1,7 +1,7 @@
 //! Hand-computed checks of the section tables on a six-response experiment,
 //! run through config -> input -> preprocess -> sections.
 
-use crate::kinds::evaluation::pipeline::{execute, Run};
+use crate::kinds::evaluation::run::{execute, Run};
 use crate::table::{Frame, Values};
 
 /// ids r1..r6; h1 = 1 2 3 4 4 2; h2 on r1, r2, r4, r5 = 1 3 4 3;

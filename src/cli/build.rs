@@ -3,7 +3,7 @@
 
 use super::{config_error, data_error, finish, Failure};
 use anyhow::anyhow;
-use rsmreport::kinds::evaluation::pipeline;
+use rsmreport::kinds::evaluation::{self, run::Run};
 use rsmreport::{config, output};
 use std::path::{Path, PathBuf};
 
@@ -18,9 +18,9 @@ pub fn load_experiment(path: &Path, gates: Option<&Path>) -> Result<config::Expe
 }
 
 /// Runs the pipeline and evaluates the gates.
-pub fn execute(exp: config::Experiment) -> Result<pipeline::Run, Failure> {
-    let mut run = pipeline::execute(exp).map_err(data_error)?;
-    pipeline::evaluate_gates(&mut run).map_err(|e| config_error(anyhow!(e)))?;
+pub fn execute(exp: config::Experiment) -> Result<Run, Failure> {
+    let mut run = evaluation::run::execute(exp).map_err(data_error)?;
+    evaluation::run::evaluate_gates(&mut run).map_err(|e| config_error(anyhow!(e)))?;
     Ok(run)
 }
 
@@ -32,7 +32,7 @@ pub fn run(
 ) -> Result<(), Failure> {
     let exp = load_experiment(experiment, gates)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&exp.experiment_id));
-    let mut inputs = rsmreport::kinds::evaluation::experiment_files(&exp);
+    let mut inputs = evaluation::experiment_files(&exp);
     inputs.extend(gates);
     output::refuse_inputs_inside(&dir, &inputs).map_err(config_error)?;
     output::check_output_dir(&dir, force).map_err(config_error)?;
@@ -40,17 +40,8 @@ pub fn run(
     let result = finish(
         &dir,
         force,
-        |sink| pipeline::emit_files(&run, &mut |f| sink.put(f)),
-        |written| {
-            let tables = written.iter().filter(|p| p.starts_with("output")).count();
-            vec![format!(
-                "{}: evaluated {} responses; wrote {} files to {}",
-                run.exp.experiment_id,
-                run.prepared.n(),
-                tables,
-                dir.join("output").display()
-            )]
-        },
+        |sink| evaluation::files(&run, &mut |f| sink.put(f)),
+        |written| evaluation::terminal_lines(&run, written, &dir),
         &run.gates,
     );
     // The process ends right after this: returning the run's millions of

@@ -3,14 +3,14 @@
 
 use super::build::{execute, load_experiment};
 use super::Failure;
-use rsmreport::kinds::evaluation::pipeline;
+use rsmreport::kinds::evaluation;
 use std::path::Path;
 
 pub fn run(experiment: &Path, gates: Option<&Path>) -> Result<(), Failure> {
     let exp = load_experiment(experiment, gates)?;
     let run = execute(exp)?;
     if !super::quiet() {
-        print!("{}", pipeline::describe(&run));
+        print!("{}", evaluation::describe(&run));
     }
     Ok(())
 }

@@ -333,7 +333,7 @@ fn experiment_id(raw: &RawConfig) -> Result<String, Bad> {
             format!("experiment_id \"{id}\" contains spaces or other whitespace; use underscores instead"),
         ));
     }
-    crate::output::check_file_name_part(&id, "experiment_id")
+    crate::schema::check_file_name_part(&id, "experiment_id")
         .map_err(|e| ("experiment_id", e.to_string()))?;
     Ok(id)
 }

@@ -6,8 +6,8 @@
 //! Computes nothing and must not touch the output folder logic of
 //! `output::write_output_dir_with`.
 
-use super::format::{write_i64, write_py_float};
 use super::write::to_delimited;
+use crate::pyrepr::{write_i64, write_py_float};
 use crate::table::{Cell, Frame, Table, Values};
 use anyhow::{bail, Context, Result};
 use std::fs;

@@ -14,9 +14,6 @@
 pub mod file;
 pub mod inputs;
 pub mod json;
-/// Python-repr numbers moved to the leaf module [`crate::pyrepr`]; this
-/// path stays for the code that still names it.
-pub use crate::pyrepr as format;
 pub mod stale;
 pub mod write;
 
@@ -36,10 +33,20 @@ pub struct OutputFile {
     pub bytes: Vec<u8>,
 }
 
+/// The CSV file `output/<id>_<frame name>.csv` of a frame: the table
+/// files of the kinds that write CSV only (compare, summarize, agree,
+/// preferences).
+pub fn csv_file(id: &str, frame: &Frame) -> OutputFile {
+    OutputFile {
+        path: Path::new("output").join(format!("{id}_{}.csv", frame.name)),
+        bytes: write::to_delimited(frame, b','),
+    }
+}
+
 /// Sub-folders rsmreport creates in an output folder.
 pub const SUBFOLDERS: [&str; 3] = ["output", "figure", "report"];
 
-pub use crate::schema::check_file_name_part;
+use crate::schema::check_file_name_part;
 
 /// The tables of one experiment as the writer receives them: the
 /// experiment id (the file-name prefix), the table format, and the bytes of

@@ -3,7 +3,7 @@
 //! `output::write_output_dir_with`'s job, and no table is computed or changed
 //! here.
 
-use super::format::{write_i64, write_py_float};
+use crate::pyrepr::{write_i64, write_py_float};
 use crate::table::{Cell, Frame, Values};
 use anyhow::{Context, Result};
 use rust_xlsxwriter::{DocProperties, ExcelDateTime, Workbook, Worksheet};

@@ -63,6 +63,27 @@ pub struct Header {
     pub config: Option<ConfigCtx>,
 }
 
+impl Header {
+    /// A header of report kind `kind` titled `title`, generated at `epoch`
+    /// (seconds, UTC) by this version of rsmreport, with nothing else yet:
+    /// each kind sets the rest with struct update syntax.
+    pub fn new(kind: &str, title: String, epoch: i64) -> Header {
+        Header {
+            kind: kind.to_string(),
+            title,
+            versions: Vec::new(),
+            intro_html: String::new(),
+            description_html: String::new(),
+            generated: super::format::utc_datetime(epoch),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            thumbnails: false,
+            glance: Vec::new(),
+            inputs: Vec::new(),
+            config: None,
+        }
+    }
+}
+
 /// A labelled model version.
 #[derive(Clone, Debug, Serialize)]
 pub struct Version {

@@ -77,7 +77,7 @@ fn cell_str(values: &Values, i: usize) -> Option<Cow<'_, str>> {
         Cell::Missing => None,
         Cell::Text(s) => Some(Cow::Owned(s)),
         Cell::Int(v) => Some(Cow::Owned(v.to_string())),
-        Cell::Float(x) => Some(Cow::Owned(crate::output::format::py_float(x))),
+        Cell::Float(x) => Some(Cow::Owned(crate::pyrepr::py_float(x))),
         Cell::Bool(b) => Some(Cow::Owned(b.to_string())),
     }
 }

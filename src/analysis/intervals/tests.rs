@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::config::intervals::{Intervals, Unit};
-use crate::kinds::evaluation::pipeline::{execute, Run};
+use crate::kinds::evaluation::run::{execute, Run};
 use crate::metrics::test_util::Lcg;
 use crate::metrics::{metric_block, DiffMethod};
 

@@ -15,7 +15,7 @@ use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::scales::Scale;
 use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
+use crate::render::format::{escape_html, num3, raw_value};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{count_cell, frame_table, head, matrix_table, text_cell, FrameOpts};
 use crate::render::{Builder, Report};
@@ -486,9 +486,6 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
         })
         .collect();
     Header {
-        kind: "Agreement report".into(),
-        title: cfg.experiment_id.clone(),
-        versions: Vec::new(),
         intro_html: format!(
             "How well <strong>{}</strong> raters agree on <strong>{}</strong> items of \
              <strong>{}</strong>: every agreement coefficient with its interval.",
@@ -503,9 +500,6 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
                 escape_html(&why)
             )
         }),
-        generated: utc_datetime(epoch),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        thumbnails: false,
         glance,
         inputs,
         config: Some(crate::render::model::ConfigCtx {
@@ -513,6 +507,7 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
             json: serde_json::to_string_pretty(&tables::settings_json(cfg))
                 .expect("JSON of plain values"),
         }),
+        ..Header::new("Agreement report", cfg.experiment_id.clone(), epoch)
     }
 }
 

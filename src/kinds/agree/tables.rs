@@ -257,18 +257,14 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
 
 /// The tables and the JSON.
 pub fn data_files(a: &Agreement, cfg: &AgreeConfig) -> Vec<OutputFile> {
-    let out = Path::new("output");
     let id = &cfg.experiment_id;
     let mut files: Vec<OutputFile> = frames(a, cfg)
-        .into_iter()
-        .filter(Frame::is_writable)
-        .map(|f| OutputFile {
-            path: out.join(format!("{id}_{}.csv", f.name)),
-            bytes: crate::output::write::to_delimited(&f, b','),
-        })
+        .iter()
+        .filter(|f| f.is_writable())
+        .map(|f| crate::output::csv_file(id, f))
         .collect();
     files.push(OutputFile {
-        path: out.join(format!("{id}_agree.json")),
+        path: Path::new("output").join(format!("{id}_agree.json")),
         bytes: agree_json(a, cfg),
     });
     files

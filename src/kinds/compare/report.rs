@@ -12,7 +12,7 @@ use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::sections;
 use crate::kinds::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
+use crate::render::format::{escape_html, num3, raw_value};
 use crate::render::model::{Block, Header, Section, Version};
 use crate::render::tables::{head, p_value_cell, text_cell};
 use crate::render::{Builder, Report};
@@ -487,8 +487,6 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
         })
         .collect();
     Header {
-        kind: "Comparison report".into(),
-        title: format!("{} vs {}", c.baseline_label, c.candidate_label),
         versions: vec![
             Version {
                 label: "Baseline".into(),
@@ -520,12 +518,13 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
             .as_deref()
             .map(|d| crate::render::markdown::to_html(d, None).0)
             .unwrap_or_default(),
-        generated: utc_datetime(epoch),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        thumbnails: false,
         glance,
         inputs,
-        config: None,
+        ..Header::new(
+            "Comparison report",
+            format!("{} vs {}", c.baseline_label, c.candidate_label),
+            epoch,
+        )
     }
 }
 

@@ -367,10 +367,7 @@ pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
 /// The tables and the JSON of a comparison.
 pub fn data_files(c: &Comparison, inputs: &[InputRecord]) -> Vec<OutputFile> {
     let out = Path::new("output");
-    let table = |f: Frame| OutputFile {
-        path: out.join(format!("{}_{}.csv", c.id, f.name)),
-        bytes: crate::output::write::to_delimited(&f, b','),
-    };
+    let table = |f: Frame| crate::output::csv_file(&c.id, &f);
     let mut files = vec![table(verdict_frame(c)), table(preflight_frame(c))];
     files.extend(section_frames(c).into_iter().map(table));
     files.push(OutputFile {

@@ -7,7 +7,7 @@
 
 use crate::config::gates::{Cell as Location, ScoreTypes, WILLIAMSON2012};
 use crate::gates::{self, Outcome, Results, Stat, Status};
-use crate::kinds::evaluation::pipeline::Run;
+use crate::kinds::evaluation::run::Run;
 use crate::render::context::{Cell, Row};
 use crate::render::format::num3;
 use crate::render::tables::{head, text_cell};

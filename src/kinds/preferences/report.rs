@@ -17,7 +17,7 @@ use crate::plots::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
 };
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
-use crate::render::format::{count_f64, escape_html, num3, raw_value, utc_datetime};
+use crate::render::format::{count_f64, escape_html, num3, raw_value};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{p_value_cell, text_cell};
 use crate::render::{Builder, Report};
@@ -802,22 +802,15 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
         });
     }
     Header {
-        kind: "Preference annotation report".into(),
-        title: a.id.clone(),
-        versions: Vec::new(),
         intro_html: format!(
             "This report shows how strongly each of {} annotators' pairwise preferences follows \
              the reference annotator (reference: <strong>{}</strong>).",
             a.annotators.len(),
             escape_html(&a.reference_name)
         ),
-        description_html: String::new(),
-        generated: utc_datetime(epoch),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        thumbnails: false,
         glance,
         inputs,
-        config: None,
+        ..Header::new("Preference annotation report", a.id.clone(), epoch)
     }
 }
 

@@ -379,10 +379,7 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
 /// The tables and the JSON.
 pub fn data_files(a: &Analysis) -> Vec<OutputFile> {
     let out = Path::new("output");
-    let table = |f: Frame| OutputFile {
-        path: out.join(format!("{}_{}.csv", a.id, f.name)),
-        bytes: crate::output::write::to_delimited(&f, b','),
-    };
+    let table = |f: Frame| crate::output::csv_file(&a.id, &f);
     let mut files = vec![
         table(metrics_frame(a)),
         table(overall_frame(a)),

@@ -14,7 +14,7 @@ use crate::kinds::compare::report::{number, verdict_class};
 use crate::kinds::summarize::run::Summary;
 use crate::kinds::summarize::tables::{statistic_names, subgroups};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3, raw_value, utc_datetime};
+use crate::render::format::{escape_html, num3, raw_value};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{head, text_cell};
 use crate::render::{Builder, Report};
@@ -333,19 +333,12 @@ fn header(s: &Summary, epoch: i64) -> Header {
         })
         .collect();
     Header {
-        kind: "Summary report".into(),
-        title: format!("{} model versions", s.versions.len()),
-        versions: Vec::new(),
         intro_html: format!(
             "This report summarizes {} archived model versions against the baseline \
              <strong>{}</strong>.",
             s.versions.len(),
             escape_html(&s.versions[s.baseline].label)
         ),
-        description_html: String::new(),
-        generated: utc_datetime(epoch),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        thumbnails: false,
         glance,
         inputs: s
             .versions
@@ -361,7 +354,11 @@ fn header(s: &Summary, epoch: i64) -> Header {
                 sha256: v.inputs.sha256.clone(),
             })
             .collect(),
-        config: None,
+        ..Header::new(
+            "Summary report",
+            format!("{} model versions", s.versions.len()),
+            epoch,
+        )
     }
 }
 

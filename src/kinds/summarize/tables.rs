@@ -265,10 +265,7 @@ pub fn summary_json(s: &Summary) -> Vec<u8> {
 /// The tables and the JSON of a summary.
 pub fn data_files(s: &Summary) -> Vec<OutputFile> {
     let out = Path::new("output");
-    let table = |f: Frame| OutputFile {
-        path: out.join(format!("{}_{}.csv", s.id, f.name)),
-        bytes: crate::output::write::to_delimited(&f, b','),
-    };
+    let table = |f: Frame| crate::output::csv_file(&s.id, &f);
     let mut files = vec![table(version_frame(s)), table(delta_frame(s))];
     for f in [worst_frame(s), fairness_frame(s)] {
         if f.is_writable() {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{add_intervals, add_row_intervals, continuous_human};
 use crate::config::{Number, ScaleWith};
-use crate::kinds::evaluation::Builder;
+use crate::kinds::evaluation::report::Builder;
 use crate::metrics::MetricBlock;
 use crate::plots;
 use crate::render::builder::template;

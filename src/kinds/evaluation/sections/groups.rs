@@ -9,7 +9,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::add_row_intervals;
-use crate::kinds::evaluation::Builder;
+use crate::kinds::evaluation::report::Builder;
 use crate::metrics::fairness::{EstimateRow, FairnessResult};
 use crate::plots;
 use crate::preprocess::{ALL_DATA, NO_INFO};

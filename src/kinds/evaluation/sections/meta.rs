@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::kinds::evaluation::Builder;
+use crate::kinds::evaluation::report::Builder;
 use crate::render::builder::template;
 use crate::render::context::{Cell, ColumnHead, Heading, Row, Table};
 use crate::render::model::Block;

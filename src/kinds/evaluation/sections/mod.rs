@@ -1,5 +1,5 @@
 //! The `build` report: one builder per built-in section (spec 5.4-5.12).
-//! Each reads the [`Run`](crate::kinds::evaluation::pipeline::Run) through the [`Builder`], decides
+//! Each reads the [`Run`](crate::kinds::evaluation::run::Run) through the [`Builder`], decides
 //! what is shown (skip conditions, thresholds, highlighting), formats every
 //! number, and returns a typed context for its template. No I/O, no
 //! rendering.
@@ -12,7 +12,7 @@ mod raters;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::kinds::evaluation::Builder;
+use crate::kinds::evaluation::report::Builder;
 use crate::preprocess::Exclusion;
 use crate::render::builder::template;
 use crate::render::context::{Heading, Table};
@@ -155,7 +155,7 @@ fn flags_ctx(b: &mut Builder) -> Option<FlagsCtx> {
 }
 
 /// Why responses were excluded, one line per reason that applies.
-fn exclusion_reasons(run: &super::pipeline::Run) -> Vec<ReasonCtx> {
+fn exclusion_reasons(run: &crate::kinds::evaluation::run::Run) -> Vec<ReasonCtx> {
     let (exp, p) = (&run.exp, &run.prepared);
     crate::analysis::exclusion_counts(p)
         .into_iter()
@@ -348,7 +348,7 @@ fn compact(lower: f64, upper: f64) -> Option<String> {
 /// A key figure's interval line (`95% CI [0.578, 0.620]`), empty without
 /// one.
 pub fn ci_line(
-    run: &crate::kinds::evaluation::pipeline::Run,
+    run: &crate::kinds::evaluation::run::Run,
     source: &str,
     row: &str,
     metric: &str,

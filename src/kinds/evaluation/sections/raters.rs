@@ -12,7 +12,7 @@ use super::add_row_intervals;
 use crate::kinds::agree::report::{
     categories_blocks, classification_tables, coefficients_blocks, pairs_blocks,
 };
-use crate::kinds::evaluation::Builder;
+use crate::kinds::evaluation::report::Builder;
 use crate::render::model::Block;
 use crate::render::tables::{frame_table, FrameOpts};
 

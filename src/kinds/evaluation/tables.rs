@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::intervals::{CiRow, IntervalResults};
-use crate::kinds::evaluation::pipeline::Run;
+use crate::kinds::evaluation::run::Run;
 use crate::schema::{CONSISTENCY_METRICS, DEGRADATION_METRICS, EVAL_METRICS};
 
 /// The version of the summary's shape; bumped on any incompatible change.
