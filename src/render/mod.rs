@@ -8,7 +8,7 @@
 //!
 //! No I/O (the output stage writes the returned files). Depends only on
 //! [`crate::plots`], [`crate::table`] and [`crate::output::OutputFile`]:
-//! never on `config`, `analysis` or any report kind (`crate::kinds`), so
+//! never on `config`, `analysis` or any report kind (the `kinds` folder), so
 //! every report kind can use it.
 
 pub mod builder;
