@@ -45,6 +45,8 @@ pub struct InputRecord {
     /// The responses (or rows) it holds, blank when not known.
     pub rows: String,
     pub digest: FolderDigest,
+    /// A folder (its digest covers the files read from it), not one file.
+    pub folder: bool,
 }
 
 impl InputRecord {
@@ -52,11 +54,21 @@ impl InputRecord {
     pub fn ctx(&self) -> InputCtx {
         InputCtx {
             role: self.role.clone(),
-            path: self.path.clone(),
+            path: if self.folder {
+                folder_label(&self.path, self.digest.files.len())
+            } else {
+                self.path.clone()
+            },
             rows: self.rows.clone(),
             sha256: self.digest.sha256.clone(),
         }
     }
+}
+
+/// A folder's entry in the report's inputs table: its path and what its
+/// SHA-256 is (the JSON's `inputs` lists every file with its own).
+pub fn folder_label(path: &str, files: usize) -> String {
+    format!("{path} (folder: {files} files read; the SHA-256 of their sorted sha256sum listing)")
 }
 
 /// The record of a folder: every file the archive reader read from it.
@@ -66,6 +78,7 @@ pub fn folder_record(role: &str, a: &Archive, rows: String) -> anyhow::Result<In
         path: a.dir.display().to_string(),
         rows,
         digest: folder_digest(&a.dir, &a.files_read())?,
+        folder: true,
     })
 }
 
@@ -83,6 +96,7 @@ pub fn file_record(role: &str, path: &Path) -> anyhow::Result<InputRecord> {
             sha256: sha256.clone(),
             files: vec![(name, sha256)],
         },
+        folder: false,
     })
 }
 

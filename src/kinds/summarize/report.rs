@@ -345,7 +345,7 @@ fn header(s: &Summary, epoch: i64) -> Header {
             .iter()
             .map(|v| InputCtx {
                 role: v.label.clone(),
-                path: v.folder.clone(),
+                path: crate::kinds::compare::read::folder_label(&v.folder, v.inputs.files.len()),
                 rows: if v.n.is_finite() {
                     format!("{}", v.n)
                 } else {

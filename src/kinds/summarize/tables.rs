@@ -235,6 +235,7 @@ fn inputs_json(versions: &[Version]) -> Value {
             path: v.folder.clone(),
             rows: String::new(),
             digest: v.inputs.clone(),
+            folder: true,
         })
         .collect();
     crate::kinds::compare::read::inputs_json(&records)
