@@ -155,7 +155,11 @@ impl Nodes {
             let w: f64 = e.iter().sum();
             let (mean, ss) = if w > 0.0 {
                 let mean = e.iter().zip(&y).map(|(e, y)| e * y).sum::<f64>() / w;
-                let ss = e.iter().zip(&y).map(|(e, y)| e * (y - mean) * (y - mean)).sum();
+                let ss = e
+                    .iter()
+                    .zip(&y)
+                    .map(|(e, y)| e * (y - mean) * (y - mean))
+                    .sum();
                 (mean, ss)
             } else {
                 (0.0, 0.0)
