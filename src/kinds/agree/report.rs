@@ -466,15 +466,19 @@ pub fn classification_tables(
     out
 }
 
-/// A `q x q` confusion matrix as a frame, the categories `shown` only:
-/// the labels as index and columns.
-fn confusion_frame(c: &[f64], labels: &[String], shown: &[usize]) -> Frame {
-    let q = labels.len();
+/// A confusion matrix (sorted sparse cells) as a frame, the categories
+/// `shown` only: the labels as index and columns.
+fn confusion_frame(c: &[(u32, u32, f64)], labels: &[String], shown: &[usize]) -> Frame {
+    let cell = |k: usize, l: usize| {
+        let key = (k as u32, l as u32);
+        c.binary_search_by(|e| (e.0, e.1).cmp(&key))
+            .map_or(0, |i| c[i].2 as i64)
+    };
     let index = text_values(shown.iter().map(|&k| Some(labels[k].clone())));
     let columns = shown
         .iter()
         .map(|&l| {
-            let v = shown.iter().map(|&k| c[k * q + l] as i64).collect();
+            let v = shown.iter().map(|&k| cell(k, l)).collect();
             Column::new(labels[l].clone(), Values::Int(v))
         })
         .collect();

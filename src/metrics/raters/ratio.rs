@@ -106,6 +106,8 @@ pub struct Nodes {
 #[derive(Clone, Debug, Default)]
 pub struct Moments {
     pub w: Vec<f64>,
+    /// `w * mean` (pooled means sum it).
+    pub wm: Vec<f64>,
     pub mean: Vec<f64>,
     pub ss: Vec<f64>,
 }
@@ -165,6 +167,7 @@ impl Nodes {
                 (0.0, 0.0)
             };
             out.w.push(w);
+            out.wm.push(w * mean);
             out.mean.push(mean);
             out.ss.push(ss);
         }
@@ -183,14 +186,11 @@ impl Nodes {
     }
 
     /// The moments of groups drawn `draws[g]` times each, pooled: total
-    /// weight, mean, and within- plus between-group sums of squares.
+    /// weight, mean, and within- plus between-group sums of squares (two
+    /// passes of loops over the nodes that vectorise).
     pub fn pool(&self, groups: &[Moments], draws: &[u32]) -> Moments {
         let k = self.len();
-        let mut out = Moments {
-            w: vec![0.0; k],
-            mean: vec![0.0; k],
-            ss: vec![0.0; k],
-        };
+        let (mut w, mut wm, mut ss) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
         let drawn = || {
             draws
                 .iter()
@@ -198,27 +198,27 @@ impl Nodes {
                 .filter(|(&c, _)| c > 0)
                 .map(|(&c, g)| (f64::from(c), g))
         };
+        let axpy = |c: f64, x: &[f64], y: &mut [f64]| {
+            for (y, x) in y.iter_mut().zip(x) {
+                *y += c * x;
+            }
+        };
         for (c, g) in drawn() {
-            for j in 0..k {
-                out.w[j] += c * g.w[j];
-                out.mean[j] += c * g.w[j] * g.mean[j];
-                out.ss[j] += c * g.ss[j];
+            axpy(c, &g.w, &mut w);
+            axpy(c, &g.wm, &mut wm);
+            axpy(c, &g.ss, &mut ss);
+        }
+        let mean: Vec<f64> = (w.iter().zip(&wm))
+            .map(|(&w, &m)| if w > 0.0 { m / w } else { 0.0 })
+            .collect();
+        for (c, g) in drawn() {
+            let between = ss.iter_mut().zip(g.w.iter().zip(&g.mean)).zip(&mean);
+            for ((s, (&gw, &gm)), &m) in between {
+                let d = gm - m;
+                *s += c * gw * d * d;
             }
         }
-        for j in 0..k {
-            out.mean[j] = if out.w[j] > 0.0 {
-                out.mean[j] / out.w[j]
-            } else {
-                0.0
-            };
-        }
-        for (c, g) in drawn() {
-            for j in 0..k {
-                let d = g.mean[j] - out.mean[j];
-                out.ss[j] += c * g.w[j] * d * d;
-            }
-        }
-        out
+        Moments { w, wm, mean, ss }
     }
 }
 
