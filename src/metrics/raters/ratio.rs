@@ -140,7 +140,7 @@ impl Nodes {
     }
 
     /// Number of nodes.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.t.len()
     }
 
@@ -189,7 +189,7 @@ impl Nodes {
     /// weight, mean, and within- plus between-group sums of squares (two
     /// passes of loops over the nodes that vectorise).
     pub fn pool(&self, groups: &[Moments], draws: &[u32]) -> Moments {
-        let k = self.len();
+        let k = self.count();
         let (mut w, mut wm, mut ss) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
         let drawn = || {
             draws
