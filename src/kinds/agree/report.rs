@@ -341,13 +341,23 @@ pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::R
         .collect();
     frame.columns = keep.iter().map(|&j| frame.columns[j].clone()).collect();
     out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
+    // Left-out labels share one last bar segment, so the shares stay
+    // shares of every rating.
+    let others = labels.len() - in_figure.len();
+    let mut fig_labels: Vec<String> = in_figure.iter().map(|&k| labels[k].clone()).collect();
+    if others > 0 {
+        fig_labels.push(format!("the other {others} labels"));
+    }
+    let raters = s.distribution.iter().map(|(r, c)| {
+        let mut counts: Vec<f64> = in_figure.iter().map(|&k| c[k]).collect();
+        if others > 0 {
+            counts.push(c.iter().sum::<f64>() - counts.iter().sum::<f64>());
+        }
+        (r.clone(), counts)
+    });
     let fig = label_distribution(&LabelDistribution {
-        labels: in_figure.iter().map(|&k| labels[k].clone()).collect(),
-        raters: s
-            .distribution
-            .iter()
-            .map(|(r, c)| (r.clone(), in_figure.iter().map(|&k| c[k]).collect()))
-            .collect(),
+        labels: fig_labels,
+        raters: raters.collect(),
     })?;
     out.push(Block::Figure(b.figure(fig)));
     Ok(out)
