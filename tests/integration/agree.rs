@@ -920,3 +920,29 @@ fn agree_many_labels_are_capped_in_the_report_not_in_the_files() {
     let classes = fs::read_to_string(out.join("output/e_classification.csv")).unwrap();
     assert_eq!(classes.lines().count(), 1 + 3 * 123);
 }
+
+/// Every rating in one category: the note names the category and the
+/// coefficients left empty (0/0), on the terminal and in the report.
+#[test]
+fn agree_a_single_category_says_why_coefficients_are_empty() {
+    let tmp = TempDir::new().unwrap();
+    fs::write(tmp.path().join("exp.toml"), WIDE_TOML).unwrap();
+    fs::write(
+        tmp.path().join("l.csv"),
+        "item,a1,a2,a3\ni1,x,x,x\ni2,x,x,x\ni3,x,x,\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    let words = "Every rating is in one category (&#39;x&#39;): chance agreement is then 1, so";
+    let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    assert!(html.contains(words), "report note");
+    assert!(
+        run.stdout
+            .contains("Every rating is in one category ('x'): chance agreement is then 1, so"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("(0/0) are empty"), "{}", run.stdout);
+}
