@@ -31,6 +31,30 @@ pub fn confusion_matrix(gold: &[u32], pred: &[u32], q: usize) -> Vec<f64> {
     c
 }
 
+/// The confusion counts of [`confusion_matrix`] as sparse cells `(gold,
+/// predicted, count)`, sorted, every count positive: memory grows with the
+/// pairs, never with `q^2` (label sets of thousands).
+pub fn confusion_cells(gold: &[u32], pred: &[u32], q: usize) -> Vec<(u32, u32, f64)> {
+    let mut keys: Vec<u64> = gold
+        .iter()
+        .zip(pred)
+        .filter(|(&g, &p)| (g as usize) < q && (p as usize) < q)
+        .map(|(&g, &p)| (u64::from(g) << 32) | u64::from(p))
+        .collect();
+    keys.sort_unstable();
+    keys.chunk_by(|a, b| a == b)
+        .map(|run| ((run[0] >> 32) as u32, run[0] as u32, run.len() as f64))
+        .collect()
+}
+
+/// The cells of a dense `rows x cols` matrix (row-major), zeros left out.
+pub fn dense_cells(c: &[f64], rows: usize, cols: usize) -> Vec<(u32, u32, f64)> {
+    (0..rows * cols)
+        .filter(|&i| c[i] != 0.0)
+        .map(|i| ((i / cols) as u32, (i % cols) as u32, c[i]))
+        .collect()
+}
+
 /// Precision, recall and F1 of one class or one average.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prf {
@@ -105,13 +129,28 @@ pub struct LabelReport {
 /// The [`LabelReport`] of the `k x cols` matrix `c` (row-major) for the
 /// F-betas `betas`.
 pub fn label_report(c: &[f64], k: usize, cols: usize, betas: &[f64]) -> LabelReport {
-    let truth: Vec<f64> = (0..k)
-        .map(|r| c[r * cols..(r + 1) * cols].iter().sum())
-        .collect();
-    let predicted: Vec<f64> = (0..k)
-        .map(|l| (0..k).map(|r| c[r * cols + l]).sum())
-        .collect();
-    let tp: Vec<f64> = (0..k).map(|r| c[r * cols + r]).collect();
+    label_report_cells(&dense_cells(c, k, cols), k, cols, betas)
+}
+
+/// [`label_report`] of a matrix given as sorted sparse cells `(row,
+/// column, count)`: it needs only the margins and the diagonal, so its
+/// cost grows with the cells and the classes, never with `k x cols`.
+pub fn label_report_cells(
+    cells: &[(u32, u32, f64)],
+    k: usize,
+    cols: usize,
+    betas: &[f64],
+) -> LabelReport {
+    let (mut truth, mut all_pred, mut tp) = (vec![0.0; k], vec![0.0; cols], vec![0.0; k]);
+    for &(r, l, v) in cells {
+        let (r, l) = (r as usize, l as usize);
+        truth[r] += v;
+        all_pred[l] += v;
+        if r == l {
+            tp[r] = v;
+        }
+    }
+    let predicted: Vec<f64> = all_pred[..k].to_vec();
     let per_class: Vec<PrfBeta> = (0..k)
         .map(|j| PrfBeta {
             precision: ratio0(tp[j], predicted[j]),
@@ -140,11 +179,8 @@ pub fn label_report(c: &[f64], k: usize, cols: usize, betas: &[f64]) -> LabelRep
         .filter(|&j| truth[j] > 0.0)
         .map(|j| tp[j] / truth[j])
         .collect();
-    // Matthews over every column: the extra columns are classes nobody
-    // has in gold.
-    let all_pred: Vec<f64> = (0..cols)
-        .map(|l| (0..k).map(|r| c[r * cols + l]).sum())
-        .collect();
+    // Matthews over every column (all_pred): the extra columns are
+    // classes nobody has in gold.
     let pad = |v: &[f64]| -> Vec<f64> {
         v.iter()
             .copied()
@@ -173,7 +209,13 @@ pub fn label_report(c: &[f64], k: usize, cols: usize, betas: &[f64]) -> LabelRep
 
 /// The report of a `q x q` confusion matrix (fixture README 6.7).
 pub fn classification_report(c: &[f64], q: usize) -> ClassificationReport {
-    let r = label_report(c, q, q, &[1.0]);
+    classification_report_cells(&dense_cells(c, q, q), q)
+}
+
+/// [`classification_report`] of sorted sparse cells `(gold, predicted,
+/// count)` ([`confusion_cells`]).
+pub fn classification_report_cells(cells: &[(u32, u32, f64)], q: usize) -> ClassificationReport {
+    let r = label_report_cells(cells, q, q, &[1.0]);
     let one = |p: &PrfBeta| Prf {
         precision: p.precision,
         recall: p.recall,
@@ -252,9 +294,17 @@ pub fn spearman_test(x: &[f64], y: &[f64]) -> (f64, f64) {
 /// asymptotic two-sided p-value (fixture README 6.8). NaN when either
 /// column is constant.
 pub fn kendall_tau_b_table(c: &[f64], q: usize) -> (f64, f64) {
-    let (concordant, discordant) = kendall_pairs(c, q);
-    let rows: Vec<f64> = (0..q).map(|k| c[k * q..(k + 1) * q].iter().sum()).collect();
-    let cols: Vec<f64> = (0..q).map(|l| (0..q).map(|k| c[k * q + l]).sum()).collect();
+    kendall_tau_b_cells(&dense_cells(c, q, q), q)
+}
+
+/// [`kendall_tau_b_table`] of sorted sparse cells `(x, y, count)`.
+pub fn kendall_tau_b_cells(cells: &[(u32, u32, f64)], q: usize) -> (f64, f64) {
+    let (concordant, discordant) = kendall_pairs(cells, q);
+    let (mut rows, mut cols) = (vec![0.0; q], vec![0.0; q]);
+    for &(k, l, v) in cells {
+        rows[k as usize] += v;
+        cols[l as usize] += v;
+    }
     let n: f64 = rows.iter().sum();
     let ties = |g: &[f64]| -> [f64; 3] {
         g.iter().fold([0.0; 3], |a, &t| {
@@ -281,34 +331,37 @@ pub fn kendall_tau_b_table(c: &[f64], q: usize) -> (f64, f64) {
     (tau.clamp(-1.0, 1.0), p)
 }
 
-/// Concordant and discordant pairs of a contingency table (2-D prefix
-/// sums: cells below-right and below-left of each cell).
-fn kendall_pairs(c: &[f64], q: usize) -> (f64, f64) {
-    // below[k][l] = sum of c[k'][l'] with k' > k and l' > l; likewise left.
-    let mut right = vec![0.0; (q + 1) * (q + 1)];
-    let mut left = vec![0.0; (q + 1) * (q + 2)];
-    for k in (0..q).rev() {
-        for l in (0..q).rev() {
-            right[k * (q + 1) + l] =
-                c[k * q + l] + right[(k + 1) * (q + 1) + l] + right[k * (q + 1) + l + 1]
-                    - right[(k + 1) * (q + 1) + l + 1];
+/// Concordant and discordant pairs of a contingency table given as sorted
+/// cells: rows from the last, each cell against the counts of the rows
+/// below it in a Fenwick tree over the columns (`O(cells log q)`; the
+/// counts are integers, so every order of summation gives the same sums).
+fn kendall_pairs(cells: &[(u32, u32, f64)], q: usize) -> (f64, f64) {
+    let mut tree = vec![0.0; q + 1];
+    // Sum of the columns 0..l (exclusive).
+    let below = |tree: &[f64], l: usize| {
+        let (mut i, mut s) = (l, 0.0);
+        while i > 0 {
+            s += tree[i];
+            i &= i - 1;
         }
-        for l in 0..q {
-            // left cell index l + 1 stands for column l.
-            left[k * (q + 2) + l + 1] =
-                c[k * q + l] + left[(k + 1) * (q + 2) + l + 1] + left[k * (q + 2) + l]
-                    - left[(k + 1) * (q + 2) + l];
+        s
+    };
+    let (mut conc, mut disc, mut total) = (0.0, 0.0, 0.0);
+    for row in cells.chunk_by(|a, b| a.0 == b.0).rev() {
+        for &(_, l, v) in row {
+            let l = l as usize;
+            let left = below(&tree, l);
+            let right = total - below(&tree, l + 1);
+            conc += v * right;
+            disc += v * left;
         }
-    }
-    let (mut conc, mut disc) = (0.0, 0.0);
-    for k in 0..q.saturating_sub(1) {
-        for l in 0..q {
-            let v = c[k * q + l];
-            if v == 0.0 {
-                continue;
+        for &(_, l, v) in row {
+            let mut i = l as usize + 1;
+            while i <= q {
+                tree[i] += v;
+                i += i & i.wrapping_neg();
             }
-            conc += v * right[(k + 1) * (q + 1) + l + 1];
-            disc += v * left[(k + 1) * (q + 2) + l];
+            total += v;
         }
     }
     (conc, disc)
@@ -341,7 +394,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(kendall_pairs(&c, q), (conc, disc));
+        assert_eq!(kendall_pairs(&dense_cells(&c, q, q), q), (conc, disc));
+        assert_eq!(kendall_pairs(&confusion_cells(&x, &y, q), q), (conc, disc));
     }
 
     /// fixtures/classify README 8 (tiny-6-hand), worked by hand: gold

@@ -880,3 +880,69 @@ fn agree_the_first_screen_answers_the_reliability_question() {
         .unwrap();
     assert!(pa.ends_with(','), "no label for percent agreement: {pa}");
 }
+
+/// 120 labels with a reference column: the report's tables show the 50
+/// labels with the most ratings (the figures and confusion matrices 30)
+/// and say so; the output files keep every label.
+#[test]
+fn agree_many_labels_are_capped_in_the_report_not_in_the_files() {
+    let tmp = TempDir::new().unwrap();
+    let mut csv = String::from("item,a1,a2,a3,gold\n");
+    for i in 0..600usize {
+        // L000-L039 are the items' labels 11 times each, L040-L119 twice.
+        let l = if i < 240 { i % 120 } else { (i - 240) % 40 };
+        let other = (l + i % 3) % 120;
+        csv.push_str(&format!("i{i},L{l:03},L{l:03},L{other:03},L{l:03}\n"));
+    }
+    fs::write(tmp.path().join("l.csv"), csv).unwrap();
+    let toml = format!("{WIDE_TOML}reference_column = \"gold\"\n[intervals]\nreplicates = 20\n");
+    fs::write(tmp.path().join("exp.toml"), toml).unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    assert!(
+        html.contains(
+            "There are 120 categories: the tables in this section show the 50 with the most \
+             ratings and the figure the 30 with the most ratings, leaving out the others"
+        ),
+        "the note"
+    );
+    assert!(html.contains("The per-class table shows the 50 classes"));
+    assert!(html.contains("The matrices show the rows and columns of the 30 labels"));
+    // L000 is the most frequent label, L119 among the rarest.
+    assert!(html.contains(">L000<") && !html.contains(">L119<"));
+    let by_category = fs::read_to_string(out.join("output/e_agreement_by_category.csv")).unwrap();
+    assert_eq!(by_category.lines().count(), 121);
+    assert!(by_category.contains("\nL119,"));
+    let dist = fs::read_to_string(out.join("output/e_label_distribution.csv")).unwrap();
+    assert_eq!(dist.lines().next().unwrap().split(',').count(), 121);
+    let classes = fs::read_to_string(out.join("output/e_classification.csv")).unwrap();
+    assert_eq!(classes.lines().count(), 1 + 3 * 123);
+}
+
+/// Every rating in one category: the note names the category and the
+/// coefficients left empty (0/0), on the terminal and in the report.
+#[test]
+fn agree_a_single_category_says_why_coefficients_are_empty() {
+    let tmp = TempDir::new().unwrap();
+    fs::write(tmp.path().join("exp.toml"), WIDE_TOML).unwrap();
+    fs::write(
+        tmp.path().join("l.csv"),
+        "item,a1,a2,a3\ni1,x,x,x\ni2,x,x,x\ni3,x,x,\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let run = agree(tmp.path(), &tmp.path().join("exp.toml"), &out);
+    ok(&run);
+    let words = "Every rating is in one category (&#39;x&#39;): chance agreement is then 1, so";
+    let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    assert!(html.contains(words), "report note");
+    assert!(
+        run.stdout
+            .contains("Every rating is in one category ('x'): chance agreement is then 1, so"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("(0/0) are empty"), "{}", run.stdout);
+}

@@ -18,7 +18,7 @@ use crate::config::agree::AgreeConfig;
 use crate::config::intervals::Intervals;
 use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::classification::{
-    classification_report, confusion_matrix, kendall_tau_b_table, pearson_test, spearman_test,
+    classification_report_cells, confusion_cells, kendall_tau_b_cells, pearson_test, spearman_test,
     ClassificationReport,
 };
 use crate::metrics::ols::t_ppf;
@@ -50,7 +50,9 @@ pub struct PairRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RaterClassification {
     pub rater: String,
-    pub confusion: Vec<f64>,
+    /// The confusion counts as sorted sparse cells `(reference, rater,
+    /// count)` (never `q x q`: label sets of thousands).
+    pub confusion: Vec<(u32, u32, f64)>,
     pub report: ClassificationReport,
     pub kappa: [f64; 3],
     /// `(r, p)` for Pearson, Spearman and Kendall's tau-b (NaN for text
@@ -461,19 +463,25 @@ pub fn classification(r: &Ratings, rows: Option<&[usize]>) -> Vec<RaterClassific
                     pred.push(b);
                 }
             }
-            let c = confusion_matrix(&gold, &pred, q);
+            let c = confusion_cells(&gold, &pred, q);
+            let table = PairTable {
+                rater_1: 0,
+                rater_2: 1,
+                q,
+                cells: c.clone(),
+            };
             let numeric = r.categories.numeric;
             let x: Vec<f64> = gold.iter().map(|&k| values[k as usize]).collect();
             let y: Vec<f64> = pred.iter().map(|&k| values[k as usize]).collect();
             let nan = (f64::NAN, f64::NAN);
             RaterClassification {
                 rater: r.raters[g].clone(),
-                report: classification_report(&c, q),
-                kappa: Weights::ALL.map(|w| cohen_kappa(&PairTable::from_dense(&c, q), w)),
+                report: classification_report_cells(&c, q),
+                kappa: Weights::ALL.map(|w| cohen_kappa(&table, w)),
                 pearson: if numeric { pearson_test(&x, &y) } else { nan },
                 spearman: if numeric { spearman_test(&x, &y) } else { nan },
                 kendall: if numeric {
-                    kendall_tau_b_table(&c, q)
+                    kendall_tau_b_cells(&c, q)
                 } else {
                     nan
                 },

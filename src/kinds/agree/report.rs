@@ -249,12 +249,75 @@ pub fn pairs_blocks(
     Ok(out)
 }
 
+/// The most categories a table of the report shows (the output files keep
+/// every one).
+pub const MAX_SHOWN_CATEGORIES: usize = 50;
+/// The most categories a figure or a confusion matrix shows.
+pub const MAX_FIGURE_CATEGORIES: usize = 30;
+
+/// The `max` categories with the largest `totals` (ties: the first in
+/// declared order), in declared order; every category when there are no
+/// more than `max`.
+fn most_frequent(totals: &[f64], max: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..totals.len()).collect();
+    if totals.len() > max {
+        order.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]).then(a.cmp(&b)));
+        order.truncate(max);
+        order.sort_unstable();
+    }
+    order
+}
+
+/// The note above tables that leave categories out.
+fn left_out_note(q: usize, tables: usize, figures: usize, what: &str, files: &str) -> String {
+    format!(
+        "There are {q} categories: the tables in this section show the {tables} {what} and the \
+         figure the {figures} {what}, leaving out the others (every category is in the output \
+         files {files})."
+    )
+}
+
+/// `f` with rows `rows` only.
+fn take_rows(f: &Frame, rows: &[usize]) -> Frame {
+    let columns = f
+        .columns
+        .iter()
+        .map(|c| Column::new(c.name.clone(), c.values.take(rows)))
+        .collect();
+    Frame::new(
+        f.name.clone(),
+        f.index.as_ref().map(|i| i.take(rows)),
+        columns,
+    )
+}
+
 /// The per-category table and the label distributions (table and
-/// figure); headings at `depth`.
+/// figure); headings at `depth`. With more than
+/// [`MAX_SHOWN_CATEGORIES`] categories, the most frequent ones (the files
+/// keep every one).
 pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::Result<Vec<Block>> {
     let s = &a.overall;
     let labels = &a.ratings.categories.labels;
     let mut out = vec![Block::Heading(b.heading(depth, "Categories"))];
+    let totals: Vec<f64> = (0..labels.len())
+        .map(|k| {
+            s.distribution
+                .iter()
+                .map(|(_, c)| c.get(k).copied().unwrap_or(0.0))
+                .sum()
+        })
+        .collect();
+    let shown = most_frequent(&totals, MAX_SHOWN_CATEGORIES);
+    let in_figure = most_frequent(&totals, MAX_FIGURE_CATEGORIES);
+    if shown.len() < labels.len() {
+        out.push(Block::Note(left_out_note(
+            labels.len(),
+            shown.len(),
+            in_figure.len(),
+            "with the most ratings",
+            "agreement_by_category and label_distribution",
+        )));
+    }
     let t = b.table(
         "agreement_by_category",
         "Per category: Fleiss' kappa for that category (items every rater rated), its share of \
@@ -263,7 +326,7 @@ pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::R
         true,
         true,
     );
-    let frame = tables::category_frame(s, labels);
+    let frame = take_rows(&tables::category_frame(s, labels), &shown);
     out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
     let t = b.table(
         "label_distribution",
@@ -271,11 +334,30 @@ pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::R
         true,
         true,
     );
-    let frame = tables::distribution_frame(s, labels);
+    let mut frame = tables::distribution_frame(s, labels);
+    // Column 0 is the rater, column 1 + k category k.
+    let keep: Vec<usize> = std::iter::once(0)
+        .chain(shown.iter().map(|k| k + 1))
+        .collect();
+    frame.columns = keep.iter().map(|&j| frame.columns[j].clone()).collect();
     out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
+    // Left-out labels share one last bar segment, so the shares stay
+    // shares of every rating.
+    let others = labels.len() - in_figure.len();
+    let mut fig_labels: Vec<String> = in_figure.iter().map(|&k| labels[k].clone()).collect();
+    if others > 0 {
+        fig_labels.push(format!("the other {others} labels"));
+    }
+    let raters = s.distribution.iter().map(|(r, c)| {
+        let mut counts: Vec<f64> = in_figure.iter().map(|&k| c[k]).collect();
+        if others > 0 {
+            counts.push(c.iter().sum::<f64>() - counts.iter().sum::<f64>());
+        }
+        (r.clone(), counts)
+    });
     let fig = label_distribution(&LabelDistribution {
-        labels: labels.clone(),
-        raters: s.distribution.clone(),
+        labels: fig_labels,
+        raters: raters.collect(),
     })?;
     out.push(Block::Figure(b.figure(fig)));
     Ok(out)
@@ -298,6 +380,19 @@ fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> V
         "rater",
     ));
     out.push(Block::Heading(b.heading(3, "Confusion matrices")));
+    let q = a.ratings.categories.labels.len();
+    let shown = most_frequent(
+        &reference_support(&s.classification, q),
+        MAX_FIGURE_CATEGORIES,
+    );
+    if shown.len() < q {
+        out.push(Block::Paragraph(format!(
+            "The matrices show the rows and columns of the {} labels the reference gives most \
+             often, of {q}; every label's precision, recall and support are in the output file \
+             classification.",
+            shown.len()
+        )));
+    }
     for c in &s.classification {
         let t = b.table(
             &format!("confusion {}", c.rater),
@@ -308,7 +403,7 @@ fn classification_blocks(b: &mut Builder, a: &Agreement, cfg: &AgreeConfig) -> V
             false,
             false,
         );
-        let frame = confusion_frame(&c.confusion, &a.ratings.categories.labels);
+        let frame = confusion_frame(&c.confusion, &a.ratings.categories.labels, &shown);
         out.push(Block::Table(matrix_table(t, &frame, reference, &c.rater)));
     }
     out
@@ -357,24 +452,58 @@ pub fn classification_tables(
         true,
         true,
     );
-    let frame = tables::classification_frame(raters, &categories.labels);
+    let q = categories.labels.len();
+    let shown = most_frequent(&reference_support(raters, q), MAX_SHOWN_CATEGORIES);
+    let mut frame = tables::classification_frame(raters, &categories.labels);
+    if shown.len() < q {
+        out.push(Block::Paragraph(format!(
+            "The per-class table shows the {} classes the reference gives most often, of {q}, \
+             then the averages over every class (every class is in the output file \
+             classification).",
+            shown.len()
+        )));
+        // Each rater's rows: its q classes, then the three averages.
+        let rows: Vec<usize> = (0..raters.len())
+            .flat_map(|g| {
+                let first = g * (q + 3);
+                let classes = shown.iter().map(move |&k| first + k);
+                classes.chain(first + q..first + q + 3)
+            })
+            .collect();
+        frame = take_rows(&frame, &rows);
+    }
     out.push(Block::Table(frame_table(t, &frame, &opts_support())));
     out
 }
 
-/// A `q x q` confusion matrix as a frame: the labels as index and columns.
-fn confusion_frame(c: &[f64], labels: &[String]) -> Frame {
-    let q = labels.len();
-    let index = text_values(labels.iter().map(|l| Some(l.clone())));
-    let columns = labels
+/// A confusion matrix (sorted sparse cells) as a frame, the categories
+/// `shown` only: the labels as index and columns.
+fn confusion_frame(c: &[(u32, u32, f64)], labels: &[String], shown: &[usize]) -> Frame {
+    let cell = |k: usize, l: usize| {
+        let key = (k as u32, l as u32);
+        c.binary_search_by(|e| (e.0, e.1).cmp(&key))
+            .map_or(0, |i| c[i].2 as i64)
+    };
+    let index = text_values(shown.iter().map(|&k| Some(labels[k].clone())));
+    let columns = shown
         .iter()
-        .enumerate()
-        .map(|(l, name)| {
-            let v = (0..q).map(|k| c[k * q + l] as i64).collect();
-            Column::new(name.clone(), Values::Int(v))
+        .map(|&l| {
+            let v = shown.iter().map(|&k| cell(k, l)).collect();
+            Column::new(labels[l].clone(), Values::Int(v))
         })
         .collect();
     Frame::new("confusion", Some(index), columns)
+}
+
+/// The reference's count of each of the `q` labels (the support, summed
+/// over the raters).
+fn reference_support(raters: &[RaterClassification], q: usize) -> Vec<f64> {
+    (0..q)
+        .map(|k| {
+            let support = raters.iter().map(|c| c.report.support.get(k).copied());
+            support.map(|x| x.unwrap_or(0.0)).sum()
+        })
+        .collect()
 }
 
 fn opts_support() -> FrameOpts<'static> {

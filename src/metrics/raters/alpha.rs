@@ -11,10 +11,11 @@
 //! expected disagreement comes from the marginals alone: `n^2 - sum n_k^2`
 //! (nominal), `2 n sum n_k (x_k - xbar)^2` over the values (interval) or
 //! the mid-ranks (ordinal: `(sum_{g=k}^{l} n_g - (n_k + n_l)/2)^2` is the
-//! squared difference of mid-ranks), and all pairs of occurring values for
-//! ratio (whose distance does not separate: time grows with their square,
-//! memory does not). The bootstrap resamples units (or seeded blocks of
-//! units) and recombines their precomputed sums.
+//! squared difference of mid-ranks), and for ratio, whose distance does
+//! not separate, the quadrature of [`super::ratio`] (linear in the
+//! values; the direct sum over pairs below a few hundred values). The
+//! bootstrap resamples units (or seeded blocks of units) and recombines
+//! their precomputed sums (for ratio, their per-node moments).
 //!
 //! Pure maths on the count tables of [`super`]: nothing here may touch
 //! files, tables, configuration, threads, formatting or report code.
@@ -23,6 +24,7 @@
 
 use std::sync::Arc;
 
+use super::ratio::{self, Moments, Nodes};
 use super::{CountTables, ItemCounts};
 use crate::metrics::bootstrap::{percentile_interval, replicate_rng, Interval, Plan};
 
@@ -148,7 +150,7 @@ impl<'a> Distance<'a> {
         match self.level {
             Level::Nominal => f64::from(u8::from(k != l)),
             Level::Ordinal | Level::Interval => (a - b) * (a - b),
-            Level::Ratio => ratio_distance(a, b),
+            Level::Ratio => ratio::distance(a, b),
         }
     }
 
@@ -172,26 +174,7 @@ impl<'a> Distance<'a> {
                     .sum();
                 2.0 * total * ss
             }
-            Level::Ratio => {
-                // Every pair of occurring values: the one sum here whose
-                // time grows with their square (memory does not).
-                let (counts, xs): (Vec<f64>, Vec<f64>) = n
-                    .iter()
-                    .zip(self.x.iter())
-                    .filter(|(c, _)| **c != 0.0)
-                    .map(|(&c, &x)| (c, x))
-                    .unzip();
-                let mut sum = 0.0;
-                for (i, (&c, &a)) in counts.iter().zip(&xs).enumerate() {
-                    let inner: f64 = counts[i + 1..]
-                        .iter()
-                        .zip(&xs[i + 1..])
-                        .map(|(&c2, &b)| c2 * ratio_distance(a, b))
-                        .sum();
-                    sum += c * inner;
-                }
-                2.0 * sum
-            }
+            Level::Ratio => ratio::expected(n, &self.x),
         }
     }
 
@@ -204,19 +187,6 @@ impl<'a> Distance<'a> {
     }
 }
 
-/// `((a - b) / (a + b))^2`, 0 when `a + b = 0`.
-#[inline]
-fn ratio_distance(a: f64, b: f64) -> f64 {
-    let s = a + b;
-    let t = (a - b) / s;
-    // A select rather than a branch, so the loops over pairs vectorise.
-    if s == 0.0 {
-        0.0
-    } else {
-        t * t
-    }
-}
-
 /// Alpha from the observed disagreement `2 sum_{k<l} o_kl d_kl` (given, or
 /// from `pairs`) and the dense marginals: `1 - observed (n - 1) / sum_{k,l}
 /// n_k n_l d_kl`. NaN with fewer than two categories or nothing pairable.
@@ -226,13 +196,30 @@ fn alpha_from(
     marg: &[f64],
     observed: impl FnOnce(&Distance) -> f64,
 ) -> f64 {
+    alpha_with(level, values, marg, observed, None)
+}
+
+/// [`alpha_from`] with the expected sum `sum_{k,l} n_k n_l d_kl` given
+/// (ratio alpha's bootstrap pools it from its groups) or from `marg`.
+fn alpha_with(
+    level: Level,
+    values: &[f64],
+    marg: &[f64],
+    observed: impl FnOnce(&Distance) -> f64,
+    expected: Option<f64>,
+) -> f64 {
     let n: f64 = marg.iter().sum();
     if values.len() < 2 || n <= 0.0 {
         return f64::NAN;
     }
     let dist = Distance::new(level, values, marg);
-    let expected = dist.expected(marg) / (n - 1.0);
-    1.0 - observed(&dist) / expected
+    // A single value occurs: no pair disagrees (exactly 0).
+    let several = marg.iter().filter(|&&c| c != 0.0).nth(1).is_some();
+    let sum = match expected {
+        Some(e) if several => e,
+        _ => dist.expected(marg),
+    };
+    1.0 - observed(&dist) / (sum / (n - 1.0))
 }
 
 /// Dense marginals (`q` values) of sparse ones.
@@ -341,6 +328,9 @@ pub struct AlphaBootstrap<'a> {
     /// for ordinal data, whose distances follow each replicate's
     /// marginals).
     observed: Arc<Vec<f64>>,
+    /// Ratio level with many distinct values: the quadrature nodes and
+    /// each group's moments ([`ratio`]), pooled per replicate.
+    ratio: Option<Arc<(Nodes, Vec<Moments>)>>,
 }
 
 impl<'a> AlphaBootstrap<'a> {
@@ -395,9 +385,38 @@ impl<'a> AlphaBootstrap<'a> {
             level,
             values: values.to_vec(),
             observed: Arc::new(Vec::new()),
+            ratio: None,
         };
         out.observed = Arc::new(out.group_observed());
+        out.ratio = out.ratio_moments();
         out
+    }
+
+    /// At the ratio level with more than [`ratio::DIRECT_MAX`] occurring
+    /// values (of one sign), the nodes and each group's moments.
+    fn ratio_moments(&self) -> Option<Arc<(Nodes, Vec<Moments>)>> {
+        if self.level != Level::Ratio || self.values.len() != self.tables.items.q {
+            return None;
+        }
+        let mut occurs = vec![false; self.values.len()];
+        for &(k, _) in &self.groups.marg {
+            occurs[k as usize] = true;
+        }
+        let x: Vec<f64> = (self.values.iter().zip(&occurs))
+            .filter(|(_, &o)| o)
+            .map(|(&v, _)| v)
+            .collect();
+        if x.len() <= ratio::DIRECT_MAX {
+            return None;
+        }
+        let nodes = Nodes::new(&x)?;
+        let moments = (0..self.groups.len())
+            .map(|g| {
+                let entries = self.groups.marg(g).iter();
+                nodes.moments(entries.map(|&(k, c)| (c, self.values[k as usize])))
+            })
+            .collect();
+        Some(Arc::new((nodes, moments)))
     }
 
     /// Each group's observed disagreement at the level (none for ordinal).
@@ -419,6 +438,7 @@ impl<'a> AlphaBootstrap<'a> {
             ..self.clone()
         };
         out.observed = Arc::new(out.group_observed());
+        out.ratio = out.ratio_moments();
         out
     }
 
@@ -454,7 +474,11 @@ impl<'a> AlphaBootstrap<'a> {
                 marg[k as usize] += f64::from(c) * v;
             }
         }
-        alpha_from(self.level, &self.values, &marg, |dist| {
+        let expected = self.ratio.as_ref().map(|r| {
+            let (nodes, groups) = &**r;
+            nodes.integrate(&nodes.pool(groups, draws))
+        });
+        let observed = |dist: &Distance| {
             if self.level == Level::Ordinal {
                 draws
                     .iter()
@@ -469,7 +493,8 @@ impl<'a> AlphaBootstrap<'a> {
                     .map(|(&c, o)| f64::from(c) * o)
                     .sum()
             }
-        })
+        };
+        alpha_with(self.level, &self.values, &marg, observed, expected)
     }
 
     /// Percentile interval at confidence `level` of replicates
@@ -550,7 +575,7 @@ mod tests {
     fn pairwise_alpha(units: &[Vec<f64>], level: Level) -> f64 {
         let d = |a: f64, b: f64| match level {
             Level::Interval => (a - b) * (a - b),
-            _ => ratio_distance(a, b),
+            _ => ratio::distance(a, b),
         };
         let pairable: Vec<&Vec<f64>> = units.iter().filter(|u| u.len() >= 2).collect();
         let all: Vec<f64> = pairable.iter().flat_map(|u| u.iter().copied()).collect();

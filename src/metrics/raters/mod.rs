@@ -21,6 +21,8 @@
 //!   with R `irr`'s per-category kappas and z under the null;
 //! * [`alpha`]: Krippendorff's alpha (nominal, ordinal, interval, ratio)
 //!   from sparse coincidences and marginals, and its bootstrap over items;
+//! * [`ratio`]: ratio alpha's expected disagreement by a quadrature linear
+//!   in the number of distinct values;
 //! * [`pairs`]: two-rater tables: Cohen's kappa (scikit-learn,
 //!   statsmodels with the Fleiss-Cohen-Everitt SE), irrCAC's table
 //!   functions, Scott's pi, exact agreement, Pearson's r;
@@ -39,6 +41,7 @@ pub mod icc;
 pub mod pairs;
 #[cfg(test)]
 mod published;
+pub mod ratio;
 pub mod rows;
 pub mod scales;
 
