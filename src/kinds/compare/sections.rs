@@ -461,6 +461,8 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         .iter()
         .map(|n| head(n, false))
         .collect();
+    // Long paths and checksums wrap inside the card.
+    t.class = "wrap-cells".into();
     t.rows = c
         .extra
         .provenance
