@@ -789,7 +789,6 @@ pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) -> 
 // Narrow screens: the verdict and status columns stay in view
 
 /// What the narrow-screen probe measured in one report at one width.
-#[derive(Debug)]
 struct InView {
     /// Cells measured: the verdict and gate-status cells, or the first
     /// cell of each body row of a table that has neither.
@@ -925,7 +924,15 @@ fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
                 return;
             };
             if seen.cells < *at_least || seen.outside > 0 || seen.overflow > 0 {
-                failures.push(format!("{} at {width} px: {seen:?}", report.display()));
+                failures.push(format!(
+                    "{} at {width} px: {} cells, {} outside, page {} px too wide (first element \
+                     out: {})",
+                    report.display(),
+                    seen.cells,
+                    seen.outside,
+                    seen.overflow,
+                    seen.widest
+                ));
             }
         }
     }
