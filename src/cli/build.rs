@@ -46,7 +46,7 @@ pub fn run(
             vec![format!(
                 "{}: evaluated {} responses; wrote {} files to {}",
                 run.exp.experiment_id,
-                run.prepared.n(),
+                rsmreport::render::format::thousands(run.prepared.n() as u64),
                 tables,
                 dir.join("output").display()
             )]

@@ -25,7 +25,7 @@ fn count(n: f64) -> Cell {
         return text_cell("");
     }
     Cell {
-        text: format!("{n:.0}"),
+        text: crate::render::format::count_f64(n.round()),
         class: "num".into(),
         value: raw_value(n),
         ..Cell::default()
@@ -282,7 +282,7 @@ fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
          replicates of the responses), computed by the code of build and compare.",
         "evaluated",
         s.settings.level * 100.0,
-        s.settings.replicates
+        crate::render::format::thousands(s.settings.replicates)
     )));
     versions.push(Block::Table(version_table(b, s)));
     let mut differences = vec![Block::Heading(
