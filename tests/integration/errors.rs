@@ -1356,7 +1356,7 @@ fn errors_gate_names_repeated() {
     );
     // A gates file's gate repeating a name of the experiment's own.
     let case = Case::new(&format!("{GATE_BASE}{}", gate("")));
-    case.write("g.toml", &gate("scope = \"each:grp\"\n"));
+    case.write("g.toml", gate("scope = \"each:grp\"\n"));
     expect_failure_with(
         &case,
         &case.exp(),
