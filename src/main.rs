@@ -162,7 +162,10 @@ fn main() -> ExitCode {
     }));
     let cli = Cli::parse();
     cli::set_quiet(cli.quiet);
-    match run(cli) {
+    cli::progress::install();
+    let result = run(cli);
+    cli::progress::clear();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             eprintln!("error: {:#}", f.error);

@@ -8,9 +8,33 @@
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
-/// Runs `f`; with the environment variable `RSMREPORT_TIMINGS` set,
-/// prints how long it took to stderr (`timing: <stage>: <ms> ms`).
+/// The stage hook: called with `true` when a [`timed`] stage starts and
+/// `false` when it ends. Set once by the binary (its progress line on a
+/// terminal); the library itself never draws anything.
+static STAGE_HOOK: std::sync::OnceLock<fn(&str, bool)> = std::sync::OnceLock::new();
+
+/// Sets the [`STAGE_HOOK`] for the whole run (the first call wins).
+pub fn set_stage_hook(hook: fn(&str, bool)) {
+    let _ = STAGE_HOOK.set(hook);
+}
+
+/// Runs `f` as the stage `stage`: tells the stage hook (if any) when it
+/// starts and ends, and with the environment variable `RSMREPORT_TIMINGS`
+/// set, prints how long it took to stderr (`timing: <stage>: <ms> ms`).
 pub fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
+    match STAGE_HOOK.get() {
+        Some(hook) => {
+            hook(stage, true);
+            let out = timed_only(stage, f);
+            hook(stage, false);
+            out
+        }
+        None => timed_only(stage, f),
+    }
+}
+
+/// [`timed`] without the stage hook.
+fn timed_only<T>(stage: &str, f: impl FnOnce() -> T) -> T {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if !*ON.get_or_init(|| std::env::var_os("RSMREPORT_TIMINGS").is_some()) {
         return f();

@@ -14,6 +14,7 @@ pub fn load_experiment(path: &Path, gates: Option<&Path>) -> Result<config::Expe
         let more = config::gates::load_file(file, &exp).map_err(config_error)?;
         config::gates::merge(&mut exp.gates, more);
     }
+    config::gates::unique_names(&exp.gates).map_err(|e| config_error(anyhow!(e)))?;
     Ok(exp)
 }
 

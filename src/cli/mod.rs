@@ -21,6 +21,7 @@ pub mod check;
 pub mod classify;
 pub mod compare;
 pub mod preferences;
+pub mod progress;
 pub mod simulate;
 pub mod summarize;
 
@@ -79,6 +80,7 @@ pub fn finish(
         output::write_output_dir_with(dir, force, produce)
     })
     .map_err(data_error)?;
+    progress::clear();
     if !quiet() {
         for line in lines(&written) {
             println!("{line}");

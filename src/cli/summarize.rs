@@ -72,7 +72,10 @@ pub fn run(args: SummarizeArgs) -> Result<(), Failure> {
         run::summarize(id, &opened, base, order, &settings)
     });
     output::check_output_dir(&dir, args.force).map_err(config_error)?;
-    let files = summarize::files(&summary, provenance::generation_epoch()).map_err(data_error)?;
+    let files = timed("report and tables", || {
+        summarize::files(&summary, provenance::generation_epoch())
+    })
+    .map_err(data_error)?;
     let lines = |_: &[PathBuf]| summarize::terminal_lines(&summary);
     finish_files(&dir, args.force, &files, lines, &[])
 }

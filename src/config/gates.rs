@@ -193,11 +193,24 @@ pub struct Gate {
     /// A group (or the whole set) with fewer responses is `skipped`.
     pub min_n: u64,
     /// Where the gate was defined (`exp.toml, gates[2]`, `preset
-    /// williamson2012`).
+    /// williamson2012`), as the outputs name it.
     pub origin: String,
+    /// The line of its `[[gates]]` table in that file, for error messages
+    /// only (never in an output); `None` for a preset's gate.
+    pub line: Option<usize>,
 }
 
 impl Gate {
+    /// Where the gate is, for an error message: its origin with the line
+    /// of its `[[gates]]` table (`gates.toml, line 7, gates[2]`), as the
+    /// configuration's own errors point at it.
+    pub fn place(&self) -> String {
+        match (self.line, self.origin.split_once(", ")) {
+            (Some(l), Some((file, item))) => format!("{file}, line {l}, {item}"),
+            _ => self.origin.clone(),
+        }
+    }
+
     /// The condition as one line: `wtkappa (scale_trim) >= 0.7`, with the
     /// bound when it is not the estimate.
     pub fn condition(&self) -> String {
@@ -612,6 +625,7 @@ fn williamson2012(cx: &Context) -> Vec<Gate> {
         severity: Severity::Fail,
         min_n,
         origin: "preset williamson2012".into(),
+        line: None,
     };
     let mut out = vec![
         gate("QWK", "wtkappa", Op::Ge, 0.70, Scope::Overall, 0),
@@ -720,6 +734,7 @@ fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate,
         severity,
         min_n,
         origin,
+        line: None,
     })
 }
 
@@ -966,8 +981,42 @@ pub fn parse_file_in(text: &str, path: &Path, cx: &Context) -> Result<Vec<Gate>>
         }
     }
     let origin = origin_name(path);
-    parse(raw.get("gates"), raw.get("gates_preset"), cx, &origin)
-        .map_err(|(key, item, message)| anyhow!("{}: {message}", raw_at_item(&raw, key, item)))
+    let mut gates = parse(raw.get("gates"), raw.get("gates_preset"), cx, &origin)
+        .map_err(|(key, item, message)| anyhow!("{}: {message}", raw_at_item(&raw, key, item)))?;
+    set_lines(&mut gates, |i| raw.line_of_item("gates", i));
+    Ok(gates)
+}
+
+/// Gives the gates of a file's `[[gates]]` array (those not from a
+/// preset, in order) the lines of their tables.
+pub fn set_lines(gates: &mut [Gate], line_of_item: impl Fn(usize) -> Option<usize>) {
+    let own = gates
+        .iter_mut()
+        .filter(|g| !g.origin.starts_with("preset "));
+    for (i, g) in own.enumerate() {
+        g.line = line_of_item(i);
+    }
+}
+
+/// Two gates may not share a name (gates spec 4: one JUnit test case per
+/// result line, named by its gate): the error names both and their lines.
+/// A preset's own gates are exempt among themselves (its "subgroup
+/// differences" gate is one per subgroup, each scoped to its subgroup).
+pub fn unique_names(gates: &[Gate]) -> Result<(), String> {
+    let preset = |g: &Gate| g.origin.starts_with("preset ");
+    for (i, g) in gates.iter().enumerate() {
+        let clash = |f: &&Gate| f.name == g.name && !(preset(f) && preset(g));
+        if let Some(first) = gates[..i].iter().find(clash) {
+            return Err(format!(
+                "two gates are named \"{}\" ({} and {}); give each gate its own name, so that \
+                 each result line (and JUnit test case) says which gate it is",
+                g.name,
+                first.place(),
+                g.place()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Where a gate error is: the line of its `[[gates]]` table, or of the key.
@@ -1225,6 +1274,38 @@ mod tests {
         };
         merge(&mut all, vec![extra.clone(), extra]);
         assert_eq!(all.len(), own.len() + 2);
+    }
+
+    #[test]
+    fn a_gate_is_placed_by_its_line_and_names_are_unique_outside_a_preset() {
+        let g = groups();
+        let cx = cx(&g, true);
+        let preset = json!("williamson2012");
+        let two = json!([
+            {"metric": "wtkappa", "op": ">=", "threshold": 0.7},
+            {"metric": "corr", "op": ">=", "threshold": 0.7, "name": "QWK"},
+        ]);
+        let mut gates = parse(Some(&two), Some(&preset), &cx, "g.toml").unwrap();
+        set_lines(&mut gates, |i| Some(10 + 5 * i));
+        let own: Vec<String> = gates
+            .iter()
+            .filter(|g| !g.origin.starts_with("preset"))
+            .map(Gate::place)
+            .collect();
+        assert_eq!(
+            own,
+            ["g.toml, line 10, gates[1]", "g.toml, line 15, gates[2]"]
+        );
+        assert_eq!(gates[0].place(), "preset williamson2012");
+        // The preset's per-subgroup gates share a name: allowed among
+        // themselves; a file's gate named as a preset's is not.
+        let err = unique_names(&gates).unwrap_err();
+        assert!(
+            err.contains("\"QWK\" (preset williamson2012 and g.toml, line 15, gates[2])"),
+            "{err}"
+        );
+        gates.pop();
+        unique_names(&gates).unwrap();
     }
 
     #[test]

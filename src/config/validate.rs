@@ -251,7 +251,7 @@ fn gates(cx: &Ctx, exp: &Experiment) -> Result<Vec<super::gates::Gate>> {
     let min_n = |g: &str| exp.min_n_for(g);
     let gcx = super::gates::Context::of(exp, &min_n);
     let origin = super::gates::origin_name(&exp.config_path);
-    super::gates::parse(
+    let mut gates = super::gates::parse(
         cx.raw.get("gates"),
         cx.raw.get("gates_preset"),
         &gcx,
@@ -260,7 +260,9 @@ fn gates(cx: &Ctx, exp: &Experiment) -> Result<Vec<super::gates::Gate>> {
     .map_err(|(key, item, message)| match item {
         Some(i) => cx.err_at_item(key, i, message),
         None => cx.err(key, message),
-    })
+    })?;
+    super::gates::set_lines(&mut gates, |i| cx.raw.line_of_item("gates", i));
+    Ok(gates)
 }
 
 // ---------------------------------------------------------------- context

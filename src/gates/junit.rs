@@ -82,6 +82,7 @@ mod tests {
                 severity,
                 min_n: 0,
                 origin: "test".into(),
+                line: None,
             },
             level: None,
             n: Some(10),

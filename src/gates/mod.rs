@@ -159,7 +159,7 @@ pub fn check_levels(gates: &[Gate], results: &dyn Results) -> Result<(), String>
             "gate \"{}\" ({}): the subgroup {g} has no level \"{level}\" in the data (its \
              levels are {}){hint}",
             gate.name,
-            gate.origin,
+            gate.place(),
             names.join(", ")
         ));
     }

@@ -89,6 +89,7 @@ fn gate(metric: &str, op: Op, threshold: f64, scope: Scope) -> Gate {
         severity: Severity::Fail,
         min_n: 0,
         origin: "test".into(),
+        line: None,
     }
 }
 

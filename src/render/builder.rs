@@ -106,6 +106,7 @@ impl Builder {
             href: format!("../figure/{}", figure_file(&self.file_prefix, &figure)),
             max_width: display_width(&figure.svg).map_or_else(String::new, |w| w.to_string()),
             thumbnail,
+            compact: false,
         };
         self.figures.push(figure);
         ctx

@@ -86,6 +86,9 @@ pub struct FigureCtx {
     /// little); empty when unknown.
     pub max_width: String,
     pub thumbnail: bool,
+    /// A small figure of a series (summarize's trends): consecutive
+    /// compact figures sit side by side in a grid, as many as fit.
+    pub compact: bool,
 }
 
 /// A term of a glossary box.

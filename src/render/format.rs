@@ -3,6 +3,14 @@
 //!
 //! Every number the templates show is formatted here (templates contain no
 //! arithmetic and no formatting filters).
+//!
+//! The rule for counts (responses, items, ratings, pairs, N, rows): a
+//! whole number is written with thousands separators wherever a person
+//! reads it, in the report's prose, tiles and table cells and on the
+//! terminal alike (`2,983`, `1,000,000`), always through [`thousands`] (or
+//! [`count_f64`] for a count stored as a float). Only what a program reads
+//! keeps plain digits: the CSV/xlsx/JSON outputs and a cell's sort value.
+//! Identifiers, years and score points are not counts.
 
 use crate::pyrepr::civil_from_days;
 use std::collections::BTreeSet;
@@ -56,11 +64,12 @@ pub fn signed3(x: f64) -> String {
     }
 }
 
-/// A count stored as a float (`23.0` -> `23`); non-integral values keep
-/// three decimals, `NaN` is `n/a`.
+/// A count stored as a float (`23.0` -> `23`, `2983.0` -> `2,983`);
+/// non-integral values keep three decimals, `NaN` is `n/a`.
 pub fn count_f64(x: f64) -> String {
     if x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e15 {
-        format!("{}", x as i64)
+        let sign = if x < 0.0 { "-" } else { "" };
+        format!("{sign}{}", thousands(x.abs() as u64))
     } else {
         num3(x)
     }
@@ -92,7 +101,8 @@ pub fn short(x: f64) -> String {
     }
 }
 
-/// An integer with thousands separators for prose (`2,983`).
+/// A count with thousands separators (`2,983`): the one formatter of
+/// whole numbers for people (see the module's rule).
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
@@ -103,6 +113,18 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// A text that starts with a count (`2983`, `2208 (74.0%)`,
+/// `627 (EX00002, ...)`) with that count written by [`thousands`]; any
+/// other text as it is (`0.4998`, `scale.csv`, `rsmreport 0.1.0`).
+pub fn leading_count(text: &str) -> String {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &text[digits..];
+    match text[..digits].parse::<u64>() {
+        Ok(n) if rest.is_empty() || rest.starts_with(' ') => format!("{}{rest}", thousands(n)),
+        _ => text.to_string(),
+    }
 }
 
 /// A percentage of `part` in `whole` with one decimal (`0.4`), after
@@ -214,6 +236,9 @@ mod tests {
         assert_eq!(num3(-0.0006), "-0.001");
         assert_eq!(num3(f64::NEG_INFINITY), "-inf");
         assert_eq!(count_f64(23.0), "23");
+        assert_eq!(count_f64(2983.0), "2,983");
+        assert_eq!(count_f64(-1234.0), "-1,234");
+        assert_eq!(count_f64(-0.0), "0");
         assert_eq!(count_f64(f64::NAN), "n/a");
         assert_eq!(score_label(3.0), "3");
         assert_eq!(score_label(2.5), "2.5");
@@ -224,6 +249,16 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(leading_count("2983"), "2,983");
+        assert_eq!(leading_count("2208 (74.0%)"), "2,208 (74.0%)");
+        assert_eq!(
+            leading_count("627 (EX00002, EX00005)"),
+            "627 (EX00002, EX00005)"
+        );
+        assert_eq!(leading_count("0.4998"), "0.4998");
+        assert_eq!(leading_count("12345.5"), "12345.5");
+        assert_eq!(leading_count("scale.csv"), "scale.csv");
+        assert_eq!(leading_count(""), "");
         assert_eq!(percent(17, 3000), "0.6");
         assert_eq!(percent(1, 0), "n/a");
         assert_eq!(raw_value(0.1), "0.1");

@@ -1320,13 +1320,60 @@ fn errors_gates_file() {
 #[test]
 fn errors_gate_level_not_in_the_data() {
     let case = Case::new(&format!("{GATE_BASE}{}", gate("scope = \"grp=c\"\n")));
+    // Found in the data, named with the line of its [[gates]] table.
+    let at = format!(
+        "(exp.toml, line {}, gates[1])",
+        case_line(&case, "[[gates]]", 1)
+    );
     fails(
         &case,
         CONFIG,
         &[
-            "gate \"wtkappa >= 0.7\" (exp.toml, gates[1])",
+            &format!("gate \"wtkappa >= 0.7\" {at}"),
             "the subgroup grp has no level \"c\" in the data",
             "its levels are a, b",
         ],
     );
+}
+
+/// Issue 24: two gates may not share a name, in build as in compare (one
+/// JUnit test case per result line, named by its gate); the error names
+/// both gates with their lines, before anything is read or written.
+#[test]
+fn errors_gate_names_repeated() {
+    let two = format!("{}\n{}", gate(""), gate("scope = \"each:grp\"\n"));
+    let case = Case::new(&format!("{GATE_BASE}{two}"));
+    let first = case_line(&case, "[[gates]]", 1);
+    let second = case_line(&case, "[[gates]]", 2);
+    fails(
+        &case,
+        CONFIG,
+        &[
+            "two gates are named \"wtkappa >= 0.7\"",
+            &format!("(exp.toml, line {first}, gates[1] and exp.toml, line {second}, gates[2])"),
+            "give each gate its own name",
+        ],
+    );
+    // A gates file's gate repeating a name of the experiment's own.
+    let case = Case::new(&format!("{GATE_BASE}{}", gate("")));
+    case.write("g.toml", gate("scope = \"each:grp\"\n"));
+    expect_failure_with(
+        &case,
+        &case.exp(),
+        &["--gates", "g.toml"],
+        CONFIG,
+        &["two gates are named", "and g.toml, line 1, gates[1])"],
+    );
+}
+
+/// The line (from 1) of the `nth` line of the case's exp.toml that starts
+/// with `start`.
+fn case_line(case: &Case, start: &str, nth: usize) -> usize {
+    let text = fs::read_to_string(case.exp()).unwrap();
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with(start))
+        .nth(nth - 1)
+        .map(|(i, _)| i + 1)
+        .expect("no such line")
 }

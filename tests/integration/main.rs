@@ -66,6 +66,10 @@
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
+//! * [`progress`]: the progress line only on a terminal, never in a pipe,
+//!   no output byte changed; `--quiet` (`cargo test --test integration
+//!   progress`).
+//!
 //! See `tests/README.md` for the layout, the fixtures and how to refresh them.
 
 mod agree;
@@ -85,6 +89,7 @@ mod inputs;
 mod kinds_snapshot;
 mod parity;
 mod preferences;
+mod progress;
 mod raters;
 mod report;
 mod robustness;

@@ -788,19 +788,43 @@ pub(crate) fn renders_in_chromium(report: &Path, profile: &Path, what: &str) -> 
 // ---------------------------------------------------------------------------
 // Narrow screens: the verdict and status columns stay in view
 
+/// What the narrow-screen probe measured in one report at one width.
+struct InView {
+    /// Cells measured: the verdict and gate-status cells, or the first
+    /// cell of each body row of a table that has neither.
+    cells: usize,
+    /// Those of them not wholly inside the viewport.
+    outside: usize,
+    /// How far the page itself scrolls sideways (px; 0 = no overflow).
+    overflow: i64,
+    /// The first element that sticks out of the page, if any.
+    widest: String,
+}
+
 /// Opens a copy of `report` at `width` px with a script that measures every
-/// verdict and gate-status cell; returns `(cells, cells outside the
-/// viewport)`, or `None` without Chromium.
-fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<(usize, usize)> {
+/// verdict and gate-status cell (or, in a table with neither, its first
+/// column) and the page's own width; `None` without Chromium.
+fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<InView> {
     if !Path::new(CHROMIUM).exists() {
         eprintln!("narrow-screen check: SKIPPED, {CHROMIUM} is not installed");
         return None;
     }
     const PROBE: &str = "<script>window.addEventListener('load', () => { \
-        const cells = document.querySelectorAll('td.verdict, td.gate-status'); let out = 0; \
-        cells.forEach(c => { const r = c.getBoundingClientRect(); \
-        if (r.left < 0 || r.right > window.innerWidth + 0.5) out++; }); \
-        document.documentElement.setAttribute('data-status-cells', cells.length + ':' + out); \
+        let cells = []; document.querySelectorAll('table').forEach(t => { \
+        const s = t.querySelectorAll('td.verdict, td.gate-status'); \
+        if (s.length) { cells.push(...s); } \
+        else { t.querySelectorAll('tbody tr > :first-child').forEach(c => cells.push(c)); } }); \
+        let out = 0; cells.forEach(c => { const r = c.getBoundingClientRect(); \
+        if (r.width > 0 && (r.left < -0.5 || r.right > window.innerWidth + 0.5)) out++; }); \
+        const over = document.documentElement.scrollWidth - window.innerWidth; \
+        const boxed = e => { for (let p = e.parentElement; p; p = p.parentElement) \
+        { if (getComputedStyle(p).overflowX != 'visible') return true; } return false; }; \
+        const wide = [...document.querySelectorAll('body *')].find(e => \
+        e.getBoundingClientRect().right > window.innerWidth + 0.5 && !boxed(e)); \
+        const what = wide ? (wide.tagName + '.' + wide.className + ' ' \
+        + wide.textContent.slice(0, 80)).replace(/[:\"<>&]/g, ' ') : ''; \
+        document.documentElement.setAttribute('data-status-cells', \
+        cells.length + ':' + out + ':' + over + ':' + what); \
         });</script></body>";
     let html = fs::read_to_string(report)
         .unwrap()
@@ -808,7 +832,11 @@ fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<(us
     let probe = report.with_extension(format!("probe{width}.html"));
     fs::write(&probe, html).unwrap();
     let dom = chromium(profile)
-        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .args([
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            "--hide-scrollbars",
+        ])
         .arg(format!("--window-size={width},2000"))
         .arg(format!("file://{}", probe.display()))
         .output()
@@ -819,58 +847,94 @@ fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<(us
         .expect("the probe did not run")
         + 19;
     let value = &text[at..at + text[at..].find('"').unwrap()];
-    let (n, out) = value.split_once(':').unwrap();
-    Some((n.parse().unwrap(), out.parse().unwrap()))
+    let v: Vec<&str> = value.split(':').collect();
+    Some(InView {
+        cells: v[0].parse().unwrap(),
+        outside: v[1].parse().unwrap(),
+        overflow: v[2].parse().unwrap(),
+        widest: v[3..].join(":"),
+    })
 }
 
-/// Issue 28: at 500 px the verdict column of compare and the status column
-/// of the gates panel stay inside the viewport (sticky), as at 1400 px.
-#[test]
-fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
-    let tmp = TempDir::new().unwrap();
-    let example = common::manifest_dir().join("examples/gates-fail/exp.toml");
-    let built = tmp.path().join("gates_fail");
-    let run = common::build(tmp.path(), &example, &built, &[]);
-    assert_eq!(run.code, Some(3), "{}", run.describe());
-    let (v1, v2) = crate::compare::two_versions(tmp.path());
-    let cmp = tmp.path().join("cmp");
-    let run = crate::compare::compare_into(tmp.path(), &v1, &v2, &cmp);
-    assert!(run.success, "{}", run.describe());
-    let compared = fs::read_dir(cmp.join("report"))
+/// Runs `rsmreport ARGS` in `cwd` (it must succeed, or fail its gates
+/// with 3 when `code` says so) and returns the HTML report in `out`.
+fn report_of(cwd: &Path, args: &[&std::ffi::OsStr], out: &Path, code: i32) -> PathBuf {
+    let mut all = args.to_vec();
+    all.extend([std::ffi::OsStr::new("-o"), out.as_os_str()]);
+    let run = common::run_in(cwd, all);
+    assert_eq!(run.code, Some(code), "{}", run.describe());
+    fs::read_dir(out.join("report"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "html"))
-        .unwrap();
-    let classify = common::manifest_dir().join("examples/classify/exp.toml");
-    let classified = tmp.path().join("classified");
-    let run = common::run_in(
-        tmp.path(),
-        [
-            std::ffi::OsStr::new("classify"),
-            classify.as_os_str(),
-            std::ffi::OsStr::new("-o"),
-            classified.as_os_str(),
-        ],
-    );
-    assert!(run.success, "{}", run.describe());
+        .unwrap()
+}
+
+/// Issue 28: at 500 px and at 1400 px, in the report of every kind, the
+/// verdict column (compare, summarize, classify), the status column of the
+/// gates panel (build), or else the first column of each table stays
+/// inside the viewport (sticky below 700 px), and the page itself never
+/// scrolls sideways (only a wide table does, inside its own box).
+#[test]
+fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
+    use std::ffi::OsStr;
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let examples = common::manifest_dir().join("examples");
+    let ex = |p: &str| examples.join(p).into_os_string();
+    let (v1, v2) = crate::compare::two_versions(cwd);
+    let (gates, classify) = (ex("gates-fail/exp.toml"), ex("classify/exp.toml"));
+    let (agree, prefs) = (ex("agree/exp.toml"), ex("preferences/exp.toml"));
+    let o = OsStr::new;
     let reports = [
-        (built.join("report/gates_fail_report.html"), 14),
-        (compared, 1),
-        (classified.join("report/intent_v2_report.html"), 1),
+        (report_of(cwd, &[o("build"), &gates], &cwd.join("b"), 3), 14),
+        (
+            report_of(
+                cwd,
+                &[o("compare"), v1.as_os_str(), v2.as_os_str()],
+                &cwd.join("c"),
+                0,
+            ),
+            1,
+        ),
+        (
+            report_of(
+                cwd,
+                &[o("summarize"), v1.as_os_str(), v2.as_os_str()],
+                &cwd.join("s"),
+                0,
+            ),
+            1,
+        ),
+        (
+            report_of(cwd, &[o("classify"), &classify], &cwd.join("k"), 0),
+            1,
+        ),
+        (report_of(cwd, &[o("agree"), &agree], &cwd.join("a"), 0), 1),
+        (
+            report_of(cwd, &[o("preferences"), &prefs], &cwd.join("p"), 0),
+            1,
+        ),
     ];
-    for (report, at_least) in reports {
+    let mut failures = Vec::new();
+    for (report, at_least) in &reports {
         for width in [500, 1400] {
-            let profile = tmp.path().join(format!("profile-{width}"));
-            let Some((n, out)) = status_cells_outside(&report, &profile, width) else {
+            let profile = cwd.join(format!("profile-{width}"));
+            let Some(seen) = status_cells_outside(report, &profile, width) else {
                 return;
             };
-            assert!(n >= at_least, "{}: only {n} status cells", report.display());
-            assert_eq!(
-                out,
-                0,
-                "{}: {out} of {n} cells outside {width} px",
-                report.display()
-            );
+            if seen.cells < *at_least || seen.outside > 0 || seen.overflow > 0 {
+                failures.push(format!(
+                    "{} at {width} px: {} cells, {} outside, page {} px too wide (first element \
+                     out: {})",
+                    report.display(),
+                    seen.cells,
+                    seen.outside,
+                    seen.overflow,
+                    seen.widest
+                ));
+            }
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -70,7 +70,7 @@ fn simulate_then_build_just_works() {
         .split("evaluated ")
         .nth(1)
         .and_then(|s| s.split(' ').next())
-        .and_then(|s| s.parse().ok())
+        .and_then(|s| s.replace(',', "").parse().ok())
         .unwrap_or_else(|| panic!("no count in {}", run.stdout));
     assert!((1960..=1970).contains(&evaluated), "{}", run.stdout);
     for table in [
@@ -139,7 +139,7 @@ fn simulate_parquet_builds() {
     let out = tmp.path().join("out");
     let built = common::build(tmp.path(), Path::new("sim.toml"), &out, &[]);
     assert!(built.success, "{}", built.describe());
-    assert!(built.stdout.contains("evaluated 1000 responses"));
+    assert!(built.stdout.contains("evaluated 1,000 responses"));
 }
 
 #[test]

@@ -51,10 +51,10 @@ pub fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
     let mut out = vec![format!(
         "{}: {} items, {} raters, {} ratings ({} missing), {} categories",
         cfg.experiment_id,
-        s.summary.n_rows,
+        crate::render::format::thousands(s.summary.n_rows as u64),
         s.n_raters,
-        s.summary.n_ratings,
-        s.missing,
+        crate::render::format::thousands(s.summary.n_ratings),
+        crate::render::format::thousands(s.missing),
         a.ratings.categories.labels.len()
     )];
     let f = |x: f64| {

@@ -151,7 +151,7 @@ fn intervals_text(cfg: &AgreeConfig) -> String {
              brennan_prediger are the same coefficients as irrCAC computes them (equal on \
              complete data, missing ratings allowed) with their standard errors and intervals.",
             iv.level * 100.0,
-            iv.replicates,
+            crate::render::format::thousands(iv.replicates),
             iv.seed,
             iv.level * 100.0
         ),

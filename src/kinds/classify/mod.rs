@@ -70,7 +70,7 @@ pub fn files(
     Ok(files)
 }
 
-use crate::render::format::{num3 as fixed, p_clause, signed3};
+use crate::render::format::{num3 as fixed, p_clause, signed3, thousands};
 
 /// One line per system (accuracy and macro F1 with intervals), then one
 /// per compared statistic of each candidate, criterion-style.
@@ -78,9 +78,9 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
     let mut out = vec![format!(
         "{}: {} items ({} rows, {} without a gold label), {} labels",
         a.id,
-        a.n,
-        a.n_rows,
-        a.n_dropped_blank_gold,
+        thousands(a.n as u64),
+        thousands(a.n_rows as u64),
+        thousands(a.n_dropped_blank_gold as u64),
         a.k()
     )];
     let width = a
@@ -111,7 +111,7 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
             fixed(sys.macro_f(a.f1())),
             ci(s, "macro_f1"),
             if sys.n_abstained > 0 {
-                format!("  ({} abstained)", sys.n_abstained)
+                format!("  ({} abstained)", thousands(sys.n_abstained as u64))
             } else {
                 String::new()
             }

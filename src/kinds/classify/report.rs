@@ -396,9 +396,9 @@ fn intervals_sentence(a: &Analysis) -> String {
                  uncertainty of the test set, not label noise. Wilson's interval of accuracy is \
                  in the _ci table.",
                 set.level * 100.0,
-                iv.replicates,
+                crate::render::format::thousands(iv.replicates as u64),
                 set.seed,
-                iv.blocks
+                crate::render::format::thousands(iv.blocks as u64)
             );
             if iv.rank_replicates < iv.replicates {
                 s.push_str(&format!(

@@ -228,7 +228,7 @@ pub fn evaluate(
     cmp: &Comparison,
     candidate: &Archive,
 ) -> Result<Vec<crate::gates::Outcome>, String> {
-    unique_names(gates)?;
+    crate::config::gates::unique_names(gates)?;
     let results = CompareResults::new(cmp, candidate);
     crate::gates::check_levels(gates, &results)?;
     let out = crate::gates::evaluate(gates, &results);
@@ -248,7 +248,7 @@ pub fn evaluate(
                  has no interval for {} (intervals are off, a side has no per-response files, or \
                  the candidate's tables have no intervals); use bound = \"estimate\" or switch \
                  intervals on",
-                g.origin,
+                g.place(),
                 g.name,
                 g.bound.name(),
                 g.metric
@@ -256,21 +256,6 @@ pub fn evaluate(
         }
     }
     Ok(out)
-}
-
-/// Two gates may not share a name (gates spec 4: one JUnit test case per
-/// result line, named by its gate).
-fn unique_names(gates: &[crate::config::gates::Gate]) -> Result<(), String> {
-    for (i, g) in gates.iter().enumerate() {
-        if let Some(first) = gates[..i].iter().find(|f| f.name == g.name) {
-            return Err(format!(
-                "two gates are named \"{}\" ({} and {}); give each gate its own name, so that \
-                 each result line (and JUnit test case) says which gate it is",
-                g.name, first.origin, g.origin
-            ));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -72,7 +72,7 @@ fn preflight_lines(c: &Comparison) -> Vec<String> {
         if s.is_empty() {
             "-".to_string()
         } else {
-            s.to_string()
+            crate::render::format::leading_count(s)
         }
     };
     for r in &c.preflight {

@@ -239,8 +239,8 @@ fn preflight_table(b: &mut Builder, c: &Comparison) -> Table {
                     header: true,
                     ..text_cell(&r.item)
                 },
-                text_cell(&r.baseline),
-                text_cell(&r.candidate),
+                text_cell(&crate::render::format::leading_count(&r.baseline)),
+                text_cell(&crate::render::format::leading_count(&r.candidate)),
                 Cell {
                     class: format!("preflight-{}", r.status.replace(' ', "-")),
                     ..text_cell(r.status)
@@ -434,10 +434,10 @@ fn verdict_intro(c: &Comparison) -> String {
             "Differences are candidate minus baseline on the {} paired responses' {} scores; \
              intervals are {}% paired bootstrap percentile intervals ({} replicates of the \
              responses, both versions from the same resample). {verdict}",
-            paired_n(c),
+            crate::render::format::thousands(paired_n(c) as u64),
             c.score_type,
             c.settings.level * 100.0,
-            c.settings.replicates
+            crate::render::format::thousands(c.settings.replicates)
         )
     } else if c.overall.iter().any(|r| r.delta.1.is_finite()) {
         format!(
@@ -448,7 +448,7 @@ fn verdict_intro(c: &Comparison) -> String {
              comes from the differences of independent replicates. {verdict}",
             c.score_type,
             c.settings.level * 100.0,
-            c.settings.replicates
+            crate::render::format::thousands(c.settings.replicates)
         )
     } else {
         format!(

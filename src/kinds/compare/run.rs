@@ -718,9 +718,9 @@ fn pairing_notes(p: &Pairing, notes: &mut Vec<String>) {
         notes.push(format!(
             "only {} responses are paired: fewer than 90% of the baseline's {} or of the \
              candidate's {}; the verdicts describe those responses only",
-            p.pairs.len(),
-            p.n_baseline,
-            p.n_candidate
+            crate::render::format::thousands(p.pairs.len() as u64),
+            crate::render::format::thousands(p.n_baseline as u64),
+            crate::render::format::thousands(p.n_candidate as u64)
         ));
     }
 }

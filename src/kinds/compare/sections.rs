@@ -380,8 +380,8 @@ pub fn between(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
     };
     out.push(Block::Paragraph(format!(
         "On the {} paired responses, the rounded score changed for {} responses ({}%).",
-        bw.n,
-        bw.changed,
+        crate::render::format::thousands(bw.n as u64),
+        crate::render::format::thousands(bw.changed as u64),
         num3(bw.changed as f64 / bw.n.max(1) as f64 * 100.0)
     )));
     out.push(Block::Table(agreement_table(b, bw)));
@@ -461,6 +461,8 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
         .iter()
         .map(|n| head(n, false))
         .collect();
+    // Long paths and checksums wrap inside the card.
+    t.class = "wrap-cells".into();
     t.rows = c
         .extra
         .provenance

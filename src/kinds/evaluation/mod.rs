@@ -79,7 +79,7 @@ pub fn terminal_lines(run: &Run, written: &[PathBuf], dir: &Path) -> Vec<String>
     vec![format!(
         "{}: evaluated {} responses; wrote {} files to {}",
         run.exp.experiment_id,
-        run.prepared.n(),
+        crate::render::format::thousands(run.prepared.n() as u64),
         tables,
         dir.join("output").display()
     )]

@@ -72,8 +72,8 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
     let mut out = vec![format!(
         "{}: {} of {} pairs used; annotators against the reference {}:",
         a.id,
-        all.exclusions.used(),
-        all.exclusions.rows,
+        crate::render::format::thousands(all.exclusions.used()),
+        crate::render::format::thousands(all.exclusions.rows),
         a.reference_name
     )];
     let width = a
@@ -94,7 +94,10 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
             String::new()
         };
         let few = if m.few_votes() {
-            format!("  (few votes: {})", m.valid_votes())
+            format!(
+                "  (few votes: {})",
+                crate::render::format::thousands(m.valid_votes())
+            )
         } else {
             String::new()
         };

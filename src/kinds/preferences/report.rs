@@ -382,7 +382,7 @@ fn annotators_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
              interval under accuracy is the exact Clopper-Pearson interval.",
             a.reference_name,
             a.spec.level * 100.0,
-            a.spec.replicates,
+            crate::render::format::thousands(a.spec.replicates),
             a.spec.seed
         )
     } else {

@@ -68,7 +68,7 @@ pub fn terminal_lines(s: &Summary) -> Vec<String> {
         out.push(format!(
             "  {:<20} N = {:<8} wtkappa {}  corr {}  PRMSE {}",
             v.label,
-            plain(v.n).trim_end_matches(".000"),
+            crate::render::format::count_f64(v.n),
             stat("wtkappa"),
             stat("corr"),
             stat("PRMSE")

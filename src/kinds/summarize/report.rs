@@ -25,7 +25,7 @@ fn count(n: f64) -> Cell {
         return text_cell("");
     }
     Cell {
-        text: format!("{n:.0}"),
+        text: crate::render::format::count_f64(n.round()),
         class: "num".into(),
         value: raw_value(n),
         ..Cell::default()
@@ -150,12 +150,25 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
     t
 }
 
+/// A DSM cell, highlighted with its reason outside [-0.1, 0.1] (the
+/// build report's rule for DSM by subgroup).
+fn dsm_cell(dsm: f64) -> Cell {
+    let why = crate::render::tables::outside(dsm, Some(-0.1), Some(0.1));
+    let mut c = number(dsm, None);
+    if let Some(why) = why {
+        c.class.push_str(" hl");
+        c.title = why;
+    }
+    c
+}
+
 /// Per subgroup, each version's level with the largest absolute DSM.
 fn worst_table(b: &mut Builder, s: &Summary) -> Table {
     let mut t = b.table(
         "summary_worst_dsm",
         "For each subgroup, the level with the largest absolute DSM (difference of the \
-         standardized mean differences) of each version.",
+         standardized mean differences) of each version; highlighted when |DSM| > 0.1, as in \
+         the build report.",
         true,
         true,
     );
@@ -171,7 +184,7 @@ fn worst_table(b: &mut Builder, s: &Summary) -> Table {
                     row_header(&v.label),
                     text_cell(&g),
                     text_cell(&w.level),
-                    number(w.dsm, None),
+                    dsm_cell(w.dsm),
                 ]));
             }
         }
@@ -260,7 +273,9 @@ fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
             values,
             baseline: s.baseline,
         })?;
-        out.push(Block::Figure(b.figure(fig)));
+        let mut fig = b.figure(fig);
+        fig.compact = true;
+        out.push(Block::Figure(fig));
     }
     Ok(out)
 }
@@ -282,7 +297,7 @@ fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
          replicates of the responses), computed by the code of build and compare.",
         "evaluated",
         s.settings.level * 100.0,
-        s.settings.replicates
+        crate::render::format::thousands(s.settings.replicates)
     )));
     versions.push(Block::Table(version_table(b, s)));
     let mut differences = vec![Block::Heading(
@@ -367,4 +382,25 @@ pub fn report(s: &Summary, epoch: i64) -> Result<Report> {
     let mut b = Builder::new(&s.id, false);
     let sections = sections(&mut b, s)?;
     Ok(b.finish(header(s, epoch), Vec::new(), sections, &[]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dsm_cell;
+
+    #[test]
+    fn dsm_beyond_a_tenth_is_highlighted_as_in_build() {
+        for (dsm, hl) in [
+            (0.1, false),
+            (-0.1, false),
+            (0.1001, true),
+            (-0.25, true),
+            (0.0, false),
+        ] {
+            let c = dsm_cell(dsm);
+            assert_eq!(c.class.contains("hl"), hl, "{dsm}: {}", c.class);
+            assert_eq!(c.title.is_empty(), !hl, "{dsm}");
+        }
+        assert!(!dsm_cell(f64::NAN).class.contains("hl"));
+    }
 }

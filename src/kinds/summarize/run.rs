@@ -191,14 +191,16 @@ fn worst_levels(a: &Archive, score_type: &str) -> Vec<WorstLevel> {
 }
 
 /// The fairness models of a folder: every subgroup's
-/// `fairness_metrics_by_<g>` `R2` and `sig` of each model.
+/// `fairness_metrics_by_<g>` `R2` and `sig` of each model (not of its
+/// `base_category` column, which names the reference level, not a model).
 fn fairness(a: &Archive) -> Vec<Fairness> {
     let mut out = Vec::new();
     for g in &a.subgroups {
         let Some(t) = a.table(&format!("fairness_metrics_by_{g}")) else {
             continue;
         };
-        for model in t.columns.iter().skip(1).map(|c| c.name.as_str()) {
+        let models = t.columns.iter().skip(1).map(|c| c.name.as_str());
+        for model in models.filter(|m| *m != "base_category") {
             if let (Some(r2), Some(p)) = (t.value_at("R2", model), t.value_at("sig", model)) {
                 out.push(Fairness {
                     group: g.clone(),
@@ -461,20 +463,46 @@ fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String
     }
 }
 
-/// Makes every label unique: a repeated label gets its experiment id,
-/// then its row number, in parentheses.
+/// Makes every label unique: the versions that share a label get, in
+/// parentheses, the first of their experiment id, their folder's name and
+/// their folder's path that tells them all apart (`v1 (exp_a)`,
+/// `lr (lr_build)`), except the one whose value is the label itself (`lr`,
+/// never `lr (lr)`); only when none does, their row number (`lr (1)`).
 fn unique_labels(versions: &mut [Version]) {
-    let repeated = |v: &[Version], i: usize| v.iter().filter(|x| x.label == v[i].label).count() > 1;
-    let with_id: Vec<bool> = (0..versions.len()).map(|i| repeated(versions, i)).collect();
-    for (v, &w) in versions.iter_mut().zip(&with_id) {
-        if w {
-            v.label = format!("{} ({})", v.label, v.id);
+    let folder_name = |v: &Version| {
+        std::path::Path::new(&v.folder)
+            .file_name()
+            .map_or_else(|| v.folder.clone(), |n| n.to_string_lossy().into_owned())
+    };
+    let keys: [&dyn Fn(&Version) -> String; 3] =
+        [&|v| v.id.clone(), &folder_name, &|v| v.folder.clone()];
+    let labels: Vec<String> = versions.iter().map(|v| v.label.clone()).collect();
+    for (i, label) in labels.iter().enumerate() {
+        let group: Vec<usize> = (0..labels.len()).filter(|&j| labels[j] == *label).collect();
+        if group.len() < 2 || group[0] != i {
+            continue;
         }
-    }
-    let with_row: Vec<bool> = (0..versions.len()).map(|i| repeated(versions, i)).collect();
-    for (i, (v, &w)) in versions.iter_mut().zip(&with_row).enumerate() {
-        if w {
-            v.label = format!("{} ({})", v.label, i + 1);
+        let tells_apart = |key: &dyn Fn(&Version) -> String| {
+            let mut seen: Vec<String> = group.iter().map(|&j| key(&versions[j])).collect();
+            let filled = seen.iter().all(|k| !k.is_empty());
+            seen.sort();
+            seen.dedup();
+            filled && seen.len() == group.len()
+        };
+        match keys.iter().find(|k| tells_apart(**k)) {
+            Some(key) => {
+                for &j in &group {
+                    let suffix = key(&versions[j]);
+                    if suffix != *label {
+                        versions[j].label = format!("{label} ({suffix})");
+                    }
+                }
+            }
+            None => {
+                for &j in &group {
+                    versions[j].label = format!("{label} ({})", j + 1);
+                }
+            }
         }
     }
 }
@@ -556,13 +584,22 @@ mod tests {
     fn repeated_labels_are_made_unique() {
         let mut rows = [version("a", &[]), version("a", &[]), version("b", &[])];
         rows[1].id = "x".into();
+        rows[0].id = "y".into();
         unique_labels(&mut rows);
         let labels: Vec<&str> = rows.iter().map(|v| v.label.as_str()).collect();
-        assert_eq!(labels, ["a (a)", "a (x)", "b"]);
-        let mut same = [version("a", &[]), version("a", &[])];
+        assert_eq!(labels, ["a (y)", "a (x)", "b"]);
+        // The id is the label itself: the folder's name, said once.
+        let mut same = [version("lr", &[]), version("lr", &[])];
+        same[0].folder = "/runs/lr".into();
+        same[1].folder = "/runs/lr_build".into();
         unique_labels(&mut same);
-        assert_eq!(same[0].label, "a (a) (1)");
-        assert_eq!(same[1].label, "a (a) (2)");
+        assert_eq!(same[0].label, "lr");
+        assert_eq!(same[1].label, "lr (lr_build)");
+        // Nothing tells them apart: the row numbers.
+        let mut twins = [version("a", &[]), version("a", &[])];
+        unique_labels(&mut twins);
+        assert_eq!(twins[0].label, "a (1)");
+        assert_eq!(twins[1].label, "a (2)");
     }
 
     #[test]
