@@ -14,6 +14,7 @@
 //! no statistic of its own (`crate::metrics` does), and writes only
 //! through the output stage. Touches no other kind.
 
+pub mod gates;
 pub mod read;
 pub mod report;
 mod report_figures;
