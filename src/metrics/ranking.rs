@@ -424,7 +424,9 @@ mod tests {
         let mut state = 7u64;
         let mut v: Vec<(u64, u32)> = (0..20_000u32)
             .map(|i| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let x = ((state >> 33) % 2001) as f64 / 1000.0 - 1.0;
                 (key(if i % 7 == 0 { x * 1e-300 } else { x }), i)
             })

@@ -143,7 +143,9 @@ fn systems_of(
                 cfg.system_columns.join(", ")
             ))
         }
-        Some(v) => Err(format!("system must be the name of a system column, but it is {v}")),
+        Some(v) => Err(format!(
+            "system must be the name of a system column, but it is {v}"
+        )),
     }
 }
 
@@ -180,7 +182,11 @@ pub fn parse(cfg: &ClassifyConfig) -> Result<Vec<Gate>> {
         };
         let mut table = table.clone();
         let systems = systems_of(cfg, &mut table).map_err(|e| anyhow!("{file}: {label}: {e}"))?;
-        let origin = format!("{}, gates[{}]", crate::config::gates::origin_name(&cfg.origin), i + 1);
+        let origin = format!(
+            "{}, gates[{}]",
+            crate::config::gates::origin_name(&cfg.origin),
+            i + 1
+        );
         let gate = one_checked(&table, &cx, origin, &check)
             .map_err(|e| anyhow!("{file}: {label}: {e}"))?;
         let several = systems.len() > 1;
@@ -204,7 +210,13 @@ pub fn parse(cfg: &ClassifyConfig) -> Result<Vec<Gate>> {
 
 /// A statistic of system `s` as the gates read it: `row` is `overall` or
 /// a class label.
-fn own(cfg: &ClassifyConfig, a: &Analysis, s: usize, row: &str, metric: &str) -> Result<Stat, String> {
+fn own(
+    cfg: &ClassifyConfig,
+    a: &Analysis,
+    s: usize,
+    row: &str,
+    metric: &str,
+) -> Result<Stat, String> {
     let r = &a.systems[s];
     if let Some(ci) = a.intervals.as_ref().and_then(|iv| iv.get(s, row, metric)) {
         let (lo, hi) = (ci.interval.lower, ci.interval.upper);

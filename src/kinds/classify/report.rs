@@ -501,6 +501,9 @@ fn comparisons_section(
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report> {
     let rows = comparison_rows(a);
     let mut b = Builder::new(&a.id, false);
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+        .into_iter()
+        .collect();
     let names = [
         "systems",
         "data",
@@ -530,5 +533,5 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report>
             blocks,
         })
         .collect();
-    Ok(b.finish(header(a, &rows, inputs, epoch), Vec::new(), sections, &[]))
+    Ok(b.finish(header(a, &rows, inputs, epoch), panels, sections, &[]))
 }

@@ -264,20 +264,22 @@ fn system_blocks(
         }
         sums
     });
-    let rank = scores.map(|sc| match result.ranking.as_ref().filter(|r| r.sorted.len() == k) {
-        Some(r) => r
-            .sorted
-            .iter()
-            .map(|sl| sl.with_slots(&blocks.of_response))
-            .collect(),
-        None => (0..k)
-            .map(|j| {
-                let col: Vec<f64> = (0..data.n()).map(|i| sc[i * k + j]).collect();
-                let truth: Vec<bool> = data.gold.iter().map(|&g| g as usize == j).collect();
-                SortedLabels::new(&col, &truth, &blocks.of_response)
-            })
-            .collect(),
-    });
+    let rank = scores.map(
+        |sc| match result.ranking.as_ref().filter(|r| r.sorted.len() == k) {
+            Some(r) => r
+                .sorted
+                .iter()
+                .map(|sl| sl.with_slots(&blocks.of_response))
+                .collect(),
+            None => (0..k)
+                .map(|j| {
+                    let col: Vec<f64> = (0..data.n()).map(|i| sc[i * k + j]).collect();
+                    let truth: Vec<bool> = data.gold.iter().map(|&g| g as usize == j).collect();
+                    SortedLabels::new(&col, &truth, &blocks.of_response)
+                })
+                .collect(),
+        },
+    );
     SystemBlocks {
         confusion,
         probs,
@@ -350,9 +352,10 @@ fn replicate_values(
                 }
                 total
             });
-            let ranked = sb.rank.as_ref().map(|_| {
-                rank.and_then(|r| r[s].clone()).unwrap_or_else(nan)
-            });
+            let ranked = sb
+                .rank
+                .as_ref()
+                .map(|_| rank.and_then(|r| r[s].clone()).unwrap_or_else(nan));
             let pos: Vec<f64> = (0..k)
                 .map(|j| (0..=k).map(|p| c[j * (k + 1) + p]).sum())
                 .collect();
@@ -361,7 +364,9 @@ fn replicate_values(
                 k,
                 &c,
                 probs.as_ref(),
-                ranked.as_ref().map(|(a, u)| (a.as_slice(), u.as_slice(), pos.as_slice())),
+                ranked
+                    .as_ref()
+                    .map(|(a, u)| (a.as_slice(), u.as_slice(), pos.as_slice())),
             )
         })
         .collect()
@@ -417,21 +422,23 @@ pub fn run_with_threads(
 ) -> Intervals {
     let (n, k) = (data.n(), data.k());
     let blocks = Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed);
-    let systems: Vec<SystemBlocks> = crate::provenance::timed("bootstrap: blocks", || std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..data.systems.len())
-            .map(|s| {
-                scope.spawn({
-                    let blocks = &blocks;
-                    let result = &results[s];
-                    move || system_blocks(data, (s, result), blocks, positive)
+    let systems: Vec<SystemBlocks> = crate::provenance::timed("bootstrap: blocks", || {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..data.systems.len())
+                .map(|s| {
+                    scope.spawn({
+                        let blocks = &blocks;
+                        let result = &results[s];
+                        move || system_blocks(data, (s, result), blocks, positive)
+                    })
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("block sums"))
-            .collect()
-    }));
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("block sums"))
+                .collect()
+        })
+    });
     let replicates = settings.replicates as usize;
     let ranked = data.systems.iter().filter(|s| s.scores.is_some()).count();
     let rank_replicates = if n * k * ranked * replicates <= RANK_WORK {
@@ -603,7 +610,9 @@ pub fn estimate_named(
         return names.iter().position(|n| n == metric).map(|i| values[i]);
     }
     let j = labels.iter().position(|l| l == row)?;
-    let m = ["precision", "recall", "f1"].iter().position(|m| *m == metric)?;
+    let m = ["precision", "recall", "f1"]
+        .iter()
+        .position(|m| *m == metric)?;
     Some(values[names.len() + 3 * j + m])
 }
 
@@ -965,7 +974,8 @@ mod tests {
             replicates: reps as u64,
             ..Settings::default()
         };
-        let blocked = run_with_threads(&cfg, &data, &[result.clone(), result], (None, &settings), 2);
+        let blocked =
+            run_with_threads(&cfg, &data, &[result.clone(), result], (None, &settings), 2);
         assert!(blocked.blocks == MAX_BLOCKS && blocked.rank_replicates == reps);
         let (n, k) = (data.n(), 3);
         let sc = data.systems[0].scores.as_ref().unwrap();
@@ -986,18 +996,32 @@ mod tests {
                 ap += curve.average_precision() / k as f64;
                 auc += curve.roc_auc() / k as f64;
             }
-            for (v, x) in plain.iter_mut().zip([r.accuracy, r.macro_avg.f[0], ap, auc]) {
+            for (v, x) in plain
+                .iter_mut()
+                .zip([r.accuracy, r.macro_avg.f[0], ap, auc])
+            {
                 v.push(x);
             }
         }
-        let names = ["accuracy", "macro_f1", "average_precision_macro", "roc_auc_macro"];
+        let names = [
+            "accuracy",
+            "macro_f1",
+            "average_precision_macro",
+            "roc_auc_macro",
+        ];
         for (name, values) in names.iter().zip(&plain) {
             let want = percentile_interval(values, 0.95);
             let got = blocked.get(0, "overall", name).unwrap().interval;
             let (wa, wb) = (want.upper - want.lower, got.upper - got.lower);
-            assert!((wb / wa - 1.0).abs() < 0.2, "{name}: width {wb} vs plain {wa}");
+            assert!(
+                (wb / wa - 1.0).abs() < 0.2,
+                "{name}: width {wb} vs plain {wa}"
+            );
             let centre = |i: &Interval| (i.upper + i.lower) / 2.0;
-            assert!((centre(&got) - centre(&want)).abs() < wa / 5.0, "{name}: {got:?} vs {want:?}");
+            assert!(
+                (centre(&got) - centre(&want)).abs() < wa / 5.0,
+                "{name}: {got:?} vs {want:?}"
+            );
         }
     }
 }

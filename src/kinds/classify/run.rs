@@ -307,6 +307,8 @@ pub struct Analysis {
     pub groups: Vec<GroupResult>,
     pub intervals: Option<Intervals>,
     pub settings: Option<crate::config::intervals::Intervals>,
+    /// The quality gates' result lines (empty without gates).
+    pub gates: Vec<crate::gates::Outcome>,
 }
 
 impl Analysis {
@@ -397,6 +399,7 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
         groups,
         intervals,
         settings: cfg.intervals,
+        gates: Vec::new(),
     }
 }
 

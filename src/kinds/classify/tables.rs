@@ -646,6 +646,10 @@ pub fn summary_json(a: &Analysis, checksum: &str, file: &str) -> Vec<u8> {
         "mcnemar": mcnemar,
         "margins": COMPARED.iter().map(|(s, _)| (s.to_string(), json!(MARGIN))).collect::<Map<_, _>>(),
     });
+    let mut doc = doc;
+    if !a.gates.is_empty() {
+        doc["gates"] = crate::gates::json::summary(&a.gates);
+    }
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
     bytes.push(b'\n');
     bytes
