@@ -210,7 +210,7 @@ pub fn macro_weighted(values: &[f64], positives: &[f64]) -> (f64, f64) {
 pub fn sort_descending(v: &mut Vec<(u64, u32)>) {
     let n = v.len();
     if n < 1 << 12 {
-        v.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        v.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
         return;
     }
     let mut counts = vec![[0usize; 256]; 8];
@@ -222,7 +222,7 @@ pub fn sort_descending(v: &mut Vec<(u64, u32)>) {
     }
     let mut other = vec![(0u64, 0u32); n];
     for (byte, c) in counts.iter().enumerate() {
-        if c.iter().any(|&x| x == n) {
+        if c.contains(&n) {
             continue;
         }
         let mut at = [0usize; 256];
