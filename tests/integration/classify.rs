@@ -1121,3 +1121,39 @@ fn classify_refuses_each_bad_gate() {
         &["bound = \"lower\" needs bootstrap intervals"],
     );
 }
+
+/// `[margins]` (compare.md 2.3) changes the verdicts and is written in the
+/// summary: v2's macro-F1 gain of about +0.14 is "improved" at the default
+/// margin 0.01, a change "within margin" at 0.5.
+#[test]
+fn classify_margins_set_the_verdicts() {
+    let dir = tempfile::TempDir::new().unwrap();
+    fs::copy(
+        example().with_file_name("predictions.csv"),
+        dir.path().join("predictions.csv"),
+    )
+    .unwrap();
+    let exp = fs::read_to_string(example())
+        .unwrap()
+        .replace("[intervals]", "[margins]\nmacro_f1 = 0.5\n\n[intervals]");
+    fs::write(dir.path().join("exp.toml"), exp).unwrap();
+    let run = common::run_in(dir.path(), ["classify", "exp.toml", "-o", "out"]);
+    assert!(run.success, "{}", run.describe());
+    let s: Value = serde_json::from_slice(
+        &fs::read(dir.path().join("out/output/intent_v2_summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(s["margins"]["macro_f1"], 0.5);
+    assert_eq!(s["margins"]["accuracy"], 0.01);
+    let verdict = |stat: &str| {
+        s["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["scope"] == "overall" && c["statistic"] == stat)
+            .map(|c| c["verdict"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(verdict("macro_f1"), "changed within margin");
+    assert_eq!(verdict("accuracy"), "improved");
+}

@@ -490,7 +490,14 @@ fn comparisons_section(
         .collect();
     blocks.push(Block::Table(t));
     blocks.push(Block::Glossary {
-        summary: "What the verdict words mean (margin 0.01 for every statistic)".into(),
+        summary: format!(
+            "What the verdict words mean (margins in force, set in [margins]: {})",
+            a.margins
+                .iter()
+                .map(|(s, m)| format!("{s} {m}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         terms: super::report_figures::verdict_terms(),
     });
     Ok(blocks)

@@ -33,9 +33,6 @@ use crate::metrics::raters::Weights;
 pub const RANK_REPLICATES: usize = 200;
 const RANK_WORK: usize = 400_000_000;
 
-/// The practical margin of every compared statistic (compare.md 2.3).
-pub const MARGIN: f64 = 0.01;
-
 /// One statistic's interval.
 #[derive(Clone, Debug)]
 pub struct CiRow {
@@ -656,7 +653,7 @@ fn collect_deltas(
                 estimates,
                 values,
                 reps,
-                ("overall".into(), stat.to_string(), larger),
+                ("overall".into(), stat.to_string(), larger, cfg.margin(stat)),
             ));
         }
         let mut class_rows: Vec<DeltaRow> = (0..data.k())
@@ -670,7 +667,7 @@ fn collect_deltas(
                     estimates,
                     values,
                     out.replicates,
-                    (scope, "recall".into(), true),
+                    (scope, "recall".into(), true, cfg.margin("recall")),
                 )
             })
             .collect();
@@ -697,7 +694,7 @@ fn delta_row(
     estimates: &[Vec<f64>],
     values: &[Vec<Vec<f64>>],
     reps: usize,
-    (scope, statistic, larger): (String, String, bool),
+    (scope, statistic, larger, margin): (String, String, bool, f64),
 ) -> DeltaRow {
     let base_reps = column(values, b, i, reps);
     let cand_reps = column(values, c, j, reps);
@@ -744,7 +741,7 @@ fn delta_row(
             bootstrap_p_value(&deltas)
         },
         p_holm: f64::NAN,
-        verdict: verdict(gain.1, gain.2, MARGIN).to_string(),
+        verdict: verdict(gain.1, gain.2, margin).to_string(),
     }
 }
 
@@ -834,6 +831,16 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The compared statistics are the ones `[margins]` accepts.
+    #[test]
+    fn compared_statistics_have_margins() {
+        let names: Vec<&str> = COMPARED.iter().map(|(s, _)| *s).collect();
+        assert_eq!(
+            crate::config::classify::COMPARED_STATISTICS[..names.len()],
+            names[..]
+        );
+    }
 
     #[test]
     fn verdict_words_follow_compare_2_3_amended() {

@@ -307,6 +307,8 @@ pub struct Analysis {
     pub groups: Vec<GroupResult>,
     pub intervals: Option<Intervals>,
     pub settings: Option<crate::config::intervals::Intervals>,
+    /// The practical margin of each compared statistic (`[margins]`).
+    pub margins: Vec<(String, f64)>,
     /// The quality gates' result lines (empty without gates).
     pub gates: Vec<crate::gates::Outcome>,
 }
@@ -399,6 +401,7 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
         groups,
         intervals,
         settings: cfg.intervals,
+        margins: cfg.margins.clone(),
         gates: Vec::new(),
     }
 }
