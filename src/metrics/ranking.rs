@@ -6,7 +6,7 @@
 //! trapezoid, i.e. P(positive > negative) + P(tie)/2), and the points of
 //! `precision_recall_curve` and `roc_curve(drop_intermediate=True)`.
 //!
-//! One sort per class ([`sort_descending`], a radix sort):
+//! One sort per class ([`sort_descending`]):
 //! [`RankCurve::new`] then counts in one pass over the distinct
 //! thresholds. [`SortedLabels`] keeps, for the bootstrap, each item's
 //! weight slot in score order, so a replicate re-counts without sorting
@@ -204,40 +204,12 @@ pub fn macro_weighted(values: &[f64], positives: &[f64]) -> (f64, f64) {
     (macro_avg, if total > 0.0 { weighted } else { f64::NAN })
 }
 
-/// Sorts `(key, tag)` pairs by descending key: a least-significant-digit
-/// radix sort on the key's bytes (a byte every key shares is skipped), so
-/// a million scores cost a few passes instead of a comparison sort.
-pub fn sort_descending(v: &mut Vec<(u64, u32)>) {
-    let n = v.len();
-    if n < 1 << 12 {
-        v.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
-        return;
-    }
-    let mut counts = vec![[0usize; 256]; 8];
-    for &(k, _) in v.iter() {
-        let k = !k;
-        for (byte, c) in counts.iter_mut().enumerate() {
-            c[((k >> (8 * byte)) & 0xff) as usize] += 1;
-        }
-    }
-    let mut other = vec![(0u64, 0u32); n];
-    for (byte, c) in counts.iter().enumerate() {
-        if c.contains(&n) {
-            continue;
-        }
-        let mut at = [0usize; 256];
-        let mut sum = 0;
-        for (a, &x) in at.iter_mut().zip(c) {
-            *a = sum;
-            sum += x;
-        }
-        for &(k, t) in v.iter() {
-            let d = ((!k >> (8 * byte)) & 0xff) as usize;
-            other[at[d]] = (k, t);
-            at[d] += 1;
-        }
-        std::mem::swap(v, &mut other);
-    }
+/// Sorts `(key, tag)` pairs by descending key (the standard library's
+/// pattern-defeating quicksort: on scores with few distinct values, such
+/// as probabilities written with 4 decimals, it was faster than an 8-pass
+/// radix sort in a side-by-side test, and as fast on continuous scores).
+pub fn sort_descending(v: &mut [(u64, u32)]) {
+    v.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
 }
 
 /// One class's items in descending score order, for the bootstrap: the
@@ -418,9 +390,9 @@ mod tests {
         assert!(close(ap, c2.average_precision()) && close(auc, c2.roc_auc()));
     }
 
-    /// The radix sort orders as a comparison sort, ties and signs included.
+    /// Keys order as the scores do, signs and tiny values included.
     #[test]
-    fn radix_sort_matches_a_comparison_sort() {
+    fn sort_orders_by_descending_score() {
         let mut state = 7u64;
         let mut v: Vec<(u64, u32)> = (0..20_000u32)
             .map(|i| {
@@ -431,9 +403,7 @@ mod tests {
                 (key(if i % 7 == 0 { x * 1e-300 } else { x }), i)
             })
             .collect();
-        let mut expected = v.clone();
-        expected.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         sort_descending(&mut v);
-        assert_eq!(v, expected);
+        assert!(v.windows(2).all(|w| unkey(w[0].0) >= unkey(w[1].0)));
     }
 }
