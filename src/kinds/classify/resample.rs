@@ -7,9 +7,10 @@
 //! replicate)`, so the numbers do not depend on the thread count. The
 //! label metrics of a replicate come from the weighted sum of the blocks'
 //! sparse confusion counts, the probability metrics from block sums, and
-//! average precision and ROC AUC from one pre-sorted pass per class with
-//! the blocks' weights (no sort per replicate; at most
-//! [`RANK_REPLICATES`] replicates on large data, said in the report).
+//! average precision and ROC AUC from the curves' sorted order (no sort
+//! per replicate), 16 replicates per pass over a class's items with their
+//! integer block counts (at most [`RANK_REPLICATES`] replicates on large
+//! data, said in the report).
 //! Every statistic of a replicate is computed by the same functions as the
 //! estimate, on the same resample for every system, so paired differences
 //! keep their correlation.
