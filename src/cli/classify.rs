@@ -10,13 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Result<(), Failure> {
     let cfg = config::classify::load(experiment).map_err(config_error)?;
-    if cfg.gates.is_some() {
-        return Err(config_error(anyhow!(
-            "{}: [[gates]] are not supported by classify yet; remove them (a gate that checks \
-             nothing would pass silently)",
-            experiment.display()
-        )));
-    }
+    let gates = rsmreport::kinds::classify::gates::parse(&cfg).map_err(config_error)?;
     let dir = output_dir.unwrap_or_else(|| PathBuf::from(&cfg.experiment_id));
     output::refuse_inputs_inside(&dir, &[experiment, &cfg.predictions_file])
         .map_err(config_error)?;
@@ -33,7 +27,9 @@ pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Resul
             data.n_rows
         )));
     }
-    let analysis = timed("analyse", || run::analyse(&cfg, &data));
+    let mut analysis = timed("analyse", || run::analyse(&cfg, &data));
+    analysis.gates = rsmreport::kinds::classify::gates::evaluate(&gates, &cfg, &analysis)
+        .map_err(config_error)?;
     let input = rsmreport::render::context::InputCtx {
         role: "predictions".into(),
         path: cfg.predictions_file.display().to_string(),
@@ -44,7 +40,13 @@ pub fn run(experiment: &Path, output_dir: Option<PathBuf>, force: bool) -> Resul
         files(&analysis, &cfg, vec![input], provenance::generation_epoch())
     })
     .map_err(data_error)?;
-    let result = finish_files(&dir, force, &files, |_| terminal_lines(&analysis), &[]);
+    let result = finish_files(
+        &dir,
+        force,
+        &files,
+        |_| terminal_lines(&analysis),
+        &analysis.gates,
+    );
     // The process ends right after this: leave the large buffers to the OS.
     std::mem::forget((data, analysis));
     result

@@ -20,7 +20,7 @@ use super::validate::describe;
 use super::{ConfigKind, FileFormat, RawConfig};
 
 /// The keys of a classify experiment file (spec 1).
-pub const KEYS: [&str; 17] = [
+pub const KEYS: [&str; 18] = [
     "experiment_id",
     "description",
     "predictions_file",
@@ -38,7 +38,22 @@ pub const KEYS: [&str; 17] = [
     "file_format",
     "intervals",
     "gates",
+    "margins",
 ];
+
+/// The statistics compared between systems (the verdicts' rows; `recall`
+/// is the per-class row), each with a practical margin (compare.md 2.3).
+pub const COMPARED_STATISTICS: [&str; 6] = [
+    "accuracy",
+    "macro_f1",
+    "matthews_corrcoef",
+    "average_precision_macro",
+    "brier",
+    "recall",
+];
+
+/// The margin of a statistic not named in `[margins]`.
+pub const DEFAULT_MARGIN: f64 = 0.01;
 
 /// Per system, `(label, column)` pairs.
 pub type ScoreTables = Vec<(String, Vec<(String, String)>)>;
@@ -85,9 +100,20 @@ pub struct ClassifyConfig {
     pub gates: Option<Value>,
     /// The experiment file, for messages.
     pub origin: PathBuf,
+    /// The practical margin of each compared statistic
+    /// ([`COMPARED_STATISTICS`] order; `[margins]`, default [`DEFAULT_MARGIN`]).
+    pub margins: Vec<(String, f64)>,
 }
 
 impl ClassifyConfig {
+    /// The practical margin of a compared statistic.
+    pub fn margin(&self, statistic: &str) -> f64 {
+        self.margins
+            .iter()
+            .find(|(s, _)| s == statistic)
+            .map_or(DEFAULT_MARGIN, |m| m.1)
+    }
+
     /// The score column of `system` for `label`, when the system has scores.
     pub fn score_column(&self, system: &str, label: &str) -> Option<String> {
         match &self.scores {
@@ -416,8 +442,25 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
         file_format: file_format(raw)?,
         intervals,
         gates: raw.get("gates").cloned(),
+        margins: margins(raw)?,
         origin: path.to_path_buf(),
     })
+}
+
+/// `[margins]` (compare's parser), every compared statistic with its
+/// margin.
+fn margins(raw: &RawConfig) -> Result<Vec<(String, f64)>, Bad> {
+    let given = super::compare::margins(raw.get("margins"), &COMPARED_STATISTICS)
+        .map_err(|m| ("margins", m))?;
+    Ok(COMPARED_STATISTICS
+        .iter()
+        .map(|s| {
+            (
+                s.to_string(),
+                given.get(*s).copied().unwrap_or(DEFAULT_MARGIN),
+            )
+        })
+        .collect())
 }
 
 fn positive_label(
@@ -675,5 +718,24 @@ mod tests {
         );
         let e = err(&format!("{BASE}[intervals]\nseeds = 1\n"));
         assert!(e.contains("did you mean intervals.seed?"), "{e}");
+    }
+
+    /// `[margins]` as compare.md 2.3: a margin per compared statistic,
+    /// 0.01 for the others; compare's errors for an unknown statistic or
+    /// a negative margin.
+    #[test]
+    fn margins_default_and_override() {
+        let c = run(&format!("{BASE}[margins]\nmacro_f1 = 0.02\nrecall = 0\n")).unwrap();
+        assert_eq!(c.margin("macro_f1"), 0.02);
+        assert_eq!(c.margin("recall"), 0.0);
+        assert_eq!(c.margin("accuracy"), DEFAULT_MARGIN);
+        assert_eq!(c.margins.len(), COMPARED_STATISTICS.len());
+        let e = err(&format!("{BASE}[margins]\nmacro_f = 0.02\n"));
+        assert!(e.contains("did you mean margins.macro_f1?"), "{e}");
+        let e = err(&format!("{BASE}[margins]\nbrier = -1\n"));
+        assert!(
+            e.contains("margins.brier must be a number of 0 or more"),
+            "{e}"
+        );
     }
 }

@@ -139,7 +139,9 @@ fn subgroups(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {
     }
 }
 
-fn margins(v: Option<&Value>, statistics: &[&str]) -> Result<BTreeMap<String, f64>, String> {
+/// The `[margins]` table: a margin of 0 or more per named statistic (also
+/// `classify`'s, with its statistics).
+pub fn margins(v: Option<&Value>, statistics: &[&str]) -> Result<BTreeMap<String, f64>, String> {
     let table = match v {
         None | Some(Value::Null) => return Ok(BTreeMap::new()),
         Some(Value::Object(t)) => t,

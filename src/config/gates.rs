@@ -668,6 +668,31 @@ fn williamson2012(cx: &Context) -> Vec<Gate> {
 
 /// One `[[gates]]` table.
 fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate, String> {
+    let check = |metric: &str, score_type: &str, scope: &Scope| {
+        if difference(metric).is_some() && !cx.compare {
+            return Err(format!(
+                "{metric}: delta.* and gain.* metrics are the differences between two model \
+                 versions and apply in rsmreport compare only"
+            ));
+        }
+        check_metric(metric, score_type, scope, &cx.types)
+    };
+    one_checked(table, cx, origin, &check)
+}
+
+/// Checks a gate's metric for its score type and scope; `Ok(true)` when
+/// the statistic has an interval.
+pub type MetricCheck<'a> = dyn Fn(&str, &str, &Scope) -> Result<bool, String> + 'a;
+
+/// One `[[gates]]` table, its metric validated by `check` (the other keys
+/// as for `build`): the parser other report kinds (`classify`) call with
+/// their own statistics.
+pub fn one_checked(
+    table: &Map<String, Value>,
+    cx: &Context,
+    origin: String,
+    check: &MetricCheck,
+) -> Result<Gate, String> {
     for key in table.keys() {
         if !GATE_KEYS.contains(&key.as_str()) {
             let hint = closest(key, GATE_KEYS).map_or_else(
@@ -703,13 +728,7 @@ fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate,
             )
         })?,
     };
-    if difference(&metric).is_some() && !cx.compare {
-        return Err(format!(
-            "{metric}: delta.* and gain.* metrics are the differences between two model \
-             versions and apply in rsmreport compare only"
-        ));
-    }
-    let has_ci = check_metric(&metric, &score_type, &scope, &cx.types)?;
+    let has_ci = check(&metric, &score_type, &scope)?;
     if bound != Bound::Estimate {
         check_bound(&metric, bound, has_ci, cx.bootstrap)?;
     }

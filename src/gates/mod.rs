@@ -350,7 +350,10 @@ fn compared(op: Op, bound: Bound, stat: &Stat) -> Option<f64> {
     Some(if bound == Bound::Lower { lo } else { hi })
 }
 
-fn judge(
+/// One result line of `gate` on `stat` (or `skipped` with the reason the
+/// statistic is missing): for report kinds that find their statistics
+/// themselves (`classify`).
+pub fn judge(
     gate: &Gate,
     stat: Result<Stat, String>,
     level: Option<String>,

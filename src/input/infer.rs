@@ -146,26 +146,59 @@ where
     F: Fn() -> I,
     I: Iterator<Item = &'a str>,
 {
-    let mut state = State::AllNa(0);
+    let mut inference = Inference::new(len);
     for s in cells() {
-        state = push(state, s, len);
-        if matches!(state, State::Text) {
+        if !inference.push(s) {
             break;
         }
     }
-    match state {
-        // pandas gives an empty column `object` dtype.
-        State::AllNa(0) => Values::Text(Vec::new()),
-        State::AllNa(n) => Values::Float(vec![f64::NAN; n]),
-        State::Int(v) => Values::Int(v),
-        State::Float(v) => Values::Float(v),
-        State::Bool(v) => Values::Bool(v),
-        State::BoolNa(v) => Values::Mixed(
-            v.into_iter()
-                .map(|b| b.map_or(Cell::Missing, Cell::Bool))
-                .collect(),
-        ),
-        State::Text => text_values(cells().map(|s| (!is_na(s)).then_some(s))),
+    inference
+        .finish()
+        .unwrap_or_else(|| text_values(cells().map(|s| (!is_na(s)).then_some(s))))
+}
+
+/// [`infer_column`] one cell at a time, for readers that go through the
+/// cells of several columns together.
+pub struct Inference {
+    state: State,
+    len: usize,
+}
+
+impl Inference {
+    /// For a column of `len` cells.
+    pub fn new(len: usize) -> Inference {
+        Inference {
+            state: State::AllNa(0),
+            len,
+        }
+    }
+
+    /// Adds the next cell; `false` once the column is text (the caller
+    /// may stop: [`Inference::finish`] is then `None`).
+    #[inline]
+    pub fn push(&mut self, s: &str) -> bool {
+        let state = std::mem::replace(&mut self.state, State::Text);
+        self.state = push(state, s, self.len);
+        !matches!(self.state, State::Text)
+    }
+
+    /// The column's values, or `None` when it is text (the caller builds
+    /// it from the cells again, as [`infer_column`] does).
+    pub fn finish(self) -> Option<Values> {
+        Some(match self.state {
+            // pandas gives an empty column `object` dtype.
+            State::AllNa(0) => Values::Text(Vec::new()),
+            State::AllNa(n) => Values::Float(vec![f64::NAN; n]),
+            State::Int(v) => Values::Int(v),
+            State::Float(v) => Values::Float(v),
+            State::Bool(v) => Values::Bool(v),
+            State::BoolNa(v) => Values::Mixed(
+                v.into_iter()
+                    .map(|b| b.map_or(Cell::Missing, Cell::Bool))
+                    .collect(),
+            ),
+            State::Text => return None,
+        })
     }
 }
 

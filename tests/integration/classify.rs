@@ -996,3 +996,164 @@ fn classify_snapshot_of_the_example() {
         "differ from tests/snapshots/classify: {failures:?}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Quality gates (gates.md): per system, JUnit and JSON files, exit 3 on a
+// failed gate of severity fail, every bad gate refused before reading.
+
+fn with_gates(gates: &str) -> String {
+    format!("{EXP}{gates}")
+}
+
+#[test]
+fn classify_gates_pass_and_write_their_files() {
+    let exp = with_gates(
+        "[[gates]]\nmetric = \"accuracy\"\nop = \">=\"\nthreshold = 0.5\nsystem = \"v7\"\n\
+         [[gates]]\nname = \"recall of a\"\nmetric = \"recall[a]\"\nop = \">=\"\nthreshold = 0.5\n\
+         [[gates]]\nmetric = \"gain.accuracy\"\nop = \">=\"\nthreshold = -1\n",
+    );
+    let (dir, run) = classify_with(CSV, &exp);
+    assert!(run.success, "{}", run.describe());
+    let out = dir.path().join("out/output");
+    let json: Value = serde_json::from_slice(&fs::read(out.join("t_gates.json")).unwrap()).unwrap();
+    let lines = json["results"].as_array().unwrap();
+    // One line for v7, one per system for recall[a], one for the candidate.
+    assert_eq!(lines.len(), 4, "{json}");
+    let names: Vec<&str> = lines.iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"recall of a (v6)") && names.contains(&"recall of a (v7)"),
+        "{names:?}"
+    );
+    assert!(lines.iter().all(|l| l["status"] == "pass"), "{json}");
+    let xml = fs::read_to_string(out.join("t_gates.xml")).unwrap();
+    assert_eq!(xml.matches("<testcase").count(), 4, "{xml}");
+    let summary: Value =
+        serde_json::from_slice(&fs::read(out.join("t_summary.json")).unwrap()).unwrap();
+    assert!(summary.get("gates").is_some(), "{summary}");
+    let html = fs::read_to_string(dir.path().join("out/report/t_report.html")).unwrap();
+    assert!(html.contains("Quality gates") && html.contains("passes its quality gates"));
+}
+
+#[test]
+fn classify_a_failed_gate_exits_3_with_every_file_written() {
+    let exp = with_gates(
+        "[[gates]]\nmetric = \"macro_f1\"\nop = \">=\"\nthreshold = 0.99\nsystem = \"v6\"\n\
+         [[gates]]\nmetric = \"accuracy\"\nop = \">=\"\nthreshold = 0.99\nseverity = \"warn\"\n\
+         system = \"v7\"\n",
+    );
+    let (dir, run) = classify_with(CSV, &exp);
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(
+        run.stderr.contains("gate FAILED: macro_f1 >= 0.99"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stderr.contains("gate warning: accuracy >= 0.99"),
+        "{}",
+        run.describe()
+    );
+    let out = dir.path().join("out/output");
+    assert!(out.join("t_gates.json").is_file() && out.join("t_gates.xml").is_file());
+    assert!(dir.path().join("out/report/t_report.html").is_file());
+    let xml = fs::read_to_string(out.join("t_gates.xml")).unwrap();
+    assert_eq!(xml.matches("<failure").count(), 1, "{xml}");
+}
+
+#[test]
+fn classify_refuses_each_bad_gate() {
+    let gate = |body: &str| with_gates(&format!("[[gates]]\n{body}\n"));
+    let cases: [(&str, &[&str]); 8] = [
+        (
+            "metric = \"acuracy\"\nop = \">=\"\nthreshold = 0.5",
+            &[
+                "gates[1]",
+                "unknown metric \"acuracy\"",
+                "did you mean \"accuracy\"?",
+            ],
+        ),
+        (
+            "metric = \"accuracy\"\nop = \">=\"\nthreshold = 0.5\nsystem = \"v8\"",
+            &[
+                "system \"v8\" is not in system_columns",
+                "did you mean \"v6\"?",
+            ],
+        ),
+        (
+            "metric = \"recall[c]\"\nop = \">=\"\nthreshold = 0.5",
+            &["\"c\" is not among the labels (a, b)"],
+        ),
+        (
+            "metric = \"gain.accuracy\"\nop = \">=\"\nthreshold = 0\nsystem = \"v6\"",
+            &["system \"v6\" is the baseline"],
+        ),
+        (
+            "metric = \"accuracy\"\nop = \"=>\"\nthreshold = 0.5",
+            &["op \"=>\" is not an operator"],
+        ),
+        (
+            "metric = \"accuracy\"\nop = \">=\"\nthreshold = 0.5\nscore_type = \"raw\"",
+            &["classify gates have no score_type"],
+        ),
+        (
+            "metric = \"accuracy\"\nop = \">=\"\nthreshold = 0.5\nscope = \"each:x\"",
+            &["classify gates are on the whole set"],
+        ),
+        (
+            "name = \"g\"\nmetric = \"accuracy\"\nop = \">=\"\nthreshold = 0.5\nsystem = \"v6\"\n\
+             [[gates]]\nname = \"g\"\nmetric = \"brier\"\nop = \"<=\"\nthreshold = 0.5\n\
+             system = \"v7\"",
+            &["two gates are named \"g\""],
+        ),
+    ];
+    for (body, needles) in cases {
+        refused(CSV, &gate(body), 2, needles);
+    }
+    // A bound needs intervals.
+    let exp = format!(
+        "intervals = false\n{}",
+        gate("metric = \"accuracy\"\nop = \">=\"\nthreshold = 0.5\nbound = \"lower\"")
+    );
+    refused(
+        CSV,
+        &exp,
+        2,
+        &["bound = \"lower\" needs bootstrap intervals"],
+    );
+}
+
+/// `[margins]` (compare.md 2.3) changes the verdicts and is written in the
+/// summary: v2's macro-F1 gain of about +0.14 is "improved" at the default
+/// margin 0.01, a change "within margin" at 0.5.
+#[test]
+fn classify_margins_set_the_verdicts() {
+    let dir = tempfile::TempDir::new().unwrap();
+    fs::copy(
+        example().with_file_name("predictions.csv"),
+        dir.path().join("predictions.csv"),
+    )
+    .unwrap();
+    let exp = fs::read_to_string(example())
+        .unwrap()
+        .replace("[intervals]", "[margins]\nmacro_f1 = 0.5\n\n[intervals]");
+    fs::write(dir.path().join("exp.toml"), exp).unwrap();
+    let run = common::run_in(dir.path(), ["classify", "exp.toml", "-o", "out"]);
+    assert!(run.success, "{}", run.describe());
+    let s: Value = serde_json::from_slice(
+        &fs::read(dir.path().join("out/output/intent_v2_summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(s["margins"]["macro_f1"], 0.5);
+    assert_eq!(s["margins"]["accuracy"], 0.01);
+    let verdict = |stat: &str| {
+        s["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["scope"] == "overall" && c["statistic"] == stat)
+            .map(|c| c["verdict"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(verdict("macro_f1"), "changed within margin");
+    assert_eq!(verdict("accuracy"), "improved");
+}

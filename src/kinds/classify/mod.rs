@@ -6,6 +6,7 @@
 //! * [`run`]: every number (all items and each subgroup level).
 //! * [`resample`]: the seeded block bootstrap (intervals, paired deltas).
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
+//! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`report`]: the HTML report through the engine `crate::render`.
 //! * this file: [`files`] and [`terminal_lines`] (the command line's
 //!   `cli/classify.rs` reads, runs and hands the files to `finish`).
@@ -14,6 +15,7 @@
 //! no statistic of its own (`crate::metrics` does), and writes only
 //! through the output stage. Touches no other kind.
 
+pub mod gates;
 pub mod read;
 pub mod report;
 mod report_figures;
@@ -64,6 +66,16 @@ pub fn files(
         path: out.join(format!("{}_summary.json", a.id)),
         bytes: tables::summary_json(a, &sha, &path),
     });
+    if !a.gates.is_empty() {
+        files.push(OutputFile {
+            path: out.join(format!("{}_gates.json", a.id)),
+            bytes: crate::gates::json::gates_json(&a.id, &a.gates),
+        });
+        files.push(OutputFile {
+            path: out.join(format!("{}_gates.xml", a.id)),
+            bytes: crate::gates::junit::junit_xml(&a.id, &a.gates),
+        });
+    }
     files.extend(crate::render::report_files(&report::report(
         a, inputs, epoch,
     )?)?);

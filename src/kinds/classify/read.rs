@@ -10,6 +10,7 @@
 //! computes no metric and writes nothing. Every error names the file and
 //! the column, label or item (data errors, exit 1).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -63,23 +64,39 @@ impl Data {
     }
 }
 
-/// A cell as trimmed text; blank (empty after trimming, or missing) is `None`.
-fn cell_text(values: &Values, i: usize) -> Option<String> {
-    let s = match values.cell(i) {
-        Cell::Missing => return None,
-        Cell::Text(s) => s,
-        Cell::Int(n) => n.to_string(),
-        Cell::Float(x) => crate::config::python_float_repr(x),
-        Cell::Bool(b) => if b { "True" } else { "False" }.to_string(),
+/// A cell as trimmed text; blank (empty after trimming, or missing) is
+/// `None`. Text cells are borrowed, not copied.
+fn cell_str(values: &Values, i: usize) -> Option<Cow<'_, str>> {
+    let s: Cow<'_, str> = match values {
+        Values::Text(v) => Cow::Borrowed(v[i].as_deref()?),
+        _ => match values.cell(i) {
+            Cell::Missing => return None,
+            Cell::Text(s) => Cow::Owned(s),
+            Cell::Int(n) => Cow::Owned(n.to_string()),
+            Cell::Float(x) => Cow::Owned(crate::config::python_float_repr(x)),
+            Cell::Bool(b) => Cow::Borrowed(if b { "True" } else { "False" }),
+        },
     };
     let t = s.trim();
-    (!t.is_empty()).then(|| t.to_string())
+    if t.is_empty() {
+        return None;
+    }
+    Some(match s {
+        Cow::Borrowed(b) => Cow::Borrowed(b.trim()),
+        Cow::Owned(o) if o.len() == t.len() => Cow::Owned(o),
+        Cow::Owned(o) => Cow::Owned(o.trim().to_string()),
+    })
+}
+
+/// A cell as trimmed, owned text.
+fn cell_text(values: &Values, i: usize) -> Option<String> {
+    cell_str(values, i).map(Cow::into_owned)
 }
 
 /// A column's cells as trimmed texts.
-fn texts(table: &Table, name: &str) -> Vec<Option<String>> {
+fn texts<'a>(table: &'a Table, name: &str) -> Vec<Option<Cow<'a, str>>> {
     let values = &table.column(name).expect("checked").values;
-    (0..table.nrows).map(|i| cell_text(values, i)).collect()
+    (0..table.nrows).map(|i| cell_str(values, i)).collect()
 }
 
 /// The label set and the lookup from text to code.
@@ -147,13 +164,12 @@ pub fn read(cfg: &ClassifyConfig) -> Result<Data> {
     let kept: Vec<usize> = (0..table.nrows)
         .filter(|&i| gold_text[i].is_some())
         .collect();
-    let preds: Vec<Vec<Option<String>>> = cfg
+    let preds: Vec<Vec<Option<Cow<str>>>> = cfg
         .system_columns
         .iter()
         .map(|s| {
-            kept.iter()
-                .map(|&i| cell_text(&table.column(s).expect("checked").values, i))
-                .collect()
+            let values = &table.column(s).expect("checked").values;
+            kept.iter().map(|&i| cell_str(values, i)).collect()
         })
         .collect();
     let gold_text: Vec<&str> = kept
@@ -238,7 +254,7 @@ fn missing_columns(cfg: &ClassifyConfig, table: &Table, wanted: &[&str]) -> Resu
 fn label_set(
     cfg: &ClassifyConfig,
     gold: &[&str],
-    preds: &[Vec<Option<String>>],
+    preds: &[Vec<Option<Cow<str>>>],
 ) -> Result<LabelSet> {
     let mut set = LabelSet::new(cfg.ordinal);
     if let Some(labels) = &cfg.labels {
@@ -319,7 +335,12 @@ fn ids(cfg: &ClassifyConfig, table: &Table, kept: &[usize]) -> Result<Vec<Text>>
     let values = &table.column(col).expect("checked").values;
     let ids: Vec<Text> = kept
         .iter()
-        .map(|&i| Text::from(cell_text(values, i).unwrap_or_default()))
+        .map(|&i| match &values {
+            Values::Text(v) if v[i].as_deref().is_some_and(|t| t.trim().len() == t.len()) => {
+                v[i].clone().expect("checked")
+            }
+            _ => Text::from(cell_str(values, i).unwrap_or_default()),
+        })
         .collect();
     let mut first: HashMap<&str, usize, FxBuild> = HashMap::default();
     first.reserve(ids.len());
@@ -392,7 +413,14 @@ fn scores(
     let mut out = vec![0.0; n * k];
     for (j, c) in columns.iter().enumerate() {
         let values = &table.column(c).expect("checked").values;
-        let numbers = values.to_numeric();
+        let owned;
+        let numbers: &[f64] = match values {
+            Values::Float(v) => v,
+            _ => {
+                owned = values.to_numeric();
+                &owned
+            }
+        };
         for (r, &i) in kept.iter().enumerate() {
             let x = numbers[i];
             if !(x.is_finite() && x >= 0.0) {

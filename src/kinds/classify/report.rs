@@ -490,7 +490,14 @@ fn comparisons_section(
         .collect();
     blocks.push(Block::Table(t));
     blocks.push(Block::Glossary {
-        summary: "What the verdict words mean (margin 0.01 for every statistic)".into(),
+        summary: format!(
+            "What the verdict words mean (margins in force, set in [margins]: {})",
+            a.margins
+                .iter()
+                .map(|(s, m)| format!("{s} {m}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         terms: super::report_figures::verdict_terms(),
     });
     Ok(blocks)
@@ -501,6 +508,9 @@ fn comparisons_section(
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report> {
     let rows = comparison_rows(a);
     let mut b = Builder::new(&a.id, false);
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+        .into_iter()
+        .collect();
     let names = [
         "systems",
         "data",
@@ -530,5 +540,5 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report>
             blocks,
         })
         .collect();
-    Ok(b.finish(header(a, &rows, inputs, epoch), Vec::new(), sections, &[]))
+    Ok(b.finish(header(a, &rows, inputs, epoch), panels, sections, &[]))
 }

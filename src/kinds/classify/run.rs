@@ -16,7 +16,7 @@ use crate::metrics::bootstrap::wilson_interval;
 use crate::metrics::calibration::{are_probabilities, ProbSums};
 use crate::metrics::classification::{label_report, LabelReport};
 use crate::metrics::paired::mcnemar_exact_p;
-use crate::metrics::ranking::{macro_weighted, RankCurve};
+use crate::metrics::ranking::{macro_weighted, SortedLabels};
 use crate::metrics::raters::pairs::cohen_kappa;
 use crate::metrics::raters::{PairTable, Weights};
 
@@ -57,6 +57,9 @@ pub struct Ranking {
     /// negatives, and when curves were not asked for).
     pub pr: Vec<Vec<(f64, f64, f64)>>,
     pub roc: Vec<Vec<(f64, f64, f64)>>,
+    /// Per class, the items in score order (slots: item numbers), for the
+    /// bootstrap; kept with the curves only (all items).
+    pub sorted: Vec<SortedLabels>,
 }
 
 /// Everything about one system on one set of items.
@@ -193,13 +196,18 @@ fn scores(
     let mut column = vec![0.0; n];
     let mut truth = vec![false; n];
     let (mut ap, mut auc, mut positives) = (vec![], vec![], vec![]);
-    let (mut pr, mut roc) = (vec![], vec![]);
+    let (mut pr, mut roc, mut kept) = (vec![], vec![], vec![]);
+    let items: Vec<u32> = (0..n as u32).collect();
     for j in 0..k {
         for i in 0..n {
             column[i] = s[i * k + j];
             truth[i] = gold[i] as usize == j;
         }
-        let curve = RankCurve::new(&column, &truth);
+        let sorted = SortedLabels::new(&column, &truth, &items);
+        let curve = sorted.curve();
+        if curves {
+            kept.push(sorted);
+        }
         ap.push(curve.average_precision());
         auc.push(curve.roc_auc());
         positives.push(curve.positives());
@@ -232,6 +240,7 @@ fn scores(
         auc_weighted,
         pr,
         roc,
+        sorted: kept,
     };
     if !probabilities {
         return (Some(ranking), None, 0);
@@ -298,6 +307,10 @@ pub struct Analysis {
     pub groups: Vec<GroupResult>,
     pub intervals: Option<Intervals>,
     pub settings: Option<crate::config::intervals::Intervals>,
+    /// The practical margin of each compared statistic (`[margins]`).
+    pub margins: Vec<(String, f64)>,
+    /// The quality gates' result lines (empty without gates).
+    pub gates: Vec<crate::gates::Outcome>,
 }
 
 impl Analysis {
@@ -388,6 +401,8 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
         groups,
         intervals,
         settings: cfg.intervals,
+        margins: cfg.margins.clone(),
+        gates: Vec::new(),
     }
 }
 

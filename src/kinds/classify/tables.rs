@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::resample::{verdict, CiRow, COMPARED, MARGIN};
+use super::resample::{verdict, CiRow, COMPARED};
 use super::run::{Analysis, SystemResult};
 use crate::config::classify::ClassifyConfig;
 use crate::metrics::bootstrap::Interval;
@@ -359,7 +359,7 @@ pub fn comparison_rows(a: &Analysis) -> Vec<ComparisonRow> {
                         gain: (if larger { d } else { -d }, nan, nan),
                         p_value: nan,
                         p_holm: nan,
-                        verdict: verdict(nan, nan, MARGIN).into(),
+                        verdict: verdict(nan, nan, 0.0).into(),
                         mcnemar_p,
                     }
                 }
@@ -644,8 +644,12 @@ pub fn summary_json(a: &Analysis, checksum: &str, file: &str) -> Vec<u8> {
         "systems": systems,
         "comparisons": comparisons,
         "mcnemar": mcnemar,
-        "margins": COMPARED.iter().map(|(s, _)| (s.to_string(), json!(MARGIN))).collect::<Map<_, _>>(),
+        "margins": a.margins.iter().map(|(s, m)| (s.clone(), json!(m))).collect::<Map<_, _>>(),
     });
+    let mut doc = doc;
+    if !a.gates.is_empty() {
+        doc["gates"] = crate::gates::json::summary(&a.gates);
+    }
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
     bytes.push(b'\n');
     bytes
