@@ -63,16 +63,32 @@ pub fn eval_by_group(d: &EvalByGroup) -> Result<Figure> {
         );
     }
 
-    let cols: usize = if k <= 6 { 2 } else { 1 };
+    // Up to six groups: 2 x 3 panels, and a stacked copy for narrow
+    // screens; more: one column of wide panels.
+    let small = k <= 6;
+    let raw = draw(&panels, &labels, if small { 2 } else { 1 }, small)?;
+    let mut figure = finish(&raw, &name, &title, &description);
+    if small && panels.len() > 1 {
+        let raw = draw(&panels, &labels, 1, small)?;
+        figure.narrow_svg = Some(finish(&raw, &format!("{name}-narrow"), &title, &description).svg);
+    }
+    Ok(figure)
+}
+
+/// The panels in `cols` columns (`small`: up to six groups, narrow panels
+/// with the group labels under each; else wide panels with the labels under
+/// the last row only); plotters' raw SVG.
+fn draw(panels: &[Panel], labels: &[String], cols: usize, small: bool) -> Result<String> {
+    let k = labels.len();
     let rows = panels.len().div_ceil(cols);
-    let plot_w = if cols == 2 {
+    let plot_w = if small {
         clamp_px(k as f64 * 62.0, 200, 380)
     } else {
         clamp_px(k as f64 * 34.0, 520, 1040)
     };
-    let plot_h = if cols == 2 { 150 } else { 130 };
+    let plot_h = if small { 150 } else { 130 };
     let slot = f64::from(plot_w) / k as f64;
-    let layout = LabelLayout::new(&labels, slot);
+    let layout = LabelLayout::new(labels, slot);
 
     let tick_w = panels
         .iter()
@@ -81,7 +97,7 @@ pub fn eval_by_group(d: &EvalByGroup) -> Result<Figure> {
         .unwrap_or(20);
     let inner_left = tick_w + 12;
     let panel_w = inner_left + plot_w + 18;
-    let labels_in_row = |row: usize| cols == 2 || row + 1 == rows;
+    let labels_in_row = |row: usize| small || row + 1 == rows;
     let row_h = |row: usize| {
         PANEL_TITLE_H
             + plot_h
@@ -117,7 +133,7 @@ pub fn eval_by_group(d: &EvalByGroup) -> Result<Figure> {
         }
         Ok(())
     })?;
-    Ok(finish(&raw, &name, &title, &description))
+    Ok(raw)
 }
 
 /// The first few labels, for the description.

@@ -53,6 +53,10 @@ pub struct Figure {
     pub description: String,
     /// The complete `<svg ...>...</svg>` element, with `role="img"`.
     pub svg: String,
+    /// The same figure with its panels stacked in one column, for narrow
+    /// screens (the report shows it below 700 px instead of `svg`; the
+    /// figure file keeps `svg`); `None` for figures of one panel.
+    pub narrow_svg: Option<String>,
 }
 
 /// Figure 6.1: human and machine score distributions.

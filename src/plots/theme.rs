@@ -150,6 +150,7 @@ pub(crate) fn finish(raw: &str, name: &str, title: &str, description: &str) -> F
         title: title.to_string(),
         description: description.to_string(),
         svg,
+        narrow_svg: None,
     }
 }
 

@@ -105,6 +105,15 @@ impl Builder {
             },
             href: format!("../figure/{}", figure_file(&self.file_prefix, &figure)),
             max_width: display_width(&figure.svg).map_or_else(String::new, |w| w.to_string()),
+            narrow_svg: match (&figure.narrow_svg, thumbnail) {
+                (Some(svg), false) => svg.clone(),
+                _ => String::new(),
+            },
+            narrow_max_width: figure
+                .narrow_svg
+                .as_deref()
+                .and_then(display_width)
+                .map_or_else(String::new, |w| w.to_string()),
             thumbnail,
             compact: false,
         };

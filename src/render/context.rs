@@ -85,6 +85,11 @@ pub struct FigureCtx {
     /// Largest display width in pixels (the figure's own width, enlarged a
     /// little); empty when unknown.
     pub max_width: String,
+    /// The panels stacked in one column, shown instead of `svg` below
+    /// 700 px (empty when the figure has none, and with thumbnails).
+    pub narrow_svg: String,
+    /// Its largest display width, as `max_width`.
+    pub narrow_max_width: String,
     pub thumbnail: bool,
     /// A small figure of a series (summarize's trends): consecutive
     /// compact figures sit side by side in a grid, as many as fit.

@@ -67,6 +67,7 @@ fn generic_report(config: bool) -> super::Report {
         title: HOSTILE.into(),
         description: "A trend.".into(),
         svg: "<svg width=\"100\" height=\"50\"><title>t</title></svg>".into(),
+        narrow_svg: None,
     });
     let blocks = vec![
         Block::Heading(h),

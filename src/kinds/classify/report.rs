@@ -14,7 +14,7 @@ use super::run::{Analysis, SystemResult};
 use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
 use super::NONE_LABEL;
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table};
-use crate::render::format::{count_f64, escape_html, num3, raw_value, utc_datetime};
+use crate::render::format::{count_f64, escape_html, num3, raw_value};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{p_value_cell, text_cell};
 use crate::render::{Builder, Report};
@@ -137,9 +137,6 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
         });
     }
     Header {
-        kind: "Classification report".into(),
-        title: a.id.clone(),
-        versions: Vec::new(),
         intro_html: format!(
             "{} against the gold labels of {} items ({} labels). {}",
             if a.systems.len() == 1 {
@@ -155,12 +152,9 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
             escape_html(&best_sentence(a, rows))
         ),
         description_html: crate::render::markdown::to_html(&a.description, None).0,
-        generated: utc_datetime(epoch),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        thumbnails: false,
         glance,
         inputs,
-        config: None,
+        ..Header::new("Classification report", a.id.clone(), epoch)
     }
 }
 

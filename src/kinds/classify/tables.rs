@@ -6,6 +6,7 @@
 //! Produces frames and bytes from an [`Analysis`]; computes nothing new
 //! and writes nothing.
 
+use crate::output::json::number;
 use serde_json::{json, Map, Value};
 
 use super::resample::{verdict, CiRow, COMPARED};
@@ -571,13 +572,6 @@ pub fn frames(a: &Analysis) -> Vec<Frame> {
 }
 
 /// A number for JSON (`null` when not finite).
-fn number(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
 
 /// `<id>_summary.json` (`summary_version` 1): per system the headline
 /// numbers with their intervals, and the comparisons.
