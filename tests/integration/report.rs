@@ -797,6 +797,10 @@ struct InView {
     outside: usize,
     /// How far the page itself scrolls sideways (px; 0 = no overflow).
     overflow: i64,
+    /// Multi-panel figures shown stacked in one column, and shown with
+    /// their panels side by side.
+    stacked: usize,
+    side_by_side: usize,
     /// The first element that sticks out of the page, if any.
     widest: String,
 }
@@ -823,8 +827,11 @@ fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<InV
         e.getBoundingClientRect().right > window.innerWidth + 0.5 && !boxed(e)); \
         const what = wide ? (wide.tagName + '.' + wide.className + ' ' \
         + wide.textContent.slice(0, 80)).replace(/[:\"<>&]/g, ' ') : ''; \
+        const shown = sel => [...document.querySelectorAll(sel)] \
+        .filter(e => e.getBoundingClientRect().width > 0).length; \
         document.documentElement.setAttribute('data-status-cells', \
-        cells.length + ':' + out + ':' + over + ':' + what); \
+        cells.length + ':' + out + ':' + over + ':' + shown('.narrow-panels') + ':' \
+        + shown('.wide-panels') + ':' + what); \
         });</script></body>";
     let html = fs::read_to_string(report)
         .unwrap()
@@ -852,7 +859,9 @@ fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<InV
         cells: v[0].parse().unwrap(),
         outside: v[1].parse().unwrap(),
         overflow: v[2].parse().unwrap(),
-        widest: v[3..].join(":"),
+        stacked: v[3].parse().unwrap(),
+        side_by_side: v[4].parse().unwrap(),
+        widest: v[5..].join(":"),
     })
 }
 
@@ -873,8 +882,10 @@ fn report_of(cwd: &Path, args: &[&std::ffi::OsStr], out: &Path, code: i32) -> Pa
 /// Issue 28: at 500 px and at 1400 px, in the report of every kind, the
 /// verdict column (compare, summarize, classify), the status column of the
 /// gates panel (build), or else the first column of each table stays
-/// inside the viewport (sticky below 700 px), and the page itself never
-/// scrolls sideways (only a wide table does, inside its own box).
+/// inside the viewport (sticky below 700 px), the page itself never
+/// scrolls sideways (only a wide table does, inside its own box), and a
+/// multi-panel figure shows its panels stacked below 700 px and side by
+/// side above.
 #[test]
 fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
     use std::ffi::OsStr;
@@ -923,18 +934,30 @@ fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
             let Some(seen) = status_cells_outside(report, &profile, width) else {
                 return;
             };
-            if seen.cells < *at_least || seen.outside > 0 || seen.overflow > 0 {
+            // Below 700 px a multi-panel figure shows its stacked copy.
+            let panels_wrong = if width < 700 {
+                seen.side_by_side > 0
+            } else {
+                seen.stacked > 0
+            };
+            if seen.cells < *at_least || seen.outside > 0 || seen.overflow > 0 || panels_wrong {
                 failures.push(format!(
                     "{} at {width} px: {} cells, {} outside, page {} px too wide (first element \
-                     out: {})",
+                     out: {}), multi-panel figures {} stacked and {} side by side",
                     report.display(),
                     seen.cells,
                     seen.outside,
                     seen.overflow,
-                    seen.widest
+                    seen.widest,
+                    seen.stacked,
+                    seen.side_by_side
                 ));
             }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The build report has evaluation-by-group figures (with their stacked
+    // copies); the check above saw them hidden or shown as the width asks.
+    let build = fs::read_to_string(&reports[0].0).unwrap();
+    assert!(build.contains("class=\"figure-body narrow-panels\""));
 }
