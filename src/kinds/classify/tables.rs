@@ -571,8 +571,6 @@ pub fn frames(a: &Analysis) -> Vec<Frame> {
     out
 }
 
-/// A number for JSON (`null` when not finite).
-
 /// `<id>_summary.json` (`summary_version` 1): per system the headline
 /// numbers with their intervals, and the comparisons.
 pub fn summary_json(a: &Analysis, checksum: &str, file: &str) -> Vec<u8> {
