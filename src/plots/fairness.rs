@@ -59,85 +59,135 @@ pub fn fairness_estimates(d: &FairnessEstimates) -> Result<Figure> {
     // stops growing and only every few labels are written.
     let n = n_rows as f64;
     let row_h = (620.0 / n).clamp(14.0, 30.0).min(1100.0 / n);
-    let label_every = (14.0 / row_h).ceil().max(1.0) as usize;
-    let plot_h = (row_h * n).round() as i32;
-    let label_area = label_w + 10;
-    let panel_stride = PANEL_W + GAP + if shared { 0 } else { label_area };
-    let first_left = 26 + label_area;
-    let top = 46;
-    let n_panels = models.len() as i32;
-    let width = first_left + n_panels * panel_stride - GAP + 16;
-    let height = top + plot_h + 62;
+    let g = Geometry {
+        lo,
+        hi,
+        ticks,
+        decimals,
+        row_h,
+        label_every: (14.0 / row_h).ceil().max(1.0) as usize,
+        plot_h: (row_h * n).round() as i32,
+        label_area: label_w + 10,
+        shared,
+    };
+    let raw = draw(&models, &group, &g, false)?;
+    let mut figure = finish(&raw, &name, &title, &description);
+    if models.len() > 1 {
+        let raw = draw(&models, &group, &g, true)?;
+        figure.narrow_svg = Some(finish(&raw, &format!("{name}-narrow"), &title, &description).svg);
+    }
+    Ok(figure)
+}
 
-    let raw = render(width as u32, height as u32, |area| {
-        for (p, (short, long, rows)) in models.iter().enumerate() {
-            let left = first_left + p as i32 * panel_stride;
+/// What both layouts share: the x domain, the rows and the label room.
+struct Geometry {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+    decimals: usize,
+    row_h: f64,
+    label_every: usize,
+    plot_h: i32,
+    label_area: i32,
+    /// Every panel has the same rows: their labels are written once.
+    shared: bool,
+}
+
+/// The panels side by side sharing the x axis (labels once when the rows
+/// are shared), or `stacked` in one column, each with its labels and axis.
+fn draw(models: &[Model], group: &str, g: &Geometry, stacked: bool) -> Result<String> {
+    let panel_stride = PANEL_W + GAP + if g.shared { 0 } else { g.label_area };
+    let first_left = 26 + g.label_area;
+    let band = 46 + g.plot_h + 62;
+    let n_panels = models.len() as i32;
+    let (width, height) = if stacked {
+        (first_left + PANEL_W + 16, n_panels * band)
+    } else {
+        (first_left + n_panels * panel_stride - GAP + 16, band)
+    };
+    render(width as u32, height as u32, |area| {
+        for (p, model) in models.iter().enumerate() {
+            let (left, top) = if stacked {
+                (first_left, p as i32 * band + 46)
+            } else {
+                (first_left + p as i32 * panel_stride, 46)
+            };
             let frame = Frame {
                 left,
                 top,
                 right: left + PANEL_W,
-                bottom: top + plot_h,
+                bottom: top + g.plot_h,
             };
-            let x = Scale::new((lo, hi), (frame.left, frame.right));
-            x_grid(area, &frame, &x, &ticks, decimals, true)?;
-            let bar_h = (row_h * 0.66).clamp(1.0, 22.0);
-            for (i, (label, v, hw)) in rows.iter().enumerate() {
-                let cy = f64::from(frame.bottom) - row_h * (i as f64 + 0.5);
-                let t = (cy - bar_h / 2.0).round() as i32;
-                let b = ((cy + bar_h / 2.0).round() as i32).max(t + 1);
-                let cyi = cy.round() as i32;
-                if v.is_finite() {
-                    rect(area, (x.px(0.0), t), (x.px(*v), b), bar_color(i))?;
-                    if hw.is_finite() {
-                        let (l, r) = (x.px(v - hw), x.px(v + hw));
-                        // No caps and no halo on rows too thin to show them.
-                        let cap = ((bar_h * 0.35).round() as i32).min(6);
-                        let cap = if cap < 2 { 0 } else { cap };
-                        if cap > 0 {
-                            // A 3 px halo in `--bg` keeps the error bar visible
-                            // over any bar colour, in light and dark themes.
-                            halo(area, (l, cyi), (r, cyi), cap)?;
-                        }
-                        error_bar(area, (l, cyi), (r, cyi), cap, FG)?;
-                    }
-                } else {
-                    let font = Font::new(9.0, MUTED).anchor(HPos::Left, VPos::Center);
-                    text(area, "n/a", (x.px(0.0) + 3, cyi), font)?;
-                }
-                if (p == 0 || !shared) && i % label_every == 0 {
-                    let l = truncate_px(label, FS_TICK, MAX_LABEL_PX);
-                    let font = TICK.anchor(HPos::Right, VPos::Center);
-                    text(area, &l, (frame.left - 6, cyi), font)?;
-                }
+            draw_panel(area, &frame, model, g, p == 0 || !g.shared || stacked)?;
+            if stacked || p + 1 == models.len() {
+                let centre = (first_left + frame.right) / 2;
+                let font = AXIS.anchor(HPos::Center, VPos::Top);
+                text(area, "Error estimate", (centre, top + g.plot_h + 30), font)?;
+                let font = AXIS.anchor(HPos::Center, VPos::Top).rotated();
+                let name = truncate_px(group, super::draw::FS_AXIS, f64::from(g.plot_h.max(60)));
+                text(area, &name, (8, top + g.plot_h / 2), font)?;
             }
-            let zero = x.px(0.0);
-            line(area, vec![(zero, frame.top), (zero, frame.bottom)], FG, 1)?;
-            line(
-                area,
-                vec![(frame.left, frame.bottom), (frame.right, frame.bottom)],
-                FG,
-                1,
-            )?;
-            let font = TITLE.anchor(HPos::Center, VPos::Bottom);
-            let head = truncate_px(short, super::draw::FS_TITLE, f64::from(PANEL_W));
-            text(area, &head, (frame.center_x(), top - 22), font)?;
-            let font = TICK.anchor(HPos::Center, VPos::Bottom);
-            let sub = truncate_px(long, FS_TICK, f64::from(PANEL_W));
-            text(area, &sub, (frame.center_x(), top - 7), font)?;
         }
-        let last_right = first_left + (n_panels - 1) * panel_stride + PANEL_W;
-        let font = AXIS.anchor(HPos::Center, VPos::Top);
-        text(
-            area,
-            "Error estimate",
-            ((first_left + last_right) / 2, top + plot_h + 30),
-            font,
-        )?;
-        let font = AXIS.anchor(HPos::Center, VPos::Top).rotated();
-        let g = truncate_px(&group, super::draw::FS_AXIS, f64::from(plot_h.max(60)));
-        text(area, &g, (8, top + plot_h / 2), font)
-    })?;
-    Ok(finish(&raw, &name, &title, &description))
+        Ok(())
+    })
+}
+
+/// One model's panel in `frame`: grid, bars with error bars, the row
+/// labels (when `labelled`), the zero line, the axis and the headings.
+fn draw_panel(
+    area: &super::draw::Area,
+    frame: &Frame,
+    (short, long, rows): &Model,
+    g: &Geometry,
+    labelled: bool,
+) -> Result<()> {
+    let x = Scale::new((g.lo, g.hi), (frame.left, frame.right));
+    x_grid(area, frame, &x, &g.ticks, g.decimals, true)?;
+    let bar_h = (g.row_h * 0.66).clamp(1.0, 22.0);
+    for (i, (label, v, hw)) in rows.iter().enumerate() {
+        let cy = f64::from(frame.bottom) - g.row_h * (i as f64 + 0.5);
+        let t = (cy - bar_h / 2.0).round() as i32;
+        let b = ((cy + bar_h / 2.0).round() as i32).max(t + 1);
+        let cyi = cy.round() as i32;
+        if v.is_finite() {
+            rect(area, (x.px(0.0), t), (x.px(*v), b), bar_color(i))?;
+            if hw.is_finite() {
+                let (l, r) = (x.px(v - hw), x.px(v + hw));
+                // No caps and no halo on rows too thin to show them.
+                let cap = ((bar_h * 0.35).round() as i32).min(6);
+                let cap = if cap < 2 { 0 } else { cap };
+                if cap > 0 {
+                    // A 3 px halo in `--bg` keeps the error bar visible
+                    // over any bar colour, in light and dark themes.
+                    halo(area, (l, cyi), (r, cyi), cap)?;
+                }
+                error_bar(area, (l, cyi), (r, cyi), cap, FG)?;
+            }
+        } else {
+            let font = Font::new(9.0, MUTED).anchor(HPos::Left, VPos::Center);
+            text(area, "n/a", (x.px(0.0) + 3, cyi), font)?;
+        }
+        if labelled && i % g.label_every == 0 {
+            let l = truncate_px(label, FS_TICK, MAX_LABEL_PX);
+            let font = TICK.anchor(HPos::Right, VPos::Center);
+            text(area, &l, (frame.left - 6, cyi), font)?;
+        }
+    }
+    let zero = x.px(0.0);
+    line(area, vec![(zero, frame.top), (zero, frame.bottom)], FG, 1)?;
+    line(
+        area,
+        vec![(frame.left, frame.bottom), (frame.right, frame.bottom)],
+        FG,
+        1,
+    )?;
+    let font = TITLE.anchor(HPos::Center, VPos::Bottom);
+    let head = truncate_px(short, super::draw::FS_TITLE, f64::from(PANEL_W));
+    text(area, &head, (frame.center_x(), frame.top - 22), font)?;
+    let font = TICK.anchor(HPos::Center, VPos::Bottom);
+    let sub = truncate_px(long, FS_TICK, f64::from(PANEL_W));
+    text(area, &sub, (frame.center_x(), frame.top - 7), font)?;
+    Ok(())
 }
 
 /// The panels: per model its short and long name and its rows (label,

@@ -81,28 +81,54 @@ pub fn forest(d: &Forest) -> Result<Figure> {
         .fold(0.0, f64::max)
         .ceil() as i32;
     let left0 = 12 + label_w + 10;
-    let top = 36;
-    let bottom = top + ROW_H * n as i32;
-    let width = left0 + d.panels.len() as i32 * (PANEL_W + GAP) + 8;
-    let height = bottom + 34;
-    let raw = render(width as u32, height as u32, |area| {
-        for (i, l) in labels.iter().enumerate() {
-            let font = TICK.anchor(HPos::Right, VPos::Center);
-            text(area, l, (left0 - 10, row_y(top, i)), font)?;
-        }
-        for (k, p) in d.panels.iter().enumerate() {
-            let left = left0 + k as i32 * (PANEL_W + GAP);
-            let frame = Frame {
-                left,
-                top,
-                right: left + PANEL_W,
-                bottom,
-            };
-            panel(area, &frame, &stats[k], p)?;
+    let raw = draw(d, &labels, &stats, left0, false)?;
+    let mut figure = finish(&raw, &name, &title, &description);
+    if d.panels.len() > 1 {
+        let raw = draw(d, &labels, &stats, left0, true)?;
+        figure.narrow_svg = Some(finish(&raw, &format!("{name}-narrow"), &title, &description).svg);
+    }
+    Ok(figure)
+}
+
+/// The panels side by side, the level labels once on the left; or
+/// `stacked` in one column, each with the labels on its left.
+fn draw(
+    d: &Forest,
+    labels: &[String],
+    stats: &[String],
+    left0: i32,
+    stacked: bool,
+) -> Result<String> {
+    let n = labels.len();
+    let band = 36 + ROW_H * n as i32 + 34;
+    let (cols, rows) = if stacked {
+        (1, d.panels.len())
+    } else {
+        (d.panels.len(), 1)
+    };
+    let width = left0 + cols as i32 * (PANEL_W + GAP) + 8;
+    let height = rows as i32 * band;
+    render(width as u32, height as u32, |area| {
+        for r in 0..rows {
+            let top = r as i32 * band + 36;
+            for (i, l) in labels.iter().enumerate() {
+                let font = TICK.anchor(HPos::Right, VPos::Center);
+                text(area, l, (left0 - 10, row_y(top, i)), font)?;
+            }
+            for c in 0..cols {
+                let k = r * cols + c;
+                let left = left0 + c as i32 * (PANEL_W + GAP);
+                let frame = Frame {
+                    left,
+                    top,
+                    right: left + PANEL_W,
+                    bottom: top + ROW_H * n as i32,
+                };
+                panel(area, &frame, &stats[k], &d.panels[k])?;
+            }
         }
         Ok(())
-    })?;
-    Ok(finish(&raw, &name, &title, &description))
+    })
 }
 
 /// The vertical centre of row `i`.

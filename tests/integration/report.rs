@@ -301,9 +301,10 @@ fn report_has_every_section_in_order_with_figures() {
         ]
     );
     // Each inline figure, plus the stacked copy of the two
-    // evaluation-by-group figures (shown below 700 px instead).
+    // evaluation-by-group and the two fairness figures (shown below 700 px
+    // instead).
     let stacked = html.matches("class=\"figure-body narrow-panels\"").count();
-    assert_eq!(stacked, 2);
+    assert_eq!(stacked, 4);
     assert_eq!(html.matches("<svg").count(), figures.len() + stacked);
     for f in &figures {
         let svg = fs::read_to_string(out.join("figure").join(f)).unwrap();
@@ -643,8 +644,9 @@ fn report_browser_renders_offline_without_errors() {
     assert_eq!(text.matches("<td class=\"gate-status").count(), 1 + 6 + 1);
     assert_eq!(text.matches("gate-status gate-warn").count(), 1);
     assert_eq!(text.matches("gate-status gate-skipped").count(), 1);
-    // 7 figures and the stacked copies of the 2 evaluation-by-group ones.
-    assert_eq!(text.matches("<svg").count(), 7 + 2);
+    // 7 figures and the stacked copies of the 2 evaluation-by-group and
+    // the 2 fairness ones.
+    assert_eq!(text.matches("<svg").count(), 7 + 4);
     // The script enhanced the tables.
     assert!(text.contains("class=\"sort\""), "no sort buttons");
     assert!(text.contains("class=\"csv\""), "no CSV buttons");
