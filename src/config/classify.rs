@@ -352,16 +352,7 @@ fn file_format(raw: &RawConfig) -> Result<FileFormat, Bad> {
 }
 
 fn experiment_id(raw: &RawConfig) -> Result<String, Bad> {
-    let id = required(raw, "experiment_id", "\"intent_v7\"")?;
-    if id.chars().any(char::is_whitespace) {
-        return Err((
-            "experiment_id",
-            format!("experiment_id \"{id}\" contains spaces or other whitespace; use underscores instead"),
-        ));
-    }
-    crate::schema::check_file_name_part(&id, "experiment_id")
-        .map_err(|e| ("experiment_id", e.to_string()))?;
-    Ok(id)
+    super::value::experiment_id(required(raw, "experiment_id", "\"intent_v7\"")?)
 }
 
 fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {

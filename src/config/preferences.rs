@@ -146,19 +146,7 @@ fn required(raw: &RawConfig, key: &'static str, example: &str) -> Result<String,
 }
 
 fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
-    let id = required(raw, "experiment_id", "judge_audit")?;
-    if id.chars().any(char::is_whitespace) {
-        return Err((
-            "experiment_id",
-            format!(
-                "experiment_id \"{id}\" contains spaces or other whitespace; use underscores \
-                 instead"
-            ),
-        ));
-    }
-    crate::schema::check_file_name_part(&id, "experiment_id")
-        .map_err(|e| ("experiment_id", e.to_string()))?;
-    Ok(id)
+    super::value::experiment_id(required(raw, "experiment_id", "judge_audit")?)
 }
 
 /// `pairs_file`: one file name, or a list of them (spec 6).

@@ -30,6 +30,23 @@ pub fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, KeyErr
     }
 }
 
+/// The rules of an experiment id (it prefixes every file name): no white
+/// space, and the file-name rules of `schema::check_file_name_part`.
+pub fn experiment_id(id: String) -> Result<String, KeyError> {
+    if id.chars().any(char::is_whitespace) {
+        return Err((
+            "experiment_id",
+            format!(
+                "experiment_id \"{id}\" contains spaces or other whitespace; use underscores \
+                 instead"
+            ),
+        ));
+    }
+    crate::schema::check_file_name_part(&id, "experiment_id")
+        .map_err(|e| ("experiment_id", e.to_string()))?;
+    Ok(id)
+}
+
 /// The text of a kind's experiment file, or an error that says whether it
 /// is missing or unreadable.
 pub fn read_experiment(path: &std::path::Path) -> anyhow::Result<String> {

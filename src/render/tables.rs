@@ -78,6 +78,23 @@ pub fn metric_cell(x: f64, why: Option<String>) -> Cell {
     c
 }
 
+/// A number (three decimals) with its interval in small print under it;
+/// no interval when an end is not finite. Sorted by the number.
+pub fn interval_cell(x: f64, interval: Option<(f64, f64)>) -> Cell {
+    let ci = interval
+        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
+        .map_or_else(String::new, |(lo, hi)| {
+            format!("[{}, {}]", num3(lo), num3(hi))
+        });
+    Cell {
+        text: num3(x),
+        class: "num".into(),
+        value: raw_value(x),
+        ci,
+        ..Cell::default()
+    }
+}
+
 /// A p-value cell: three decimals, `< 0.001` below that (a bootstrap
 /// p-value of 0 is below 1 / replicates, not zero); sorted by the number.
 pub fn p_value_cell(p: f64) -> Cell {

@@ -15,25 +15,14 @@ use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::scales::Scale;
 use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3, raw_value};
+use crate::render::format::{escape_html, num3};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{count_cell, frame_table, head, matrix_table, text_cell, FrameOpts};
 use crate::render::{Builder, Report};
 use crate::table::{text_values, Column, Frame, Values};
 
 fn value_cell(x: f64, lower: f64, upper: f64) -> Cell {
-    let ci = if lower.is_finite() && upper.is_finite() {
-        format!("[{}, {}]", num3(lower), num3(upper))
-    } else {
-        String::new()
-    };
-    Cell {
-        text: num3(x),
-        class: "num".into(),
-        value: raw_value(x),
-        ci,
-        ..Cell::default()
-    }
+    crate::render::tables::interval_cell(x, Some((lower, upper)))
 }
 
 fn coefficient_table(b: &mut Builder, s: &Scope, cfg: &AgreeConfig) -> Table {

@@ -29,12 +29,7 @@ fn head(text: &str, numeric: bool, title: &str) -> ColumnHead {
 }
 
 fn num(x: f64) -> Cell {
-    Cell {
-        text: num3(x),
-        class: "num".into(),
-        value: raw_value(x),
-        ..Cell::default()
-    }
+    crate::render::tables::metric_cell(x, None)
 }
 
 fn count(x: f64) -> Cell {

@@ -12,7 +12,7 @@ use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::sections;
 use crate::kinds::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3, raw_value};
+use crate::render::format::{escape_html, num3};
 use crate::render::model::{Block, Header, Section, Version};
 use crate::render::tables::{head, p_value_cell, text_cell};
 use crate::render::{Builder, Report};
@@ -33,21 +33,9 @@ pub(crate) fn verdict_class(v: Verdict) -> &'static str {
     }
 }
 
-/// A number with its interval under it (none when an end is not finite).
-pub(crate) fn number(x: f64, interval: Option<(f64, f64)>) -> Cell {
-    let ci = interval
-        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
-        .map_or_else(String::new, |(lo, hi)| {
-            format!("[{}, {}]", num3(lo), num3(hi))
-        });
-    Cell {
-        text: num3(x),
-        class: "num".into(),
-        value: raw_value(x),
-        ci,
-        ..Cell::default()
-    }
-}
+/// A number with its interval under it: the report engine's
+/// [`interval_cell`](crate::render::tables::interval_cell).
+pub(crate) use crate::render::tables::interval_cell as number;
 
 fn triple(t: (f64, f64, f64)) -> Cell {
     number(t.0, Some((t.1, t.2)))

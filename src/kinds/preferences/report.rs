@@ -17,7 +17,7 @@ use crate::plots::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
 };
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
-use crate::render::format::{count_f64, escape_html, num3, raw_value};
+use crate::render::format::{count_f64, escape_html, num3};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{p_value_cell, text_cell};
 use crate::render::{Builder, Report};
@@ -54,12 +54,7 @@ fn column(text: &str, numeric: bool) -> ColumnHead {
 }
 
 fn num(x: f64) -> Cell {
-    Cell {
-        text: num3(x),
-        class: "num".into(),
-        value: raw_value(x),
-        ..Cell::default()
-    }
+    crate::render::tables::metric_cell(x, None)
 }
 
 fn count(x: u64) -> Cell {
