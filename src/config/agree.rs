@@ -9,6 +9,7 @@
 //! checks that the annotations file exists. Never reads the data and never
 //! writes anything.
 
+use super::value::{text, KeyError as Bad};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
@@ -125,15 +126,7 @@ pub fn load(path: &Path) -> Result<AgreeConfig> {
 /// Validates the text of an `agree` experiment file (TOML). Errors name
 /// the file, the line and the key.
 pub fn parse(text: &str, path: &Path) -> Result<AgreeConfig> {
-    let raw = super::parse(text, ConfigKind::Toml, path)?;
-    raw.check_keys(&KEYS)?;
-    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", raw.at(key)))
-}
-
-type Bad = (&'static str, String);
-
-fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, Bad> {
-    super::value::text(raw, key)
+    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
 }
 
 fn required(raw: &RawConfig, key: &'static str, why: &str) -> Result<String, Bad> {

@@ -10,14 +10,15 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the predictions file exists: never reads data, writes nothing.
 
+use super::value::{required, text, KeyError as Bad};
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use serde_json::{Map, Value};
 
 use super::intervals::{self, Intervals};
 use super::validate::describe;
-use super::{ConfigKind, FileFormat, RawConfig};
+use super::{FileFormat, RawConfig};
 
 /// The keys of a classify experiment file (spec 1).
 pub const KEYS: [&str; 18] = [
@@ -169,24 +170,7 @@ pub fn load(path: &Path) -> Result<ClassifyConfig> {
 /// Validates the text of an experiment file; `path` is named in messages
 /// and its folder is where a relative `predictions_file` is looked up first.
 pub fn parse(text: &str, path: &Path) -> Result<ClassifyConfig> {
-    let raw = super::parse(text, ConfigKind::Toml, path)?;
-    raw.check_keys(&KEYS)?;
-    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", raw.at(key)))
-}
-
-type Bad = (&'static str, String);
-
-fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, Bad> {
-    super::value::text(raw, key)
-}
-
-fn required(raw: &RawConfig, key: &'static str, example: &str) -> Result<String, Bad> {
-    text(raw, key)?.ok_or_else(|| {
-        (
-            key,
-            format!("the required key {key} is missing (for example {key} = {example})"),
-        )
-    })
+    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
 }
 
 /// A label as text: a TOML text (trimmed), integer or float.

@@ -12,7 +12,7 @@ use anyhow::{anyhow, Result};
 use serde_json::Value;
 
 use super::intervals::{self, Intervals};
-use super::{closest, ConfigKind, RawConfig};
+use super::{closest, RawConfig};
 
 /// The keys of a `compare.toml`.
 pub const KEYS: [&str; 8] = [
@@ -69,9 +69,7 @@ pub fn load(path: &Path, statistics: &[&str]) -> Result<CompareConfig> {
 /// Validates the text of a `compare.toml`; `statistics` are the names a
 /// margin may be given for. Errors name the file, the line and the key.
 pub fn parse(text: &str, path: &Path, statistics: &[&str]) -> Result<CompareConfig> {
-    let raw = super::parse(text, ConfigKind::Toml, path)?;
-    raw.check_keys(&KEYS)?;
-    values(&raw, statistics).map_err(|(key, msg)| anyhow!("{}: {msg}", raw.at(key)))
+    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, statistics))
 }
 
 fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'static str, String)> {

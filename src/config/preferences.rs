@@ -7,13 +7,14 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the pairs file exists: never reads the pairs, writes nothing.
 
+use super::value::{required, text, KeyError as Fail};
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use serde_json::Value;
 
 use super::intervals::{self, Intervals};
-use super::{ConfigKind, RawConfig};
+use super::RawConfig;
 
 /// The keys of a preferences experiment file, in the spec's order.
 pub const KEYS: [&str; 13] = [
@@ -85,16 +86,7 @@ pub fn load(path: &Path) -> Result<PreferencesConfig> {
 /// Validates the text of an experiment file; `path` is named in messages
 /// and its folder is where a relative `pairs_file` is looked up first.
 pub fn parse(text: &str, path: &Path) -> Result<PreferencesConfig> {
-    let raw = super::parse(text, ConfigKind::Toml, path)?;
-    raw.check_keys(&KEYS)?;
-    values(&raw, path).map_err(|(key, msg)| anyhow!("{}: {msg}", raw.at(key)))
-}
-
-type Fail = (&'static str, String);
-
-fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, Fail> {
-    // TOML holds no null, so reading `null` as absent changes nothing here.
-    super::value::text(raw, key)
+    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
 }
 
 /// A list of column names: a TOML array or a comma-separated text.
@@ -136,17 +128,8 @@ fn list(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, Fail>
     Ok(Some(items))
 }
 
-fn required(raw: &RawConfig, key: &'static str, example: &str) -> Result<String, Fail> {
-    text(raw, key)?.ok_or_else(|| {
-        (
-            key,
-            format!("the required key {key} is missing (for example {key} = \"{example}\")"),
-        )
-    })
-}
-
 fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
-    super::value::experiment_id(required(raw, "experiment_id", "judge_audit")?)
+    super::value::experiment_id(required(raw, "experiment_id", "\"judge_audit\"")?)
 }
 
 /// `pairs_file`: one file name, or a list of them (spec 6).
@@ -172,7 +155,7 @@ fn pairs_files(raw: &RawConfig) -> Result<Vec<String>, Fail> {
                 ))),
             })
             .collect(),
-        _ => Ok(vec![required(raw, "pairs_file", "pairs.csv")?]),
+        _ => Ok(vec![required(raw, "pairs_file", "\"pairs.csv\"")?]),
     }
 }
 

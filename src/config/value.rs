@@ -6,7 +6,7 @@
 //! `build`'s experiment reader (`validate::Reader`) has its own messages
 //! (with an example value per key) and is not folded in here.
 
-use super::RawConfig;
+use super::{ConfigKind, RawConfig};
 use serde_json::Value;
 
 /// An error before its place in the file is known: the key and the message
@@ -28,6 +28,30 @@ pub fn text(raw: &RawConfig, key: &'static str) -> Result<Option<String>, KeyErr
             ),
         )),
     }
+}
+
+/// Parses a kind's TOML configuration, refuses keys not in `keys`, and
+/// reads it with `values`; an error names the file, the line and the key.
+pub fn parse_toml<T>(
+    text: &str,
+    path: &std::path::Path,
+    keys: &[&str],
+    values: impl FnOnce(&RawConfig) -> Result<T, KeyError>,
+) -> anyhow::Result<T> {
+    let raw = super::parse(text, ConfigKind::Toml, path)?;
+    raw.check_keys(keys)?;
+    values(&raw).map_err(|(key, msg)| anyhow::anyhow!("{}: {msg}", raw.at(key)))
+}
+
+/// A required non-empty text; the error shows `example` (a TOML value as
+/// written, e.g. `"gold"`).
+pub fn required(raw: &RawConfig, key: &'static str, example: &str) -> Result<String, KeyError> {
+    text(raw, key)?.ok_or_else(|| {
+        (
+            key,
+            format!("the required key {key} is missing (for example {key} = {example})"),
+        )
+    })
 }
 
 /// The rules of an experiment id (it prefixes every file name): no white
