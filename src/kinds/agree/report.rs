@@ -163,9 +163,9 @@ pub fn coefficients_blocks(
         "{} raters gave {} ratings to {} items ({} items have two or more ratings). Level of \
          measurement: {}. {}",
         s.n_raters,
-        s.summary.n_ratings,
-        s.summary.n_rows,
-        s.summary.n_items_pairable,
+        crate::render::format::thousands(s.summary.n_ratings),
+        crate::render::format::thousands(s.summary.n_rows as u64),
+        crate::render::format::thousands(s.summary.n_items_pairable),
         cfg.level.name(),
         intervals_text(cfg)
     )));

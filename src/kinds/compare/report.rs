@@ -189,12 +189,7 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
                     ..text_cell(&r.level)
                 },
                 text_cell(r.row.statistic.name),
-                Cell {
-                    text: r.n.to_string(),
-                    class: "num".into(),
-                    value: r.n.to_string(),
-                    ..Cell::default()
-                },
+                crate::render::tables::count_cell(r.n as f64),
             ];
             cells.extend(delta_cells(&r.row));
             cells.push(p_value_cell(r.p_holm));
