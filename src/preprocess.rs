@@ -1289,6 +1289,37 @@ pub(crate) fn first_duplicates(ids: &[Option<Text>], limit: usize) -> Vec<&str> 
     dups
 }
 
+/// The items whose id repeats an earlier item's: how many, and the first
+/// `limit` of them as (index of the first item with the id, index of the
+/// repeat), in order. Only ids whose 64-bit hash occurs twice go through a
+/// set of text, as in [`first_duplicates`]; the answer is exact.
+pub(crate) fn repeats(ids: &[&str], limit: usize) -> (usize, Vec<(usize, usize)>) {
+    use std::hash::BuildHasher;
+    let build = FxBuild::default();
+    let hashes: Vec<u64> = ids.iter().map(|id| build.hash_one(id)).collect();
+    let repeated: HashSet<u64, FxBuild> = repeated_values(&hashes).into_iter().collect();
+    let mut first: HashMap<&str, usize, FxBuild> = HashMap::default();
+    let mut shown = Vec::new();
+    let mut count = 0;
+    for (i, (&id, h)) in ids.iter().zip(&hashes).enumerate() {
+        if !repeated.contains(h) {
+            continue;
+        }
+        match first.get(id) {
+            Some(&j) => {
+                count += 1;
+                if shown.len() < limit {
+                    shown.push((j, i));
+                }
+            }
+            None => {
+                first.insert(id, i);
+            }
+        }
+    }
+    (count, shown)
+}
+
 /// Every value that occurs more than once in `values`, each once, in
 /// ascending order. Values are spread over about `n / 16384` buckets by
 /// their top bits (one counting pass, one scatter pass), and each bucket,

@@ -9,7 +9,7 @@
 //! checks that the annotations file exists. Never reads the data and never
 //! writes anything.
 
-use super::value::{text, KeyError as Bad};
+use super::value::{names, text, KeyError as Bad};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
@@ -131,39 +131,6 @@ pub fn parse(text: &str, path: &Path) -> Result<AgreeConfig> {
 
 fn required(raw: &RawConfig, key: &'static str, why: &str) -> Result<String, Bad> {
     text(raw, key)?.ok_or_else(|| (key, format!("{key} is required{why}")))
-}
-
-fn names(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, Bad> {
-    let list = match raw.get(key) {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::String(s)) => s
-            .split(',')
-            .map(|p| Value::String(p.trim().into()))
-            .collect(),
-        Some(Value::Array(items)) => items.clone(),
-        Some(other) => {
-            return Err((
-                key,
-                format!(
-                    "{key} must be a list of column names, but it is {}",
-                    super::validate::describe(other)
-                ),
-            ))
-        }
-    };
-    list.iter()
-        .map(|v| match v {
-            Value::String(s) if !s.is_empty() => Ok(s.clone()),
-            other => Err((
-                key,
-                format!(
-                    "{key} must be a list of column names, but it holds {}",
-                    super::validate::describe(other)
-                ),
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
 }
 
 fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {

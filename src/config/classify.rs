@@ -10,7 +10,7 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the predictions file exists: never reads data, writes nothing.
 
-use super::value::{required, text, KeyError as Bad};
+use super::value::{names, required, text, KeyError as Bad};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -181,39 +181,6 @@ fn label_text(v: &Value) -> Option<String> {
         Value::Number(n) => n.as_f64().map(crate::config::python_float_repr),
         _ => None,
     }
-}
-
-/// A list of names (a TOML array of texts, or one text split at commas).
-fn names(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, Bad> {
-    let bad = |what: String| {
-        (
-            key,
-            format!("{key} must be a list of column names, but {what}"),
-        )
-    };
-    let items: Vec<String> = match raw.get(key) {
-        None => return Ok(None),
-        Some(Value::String(s)) => s.split(',').map(|p| p.trim().to_string()).collect(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| match v {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(bad(format!("it holds {}", describe(other)))),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => return Err(bad(format!("it is {}", describe(other)))),
-    };
-    if items.iter().any(|s| s.trim().is_empty()) {
-        return Err(bad("it holds an empty name".into()));
-    }
-    if let Some((_, dup)) = items
-        .iter()
-        .enumerate()
-        .find(|(i, s)| items[..*i].contains(s))
-    {
-        return Err((key, format!("{key} lists \"{dup}\" more than once")));
-    }
-    Ok(Some(items))
 }
 
 fn labels(raw: &RawConfig, ordinal: bool) -> Result<Option<Vec<String>>, Bad> {

@@ -7,7 +7,7 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the pairs file exists: never reads the pairs, writes nothing.
 
-use super::value::{required, text, KeyError as Fail};
+use super::value::{names, required, text, KeyError as Fail};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -89,45 +89,6 @@ pub fn parse(text: &str, path: &Path) -> Result<PreferencesConfig> {
     super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
 }
 
-/// A list of column names: a TOML array or a comma-separated text.
-fn list(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, Fail> {
-    let bad = |what: String| {
-        (
-            key,
-            format!("{key} must be a list of column names (for example {key} = [\"a\", \"b\"]), but {what}"),
-        )
-    };
-    let items: Vec<String> = match raw.get(key) {
-        None => return Ok(None),
-        Some(Value::String(s)) => s.split(',').map(|p| p.trim().to_string()).collect(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| match v {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(bad(format!(
-                    "it holds {}",
-                    super::validate::describe(other)
-                ))),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => return Err(bad(format!("it is {}", super::validate::describe(other)))),
-    };
-    if items.iter().any(|s| s.trim().is_empty()) {
-        return Err(bad("it holds an empty name".into()));
-    }
-    if let Some(dup) = items
-        .iter()
-        .enumerate()
-        .find(|(i, s)| items[..*i].contains(s))
-    {
-        return Err((
-            key,
-            format!("{key} lists the column \"{}\" more than once", dup.1),
-        ));
-    }
-    Ok(Some(items))
-}
-
 fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
     super::value::experiment_id(required(raw, "experiment_id", "\"judge_audit\"")?)
 }
@@ -164,7 +125,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
     let pairs_values = pairs_files(raw)?;
     let json = pairs_values.iter().all(|v| is_json(Path::new(v)));
     let reference_column = text(raw, "reference_column")?;
-    let annotator_columns = list(raw, "annotator_columns")?.unwrap_or_default();
+    let annotator_columns = names(raw, "annotator_columns")?.unwrap_or_default();
     if !json {
         if reference_column.is_none() {
             return Err(missing_column_key("reference_column", "preferred_text"));
@@ -203,8 +164,8 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
             format!("{set} is set but {unset} is not; the model view needs both model columns"),
         ));
     }
-    let target_models = list(raw, "target_models")?;
-    let reference_models = list(raw, "reference_models")?;
+    let target_models = names(raw, "target_models")?;
+    let reference_models = names(raw, "reference_models")?;
     for (key, given) in [
         ("target_models", &target_models),
         ("reference_models", &reference_models),
@@ -234,7 +195,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
         text_b_column: text(raw, "text_b_column")?.unwrap_or_else(|| "text_b".into()),
         reference_column,
         annotator_columns,
-        subset_columns: list(raw, "subset_columns")?,
+        subset_columns: names(raw, "subset_columns")?,
         model_a_column,
         model_b_column,
         target_models,

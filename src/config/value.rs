@@ -111,6 +111,50 @@ pub fn resolve_file(
     ))
 }
 
+/// A list of column names under `key`: a TOML array of texts or one
+/// comma-separated text; no name empty, none twice. `None` when the key
+/// is absent.
+pub fn names(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, KeyError> {
+    let bad = |what: String| {
+        (
+            key,
+            format!(
+                "{key} must be a list of column names (for example {key} = [\"a\", \"b\"]), but \
+                 {what}"
+            ),
+        )
+    };
+    let items: Vec<String> = match raw.get(key) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(s)) => s.split(',').map(|p| p.trim().to_string()).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(bad(format!(
+                    "it holds {}",
+                    super::validate::describe(other)
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(bad(format!("it is {}", super::validate::describe(other)))),
+    };
+    if items.iter().any(|s| s.trim().is_empty()) {
+        return Err(bad("it holds an empty name".into()));
+    }
+    if let Some((_, dup)) = items
+        .iter()
+        .enumerate()
+        .find(|(i, s)| items[..*i].contains(s))
+    {
+        return Err((
+            key,
+            format!("{key} lists the column \"{dup}\" more than once"),
+        ));
+    }
+    Ok(Some(items))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

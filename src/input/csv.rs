@@ -71,7 +71,14 @@ pub fn read(path: &Path, text: &str, sep: u8, text_columns: &[&str]) -> Result<T
     let body_bytes = &bytes[layout.body_start..];
     if threads > 1 && split::applies(body_bytes, layout.has_blank_lines) {
         let body = &text[layout.body_start..];
-        return Ok(split::read(body, sep, layout.names, &is_text, threads));
+        return Ok(split::read(
+            body,
+            sep,
+            layout.names,
+            &is_text,
+            layout.nrows,
+            threads,
+        ));
     }
 
     // polars refuses some files pandas reads (a stray `"` inside an
@@ -292,7 +299,15 @@ fn scan_unquoted_parallel(
                 scope.spawn(move || {
                     let (mut lines, mut rows, mut blank) = (0usize, 0usize, false);
                     let mut bad = None;
-                    for l in chunk.split_inclusive(|&b| b == b'\n') {
+                    // Lines found with memchr, separators counted by a
+                    // loop the compiler vectorises.
+                    let mut start = 0;
+                    let ends = memchr::memchr_iter(b'\n', chunk).map(|k| k + 1).chain(
+                        (chunk.last() != Some(&b'\n') && !chunk.is_empty()).then_some(chunk.len()),
+                    );
+                    for end in ends {
+                        let l = &chunk[start..end];
+                        start = end;
                         let content = l.strip_suffix(b"\n").unwrap_or(l);
                         let content = content.strip_suffix(b"\r").unwrap_or(content);
                         if content.is_empty() {

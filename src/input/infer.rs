@@ -49,6 +49,11 @@ pub enum Parsed {
 /// or other text.
 #[inline]
 pub fn classify(s: &str) -> Parsed {
+    // A decimal with a point, the common cell of score columns, is a
+    // float whatever else is tried (not an integer, not a boolean).
+    if let Some(x) = crate::table::plain_decimal(s.as_bytes()) {
+        return Parsed::Float(x);
+    }
     if let Some(i) = parse_int(s.as_bytes()) {
         return Parsed::Int(i);
     }
@@ -173,12 +178,36 @@ impl Inference {
         }
     }
 
+    /// The number of cells added so far (0 once the column is text).
+    fn cells(&self) -> usize {
+        match &self.state {
+            State::AllNa(n) => *n,
+            State::Int(v) => v.len(),
+            State::Float(v) => v.len(),
+            State::Bool(v) => v.len(),
+            State::BoolNa(v) => v.len(),
+            State::Text => 0,
+        }
+    }
+
     /// Adds the next cell; `false` once the column is text (the caller
     /// may stop: [`Inference::finish`] is then `None`).
     #[inline]
     pub fn push(&mut self, s: &str) -> bool {
-        let state = std::mem::replace(&mut self.state, State::Text);
-        self.state = push(state, s, self.len);
+        let cell = (!is_na(s)).then(|| classify(s));
+        // A cell of the column's kind is added in place; anything else
+        // may change the kind.
+        match (&mut self.state, cell) {
+            (State::Float(v), Some(Parsed::Float(x))) => v.push(x),
+            (State::Float(v), Some(Parsed::Int(i))) => v.push(i as f64),
+            (State::Float(v), None) => v.push(f64::NAN),
+            (State::Int(v), Some(Parsed::Int(i))) => v.push(i),
+            (State::Bool(v), Some(Parsed::Bool(b))) => v.push(b),
+            _ => {
+                let state = std::mem::replace(&mut self.state, State::Text);
+                self.state = push(state, cell, self.len);
+            }
+        }
         !matches!(self.state, State::Text)
     }
 
@@ -202,9 +231,111 @@ impl Inference {
     }
 }
 
-#[inline]
-fn push(state: State, s: &str, len: usize) -> State {
-    if is_na(s) {
+/// The values of a column read in parts (consecutive runs of its cells,
+/// each through its own [`Inference`]): what one [`Inference`] over all
+/// the cells in order would give, or `None` when the column is text.
+/// The type depends only on which kinds of cell occur (missing, integer,
+/// float, boolean), not on their order, so the parts' types combine:
+/// integers and missing cells make floats, booleans and missing cells
+/// make `BoolNa`, numbers and booleans together make text.
+pub fn concat(parts: Vec<Inference>) -> Option<Values> {
+    let len: usize = parts.iter().map(Inference::cells).sum();
+    let (mut numbers, mut ints_only, mut bools, mut bools_only) = (false, true, false, true);
+    let mut missing = false;
+    for p in &parts {
+        match &p.state {
+            State::AllNa(n) => missing |= *n > 0,
+            State::Int(_) => numbers = true,
+            State::Float(_) => (numbers, ints_only) = (true, false),
+            State::Bool(_) => bools = true,
+            State::BoolNa(_) => (bools, bools_only) = (true, false),
+            State::Text => return None,
+        }
+    }
+    let state = match (numbers, bools) {
+        (true, true) => return None,
+        (false, false) => State::AllNa(len),
+        (true, false) if ints_only && !missing => {
+            State::Int(concat_with(parts, len, own_int, |s, v| {
+                if let State::Int(p) = s {
+                    v.extend(p);
+                }
+            }))
+        }
+        (true, false) => State::Float(concat_with(parts, len, own_float, |s, v| match s {
+            State::AllNa(n) => v.resize(v.len() + n, f64::NAN),
+            State::Int(p) => v.extend(p.into_iter().map(|i| i as f64)),
+            State::Float(p) => v.extend(p),
+            _ => unreachable!("a number or missing part"),
+        })),
+        (false, true) if bools_only && !missing => {
+            State::Bool(concat_with(parts, len, own_bool, |s, v| {
+                if let State::Bool(p) = s {
+                    v.extend(p);
+                }
+            }))
+        }
+        (false, true) => State::BoolNa(concat_with(parts, len, own_bool_na, |s, v| match s {
+            State::AllNa(n) => v.resize(v.len() + n, None),
+            State::Bool(p) => v.extend(p.into_iter().map(Some)),
+            State::BoolNa(p) => v.extend(p),
+            _ => unreachable!("a boolean or missing part"),
+        })),
+    };
+    Inference { state, len }.finish()
+}
+
+fn own_int(s: &mut State) -> Option<Vec<i64>> {
+    match s {
+        State::Int(v) => Some(std::mem::take(v)),
+        _ => None,
+    }
+}
+
+fn own_float(s: &mut State) -> Option<Vec<f64>> {
+    match s {
+        State::Float(v) => Some(std::mem::take(v)),
+        _ => None,
+    }
+}
+
+fn own_bool(s: &mut State) -> Option<Vec<bool>> {
+    match s {
+        State::Bool(v) => Some(std::mem::take(v)),
+        _ => None,
+    }
+}
+
+fn own_bool_na(s: &mut State) -> Option<Vec<Option<bool>>> {
+    match s {
+        State::BoolNa(v) => Some(std::mem::take(v)),
+        _ => None,
+    }
+}
+
+/// The parts' values appended one after the other into one vector (the
+/// first part's own vector when `own` takes it: no copy of it).
+fn concat_with<T>(
+    mut parts: Vec<Inference>,
+    len: usize,
+    own: impl Fn(&mut State) -> Option<Vec<T>>,
+    add: impl Fn(State, &mut Vec<T>),
+) -> Vec<T> {
+    // Taken, the first part's vector is left empty: adding it adds nothing.
+    let mut out = parts
+        .first_mut()
+        .and_then(|p| own(&mut p.state))
+        .unwrap_or_default();
+    out.reserve(len.saturating_sub(out.len()));
+    for p in parts {
+        add(p.state, &mut out);
+    }
+    out
+}
+
+/// The state after a cell (`None`: missing).
+fn push(state: State, cell: Option<Parsed>, len: usize) -> State {
+    let Some(cell) = cell else {
         return match state {
             State::AllNa(n) => State::AllNa(n + 1),
             State::Int(v) => {
@@ -228,8 +359,8 @@ fn push(state: State, s: &str, len: usize) -> State {
             }
             State::Text => State::Text,
         };
-    }
-    match (state, classify(s)) {
+    };
+    match (state, cell) {
         (State::Int(mut v), Parsed::Int(i)) => {
             v.push(i);
             State::Int(v)
@@ -299,6 +430,53 @@ mod tests {
 
     fn infer(cells: &[&str]) -> Values {
         infer_column(|| cells.iter().copied(), cells.len())
+    }
+
+    /// A column cut into parts (each through its own [`Inference`]) and
+    /// joined by [`concat`] is the column inferred in one go, for random
+    /// columns of every kind of cell and random cuts.
+    #[test]
+    fn parts_join_as_one_column() {
+        use crate::metrics::test_util::Lcg;
+        let pool = [
+            "", "NA", "1", "-2", "2.5", "1e3", "True", "false", "x", "inf",
+        ];
+        let mut kinds = std::collections::BTreeSet::new();
+        for seed in 1..=400u64 {
+            let mut g = Lcg(seed);
+            let mut pick = |n: usize| ((g.next() * n as f64) as usize).min(n - 1);
+            let choices: Vec<&str> = (0..1 + pick(3)).map(|_| pool[pick(pool.len())]).collect();
+            let cells: Vec<&str> = (0..1 + pick(12))
+                .map(|_| choices[pick(choices.len())])
+                .collect();
+            let mut cuts: Vec<usize> = (0..pick(4)).map(|_| pick(cells.len() + 1)).collect();
+            cuts.extend([0, cells.len()]);
+            cuts.sort_unstable();
+            let parts = cuts
+                .windows(2)
+                .map(|w| {
+                    let mut i = Inference::new(w[1] - w[0]);
+                    for s in &cells[w[0]..w[1]] {
+                        if !i.push(s) {
+                            break;
+                        }
+                    }
+                    i
+                })
+                .collect();
+            let mut whole = Inference::new(cells.len());
+            let text = !cells.iter().all(|s| whole.push(s));
+            let expected = if text { None } else { whole.finish() };
+            kinds.insert(format!("{expected:?}").chars().take(9).collect::<String>());
+            assert_eq!(
+                format!("{:?}", concat(parts)),
+                format!("{expected:?}"),
+                "{cells:?} cut at {cuts:?}"
+            );
+        }
+        // Every outcome occurred: Int, Float, Bool, Mixed (booleans with
+        // missing cells) and text.
+        assert_eq!(kinds.len(), 5, "{kinds:?}");
     }
 
     #[test]

@@ -117,12 +117,52 @@ fn check_readable(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Files from this size on are mapped into memory instead of copied.
+const MAP_FROM: u64 = 16 << 20;
+
+/// A file's bytes, mapped or read.
+enum FileBytes {
+    Read(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Read(v) => v,
+            FileBytes::Mapped(m) => m,
+        }
+    }
+}
+
+/// The bytes of the file at `path`. A large file is mapped (its pages
+/// filled in at once): no copy of it and no zeroed buffer, which cost
+/// 0.7 s on a 229 MB CSV file.
+fn file_bytes(path: &Path) -> std::io::Result<FileBytes> {
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len < MAP_FROM {
+        let mut bytes = Vec::with_capacity(len as usize);
+        std::io::Read::read_to_end(&mut file, &mut bytes)?;
+        return Ok(FileBytes::Read(bytes));
+    }
+    // SAFETY: the map is only read, and dropped before `read_table`
+    // returns (the table owns copies of the cells). Another program that
+    // truncates the file while it is read would end this one with
+    // SIGBUS, as it would ripgrep, which maps files the same way; one
+    // that rewrites it would change the cells read, as a copy made a
+    // moment later would.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+    Ok(FileBytes::Mapped(map))
+}
+
 /// Reads a text file: refuses an empty file, drops a UTF-8 byte order mark,
 /// and refuses bytes that are not UTF-8, naming the line.
 fn read_text_file(path: &Path, parse: impl FnOnce(&str) -> Result<Table>) -> Result<Table> {
     check_readable(path)?;
-    let bytes = std::fs::read(path)
-        .map_err(|e| anyhow!("{}: cannot read the file: {e}", path.display()))?;
+    let bytes =
+        file_bytes(path).map_err(|e| anyhow!("{}: cannot read the file: {e}", path.display()))?;
     let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {

@@ -2,19 +2,21 @@
 //! files. When the body has no `"` (so no quoted field), no `\r` and no
 //! blank line, every line is a record and every separator ends a field:
 //! the body is cut at line ends into one chunk per thread, each thread
-//! finds where its fields start, and each column is typed straight from
-//! the bytes by the same code as the polars path ([`convert_cells`]), so
-//! the table is the one polars' cells would give, without a copy of every
-//! cell as a string. Reads bytes only; writes nothing.
+//! finds where the fields of a block of its records start and types them
+//! straight from the bytes with the typing of the polars path
+//! ([`Inference`], as [`convert_cells`]), and the chunks' columns are
+//! joined. The table is the one polars' cells would give, without a copy
+//! of every cell as a string and without an offset table of the whole
+//! body. Reads bytes only; writes nothing.
 //!
 //! [`scan`](super::csv) has already checked that every record has the
 //! header's number of fields; this module relies on it.
 
-use crate::table::{Column, Table, TextBuilder, Values};
+use crate::table::{Column, Table, Text, TextBuilder, Values};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::infer::{infer_column, Inference};
+use super::infer::{concat, infer_column, is_na, Inference};
 
 /// The bodies this path reads: no quote, no carriage return (pandas and
 /// polars treat both specially) and no blank line (`has_blank_lines` from
@@ -23,69 +25,81 @@ pub fn applies(body: &[u8], has_blank_lines: bool) -> bool {
     !has_blank_lines && !body.contains(&b'"') && !body.contains(&b'\r')
 }
 
-/// One chunk of the body: its text and where each of its fields starts,
-/// column after column (`starts[j * rows + r]`: field `j` of record `r`),
-/// then one more offset just past the last line end. Columns are typed
-/// one at a time, so column-major offsets are read in order (row-major
-/// ones would be read with a stride of a whole record: a cache miss per
-/// cell on wide files).
-struct Chunk<'a> {
-    text: &'a str,
-    starts: Vec<u32>,
-    rows: usize,
-    ncols: usize,
+/// What a pass over the records does with each column.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Skip,
+    /// Raw text (a text column of the configuration).
+    Raw,
+    /// pandas' typing ([`Inference`]).
+    Infer,
+    /// Text with the missing-value tokens missing (a typed column that
+    /// turned out to be text).
+    TextNa,
 }
 
-impl<'a> Chunk<'a> {
-    fn field(&self, r: usize, j: usize) -> &'a str {
-        let a = self.starts[j * self.rows + r] as usize;
-        // The next field starts one byte (the separator or the line end)
-        // after this one ends.
-        let next = if j + 1 < self.ncols {
-            self.starts[(j + 1) * self.rows + r]
-        } else if r + 1 < self.rows {
-            self.starts[r + 1]
-        } else {
-            self.starts[self.rows * self.ncols]
-        };
-        &self.text[a..next as usize - 1]
+/// One column of one chunk.
+enum Part {
+    Skip,
+    Text(TextBuilder),
+    /// `None` once the chunk's cells of the column are text.
+    Infer(Option<Inference>),
+}
+
+/// Records typed together: the field starts of a block of records are
+/// found, then every column takes the block's cells, so the offsets stay
+/// in cache and no offset table of the whole body is built.
+const BLOCK: usize = 512;
+
+/// The table of `body` (the `nrows` records after the header, every one
+/// with `names.len()` fields separated by `sep`, [`applies`] true);
+/// `is_text[j]`: column `j` is read as raw text, else typed by pandas'
+/// rules. The body is cut at line ends into one chunk per thread; each
+/// thread types every column of its records, and the chunks' columns are
+/// joined in order ([`infer::concat`](super::infer::concat): the types do
+/// not depend on the order of the cells). A typed column that is text in
+/// some chunk is read again as text, in a second pass of the same kind.
+pub fn read(
+    body: &str,
+    sep: u8,
+    names: Vec<String>,
+    is_text: &[bool],
+    nrows: usize,
+    threads: usize,
+) -> Table {
+    let cuts = line_cuts(body.as_bytes(), threads.max(1));
+    let chunks: Vec<&str> = cuts.windows(2).map(|w| &body[w[0]..w[1]]).collect();
+    let modes: Vec<Mode> = is_text
+        .iter()
+        .map(|&t| if t { Mode::Raw } else { Mode::Infer })
+        .collect();
+    let mut values: Vec<Option<Values>> = by_part(&chunks, sep, &modes, nrows)
+        .into_iter()
+        .map(join_parts)
+        .collect();
+    let retry: Vec<Mode> = values
+        .iter()
+        .map(|v| {
+            if v.is_none() {
+                Mode::TextNa
+            } else {
+                Mode::Skip
+            }
+        })
+        .collect();
+    if retry.contains(&Mode::TextNa) {
+        for (j, parts) in by_part(&chunks, sep, &retry, nrows).into_iter().enumerate() {
+            if retry[j] == Mode::TextNa {
+                values[j] = join_parts(parts);
+            }
+        }
     }
-}
-
-/// The table of `body` (the records after the header, every one with
-/// `names.len()` fields separated by `sep`, [`applies`] true); `is_text[j]`: column `j` is
-/// read as raw text, else typed by pandas' rules.
-pub fn read(body: &str, sep: u8, names: Vec<String>, is_text: &[bool], threads: usize) -> Table {
-    let ncols = names.len();
-    let chunks = index_chunks(body, sep, ncols, threads);
-    let nrows = chunks.iter().map(|c| c.rows).sum();
-    let values = convert_columns(&chunks, is_text, nrows, threads);
     let columns = names
         .into_iter()
         .zip(values)
-        .map(|(name, values)| Column::new(name, values))
+        .map(|(name, v)| Column::new(name, v.expect("every column read")))
         .collect();
     Table { columns, nrows }
-}
-
-/// Cuts `body` just after line ends into about `threads` chunks (more when
-/// a chunk would pass `u32` offsets) and indexes each on its own thread.
-fn index_chunks(body: &str, sep: u8, ncols: usize, threads: usize) -> Vec<Chunk<'_>> {
-    let parts = threads.max(body.len() / (u32::MAX as usize / 2) + 1);
-    let cuts = line_cuts(body.as_bytes(), parts);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = cuts
-            .windows(2)
-            .map(|w| {
-                let text = &body[w[0]..w[1]];
-                scope.spawn(move || index(text, sep, ncols))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a CSV indexing thread panicked"))
-            .collect()
-    })
 }
 
 /// About `parts` cut points of `body`, each just after a `\n`, from 0 to
@@ -104,113 +118,135 @@ pub fn line_cuts(body: &[u8], parts: usize) -> Vec<usize> {
     cuts
 }
 
-/// The field starts of every record of `text` (whole lines, each with
-/// `ncols` fields): one pass for separators and line ends together.
-fn index(text: &str, sep: u8, ncols: usize) -> Chunk<'_> {
-    let bytes = text.as_bytes();
-    let mut starts = Vec::with_capacity(bytes.len() / 4);
-    starts.push(0u32);
-    let mut rows = 0;
-    for k in memchr::memchr2_iter(sep, b'\n', bytes) {
-        starts.push((k + 1) as u32);
-        rows += usize::from(bytes[k] == b'\n');
-    }
-    if !bytes.is_empty() && bytes[bytes.len() - 1] != b'\n' {
-        starts.push((bytes.len() + 1) as u32);
-        rows += 1;
-    }
-    debug_assert_eq!(starts.len(), rows * ncols + 1);
-    let mut by_column = vec![0u32; starts.len()];
-    for (r, record) in starts.chunks_exact(ncols).enumerate() {
-        for (j, &a) in record.iter().enumerate() {
-            by_column[j * rows + r] = a;
-        }
-    }
-    by_column[rows * ncols] = starts[rows * ncols];
-    Chunk {
-        text,
-        starts: by_column,
-        rows,
-        ncols,
-    }
-}
-
-/// Rows typed together: every typed column of a thread's share goes
-/// through a block of records before the next block, so the text is read
-/// about once per thread instead of once per column.
-const BLOCK: usize = 1024;
-
-/// Types every column: typed columns a block of records at a time (each
-/// thread its share of the columns), text columns and typed columns that
-/// turn out to be text column by column ([`convert_cells`]).
-fn convert_columns(
-    chunks: &[Chunk],
-    is_text: &[bool],
-    nrows: usize,
-    threads: usize,
-) -> Vec<Values> {
-    let ncols = is_text.len();
-    let cells = |j: usize| {
-        move || {
-            chunks
-                .iter()
-                .flat_map(move |c| (0..c.rows).map(move |r| c.field(r, j)))
-        }
-    };
-    let threads = threads.clamp(1, ncols.max(1));
-    let typed: Vec<Vec<Option<Values>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let mine: Vec<usize> = (t..ncols)
-                    .step_by(threads)
-                    .filter(|&j| !is_text[j])
-                    .collect();
-                scope.spawn(move || infer_blocks(chunks, &mine, nrows))
+/// Every column's parts, chunk after chunk (one thread per chunk).
+fn by_part(chunks: &[&str], sep: u8, modes: &[Mode], nrows: usize) -> Vec<Vec<Part>> {
+    let total: usize = chunks.iter().map(|c| c.len()).sum();
+    let per_chunk: Vec<Vec<Part>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .enumerate()
+            .map(|(c, &text)| {
+                // The first chunk's vectors take the whole column (no
+                // copy of them when the chunks are joined); the others an
+                // estimate (they grow if it is short).
+                let capacity = if c == 0 {
+                    nrows
+                } else {
+                    (nrows as f64 * text.len() as f64 / total.max(1) as f64) as usize + BLOCK
+                };
+                scope.spawn(move || pass(text, sep, modes, capacity))
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().expect("a CSV typing thread panicked"))
+            .map(|h| h.join().expect("a CSV reading thread panicked"))
             .collect()
     });
-    let mut done: Vec<Option<Values>> = (0..ncols).map(|_| None).collect();
-    for (t, values) in typed.into_iter().enumerate() {
-        let mine = (t..ncols).step_by(threads).filter(|&j| !is_text[j]);
-        for (j, v) in mine.zip(values) {
-            done[j] = v;
+    let mut columns: Vec<Vec<Part>> = modes.iter().map(|_| Vec::new()).collect();
+    for parts in per_chunk {
+        for (column, part) in columns.iter_mut().zip(parts) {
+            column.push(part);
         }
     }
-    let rest: Vec<usize> = (0..ncols).filter(|&j| done[j].is_none()).collect();
-    let converted = by_column(rest.len(), threads, |i| {
-        convert_cells(cells(rest[i]), is_text[rest[i]], nrows)
-    });
-    for (j, v) in rest.into_iter().zip(converted) {
-        done[j] = Some(v);
-    }
-    done.into_iter()
-        .map(|v| v.expect("every column typed"))
-        .collect()
+    columns
 }
 
-/// The typed values of the columns `cols` (`None` for a column that turns
-/// out to be text), going through the records a [`BLOCK`] at a time.
-fn infer_blocks(chunks: &[Chunk], cols: &[usize], nrows: usize) -> Vec<Option<Values>> {
-    let mut open: Vec<Option<Inference>> =
-        cols.iter().map(|_| Some(Inference::new(nrows))).collect();
-    for c in chunks {
-        for start in (0..c.rows).step_by(BLOCK) {
-            let end = (start + BLOCK).min(c.rows);
-            for (slot, &j) in open.iter_mut().zip(cols) {
-                let Some(inference) = slot else { continue };
-                if !(start..end).all(|r| inference.push(c.field(r, j))) {
-                    *slot = None;
+/// One chunk's pass: the field starts of [`BLOCK`] records at a time
+/// (separators and line ends found together), then each column's cells.
+fn pass(text: &str, sep: u8, modes: &[Mode], capacity: usize) -> Vec<Part> {
+    let mut parts: Vec<Part> = modes
+        .iter()
+        .map(|m| match m {
+            Mode::Skip => Part::Skip,
+            Mode::Raw | Mode::TextNa => Part::Text(TextBuilder::with_capacity(capacity)),
+            Mode::Infer => Part::Infer(Some(Inference::new(capacity))),
+        })
+        .collect();
+    let bytes = text.as_bytes();
+    let mut starts: Vec<usize> = Vec::with_capacity(BLOCK * modes.len() + 1);
+    starts.push(0);
+    let mut rows = 0;
+    for k in memchr::memchr2_iter(sep, b'\n', bytes) {
+        starts.push(k + 1);
+        if bytes[k] == b'\n' {
+            rows += 1;
+            if rows == BLOCK {
+                add_block(text, &starts, rows, modes, &mut parts);
+                let next = starts[starts.len() - 1];
+                starts.clear();
+                starts.push(next);
+                rows = 0;
+            }
+        }
+    }
+    if bytes.last().is_some_and(|&b| b != b'\n') {
+        starts.push(bytes.len() + 1);
+        rows += 1;
+    }
+    if rows > 0 {
+        add_block(text, &starts, rows, modes, &mut parts);
+    }
+    parts
+}
+
+/// Adds `rows` records, whose fields start at `starts` (`ncols` per
+/// record, then one past the last line end), to every column's part.
+fn add_block(text: &str, starts: &[usize], rows: usize, modes: &[Mode], parts: &mut [Part]) {
+    let ncols = modes.len();
+    debug_assert_eq!(starts.len(), rows * ncols + 1);
+    // The next field starts one byte (the separator or the line end)
+    // after this one ends.
+    let field = |r: usize, j: usize| &text[starts[r * ncols + j]..starts[r * ncols + j + 1] - 1];
+    for (j, part) in parts.iter_mut().enumerate() {
+        match part {
+            Part::Skip => {}
+            Part::Text(b) if modes[j] == Mode::Raw => {
+                b.extend((0..rows).map(|r| Some(field(r, j))))
+            }
+            Part::Text(b) => b.extend((0..rows).map(|r| {
+                let s = field(r, j);
+                (!is_na(s)).then_some(s)
+            })),
+            Part::Infer(slot) => {
+                if let Some(inference) = slot {
+                    if !(0..rows).all(|r| inference.push(field(r, j))) {
+                        *slot = None;
+                    }
                 }
             }
         }
     }
-    open.into_iter()
-        .map(|i| i.and_then(Inference::finish))
-        .collect()
+}
+
+/// One column from its chunks' parts, in order; `None` for a typed
+/// column that is text.
+fn join_parts(parts: Vec<Part>) -> Option<Values> {
+    match parts.first() {
+        None | Some(Part::Skip) => None,
+        Some(Part::Text(_)) => {
+            let mut cells: Vec<Option<Text>> = Vec::new();
+            for p in parts {
+                if let Part::Text(b) = p {
+                    if cells.is_empty() {
+                        cells = b.into_cells();
+                    } else {
+                        cells.extend(b.into_cells());
+                    }
+                }
+            }
+            Some(Values::Text(cells))
+        }
+        Some(Part::Infer(_)) => {
+            let inferred: Option<Vec<Inference>> = parts
+                .into_iter()
+                .map(|p| match p {
+                    Part::Infer(i) => i,
+                    _ => None,
+                })
+                .collect();
+            concat(inferred?)
+        }
+    }
 }
 
 /// `column(j)` for every `j < n`, columns shared out to `threads` threads
@@ -278,7 +314,19 @@ mod tests {
             .map(|n| text_columns.contains(&n.as_str()))
             .collect();
         let ours = (1..=4)
-            .map(|threads| format!("{:?}", read(body, sep, names.clone(), &is_text, threads)))
+            .map(|threads| {
+                format!(
+                    "{:?}",
+                    read(
+                        body,
+                        sep,
+                        names.clone(),
+                        &is_text,
+                        body.lines().count(),
+                        threads
+                    )
+                )
+            })
             .collect();
         (format!("{polars:?}"), ours)
     }
@@ -441,7 +489,14 @@ mod random {
             }
             let is_text: Vec<bool> = names.iter().map(|n| text.contains(&n.as_str())).collect();
             for threads in 1..=4 {
-                let ours = read(body, sep, names.clone(), &is_text, threads);
+                let ours = read(
+                    body,
+                    sep,
+                    names.clone(),
+                    &is_text,
+                    body.lines().count(),
+                    threads,
+                );
                 assert_eq!(format!("{ours:?}"), format!("{polars:?}"), "seed {seed}");
             }
             compared += 1;

@@ -141,9 +141,13 @@ impl ProbSums {
 /// (then the scores are probabilities). `rows` is row-major with `k`
 /// columns.
 pub fn are_probabilities(rows: &[f64], k: usize) -> bool {
-    rows.chunks_exact(k).all(|r| {
-        r.iter().all(|p| (0.0..=1.0).contains(p)) && (r.iter().sum::<f64>() - 1.0).abs() <= 1e-6
-    })
+    rows.chunks_exact(k).all(is_probability_row)
+}
+
+/// Whether one item's scores are probabilities: each in [0, 1], summing
+/// to 1 within 1e-6.
+pub fn is_probability_row(r: &[f64]) -> bool {
+    r.iter().all(|p| (0.0..=1.0).contains(p)) && (r.iter().sum::<f64>() - 1.0).abs() <= 1e-6
 }
 
 #[cfg(test)]

@@ -204,6 +204,30 @@ pub fn macro_weighted(values: &[f64], positives: &[f64]) -> (f64, f64) {
     (macro_avg, if total > 0.0 { weighted } else { f64::NAN })
 }
 
+/// Puts the positive slots of `run` first (in no particular order; the
+/// sums over a run do not depend on it): how many there are.
+fn positives_first(run: &mut [u32]) -> usize {
+    let mut k = 0;
+    for j in 0..run.len() {
+        if run[j] & POSITIVE_BIT != 0 {
+            run.swap(k, j);
+            k += 1;
+        }
+    }
+    k
+}
+
+/// Adds the weights of every slot in `slots` to `acc`, lane by lane.
+#[inline(always)]
+fn add_weights(acc: &mut [u32; LANES], slots: &[u32], weight: &[[u16; LANES]]) {
+    for &s in slots {
+        let w = &weight[(s & !POSITIVE_BIT) as usize];
+        for l in 0..LANES {
+            acc[l] = acc[l].wrapping_add(u32::from(w[l]));
+        }
+    }
+}
+
 /// Sorts `(key, tag)` pairs by descending key (the standard library's
 /// pattern-defeating quicksort: on scores with few distinct values, such
 /// as probabilities written with 4 decimals, it was faster than an 8-pass
@@ -214,11 +238,14 @@ pub fn sort_descending(v: &mut [(u64, u32)]) {
 
 /// One class's items in descending score order, for the bootstrap: the
 /// weight slot of each item (its resampling block) with the truth in the
-/// top bit, and where each distinct score ends.
+/// top bit, and where each distinct score ends. Within the items of one
+/// score the positives come first, and `negatives[r]` is where the
+/// negatives of score `r` start: the weighted sums need no test per item.
 #[derive(Clone, Debug)]
 pub struct SortedLabels {
     slots: Vec<u32>,
     ends: Vec<u32>,
+    negatives: Vec<u32>,
     /// The distinct scores, descending (one per end).
     thresholds: Vec<f64>,
 }
@@ -238,21 +265,21 @@ impl SortedLabels {
             .map(|((&s, &p), &b)| (key(s), b | if p { POSITIVE_BIT } else { 0 }))
             .collect();
         sort_descending(&mut order);
-        let mut ends = Vec::new();
-        let mut thresholds = Vec::new();
-        for i in 1..order.len() {
-            if order[i].0 != order[i - 1].0 {
+        let mut slots: Vec<u32> = order.iter().map(|&(_, s)| s).collect();
+        let (mut ends, mut negatives, mut thresholds) = (Vec::new(), Vec::new(), Vec::new());
+        let mut start = 0;
+        for i in 1..=order.len() {
+            if i == order.len() || order[i].0 != order[i - 1].0 {
                 ends.push(i as u32);
+                negatives.push((start + positives_first(&mut slots[start..i])) as u32);
                 thresholds.push(unkey(order[i - 1].0));
+                start = i;
             }
         }
-        if let Some(last) = order.last() {
-            ends.push(order.len() as u32);
-            thresholds.push(unkey(last.0));
-        }
         SortedLabels {
-            slots: order.into_iter().map(|(_, s)| s).collect(),
+            slots,
             ends,
+            negatives,
             thresholds,
         }
     }
@@ -267,6 +294,7 @@ impl SortedLabels {
                 .map(|&s| map[(s & !POSITIVE_BIT) as usize] | (s & POSITIVE_BIT))
                 .collect(),
             ends: self.ends.clone(),
+            negatives: self.negatives.clone(),
             thresholds: self.thresholds.clone(),
         }
     }
@@ -290,24 +318,38 @@ impl SortedLabels {
     }
 
     /// Average precision and ROC AUC of [`LANES`] weightings at once:
-    /// item weights `weight[slot][lane]` (whole numbers: block counts).
+    /// item weights `weight[slot][lane]` (whole numbers: block counts;
+    /// 16 bits keep a table of 1,000 blocks in the first-level cache).
     /// One pass over the items whatever the number of lanes; the counts
     /// are summed exactly in integers.
-    pub fn weighted(&self, weight: &[[u32; LANES]]) -> [(f64, f64); LANES] {
-        let mut acc = [[0u32; LANES]; 2];
+    pub fn weighted(&self, weight: &[[u16; LANES]]) -> [(f64, f64); LANES] {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { self.weighted_avx2(weight) };
+        }
+        self.weighted_any(weight)
+    }
+
+    /// [`SortedLabels::weighted`] compiled for AVX2 (the same code and the
+    /// same integer sums; about twice as fast as the baseline's SSE2).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn weighted_avx2(&self, weight: &[[u16; LANES]]) -> [(f64, f64); LANES] {
+        self.weighted_any(weight)
+    }
+
+    #[inline(always)]
+    fn weighted_any(&self, weight: &[[u16; LANES]]) -> [(f64, f64); LANES] {
+        let (mut tp, mut fp) = ([0u32; LANES], [0u32; LANES]);
         let mut sums = [RankSums::default(); LANES];
         let mut start = 0usize;
-        for &end in &self.ends {
-            for &s in &self.slots[start..end as usize] {
-                let w = &weight[(s & !POSITIVE_BIT) as usize];
-                let a = &mut acc[(s >> 31) as usize];
-                for l in 0..LANES {
-                    a[l] = a[l].wrapping_add(w[l]);
-                }
-            }
+        for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
+            add_weights(&mut tp, &self.slots[start..mid as usize], weight);
+            add_weights(&mut fp, &self.slots[mid as usize..end as usize], weight);
             start = end as usize;
             for (l, sum) in sums.iter_mut().enumerate() {
-                sum.step(f64::from(acc[1][l]), f64::from(acc[0][l]));
+                sum.step(f64::from(tp[l]), f64::from(fp[l]));
             }
         }
         sums.map(|s| (s.average_precision(), s.roc_auc()))
@@ -377,7 +419,7 @@ mod tests {
         let slots: Vec<u32> = (0..7).collect();
         let sorted = SortedLabels::new(&s, &y, &slots);
         let c = RankCurve::new(&s, &y);
-        let mut w = [[1u32; LANES]; 7];
+        let mut w = [[1u16; LANES]; 7];
         w[1][3] = 2;
         w[4][3] = 0;
         let out = sorted.weighted(&w);

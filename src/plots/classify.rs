@@ -9,8 +9,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use plotters::style::RGBColor;
 
 use super::draw::{
-    axes, dot, line, no_data, rect, render, text, x_grid, y_grid, Frame, Scale, AXIS, FS_TICK,
-    TICK, TITLE,
+    axes, dot, line, no_data, rect, render, text, x_grid, y_grid, Area, Frame, Scale, AXIS,
+    FS_TICK, TICK, TITLE,
 };
 use super::text::{clean, text_width, truncate_px};
 use super::theme::{finish, series, MUTED, REF};
@@ -161,6 +161,31 @@ pub struct Curves {
 
 const PLOT: i32 = 300;
 
+/// The start of a figure on the unit square `f` (the curves, the
+/// reliability diagram): the title (cut to the figure's `width`), and both
+/// axes' grid lines at `ticks` with `decimals`; the axes' scales.
+fn unit_square(
+    area: &Area,
+    f: &Frame,
+    (title, width): (&str, i32),
+    ticks: &[f64],
+    decimals: usize,
+) -> Result<(Scale, Scale)> {
+    text(
+        area,
+        &truncate_px(&clean(title), 13.0, f64::from(width - 16)),
+        (8, 6),
+        TITLE,
+    )?;
+    let (x, y) = (
+        Scale::new((0.0, 1.0), (f.left, f.right)),
+        Scale::new((0.0, 1.0), (f.bottom, f.top)),
+    );
+    y_grid(area, f, &y, ticks, decimals, true)?;
+    x_grid(area, f, &x, ticks, decimals, true)?;
+    Ok((x, y))
+}
+
 /// The curves with their legend and the chance line (dashed).
 pub fn curves(d: &Curves) -> Result<Figure> {
     if d.series.iter().all(|s| s.1.is_empty()) {
@@ -186,19 +211,7 @@ pub fn curves(d: &Curves) -> Result<Figure> {
     let width = f.right + 24 + 18 + legend_w + 12;
     let height = f.bottom + 46;
     let raw = render(width as u32, height as u32, |area| {
-        text(
-            area,
-            &truncate_px(&clean(&d.title), 13.0, f64::from(width - 16)),
-            (8, 6),
-            TITLE,
-        )?;
-        let (x, y) = (
-            Scale::new((0.0, 1.0), (f.left, f.right)),
-            Scale::new((0.0, 1.0), (f.bottom, f.top)),
-        );
-        let ticks = [0.0, 0.25, 0.5, 0.75, 1.0];
-        y_grid(area, &f, &y, &ticks, 2, true)?;
-        x_grid(area, &f, &x, &ticks, 2, true)?;
+        let (x, y) = unit_square(area, &f, (&d.title, width), &[0.0, 0.25, 0.5, 0.75, 1.0], 2)?;
         if let Some(((x0, y0), (x1, y1))) = d.chance {
             line(
                 area,
@@ -274,19 +287,8 @@ pub fn reliability(d: &Reliability) -> Result<Figure> {
     let height = bars_top + bars_h + 40;
     let max_n = d.bins.iter().map(|b| b.2).fold(0.0, f64::max);
     let raw = render(width as u32, height as u32, |area| {
-        text(
-            area,
-            &truncate_px(&clean(&d.title), 13.0, f64::from(width - 16)),
-            (8, 6),
-            TITLE,
-        )?;
-        let (x, y) = (
-            Scale::new((0.0, 1.0), (f.left, f.right)),
-            Scale::new((0.0, 1.0), (f.bottom, f.top)),
-        );
         let ticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
-        y_grid(area, &f, &y, &ticks, 1, true)?;
-        x_grid(area, &f, &x, &ticks, 1, true)?;
+        let (x, y) = unit_square(area, &f, (&d.title, width), &ticks, 1)?;
         line(
             area,
             vec![(x.px(0.0), y.px(0.0)), (x.px(1.0), y.px(1.0))],

@@ -38,10 +38,18 @@ pub fn head(name: &str, numeric: bool) -> ColumnHead {
         _ => (name, ""),
     };
     ColumnHead {
-        text: text.to_string(),
-        title: glossary::column(name),
-        class: if numeric { "num" } else { "" }.to_string(),
         sub: sub.to_string(),
+        ..titled_head(text, numeric, &glossary::column(name))
+    }
+}
+
+/// A column header with its own tooltip `title` (a kind's own terms).
+pub fn titled_head(text: &str, numeric: bool, title: &str) -> ColumnHead {
+    ColumnHead {
+        text: text.to_string(),
+        title: title.to_string(),
+        class: if numeric { "num" } else { "" }.to_string(),
+        sub: String::new(),
     }
 }
 

@@ -28,8 +28,65 @@ pub struct SystemData {
     pub name: String,
     /// Label code per item; `K` (the number of labels) is an abstention.
     pub pred: Vec<u32>,
-    /// `n x K` scores (label order), when the system has score columns.
-    pub scores: Option<Vec<f64>>,
+    /// The scores, when the system has score columns.
+    pub scores: Option<Scores>,
+}
+
+/// One system's scores: a column per label (label order), a value per
+/// item. Read straight from the file's columns (no copy when every row
+/// is kept); the ranking metrics take a column, the probability metrics
+/// an item's row ([`Scores::row_into`]).
+#[derive(Clone, Debug, Default)]
+pub struct Scores {
+    pub columns: Vec<Vec<f64>>,
+}
+
+impl std::ops::Index<usize> for Scores {
+    type Output = Vec<f64>;
+    fn index(&self, j: usize) -> &Vec<f64> {
+        &self.columns[j]
+    }
+}
+
+impl Scores {
+    /// From `n x k` row-major values.
+    pub fn from_rows(rows: &[f64], k: usize) -> Scores {
+        Scores {
+            columns: (0..k)
+                .map(|j| rows.iter().skip(j).step_by(k).copied().collect())
+                .collect(),
+        }
+    }
+
+    /// Item `i`'s scores, label order, into `row` (`k` long).
+    #[inline]
+    pub fn row_into(&self, i: usize, row: &mut [f64]) {
+        for (r, c) in row.iter_mut().zip(&self.columns) {
+            *r = c[i];
+        }
+    }
+
+    /// The scores of the items `idx`, in that order.
+    pub fn subset(&self, idx: &[usize]) -> Scores {
+        Scores {
+            columns: self
+                .columns
+                .iter()
+                .map(|c| idx.iter().map(|&i| c[i]).collect())
+                .collect(),
+        }
+    }
+
+    /// Whether every item's scores are probabilities
+    /// ([`crate::metrics::calibration::is_probability_row`]).
+    pub fn are_probabilities(&self) -> bool {
+        let mut row = vec![0.0; self.columns.len()];
+        let n = self.columns.first().map_or(0, Vec::len);
+        (0..n).all(|i| {
+            self.row_into(i, &mut row);
+            crate::metrics::calibration::is_probability_row(&row)
+        })
+    }
 }
 
 /// One subgroup column: its levels (code-point order) and each item's code.
@@ -156,7 +213,7 @@ pub fn read(cfg: &ClassifyConfig) -> Result<Data> {
         .and_then(|e| e.to_str())
         .is_some_and(|e| ["jsonl", "jsonlines"].contains(&e.to_ascii_lowercase().as_str()));
     let text_columns: &[&str] = if json { &[] } else { &wanted };
-    let table = crate::provenance::timed("read table", || {
+    let mut table = crate::provenance::timed("read table", || {
         crate::input::read_table(file, text_columns)
     })?;
     missing_columns(cfg, &table, &wanted)?;
@@ -203,9 +260,6 @@ pub fn read(cfg: &ClassifyConfig) -> Result<Data> {
         });
     }
     let ids = ids(cfg, &table, &kept)?;
-    for sys in &mut systems {
-        sys.scores = scores(cfg, &table, &kept, &ids, &sys.name, &set.labels)?;
-    }
     if let Some(pos) = &cfg.positive_label {
         if set.get(pos).is_none() {
             bail!(
@@ -220,10 +274,23 @@ pub fn read(cfg: &ClassifyConfig) -> Result<Data> {
         .iter()
         .map(|g| subgroup(g, &table, &kept))
         .collect();
+    let mut score_columns = Vec::new();
+    for sys in &systems {
+        score_columns.push(checked_scores(
+            cfg,
+            &table,
+            &kept,
+            &ids,
+            &sys.name,
+            &set.labels,
+        )?);
+    }
+    let n_rows = table.nrows;
+    take_scores(&mut table, &kept, &score_columns, &mut systems);
     Ok(Data {
         file: file.clone(),
-        n_rows: table.nrows,
-        n_dropped_blank_gold: table.nrows - kept.len(),
+        n_rows,
+        n_dropped_blank_gold: n_rows - kept.len(),
         ids,
         labels: set.labels,
         gold,
@@ -342,24 +409,12 @@ fn ids(cfg: &ClassifyConfig, table: &Table, kept: &[usize]) -> Result<Vec<Text>>
             _ => Text::from(cell_str(values, i).unwrap_or_default()),
         })
         .collect();
-    let mut first: HashMap<&str, usize, FxBuild> = HashMap::default();
-    first.reserve(ids.len());
-    let mut dups: Vec<String> = Vec::new();
-    let mut count = 0usize;
-    for (j, id) in ids.iter().enumerate() {
-        if let Some(&prev) = first.get(&**id) {
-            count += 1;
-            if dups.len() < SHOWN {
-                dups.push(format!(
-                    "'{id}' (rows {} and {})",
-                    kept[prev] + 1,
-                    kept[j] + 1
-                ));
-            }
-        } else {
-            first.insert(id, j);
-        }
-    }
+    let texts: Vec<&str> = ids.iter().map(|id| &**id).collect();
+    let (count, shown) = crate::preprocess::repeats(&texts, SHOWN);
+    let dups: Vec<String> = shown
+        .iter()
+        .map(|&(j, i)| format!("'{}' (rows {} and {})", texts[i], kept[j] + 1, kept[i] + 1))
+        .collect();
     if count > 0 {
         bail!(
             "{}: column '{col}': {count} item{} repeat{} an id: {}{}; every item needs its own id \
@@ -378,16 +433,17 @@ fn ids(cfg: &ClassifyConfig, table: &Table, kept: &[usize]) -> Result<Vec<Text>>
     Ok(ids)
 }
 
-/// The `n x K` scores of `system` (None without score columns). A missing
+/// The score columns of `system` in label order (None without score
+/// columns), once every score of the items `kept` is checked: a missing
 /// column, a blank, non-numeric, negative or non-finite cell is an error.
-fn scores(
+fn checked_scores(
     cfg: &ClassifyConfig,
     table: &Table,
     kept: &[usize],
     ids: &[Text],
     system: &str,
     labels: &[String],
-) -> Result<Option<Vec<f64>>> {
+) -> Result<Option<Vec<String>>> {
     if !cfg.has_scores(system) {
         return Ok(None);
     }
@@ -408,41 +464,114 @@ fn scores(
             table.names().join(", ")
         );
     }
-    let k = labels.len();
-    let n = kept.len();
-    let mut out = vec![0.0; n * k];
-    for (j, c) in columns.iter().enumerate() {
-        let values = &table.column(c).expect("checked").values;
-        let owned;
-        let numbers: &[f64] = match values {
-            Values::Float(v) => v,
-            _ => {
-                owned = values.to_numeric();
-                &owned
-            }
-        };
-        for (r, &i) in kept.iter().enumerate() {
-            let x = numbers[i];
-            if !(x.is_finite() && x >= 0.0) {
-                let why = match cell_text(values, i) {
-                    None => "is empty or NaN; every item needs a finite score for every label"
-                        .to_string(),
-                    Some(t) if x.is_nan() && crate::table::parse_number(&t).is_nan() => {
-                        format!("holds \"{t}\", which is not a number")
-                    }
-                    Some(t) => format!("holds {t}; scores must be finite and not negative"),
-                };
-                return Err(anyhow!(
-                    "{file}: column '{c}' (system '{system}', label \"{}\"), item '{}' (row {}) {why}",
-                    labels[j],
-                    ids[r],
-                    i + 1
-                ));
-            }
-            out[r * k + j] = x;
-        }
+    let values: Vec<&Values> = columns
+        .iter()
+        .map(|c| &table.column(c).expect("checked").values)
+        .collect();
+    let owned: Vec<Option<Vec<f64>>> = values
+        .iter()
+        .map(|v| (!matches!(v, Values::Float(_))).then(|| v.to_numeric()))
+        .collect();
+    let numbers: Vec<&[f64]> = values
+        .iter()
+        .zip(&owned)
+        .map(|(v, o)| match (v, o) {
+            (Values::Float(x), _) => x.as_slice(),
+            (_, Some(x)) => x.as_slice(),
+            _ => unreachable!("converted above"),
+        })
+        .collect();
+    let fine = |x: f64| x.is_finite() && x >= 0.0;
+    if numbers.iter().all(|col| kept.iter().all(|&i| fine(col[i]))) {
+        return Ok(Some(columns));
     }
-    Ok(Some(out))
+    Err(bad_score(
+        cfg, &columns, &values, &numbers, kept, ids, system, labels,
+    ))
+}
+
+/// Moves each system's checked score columns (`columns[s]`) out of the
+/// table into [`Scores`]: when every row is kept, a number column is
+/// taken as it is (no copy: a million items with thirty score columns
+/// would otherwise take 240 MB of fresh memory); otherwise the kept rows
+/// are copied. A column named twice is copied the second time.
+fn take_scores(
+    table: &mut Table,
+    kept: &[usize],
+    columns: &[Option<Vec<String>>],
+    systems: &mut [SystemData],
+) {
+    let all_rows = kept.len() == table.nrows;
+    let mut taken: HashMap<&str, (usize, usize), FxBuild> = HashMap::default();
+    for (s, names) in columns.iter().enumerate() {
+        let Some(names) = names else { continue };
+        let mut scores: Vec<Vec<f64>> = Vec::with_capacity(names.len());
+        for (j, name) in names.iter().enumerate() {
+            let column = match taken.get(name.as_str()) {
+                Some(&(s2, j2)) if s2 == s => scores[j2].clone(),
+                Some(&(s2, j2)) => systems[s2].scores.as_ref().expect("taken")[j2].clone(),
+                None => {
+                    taken.insert(name, (s, j));
+                    let values = &mut table
+                        .columns
+                        .iter_mut()
+                        .find(|c| &c.name == name)
+                        .expect("checked")
+                        .values;
+                    match values {
+                        Values::Float(v) if all_rows => std::mem::take(v),
+                        Values::Float(v) => kept.iter().map(|&i| v[i]).collect(),
+                        other => {
+                            let v = other.to_numeric();
+                            kept.iter().map(|&i| v[i]).collect()
+                        }
+                    }
+                }
+            };
+            scores.push(column);
+        }
+        systems[s].scores = Some(Scores { columns: scores });
+    }
+}
+
+/// The error for the first score, column after column, that is not
+/// finite or negative.
+#[allow(clippy::too_many_arguments)]
+fn bad_score(
+    cfg: &ClassifyConfig,
+    columns: &[String],
+    values: &[&Values],
+    numbers: &[&[f64]],
+    kept: &[usize],
+    ids: &[Text],
+    system: &str,
+    labels: &[String],
+) -> anyhow::Error {
+    let file = cfg.predictions_file.display();
+    for (j, c) in columns.iter().enumerate() {
+        let Some((r, &i)) = kept
+            .iter()
+            .enumerate()
+            .find(|(_, &i)| !(numbers[j][i].is_finite() && numbers[j][i] >= 0.0))
+        else {
+            continue;
+        };
+        let x = numbers[j][i];
+        let why = match cell_text(values[j], i) {
+            None => "is empty or NaN; every item needs a finite score for every label".to_string(),
+            Some(t) if x.is_nan() && crate::table::parse_number(&t).is_nan() => {
+                format!("holds \"{t}\", which is not a number")
+            }
+            Some(t) => format!("holds {t}; scores must be finite and not negative"),
+        };
+        return anyhow!(
+            "{file}: column '{c}' (system '{system}', label \"{}\"), item '{}' (row {}) {why}",
+            labels[j],
+            ids[r],
+            i + 1
+        );
+    }
+    unreachable!("called for a bad score")
 }
 
 fn subgroup(column: &str, table: &Table, kept: &[usize]) -> Subgroup {

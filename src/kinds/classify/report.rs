@@ -13,32 +13,14 @@ use anyhow::Result;
 use super::run::{Analysis, SystemResult};
 use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
 use super::NONE_LABEL;
-use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table};
-use crate::render::format::{count_f64, escape_html, num3, raw_value};
+use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
+use crate::render::format::{escape_html, num3};
 use crate::render::model::{Block, Header, Section};
-use crate::render::tables::{p_value_cell, text_cell};
+use crate::render::tables::{count_cell as count, p_value_cell, text_cell, titled_head as head};
 use crate::render::{Builder, Report};
-
-fn head(text: &str, numeric: bool, title: &str) -> ColumnHead {
-    ColumnHead {
-        text: text.to_string(),
-        title: title.to_string(),
-        class: if numeric { "num" } else { "" }.to_string(),
-        sub: String::new(),
-    }
-}
 
 fn num(x: f64) -> Cell {
     crate::render::tables::metric_cell(x, None)
-}
-
-fn count(x: f64) -> Cell {
-    Cell {
-        text: count_f64(x),
-        class: "num".into(),
-        value: raw_value(x),
-        ..Cell::default()
-    }
 }
 
 fn ci_text(lo: f64, hi: f64) -> String {

@@ -23,7 +23,7 @@ use crate::analysis::intervals::design::{Blocks, MAX_BLOCKS};
 use crate::config::classify::ClassifyConfig;
 use crate::config::intervals::Intervals as Settings;
 use crate::metrics::bootstrap::{percentile_interval, replicate_rng, Interval};
-use crate::metrics::calibration::{are_probabilities, ProbSums};
+use crate::metrics::calibration::ProbSums;
 use crate::metrics::classification::label_report;
 use crate::metrics::paired::{bootstrap_p_value, holm};
 use crate::metrics::ranking::{macro_weighted, SortedLabels, LANES};
@@ -249,16 +249,14 @@ fn system_blocks(
         |i| data.gold[i] as usize * (k + 1) + sys.pred[i] as usize,
         k * (k + 1),
     );
-    let scores = sys.scores.as_deref();
-    let probs = scores.filter(|sc| are_probabilities(sc, k)).map(|sc| {
+    let scores = sys.scores.as_ref();
+    // Probability sums where the estimate found probabilities.
+    let probs = scores.filter(|_| result.probs.is_some()).map(|sc| {
         let mut sums = vec![ProbSums::default(); blocks.len()];
+        let mut row = vec![0.0; k];
         for (i, &b) in blocks.of_response.iter().enumerate() {
-            sums[b as usize].push(
-                &sc[i * k..(i + 1) * k],
-                data.gold[i] as usize,
-                positive,
-                1.0,
-            );
+            sc.row_into(i, &mut row);
+            sums[b as usize].push(&row, data.gold[i] as usize, positive, 1.0);
         }
         sums
     });
@@ -271,9 +269,8 @@ fn system_blocks(
                 .collect(),
             None => (0..k)
                 .map(|j| {
-                    let col: Vec<f64> = (0..data.n()).map(|i| sc[i * k + j]).collect();
                     let truth: Vec<bool> = data.gold.iter().map(|&g| g as usize == j).collect();
-                    SortedLabels::new(&col, &truth, &blocks.of_response)
+                    SortedLabels::new(&sc[j], &truth, &blocks.of_response)
                 })
                 .collect(),
         },
@@ -301,12 +298,14 @@ fn rank_batch(
 ) -> Vec<Vec<Option<RankValues>>> {
     let first = batch * LANES;
     let lanes = LANES.min(replicates - first);
-    let mut weight = vec![[0u32; LANES]; blocks.len()];
+    // A replicate draws as many blocks as there are (at most MAX_BLOCKS):
+    // a block's count fits 16 bits, and the table of counts the cache.
+    let mut weight = vec![[0u16; LANES]; blocks.len()];
     let mut counts = vec![0u32; blocks.len()];
     for l in 0..lanes {
         blocks.draw(&mut replicate_rng(seed, (first + l) as u64), &mut counts);
         for (w, &c) in weight.iter_mut().zip(&counts) {
-            w[l] = c;
+            w[l] = u16::try_from(c).expect("a block count below MAX_BLOCKS");
         }
     }
     let mut out: Vec<Vec<Option<RankValues>>> = vec![vec![None; systems.len()]; lanes];
@@ -473,8 +472,11 @@ pub fn run_with_threads(
         levels: Vec::new(),
     };
     let estimates: Vec<Vec<f64>> = results.iter().map(|r| estimates(cfg, k, r)).collect();
-    collect_rows(cfg, data, &estimates, &values, &mut out);
-    collect_deltas(cfg, data, &estimates, &values, &mut out);
+    let names: Vec<Vec<String>> = (0..data.systems.len())
+        .map(|s| names_of(cfg, data, s))
+        .collect();
+    collect_rows(data, (&names, &estimates), &values, &mut out);
+    collect_deltas(cfg, data, (&names, &estimates), &values, &mut out);
     out.levels = crate::provenance::timed("bootstrap by subgroup", || {
         levels(cfg, data, settings, threads)
     });
@@ -493,27 +495,24 @@ fn is_rank(name: &str) -> bool {
 
 /// The statistic names of system `s` (as [`stat_names`]).
 fn names_of(cfg: &ClassifyConfig, data: &Data, s: usize) -> Vec<String> {
-    let k = data.k();
-    let scores = data.systems[s].scores.as_deref();
+    let scores = data.systems[s].scores.as_ref();
     stat_names(
         cfg,
         scores.is_some(),
-        scores.is_some_and(|sc| are_probabilities(sc, k)),
+        scores.is_some_and(|sc| sc.are_probabilities()),
     )
 }
 
 fn collect_rows(
-    cfg: &ClassifyConfig,
     data: &Data,
-    estimates: &[Vec<f64>],
+    (names, estimates): (&[Vec<String>], &[Vec<f64>]),
     values: &[Vec<Vec<f64>>],
     out: &mut Intervals,
 ) {
     let k = data.k();
     let nan2 = (f64::NAN, f64::NAN);
     for (s, estimate) in estimates.iter().enumerate() {
-        let names = names_of(cfg, data, s);
-        for (i, name) in names.iter().enumerate() {
+        for (i, name) in names[s].iter().enumerate() {
             let reps = if is_rank(name) {
                 out.rank_replicates
             } else {
@@ -538,7 +537,7 @@ fn collect_rows(
         }
         for j in 0..k {
             for (m, metric) in ["precision", "recall", "f1"].iter().enumerate() {
-                let i = names.len() + 3 * j + m;
+                let i = names[s].len() + 3 * j + m;
                 let reps = column(values, s, i, out.replicates);
                 out.rows.push(ci_row(
                     s,
@@ -626,14 +625,14 @@ pub const COMPARED: [(&str, bool); 5] = [
 fn collect_deltas(
     cfg: &ClassifyConfig,
     data: &Data,
-    estimates: &[Vec<f64>],
+    (names, estimates): (&[Vec<String>], &[Vec<f64>]),
     values: &[Vec<Vec<f64>>],
     out: &mut Intervals,
 ) {
     let b = cfg.baseline;
-    let base_names = names_of(cfg, data, b);
+    let base_names = &names[b];
     for c in (0..data.systems.len()).filter(|&c| c != b) {
-        let cand_names = names_of(cfg, data, c);
+        let cand_names = &names[c];
         let mut rows = Vec::new();
         for (stat, larger) in COMPARED {
             let (Some(i), Some(j)) = (
@@ -905,7 +904,7 @@ mod tests {
                 crate::kinds::classify::read::SystemData {
                     name: "a".into(),
                     pred: a,
-                    scores: Some(scores),
+                    scores: Some(crate::kinds::classify::read::Scores::from_rows(&scores, 3)),
                 },
                 crate::kinds::classify::read::SystemData {
                     name: "b".into(),
@@ -930,7 +929,7 @@ mod tests {
                 let items = super::super::run::Items {
                     gold: &data.gold,
                     pred: &s.pred,
-                    scores: s.scores.as_deref(),
+                    scores: s.scores.as_ref(),
                 };
                 super::super::run::evaluate(&cfg, &s.name, (3, None), &items, false)
             })
@@ -949,6 +948,16 @@ mod tests {
                 "{}",
                 x.metric
             );
+        }
+        // Every per-class row carries its class's own estimate.
+        for (s, r) in results.iter().enumerate() {
+            for (j, label) in ["x", "y", "z"].iter().enumerate() {
+                let c = &r.report.per_class[j];
+                for (metric, want) in [("precision", c.precision), ("recall", c.recall)] {
+                    let row = one.get(s, label, metric).unwrap();
+                    assert_eq!(row.estimate, want, "system {s}, {label} {metric}");
+                }
+            }
         }
         let acc = one.get(0, "overall", "accuracy").unwrap();
         assert!(acc.interval.lower < acc.estimate && acc.estimate < acc.interval.upper);
@@ -974,7 +983,7 @@ mod tests {
         let items = super::super::run::Items {
             gold: &data.gold,
             pred: &data.systems[0].pred,
-            scores: data.systems[0].scores.as_deref(),
+            scores: data.systems[0].scores.as_ref(),
         };
         let result = super::super::run::evaluate(&cfg, "a", (3, None), &items, false);
         let reps = 600;
@@ -998,7 +1007,7 @@ mod tests {
             let r = label_report(&c, k, k + 1, &[1.0]);
             let (mut ap, mut auc) = (0.0, 0.0);
             for j in 0..k {
-                let s: Vec<f64> = draw.iter().map(|&i| sc[i * k + j]).collect();
+                let s: Vec<f64> = draw.iter().map(|&i| sc[j][i]).collect();
                 let y: Vec<bool> = draw.iter().map(|&i| data.gold[i] as usize == j).collect();
                 let curve = RankCurve::new(&s, &y);
                 ap += curve.average_precision() / k as f64;

@@ -9,11 +9,11 @@
 //! calibration, raters::pairs, paired, bootstrap): one definition of every
 //! number. Reads and writes nothing, formats nothing.
 
-use super::read::{Data, SystemData};
+use super::read::{Data, Scores, SystemData};
 use super::resample::{self, Intervals};
 use crate::config::classify::ClassifyConfig;
 use crate::metrics::bootstrap::wilson_interval;
-use crate::metrics::calibration::{are_probabilities, ProbSums};
+use crate::metrics::calibration::ProbSums;
 use crate::metrics::classification::{label_report, LabelReport};
 use crate::metrics::paired::mcnemar_exact_p;
 use crate::metrics::ranking::{macro_weighted, SortedLabels};
@@ -95,7 +95,7 @@ impl SystemResult {
 pub struct Items<'a> {
     pub gold: &'a [u32],
     pub pred: &'a [u32],
-    pub scores: Option<&'a [f64]>,
+    pub scores: Option<&'a Scores>,
 }
 
 /// The `K x (K + 1)` confusion counts.
@@ -189,21 +189,19 @@ fn scores(
     k: usize,
     positive: Option<usize>,
     gold: &[u32],
-    s: &[f64],
+    s: &Scores,
     curves: bool,
 ) -> (Option<Ranking>, Option<ProbSums>, usize) {
     let n = gold.len();
-    let mut column = vec![0.0; n];
     let mut truth = vec![false; n];
     let (mut ap, mut auc, mut positives) = (vec![], vec![], vec![]);
     let (mut pr, mut roc, mut kept) = (vec![], vec![], vec![]);
     let items: Vec<u32> = (0..n as u32).collect();
     for j in 0..k {
-        for i in 0..n {
-            column[i] = s[i * k + j];
-            truth[i] = gold[i] as usize == j;
+        for (t, &g) in truth.iter_mut().zip(gold) {
+            *t = g as usize == j;
         }
-        let sorted = SortedLabels::new(&column, &truth, &items);
+        let sorted = SortedLabels::new(&s[j], &truth, &items);
         let curve = sorted.curve();
         if curves {
             kept.push(sorted);
@@ -222,7 +220,7 @@ fn scores(
     let (ap_macro, ap_weighted) = macro_weighted(&ap, &positives);
     let (auc_macro, auc_weighted) = macro_weighted(&auc, &positives);
     let present: Vec<f64> = auc.iter().copied().filter(|a| !a.is_nan()).collect();
-    let probabilities = n > 0 && are_probabilities(s, k);
+    let probabilities = n > 0 && s.are_probabilities();
     let ranking = Ranking {
         kind: if probabilities {
             ScoreKind::Probabilities
@@ -247,18 +245,19 @@ fn scores(
     }
     let mut sums = ProbSums::default();
     let mut ties = 0;
+    let mut row = vec![0.0; k];
     for (i, &g) in gold.iter().enumerate() {
-        let row = &s[i * k..(i + 1) * k];
-        sums.push(row, g as usize, positive, 1.0);
-        ties += usize::from(has_tied_top(row));
+        s.row_into(i, &mut row);
+        sums.push(&row, g as usize, positive, 1.0);
+        ties += usize::from(has_tied_top(&row));
     }
     (Some(ranking), Some(sums), ties)
 }
 
+/// Whether the largest score is there twice or more.
 fn has_tied_top(row: &[f64]) -> bool {
-    let mut sorted: Vec<f64> = row.to_vec();
-    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
-    sorted.len() > 1 && sorted[0] == sorted[1]
+    let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    row.iter().filter(|&&x| x == top).count() > 1
 }
 
 /// One candidate against the baseline on the same items (spec 3).
@@ -327,7 +326,7 @@ fn items_of<'a>(sys: &'a SystemData, gold: &'a [u32]) -> Items<'a> {
     Items {
         gold,
         pred: &sys.pred,
-        scores: sys.scores.as_deref(),
+        scores: sys.scores.as_ref(),
     }
 }
 
@@ -451,15 +450,11 @@ fn groups(cfg: &ClassifyConfig, data: &Data, positive: Option<usize>) -> Vec<Gro
                         .iter()
                         .map(|s| {
                             let pred: Vec<u32> = idx.iter().map(|&i| s.pred[i]).collect();
-                            let scores: Option<Vec<f64>> = s.scores.as_ref().map(|sc| {
-                                idx.iter()
-                                    .flat_map(|&i| sc[i * k..(i + 1) * k].iter().copied())
-                                    .collect()
-                            });
+                            let scores = s.scores.as_ref().map(|sc| sc.subset(&idx));
                             let items = Items {
                                 gold: &gold,
                                 pred: &pred,
-                                scores: scores.as_deref(),
+                                scores: scores.as_ref(),
                             };
                             evaluate(cfg, &s.name, (k, positive), &items, false)
                         })

@@ -7,7 +7,7 @@
 //! Reads the pairs file only; computes no metric and writes nothing. Every
 //! error names the file and the column, key or rows, and is a data error.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
@@ -420,41 +420,15 @@ impl TakenColumns {
     }
 }
 
-/// Duplicate ids are an error naming the first few (spec 1).
-///
-/// A set of a million ids costs a cache miss per id; instead every id is
-/// hashed in order and only ids whose 64-bit hash occurs twice (the
-/// duplicates, and rare collisions) go through the set of text, as in the
-/// `build` duplicate-id check.
+/// Duplicate ids are an error naming the first few (spec 1); found
+/// without a set of every id ([`crate::preprocess::repeats`]).
 fn check_unique_ids(pairs: &Pairs) -> Result<()> {
-    use std::hash::BuildHasher;
-    let build = FxBuild::default();
-    let hashes: Vec<u64> = pairs.ids.iter().map(|id| build.hash_one(&**id)).collect();
-    let repeated: HashSet<u64, FxBuild> = crate::preprocess::repeated_values(&hashes)
-        .into_iter()
-        .collect();
-    if repeated.is_empty() {
-        return Ok(());
-    }
-    let mut first: HashMap<&str, usize, FxBuild> = HashMap::default();
-    let mut dups: Vec<String> = Vec::new();
-    let mut count = 0usize;
-    let candidates = pairs
-        .ids
+    let ids: Vec<&str> = pairs.ids.iter().map(|id| &**id).collect();
+    let (count, shown) = crate::preprocess::repeats(&ids, SHOWN_DUPLICATES);
+    let dups: Vec<String> = shown
         .iter()
-        .zip(&hashes)
-        .enumerate()
-        .filter(|(_, (_, h))| repeated.contains(h));
-    for (i, id) in candidates.map(|(i, (id, _))| (i, &**id)) {
-        if let Some(&j) = first.get(id) {
-            count += 1;
-            if dups.len() < SHOWN_DUPLICATES {
-                dups.push(format!("'{id}' (rows {} and {})", j + 1, i + 1));
-            }
-        } else {
-            first.insert(id, i);
-        }
-    }
+        .map(|&(j, i)| format!("'{}' (rows {} and {})", ids[i], j + 1, i + 1))
+        .collect();
     if count == 0 {
         return Ok(());
     }

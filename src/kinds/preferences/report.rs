@@ -42,15 +42,11 @@ const TERMS: [(&str, &str); 11] = [
 ];
 
 fn column(text: &str, numeric: bool) -> ColumnHead {
-    ColumnHead {
-        text: text.to_string(),
-        title: TERMS
-            .iter()
-            .find(|(t, _)| *t == text)
-            .map_or_else(String::new, |(_, d)| d.to_string()),
-        class: if numeric { "num" } else { "" }.to_string(),
-        sub: String::new(),
-    }
+    let title = TERMS
+        .iter()
+        .find(|(t, _)| *t == text)
+        .map_or("", |(_, d)| d);
+    crate::render::tables::titled_head(text, numeric, title)
 }
 
 fn num(x: f64) -> Cell {
