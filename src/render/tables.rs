@@ -294,6 +294,35 @@ pub fn outside(x: f64, lo: Option<f64>, hi: Option<f64>) -> Option<String> {
     None
 }
 
+/// The most categories (labels, classes) a table of a report shows (the
+/// output files keep every one).
+pub const MAX_SHOWN_CATEGORIES: usize = 50;
+/// The most categories a figure or a confusion matrix shows.
+pub const MAX_FIGURE_CATEGORIES: usize = 30;
+
+/// The `max` categories with the largest `totals` (ties: the first in
+/// declared order), in declared order; every category when there are no
+/// more than `max`.
+pub fn most_frequent(totals: &[f64], max: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..totals.len()).collect();
+    if totals.len() > max {
+        order.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]).then(a.cmp(&b)));
+        order.truncate(max);
+        order.sort_unstable();
+    }
+    order
+}
+
+/// At most `max` names joined with commas, then how many more there are.
+pub fn some_names(names: &[&str], max: usize) -> String {
+    let shown = names[..names.len().min(max)].join(", ");
+    if names.len() > max {
+        format!("{shown} and {} more", names.len() - max)
+    } else {
+        shown
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

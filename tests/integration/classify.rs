@@ -1157,3 +1157,42 @@ fn classify_margins_set_the_verdicts() {
     assert_eq!(verdict("macro_f1"), "changed within margin");
     assert_eq!(verdict("accuracy"), "improved");
 }
+
+/// 120 labels (issue 27): the confusion matrix file lists the non-zero
+/// cells only (above 99 labels), every class keeps its rows in the other
+/// files, and the report shows the 50 classes with the most gold items in
+/// its tables and the 30 with the most in the heat map, and says so.
+#[test]
+fn classify_many_labels_keeps_the_files_whole_and_the_report_short() {
+    let mut csv = String::from("id,gold,a,b\n");
+    let mut cells = std::collections::BTreeSet::new();
+    // Label j has j + 1 items: the most frequent are the last.
+    let items = (0..120u32).flat_map(|g| std::iter::repeat_n(g, g as usize + 1));
+    for (i, g) in items.enumerate() {
+        let a = if i % 3 == 0 { (g + 1) % 120 } else { g };
+        let b = if i % 5 == 0 { (g + 7) % 120 } else { g };
+        csv.push_str(&format!("i{i},L{g},L{a},L{b}\n"));
+        cells.insert(("a", g, a));
+        cells.insert(("b", g, b));
+    }
+    let exp = "experiment_id = \"m\"\npredictions_file = \"p.csv\"\nid_column = \"id\"\n\
+               gold_column = \"gold\"\nsystem_columns = [\"a\", \"b\"]\n";
+    let (dir, run) = classify_with(&csv, exp);
+    assert!(run.success, "{}", run.describe());
+    let out = dir.path().join("out/output");
+    let cm = Rows::read(&out.join("m_confusion_matrix.csv"));
+    assert_eq!(cm.0.len(), cells.len(), "one row per non-zero cell");
+    assert!(cm.0.iter().all(|r| cell_num(&r["count"]) > 0.0));
+    let per_class = Rows::read(&out.join("m_classification.csv"));
+    assert_eq!(per_class.0.len(), 2 * (120 + 3));
+    let html = fs::read_to_string(dir.path().join("out/report/m_report.html")).unwrap();
+    assert!(html.contains("There are 120 labels: the tables of the report show the 50"));
+    // The per-class table of a shows L70..L119 (the most frequent), not L0.
+    let table = html.split("id=\"table-per-class-a\"").nth(1).unwrap();
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(table.contains(">L119<") && table.contains(">L70<") && !table.contains(">L69<"));
+    assert!(
+        html.contains("Heat map of 30 gold labels"),
+        "heat map capped"
+    );
+}

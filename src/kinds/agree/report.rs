@@ -238,24 +238,7 @@ pub fn pairs_blocks(
     Ok(out)
 }
 
-/// The most categories a table of the report shows (the output files keep
-/// every one).
-pub const MAX_SHOWN_CATEGORIES: usize = 50;
-/// The most categories a figure or a confusion matrix shows.
-pub const MAX_FIGURE_CATEGORIES: usize = 30;
-
-/// The `max` categories with the largest `totals` (ties: the first in
-/// declared order), in declared order; every category when there are no
-/// more than `max`.
-fn most_frequent(totals: &[f64], max: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..totals.len()).collect();
-    if totals.len() > max {
-        order.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]).then(a.cmp(&b)));
-        order.truncate(max);
-        order.sort_unstable();
-    }
-    order
-}
+pub use crate::render::tables::{most_frequent, MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES};
 
 /// The note above tables that leave categories out.
 fn left_out_note(q: usize, tables: usize, figures: usize, what: &str, files: &str) -> String {

@@ -14,9 +14,12 @@ use super::run::{Analysis, SystemResult};
 use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
 use super::NONE_LABEL;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3};
+use crate::render::format::{count_f64, escape_html, num3};
 use crate::render::model::{Block, Header, Section};
-use crate::render::tables::{count_cell as count, p_value_cell, text_cell, titled_head as head};
+use crate::render::tables::{
+    count_cell as count, most_frequent, p_value_cell, some_names, text_cell, titled_head as head,
+    MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES,
+};
 use crate::render::{Builder, Report};
 
 fn num(x: f64) -> Cell {
@@ -230,9 +233,9 @@ fn class_table(b: &mut Builder, a: &Analysis, s: usize, sys: &SystemResult) -> T
         head("support", true, "gold items of the class"),
         head("predicted", true, "items predicted as the class"),
     ];
-    let k = a.k();
-    let predicted = |j: usize| (0..k).map(|g| sys.confusion[g * (k + 1) + j]).sum::<f64>();
-    let mut rows: Vec<Row> = (0..k)
+    let predicted = sys.confusion.column_totals();
+    let mut rows: Vec<Row> = shown_classes(a)
+        .into_iter()
         .map(|j| {
             let p = &sys.report.per_class[j];
             let l = &a.labels[j];
@@ -242,7 +245,7 @@ fn class_table(b: &mut Builder, a: &Analysis, s: usize, sys: &SystemResult) -> T
                 with_ci(a, s, l, "recall", p.recall),
                 with_ci(a, s, l, "f1", p.f[f1]),
                 count(sys.report.support[j]),
-                count(predicted(j)),
+                count(predicted[j]),
             ])
         })
         .collect();
@@ -292,7 +295,9 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
         .chain(a.systems.iter().map(|s| head(&s.name, true, "predicted")))
         .collect();
     let k = a.k();
-    t.rows = (0..=k)
+    t.rows = shown_classes(a)
+        .into_iter()
+        .chain([k])
         .map(|j| {
             let label = if j < k {
                 a.labels[j].as_str()
@@ -307,6 +312,9 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
         })
         .collect();
     blocks.push(Block::Table(t));
+    if let Some(note) = left_out_note(a) {
+        blocks.push(Block::Note(note));
+    }
     for sys in a.systems.iter().filter(|s| s.n_abstained > 0) {
         blocks.push(Block::Note(format!(
             "{} abstained on {} items (blank predictions). An abstention is an error, not a \
@@ -319,15 +327,41 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
     blocks
 }
 
+/// The classes the report's per-class tables show: every class, or the
+/// [`MAX_SHOWN_CATEGORIES`] with the most gold items (the files keep
+/// every class).
+pub fn shown_classes(a: &Analysis) -> Vec<usize> {
+    let gold: Vec<f64> = a.gold_counts.iter().map(|&c| c as f64).collect();
+    most_frequent(&gold, MAX_SHOWN_CATEGORIES)
+}
+
+/// What the report leaves out with many classes, or `None`.
+fn left_out_note(a: &Analysis) -> Option<String> {
+    (a.k() > MAX_SHOWN_CATEGORIES).then(|| {
+        format!(
+            "There are {} labels: the tables of the report show the {MAX_SHOWN_CATEGORIES} with \
+             the most gold items and the confusion matrices and figures the \
+             {MAX_FIGURE_CATEGORIES} with the most; the averages are over every label, and every \
+             label is in the output files (the confusion matrix file lists its non-zero cells \
+             above 99 labels).",
+            count_f64(a.k() as f64)
+        )
+    })
+}
+
 fn classes_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
     let mut blocks = vec![Block::Heading(b.heading(2, "Per class"))];
+    if let Some(note) = left_out_note(a) {
+        blocks.push(Block::Note(note));
+    }
     for (s, sys) in a.systems.iter().enumerate() {
         if a.systems.len() > 1 {
             blocks.push(Block::Heading(b.heading(3, &sys.name)));
         }
         blocks.push(Block::Table(class_table(b, a, s, sys)));
+        let predicted = sys.confusion.column_totals();
         let never: Vec<&str> = (0..a.k())
-            .filter(|&j| (0..a.k()).all(|g| sys.confusion[g * (a.k() + 1) + j] == 0.0))
+            .filter(|&j| predicted[j] == 0.0)
             .map(|j| a.labels[j].as_str())
             .collect();
         if !never.is_empty() {
@@ -335,7 +369,7 @@ fn classes_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
                 "{} never predicts {}: precision is 0/0 there, reported as 0 (zero_division = 0), \
                  which pulls the macro averages down.",
                 sys.name,
-                never.join(", ")
+                some_names(&never, 20)
             )));
         }
         blocks.extend(super::report_figures::confusion(b, a, sys)?);
@@ -425,8 +459,8 @@ fn comparisons_section(
     .enumerate()
     .map(|(i, h)| head(h, (3..9).contains(&i) || i == 10, ""))
     .collect();
-    t.rows = rows
-        .iter()
+    t.rows = shown_rows(a, rows, MAX_SHOWN_CATEGORIES)
+        .into_iter()
         .map(|r| {
             row(vec![
                 row_head(&a.systems[r.candidate].name),
@@ -472,6 +506,27 @@ fn comparisons_section(
         terms: super::report_figures::verdict_terms(),
     });
     Ok(blocks)
+}
+
+/// The comparison rows of the overall statistics and of the `max`
+/// classes with the most gold items (every row with fewer classes).
+pub fn shown_rows<'r>(
+    a: &Analysis,
+    rows: &'r [ComparisonRow],
+    max: usize,
+) -> Vec<&'r ComparisonRow> {
+    let gold: Vec<f64> = a.gold_counts.iter().map(|&c| c as f64).collect();
+    let shown: Vec<&str> = most_frequent(&gold, max)
+        .into_iter()
+        .map(|j| a.labels[j].as_str())
+        .collect();
+    rows.iter()
+        .filter(|r| {
+            r.scope
+                .strip_prefix("class=")
+                .is_none_or(|l| shown.contains(&l))
+        })
+        .collect()
 }
 
 /// The report of an analysis; `inputs`: the predictions file, for

@@ -17,6 +17,7 @@ use crate::plots::{
 use crate::render::context::Term;
 use crate::render::format::num3;
 use crate::render::model::Block;
+use crate::render::tables::{most_frequent, MAX_FIGURE_CATEGORIES};
 use crate::render::Builder;
 
 /// Most points of a drawn curve (the tables keep every point).
@@ -39,14 +40,22 @@ fn safe(s: &str) -> String {
 pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Vec<Block>> {
     let k = a.k();
     let abstains = sys.n_abstained > 0;
-    let cols = if abstains { k + 1 } else { k };
+    // Rows and columns: the classes with the most gold items.
+    let gold: Vec<f64> = a.gold_counts.iter().map(|&c| c as f64).collect();
+    let shown = most_frequent(&gold, MAX_FIGURE_CATEGORIES);
+    let shown_columns: Vec<usize> = shown.iter().copied().chain(abstains.then_some(k)).collect();
+    let cols = shown_columns.len();
     let mut values = Vec::new();
     let mut labels = Vec::new();
-    for g in 0..k {
-        let row = &sys.confusion[g * (k + 1)..(g + 1) * (k + 1)];
+    for &g in &shown {
+        let row = sys.confusion.row(g);
         let total: f64 = row.iter().sum();
-        for &c in &row[..cols] {
-            let share = if total > 0.0 { c / total } else { f64::NAN };
+        for &p in &shown_columns {
+            let share = if total > 0.0 {
+                row[p] / total
+            } else {
+                f64::NAN
+            };
             values.push(share);
             labels.push(if share.is_finite() {
                 format!("{:.0}%", share * 100.0)
@@ -55,20 +64,28 @@ pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Ve
             });
         }
     }
-    let mut columns: Vec<String> = a.labels.clone();
+    let rows: Vec<String> = shown.iter().map(|&j| a.labels[j].clone()).collect();
+    let mut columns = rows.clone();
     if abstains {
         columns.push(NONE_LABEL.into());
     }
+    let k = shown.len();
     let g = Grid {
         name: format!("confusion_{}", safe(&sys.name)),
         title: format!("{}: share of gold", sys.name),
         description: format!(
             "Heat map of {k} gold labels (rows) by {cols} predicted labels (columns) of {}: each \
              cell is the share of the row's gold items predicted as the column's label; the \
-             diagonal holds the recalls.",
-            sys.name
+             diagonal holds the recalls.{}",
+            sys.name,
+            if k < a.k() {
+                " Only the labels with the most gold items are shown, so a row's shares need not \
+                 add up to 100%."
+            } else {
+                ""
+            }
         ),
-        rows: a.labels.clone(),
+        rows,
         columns,
         values,
         labels,
@@ -82,8 +99,10 @@ pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Ve
 pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> Result<Vec<Block>> {
     let mut out = Vec::new();
     for c in &a.comparisons {
-        let mine: Vec<&ComparisonRow> =
-            rows.iter().filter(|r| r.candidate == c.candidate).collect();
+        let mine: Vec<&ComparisonRow> = super::report::shown_rows(a, rows, MAX_FIGURE_CATEGORIES)
+            .into_iter()
+            .filter(|r| r.candidate == c.candidate)
+            .collect();
         let levels = mine
             .iter()
             .map(|r| {

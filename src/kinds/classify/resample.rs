@@ -18,13 +18,13 @@
 //! Reads and writes nothing.
 
 use super::read::Data;
-use super::run::{betas_with_one, kappa_of, SystemResult};
+use super::run::{betas_with_one, kappa_of, Confusion, SystemResult};
 use crate::analysis::intervals::design::{Blocks, MAX_BLOCKS};
 use crate::config::classify::ClassifyConfig;
 use crate::config::intervals::Intervals as Settings;
 use crate::metrics::bootstrap::{percentile_interval, replicate_rng, Interval};
 use crate::metrics::calibration::ProbSums;
-use crate::metrics::classification::label_report;
+use crate::metrics::classification::label_report_cells;
 use crate::metrics::paired::{bootstrap_p_value, holm};
 use crate::metrics::ranking::{macro_weighted, SortedLabels, LANES};
 use crate::metrics::raters::Weights;
@@ -143,12 +143,12 @@ pub fn stat_names(cfg: &ClassifyConfig, ranking: bool, probs: bool) -> Vec<Strin
 pub fn stat_values(
     cfg: &ClassifyConfig,
     k: usize,
-    c: &[f64],
+    c: &[(u32, u32, f64)],
     probs: Option<&ProbSums>,
     rank: Option<(&[f64], &[f64], &[f64])>,
 ) -> Vec<f64> {
     let betas = betas_with_one(&cfg.beta);
-    let r = label_report(c, k, k + 1, &betas);
+    let r = label_report_cells(c, k, k + 1, &betas);
     let mut out = vec![
         r.accuracy,
         r.balanced_accuracy,
@@ -228,9 +228,47 @@ impl SparseBlocks {
     }
 }
 
+/// One system's confusion counts per block, over the non-zero cells of
+/// the whole data's matrix (a replicate's matrix has no other cell): the
+/// cost of a replicate grows with those cells, never with `K x K`.
+struct BlockCells {
+    sparse: SparseBlocks,
+    /// `(gold, predicted)` of each cell, sorted.
+    cells: Vec<(u32, u32)>,
+}
+
+impl BlockCells {
+    fn new(blocks: &Blocks, gold: &[u32], pred: &[u32], all: &Confusion) -> BlockCells {
+        let cells: Vec<(u32, u32)> = all.cells.iter().map(|c| (c.0, c.1)).collect();
+        let sparse = SparseBlocks::new(
+            blocks,
+            |i| {
+                cells
+                    .binary_search(&(gold[i], pred[i]))
+                    .expect("every item's cell is in the whole data's matrix")
+            },
+            cells.len(),
+        );
+        BlockCells { sparse, cells }
+    }
+
+    /// The confusion cells of `sum_j counts[j] * block_j` over the blocks
+    /// `range`.
+    fn weighted(&self, counts: &[u32], range: std::ops::Range<usize>) -> Vec<(u32, u32, f64)> {
+        let mut sums = vec![0.0; self.cells.len()];
+        self.sparse.add(counts, range, &mut sums);
+        self.cells
+            .iter()
+            .zip(sums)
+            .filter(|(_, m)| *m > 0.0)
+            .map(|(&(g, p), m)| (g, p, m))
+            .collect()
+    }
+}
+
 /// What one system contributes to a replicate.
 struct SystemBlocks {
-    confusion: SparseBlocks,
+    confusion: BlockCells,
     probs: Option<Vec<ProbSums>>,
     /// Per class, sorted for AP/AUC, with the positives per class.
     rank: Option<Vec<SortedLabels>>,
@@ -244,11 +282,7 @@ fn system_blocks(
 ) -> SystemBlocks {
     let k = data.k();
     let sys = &data.systems[s];
-    let confusion = SparseBlocks::new(
-        blocks,
-        |i| data.gold[i] as usize * (k + 1) + sys.pred[i] as usize,
-        k * (k + 1),
-    );
+    let confusion = BlockCells::new(blocks, &data.gold, &sys.pred, &result.confusion);
     let scores = sys.scores.as_ref();
     // Probability sums where the estimate found probabilities.
     let probs = scores.filter(|_| result.probs.is_some()).map(|sc| {
@@ -338,8 +372,7 @@ fn replicate_values(
         .iter()
         .enumerate()
         .map(|(s, sb)| {
-            let mut c = vec![0.0; k * (k + 1)];
-            sb.confusion.add(counts, 0..counts.len(), &mut c);
+            let c = sb.confusion.weighted(counts, 0..counts.len());
             let probs = sb.probs.as_ref().map(|blocks| {
                 let mut total = ProbSums::default();
                 for (b, &w) in blocks.iter().zip(&weights) {
@@ -353,9 +386,10 @@ fn replicate_values(
                 .rank
                 .as_ref()
                 .map(|_| rank.and_then(|r| r[s].clone()).unwrap_or_else(nan));
-            let pos: Vec<f64> = (0..k)
-                .map(|j| (0..=k).map(|p| c[j * (k + 1) + p]).sum())
-                .collect();
+            let mut pos = vec![0.0; k];
+            for &(g, _, m) in &c {
+                pos[g as usize] += m;
+            }
             stat_values(
                 cfg,
                 k,
@@ -588,7 +622,7 @@ fn estimates(cfg: &ClassifyConfig, k: usize, r: &SystemResult) -> Vec<f64> {
             x.positives.as_slice(),
         )
     });
-    stat_values(cfg, k, &r.confusion, r.probs.as_ref(), rank)
+    stat_values(cfg, k, &r.confusion.cells, r.probs.as_ref(), rank)
 }
 
 /// The estimate of `metric` in `row` (`overall`, or a class label for
@@ -754,10 +788,10 @@ pub const LEVEL_STATS: [&str; 5] = [
     "cohen_kappa",
 ];
 
-fn level_values(cfg: &ClassifyConfig, k: usize, c: &[f64]) -> [f64; 5] {
+fn level_values(cfg: &ClassifyConfig, k: usize, c: &[(u32, u32, f64)]) -> [f64; 5] {
     let betas = betas_with_one(&cfg.beta);
     let f1 = betas.iter().position(|&b| b == 1.0).expect("added");
-    let r = label_report(c, k, k + 1, &betas);
+    let r = label_report_cells(c, k, k + 1, &betas);
     [
         r.accuracy,
         r.balanced_accuracy,
@@ -775,23 +809,19 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize
     for g in &data.subgroups {
         let nl = g.levels.len();
         let blocks = Blocks::deal(n, None, Some(&g.codes), nl, MAX_BLOCKS, settings.seed);
-        let sparse: Vec<SparseBlocks> = data
+        let sparse: Vec<BlockCells> = data
             .systems
             .iter()
             .map(|sys| {
-                SparseBlocks::new(
-                    &blocks,
-                    |i| data.gold[i] as usize * (k + 1) + sys.pred[i] as usize,
-                    k * (k + 1),
-                )
+                let all = Confusion::of(&data.gold, &sys.pred, k);
+                BlockCells::new(&blocks, &data.gold, &sys.pred, &all)
             })
             .collect();
         let per_level = |counts: &[u32]| -> Vec<[f64; 5]> {
             let mut v = Vec::with_capacity(nl * sparse.len());
             for l in 0..nl {
                 for sb in &sparse {
-                    let mut c = vec![0.0; k * (k + 1)];
-                    sb.add(counts, blocks.starts[l]..blocks.starts[l + 1], &mut c);
+                    let c = sb.weighted(counts, blocks.starts[l]..blocks.starts[l + 1]);
                     v.push(level_values(cfg, k, &c));
                 }
             }
@@ -1004,7 +1034,7 @@ mod tests {
             for &i in &draw {
                 c[data.gold[i] as usize * (k + 1) + data.systems[0].pred[i] as usize] += 1.0;
             }
-            let r = label_report(&c, k, k + 1, &[1.0]);
+            let r = crate::metrics::classification::label_report(&c, k, k + 1, &[1.0]);
             let (mut ap, mut auc) = (0.0, 0.0);
             for j in 0..k {
                 let s: Vec<f64> = draw.iter().map(|&i| sc[j][i]).collect();

@@ -14,7 +14,7 @@ use super::resample::{self, Intervals};
 use crate::config::classify::ClassifyConfig;
 use crate::metrics::bootstrap::wilson_interval;
 use crate::metrics::calibration::ProbSums;
-use crate::metrics::classification::{label_report, LabelReport};
+use crate::metrics::classification::{label_report_cells, LabelReport};
 use crate::metrics::paired::mcnemar_exact_p;
 use crate::metrics::ranking::{macro_weighted, SortedLabels};
 use crate::metrics::raters::pairs::cohen_kappa;
@@ -68,8 +68,8 @@ pub struct SystemResult {
     pub name: String,
     pub n: usize,
     pub n_abstained: usize,
-    /// `K x (K + 1)` counts, the last column the abstentions.
-    pub confusion: Vec<f64>,
+    /// The `K x (K + 1)` counts, the last column the abstentions.
+    pub confusion: Confusion,
     pub report: LabelReport,
     pub kappa: f64,
     /// Ordinal only (NaN otherwise).
@@ -98,20 +98,72 @@ pub struct Items<'a> {
     pub scores: Option<&'a Scores>,
 }
 
-/// The `K x (K + 1)` confusion counts.
-pub fn confusion(gold: &[u32], pred: &[u32], k: usize) -> Vec<f64> {
-    let mut c = vec![0.0; k * (k + 1)];
-    for (&g, &p) in gold.iter().zip(pred) {
-        c[g as usize * (k + 1) + p as usize] += 1.0;
-    }
-    c
+/// The `K x (K + 1)` confusion counts (gold rows; the `K` labels then
+/// `(none)` as columns), stored as their non-zero cells: a run with
+/// thousands of labels costs what its items use, never `K x K`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Confusion {
+    pub k: usize,
+    /// `(gold, predicted, count)`, sorted, every count positive.
+    pub cells: Vec<(u32, u32, f64)>,
 }
 
-/// Cohen's kappa of a `K x (K + 1)` confusion matrix over `L + (none)`.
-pub fn kappa_of(c: &[f64], k: usize, w: Weights) -> f64 {
-    let mut square = c.to_vec();
-    square.extend(std::iter::repeat_n(0.0, k + 1));
-    cohen_kappa(&PairTable::from_dense(&square, k + 1), w)
+impl Confusion {
+    /// The counts of the codes `gold` (below `k`) and `pred` (at most `k`).
+    pub fn of(gold: &[u32], pred: &[u32], k: usize) -> Confusion {
+        let cols = k as u64 + 1;
+        let mut codes: Vec<u64> = gold
+            .iter()
+            .zip(pred)
+            .map(|(&g, &p)| u64::from(g) * cols + u64::from(p))
+            .collect();
+        codes.sort_unstable();
+        let mut cells: Vec<(u32, u32, f64)> = Vec::new();
+        for c in codes {
+            let (g, p) = ((c / cols) as u32, (c % cols) as u32);
+            match cells.last_mut() {
+                Some(last) if (last.0, last.1) == (g, p) => last.2 += 1.0,
+                _ => cells.push((g, p, 1.0)),
+            }
+        }
+        Confusion { k, cells }
+    }
+
+    /// Gold row `g`, every column (`K + 1` counts).
+    pub fn row(&self, g: usize) -> Vec<f64> {
+        let mut out = vec![0.0; self.k + 1];
+        let start = self.cells.partition_point(|c| (c.0 as usize) < g);
+        for &(_, p, m) in self.cells[start..].iter().take_while(|c| c.0 as usize == g) {
+            out[p as usize] = m;
+        }
+        out
+    }
+
+    /// Items per predicted column (`K + 1`).
+    pub fn column_totals(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.k + 1];
+        for &(_, p, m) in &self.cells {
+            out[p as usize] += m;
+        }
+        out
+    }
+
+    /// Items on the diagonal.
+    pub fn correct(&self) -> f64 {
+        self.cells.iter().filter(|c| c.0 == c.1).map(|c| c.2).sum()
+    }
+}
+
+/// Cohen's kappa of the `K x (K + 1)` confusion cells `c` over `L +
+/// (none)` (a square table of `K + 1` categories whose last row is empty).
+pub fn kappa_of(c: &[(u32, u32, f64)], k: usize, w: Weights) -> f64 {
+    let table = PairTable {
+        rater_1: 0,
+        rater_2: 1,
+        q: k + 1,
+        cells: c.to_vec(),
+    };
+    cohen_kappa(&table, w)
 }
 
 /// Evaluates one system on `items` (`curves`: also the curve points).
@@ -124,12 +176,12 @@ pub fn evaluate(
     curves: bool,
 ) -> SystemResult {
     let n = items.gold.len();
-    let c = confusion(items.gold, items.pred, k);
+    let c = Confusion::of(items.gold, items.pred, k);
     let n_abstained = items.pred.iter().filter(|&&p| p as usize == k).count();
-    let report = label_report(&c, k, k + 1, &betas_with_one(&cfg.beta));
+    let report = label_report_cells(&c.cells, k, k + 1, &betas_with_one(&cfg.beta));
     let ordinal = |w| {
         if cfg.ordinal {
-            kappa_of(&c, k, w)
+            kappa_of(&c.cells, k, w)
         } else {
             f64::NAN
         }
@@ -145,7 +197,7 @@ pub fn evaluate(
     } else {
         f64::NAN
     };
-    let correct = (0..k).map(|j| c[j * (k + 1) + j]).sum::<f64>();
+    let correct = c.correct();
     let (ranking, probs, ties) = match items.scores {
         Some(s) => scores(k, positive, items.gold, s, curves),
         None => (None, None, 0),
@@ -154,7 +206,7 @@ pub fn evaluate(
         name: name.to_string(),
         n,
         n_abstained,
-        kappa: kappa_of(&c, k, Weights::Identity),
+        kappa: kappa_of(&c.cells, k, Weights::Identity),
         kappa_linear: ordinal(Weights::Linear),
         kappa_quadratic: ordinal(Weights::Quadratic),
         mae_classes,
@@ -472,4 +524,43 @@ fn groups(cfg: &ClassifyConfig, data: &Data, positive: Option<usize>) -> Vec<Gro
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::classification::label_report;
+
+    /// Gold 0 0 1 1 2, predicted 0 1 1 (none) 2 over 3 labels: the cells,
+    /// rows, column totals and diagonal by hand; the sparse report and
+    /// kappas equal the dense ones.
+    #[test]
+    fn sparse_confusion_is_the_dense_one() {
+        let (gold, pred) = ([0, 0, 1, 1, 2], [0, 1, 1, 3, 2]);
+        let c = Confusion::of(&gold, &pred, 3);
+        let one = |g, p| (g, p, 1.0);
+        assert_eq!(
+            c.cells,
+            [one(0, 0), one(0, 1), one(1, 1), one(1, 3), one(2, 2)]
+        );
+        assert_eq!(c.row(1), [0.0, 1.0, 0.0, 1.0]);
+        assert_eq!(c.row(2), [0.0, 0.0, 1.0, 0.0]);
+        assert_eq!(c.column_totals(), [1.0, 2.0, 1.0, 1.0]);
+        assert_eq!(c.correct(), 3.0);
+        let mut dense = vec![0.0; 3 * 4];
+        for (&g, &p) in gold.iter().zip(&pred) {
+            dense[g as usize * 4 + p as usize] += 1.0;
+        }
+        let (a, b) = (
+            label_report(&dense, 3, 4, &[1.0]),
+            label_report_cells(&c.cells, 3, 4, &[1.0]),
+        );
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        let mut square = dense.clone();
+        square.extend([0.0; 4]);
+        for w in [Weights::Identity, Weights::Linear, Weights::Quadratic] {
+            let want = cohen_kappa(&PairTable::from_dense(&square, 4), w);
+            assert_eq!(kappa_of(&c.cells, 3, w).to_bits(), want.to_bits());
+        }
+    }
 }

@@ -180,7 +180,12 @@ pub fn summary(a: &Analysis) -> Frame {
     summary_frame(a, "classification_summary", &rows, None)
 }
 
-/// `<id>_confusion_matrix` (long form, every cell).
+/// The largest confusion matrix written with its empty cells (99 labels
+/// and `(none)`); a larger one is written as its non-zero cells.
+const DENSE_CELLS: usize = 10_000;
+
+/// `<id>_confusion_matrix` (long form: every cell up to [`DENSE_CELLS`]
+/// cells per system, else the non-zero cells only).
 pub fn confusion(a: &Analysis) -> Frame {
     let k = a.k();
     let predicted: Vec<&str> = a
@@ -191,11 +196,24 @@ pub fn confusion(a: &Analysis) -> Frame {
         .collect();
     let mut rows: Vec<(usize, usize, usize, f64, f64)> = Vec::new();
     for (s, sys) in a.systems.iter().enumerate() {
-        for g in 0..k {
-            let row = &sys.confusion[g * (k + 1)..(g + 1) * (k + 1)];
-            let total: f64 = row.iter().sum();
-            for (p, &c) in row.iter().enumerate() {
-                rows.push((s, g, p, c, if total > 0.0 { c / total } else { 0.0 }));
+        let support = &sys.report.support;
+        let share = |g: usize, c: f64| {
+            if support[g] > 0.0 {
+                c / support[g]
+            } else {
+                0.0
+            }
+        };
+        if k * (k + 1) <= DENSE_CELLS {
+            for g in 0..k {
+                for (p, c) in sys.confusion.row(g).into_iter().enumerate() {
+                    rows.push((s, g, p, c, share(g, c)));
+                }
+            }
+        } else {
+            for &(g, p, c) in &sys.confusion.cells {
+                let g = g as usize;
+                rows.push((s, g, p as usize, c, share(g, c)));
             }
         }
     }
