@@ -93,7 +93,7 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         thousands(a.n as u64),
         thousands(a.n_rows as u64),
         thousands(a.n_dropped_blank_gold as u64),
-        a.k()
+        thousands(a.k() as u64)
     )];
     let width = a
         .systems

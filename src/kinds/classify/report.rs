@@ -14,7 +14,7 @@ use super::run::{Analysis, SystemResult};
 use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
 use super::NONE_LABEL;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{count_f64, escape_html, num3};
+use crate::render::format::{count_f64, escape_html, num3, thousands};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{
     count_cell as count, most_frequent, p_value_cell, some_names, text_cell, titled_head as head,
@@ -127,8 +127,8 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
             } else {
                 format!("{} classifiers", a.systems.len())
             },
-            a.n,
-            a.k(),
+            thousands(a.n as u64),
+            thousands(a.k() as u64),
             escape_html(&best_sentence(a, rows))
         ),
         description_html: crate::render::markdown::to_html(&a.description, None).0,
@@ -275,9 +275,9 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
     blocks.push(Block::Paragraph(format!(
         "{} rows read; {} without a gold label were left out; {} items are evaluated. Labels are \
          compared as text after trimming white space{}.",
-        a.n_rows,
-        a.n_dropped_blank_gold,
-        a.n,
+        thousands(a.n_rows as u64),
+        thousands(a.n_dropped_blank_gold as u64),
+        thousands(a.n as u64),
         if a.ordinal {
             " (as numbers: ordinal = true)"
         } else {
@@ -321,7 +321,8 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
              missing value: it counts as wrong in accuracy and lowers recall, is shown as the \
              column (none) of the confusion matrix, and is no class in the averages (micro \
              precision is then correct / answered items).",
-            sys.name, sys.n_abstained
+            sys.name,
+            thousands(sys.n_abstained as u64)
         )));
     }
     blocks
@@ -433,7 +434,8 @@ fn comparisons_section(
          with a paired bootstrap interval and p-value; gain is Δ oriented so that positive is \
          better (−Δ for Brier). Per-class Δ recall p-values are Holm-adjusted across classes. \
          McNemar's exact test on accuracy is beside the accuracy row.",
-        a.systems[a.baseline].name, a.n
+        a.systems[a.baseline].name,
+        thousands(a.n as u64)
     )));
     blocks.extend(super::report_figures::forest_blocks(b, a, rows)?);
     let mut t = b.table(

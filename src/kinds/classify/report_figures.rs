@@ -15,9 +15,9 @@ use crate::plots::{
     curves, forest, grid, reliability, Curves, Forest, ForestPanel, Grid, Reliability,
 };
 use crate::render::context::Term;
-use crate::render::format::num3;
+use crate::render::format::{num3, thousands};
 use crate::render::model::Block;
-use crate::render::tables::{most_frequent, MAX_FIGURE_CATEGORIES};
+use crate::render::tables::{most_frequent, some_names, MAX_FIGURE_CATEGORIES};
 use crate::render::Builder;
 
 /// Most points of a drawn curve (the tables keep every point).
@@ -175,9 +175,20 @@ pub fn curves_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         if a.systems.len() > 1 {
             blocks.push(Block::Heading(b.heading(3, &sys.name)));
         }
-        let shown: Vec<usize> = (0..a.k())
+        // At most 12 classes: those with the most gold items among the
+        // classes with a curve.
+        let weight: Vec<f64> = (0..a.k())
+            .map(|j| {
+                if r.pr[j].is_empty() {
+                    -1.0
+                } else {
+                    r.positives[j]
+                }
+            })
+            .collect();
+        let shown: Vec<usize> = most_frequent(&weight, 12)
+            .into_iter()
             .filter(|&j| !r.pr[j].is_empty())
-            .take(12)
             .collect();
         let pr = Curves {
             name: format!("pr_{}", safe(&sys.name)),
@@ -232,8 +243,9 @@ pub fn curves_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         blocks.push(Block::Figure(b.figure(curves(&roc)?)));
         if shown.len() < a.k() && a.k() > 12 {
             blocks.push(Block::Note(format!(
-                "The figures show the first 12 of {} classes.",
-                a.k()
+                "The figures show the 12 of the {} classes with the most gold items; the curve \
+                 tables hold every class.",
+                thousands(a.k() as u64)
             )));
         }
         if !r.auc_left_out.is_empty() {
@@ -246,7 +258,7 @@ pub fn curves_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
                 "{}: ROC AUC is undefined for {} (no positive or no negative item), so the macro \
                  ROC AUC is n/a as in scikit-learn; the mean over the other classes is {}.",
                 sys.name,
-                names.join(", "),
+                some_names(&names, 20),
                 num3(r.auc_macro_present)
             )));
         }
@@ -360,10 +372,10 @@ pub fn groups_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
                     num3(hi.0 - lo.0),
                     hi.1,
                     num3(hi.0),
-                    hi.2,
+                    thousands(hi.2 as u64),
                     lo.1,
                     num3(lo.0),
-                    lo.2
+                    thousands(lo.2 as u64)
                 )));
             }
         }
