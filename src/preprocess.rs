@@ -1264,14 +1264,10 @@ pub(crate) fn first_duplicates(ids: &[Option<Text>], limit: usize) -> Vec<&str> 
     fn text(id: &Option<Text>) -> &str {
         id.as_deref().unwrap_or("nan")
     }
-    use std::hash::BuildHasher;
-    let build = FxBuild::default();
-    let hashes: Vec<u64> = ids.iter().map(|id| build.hash_one(text(id))).collect();
-    let repeated = repeated_values(&hashes);
+    let (hashes, repeated) = hashed(ids.iter().map(text));
     if repeated.is_empty() {
         return Vec::new();
     }
-    let repeated: HashSet<u64, FxBuild> = repeated.into_iter().collect();
     let mut seen: HashSet<&str, FxBuild> = HashSet::default();
     let mut dups: Vec<&str> = Vec::new();
     for (id, h) in ids.iter().zip(&hashes) {
@@ -1294,10 +1290,10 @@ pub(crate) fn first_duplicates(ids: &[Option<Text>], limit: usize) -> Vec<&str> 
 /// repeat), in order. Only ids whose 64-bit hash occurs twice go through a
 /// set of text, as in [`first_duplicates`]; the answer is exact.
 pub(crate) fn repeats(ids: &[&str], limit: usize) -> (usize, Vec<(usize, usize)>) {
-    use std::hash::BuildHasher;
-    let build = FxBuild::default();
-    let hashes: Vec<u64> = ids.iter().map(|id| build.hash_one(id)).collect();
-    let repeated: HashSet<u64, FxBuild> = repeated_values(&hashes).into_iter().collect();
+    let (hashes, repeated) = hashed(ids.iter().copied());
+    if repeated.is_empty() {
+        return (0, Vec::new());
+    }
     let mut first: HashMap<&str, usize, FxBuild> = HashMap::default();
     let mut shown = Vec::new();
     let mut count = 0;
@@ -1318,6 +1314,17 @@ pub(crate) fn repeats(ids: &[&str], limit: usize) -> (usize, Vec<(usize, usize)>
         }
     }
     (count, shown)
+}
+
+/// Every id's 64-bit hash, and the hashes that occur more than once (the
+/// duplicates, plus a one-in-a-billion collision): only the ids with one
+/// of those need a set of text.
+fn hashed<'a>(ids: impl Iterator<Item = &'a str>) -> (Vec<u64>, HashSet<u64, FxBuild>) {
+    use std::hash::BuildHasher;
+    let build = FxBuild::default();
+    let hashes: Vec<u64> = ids.map(|id| build.hash_one(id)).collect();
+    let repeated = repeated_values(&hashes).into_iter().collect();
+    (hashes, repeated)
 }
 
 /// Every value that occurs more than once in `values`, each once, in

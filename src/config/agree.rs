@@ -392,6 +392,13 @@ mod tests {
             ),
             "{e}"
         );
+        let e = err(&WIDE.replace("[\"a1\", \"a2\", \"a3\"]", "[\"a1\", \"a2\", \"a1\"]"));
+        assert!(
+            e.contains("line 4") && e.contains("lists the column \"a1\" more than once"),
+            "{e}"
+        );
+        let e = err(&WIDE.replace("[\"a1\", \"a2\", \"a3\"]", "[\"a1\", \" \"]"));
+        assert!(e.contains("it holds an empty name"), "{e}");
         let e = err(&WIDE.replace("[\"a1\", \"a2\", \"a3\"]", "[\"a1\"]"));
         assert!(
             e.contains("line 4")

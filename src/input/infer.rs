@@ -46,7 +46,9 @@ pub enum Parsed {
 /// (decimal/exponent syntax or `inf`/`infinity`, see
 /// [`crate::table::parse_number`]; integers too large for `i64` too), one of
 /// pandas' boolean spellings (`True`/`TRUE`/`true`, `False`/`FALSE`/`false`),
-/// or other text.
+/// or other text. A plain decimal with a point (`0.1234`, the common cell
+/// of score columns) is recognised first, by
+/// [`crate::table::plain_decimal`].
 #[inline]
 pub fn classify(s: &str) -> Parsed {
     // A decimal with a point, the common cell of score columns, is a
@@ -285,6 +287,7 @@ pub fn concat(parts: Vec<Inference>) -> Option<Values> {
     Inference { state, len }.finish()
 }
 
+/// The state's vector when it is of this kind (taken, left empty).
 fn own_int(s: &mut State) -> Option<Vec<i64>> {
     match s {
         State::Int(v) => Some(std::mem::take(v)),
@@ -292,6 +295,7 @@ fn own_int(s: &mut State) -> Option<Vec<i64>> {
     }
 }
 
+/// The state's vector when it is of this kind (taken, left empty).
 fn own_float(s: &mut State) -> Option<Vec<f64>> {
     match s {
         State::Float(v) => Some(std::mem::take(v)),
@@ -299,6 +303,7 @@ fn own_float(s: &mut State) -> Option<Vec<f64>> {
     }
 }
 
+/// The state's vector when it is of this kind (taken, left empty).
 fn own_bool(s: &mut State) -> Option<Vec<bool>> {
     match s {
         State::Bool(v) => Some(std::mem::take(v)),
@@ -306,6 +311,7 @@ fn own_bool(s: &mut State) -> Option<Vec<bool>> {
     }
 }
 
+/// The state's vector when it is of this kind (taken, left empty).
 fn own_bool_na(s: &mut State) -> Option<Vec<Option<bool>>> {
     match s {
         State::BoolNa(v) => Some(std::mem::take(v)),

@@ -137,13 +137,6 @@ impl ProbSums {
     }
 }
 
-/// Whether every row sums to 1 within `1e-6` and every value is in [0, 1]
-/// (then the scores are probabilities). `rows` is row-major with `k`
-/// columns.
-pub fn are_probabilities(rows: &[f64], k: usize) -> bool {
-    rows.chunks_exact(k).all(is_probability_row)
-}
-
 /// Whether one item's scores are probabilities: each in [0, 1], summing
 /// to 1 within 1e-6.
 pub fn is_probability_row(r: &[f64]) -> bool {
@@ -183,8 +176,8 @@ mod tests {
         let bins = s.bins();
         assert_eq!(bins[5].0, 2.0);
         assert!(bins[0].1.is_nan());
-        assert!(are_probabilities(&rows.concat(), 3));
-        assert!(!are_probabilities(&[0.5, 0.6], 2));
+        assert!(rows.iter().all(|r| is_probability_row(r)));
+        assert!(!is_probability_row(&[0.5, 0.6]));
     }
 
     #[test]

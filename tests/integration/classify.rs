@@ -1195,4 +1195,39 @@ fn classify_many_labels_keeps_the_files_whole_and_the_report_short() {
         html.contains("Heat map of 30 gold labels"),
         "heat map capped"
     );
+    let cmp = html.split("id=\"table-comparisons\"").nth(1).unwrap();
+    let cmp = &cmp[..cmp.find("</table>").unwrap()];
+    assert_eq!(cmp.matches("class=L").count(), 50, "comparison rows capped");
+    let rows = Rows::read(&out.join("m_system_comparisons.csv"));
+    assert_eq!(rows.0.len(), 3 + 120, "the file keeps every class");
+}
+
+/// A blank gold label drops its row, and two systems may read the same
+/// score columns: the scores are copied for the kept rows and for the
+/// second system (not moved out of the table twice), so both systems get
+/// the same average precision, from the kept items only.
+#[test]
+fn classify_shared_score_columns_and_a_dropped_row() {
+    let csv = "id,gold,v1,v2,pa,pb\n1,a,a,a,0.9,0.1\n2,b,b,a,0.2,0.8\n3,,a,b,0.5,0.5\n\
+               4,a,b,a,0.6,0.4\n5,b,b,b,0.3,0.7\n6,a,a,a,0.7,0.3\n";
+    let exp = "experiment_id = \"t\"\npredictions_file = \"p.csv\"\nid_column = \"id\"\n\
+               gold_column = \"gold\"\nsystem_columns = [\"v1\", \"v2\"]\n\
+               labels = [\"a\", \"b\"]\nintervals = false\n\
+               [probability_columns.v1]\na = \"pa\"\nb = \"pb\"\n\
+               [probability_columns.v2]\na = \"pa\"\nb = \"pb\"\n";
+    let (dir, run) = classify_with(csv, exp);
+    assert!(run.success, "{}", run.describe());
+    let out = dir.path().join("out/output");
+    let summary = Rows::read(&out.join("t_classification_summary.csv"));
+    assert_eq!(summary.num(&[("system", "v1")], "n"), 5.0);
+    let ranking = Rows::read(&out.join("t_ranking.csv"));
+    for class in ["a", "b"] {
+        let ap = |s| ranking.num(&[("system", s), ("class", class)], "average_precision");
+        assert_eq!(ap("v1"), ap("v2"));
+        // The kept items of class a score 0.9, 0.6, 0.7 on a, those of b
+        // 0.2 and 0.3: perfectly separated, so AP is 1 for both classes
+        // (the dropped row's 0.5 would not change that, so the row count
+        // is checked above).
+        assert_eq!(ap("v1"), 1.0, "{class}");
+    }
 }

@@ -42,8 +42,8 @@ pub struct Scores {
 }
 
 impl std::ops::Index<usize> for Scores {
-    type Output = Vec<f64>;
-    fn index(&self, j: usize) -> &Vec<f64> {
+    type Output = [f64];
+    fn index(&self, j: usize) -> &[f64] {
         &self.columns[j]
     }
 }
@@ -509,7 +509,7 @@ fn take_scores(
         for (j, name) in names.iter().enumerate() {
             let column = match taken.get(name.as_str()) {
                 Some(&(s2, j2)) if s2 == s => scores[j2].clone(),
-                Some(&(s2, j2)) => systems[s2].scores.as_ref().expect("taken")[j2].clone(),
+                Some(&(s2, j2)) => systems[s2].scores.as_ref().expect("taken")[j2].to_vec(),
                 None => {
                     taken.insert(name, (s, j));
                     let values = &mut table

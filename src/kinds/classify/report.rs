@@ -14,7 +14,7 @@ use super::run::{Analysis, SystemResult};
 use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
 use super::NONE_LABEL;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{count_f64, escape_html, num3, thousands};
+use crate::render::format::{escape_html, num3, thousands};
 use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{
     count_cell as count, most_frequent, p_value_cell, some_names, text_cell, titled_head as head,
@@ -312,8 +312,12 @@ fn data_section(b: &mut Builder, a: &Analysis) -> Vec<Block> {
         })
         .collect();
     blocks.push(Block::Table(t));
-    if let Some(note) = left_out_note(a) {
-        blocks.push(Block::Note(note));
+    if a.k() > MAX_SHOWN_CATEGORIES {
+        blocks.push(Block::Note(format!(
+            "The table shows the {MAX_SHOWN_CATEGORIES} of the {} labels with the most gold \
+             items; the output files keep every label.",
+            thousands(a.k() as u64)
+        )));
     }
     for sys in a.systems.iter().filter(|s| s.n_abstained > 0) {
         blocks.push(Block::Note(format!(
@@ -345,7 +349,7 @@ fn left_out_note(a: &Analysis) -> Option<String> {
              {MAX_FIGURE_CATEGORIES} with the most; the averages are over every label, and every \
              label is in the output files (the confusion matrix file lists its non-zero cells \
              above 99 labels).",
-            count_f64(a.k() as f64)
+            thousands(a.k() as u64)
         )
     })
 }

@@ -243,8 +243,9 @@ pub fn curves_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         blocks.push(Block::Figure(b.figure(curves(&roc)?)));
         if shown.len() < a.k() && a.k() > 12 {
             blocks.push(Block::Note(format!(
-                "The figures show the 12 of the {} classes with the most gold items; the curve \
-                 tables hold every class.",
+                "The figures show {} of the {} classes: those with the most gold items among \
+                 the classes with a curve; the curve tables hold every class.",
+                shown.len(),
                 thousands(a.k() as u64)
             )));
         }

@@ -238,6 +238,8 @@ struct BlockCells {
 }
 
 impl BlockCells {
+    /// `all`: the confusion matrix of `gold` and `pred` over every item
+    /// (each block's cells are among its cells).
     fn new(blocks: &Blocks, gold: &[u32], pred: &[u32], all: &Confusion) -> BlockCells {
         let cells: Vec<(u32, u32)> = all.cells.iter().map(|c| (c.0, c.1)).collect();
         let sparse = SparseBlocks::new(
@@ -806,16 +808,25 @@ fn level_values(cfg: &ClassifyConfig, k: usize, c: &[(u32, u32, f64)]) -> [f64; 
 fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize) -> Vec<LevelCi> {
     let (n, k) = (data.n(), data.k());
     let mut out = Vec::new();
+    // The whole data's confusion cells of each system (every level's
+    // cells are among them).
+    let whole: Vec<Confusion> = if data.subgroups.is_empty() {
+        Vec::new()
+    } else {
+        let gold = &data.gold;
+        data.systems
+            .iter()
+            .map(|s| Confusion::of(gold, &s.pred, k))
+            .collect()
+    };
     for g in &data.subgroups {
         let nl = g.levels.len();
         let blocks = Blocks::deal(n, None, Some(&g.codes), nl, MAX_BLOCKS, settings.seed);
         let sparse: Vec<BlockCells> = data
             .systems
             .iter()
-            .map(|sys| {
-                let all = Confusion::of(&data.gold, &sys.pred, k);
-                BlockCells::new(&blocks, &data.gold, &sys.pred, &all)
-            })
+            .zip(&whole)
+            .map(|(sys, all)| BlockCells::new(&blocks, &data.gold, &sys.pred, all))
             .collect();
         let per_level = |counts: &[u32]| -> Vec<[f64; 5]> {
             let mut v = Vec::with_capacity(nl * sparse.len());
@@ -1010,19 +1021,24 @@ mod tests {
     fn block_intervals_match_a_plain_item_bootstrap() {
         use crate::metrics::ranking::RankCurve;
         let (cfg, data) = small();
-        let items = super::super::run::Items {
-            gold: &data.gold,
-            pred: &data.systems[0].pred,
-            scores: data.systems[0].scores.as_ref(),
-        };
-        let result = super::super::run::evaluate(&cfg, "a", (3, None), &items, false);
+        let results: Vec<SystemResult> = data
+            .systems
+            .iter()
+            .map(|s| {
+                let items = super::super::run::Items {
+                    gold: &data.gold,
+                    pred: &s.pred,
+                    scores: s.scores.as_ref(),
+                };
+                super::super::run::evaluate(&cfg, &s.name, (3, None), &items, false)
+            })
+            .collect();
         let reps = 600;
         let settings = Settings {
             replicates: reps as u64,
             ..Settings::default()
         };
-        let blocked =
-            run_with_threads(&cfg, &data, &[result.clone(), result], (None, &settings), 2);
+        let blocked = run_with_threads(&cfg, &data, &results, (None, &settings), 2);
         assert!(blocked.blocks == MAX_BLOCKS && blocked.rank_replicates == reps);
         let (n, k) = (data.n(), 3);
         let sc = data.systems[0].scores.as_ref().unwrap();
