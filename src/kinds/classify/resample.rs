@@ -958,13 +958,9 @@ mod tests {
         (cfg, data)
     }
 
-    /// Uncertainty spec 2.4: the same seed gives the same numbers with 1
-    /// and with 3 threads; intervals contain the estimates.
-    #[test]
-    fn thread_count_changes_nothing() {
-        let (cfg, data) = small();
-        let results: Vec<SystemResult> = data
-            .systems
+    /// Every system evaluated on all items.
+    fn results_of(cfg: &ClassifyConfig, data: &Data) -> Vec<SystemResult> {
+        data.systems
             .iter()
             .map(|s| {
                 let items = super::super::run::Items {
@@ -972,9 +968,17 @@ mod tests {
                     pred: &s.pred,
                     scores: s.scores.as_ref(),
                 };
-                super::super::run::evaluate(&cfg, &s.name, (3, None), &items, false)
+                super::super::run::evaluate(cfg, &s.name, (3, None), &items, false)
             })
-            .collect();
+            .collect()
+    }
+
+    /// Uncertainty spec 2.4: the same seed gives the same numbers with 1
+    /// and with 3 threads; intervals contain the estimates.
+    #[test]
+    fn thread_count_changes_nothing() {
+        let (cfg, data) = small();
+        let results = results_of(&cfg, &data);
         let settings = Settings {
             replicates: 60,
             ..Settings::default()
@@ -1021,18 +1025,7 @@ mod tests {
     fn block_intervals_match_a_plain_item_bootstrap() {
         use crate::metrics::ranking::RankCurve;
         let (cfg, data) = small();
-        let results: Vec<SystemResult> = data
-            .systems
-            .iter()
-            .map(|s| {
-                let items = super::super::run::Items {
-                    gold: &data.gold,
-                    pred: &s.pred,
-                    scores: s.scores.as_ref(),
-                };
-                super::super::run::evaluate(&cfg, &s.name, (3, None), &items, false)
-            })
-            .collect();
+        let results = results_of(&cfg, &data);
         let reps = 600;
         let settings = Settings {
             replicates: reps as u64,
