@@ -150,12 +150,6 @@ fn cell_text(values: &Values, i: usize) -> Option<String> {
     cell_str(values, i).map(Cow::into_owned)
 }
 
-/// A column's cells as trimmed texts.
-fn texts<'a>(table: &'a Table, name: &str) -> Vec<Option<Cow<'a, str>>> {
-    let values = &table.column(name).expect("checked").values;
-    (0..table.nrows).map(|i| cell_str(values, i)).collect()
-}
-
 /// The label set and the lookup from text to code.
 struct LabelSet {
     labels: Vec<String>,
@@ -217,23 +211,28 @@ pub fn read(cfg: &ClassifyConfig) -> Result<Data> {
         crate::input::read_table(file, text_columns)
     })?;
     missing_columns(cfg, &table, &wanted)?;
-    let gold_text = texts(&table, &cfg.gold_column);
+    let column = |name: &str| &table.column(name).expect("checked").values;
+    let gold_cells = LabelCells::of(column(&cfg.gold_column), 0..table.nrows);
     let kept: Vec<usize> = (0..table.nrows)
-        .filter(|&i| gold_text[i].is_some())
+        .filter(|&i| gold_cells.local[i] != BLANK)
         .collect();
-    let preds: Vec<Vec<Option<Cow<str>>>> = cfg
-        .system_columns
-        .iter()
-        .map(|s| {
-            let values = &table.column(s).expect("checked").values;
-            kept.iter().map(|&i| cell_str(values, i)).collect()
-        })
-        .collect();
-    let gold_text: Vec<&str> = kept
-        .iter()
-        .map(|&i| gold_text[i].as_deref().expect("kept"))
-        .collect();
-    let set = label_set(cfg, &gold_text, &preds)?;
+    let gold_cells = gold_cells.on_rows(&kept);
+    // Each system's column on its own thread.
+    let pred_cells: Vec<LabelCells> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cfg
+            .system_columns
+            .iter()
+            .map(|s| {
+                let (values, kept) = (column(s), &kept);
+                scope.spawn(move || LabelCells::of(values, kept.iter().copied()))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a label-reading thread panicked"))
+            .collect()
+    });
+    let set = label_set(cfg, &gold_cells, &pred_cells);
     if set.ordinal && cfg.labels.is_none() {
         if let Some(bad) = set.labels.iter().find(|l| LabelSet::number(l).is_none()) {
             bail!(
@@ -242,20 +241,13 @@ pub fn read(cfg: &ClassifyConfig) -> Result<Data> {
             );
         }
     }
-    let gold: Vec<u32> = codes(&set, &gold_text, cfg, &cfg.gold_column, "gold label")?;
+    let k = set.labels.len() as u32;
+    let gold = gold_cells.codes(&set, k, cfg, &cfg.gold_column, "gold label")?;
     let mut systems = Vec::new();
-    for (s, p) in cfg.system_columns.iter().zip(&preds) {
-        let k = set.labels.len() as u32;
-        let texts: Vec<&str> = p.iter().map(|t| t.as_deref().unwrap_or("")).collect();
-        let mut pred = codes(&set, &texts, cfg, s, "predicted label")?;
-        for (c, t) in pred.iter_mut().zip(p) {
-            if t.is_none() {
-                *c = k;
-            }
-        }
+    for (s, cells) in cfg.system_columns.iter().zip(&pred_cells) {
         systems.push(SystemData {
             name: s.clone(),
-            pred,
+            pred: cells.codes(&set, k, cfg, s, "predicted label")?,
             scores: None,
         });
     }
@@ -318,69 +310,135 @@ fn missing_columns(cfg: &ClassifyConfig, table: &Table, wanted: &[&str]) -> Resu
     )
 }
 
-fn label_set(
-    cfg: &ClassifyConfig,
-    gold: &[&str],
-    preds: &[Vec<Option<Cow<str>>>],
-) -> Result<LabelSet> {
+/// The label set: `labels`, or the gold labels in order of first
+/// appearance, then the labels only predicted (system after system).
+fn label_set(cfg: &ClassifyConfig, gold: &LabelCells, preds: &[LabelCells]) -> LabelSet {
     let mut set = LabelSet::new(cfg.ordinal);
     if let Some(labels) = &cfg.labels {
         for l in labels {
             set.add(l);
         }
-        return Ok(set);
+        return set;
     }
-    for g in gold {
-        if set.get(g).is_none() {
-            set.add(g);
+    for t in std::iter::once(gold).chain(preds).flat_map(|c| &c.texts) {
+        if set.get(t).is_none() {
+            set.add(t);
         }
     }
-    for p in preds {
-        for t in p.iter().flatten() {
-            if set.get(t).is_none() {
-                set.add(t);
-            }
-        }
-    }
-    Ok(set)
+    set
 }
 
-/// The codes of `texts` (blank texts get code 0, replaced by the caller);
-/// a text outside a given label set is an error with its count.
-fn codes(
-    set: &LabelSet,
-    texts: &[&str],
-    cfg: &ClassifyConfig,
-    column: &str,
-    what: &str,
-) -> Result<Vec<u32>> {
-    let mut out = Vec::with_capacity(texts.len());
-    let mut unknown: Vec<(String, usize)> = Vec::new();
-    for t in texts {
-        if t.is_empty() {
-            out.push(0);
-            continue;
-        }
-        match set.get(t) {
-            Some(c) => out.push(c),
-            None => {
-                out.push(0);
-                match unknown.iter_mut().find(|(u, _)| u == t) {
-                    Some(u) => u.1 += 1,
-                    None => unknown.push((t.to_string(), 1)),
+/// The code of a blank cell in [`LabelCells::local`].
+const BLANK: u32 = u32::MAX;
+
+/// A label column's cells over some rows: its distinct trimmed texts in
+/// order of first appearance, and each row's index into them ([`BLANK`]
+/// for a blank cell). Text cells repeat one allocation per repeated value
+/// (`TextBuilder`), so each allocation is trimmed and looked up once: a
+/// pointer lookup per item, no copy of any text per item.
+struct LabelCells {
+    texts: Vec<String>,
+    local: Vec<u32>,
+}
+
+impl LabelCells {
+    fn of(values: &Values, rows: impl Iterator<Item = usize>) -> LabelCells {
+        let mut out = LabelCells {
+            texts: Vec::new(),
+            local: Vec::with_capacity(rows.size_hint().0),
+        };
+        let mut by_text: HashMap<String, u32, FxBuild> = HashMap::default();
+        let mut intern = |texts: &mut Vec<String>, t: Option<Cow<str>>| match t {
+            None => BLANK,
+            Some(t) => *by_text.entry(t.to_string()).or_insert_with(|| {
+                texts.push(t.into_owned());
+                (texts.len() - 1) as u32
+            }),
+        };
+        match values {
+            Values::Text(cells) => {
+                let mut by_cell: HashMap<usize, u32, FxBuild> = HashMap::default();
+                for i in rows {
+                    let code = match &cells[i] {
+                        None => BLANK,
+                        Some(t) => {
+                            let key = std::sync::Arc::as_ptr(t) as *const u8 as usize;
+                            *by_cell
+                                .entry(key)
+                                .or_insert_with(|| intern(&mut out.texts, cell_str(values, i)))
+                        }
+                    };
+                    out.local.push(code);
+                }
+            }
+            _ => {
+                for i in rows {
+                    let code = intern(&mut out.texts, cell_str(values, i));
+                    out.local.push(code);
                 }
             }
         }
+        out
     }
-    if unknown.is_empty() {
-        return Ok(out);
+
+    /// The cells of the rows `rows` (positions into these cells).
+    fn on_rows(self, rows: &[usize]) -> LabelCells {
+        LabelCells {
+            local: rows.iter().map(|&i| self.local[i]).collect(),
+            texts: self.texts,
+        }
     }
+
+    /// The codes in `set` (a blank cell: `blank`); a text outside a given
+    /// label set is an error with its count.
+    fn codes(
+        &self,
+        set: &LabelSet,
+        blank: u32,
+        cfg: &ClassifyConfig,
+        column: &str,
+        what: &str,
+    ) -> Result<Vec<u32>> {
+        let map: Vec<Option<u32>> = self.texts.iter().map(|t| set.get(t)).collect();
+        if map.iter().all(Option::is_some) {
+            return Ok(self
+                .local
+                .iter()
+                .map(|&c| {
+                    if c == BLANK {
+                        blank
+                    } else {
+                        map[c as usize].expect("known")
+                    }
+                })
+                .collect());
+        }
+        let mut counts = vec![0usize; self.texts.len()];
+        for &c in self.local.iter().filter(|&&c| c != BLANK) {
+            counts[c as usize] += 1;
+        }
+        let unknown: Vec<(&str, usize)> = (0..self.texts.len())
+            .filter(|&c| map[c].is_none() && counts[c] > 0)
+            .map(|c| (self.texts[c].as_str(), counts[c]))
+            .collect();
+        Err(unknown_labels(set, &unknown, cfg, column, what))
+    }
+}
+
+/// The error for texts outside the label set, with their counts.
+fn unknown_labels(
+    set: &LabelSet,
+    unknown: &[(&str, usize)],
+    cfg: &ClassifyConfig,
+    column: &str,
+    what: &str,
+) -> anyhow::Error {
     let shown: Vec<String> = unknown
         .iter()
         .take(SHOWN)
         .map(|(u, n)| format!("\"{u}\" ({n} item{})", if *n == 1 { "" } else { "s" }))
         .collect();
-    bail!(
+    anyhow!(
         "{}: column '{column}' has {what}{} outside labels: {}{}; add {} to labels (labels = [{}]) \
          or correct the file",
         cfg.predictions_file.display(),
