@@ -76,17 +76,6 @@ impl Scores {
                 .collect(),
         }
     }
-
-    /// Whether every item's scores are probabilities
-    /// ([`crate::metrics::calibration::is_probability_row`]).
-    pub fn are_probabilities(&self) -> bool {
-        let mut row = vec![0.0; self.columns.len()];
-        let n = self.columns.first().map_or(0, Vec::len);
-        (0..n).all(|i| {
-            self.row_into(i, &mut row);
-            crate::metrics::calibration::is_probability_row(&row)
-        })
-    }
 }
 
 /// One subgroup column: its levels (code-point order) and each item's code.

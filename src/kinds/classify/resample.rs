@@ -508,8 +508,11 @@ pub fn run_with_threads(
         levels: Vec::new(),
     };
     let estimates: Vec<Vec<f64>> = results.iter().map(|r| estimates(cfg, k, r)).collect();
-    let names: Vec<Vec<String>> = (0..data.systems.len())
-        .map(|s| names_of(cfg, data, s))
+    // The names of each system's statistics, in the order of its values
+    // (as `estimates` and `estimate_named`).
+    let names: Vec<Vec<String>> = results
+        .iter()
+        .map(|r| stat_names(cfg, r.ranking.is_some(), r.probs.is_some()))
         .collect();
     collect_rows(data, (&names, &estimates), &values, &mut out);
     collect_deltas(cfg, data, (&names, &estimates), &values, &mut out);
@@ -527,16 +530,6 @@ fn column(values: &[Vec<Vec<f64>>], s: usize, stat: usize, reps: usize) -> Vec<f
 
 fn is_rank(name: &str) -> bool {
     matches!(name, "average_precision_macro" | "roc_auc_macro")
-}
-
-/// The statistic names of system `s` (as [`stat_names`]).
-fn names_of(cfg: &ClassifyConfig, data: &Data, s: usize) -> Vec<String> {
-    let scores = data.systems[s].scores.as_ref();
-    stat_names(
-        cfg,
-        scores.is_some(),
-        scores.is_some_and(|sc| sc.are_probabilities()),
-    )
 }
 
 fn collect_rows(

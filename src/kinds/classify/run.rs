@@ -13,7 +13,7 @@ use super::read::{Data, Scores, SystemData};
 use super::resample::{self, Intervals};
 use crate::config::classify::ClassifyConfig;
 use crate::metrics::bootstrap::wilson_interval;
-use crate::metrics::calibration::ProbSums;
+use crate::metrics::calibration::{is_probability_row, ProbSums};
 use crate::metrics::classification::{label_report_cells, LabelReport};
 use crate::metrics::paired::mcnemar_exact_p;
 use crate::metrics::ranking::{macro_weighted, SortedLabels};
@@ -272,9 +272,9 @@ fn scores(
     let (ap_macro, ap_weighted) = macro_weighted(&ap, &positives);
     let (auc_macro, auc_weighted) = macro_weighted(&auc, &positives);
     let present: Vec<f64> = auc.iter().copied().filter(|a| !a.is_nan()).collect();
-    let probabilities = n > 0 && s.are_probabilities();
+    let probs = probability_sums(s, gold, positive);
     let ranking = Ranking {
-        kind: if probabilities {
+        kind: if probs.is_some() {
             ScoreKind::Probabilities
         } else {
             ScoreKind::Scores
@@ -292,18 +292,32 @@ fn scores(
         roc,
         sorted: kept,
     };
-    if !probabilities {
-        return (Some(ranking), None, 0);
+    match probs {
+        Some((sums, ties)) => (Some(ranking), Some(sums), ties),
+        None => (Some(ranking), None, 0),
     }
+}
+
+/// The probability sums and the items whose top score is tied, in one
+/// pass over the items; `None` when some item's scores are not
+/// probabilities (or there is no item).
+fn probability_sums(
+    s: &Scores,
+    gold: &[u32],
+    positive: Option<usize>,
+) -> Option<(ProbSums, usize)> {
     let mut sums = ProbSums::default();
     let mut ties = 0;
-    let mut row = vec![0.0; k];
+    let mut row = vec![0.0; s.columns.len()];
     for (i, &g) in gold.iter().enumerate() {
         s.row_into(i, &mut row);
+        if !is_probability_row(&row) {
+            return None;
+        }
         sums.push(&row, g as usize, positive, 1.0);
         ties += usize::from(has_tied_top(&row));
     }
-    (Some(ranking), Some(sums), ties)
+    (!gold.is_empty()).then_some((sums, ties))
 }
 
 /// Whether the largest score is there twice or more.
