@@ -3,8 +3,9 @@
 //! texts are trimmed; a blank gold label drops the item (counted); a blank
 //! prediction is the abstention code `K` (shown as `(none)`); the label
 //! set is `labels`, or the gold labels in order of first appearance then
-//! the labels only predicted. Scores are read per system and label, in
-//! label order, row-major.
+//! the labels only predicted. Scores are kept per system as the file's
+//! columns in label order ([`Scores`]), moved out of the table when every
+//! row is kept.
 //!
 //! Reads the predictions file only (through [`crate::input::read_table`]);
 //! computes no metric and writes nothing. Every error names the file and
