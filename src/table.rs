@@ -463,17 +463,24 @@ mod tests {
     /// length and scale, signed and with leading or trailing zeros.
     #[test]
     fn plain_decimals_parse_as_the_standard_parser_parses_them() {
-        use crate::metrics::test_util::Lcg;
-        let mut g = Lcg(7);
+        // A seeded generator of uniform numbers in [0, 1) (the one of
+        // `metrics::test_util`, here so that `table` needs nothing above it).
+        let mut state = 7u64;
+        let mut g = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
         let mut fast = 0;
         for _ in 0..200_000 {
-            let digits = 1 + (g.next() * 17.0) as usize;
+            let digits = 1 + (g() * 17.0) as usize;
             let mut text: String = (0..digits)
-                .map(|_| char::from(b'0' + (g.next() * 10.0) as u8 % 10))
+                .map(|_| char::from(b'0' + (g() * 10.0) as u8 % 10))
                 .collect();
-            let point = (g.next() * (digits + 1) as f64) as usize;
+            let point = (g() * (digits + 1) as f64) as usize;
             text.insert(point.min(digits), '.');
-            if g.next() < 0.3 {
+            if g() < 0.3 {
                 text.insert(0, '-');
             }
             if text == "." || text == "-." {
