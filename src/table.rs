@@ -415,6 +415,15 @@ pub struct Frame {
     pub columns: Vec<Column>,
 }
 
+/// A frame without an index from its named columns, in order.
+pub fn frame(name: &str, columns: Vec<(&str, Values)>) -> Frame {
+    let columns = columns
+        .into_iter()
+        .map(|(n, v)| Column::new(n, v))
+        .collect();
+    Frame::new(name, None, columns)
+}
+
 impl Frame {
     pub fn new(name: impl Into<String>, index: Option<Values>, columns: Vec<Column>) -> Self {
         Frame {

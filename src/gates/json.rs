@@ -57,9 +57,7 @@ pub fn gates_json(id: &str, outcomes: &[Outcome]) -> Vec<u8> {
         "counts": count_map(outcomes),
         "results": outcomes.iter().map(line).collect::<Vec<_>>(),
     });
-    let mut bytes = serde_json::to_vec_pretty(&value).expect("a JSON value always serialises");
-    bytes.push(b'\n');
-    bytes
+    crate::output::json::bytes(&value)
 }
 
 /// The `gates` entry of the summary: passed or not, the counts, and the

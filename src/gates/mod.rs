@@ -120,6 +120,26 @@ impl Outcome {
     }
 }
 
+/// The result files of gates, `output/<id>_gates.json` and
+/// `output/<id>_gates.xml` (JUnit): one definition for every kind; none
+/// without results.
+pub fn files(id: &str, outcomes: &[Outcome]) -> Vec<crate::output::OutputFile> {
+    if outcomes.is_empty() {
+        return Vec::new();
+    }
+    let out = std::path::Path::new("output");
+    vec![
+        crate::output::OutputFile {
+            path: out.join(format!("{id}_gates.json")),
+            bytes: json::gates_json(id, outcomes),
+        },
+        crate::output::OutputFile {
+            path: out.join(format!("{id}_gates.xml")),
+            bytes: junit::junit_xml(id, outcomes),
+        },
+    ]
+}
+
 /// Counts per status, in [`Status::ALL`] order.
 pub fn counts(outcomes: &[Outcome]) -> Vec<(Status, usize)> {
     Status::ALL

@@ -5,6 +5,14 @@
 
 use serde_json::{json, Value};
 
+/// The bytes of a JSON file of the output: indented, ending with a line
+/// end. The one writer of every kind's and the gates' JSON files.
+pub fn bytes(doc: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(doc).expect("a JSON value always serialises");
+    bytes.push(b'\n');
+    bytes
+}
+
 /// A number for JSON (`null` when not finite).
 pub fn number(x: f64) -> Value {
     if x.is_finite() {

@@ -6,7 +6,7 @@
 //! writes nothing.
 
 use crate::metrics::raters::rows::{CoefficientRow, NullTest};
-use crate::table::{text_values, Column, Frame, Values};
+use crate::table::{text_values, Frame, Values};
 
 use super::run::{RaterClassification, Scope};
 
@@ -22,13 +22,7 @@ pub(crate) fn texts<S: AsRef<str>>(v: impl IntoIterator<Item = S>) -> Values {
     text_values(v.into_iter().map(|s| Some(s.as_ref().to_string())))
 }
 
-pub(crate) fn frame(name: &str, columns: Vec<(&str, Values)>) -> Frame {
-    let columns = columns
-        .into_iter()
-        .map(|(n, v)| Column::new(n, v))
-        .collect();
-    Frame::new(name, None, columns)
-}
+pub(crate) use crate::table::frame;
 
 /// `<id>_agreement`: one row per coefficient and variant.
 pub fn agreement_frame(s: &Scope) -> Frame {

@@ -250,9 +250,7 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
         "overall": scope_json(&a.overall, cfg),
         "by_subgroup": groups,
     });
-    let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
-    bytes.push(b'\n');
-    bytes
+    crate::output::json::bytes(&doc)
 }
 
 /// The tables and the JSON.

@@ -66,16 +66,7 @@ pub fn files(
         path: out.join(format!("{}_summary.json", a.id)),
         bytes: tables::summary_json(a, &sha, &path),
     });
-    if !a.gates.is_empty() {
-        files.push(OutputFile {
-            path: out.join(format!("{}_gates.json", a.id)),
-            bytes: crate::gates::json::gates_json(&a.id, &a.gates),
-        });
-        files.push(OutputFile {
-            path: out.join(format!("{}_gates.xml", a.id)),
-            bytes: crate::gates::junit::junit_xml(&a.id, &a.gates),
-        });
-    }
+    files.extend(crate::gates::files(&a.id, &a.gates));
     files.extend(crate::render::report_files(&report::report(
         a, inputs, epoch,
     )?)?);

@@ -14,21 +14,10 @@ use super::run::{Analysis, SystemResult};
 use crate::config::classify::ClassifyConfig;
 use crate::metrics::bootstrap::Interval;
 use crate::metrics::calibration::BINS;
-use crate::table::{text_values, Column, Frame, Values};
+use crate::table::{frame, text_values, Frame, Values};
 
 /// The abstention column of the confusion matrix.
 pub use super::NONE_LABEL;
-
-fn frame(name: &str, columns: Vec<(&str, Values)>) -> Frame {
-    Frame::new(
-        name,
-        None,
-        columns
-            .into_iter()
-            .map(|(n, v)| Column::new(n, v))
-            .collect(),
-    )
-}
 
 fn texts<S: AsRef<str>>(v: impl IntoIterator<Item = S>) -> Values {
     text_values(v.into_iter().map(|s| Some(s.as_ref().to_string())))
@@ -660,7 +649,5 @@ pub fn summary_json(a: &Analysis, checksum: &str, file: &str) -> Vec<u8> {
     if !a.gates.is_empty() {
         doc["gates"] = crate::gates::json::summary(&a.gates);
     }
-    let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
-    bytes.push(b'\n');
-    bytes
+    crate::output::json::bytes(&doc)
 }

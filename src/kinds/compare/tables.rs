@@ -359,9 +359,7 @@ pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
         "gates": (!c.gates.is_empty()).then(|| crate::gates::json::summary(&c.gates)),
         "inputs": inputs_json(inputs),
     });
-    let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
-    bytes.push(b'\n');
-    bytes
+    crate::output::json::bytes(&doc)
 }
 
 /// The tables and the JSON of a comparison.
@@ -374,16 +372,7 @@ pub fn data_files(c: &Comparison, inputs: &[InputRecord]) -> Vec<OutputFile> {
         path: out.join(format!("{}_compare.json", c.id)),
         bytes: compare_json(c, inputs),
     });
-    if !c.gates.is_empty() {
-        files.push(OutputFile {
-            path: out.join(format!("{}_gates.json", c.id)),
-            bytes: crate::gates::json::gates_json(&c.id, &c.gates),
-        });
-        files.push(OutputFile {
-            path: out.join(format!("{}_gates.xml", c.id)),
-            bytes: crate::gates::junit::junit_xml(&c.id, &c.gates),
-        });
-    }
+    files.extend(crate::gates::files(&c.id, &c.gates));
     files
 }
 

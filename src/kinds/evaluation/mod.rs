@@ -56,15 +56,8 @@ pub fn files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Resu
         bytes: tables::summary_json(run),
     })?;
     if !run.exp.gates.is_empty() {
-        let id = &run.exp.experiment_id;
-        emit(&OutputFile {
-            path: Path::new("output").join(format!("{id}_gates.json")),
-            bytes: crate::gates::json::gates_json(id, &run.gates),
-        })?;
-        emit(&OutputFile {
-            path: Path::new("output").join(format!("{id}_gates.xml")),
-            bytes: crate::gates::junit::junit_xml(id, &run.gates),
-        })?;
+        let files = crate::gates::files(&run.exp.experiment_id, &run.gates);
+        files.iter().try_for_each(&mut *emit)?;
     }
     let report = timed("report", || {
         crate::render::report_files(&report::report(run, epoch)?)

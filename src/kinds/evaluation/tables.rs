@@ -146,7 +146,5 @@ pub fn summary_json(run: &Run) -> Vec<u8> {
             crate::gates::json::summary(&run.gates)
         },
     });
-    let mut bytes = serde_json::to_vec_pretty(&value).unwrap_or_default();
-    bytes.push(b'\n');
-    bytes
+    crate::output::json::bytes(&value)
 }

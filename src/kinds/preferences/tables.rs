@@ -18,7 +18,7 @@ use crate::metrics::preferences::{
     AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote, VoteValue,
 };
 use crate::output::OutputFile;
-use crate::table::{text_values, Column, Frame, Values};
+use crate::table::{text_values, Frame, Values};
 
 /// The measure columns of `<id>_annotator_metrics` and `<id>_model_traits`
 /// (spec 4 and 6): the metrics, the intervals and `few_votes`.
@@ -123,12 +123,7 @@ pub fn metrics_frame(a: &Analysis) -> Frame {
 }
 
 fn frame(name: &str, columns: &[&str], values: Vec<Values>) -> Frame {
-    let columns = columns
-        .iter()
-        .zip(values)
-        .map(|(n, v)| Column::new(*n, v))
-        .collect();
-    Frame::new(name, None, columns)
+    crate::table::frame(name, columns.iter().copied().zip(values).collect())
 }
 
 /// `<id>_overall`: spec 3 per data set and subset value.
@@ -371,9 +366,7 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
         "models": a.models.as_ref().map(models_json),
         "model_traits": model_traits_frame(a).map(|f| records(&f)),
     });
-    let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
-    bytes.push(b'\n');
-    bytes
+    crate::output::json::bytes(&doc)
 }
 
 /// The tables and the JSON.

@@ -258,9 +258,7 @@ pub fn summary_json(s: &Summary) -> Vec<u8> {
         "versions": s.versions.iter().map(version_json).collect::<Vec<_>>(),
         "inputs": inputs_json(&s.versions),
     });
-    let mut bytes = serde_json::to_vec_pretty(&doc).expect("JSON of plain values");
-    bytes.push(b'\n');
-    bytes
+    crate::output::json::bytes(&doc)
 }
 
 /// The tables and the JSON of a summary.
