@@ -51,6 +51,13 @@ pub fn adjacent_agreement(h: &[f64], s: &[f64]) -> f64 {
 /// `a`, `b` = label counts). Exactly 1.0 when a single label occurs
 /// (all weights zero). NaN when empty or when a value is not finite (the
 /// reference raises).
+///
+/// The same statistic as [`crate::metrics::raters::pairs::cohen_kappa`]
+/// with `Weights::Identity` on the table of the rounded values, but not
+/// the same arithmetic: integer counts divided once here, shares there.
+/// The two agree to rounding, not bit for bit (a test in `metrics`
+/// compares them), so neither calls the other; and on a single label this
+/// one gives SKLL's 1.0 where scikit-learn's gives NaN.
 pub fn kappa(h: &[f64], s: &[f64]) -> f64 {
     debug_assert_eq!(h.len(), s.len());
     let n = h.len().min(s.len());

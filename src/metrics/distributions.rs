@@ -1,6 +1,6 @@
 //! Stage 4 (metrics): the Student t, Fisher F and incomplete beta
-//! functions the regressions and intervals need (moved verbatim from
-//! `ols.rs`; `metrics::ols` re-exports the public ones).
+//! functions the regressions and intervals need (`metrics::ols`
+//! re-exports the public ones).
 //!
 //! Pure maths on `f64`: no I/O, no tables; this file must not touch files,
 //! frames or report code.

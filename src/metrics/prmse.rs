@@ -201,7 +201,7 @@ pub(crate) fn mse_prmse(se: f64, n: f64, ve: f64, m: f64, var_t: f64) -> (f64, f
 /// [`true_score_basis`] and [`TrueScoreBasis::evaluate`] compute, as sums
 /// that add across sets and scale with repeats (the bootstrap, uncertainty
 /// spec 2.1). [`TrueScoreSums::evaluate`] applies the same formulas
-/// ([`true_score_variance`], [`mse_prmse`]).
+/// (`true_score_variance`, `mse_prmse`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrueScoreSums {
     /// Responses with a human score, and with two.

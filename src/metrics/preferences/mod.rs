@@ -369,11 +369,16 @@ pub struct AnnotatorMetrics {
     pub accuracy: f64,
     /// `(A + D) / N`.
     pub relevance: f64,
-    /// `2 (accuracy - 0.5)` (chance agreement fixed at 0.5).
+    /// Feedback Forensics' "Cohen's kappa (randomized)": `2 (accuracy -
+    /// 0.5)`, chance agreement fixed at 0.5 because the annotator did not
+    /// see the order of the responses (spec 2), not estimated from the
+    /// marginals as in [`cohen_kappa`]. Strength builds on this one.
     pub kappa_randomized: f64,
     /// `kappa_randomized * relevance`.
     pub strength: f64,
-    /// scikit-learn's Cohen's kappa on the pairs where both votes are valid.
+    /// Feedback Forensics' "Cohen's kappa (not adjusted)": scikit-learn's
+    /// Cohen's kappa on the pairs where both votes are valid
+    /// ([`cohen_kappa`]).
     pub kappa: f64,
     /// Feedback Forensics' one-sided binomial p-value.
     pub p_value: f64,
@@ -423,6 +428,18 @@ pub(crate) fn rates_of(n: u64, a: u64, d: u64) -> (f64, f64, f64) {
 /// n`. 0 when the annotator has no valid vote on those pairs (Feedback
 /// Forensics catches scikit-learn's error); NaN when the expected
 /// disagreement is 0 (both use one and the same label only).
+///
+/// This is Cohen's kappa with the observed marginals (chance agreement
+/// `sum_k p_ref(k) p_annotator(k)`): Feedback Forensics' "Cohen's kappa
+/// (not adjusted)", the `kappa` column. It is not Feedback Forensics'
+/// "randomized" kappa, whose chance agreement is fixed at 0.5 because the
+/// annotator did not see the order of the responses:
+/// [`AnnotatorMetrics::kappa_randomized`], `2 (accuracy - 0.5)`, on which
+/// strength builds. Feedback Forensics reports both, so both are here (spec
+/// 2, parity). Its numbers are those of
+/// [`crate::metrics::raters::pairs::cohen_kappa`] on the 2 x 2 table to
+/// rounding (not bit for bit; a test in `metrics` compares them), except
+/// the 0 for an empty table, where that one gives NaN.
 pub fn cohen_kappa(table: &VoteTable) -> f64 {
     let c = &table.counts;
     let n = table.agreed() + table.disagreed();

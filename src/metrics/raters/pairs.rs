@@ -59,6 +59,13 @@ pub fn exact_agreement(table: &PairTable) -> f64 {
 /// product of the margins / `N`, disagreement weights by position
 /// (`[k != l]`, `|k - l|`, `(k - l)^2`; only their ratio matters, so they
 /// are taken over the range). NaN when `N = 0` or `sum w E = 0`.
+///
+/// Unweighted, the same statistic as [`crate::metrics::agreement::kappa`]
+/// (SKLL, on raw scores it rounds), which divides integer counts once where
+/// this one sums shares: the two agree to rounding, not bit for bit (a test
+/// in `metrics` compares them), and on one category that one gives 1.0
+/// where this one gives NaN. [`crate::metrics::preferences::cohen_kappa`]
+/// is the 2 x 2 case, evaluated in scikit-learn's order.
 pub fn cohen_kappa(table: &PairTable, kind: Weights) -> f64 {
     let pr = props(table);
     let kern = by_position(table.q, kind);
