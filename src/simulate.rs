@@ -1,9 +1,9 @@
-//! Side stage (not part of the evaluation pipeline): `rsmreport simulate`, a
-//! seeded generator of realistic predictions files. Pure: no I/O, no clock,
-//! no environment; it builds [`Table`]s (and the text of a matching
-//! experiment file) and hands them to `output::file`, the only code that
-//! writes them. It must not touch `config/`, `input/`, `preprocess.rs`,
-//! `sections/` or `output/` beyond calling `pyrepr` for number text.
+//! Aside from the stages and the kinds (not part of any report):
+//! `rsmreport simulate`, a seeded generator of realistic predictions files.
+//! Pure: no I/O, no clock, no environment. It builds [`Table`]s (and the
+//! text of a matching experiment file); the binary's `simulate` command
+//! hands them to `output::file`, which writes them. Of the crate it uses
+//! only the leaf modules `table` and `pyrepr` (number text).
 //!
 //! # Design
 //!

@@ -1,11 +1,11 @@
-//! Stage 5 (sections): the fairness tables of spec 3.15 and 4.2 as
+//! Stage 5 (analysis): the fairness tables of spec 3.15 and 4.2 as
 //! [`Frame`]s: `estimates_osa_by_<g>`, `estimates_osd_by_<g>`,
 //! `estimates_csd_by_<g>` and `fairness_metrics_by_<g>`, in the reference's
 //! layout (index written as a first column with an empty header).
 //!
 //! Layout only: the numbers come from `metrics::fairness`; no I/O and no
-//! number formatting here, and this file must not touch the other sections
-//! or the output stage.
+//! number formatting here, and nothing of the crate is used but
+//! `metrics::fairness` and `table`.
 
 use crate::metrics::fairness::{EstimateRow, FairnessResult};
 use crate::table::{text_values, Column, Frame, Values};

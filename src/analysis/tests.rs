@@ -1,5 +1,5 @@
 //! Hand-computed checks of the section tables on a six-response experiment,
-//! run through config -> input -> preprocess -> sections.
+//! run through config -> input -> preprocess -> analysis.
 
 use crate::kinds::evaluation::run::{execute, Run};
 use crate::table::{Frame, Values};

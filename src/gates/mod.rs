@@ -1,10 +1,12 @@
 //! Stage 6 (gates): evaluates validated quality gates (gates spec 2-4) on
 //! computed results, one [`Outcome`] per result line: `pass`, `fail`,
 //! `warn`, `skipped` or `nan`, with the value compared, its interval, the
-//! condition and a one-line reason. The results come through the
-//! [`Results`] trait, so `build` (and later `compare`) hand over their own
-//! tables and the tests hand-made numbers. [`json`] and [`junit`] turn the
-//! outcomes into file bytes.
+//! condition and a one-line reason. [`evaluate`] reads the results through
+//! the [`Results`] trait, which the evaluation kind (`build`, `check`) and
+//! `compare` implement over their own tables and the tests over hand-made
+//! numbers; `classify` finds its statistics itself and calls [`judge`] per
+//! line. [`json`] and [`junit`] turn the outcomes into file bytes;
+//! [`files`] makes the same two files for every kind with gates.
 //!
 //! Pure: no I/O, no metric arithmetic (every number is read, never
 //! recomputed).

@@ -1,6 +1,8 @@
-//! Stage 2: reading input tables (predictions and scale files) into
-//! [`crate::table::Table`]. Reads files; writes nothing, and knows nothing
-//! about the configuration beyond the names of the text columns.
+//! Stage 2: reading input tables (predictions, scale and annotation
+//! files of every kind) into [`crate::table::Table`]. Reads files; writes
+//! nothing, and knows nothing about the configuration beyond the names of
+//! the text columns (and, for an archive, the number syntax of its saved
+//! configuration).
 //!
 //! The reader is chosen by the lower-cased extension: `.csv`, `.tsv`,
 //! `.xlsx` (first sheet), `.jsonl`/`.jsonlines`, `.parquet`. Columns named

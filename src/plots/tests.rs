@@ -1,6 +1,8 @@
-//! Plots stage: tests of the four figures (well-formed markup, accessibility,
+//! Plots stage: tests of `build`'s four figures (score distributions,
+//! evaluation by group, fairness, conditional scores; the other figures are
+//! tested in their own files): well-formed markup, accessibility,
 //! themeable colours, counts of drawn marks, escaping, determinism,
-//! degenerate input). Touches nothing outside `src/plots/`; writes preview
+//! degenerate input. Touches nothing outside `src/plots/`; writes preview
 //! SVGs only when `PLOTS_PREVIEW_DIR` is set.
 
 use super::*;

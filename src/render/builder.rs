@@ -2,9 +2,9 @@
 //! report kind: unique element ids, the headings seen so far (the table of
 //! contents), the figures drawn, and the shared pieces (a table with its
 //! CSV download, a figure with its caption, custom Markdown or HTML
-//! sections). A command's assembly (`build`, later `compare`, `agree`, ..)
-//! drives a [`Builder`] and [`Builder::finish`]es it into a [`Report`].
-//! No I/O; knows nothing of any command.
+//! sections). Each report kind's assembly drives a [`Builder`] and
+//! [`Builder::finish`]es it into a [`Report`]. No I/O; knows nothing of
+//! any kind.
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;

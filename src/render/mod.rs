@@ -7,9 +7,9 @@
 //! CSS, JS and every figure inline, nothing fetched from anywhere.
 //!
 //! No I/O (the output stage writes the returned files). Depends only on
-//! [`crate::plots`], [`crate::table`] and [`crate::output::OutputFile`]:
-//! never on `config`, `analysis` or any report kind (the `kinds` folder), so
-//! every report kind can use it.
+//! [`crate::plots`], [`crate::table`], [`crate::pyrepr`] and
+//! [`crate::output::OutputFile`]: never on `config`, `analysis` or any
+//! report kind (the `kinds` folder), so every report kind can use it.
 
 pub mod builder;
 pub mod context;

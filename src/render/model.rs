@@ -1,7 +1,6 @@
 //! Report stage: the kind-agnostic report model. A [`Report`] is everything
 //! one HTML report shows (header, panels, sections of blocks, figures),
-//! already computed and formatted by the command that assembles it
-//! (`build`, and later `compare`, `summarize`, `agree`, `preferences`).
+//! already computed and formatted by the report kind that assembles it.
 //! The engine ([`super::templates`]) only places it.
 //!
 //! Plain data: no I/O, no arithmetic on results, and nothing here knows

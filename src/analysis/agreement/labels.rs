@@ -1,4 +1,4 @@
-//! Command assembly (agree): label texts to category codes in one pass
+//! Stage 5 (analysis), agreement: label texts to category codes in one pass
 //! (`spec/agreement.md` 1.2): declared categories in their order, or the
 //! observed labels (numbers in numeric order, text in code-point order for
 //! nominal data); `ordinal` without categories refuses text labels,

@@ -1,4 +1,4 @@
-//! Command assembly (agree): the annotations table, in the wide, long or
+//! Stage 5 (analysis), agreement: the annotations table, in the wide, long or
 //! counts layout, turned into items x raters codes (or items x categories
 //! counts), the reference labels and the subgroup values of every item
 //! (`spec/agreement.md` 1.2 and 7: absent columns, fewer than two raters,

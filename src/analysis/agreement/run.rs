@@ -1,4 +1,4 @@
-//! Command assembly (agree): every number of an agreement experiment, for
+//! Stage 5 (analysis), agreement: every number of an agreement experiment, for
 //! all items and for each level of each subgroup (`spec/agreement.md` 3,
 //! 4, 6): the coefficient rows with their intervals (Krippendorff's alpha
 //! by the seeded bootstrap over items, computed on threads but one
