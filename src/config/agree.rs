@@ -9,7 +9,7 @@
 //! checks that the annotations file exists. Never reads the data and never
 //! writes anything.
 
-use super::value::{names, text, KeyError as Bad};
+use super::value::{folder, id, names, resolve_file, text, KeyError as Bad};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
@@ -99,25 +99,14 @@ pub struct AgreeConfig {
 /// Reads and validates the experiment file at `path`; the annotations file
 /// must exist (relative to the config's folder, then the current folder).
 pub fn load(path: &Path) -> Result<AgreeConfig> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow!("cannot read the experiment file {}: {e}", path.display()))?;
+    let text = super::value::read_experiment(path)?;
     let mut cfg = parse(&text, path)?;
-    let given = Path::new(&cfg.annotations_file);
-    let cwd = std::env::current_dir().map(|d| d.join(given)).ok();
-    let found = [Some(cfg.annotations_path.clone()), cwd]
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_file());
-    match found {
-        Some(p) => cfg.annotations_path = p,
-        None => {
+    let key = "annotations_file";
+    match resolve_file(key, &cfg.annotations_file, "annotations file", folder(path)) {
+        Ok(found) => cfg.annotations_path = found,
+        Err(message) => {
             let raw = super::parse(&text, ConfigKind::Toml, path)?;
-            return Err(anyhow!(
-                "{}: annotations_file = \"{}\" does not exist (looked for {})",
-                raw.at("annotations_file"),
-                cfg.annotations_file,
-                cfg.annotations_path.display()
-            ));
+            return Err(anyhow!("{}: {message}", raw.at(key)));
         }
     }
     Ok(cfg)
@@ -134,11 +123,9 @@ fn required(raw: &RawConfig, key: &'static str, why: &str) -> Result<String, Bad
 }
 
 fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {
-    let experiment_id = required(raw, "experiment_id", "")?;
-    crate::schema::check_file_name_part(&experiment_id, "experiment_id")
-        .map_err(|e| ("experiment_id", e.to_string()))?;
+    let experiment_id = id(raw, "experiment_id")?
+        .ok_or_else(|| ("experiment_id", "experiment_id is required".to_string()))?;
     let annotations_file = required(raw, "annotations_file", " (the file of ratings)")?;
-    let dir = path.parent().unwrap_or(Path::new(""));
     let layout = layout(raw)?;
     let item_column = text(raw, "item_column")?;
     if item_column.is_none() && !matches!(layout, Layout::Counts { .. }) {
@@ -162,7 +149,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {
     }
     Ok(AgreeConfig {
         experiment_id,
-        annotations_path: dir.join(&annotations_file),
+        annotations_path: folder(path).join(&annotations_file),
         annotations_file,
         layout,
         item_column,
@@ -261,7 +248,7 @@ fn categories(raw: &RawConfig, level: Level) -> Result<Option<Vec<Category>>, Ba
                 "categories",
                 format!(
                     "categories must be a non-empty list of labels, but it is {}",
-                    super::validate::describe(other)
+                    super::value::describe(other)
                 ),
             ))
         }
@@ -282,7 +269,7 @@ fn categories(raw: &RawConfig, level: Level) -> Result<Option<Vec<Category>>, Ba
                     "categories",
                     format!(
                         "categories must hold labels (texts or numbers), but it holds {}",
-                        super::validate::describe(other)
+                        super::value::describe(other)
                     ),
                 ))
             }
@@ -398,7 +385,7 @@ mod tests {
             "{e}"
         );
         let e = err(&WIDE.replace("[\"a1\", \"a2\", \"a3\"]", "[\"a1\", \" \"]"));
-        assert!(e.contains("it holds an empty name"), "{e}");
+        assert!(e.contains("has an empty name at position 2"), "{e}");
         let e = err(&WIDE.replace("[\"a1\", \"a2\", \"a3\"]", "[\"a1\"]"));
         assert!(
             e.contains("line 4")
@@ -423,5 +410,24 @@ mod tests {
         assert!(e.contains("experiment_id is required"), "{e}");
         let e = err(&format!("{WIDE}categories = [\"a\", \"a\"]\n"));
         assert!(e.contains("twice"), "{e}");
+    }
+
+    #[test]
+    fn load_finds_the_annotations_file_or_says_where_it_looked() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let exp = dir.path().join("exp.toml");
+        std::fs::write(&exp, WIDE).unwrap();
+        let e = format!("{:#}", load(&exp).unwrap_err());
+        assert!(
+            e.contains(
+                "exp.toml, line 2: annotations file not found: annotations_file = \"labels.csv\""
+            ) && e.contains(&dir.path().join("labels.csv").display().to_string()),
+            "{e}"
+        );
+        std::fs::write(dir.path().join("labels.csv"), "item,a1,a2\n").unwrap();
+        assert_eq!(
+            load(&exp).unwrap().annotations_path,
+            dir.path().join("labels.csv")
+        );
     }
 }

@@ -10,14 +10,16 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the predictions file exists: never reads data, writes nothing.
 
-use super::value::{names, required, text, KeyError as Bad};
+use super::value::{
+    boolean, folder, id, missing, names, required, resolve_file, text, KeyError as Bad,
+};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::{Map, Value};
 
 use super::intervals::{self, Intervals};
-use super::validate::describe;
+use super::value::describe;
 use super::{FileFormat, RawConfig};
 
 /// The keys of a classify experiment file (spec 1).
@@ -269,17 +271,6 @@ fn betas(raw: &RawConfig) -> Result<Vec<f64>, Bad> {
     Ok(out)
 }
 
-fn boolean(raw: &RawConfig, key: &'static str) -> Result<bool, Bad> {
-    match raw.get(key) {
-        None => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err((
-            key,
-            format!("{key} must be true or false, but it is {}", describe(other)),
-        )),
-    }
-}
-
 fn file_format(raw: &RawConfig) -> Result<FileFormat, Bad> {
     match raw.get("file_format") {
         None => Ok(FileFormat::Csv),
@@ -302,8 +293,9 @@ fn file_format(raw: &RawConfig) -> Result<FileFormat, Bad> {
     }
 }
 
+/// `experiment_id`: required, and the id rule of every kind.
 fn experiment_id(raw: &RawConfig) -> Result<String, Bad> {
-    super::value::experiment_id(required(raw, "experiment_id", "\"intent_v7\"")?)
+    id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"intent_v7\""))
 }
 
 fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
@@ -338,7 +330,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
             format!("id_column \"{id}\" is also the gold column or a system column"),
         ));
     }
-    let ordinal = boolean(raw, "ordinal")?;
+    let ordinal = boolean(raw, "ordinal")?.unwrap_or(false);
     let labels = labels(raw, ordinal)?;
     let positive_label = positive_label(raw, labels.as_deref(), ordinal)?;
     let baseline = baseline(raw, &system_columns)?;
@@ -369,7 +361,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
     Ok(ClassifyConfig {
         experiment_id,
         description: text(raw, "description")?.unwrap_or_default(),
-        predictions_file: super::value::resolve_file("predictions_file", &file, path)
+        predictions_file: resolve_file("predictions_file", &file, "predictions file", folder(path))
             .map_err(|m| ("predictions_file", m))?,
         id_column,
         gold_column,
@@ -655,11 +647,18 @@ mod tests {
         assert!(e.contains("twice"), "{e}");
         let e = err(&BASE.replace("p.csv", "nope.csv"));
         assert!(
-            e.contains("line 2: predictions_file = \"nope.csv\" does not exist"),
+            e.contains("line 2: predictions file not found: predictions_file = \"nope.csv\""),
             "{e}"
         );
         let e = err(&format!("{BASE}[intervals]\nseeds = 1\n"));
         assert!(e.contains("did you mean intervals.seed?"), "{e}");
+        // The one boolean rule: true/false or their texts.
+        assert!(run(&format!("{BASE}ordinal = \"TRUE\"\n")).unwrap().ordinal);
+        let e = err(&format!("{BASE}ordinal = 1\n"));
+        assert!(
+            e.contains("line 5: ordinal only accepts true or false, but it is the number 1"),
+            "{e}"
+        );
     }
 
     /// `[margins]` as compare.md 2.3: a margin per compared statistic,

@@ -74,18 +74,14 @@ pub fn parse(text: &str, path: &Path, statistics: &[&str]) -> Result<CompareConf
 
 fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'static str, String)> {
     let text = |key: &'static str| super::value::text(raw, key);
-    let comparison_id = text("comparison_id")?;
-    if let Some(id) = &comparison_id {
-        crate::schema::check_file_name_part(id, "comparison_id")
-            .map_err(|e| ("comparison_id", e.to_string()))?;
-    }
     Ok(CompareConfig {
-        comparison_id,
+        // The id rule of every kind (it names the output files).
+        comparison_id: super::value::id(raw, "comparison_id")?,
         description: text("description")?,
         baseline_label: text("baseline_label")?,
         candidate_label: text("candidate_label")?,
         score_type: text("score_type")?,
-        subgroups: subgroups(raw.get("subgroups")).map_err(|m| ("subgroups", m))?,
+        subgroups: super::value::names(raw, "subgroups")?,
         units: units(raw.get("intervals")),
         // `unit` is validated here and decided per comparison (`units`):
         // the folders say whether they name test takers.
@@ -115,28 +111,6 @@ fn units(v: Option<&Value>) -> Units {
     }
 }
 
-fn subgroups(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|g| match g {
-                Value::String(s) if !s.is_empty() => Ok(s.clone()),
-                other => Err(format!(
-                    "subgroups must be a list of subgroup names, but it holds {}",
-                    super::validate::describe(other)
-                )),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some),
-        Some(other) => Err(format!(
-            "subgroups must be a list of subgroup names (for example subgroups = [\"L1\"]), but \
-             it is {}",
-            super::validate::describe(other)
-        )),
-    }
-}
-
 /// The `[margins]` table: a margin of 0 or more per named statistic (also
 /// `classify`'s, with its statistics).
 pub fn margins(v: Option<&Value>, statistics: &[&str]) -> Result<BTreeMap<String, f64>, String> {
@@ -147,7 +121,7 @@ pub fn margins(v: Option<&Value>, statistics: &[&str]) -> Result<BTreeMap<String
             return Err(format!(
                 "margins must be a table of margins by statistic (for example [margins] with \
                  wtkappa = 0.01), but it is {}",
-                super::validate::describe(other)
+                super::value::describe(other)
             ))
         }
     };
@@ -169,7 +143,7 @@ pub fn margins(v: Option<&Value>, statistics: &[&str]) -> Result<BTreeMap<String
                 return Err(format!(
                     "margins.{name} must be a number of 0 or more (the practical margin of the \
                      verdict), but it is {}",
-                    super::validate::describe(value)
+                    super::value::describe(value)
                 ))
             }
         }
@@ -234,8 +208,22 @@ mod tests {
         let e = parse_err("[intervals]\nlevle = 0.9\n");
         assert!(e.contains("did you mean intervals.level?"), "{e}");
         let e = parse_err("comparison_id = \"a/b\"\n");
-        assert!(e.contains("comparison_id 'a/b' cannot be used"), "{e}");
-        let e = parse_err("subgroups = \"L1\"\n");
+        assert!(
+            e.contains(
+                "comparison_id \"a/b\" contains a / or \\, which cannot be part of a file name"
+            ),
+            "{e}"
+        );
+        let e = parse_err("comparison_id = \"v2 vs v3\"\n");
+        assert!(e.contains("contains spaces or other whitespace"), "{e}");
+        let e = parse_err("subgroups = 3\n");
         assert!(e.contains("subgroups must be a list"), "{e}");
+        let e = parse_err("subgroups = [\"L1\", \"L1\"]\n");
+        assert!(e.contains("lists the column \"L1\" more than once"), "{e}");
+        // One comma-separated text, as in every kind.
+        assert_eq!(
+            parse_ok("subgroups = \"L1, gender\"\n").subgroups,
+            Some(vec!["L1".to_string(), "gender".to_string()])
+        );
     }
 }

@@ -565,7 +565,7 @@ fn parse_preset(preset: Option<&Value>, cx: &Context) -> Result<Vec<Gate>, Strin
         Some(other) => {
             return Err(format!(
                 "gates_preset must be the name of a preset (\"williamson2012\"), but it is {}",
-                super::validate::describe(other)
+                super::value::describe(other)
             ))
         }
     })
@@ -585,7 +585,7 @@ fn parse_gates(
                 None,
                 format!(
                     "gates must be an array of tables ([[gates]] blocks), but it is {}",
-                    super::validate::describe(other)
+                    super::value::describe(other)
                 ),
             ))
         }
@@ -598,7 +598,7 @@ fn parse_gates(
                 format!(
                     "gates[{}] must be a table with metric, op and threshold, but it is {}",
                     i + 1,
-                    super::validate::describe(item)
+                    super::value::describe(item)
                 ),
             ));
         };
@@ -724,7 +724,7 @@ pub fn one_checked(
         Some(v) => v.as_u64().ok_or_else(|| {
             format!(
                 "min_n must be a whole number, 0 or more, but it is {}",
-                super::validate::describe(v)
+                super::value::describe(v)
             )
         })?,
     };
@@ -738,7 +738,7 @@ pub fn one_checked(
         Some(v) => {
             return Err(format!(
                 "name must be non-empty text, but it is {}",
-                super::validate::describe(v)
+                super::value::describe(v)
             ))
         }
     };
@@ -785,7 +785,7 @@ fn required_text(table: &Map<String, Value>, key: &str, example: &str) -> Result
         Some(Value::String(s)) => Ok(s.trim().to_string()),
         Some(v) => Err(format!(
             "{key} must be text ({example}), but it is {}",
-            super::validate::describe(v)
+            super::value::describe(v)
         )),
         None => Err(format!("{key} is missing ({example})")),
     }
@@ -797,7 +797,7 @@ fn threshold(table: &Map<String, Value>) -> Result<f64, String> {
             Some(x) if x.is_finite() => Ok(x),
             _ => Err(format!(
                 "threshold must be a finite number, but it is {}",
-                super::validate::describe(v)
+                super::value::describe(v)
             )),
         },
         None => Err("threshold is missing (for example threshold = 0.70)".into()),
@@ -811,7 +811,7 @@ fn score_type(table: &Map<String, Value>, types: &ScoreTypes) -> Result<String, 
     let Value::String(s) = v else {
         return Err(format!(
             "score_type must be text, but it is {}",
-            super::validate::describe(v)
+            super::value::describe(v)
         ));
     };
     if types.all.contains(&s.as_str()) {
@@ -833,7 +833,7 @@ fn scope(table: &Map<String, Value>, cx: &Context) -> Result<Scope, String> {
             return Err(format!(
                 "scope must be text (\"overall\", \"each:<subgroup>\", \"worst:<subgroup>\" or \
                  \"<subgroup>=<level>\"), but it is {}",
-                super::validate::describe(v)
+                super::value::describe(v)
             ))
         }
     };
@@ -887,7 +887,7 @@ fn bound(table: &Map<String, Value>) -> Result<Bound, String> {
         },
         Some(v) => Err(format!(
             "bound must be \"estimate\", \"lower\" or \"upper\", but it is {}",
-            super::validate::describe(v)
+            super::value::describe(v)
         )),
     }
 }
@@ -904,7 +904,7 @@ fn severity(table: &Map<String, Value>) -> Result<Severity, String> {
                 .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
             Err(format!(
                 "severity must be \"fail\" or \"warn\", but it is {}{hint}",
-                super::validate::describe(v)
+                super::value::describe(v)
             ))
         }
     }

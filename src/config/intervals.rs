@@ -1,7 +1,8 @@
-//! Stage 1 (config): the `[intervals]` table of an experiment
+//! Stage 1 (config): the `[intervals]` table of every kind's configuration
 //! (uncertainty spec 1): confidence level, bootstrap replicates, seed and
 //! sampling unit, or `intervals = false`. Validates the raw value into
-//! [`Intervals`] and gives the value the saved configuration records.
+//! [`Intervals`] ([`parse`]; [`parse_for`] for the kinds that resample
+//! items or pairs) and gives the value the saved configuration records.
 //! Pure: reads no file, touches no data.
 
 use serde_json::{json, Map, Value};
@@ -82,7 +83,7 @@ pub fn parse(
             return Err(format!(
                 "intervals must be a table (for example [intervals] with level = 0.95) or \
                  false to switch intervals off, but it is {}",
-                super::validate::describe(other)
+                super::value::describe(other)
             ))
         }
     };
@@ -132,7 +133,7 @@ fn level(v: &Value) -> Result<f64, String> {
         _ => Err(format!(
             "intervals.level must be a number between 0 and 1 (for example 0.95 for 95% \
              intervals), but it is {}",
-            super::validate::describe(v)
+            super::value::describe(v)
         )),
     }
 }
@@ -142,7 +143,7 @@ fn whole(v: &Value, key: &str, max: u64) -> Result<u64, String> {
         Some(n) if n <= max => Ok(n),
         _ => Err(format!(
             "intervals.{key} must be a whole number from 0 to {max}, but it is {}",
-            super::validate::describe(v)
+            super::value::describe(v)
         )),
     }
 }
@@ -154,7 +155,7 @@ fn unit(v: Option<&Value>, candidate_column: Option<&str>) -> Result<Unit, Strin
         Some(other) => {
             return Err(format!(
                 "intervals.unit must be \"response\", \"candidate\" or \"auto\", but it is {}",
-                super::validate::describe(other)
+                super::value::describe(other)
             ))
         }
     };

@@ -1,15 +1,20 @@
-//! Stage 1: the experiment definition. Raw TOML (or rsmeval JSON) text is
-//! parsed into a raw key/value map, then validated into an [`Experiment`]:
-//! every default filled in, every cross-field rule checked, paths resolved.
+//! Stage 1: the configuration of every report kind. Raw TOML (or rsmeval
+//! JSON) text is parsed into a raw key/value map, then validated: every
+//! default filled in, every cross-field rule checked, paths resolved.
 //! Reads the config file (and checks that referenced files exist); never
 //! reads data tables and never writes anything.
 //!
 //! Layout (ripgrep's low-level/high-level split): [`parse`] turns text into a
-//! [`RawConfig`] (syntax only), [`validate`] turns that into an
-//! [`Experiment`] (all meaning), [`load`] reads the file and runs both.
-//! `keys` holds the key catalogue, `sections` the section rules (spec 5.1),
-//! `saved` the text of the saved copy (spec 1.4).
-
+//! [`RawConfig`] (syntax only); [`value`] holds the one reader of each kind
+//! of value (booleans, lists of names, referenced files, ids and the
+//! wording of a value in a message), used by every kind. `build`'s and
+//! `check`'s experiment: [`validate`] turns the raw map into an
+//! [`Experiment`] (all meaning), [`load`] reads the file and runs both;
+//! `keys` holds its key catalogue, `sections` the section rules (spec 5.1),
+//! `saved` the text of the saved copy (spec 1.4). The other kinds' files:
+//! [`agree`], [`classify`], [`compare`] (the optional `compare.toml`) and
+//! [`preferences`]; [`intervals`] and [`gates`] are tables several kinds
+//! share.
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
@@ -32,7 +37,7 @@ pub use parse::{parse, ConfigKind, RawConfig};
 pub use saved::{python_float_repr, saved_config_json, to_python_json};
 pub use sections::SUBGROUP_SECTIONS;
 pub(crate) use validate::parse_number_text;
-pub use validate::{validate, MAX_EXPERIMENT_ID_CHARS};
+pub use validate::validate;
 
 /// The built-in report sections, in their default order (spec 5.1).
 pub const BUILTIN_SECTIONS: [&str; 10] = [

@@ -1,7 +1,8 @@
 //! Stage 1 (config), parsing half: the text of a TOML or rsmeval JSON config
 //! becomes a [`RawConfig`], the top-level keys in the user's order with their
 //! values and the line where each key is defined. Pure text processing: it
-//! reads no file, judges no value (that is `validate`) and writes nothing.
+//! reads no file, judges no value (that is `value` and each kind's reader)
+//! and writes nothing.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

@@ -7,7 +7,7 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the pairs file exists: never reads the pairs, writes nothing.
 
-use super::value::{names, required, text, KeyError as Fail};
+use super::value::{folder, id, missing, names, required, resolve_file, text, KeyError as Fail};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -63,6 +63,8 @@ pub struct PreferencesConfig {
     pub reference_models: Option<Vec<String>>,
     /// `None`: `intervals = false` (only the exact interval of accuracy).
     pub intervals: Option<Intervals>,
+    /// The experiment file this came from.
+    pub origin: PathBuf,
 }
 
 impl PreferencesConfig {
@@ -89,8 +91,9 @@ pub fn parse(text: &str, path: &Path) -> Result<PreferencesConfig> {
     super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
 }
 
+/// `experiment_id`: required, and the id rule of every kind.
 fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
-    super::value::experiment_id(required(raw, "experiment_id", "\"judge_audit\"")?)
+    id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"judge_audit\""))
 }
 
 /// `pairs_file`: one file name, or a list of them (spec 6).
@@ -110,10 +113,7 @@ fn pairs_files(raw: &RawConfig) -> Result<Vec<String>, Fail> {
             .iter()
             .map(|v| match v {
                 Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
-                other => Err(bad(format!(
-                    "it holds {}",
-                    super::validate::describe(other)
-                ))),
+                other => Err(bad(format!("it holds {}", super::value::describe(other)))),
             })
             .collect(),
         _ => Ok(vec![required(raw, "pairs_file", "\"pairs.csv\"")?]),
@@ -184,12 +184,15 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
         intervals::parse_for(raw.get("intervals"), "pairs").map_err(|m| ("intervals", m))?;
     let pairs_files = pairs_values
         .iter()
-        .map(|v| super::value::resolve_file("pairs_file", v, path).map_err(|m| ("pairs_file", m)))
+        .map(|v| {
+            resolve_file("pairs_file", v, "pairs file", folder(path)).map_err(|m| ("pairs_file", m))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(PreferencesConfig {
         experiment_id,
         pairs_file: pairs_files[0].clone(),
         pairs_files,
+        origin: path.to_path_buf(),
         id_column: text(raw, "id_column")?,
         text_a_column: text(raw, "text_a_column")?.unwrap_or_else(|| "text_a".into()),
         text_b_column: text(raw, "text_b_column")?.unwrap_or_else(|| "text_b".into()),
@@ -302,7 +305,7 @@ mod tests {
         );
         let e = err(&BASE.replace("Cargo.toml.csv", "nope.csv"));
         assert!(
-            e.contains("line 2: pairs_file = \"nope.csv\" does not exist"),
+            e.contains("line 2: pairs file not found: pairs_file = \"nope.csv\""),
             "{e}"
         );
         let e = err(&BASE.replace("\"audit\"", "\"my audit\""));
@@ -342,7 +345,10 @@ mod tests {
             "{e}"
         );
         let e = err(&BASE.replace("\"Cargo.toml.csv\"", "[\"Cargo.toml.csv\", \"no.csv\"]"));
-        assert!(e.contains("pairs_file = \"no.csv\" does not exist"), "{e}");
+        assert!(
+            e.contains("pairs file not found: pairs_file = \"no.csv\""),
+            "{e}"
+        );
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! [`Experiment`] (spec 1.1 steps 1-11, table 1.2, decisions.md): keys
 //! checked, values coerced, defaults filled, cross-field rules applied,
 //! referenced files located, sections chosen (spec 5.1) and the saved copy
-//! built (spec 1.4). Only checks that files exist; never reads data tables
-//! and never writes anything.
+//! built (spec 1.4). The values are read with the rules every kind shares
+//! (`config::value`); the reader here adds the file and line, and the
+//! examples of build's own keys. Only checks that files exist; never reads
+//! data tables and never writes anything.
 
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -18,10 +20,8 @@ use super::keys::{
 };
 use super::parse::RawConfig;
 use super::sections::{select_sections, Available};
+use super::value::{self, coerce_bool, coerce_list, describe, KeyError};
 use super::{Experiment, FileFormat, FlagFilter, FlagValue, Number, ScaleWith};
-
-/// Longest allowed `experiment_id` (spec 1.1 step 6).
-pub const MAX_EXPERIMENT_ID_CHARS: usize = 200;
 
 /// Validates a parsed config. `config_path` is the config file: it is named
 /// in every message and its folder is where relative paths are looked up
@@ -193,14 +193,7 @@ fn rater_error_variance(cx: &Ctx) -> Result<Option<Number>> {
 
 /// `subgroups`: each column once.
 fn subgroups(cx: &Ctx) -> Result<Vec<String>> {
-    let subgroups = cx.list("subgroups")?.unwrap_or_default();
-    if let Some(dup) = first_duplicate(&subgroups) {
-        return Err(cx.err(
-            "subgroups",
-            format!("subgroups lists the column \"{dup}\" more than once; list each column once"),
-        ));
-    }
-    Ok(subgroups)
+    Ok(cx.names("subgroups")?.unwrap_or_default())
 }
 
 /// `trim_min` must not be above `trim_max`.
@@ -398,113 +391,29 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A boolean: true/false, or the text "true"/"false" in any case.
-    fn boolean(&self, key: &str) -> Result<Option<bool>> {
-        let Some(v) = self.value(key) else {
-            return Ok(None);
-        };
-        match coerce_bool(v) {
-            Some(b) => Ok(Some(b)),
-            None => Err(self.err(
-                key,
-                format!(
-                    "{key} only accepts true or false, but it is {}",
-                    describe(v)
-                ),
-            )),
-        }
+    /// Locates a [`value`] rule's error at its key.
+    fn at_key<T>(&self, read: Result<T, KeyError>) -> Result<T> {
+        read.map_err(|(key, message)| self.err(key, message))
     }
 
-    /// A list of names: a list of texts, or one comma-separated text.
-    fn list(&self, key: &str) -> Result<Option<Vec<String>>> {
-        let Some(v) = self.value(key) else {
-            return Ok(None);
-        };
-        let Some(items) = coerce_list(v) else {
-            return Err(self.err(
-                key,
-                format!(
-                    "{key} must be a list of texts (for example {key} = [\"{0}\", \"{1}\"]) or \
-                     one comma-separated text (\"{0}, {1}\"), but it is {2}",
-                    example_list(key).0,
-                    example_list(key).1,
-                    describe(v)
-                ),
-            ));
-        };
-        let items = match items {
-            Ok(items) => items,
-            Err((index, bad)) => {
-                return Err(self.err(
-                    key,
-                    format!(
-                        "{key} must only hold texts, but item {} is {}",
-                        index + 1,
-                        describe(bad)
-                    ),
-                ))
-            }
-        };
-        if let Some(pos) = items.iter().position(|s| s.trim().is_empty()) {
-            return Err(self.err(
-                key,
-                format!(
-                    "{key} has an empty name at position {} (check for a doubled or trailing \
-                     comma)",
-                    pos + 1
-                ),
-            ));
-        }
-        Ok(Some(items))
+    /// [`value::boolean`].
+    fn boolean(&self, key: &'static str) -> Result<Option<bool>> {
+        self.at_key(value::boolean(self.raw, key))
     }
 
-    /// Locates a file given in the config: absolute as is; relative first
-    /// against the config file's folder, then the current working folder.
-    fn resolve_file(&self, key: &str, value: &str, what: &str) -> Result<PathBuf> {
-        let given = Path::new(value);
-        let mut candidates = Vec::new();
-        if given.is_absolute() {
-            candidates.push(given.to_path_buf());
-        } else {
-            candidates.push(self.config_dir.join(given));
-            if let Ok(cwd) = std::env::current_dir() {
-                let c = cwd.join(given);
-                if !candidates.contains(&c) {
-                    candidates.push(c);
-                }
-            }
-        }
-        for c in &candidates {
-            if c.is_file() {
-                return Ok(c.clone());
-            }
-        }
-        if let Some(dir) = candidates.iter().find(|c| c.is_dir()) {
-            return Err(self.err(
-                key,
-                format!(
-                    "{key} = \"{value}\" is a folder ({}), but it must name a {what}",
-                    dir.display()
-                ),
-            ));
-        }
-        let looked: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
-        let place = match looked.as_slice() {
-            _ if given.is_absolute() => format!("looked for {}", given.display()),
-            [in_config_dir, in_cwd] => format!(
-                "looked for it relative to the config file's folder ({in_config_dir}) and to \
-                 the current folder ({in_cwd})"
-            ),
-            [only] => format!(
-                "looked for {only} (relative to the config file's folder, which is also the \
-                 current folder)"
-            ),
-            _ => "the current folder could not be determined".to_string(),
-        };
-        Err(self.err(
-            key,
-            format!("{what} not found: {key} = \"{value}\"; {place}"),
-        ))
+    /// [`value::list`] (section lists: a repeat has its own message).
+    fn list(&self, key: &'static str) -> Result<Option<Vec<String>>> {
+        self.at_key(value::list(self.raw, key))
+    }
+
+    /// [`value::names`] (columns: each once).
+    fn names(&self, key: &'static str) -> Result<Option<Vec<String>>> {
+        self.at_key(value::names(self.raw, key))
+    }
+
+    /// [`value::resolve_file`] from the config file's folder.
+    fn resolve_file(&self, key: &str, given: &str, what: &str) -> Result<PathBuf> {
+        value::resolve_file(key, given, what, &self.config_dir).map_err(|m| self.err(key, m))
     }
 }
 
@@ -609,53 +518,11 @@ fn check_required(cx: &Ctx) -> Result<()> {
 
 // ---------------------------------------------------------------- fields
 
+/// `experiment_id`: the id rule of every kind ([`value::check_id`]).
 fn experiment_id(cx: &Ctx) -> Result<String> {
-    let key = "experiment_id";
-    let id = cx.text(key)?.unwrap_or_default();
-    let n = id.chars().count();
-    if id.is_empty() {
-        return Err(cx.err(key, "experiment_id is empty; it names every output file"));
-    }
-    if n > MAX_EXPERIMENT_ID_CHARS {
-        return Err(cx.err(
-            key,
-            format!(
-                "experiment_id is too long: {n} characters, but at most \
-                 {MAX_EXPERIMENT_ID_CHARS} are allowed (it is part of every output file name)"
-            ),
-        ));
-    }
-    if id.chars().any(char::is_whitespace) {
-        return Err(cx.err(
-            key,
-            format!(
-                "experiment_id \"{id}\" contains spaces or other whitespace, which are not \
-                 allowed; use underscores instead (for example \"{}\")",
-                id.split_whitespace().collect::<Vec<_>>().join("_")
-            ),
-        ));
-    }
-    if id.contains('/') || id.contains('\\') {
-        return Err(cx.err(
-            key,
-            format!(
-                "experiment_id \"{id}\" contains a / or \\, which cannot be part of a file name"
-            ),
-        ));
-    }
-    if id.starts_with('.') {
-        return Err(cx.err(
-            key,
-            format!("experiment_id \"{id}\" starts with a dot, which would hide the output files"),
-        ));
-    }
-    if id.chars().any(char::is_control) {
-        return Err(cx.err(
-            key,
-            "experiment_id contains a control character, which cannot be part of a file name",
-        ));
-    }
-    Ok(id)
+    Ok(cx
+        .at_key(value::id(cx.raw, "experiment_id"))?
+        .unwrap_or_default())
 }
 
 fn file_format(cx: &Ctx) -> Result<FileFormat> {
@@ -906,21 +773,9 @@ fn check_distinct_columns(
 /// second rater comes first).
 fn other_human_columns(cx: &Ctx, roles: &[(&str, &str)]) -> Result<Vec<String>> {
     let key = "other_human_score_columns";
-    let others = cx.list(key)?.unwrap_or_default();
+    let others = cx.names(key)?.unwrap_or_default();
     if others.is_empty() {
         return Ok(others);
-    }
-    if let Some(c) = others.iter().find(|c| c.trim().is_empty()) {
-        return Err(cx.err(
-            key,
-            format!("{key} holds an empty name (\"{c}\"); give the names of columns"),
-        ));
-    }
-    if let Some(dup) = first_duplicate(&others) {
-        return Err(cx.err(
-            key,
-            format!("{key} lists the column \"{dup}\" more than once; list each column once"),
-        ));
     }
     for c in &others {
         if let Some((role, _)) = roles.iter().find(|(_, col)| col == c) {
@@ -989,40 +844,6 @@ fn saved_config(cx: &Ctx, min_n_saved: Option<Value>, intervals: Option<Interval
 }
 
 // ---------------------------------------------------------------- coercions
-
-/// Spec 1.1 step 2: a real boolean, or text that is true/false in any case
-/// (surrounding whitespace ignored). Anything else (1, "yes") is `None`.
-pub(crate) fn coerce_bool(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bool(b) => Some(*b),
-        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Spec 1.1 step 1: a list of texts as is, or one text split on commas with
-/// each piece stripped. `None`: not a list or text; `Err`: a non-text item.
-#[allow(clippy::type_complexity)]
-pub(crate) fn coerce_list(v: &Value) -> Option<std::result::Result<Vec<String>, (usize, &Value)>> {
-    match v {
-        Value::String(s) => Some(Ok(s.split(',').map(|p| p.trim().to_string()).collect())),
-        Value::Array(items) => Some(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item {
-                    Value::String(s) => Ok(s.clone()),
-                    other => Err((i, other)),
-                })
-                .collect(),
-        ),
-        _ => None,
-    }
-}
 
 /// A number written as text: an integer (Python `int` syntax: sign,
 /// digits, underscores between digits) or else a decimal float.
@@ -1097,14 +918,6 @@ fn is_truthy(v: &Value) -> bool {
     }
 }
 
-fn first_duplicate(items: &[String]) -> Option<&str> {
-    items
-        .iter()
-        .enumerate()
-        .find(|(i, s)| items[..*i].contains(s))
-        .map(|(_, s)| s.as_str())
-}
-
 impl FlagValue {
     /// Spec 2.6 normalisation of a text: an integer (Python `int` syntax,
     /// surrounding whitespace allowed) or a float becomes that number,
@@ -1144,18 +957,6 @@ impl FlagValue {
 
 // ---------------------------------------------------------------- wording
 
-/// How a value reads in a message: `the text "abc"`, `the number 5`, ...
-pub(crate) fn describe(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) => format!("the text \"{s}\""),
-        Value::Array(_) => "a list".into(),
-        Value::Object(_) => "a table".into(),
-    }
-}
-
 fn show_value(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
@@ -1166,7 +967,6 @@ fn show_value(v: Option<&Value>) -> String {
 
 fn example_text(key: &str) -> &'static str {
     match key {
-        "experiment_id" => "my_experiment",
         "predictions_file" => "predictions.csv",
         "system_score_column" => "system",
         "human_score_column" => "h1",
@@ -1187,14 +987,6 @@ fn example_number(key: &str) -> &'static str {
         "trim_tolerance" => "0.4998",
         "rater_error_variance" => "0.5",
         _ => "1",
-    }
-}
-
-fn example_list(key: &str) -> (&'static str, &'static str) {
-    match key {
-        "subgroups" => ("L1", "gender"),
-        "custom_sections" => ("notes.md", "appendix.html"),
-        _ => ("evaluation", "consistency"),
     }
 }
 
