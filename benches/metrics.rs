@@ -6,9 +6,9 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rsmreport::metrics::agreement::kappa;
 use rsmreport::metrics::association::pearson;
+use rsmreport::metrics::block::{metric_block, DiffMethod};
 use rsmreport::metrics::fairness::fairness_analysis;
 use rsmreport::metrics::prmse::true_score_basis;
-use rsmreport::metrics::{metric_block, DiffMethod};
 use rsmreport::output::write::to_delimited;
 use rsmreport::simulate::{generate, SimulationSpec};
 use rsmreport::table::{Column, Frame, Values};

@@ -9,7 +9,8 @@
 //! **Leaf modules** (import nothing of the crate): [`table`] (the data
 //! model), [`schema`] (reference table and column names, `All data`/`No
 //! info`, NA tokens, file-name rules), [`pyrepr`] (Python-repr numbers),
-//! [`provenance`] (checksums, generation time, timings).
+//! [`provenance`] (checksums, generation time, timings), [`error`] (the
+//! two classes of failure, carried by the error's type).
 //!
 //! **Stages**, top to bottom:
 //!
@@ -24,23 +25,29 @@
 //!    HTML page, as bytes);
 //! 7. [`output`]: the only stage that writes files.
 //!
-//! **Report kinds**, each one folder that runs the stages and assembles
-//! its own report sections:
+//! **Report kinds** ([`kinds`]), one folder each, all run by one contract:
+//! [`kinds::run`] takes a [`kinds::Request`] (the kind's parsed
+//! configuration and the [`kinds::Destination`] of its files) and gives a
+//! [`kinds::Outcome`] (files as bytes, tables and summary as data,
+//! terminal lines, gate results, input provenance) or an error whose
+//! [`error::Class`] says whether it is about the request or the data:
 //!
 //! * [`kinds::evaluation`]: `rsmreport build` and `check`;
-//! * [`compare`] and [`summarize`]: paired verdicts over archived output
-//!   folders;
-//! * [`agree`]: rater agreement on an annotation file;
-//! * [`preferences`]: pairwise-preference annotations.
-//!
-//! (`compare`, `summarize`, `agree` and `preferences` move under [`kinds`]
-//! unchanged once the branches that edit them are merged.)
+//! * [`kinds::compare`] and [`kinds::summarize`]: paired verdicts over
+//!   archived output folders;
+//! * [`kinds::agree`]: rater agreement on an annotation file;
+//! * [`kinds::preferences`]: pairwise-preference annotations;
+//! * [`kinds::classify`]: classifiers against gold labels.
 //!
 //! Outside both, [`simulate`] generates realistic predictions files
-//! (`rsmreport simulate`) for learning and benchmarks; the binary's `cli`
-//! module holds one thin file per command.
+//! (`rsmreport simulate`) for learning and benchmarks. The binary
+//! (`src/main.rs` and its `cli` module) holds one thin file per command,
+//! the exit codes and everything process-wide (allocator, malloc settings,
+//! panic hook); the library never ends the process, prints no result and
+//! changes no process-wide setting.
 
 // Leaf modules.
+pub mod error;
 pub mod provenance;
 pub mod pyrepr;
 pub mod schema;

@@ -9,7 +9,6 @@ mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::summarize::SummaryOrder;
-use cli::Failure;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -34,12 +33,8 @@ enum Command {
     Build {
         /// The experiment definition (`.toml`, or an rsmeval `.json` config).
         experiment: PathBuf,
-        /// Where to write the results (default: ./<experiment_id>).
-        #[arg(short, long, value_name = "DIR")]
-        output_dir: Option<PathBuf>,
-        /// Replace an existing output folder (only once the new output is complete).
-        #[arg(short, long)]
-        force: bool,
+        #[command(flatten)]
+        output: cli::OutputArgs,
         /// Quality gates to evaluate besides the experiment's own (a TOML file with
         /// [[gates]] tables and/or gates_preset); a failed gate exits with code 3.
         #[arg(long, value_name = "FILE")]
@@ -60,12 +55,8 @@ enum Command {
         baseline: PathBuf,
         /// The candidate's experiment folder (or its output/ subfolder).
         candidate: PathBuf,
-        /// Where to write the comparison [default: ./<baseline>_vs_<candidate>].
-        #[arg(short, long, value_name = "DIR")]
-        output_dir: Option<PathBuf>,
-        /// Replace an existing output folder (only once the new output is complete).
-        #[arg(short, long)]
-        force: bool,
+        #[command(flatten)]
+        output: cli::OutputArgs,
         /// A compare.toml (labels, score type, subgroups, [intervals], [margins]).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
@@ -85,12 +76,8 @@ enum Command {
         /// The experiment folders (of `build`, or of RSMTool's rsmeval/rsmtool).
         #[arg(required = true, value_name = "DIR")]
         folders: Vec<PathBuf>,
-        /// Where to write the summary [default: ./<id>].
-        #[arg(short, long, value_name = "DIR")]
-        output_dir: Option<PathBuf>,
-        /// Replace an existing output folder (only once the new output is complete).
-        #[arg(short, long)]
-        force: bool,
+        #[command(flatten)]
+        output: cli::OutputArgs,
         /// The folder the others are compared with [default: the first]; summarized too
         /// when it is not among the folders.
         #[arg(long, value_name = "DIR")]
@@ -107,36 +94,24 @@ enum Command {
     Agree {
         /// The agreement experiment (`.toml`).
         experiment: PathBuf,
-        /// Where to write the results (default: ./<experiment_id>).
-        #[arg(short, long, value_name = "DIR")]
-        output_dir: Option<PathBuf>,
-        /// Replace an existing output folder (only once the new output is complete).
-        #[arg(short, long)]
-        force: bool,
+        #[command(flatten)]
+        output: cli::OutputArgs,
     },
     /// Audit pairwise preference annotations: how strongly each annotator follows a
     /// reference annotator (Feedback Forensics' metrics, seeded intervals, a report).
     Preferences {
         /// The experiment file (`.toml`: pairs_file, reference_column, annotator_columns, ...).
         experiment: PathBuf,
-        /// Where to write the results (default: ./<experiment_id>).
-        #[arg(short, long, value_name = "DIR")]
-        output_dir: Option<PathBuf>,
-        /// Replace an existing output folder (only once the new output is complete).
-        #[arg(short, long)]
-        force: bool,
+        #[command(flatten)]
+        output: cli::OutputArgs,
     },
     /// Classifiers against gold labels: per-class and averaged metrics, curves,
     /// calibration, intervals and paired verdicts against a baseline.
     Classify {
         /// The experiment file (`.toml`: predictions_file, gold_column, system_columns, ...).
         experiment: PathBuf,
-        /// Where to write the results (default: ./<experiment_id>).
-        #[arg(short, long, value_name = "DIR")]
-        output_dir: Option<PathBuf>,
-        /// Replace an existing output folder (only once the new output is complete).
-        #[arg(short, long)]
-        force: bool,
+        #[command(flatten)]
+        output: cli::OutputArgs,
     },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
@@ -148,18 +123,10 @@ enum Command {
 /// parsed becomes an error naming the file instead of an abort, and large
 /// blocks are advised to use huge pages.
 #[global_allocator]
-static ALLOCATOR: rsmreport::input::ParserAllocator = rsmreport::input::ParserAllocator;
+static ALLOCATOR: cli::process::ParserAllocator = cli::process::ParserAllocator;
 
 fn main() -> ExitCode {
-    rsmreport::input::configure_malloc();
-    // A panic inside a third-party file parser is turned into an error that
-    // names the file (`input::guarded`): do not print it as a panic.
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if !rsmreport::input::in_guarded_parser() {
-            default_hook(info);
-        }
-    }));
+    cli::process::install();
     let cli = Cli::parse();
     cli::set_quiet(cli.quiet);
     cli::progress::install();
@@ -167,70 +134,53 @@ fn main() -> ExitCode {
     cli::progress::clear();
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("error: {:#}", f.error);
-            ExitCode::from(f.code)
+        Err(error) => {
+            cli::warn(&format!("error: {error:#}"));
+            ExitCode::from(cli::exit_code(&error))
         }
     }
 }
 
 /// Hands each command to its file in `cli`.
-fn run(cli: Cli) -> Result<(), Failure> {
+fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Build {
             experiment,
-            output_dir,
-            force,
+            output,
             gates,
-        } => cli::build::run(&experiment, output_dir, force, gates.as_deref()),
+        } => cli::build::run(&experiment, output, gates.as_deref()),
         Command::Check { experiment, gates } => cli::check::run(&experiment, gates.as_deref()),
         Command::Compare {
             baseline,
             candidate,
-            output_dir,
-            force,
+            output,
             config,
             gates,
             unpaired,
         } => cli::compare::run(cli::compare::CompareArgs {
             baseline: &baseline,
             candidate: &candidate,
-            output_dir,
-            force,
+            output,
             config: config.as_deref(),
             gates: gates.as_deref(),
             unpaired,
         }),
         Command::Summarize {
             folders,
-            output_dir,
-            force,
+            output,
             baseline,
             order,
             id,
         } => cli::summarize::run(cli::summarize::SummarizeArgs {
             folders,
-            output_dir,
-            force,
+            output,
             baseline,
             order,
             id,
         }),
-        Command::Agree {
-            experiment,
-            output_dir,
-            force,
-        } => cli::agree::run(&experiment, output_dir, force),
-        Command::Preferences {
-            experiment,
-            output_dir,
-            force,
-        } => cli::preferences::run(&experiment, output_dir, force),
-        Command::Classify {
-            experiment,
-            output_dir,
-            force,
-        } => cli::classify::run(&experiment, output_dir, force),
+        Command::Agree { experiment, output } => cli::agree::run(&experiment, output),
+        Command::Preferences { experiment, output } => cli::preferences::run(&experiment, output),
+        Command::Classify { experiment, output } => cli::classify::run(&experiment, output),
         Command::Simulate(args) => cli::simulate::run(*args),
     }
 }

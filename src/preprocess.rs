@@ -14,7 +14,7 @@ use anyhow::{bail, Result};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-pub use crate::schema::{ALL_DATA, NO_INFO, RESERVED};
+use crate::schema::{ALL_DATA, NO_INFO, RESERVED};
 
 /// One score type (`raw`, `scale_trim_round`, ...) for the kept responses.
 #[derive(Clone, Debug)]

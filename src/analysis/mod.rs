@@ -14,10 +14,12 @@ mod tests;
 
 use crate::config::{Experiment, Number};
 use crate::metrics::association::Population;
+use crate::metrics::block::{metric_block, DiffMethod, MetricBlock};
 use crate::metrics::fairness::{fairness_analysis, FairnessResult};
 use crate::metrics::prmse::true_score_basis;
-use crate::metrics::{metric_block, round_half_even, summary, DiffMethod, MetricBlock};
-use crate::preprocess::{Exclusion, Grouping, Prepared, ALL_DATA};
+use crate::metrics::{round_half_even, summary};
+use crate::preprocess::{Exclusion, Grouping, Prepared};
+use crate::schema::ALL_DATA;
 use crate::table::{Column, Frame, Values};
 use std::collections::BTreeMap;
 
@@ -348,7 +350,7 @@ fn data_composition_by(g: &Grouping) -> Frame {
     )
 }
 
-pub use crate::schema::{CONSISTENCY_COLUMNS, EVAL_COLUMNS};
+use crate::schema::{CONSISTENCY_COLUMNS, EVAL_COLUMNS};
 
 /// The value of a named metric of a block (`SMD` and `DSM` are both `diff`).
 fn metric(b: &MetricBlock, name: &str) -> f64 {

@@ -1,16 +1,19 @@
 //! The command line's commands (binary only), one thin file per command,
 //! as cargo's `src/bin/cargo/commands/*.rs` over its `ops`: each turns the
-//! parsed arguments into a validated request (exit 2 when it is not),
-//! runs its report kind from the library, and hands the files and the
-//! terminal lines to the one [`finish`], which writes, prints and maps
-//! failed gates to exit code 3. `main.rs` holds only the clap definitions
-//! and the dispatch. Nothing here computes a statistic or formats a table.
+//! parsed arguments into the library's request of its kind
+//! (`rsmreport::kinds`), runs it with `rsmreport::kinds::run`, and hands
+//! the outcome to the one [`finish`], which writes, prints and reports
+//! failed gates. No command reads an input, hashes a file or picks an exit
+//! code: the exit code of an error comes from its type ([`exit_code`]).
+//! `main.rs` holds the clap definitions and the dispatch; [`process`] the
+//! process-wide settings (allocator, malloc, panic hook) that the library
+//! never touches. Nothing here computes a statistic or formats a table.
 
-/// `println!` unless `--quiet` was given.
+/// A line on stdout unless `--quiet` was given ([`say`]).
 macro_rules! say {
     ($($arg:tt)*) => {
         if !$crate::cli::quiet() {
-            println!($($arg)*);
+            $crate::cli::say(&format!($($arg)*));
         }
     };
 }
@@ -21,91 +24,99 @@ pub mod check;
 pub mod classify;
 pub mod compare;
 pub mod preferences;
+pub mod process;
 pub mod progress;
 pub mod simulate;
 pub mod summarize;
 
-use anyhow::anyhow;
-use rsmreport::input::archive::{ArchiveError, Problem};
-use rsmreport::output::{self, Sink};
-use rsmreport::provenance::timed;
+use rsmreport::kinds::Outcome;
+use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// An error with the exit code it deserves.
-pub struct Failure {
-    pub code: u8,
-    pub error: anyhow::Error,
+/// The arguments of every command that writes an output folder.
+#[derive(clap::Args, Clone, Debug)]
+pub struct OutputArgs {
+    /// Where to write the results [default: ./<experiment_id>; compare:
+    /// ./<baseline>_vs_<candidate>; summarize: ./<id>].
+    #[arg(short, long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Replace an existing output folder (only once the new output is complete).
+    #[arg(short, long)]
+    pub force: bool,
 }
 
-/// A usage or configuration error (exit 2).
-pub fn config_error(error: anyhow::Error) -> Failure {
-    Failure { code: 2, error }
-}
-
-/// A data or runtime error (exit 1).
-pub fn data_error(error: anyhow::Error) -> Failure {
-    Failure { code: 1, error }
-}
-
-/// An error about the data that is a usage error (exit 2) when `problem`
-/// says so, else a data error (exit 1): the archive readers' and compare's
-/// errors.
-pub fn problem_failure(problem: Problem, error: anyhow::Error) -> Failure {
-    Failure {
-        code: if problem == Problem::Usage { 2 } else { 1 },
-        error,
-    }
-}
-
-/// The archive error of a folder with its exit code (2 usage, 1 data).
-pub fn archive_failure(e: ArchiveError) -> Failure {
-    problem_failure(e.problem, e.error)
-}
-
-/// How a command ends once its results exist: writes the output folder
-/// `dir` (each file as `produce` hands it over, into a temporary folder that
-/// replaces `dir` only when complete), prints the terminal lines that
-/// `lines` makes from the written paths on stdout, the gate lines on
-/// stderr, and fails with exit code 3 when a gate of severity `fail`
-/// failed (every file was written).
-pub fn finish(
-    dir: &Path,
-    force: bool,
-    produce: impl FnOnce(&mut Sink) -> anyhow::Result<()>,
-    lines: impl FnOnce(&[PathBuf]) -> Vec<String>,
-    gates: &[rsmreport::gates::Outcome],
-) -> Result<(), Failure> {
-    let written = timed("write", || {
-        output::write_output_dir_with(dir, force, produce)
-    })
-    .map_err(data_error)?;
-    progress::clear();
-    if !quiet() {
-        for line in lines(&written) {
-            println!("{line}");
+impl OutputArgs {
+    /// The library's destination for these arguments.
+    pub fn destination(self) -> rsmreport::kinds::Destination {
+        rsmreport::kinds::Destination::Folder {
+            dir: self.output_dir,
+            force: self.force,
         }
     }
+}
+
+/// The marker of a run whose files were all written but a quality gate of
+/// severity `fail` failed: exit code 3.
+#[derive(Debug)]
+pub struct GatesFailed;
+
+impl fmt::Display for GatesFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a quality gate of severity fail failed (see above and the report); every file was \
+             written",
+        )
+    }
+}
+
+impl std::error::Error for GatesFailed {}
+
+/// The exit code of an error: 3 for failed gates, else its class's
+/// (`rsmreport::error`: 2 configuration, 1 data).
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.is::<GatesFailed>() {
+        3
+    } else {
+        rsmreport::error::class(error).exit_code()
+    }
+}
+
+/// How a command ends once its outcome exists: writes the output folder
+/// (each file as soon as its bytes exist, into a temporary folder that
+/// replaces the destination only when complete), prints the terminal
+/// lines on stdout, the gate lines on stderr, the folder and the report
+/// last, and fails with [`GatesFailed`] when a gate of severity `fail`
+/// failed (every file was written).
+pub fn finish(outcome: Outcome) -> anyhow::Result<()> {
+    let written = outcome.write()?;
+    progress::clear();
+    if !quiet() {
+        for line in outcome.lines(&written) {
+            say(&line);
+        }
+    }
+    let gates = outcome.report.gates();
     if !gates.is_empty() {
         for line in rsmreport::kinds::evaluation::gates::terminal_lines(gates) {
             if !quiet() || line.starts_with("gate FAILED") {
-                eprintln!("{line}");
+                warn(&line);
             }
         }
     }
-    if !quiet() {
+    if let (Some(dir), false) = (&outcome.dir, quiet()) {
         for line in where_lines(dir, &written) {
-            println!("{line}");
+            say(&line);
         }
     }
-    if rsmreport::gates::failed(gates) {
-        return Err(Failure {
-            code: 3,
-            error: anyhow!(
-                "a quality gate of severity fail failed (see above and the report); every file \
-                 was written"
-            ),
-        });
+    let failed = outcome.gates_failed();
+    // The process ends right after this: returning the run's millions of
+    // small allocations to malloc one by one only costs time (4% of a 1M
+    // build), so leave them to the OS.
+    std::mem::forget(outcome);
+    if failed {
+        return Err(GatesFailed.into());
     }
     Ok(())
 }
@@ -143,19 +154,25 @@ pub fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
 
-/// [`finish`] for a kind whose files are all produced before writing.
-pub fn finish_files(
-    dir: &Path,
-    force: bool,
-    files: &[output::OutputFile],
-    lines: impl FnOnce(&[PathBuf]) -> Vec<String>,
-    gates: &[rsmreport::gates::Outcome],
-) -> Result<(), Failure> {
-    finish(
-        dir,
-        force,
-        |sink| files.iter().try_for_each(|f| sink.put(f)),
-        lines,
-        gates,
-    )
+/// Set once a write to stdout failed (a closed pipe: `rsmreport ... |
+/// head`): the files are written already, so the rest is dropped quietly.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Prints `line` on stdout. A closed standard output (or any failure to
+/// print) is not an error and never a panic: the line and every later one
+/// are dropped, and the command ends with the exit code it would have had.
+pub fn say(line: &str) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Prints `line` on stderr; a failure to print is ignored (never a panic).
+pub fn warn(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
 }

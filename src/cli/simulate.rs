@@ -2,8 +2,7 @@
 //! with a scale file and a matching experiment file. Its options are
 //! defined here (the clap `Args` of the `simulate` subcommand).
 
-use super::{config_error, data_error, Failure};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use rsmreport::output::file::TableFormat;
 use rsmreport::{output, simulate};
 use std::path::{Path, PathBuf};
@@ -189,8 +188,21 @@ fn path_for_config(file: &Path, config: &Path) -> Result<String> {
     })
 }
 
-pub fn run(args: SimulateArgs) -> Result<(), Failure> {
-    let spec = args.spec().map_err(config_error)?;
+/// What a simulation writes, validated before anything is written.
+struct Plan {
+    spec: simulate::SimulationSpec,
+    out: PathBuf,
+    format: TableFormat,
+    /// The scale file with its format and its rows, drawn up front.
+    scale: Option<(PathBuf, TableFormat, rsmreport::table::Table)>,
+    write_config: Option<PathBuf>,
+    force: bool,
+}
+
+/// Checks the arguments and the files to write; every error is about the
+/// request (exit 2).
+fn plan(args: SimulateArgs) -> Result<Plan> {
+    let spec = args.spec()?;
     let given = args.format.as_deref().and_then(TableFormat::parse);
     let out = args.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
@@ -198,9 +210,9 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
             given.unwrap_or(TableFormat::Csv).extension()
         ))
     });
-    let format = table_format(&out, given).map_err(config_error)?;
+    let format = table_format(&out, given)?;
     let scale_format = match &args.scale_out {
-        Some(p) => Some(table_format(p, None).map_err(config_error)?),
+        Some(p) => Some(table_format(p, None)?),
         None => None,
     };
     let targets: Vec<&Path> = [
@@ -213,25 +225,40 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
     .collect();
     for (i, p) in targets.iter().enumerate() {
         if targets[..i].contains(p) {
-            return Err(config_error(anyhow!(
+            bail!(
                 "{} is named twice among --out, --scale-out and --write-config",
                 p.display()
-            )));
+            );
         }
-        output::file::check_new_file(p, args.force).map_err(config_error)?;
+        output::file::check_new_file(p, args.force)?;
     }
     if let Some(config) = &args.write_config {
         if config.extension().and_then(|e| e.to_str()) != Some("toml") {
-            return Err(config_error(anyhow!(
+            bail!(
                 "--write-config {}: the experiment file must end in .toml",
                 config.display()
-            )));
+            );
         }
     }
+    let scale = match (args.scale_out, scale_format) {
+        (Some(path), Some(fmt)) => Some((path, fmt, simulate::scale_sample(&spec)?)),
+        _ => None,
+    };
+    Ok(Plan {
+        spec,
+        out,
+        format,
+        scale,
+        write_config: args.write_config,
+        force: args.force,
+    })
+}
 
-    let mut sim = simulate::Simulator::new(&spec).map_err(config_error)?;
+pub fn run(args: SimulateArgs) -> Result<()> {
+    let plan = plan(args).map_err(rsmreport::error::config)?;
+    let mut sim = simulate::Simulator::new(&plan.spec).map_err(rsmreport::error::config)?;
     let chunks = std::iter::from_fn(|| sim.next_chunk(1 << 16));
-    output::file::write_table_chunks(&out, format, args.force, chunks).map_err(data_error)?;
+    output::file::write_table_chunks(&plan.out, plan.format, plan.force, chunks)?;
     let counts = sim.counts();
     say!(
         "simulated {} responses ({} double-scored; {} zero and {} non-numeric human scores, \
@@ -241,32 +268,33 @@ pub fn run(args: SimulateArgs) -> Result<(), Failure> {
         counts.zero_h1,
         counts.non_numeric_h1,
         counts.non_numeric_system,
-        out.display()
+        plan.out.display()
     );
-    if let (Some(path), Some(fmt)) = (&args.scale_out, scale_format) {
-        let table = simulate::scale_sample(&spec).map_err(config_error)?;
-        output::file::write_table_chunks(path, fmt, args.force, [table]).map_err(data_error)?;
+    let scale_path = plan.scale.as_ref().map(|(path, _, _)| path.clone());
+    if let Some((path, fmt, table)) = plan.scale {
+        output::file::write_table_chunks(&path, fmt, plan.force, [table])?;
         say!(
             "scale sample: {} responses -> {}",
-            spec.scale_n,
+            plan.spec.scale_n,
             path.display()
         );
     }
-    if let Some(config) = &args.write_config {
-        let stem = out
+    if let Some(config) = &plan.write_config {
+        let stem = plan
+            .out
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let paths = simulate::ConfigPaths {
             experiment_id: simulate::experiment_id_from(&stem),
-            predictions: path_for_config(&out, config).map_err(data_error)?,
-            scale: match &args.scale_out {
-                Some(p) => Some(path_for_config(p, config).map_err(data_error)?),
+            predictions: path_for_config(&plan.out, config)?,
+            scale: match &scale_path {
+                Some(p) => Some(path_for_config(p, config)?),
                 None => None,
             },
         };
-        let text = simulate::experiment_toml(&spec, &paths);
-        output::file::write_file(config, text.as_bytes(), args.force).map_err(data_error)?;
+        let text = simulate::experiment_toml(&plan.spec, &paths);
+        output::file::write_file(config, text.as_bytes(), plan.force)?;
         say!(
             "experiment: {} (run `rsmreport build {}`)",
             config.display(),

@@ -35,7 +35,6 @@ pub mod value;
 pub use keys::{closest, osa_distance, DEFAULTED_KEYS, OWN_KEYS, REQUIRED_KEYS};
 pub use parse::{parse, ConfigKind, RawConfig};
 pub use saved::{python_float_repr, saved_config_json, to_python_json};
-pub use sections::SUBGROUP_SECTIONS;
 pub(crate) use validate::parse_number_text;
 pub use validate::validate;
 
@@ -66,7 +65,7 @@ pub enum ScaleWith {
     File(PathBuf),
 }
 
-pub use crate::schema::FileFormat;
+use crate::schema::FileFormat;
 
 /// A number as the user wrote it: integers keep being printed as integers
 /// (`rater_error_variance = 0` is echoed as `0`).

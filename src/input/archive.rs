@@ -67,6 +67,17 @@ impl fmt::Display for ArchiveError {
 
 impl std::error::Error for ArchiveError {}
 
+impl ArchiveError {
+    /// The error with its class marked (`crate::error`): a usage problem
+    /// is a configuration error (exit 2), any other a data error (exit 1).
+    pub fn classified(self) -> anyhow::Error {
+        match self.problem {
+            Problem::Usage => crate::error::config(self.error),
+            Problem::Data => self.error,
+        }
+    }
+}
+
 fn usage(error: anyhow::Error) -> ArchiveError {
     ArchiveError {
         problem: Problem::Usage,

@@ -2,14 +2,13 @@
 //! (parquet, CSV) and calamine (xlsx) can panic on a damaged file, and
 //! polars can ask for an absurd amount of memory when a damaged file claims
 //! billions of values, which would abort the process. [`guarded`] turns a
-//! panic into an error that names the file; [`ParserAllocator`], registered
-//! by the binary as its global allocator, turns an allocation larger than
-//! the computer's memory made inside [`guarded`] into a clean exit (a
-//! message naming the file, exit code 1) instead of an abort. Being the
-//! process's allocator, it is also where large blocks get the huge-page
-//! hint ([`ParserAllocator`]) and malloc its settings ([`configure_malloc`]).
+//! panic into an error that names the file, and says which file is being
+//! parsed ([`in_guarded_parser`], [`guarded_file`]) and how large an
+//! allocation cannot succeed ([`allocation_limit`]): the binary's global
+//! allocator (`cli::process`) reads these to end the process cleanly
+//! instead of aborting. The library installs no allocator or panic hook
+//! and changes no process-wide setting.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -25,8 +24,22 @@ static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
 /// Whether a call into a third-party parser is in progress: a panic now is
 /// caught by [`guarded`] and becomes an error that names the file, so the
 /// binary's panic hook stays silent.
+#[inline]
 pub fn in_guarded_parser() -> bool {
     ACTIVE.load(Ordering::SeqCst) > 0
+}
+
+/// The file the current (or last) [`guarded`] call reads, when it can be
+/// had without waiting.
+pub fn guarded_file() -> Option<PathBuf> {
+    FILE.try_lock().ok().and_then(|f| (*f).clone())
+}
+
+/// The size above which an allocation cannot succeed (physical memory
+/// plus swap), `usize::MAX` until the first [`guarded`] call measures it.
+#[inline]
+pub fn allocation_limit() -> usize {
+    LIMIT.load(Ordering::Relaxed)
 }
 
 /// Runs `f`, a call into a third-party parser reading `path`; a panic
@@ -69,140 +82,6 @@ fn memory_limit() -> usize {
         })
         .filter(|&bytes| bytes > 0)
         .unwrap_or(1 << 40)
-}
-
-/// The system allocator, except that an allocation larger than the
-/// computer's memory requested while a parser reads a file (inside
-/// [`guarded`]) ends the process with an error naming the file and exit
-/// code 1, rather than aborting with "memory allocation failed". Register
-/// it in a binary: `#[global_allocator] static A: ParserAllocator = ParserAllocator;`.
-pub struct ParserAllocator;
-
-impl ParserAllocator {
-    #[inline]
-    fn check(size: usize) {
-        if size > LIMIT.load(Ordering::Relaxed) && in_guarded_parser() {
-            damaged_file_exit(size);
-        }
-    }
-}
-
-#[cold]
-fn damaged_file_exit(size: usize) -> ! {
-    use std::io::Write;
-    // Small allocations still work here (they are below the limit).
-    let file = FILE.try_lock().ok().and_then(|f| (*f).clone());
-    let mut err = std::io::stderr().lock();
-    let _ = match file {
-        Some(p) => writeln!(
-            err,
-            "error: cannot read {}: the file is damaged or not a valid {} file (reading it \
-             would need {size} bytes of memory)",
-            p.display(),
-            p.extension()
-                .map(|e| e.to_string_lossy())
-                .unwrap_or_default()
-        ),
-        None => writeln!(
-            err,
-            "error: cannot read an input file: it is damaged (reading it would need {size} \
-             bytes of memory)"
-        ),
-    };
-    let _ = err.flush();
-    std::process::exit(1)
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; `check` only reads
-// atomics and may end the process.
-unsafe impl GlobalAlloc for ParserAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        Self::check(layout.size());
-        advise(unsafe { System.alloc(layout) }, layout.size())
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        Self::check(layout.size());
-        advise(unsafe { System.alloc_zeroed(layout) }, layout.size())
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        Self::check(new_size);
-        advise(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
-    }
-}
-
-/// Large blocks (over 32 MiB: the columns and output buffers of big runs)
-/// are advised to use transparent huge pages where the kernel leaves that
-/// to the program (`/sys/kernel/mm/transparent_hugepage/enabled` =
-/// `madvise`, the common default): a 10M-response run otherwise takes about
-/// two million page faults, a third of its time in the kernel. glibc maps
-/// blocks this large on their own (its mmap threshold is at most 32 MiB),
-/// so the advice never reaches memory that small allocations reuse. Only
-/// the whole 2 MiB pages inside the block are advised; the advice changes
-/// nothing about the memory's contents, and `errno` is kept as it was.
-#[inline]
-fn advise(ptr: *mut u8, size: usize) -> *mut u8 {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        if size > 16 * HUGE && !ptr.is_null() {
-            let start = (ptr as usize).next_multiple_of(HUGE);
-            let end = (ptr as usize + size) & !(HUGE - 1);
-            if end > start {
-                // SAFETY: the range lies inside the block just allocated;
-                // MADV_HUGEPAGE is only a hint, and a failure is harmless.
-                // `__errno_location` (glibc and musl) gives this thread's
-                // errno, restored so that a caller never sees our failure.
-                unsafe {
-                    let errno = sys::__errno_location();
-                    let saved = *errno;
-                    sys::madvise(start as *mut u8, end - start, sys::MADV_HUGEPAGE);
-                    *errno = saved;
-                }
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = size;
-    ptr
-}
-
-/// Settings of glibc's malloc for this process, made once at start (the
-/// binary calls this first thing in `main`): one malloc arena per four
-/// cores (one on this project's 2-core benchmark machine) instead of one
-/// per thread. With one arena per thread, the reading threads grow their
-/// own heaps a few pages at a time (over 100,000 `mprotect` calls at 10M
-/// responses) and keep what they freed to themselves, which raised the
-/// peak memory; a few arenas keep lock contention low on larger machines.
-pub fn configure_malloc() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let arenas = i32::try_from(cores.div_ceil(4)).unwrap_or(i32::MAX);
-        // SAFETY: `mallopt` only changes malloc's parameters; it is called
-        // before any other thread exists.
-        unsafe {
-            sys::mallopt(sys::M_ARENA_MAX, arenas);
-        }
-    }
-}
-
-#[cfg(target_os = "linux")]
-mod sys {
-    pub const MADV_HUGEPAGE: i32 = 14;
-    #[cfg(target_env = "gnu")]
-    pub const M_ARENA_MAX: i32 = -8;
-    unsafe extern "C" {
-        pub fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
-        pub fn __errno_location() -> *mut i32;
-        #[cfg(target_env = "gnu")]
-        pub fn mallopt(param: i32, value: i32) -> i32;
-    }
 }
 
 #[cfg(test)]

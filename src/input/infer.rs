@@ -4,9 +4,7 @@
 
 use crate::table::{text_values, Cell, Values};
 
-pub use crate::schema::NA_TOKENS;
-
-/// Whether `s` is one of the [`NA_TOKENS`] (a `match`, so no hashing).
+/// Whether `s` is one of the [`crate::schema::NA_TOKENS`] (a `match`, so no hashing).
 #[inline]
 pub fn is_na(s: &str) -> bool {
     matches!(
@@ -487,7 +485,7 @@ mod tests {
 
     #[test]
     fn na_tokens_are_exact() {
-        for t in NA_TOKENS {
+        for t in crate::schema::NA_TOKENS {
             assert!(is_na(t), "{t:?}");
         }
         for t in [" ", "na", "N/a", "NONE", "Null", "NAN", " NA", "nan "] {

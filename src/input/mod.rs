@@ -22,8 +22,8 @@ mod parquet;
 mod split;
 mod xlsx;
 
-pub use guard::{configure_malloc, in_guarded_parser, ParserAllocator};
-pub use infer::{is_na, NA_TOKENS};
+pub use guard::{allocation_limit, guarded_file, in_guarded_parser};
+pub use infer::is_na;
 
 use guard::guarded;
 

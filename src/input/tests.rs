@@ -2,6 +2,7 @@
 //! and the shared fixture inputs when `../shared` is present.
 
 use super::*;
+use crate::schema::NA_TOKENS;
 use crate::table::{Cell, Values};
 use std::path::PathBuf;
 

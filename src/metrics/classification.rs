@@ -13,7 +13,7 @@
 //! give `NaN`, never a panic.
 
 use crate::metrics::association::pearson;
-use crate::metrics::ols::t_two_sided_p;
+use crate::metrics::distributions::t_two_sided_p;
 use crate::metrics::raters::fleiss::two_sided_normal;
 use crate::metrics::raters::pairs::pearson_p_value;
 

@@ -18,7 +18,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use nalgebra::DMatrix;
 
-use crate::metrics::ols::{nested_f_test, ols_grouped, t_ppf, CellStats, OlsFit};
+use crate::metrics::distributions::t_ppf;
+use crate::metrics::ols::{nested_f_test, ols_grouped, CellStats, OlsFit};
 
 /// Largest model fitted, as `cells * columns^2` (the cost of its SVD, about
 /// a second per 1e9). Beyond it (thousands of distinct human scores or

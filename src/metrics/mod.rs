@@ -189,8 +189,6 @@ pub mod ranking;
 pub mod raters;
 pub mod summary;
 
-pub use block::{metric_block, DiffMethod, MetricBlock};
-
 /// Round half to even (numpy `rint`): 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0.
 ///
 /// Bit-identical to `f64::round_ties_even` (sign of zero, NaN and

@@ -34,7 +34,7 @@
 //! iterative refinement is applied; NIST StRD Norris, Longley and Pontius
 //! are reproduced to better than 1e-8 (tests below).
 
-pub use super::distributions::{beta_reg, f_sf, t_ppf, t_sf, t_two_sided_p};
+use super::distributions::{f_sf, t_ppf, t_two_sided_p};
 use nalgebra::{DMatrix, DVector};
 
 /// Relative cut-off for the pseudo-inverse (statsmodels `pinv_extended`).
@@ -502,6 +502,7 @@ fn assemble(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::distributions::{beta_reg, t_sf};
 
     fn rel(a: f64, b: f64) -> f64 {
         if a == b {

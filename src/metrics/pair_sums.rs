@@ -247,7 +247,7 @@ pub(crate) fn pearson_from_moments(m: &PairMoments) -> f64 {
 mod tests {
     use super::*;
     use crate::metrics::association::{dsm, Population};
-    use crate::metrics::metric_block;
+    use crate::metrics::block::metric_block;
     use crate::metrics::test_util::Lcg;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {

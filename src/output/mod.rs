@@ -12,7 +12,7 @@
 //! never holds more than one table's bytes.
 
 pub mod file;
-pub mod inputs;
+mod inputs;
 pub mod json;
 pub mod stale;
 pub mod write;

@@ -11,20 +11,20 @@
 //! [`crate::output::OutputFile`]: never on `config`, `analysis` or any
 //! report kind (the `kinds` folder), so every report kind can use it.
 
-pub mod builder;
+mod builder;
 pub mod context;
 pub mod format;
 pub mod glossary;
 pub mod markdown;
-pub mod model;
+mod model;
 pub mod sysinfo;
 pub mod tables;
 pub mod templates;
 
 use std::path::Path;
 
-pub use builder::Builder;
-pub use model::{Block, Header, Panel, Report, Section};
+pub use builder::{display_width, figure_file, nest, template, Builder};
+pub use model::{Block, ConfigCtx, Header, Panel, Report, Section, Version};
 
 use crate::output::OutputFile;
 

@@ -71,7 +71,7 @@ impl Actual {
             ("t_df", e.df),
             (
                 "t_quantile_0975",
-                rsmreport::metrics::ols::t_ppf(0.975, e.df),
+                rsmreport::metrics::distributions::t_ppf(0.975, e.df),
             ),
         ] {
             self.num(format!("{path}.{k}"), v);

@@ -701,3 +701,57 @@ fn assert_output_complete(out: &Path, stdout: &str) {
     let report = fs::read_to_string(out.join("report").join("sim_report.html")).unwrap();
     assert!(report.trim_end().ends_with("</html>"), "truncated report");
 }
+
+/// `rsmreport ... | true`: standard output closed before the command
+/// prints. The files are written, nothing panics, and the exit code is
+/// the command's own (0 here; 3 where a gate failed).
+#[test]
+fn cli_closed_stdout_is_not_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let example = common::manifest_dir().join("examples");
+    let cases: [(&str, Vec<String>, i32); 3] = [
+        (
+            "check",
+            vec![example.join("exp.toml").display().to_string()],
+            0,
+        ),
+        (
+            "build",
+            vec![
+                example.join("exp.toml").display().to_string(),
+                "--output-dir".into(),
+                tmp.path().join("b").display().to_string(),
+            ],
+            0,
+        ),
+        (
+            "build",
+            vec![
+                example.join("gates-fail/exp.toml").display().to_string(),
+                "--output-dir".into(),
+                tmp.path().join("g").display().to_string(),
+            ],
+            3,
+        ),
+    ];
+    for (command, args, code) in cases {
+        // `true` exits at once, so the pipe is closed long before the
+        // command has its results to print.
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg("\"$0\" \"$@\" | true; echo \"rc=${PIPESTATUS[0]}\" >&2")
+            .arg(common::bin())
+            .arg(command)
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{command}: {stderr}");
+        assert!(
+            stderr.contains(&format!("rc={code}\n")),
+            "{command} {args:?}: {stderr}"
+        );
+    }
+    assert!(tmp.path().join("b/report/example_report.html").is_file());
+    assert!(tmp.path().join("g/output").is_dir());
+}

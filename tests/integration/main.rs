@@ -63,6 +63,9 @@
 //!   (build, compare, summarize, agree, preferences, simulate, check): every
 //!   file's bytes, the terminal lines and the exit code against
 //!   `tests/snapshots/kinds/` (`cargo test --test integration kinds_snapshot`).
+//! * [`library`]: every kind run in-process through the library's one
+//!   contract (`rsmreport::kinds::run`), no binary: tables and summary as
+//!   data, the classes of failure (`cargo test --test integration library`).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
@@ -87,6 +90,7 @@ mod errors;
 mod gates;
 mod inputs;
 mod kinds_snapshot;
+mod library;
 mod parity;
 mod preferences;
 mod progress;

@@ -21,7 +21,7 @@ use crate::metrics::classification::{
     classification_report_cells, confusion_cells, kendall_tau_b_cells, pearson_test, spearman_test,
     ClassificationReport,
 };
-use crate::metrics::ols::t_ppf;
+use crate::metrics::distributions::t_ppf;
 use crate::metrics::raters::alpha::{AlphaBootstrap, Level};
 use crate::metrics::raters::chance::{category_shares, specific_agreement};
 use crate::metrics::raters::fleiss::fleiss_kappa_complete;

@@ -7,15 +7,15 @@
 
 use super::design::Additive;
 use crate::metrics::association::Population;
+use crate::metrics::block::{DiffMethod, MetricBlock};
 use crate::metrics::pair_sums::{Centres, PairSums};
 use crate::metrics::prmse::TrueScoreSums;
-use crate::metrics::{DiffMethod, MetricBlock};
 use crate::schema::ALL_DATA;
 
 /// Receives `(table, row, metric, value)`.
 pub type Put<'r> = dyn FnMut(&str, &str, &str, f64) + 'r;
 
-pub use crate::schema::{CONSISTENCY_METRICS, DEGRADATION_METRICS, EVAL_METRICS};
+use crate::schema::{CONSISTENCY_METRICS, DEGRADATION_METRICS, EVAL_METRICS};
 
 impl Additive for PairSums {
     fn add_scaled(&mut self, other: &Self, w: f64) {

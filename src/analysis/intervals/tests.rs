@@ -7,8 +7,8 @@
 use super::*;
 use crate::config::intervals::{Intervals, Unit};
 use crate::kinds::evaluation::run::{execute, Run};
+use crate::metrics::block::{metric_block, DiffMethod};
 use crate::metrics::test_util::Lcg;
-use crate::metrics::{metric_block, DiffMethod};
 
 /// A standard normal draw (Box-Muller).
 fn normal(g: &mut Lcg) -> f64 {
@@ -156,14 +156,14 @@ fn the_bootstrap_corr_interval_agrees_with_fisher_z() {
 }
 
 /// A statistic of a metric block.
-type Stat = fn(&crate::metrics::MetricBlock) -> f64;
+type Stat = fn(&crate::metrics::block::MetricBlock) -> f64;
 
 /// SE of `stat` by a plain bootstrap of responses: `reps` resamples of
 /// the raw_trim pairs, each through `metric_block`.
 fn plain_bootstrap_se(
     run: &Run,
     reps: u64,
-    stat: impl Fn(&crate::metrics::MetricBlock) -> f64,
+    stat: impl Fn(&crate::metrics::block::MetricBlock) -> f64,
 ) -> f64 {
     let p = &run.prepared;
     let s = &p.score("raw_trim").unwrap().values;

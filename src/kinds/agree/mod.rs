@@ -7,8 +7,8 @@
 //! * [`tables`]: the tables of spec 3 and 4, `<id>_agree.json`, and the
 //!   headline rows and verdict the report and the terminal share.
 //! * [`report`]: the HTML report through the engine `crate::render`.
-//! * this file: [`files`] and [`terminal_lines`] (the command line's
-//!   `cli/agree.rs` reads, runs and hands the files to `finish`).
+//! * this file: the kind's contract ([`Agree`], run by
+//!   [`crate::kinds::run`]), its files and terminal lines.
 //!
 //! Command assembly: reads the annotation file (in `read` only), defines no
 //! statistic of its own, and writes only through the output stage. Must not
@@ -19,19 +19,88 @@ pub mod report;
 pub mod run;
 pub mod tables;
 
-/// The shared analysis modules under the kind's names.
-pub use crate::analysis::agreement::{labels, ratings};
+use std::path::{Path, PathBuf};
 
+use crate::analysis::agreement::run::Agreement;
 use crate::config::agree::AgreeConfig;
 use crate::output::OutputFile;
 use crate::provenance::timed;
 use crate::render::context::InputCtx;
-use run::Agreement;
 use tables::{headline, verdict};
+
+/// `rsmreport agree`: run it with [`crate::kinds::run`].
+pub struct Agree;
+
+/// Reads and validates an agree experiment file (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<AgreeConfig> {
+    crate::config::agree::load(path).map_err(crate::error::config)
+}
+
+impl super::Kind for Agree {
+    type Config = AgreeConfig;
+    const NAME: &'static str = "agree";
+
+    fn default_dir(cfg: &AgreeConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.experiment_id))
+    }
+
+    fn inputs(cfg: &AgreeConfig) -> Vec<PathBuf> {
+        vec![cfg.origin.clone(), cfg.annotations_path.clone()]
+    }
+
+    fn compute(cfg: AgreeConfig) -> anyhow::Result<Box<dyn super::Report>> {
+        let (ratings, input) = read::read(&cfg)?;
+        let agreement = run::run(&cfg, ratings);
+        Ok(Box::new(Computed {
+            agreement,
+            cfg,
+            input,
+        }))
+    }
+}
+
+/// A finished agree run.
+struct Computed {
+    agreement: Agreement,
+    cfg: AgreeConfig,
+    input: InputCtx,
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.cfg.experiment_id
+    }
+
+    fn tables(&self) -> Vec<crate::table::Frame> {
+        tables::frames(&self.agreement, &self.cfg)
+            .into_iter()
+            .filter(|f| f.is_writable())
+            .collect()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let json = tables::agree_json(&self.agreement, &self.cfg);
+        super::json_value(&json)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        vec![self.input.clone()]
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = crate::provenance::generation_epoch();
+        let files = files(&self.agreement, &self.cfg, vec![self.input.clone()], epoch)?;
+        files.iter().try_for_each(emit)
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.agreement, &self.cfg)
+    }
+}
 
 /// Every output file: the tables, `<id>_agree.json`, the report and its
 /// figures.
-pub fn files(
+fn files(
     a: &Agreement,
     cfg: &AgreeConfig,
     inputs: Vec<InputCtx>,
@@ -46,7 +115,7 @@ pub fn files(
 }
 
 /// The terminal lines: one per headline coefficient with its interval.
-pub fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
+fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
     let s = &a.overall;
     let mut out = vec![format!(
         "{}: {} items, {} raters, {} ratings ({} missing), {} categories",
@@ -57,13 +126,7 @@ pub fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
         crate::render::format::thousands(s.missing),
         a.ratings.categories.labels.len()
     )];
-    let f = |x: f64| {
-        if x.is_nan() {
-            "n/a".to_string()
-        } else {
-            format!("{x:.3}")
-        }
-    };
+    let f = crate::render::format::num3;
     for i in headline(s, cfg) {
         let r = &s.rows[i];
         let name = if r.weights == "none" {

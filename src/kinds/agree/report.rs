@@ -8,16 +8,17 @@
 //!
 //! Produces a [`Report`] value; writes nothing and computes no statistic.
 
-use super::labels::Categories;
-use super::run::{Agreement, RaterClassification, Scope};
 use super::tables::{self, headline, row_benchmark, scale_name, tile_name, verdict};
+use crate::analysis::agreement::labels::Categories;
+use crate::analysis::agreement::run::{Agreement, RaterClassification, Scope};
+use crate::analysis::agreement::tables as agreement_tables;
 use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::scales::Scale;
 use crate::plots::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3};
-use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{count_cell, frame_table, head, matrix_table, text_cell, FrameOpts};
+use crate::render::{Block, Header, Section};
 use crate::render::{Builder, Report};
 use crate::table::{text_values, Column, Frame, Values};
 
@@ -85,7 +86,7 @@ fn tests_table(b: &mut Builder, s: &Scope) -> Table {
         true,
         true,
     );
-    frame_table(t, &tables::tests_frame(s), &FrameOpts::default())
+    frame_table(t, &agreement_tables::tests_frame(s), &FrameOpts::default())
 }
 
 fn scales_table(b: &mut Builder) -> Table {
@@ -205,7 +206,7 @@ pub fn pairs_blocks(
         return Ok(out);
     }
     let weighted = cfg.level != crate::metrics::raters::alpha::Level::Nominal;
-    let frame = tables::pairs_frame(s, weighted);
+    let frame = agreement_tables::pairs_frame(s, weighted);
     let t = b.table(
         "agreement_pairs",
         "Every pair of raters on the items both rated: exact agreement and Cohen's kappa with \
@@ -238,7 +239,7 @@ pub fn pairs_blocks(
     Ok(out)
 }
 
-pub use crate::render::tables::{most_frequent, MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES};
+use crate::render::tables::{most_frequent, MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES};
 
 /// The note above tables that leave categories out.
 fn left_out_note(q: usize, tables: usize, figures: usize, what: &str, files: &str) -> String {
@@ -298,7 +299,7 @@ pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::R
         true,
         true,
     );
-    let frame = take_rows(&tables::category_frame(s, labels), &shown);
+    let frame = take_rows(&agreement_tables::category_frame(s, labels), &shown);
     out.push(Block::Table(frame_table(t, &frame, &FrameOpts::default())));
     let t = b.table(
         "label_distribution",
@@ -306,7 +307,7 @@ pub fn categories_blocks(b: &mut Builder, a: &Agreement, depth: u8) -> anyhow::R
         true,
         true,
     );
-    let mut frame = tables::distribution_frame(s, labels);
+    let mut frame = agreement_tables::distribution_frame(s, labels);
     // Column 0 is the rater, column 1 + k category k.
     let keep: Vec<usize> = std::iter::once(0)
         .chain(shown.iter().map(|k| k + 1))
@@ -409,7 +410,7 @@ pub fn classification_tables(
         true,
         true,
     );
-    let frame = tables::classification_summary_frame(raters, ordered, categories.numeric);
+    let frame = agreement_tables::classification_summary_frame(raters, ordered, categories.numeric);
     let opts = FrameOpts {
         counts: &["n"],
         ..FrameOpts::default()
@@ -426,7 +427,7 @@ pub fn classification_tables(
     );
     let q = categories.labels.len();
     let shown = most_frequent(&reference_support(raters, q), MAX_SHOWN_CATEGORIES);
-    let mut frame = tables::classification_frame(raters, &categories.labels);
+    let mut frame = agreement_tables::classification_frame(raters, &categories.labels);
     if shown.len() < q {
         out.push(Block::Paragraph(format!(
             "The per-class table shows the {} classes the reference gives most often, of {q}, \
@@ -603,7 +604,7 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
         }),
         glance,
         inputs,
-        config: Some(crate::render::model::ConfigCtx {
+        config: Some(crate::render::ConfigCtx {
             path: cfg.origin.display().to_string(),
             json: serde_json::to_string_pretty(&tables::settings_json(cfg))
                 .expect("JSON of plain values"),

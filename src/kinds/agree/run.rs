@@ -4,9 +4,8 @@
 //!
 //! Defines no statistic of its own; reads and writes nothing.
 
-pub use crate::analysis::agreement::run::*;
-
 use crate::analysis::agreement::ratings::Ratings;
+use crate::analysis::agreement::run::{agreement, Agreement};
 use crate::config::agree::AgreeConfig;
 use crate::provenance::timed;
 

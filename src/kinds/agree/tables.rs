@@ -9,13 +9,14 @@
 //! Produces bytes and text; writes nothing (the output stage does) and
 //! computes no statistic.
 
+use crate::render::format::num3;
 use std::path::Path;
 
 use serde_json::{json, Value};
 
 use crate::output::json::number;
 
-use super::run::{Agreement, Scope};
+use crate::analysis::agreement::run::{Agreement, Scope};
 use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::alpha::Level;
 use crate::metrics::raters::rows::{CoefficientRow, NullTest};
@@ -23,7 +24,7 @@ use crate::metrics::raters::scales::{benchmark, Benchmark, Scale};
 use crate::output::OutputFile;
 use crate::table::{Column, Frame, Values};
 
-pub use crate::analysis::agreement::tables::{
+use crate::analysis::agreement::tables::{
     agreement_frame, category_frame, classification_frame, classification_summary_frame,
     distribution_frame, pairs_frame, tests_frame,
 };
@@ -372,7 +373,7 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
     }
     let level = cfg.intervals.map_or(0.95, |iv| iv.level) * 100.0;
     let ci = if e.lower.is_finite() && e.upper.is_finite() {
-        format!(" ({level}% CI [{:.3}, {:.3}])", e.lower, e.upper)
+        format!(" ({level}% CI [{}, {}])", num3(e.lower), num3(e.upper))
     } else {
         String::new()
     };
@@ -380,8 +381,9 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
     let (head, why) = if e.value >= ALPHA_DEFINITE {
         let caveat = if e.lower < ALPHA_DEFINITE {
             format!(
-                ", though the interval reaches below {ALPHA_DEFINITE:.3}: firm conclusions \
-                 rest on the point value"
+                ", though the interval reaches below {}: firm conclusions rest on the \
+                 point value",
+                num3(ALPHA_DEFINITE)
             )
         } else {
             String::new()
@@ -389,25 +391,29 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
         (
             "Reliable enough for conclusions".to_string(),
             format!(
-                "{name} is {:.3}{ci}, at least {ALPHA_DEFINITE:.3}{caveat}",
-                e.value
+                "{name} is {}{ci}, at least {}{caveat}",
+                num3(e.value),
+                num3(ALPHA_DEFINITE)
             ),
         )
     } else if e.value >= ALPHA_TENTATIVE {
         (
             "Reliable enough for tentative conclusions only".to_string(),
             format!(
-                "{name} is {:.3}{ci}, between {ALPHA_TENTATIVE:.3} and {ALPHA_DEFINITE:.3}",
-                e.value
+                "{name} is {}{ci}, between {} and {}",
+                num3(e.value),
+                num3(ALPHA_TENTATIVE),
+                num3(ALPHA_DEFINITE)
             ),
         )
     } else {
         (
             "Not reliable enough".to_string(),
             format!(
-                "{name} is {:.3}{ci}, below {ALPHA_TENTATIVE:.3}, the least it accepts even for \
-                 tentative conclusions",
-                e.value
+                "{name} is {}{ci}, below {}, the least it accepts even for tentative \
+                 conclusions",
+                num3(e.value),
+                num3(ALPHA_TENTATIVE)
             ),
         )
     };

@@ -8,8 +8,9 @@
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`report`]: the HTML report through the engine `crate::render`.
-//! * this file: [`files`] and [`terminal_lines`] (the command line's
-//!   `cli/classify.rs` reads, runs and hands the files to `finish`).
+//! * this file: the kind's contract ([`Classify`], run by
+//!   [`crate::kinds::run`]): read with the checksum, refuse an empty
+//!   input, analyse, judge the gates; the files and terminal lines.
 //!
 //! Command assembly: reads the predictions file (in `read` only), defines
 //! no statistic of its own (`crate::metrics` does), and writes only
@@ -23,15 +24,112 @@ pub mod resample;
 pub mod run;
 pub mod tables;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
 
 use crate::config::classify::ClassifyConfig;
-use crate::config::FileFormat;
 use crate::output::OutputFile;
+use crate::provenance::{self, timed};
+use crate::render::context::InputCtx;
+use crate::schema::FileFormat;
 use run::Analysis;
 
-/// The predicted "label" of an abstention (`schema::NONE_LABEL`).
-pub use crate::schema::NONE_LABEL;
+/// `rsmreport classify`: run it with [`crate::kinds::run`].
+pub struct Classify;
+
+/// Reads and validates a classify experiment file (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<ClassifyConfig> {
+    crate::config::classify::load(path).map_err(crate::error::config)
+}
+
+impl super::Kind for Classify {
+    type Config = ClassifyConfig;
+    const NAME: &'static str = "classify";
+
+    fn default_dir(cfg: &ClassifyConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.experiment_id))
+    }
+
+    fn inputs(cfg: &ClassifyConfig) -> Vec<PathBuf> {
+        vec![cfg.origin.clone(), cfg.predictions_file.clone()]
+    }
+
+    fn compute(cfg: ClassifyConfig) -> anyhow::Result<Box<dyn super::Report>> {
+        let gates = gates::parse(&cfg).map_err(crate::error::config)?;
+        let (read, sha256) = provenance::read_with_checksum(&cfg.predictions_file, || {
+            timed("read predictions", || read::read(&cfg))
+        });
+        let data = read?;
+        if data.n() == 0 {
+            return Err(anyhow!(
+                "{}: no item has a gold label in column '{}' ({} rows read, every gold cell blank)",
+                cfg.predictions_file.display(),
+                cfg.gold_column,
+                data.n_rows
+            ));
+        }
+        let mut analysis = timed("analyse", || run::analyse(&cfg, &data));
+        analysis.gates = gates::evaluate(&gates, &cfg, &analysis).map_err(crate::error::config)?;
+        let input = InputCtx {
+            role: "predictions".into(),
+            path: cfg.predictions_file.display().to_string(),
+            rows: data.n_rows.to_string(),
+            sha256: sha256?,
+        };
+        Ok(Box::new(Computed {
+            analysis,
+            cfg,
+            input,
+            _data: data,
+        }))
+    }
+}
+
+/// A finished classify run. The items read are kept with it (a caller
+/// that ends the process right after writing need not free them).
+struct Computed {
+    analysis: Analysis,
+    cfg: ClassifyConfig,
+    input: InputCtx,
+    _data: read::Data,
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.analysis.id
+    }
+
+    fn tables(&self) -> Vec<crate::table::Frame> {
+        tables::frames(&self.analysis)
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let a = &self.analysis;
+        let json = tables::summary_json(a, &self.input.sha256, &self.input.path);
+        super::json_value(&json)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        vec![self.input.clone()]
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.analysis.gates
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = provenance::generation_epoch();
+        let files = timed("report and tables", || {
+            files(&self.analysis, &self.cfg, vec![self.input.clone()], epoch)
+        })?;
+        files.iter().try_for_each(emit)
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.analysis)
+    }
+}
 
 /// A table's bytes in the configured format.
 fn table_bytes(f: &crate::table::Frame, format: FileFormat, epoch: i64) -> anyhow::Result<Vec<u8>> {
@@ -44,7 +142,7 @@ fn table_bytes(f: &crate::table::Frame, format: FileFormat, epoch: i64) -> anyho
 
 /// Every output file: the tables, `<id>_summary.json`, the report and its
 /// figures.
-pub fn files(
+fn files(
     a: &Analysis,
     cfg: &ClassifyConfig,
     inputs: Vec<crate::render::context::InputCtx>,
@@ -77,7 +175,7 @@ use crate::render::format::{num3 as fixed, p_clause, signed3, thousands};
 
 /// One line per system (accuracy and macro F1 with intervals), then one
 /// per compared statistic of each candidate, criterion-style.
-pub fn terminal_lines(a: &Analysis) -> Vec<String> {
+fn terminal_lines(a: &Analysis) -> Vec<String> {
     let mut out = vec![format!(
         "{}: {} items ({} rows, {} without a gold label), {} labels",
         a.id,

@@ -12,15 +12,15 @@ use anyhow::Result;
 
 use super::run::{Analysis, SystemResult};
 use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
-use super::NONE_LABEL;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, thousands};
-use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{
     count_cell as count, most_frequent, p_value_cell, some_names, text_cell, titled_head as head,
     MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES,
 };
+use crate::render::{Block, Header, Section};
 use crate::render::{Builder, Report};
+use crate::schema::NONE_LABEL;
 
 fn num(x: f64) -> Cell {
     crate::render::tables::metric_cell(x, None)

@@ -10,15 +10,15 @@ use anyhow::Result;
 
 use super::run::{Analysis, SystemResult};
 use super::tables::ComparisonRow;
-use super::NONE_LABEL;
 use crate::plots::{
     curves, forest, grid, reliability, Curves, Forest, ForestPanel, Grid, Reliability,
 };
 use crate::render::context::Term;
 use crate::render::format::{num3, thousands};
-use crate::render::model::Block;
 use crate::render::tables::{most_frequent, some_names, MAX_FIGURE_CATEGORIES};
+use crate::render::Block;
 use crate::render::Builder;
+use crate::schema::NONE_LABEL;
 
 /// Most points of a drawn curve (the tables keep every point).
 const MAX_POINTS: usize = 1000;

@@ -17,7 +17,7 @@ use crate::metrics::calibration::BINS;
 use crate::table::{frame, text_values, Frame, Values};
 
 /// The abstention column of the confusion matrix.
-pub use super::NONE_LABEL;
+use crate::schema::NONE_LABEL;
 
 fn texts<S: AsRef<str>>(v: impl IntoIterator<Item = S>) -> Values {
     text_values(v.into_iter().map(|s| Some(s.as_ref().to_string())))

@@ -13,8 +13,8 @@ use crate::kinds::compare::sections;
 use crate::kinds::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3};
-use crate::render::model::{Block, Header, Section, Version};
 use crate::render::tables::{head, p_value_cell, text_cell};
+use crate::render::{Block, Header, Section, Version};
 use crate::render::{Builder, Report};
 
 /// The CSS class of a verdict cell (the colour repeats the word).

@@ -12,7 +12,7 @@ use crate::kinds::compare::paired::{
 use crate::kinds::compare::pairing::{pair, Pairing};
 use crate::kinds::compare::preflight::{self, PreflightRow};
 use crate::kinds::compare::verdict::Verdict;
-use crate::preprocess::NO_INFO;
+use crate::schema::NO_INFO;
 
 /// Everything a comparison found.
 #[derive(Clone, Debug)]

@@ -16,8 +16,8 @@ use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
 use crate::plots;
 use crate::render::context::{Cell, Row, Table};
 use crate::render::format::{count_f64, num3, raw_value};
-use crate::render::model::Block;
 use crate::render::tables::{head, text_cell};
+use crate::render::Block;
 use crate::render::Builder;
 
 fn header_cell(s: &str) -> Cell {

@@ -363,11 +363,19 @@ pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
 }
 
 /// The tables and the JSON of a comparison.
+/// The tables, in the order their files are written.
+pub fn frames(c: &Comparison) -> Vec<Frame> {
+    let mut frames = vec![verdict_frame(c), preflight_frame(c)];
+    frames.extend(section_frames(c));
+    frames
+}
+
 pub fn data_files(c: &Comparison, inputs: &[InputRecord]) -> Vec<OutputFile> {
     let out = Path::new("output");
-    let table = |f: Frame| crate::output::csv_file(&c.id, &f);
-    let mut files = vec![table(verdict_frame(c)), table(preflight_frame(c))];
-    files.extend(section_frames(c).into_iter().map(table));
+    let mut files: Vec<OutputFile> = frames(c)
+        .iter()
+        .map(|f| crate::output::csv_file(&c.id, f))
+        .collect();
     files.push(OutputFile {
         path: out.join(format!("{}_compare.json", c.id)),
         bytes: compare_json(c, inputs),

@@ -7,8 +7,6 @@
 //!
 //! Pure: numbers in, a word out; no I/O, no statistic computed here.
 
-pub use crate::metrics::paired::Better;
-
 /// The verdict on a difference (compare spec 2.3, amended).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {

@@ -9,9 +9,10 @@
 //!   analysis stage's frames, written by `crate::output`).
 //! * [`report`]: the HTML report, with the built-in report sections of
 //!   [`sections`] and the gates panel of [`gates`].
-//! * this file: [`files`], [`terminal_lines`] and [`describe`] (`check`'s
-//!   account); the command line's `cli/build.rs` reads, runs and hands the
-//!   files to `finish`.
+//! * this file: the contracts of `build` ([`Build`]) and `check`
+//!   ([`Check`], which writes nothing and gives an account of what a build
+//!   would do), run by [`crate::kinds::run`]: the files, terminal lines
+//!   and `check`'s account.
 //!
 //! Command assembly: reads the inputs (in `read` only) and the custom
 //! section files (in `report`), defines no statistic of its own, and writes
@@ -30,18 +31,175 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::analysis;
+use crate::config::{self, Experiment};
+use crate::error;
 use crate::output::OutputFile;
 use crate::preprocess::Exclusion;
 use crate::provenance::{generation_epoch, timed};
-pub use read::experiment_files;
+use crate::render::context::InputCtx;
 use run::Run;
+
+/// A build's configuration: the experiment, with the gates of a gates
+/// file (`--gates FILE`) merged into its own, and that file.
+#[derive(Clone, Debug)]
+pub struct BuildConfig {
+    pub exp: Experiment,
+    pub gates_file: Option<PathBuf>,
+}
+
+/// Reads and validates the experiment at `path` (`.toml` or an rsmeval
+/// `.json`) and the gates file `gates`, if any (configuration errors).
+pub fn load(path: &Path, gates: Option<&Path>) -> Result<BuildConfig> {
+    let mut exp = config::load(path).map_err(error::config)?;
+    if let Some(file) = gates {
+        let more = config::gates::load_file(file, &exp).map_err(error::config)?;
+        config::gates::merge(&mut exp.gates, more);
+    }
+    config::gates::unique_names(&exp.gates).map_err(|e| error::config(anyhow::anyhow!(e)))?;
+    Ok(BuildConfig {
+        exp,
+        gates_file: gates.map(Path::to_path_buf),
+    })
+}
+
+/// Every file a build reads: the experiment's and the gates file.
+fn build_inputs(cfg: &BuildConfig) -> Vec<PathBuf> {
+    let mut inputs: Vec<PathBuf> = read::experiment_files(&cfg.exp)
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect();
+    inputs.extend(cfg.gates_file.clone());
+    inputs
+}
+
+/// Runs the pipeline (data errors) and evaluates the gates (a scope the
+/// data do not have is a configuration error).
+fn execute(cfg: BuildConfig) -> Result<Run> {
+    let mut run = run::execute(cfg.exp)?;
+    run::evaluate_gates(&mut run).map_err(|e| error::config(anyhow::anyhow!(e)))?;
+    Ok(run)
+}
+
+/// `rsmreport build`: run it with [`crate::kinds::run`].
+pub struct Build;
+
+impl super::Kind for Build {
+    type Config = BuildConfig;
+    const NAME: &'static str = "build";
+
+    fn default_dir(cfg: &BuildConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.exp.experiment_id))
+    }
+
+    fn inputs(cfg: &BuildConfig) -> Vec<PathBuf> {
+        build_inputs(cfg)
+    }
+
+    fn compute(cfg: BuildConfig) -> Result<Box<dyn super::Report>> {
+        Ok(Box::new(Built(execute(cfg)?)))
+    }
+}
+
+/// `rsmreport check`: a build that writes nothing; its terminal lines are
+/// the account of what a build would do ([`describe`]). Run it with
+/// [`crate::kinds::run`] and [`super::Destination::Nowhere`].
+pub struct Check;
+
+impl super::Kind for Check {
+    type Config = BuildConfig;
+    const NAME: &'static str = "check";
+
+    fn default_dir(cfg: &BuildConfig) -> Option<PathBuf> {
+        <Build as super::Kind>::default_dir(cfg)
+    }
+
+    fn inputs(cfg: &BuildConfig) -> Vec<PathBuf> {
+        <Build as super::Kind>::inputs(cfg)
+    }
+
+    fn compute(cfg: BuildConfig) -> Result<Box<dyn super::Report>> {
+        Ok(Box::new(Checked(Built(execute(cfg)?))))
+    }
+}
+
+/// A finished build.
+struct Built(Run);
+
+impl super::Report for Built {
+    fn id(&self) -> &str {
+        &self.0.exp.experiment_id
+    }
+
+    fn tables(&self) -> Vec<crate::table::Frame> {
+        self.0.analysis.frames.clone()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        super::json_value(&tables::summary_json(&self.0))
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.0
+            .inputs
+            .iter()
+            .map(|i| InputCtx {
+                role: i.role.to_string(),
+                path: i.path.display().to_string(),
+                rows: i.rows.to_string(),
+                sha256: i.sha256.clone(),
+            })
+            .collect()
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.0.gates
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
+        files(&self.0, emit)
+    }
+
+    fn lines(&self, written: &[PathBuf], dir: &Path) -> Vec<String> {
+        terminal_lines(&self.0, written, dir)
+    }
+}
+
+/// A finished `check`: the build's numbers, no files, and its account as
+/// the terminal lines. Its gates are described, not judged (exit 0).
+struct Checked(Built);
+
+impl super::Report for Checked {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+
+    fn tables(&self) -> Vec<crate::table::Frame> {
+        self.0.tables()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        self.0.summary()
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.0.inputs()
+    }
+
+    fn files(&self, _emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
+        Ok(())
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        describe(&self.0 .0).lines().map(str::to_string).collect()
+    }
+}
 
 /// Every file of the output folder, each handed to `emit` as soon as its
 /// bytes exist: the tables first, then the report (which is small: it is
 /// drawn from the per-group results, never from the responses).
 /// Everything that carries a time (the report's header, the xlsx tables'
 /// document properties) gets the same one, [`generation_epoch`].
-pub fn files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
+fn files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
     let epoch = generation_epoch();
     timed("format and write tables", || {
         let spec = crate::output::TableFiles {
@@ -67,7 +225,7 @@ pub fn files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Resu
 
 /// The terminal line of a finished build: the responses evaluated and the
 /// tables written (`written`: every file written, relative to `dir`).
-pub fn terminal_lines(run: &Run, written: &[PathBuf], dir: &Path) -> Vec<String> {
+fn terminal_lines(run: &Run, written: &[PathBuf], dir: &Path) -> Vec<String> {
     let tables = written.iter().filter(|p| p.starts_with("output")).count();
     vec![format!(
         "{}: evaluated {} responses; wrote {} files to {}",
@@ -114,7 +272,7 @@ fn describe_gates(run: &Run, s: &mut String) {
 
 /// A plain-text account of what a build does with this experiment (the
 /// `check` command's terminal output).
-pub fn describe(run: &Run) -> String {
+fn describe(run: &Run) -> String {
     let exp = &run.exp;
     let p = &run.prepared;
     let mut s = String::new();

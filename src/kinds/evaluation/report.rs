@@ -15,8 +15,8 @@ use crate::kinds::evaluation::run::Run;
 use crate::kinds::evaluation::{gates, sections};
 use crate::render::context::{Glance, InputCtx};
 use crate::render::format::{num3, thousands};
-use crate::render::model::{Block, ConfigCtx, Header, Report, Version};
 use crate::render::{glossary, markdown, tables};
+use crate::render::{Block, ConfigCtx, Header, Report, Version};
 
 /// The templates of the built-in sections, by the names their contexts
 /// give (they import the engine's `macros.html`).

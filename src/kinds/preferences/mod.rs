@@ -9,8 +9,8 @@
 //!   `crate::metrics::preferences` (whole set and each subset value).
 //! * [`models`]: the model view of spec 6 (traits by model).
 //! * [`tables`]: the tables and `<id>_preferences.json`.
-//! * this file: [`files`] and [`terminal_lines`] (the command line's
-//!   `cli/preferences.rs` reads, runs and hands the files to `finish`).
+//! * this file: the kind's contract ([`Preferences`], run by
+//!   [`crate::kinds::run`]), its files and terminal lines.
 //! * [`report`]: the HTML report through the engine `crate::render`.
 //!
 //! Reads the pairs file (in `read` only) and produces bytes; writing them
@@ -23,51 +23,122 @@ pub mod report;
 pub mod run;
 pub mod tables;
 
+use std::path::{Path, PathBuf};
+
+use crate::config::preferences::PreferencesConfig;
 use crate::output::OutputFile;
+use crate::provenance::{self, timed};
+use crate::render::context::InputCtx;
+use crate::render::format::{num3, signed3};
 use run::Analysis;
 use tables::data_files;
 
-/// Every output file: the tables, the JSON, the report and its figures.
-pub fn files(
-    a: &Analysis,
-    inputs: Vec<crate::render::context::InputCtx>,
-    epoch: i64,
-) -> anyhow::Result<Vec<OutputFile>> {
-    let mut inputs = inputs;
-    // Several pairs files: each is an input of its own (the command gave
-    // the first with the rows of all).
-    if let (Some(first), Some(d)) = (inputs.first_mut(), a.datasets.first()) {
-        first.rows = d.rows.to_string();
-    }
-    inputs.extend(
-        a.datasets
-            .iter()
-            .skip(1)
-            .map(|d| crate::render::context::InputCtx {
-                role: "pairs".into(),
-                path: d.file.display().to_string(),
-                rows: d.rows.to_string(),
-                sha256: d.sha256.clone(),
-            }),
-    );
-    let mut out = data_files(a);
-    out.extend(crate::render::report_files(&report::report(
-        a, inputs, epoch,
-    )?)?);
-    Ok(out)
+/// `rsmreport preferences`: run it with [`crate::kinds::run`].
+pub struct Preferences;
+
+/// Reads and validates a preferences experiment file (configuration
+/// errors).
+pub fn load(path: &Path) -> anyhow::Result<PreferencesConfig> {
+    crate::config::preferences::load(path).map_err(crate::error::config)
 }
 
-fn fixed(x: f64, signed: bool) -> String {
-    match (x.is_finite(), signed) {
-        (false, _) => "n/a".into(),
-        (true, true) => format!("{x:+.3}"),
-        (true, false) => format!("{x:.3}"),
+impl super::Kind for Preferences {
+    type Config = PreferencesConfig;
+    const NAME: &'static str = "preferences";
+
+    fn default_dir(cfg: &PreferencesConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.experiment_id))
+    }
+
+    fn inputs(cfg: &PreferencesConfig) -> Vec<PathBuf> {
+        let mut inputs = vec![cfg.origin.clone()];
+        inputs.extend(cfg.pairs_files.iter().cloned());
+        inputs
+    }
+
+    fn compute(cfg: PreferencesConfig) -> anyhow::Result<Box<dyn super::Report>> {
+        // The checksum of the pairs file is computed on another thread
+        // while the pairs are read and analysed.
+        let (read, sha256) = provenance::read_with_checksum(&cfg.pairs_file, || {
+            timed("read pairs", || read::read(&cfg)).map(|pairs| {
+                let analysis = timed("analyse", || run::analyse(&cfg, &pairs));
+                (pairs, analysis)
+            })
+        });
+        let (pairs, analysis) = read?;
+        let first = InputCtx {
+            role: "pairs".into(),
+            path: cfg.pairs_file.display().to_string(),
+            rows: pairs.len().to_string(),
+            sha256: sha256?,
+        };
+        let inputs = inputs(&analysis, first);
+        Ok(Box::new(Computed { analysis, inputs }))
+    }
+}
+
+/// Every pairs file as an input of its own, each with its rows (the
+/// first was read with the rows of all).
+fn inputs(a: &Analysis, mut first: InputCtx) -> Vec<InputCtx> {
+    if let Some(d) = a.datasets.first() {
+        first.rows = d.rows.to_string();
+    }
+    let mut inputs = vec![first];
+    inputs.extend(a.datasets.iter().skip(1).map(|d| InputCtx {
+        role: "pairs".into(),
+        path: d.file.display().to_string(),
+        rows: d.rows.to_string(),
+        sha256: d.sha256.clone(),
+    }));
+    inputs
+}
+
+/// A finished preferences run.
+struct Computed {
+    analysis: Analysis,
+    inputs: Vec<InputCtx>,
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.analysis.id
+    }
+
+    fn tables(&self) -> Vec<crate::table::Frame> {
+        tables::frames(&self.analysis)
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let json = tables::preferences_json(&self.analysis);
+        super::json_value(&json)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.inputs.clone()
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = provenance::generation_epoch();
+        let files = timed("report and tables", || -> anyhow::Result<_> {
+            let mut out = data_files(&self.analysis);
+            out.extend(crate::render::report_files(&report::report(
+                &self.analysis,
+                self.inputs.clone(),
+                epoch,
+            )?)?);
+            Ok(out)
+        })?;
+        files.iter().try_for_each(emit)
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.analysis)
     }
 }
 
 /// One line per annotator (by strength): strength with its interval,
 /// accuracy and relevance on the whole set.
-pub fn terminal_lines(a: &Analysis) -> Vec<String> {
+fn terminal_lines(a: &Analysis) -> Vec<String> {
     let all = a.all();
     let mut out = vec![format!(
         "{}: {} of {} pairs used; annotators against the reference {}:",
@@ -87,8 +158,8 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         let ci = if i.strength.lower.is_finite() {
             format!(
                 " [{}, {}]",
-                fixed(i.strength.lower, true),
-                fixed(i.strength.upper, true)
+                signed3(i.strength.lower),
+                signed3(i.strength.upper)
             )
         } else {
             String::new()
@@ -104,9 +175,9 @@ pub fn terminal_lines(a: &Analysis) -> Vec<String> {
         out.push(format!(
             "  {:<width$}  strength {}{ci}  accuracy {}  relevance {}{few}",
             a.annotator_names[j],
-            fixed(m.strength, true),
-            fixed(m.accuracy, false),
-            fixed(m.relevance, false),
+            signed3(m.strength),
+            num3(m.accuracy),
+            num3(m.relevance),
         ));
     }
     if let Some(v) = &a.models {

@@ -18,8 +18,8 @@ use crate::plots::{
 };
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
 use crate::render::format::{count_f64, escape_html, num3};
-use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{p_value_cell, text_cell};
+use crate::render::{Block, Header, Section};
 use crate::render::{Builder, Report};
 
 /// A heat map (and the report's tables of one subset column) shows at

@@ -333,6 +333,7 @@ mod tests {
             experiment_id: "pin".into(),
             pairs_file: PathBuf::from("pairs.csv"),
             pairs_files: vec![PathBuf::from("pairs.csv")],
+            origin: PathBuf::from("exp.toml"),
             id_column: None,
             text_a_column: "text_a".into(),
             text_b_column: "text_b".into(),

@@ -370,16 +370,24 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
 }
 
 /// The tables and the JSON.
+/// The tables, in the order their files are written.
+pub fn frames(a: &Analysis) -> Vec<Frame> {
+    let mut frames = vec![
+        metrics_frame(a),
+        overall_frame(a),
+        votes_frame(a),
+        exclusions_frame(a),
+    ];
+    frames.extend(model_traits_frame(a));
+    frames
+}
+
 pub fn data_files(a: &Analysis) -> Vec<OutputFile> {
     let out = Path::new("output");
-    let table = |f: Frame| crate::output::csv_file(&a.id, &f);
-    let mut files = vec![
-        table(metrics_frame(a)),
-        table(overall_frame(a)),
-        table(votes_frame(a)),
-        table(exclusions_frame(a)),
-    ];
-    files.extend(model_traits_frame(a).map(table));
+    let mut files: Vec<OutputFile> = frames(a)
+        .iter()
+        .map(|f| crate::output::csv_file(&a.id, f))
+        .collect();
     files.push(OutputFile {
         path: out.join(format!("{}_preferences.json", a.id)),
         bytes: preferences_json(a),

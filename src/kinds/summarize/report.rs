@@ -15,8 +15,8 @@ use crate::kinds::summarize::run::Summary;
 use crate::kinds::summarize::tables::{statistic_names, subgroups};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value};
-use crate::render::model::{Block, Header, Section};
 use crate::render::tables::{head, text_cell};
+use crate::render::{Block, Header, Section};
 use crate::render::{Builder, Report};
 
 /// A count (`5000`), empty when unknown.

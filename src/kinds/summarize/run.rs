@@ -16,7 +16,7 @@ use crate::kinds::compare::paired::{
     self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN,
 };
 use crate::kinds::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
-pub use crate::kinds::summarize::read::Opened;
+use crate::kinds::summarize::read::Opened;
 use crate::metrics::paired::Better;
 
 /// The order of the rows (`--order`).

@@ -262,15 +262,23 @@ pub fn summary_json(s: &Summary) -> Vec<u8> {
 }
 
 /// The tables and the JSON of a summary.
+/// The tables, in the order their files are written.
+pub fn frames(s: &Summary) -> Vec<Frame> {
+    let mut frames = vec![version_frame(s), delta_frame(s)];
+    frames.extend(
+        [worst_frame(s), fairness_frame(s)]
+            .into_iter()
+            .filter(Frame::is_writable),
+    );
+    frames
+}
+
 pub fn data_files(s: &Summary) -> Vec<OutputFile> {
     let out = Path::new("output");
-    let table = |f: Frame| crate::output::csv_file(&s.id, &f);
-    let mut files = vec![table(version_frame(s)), table(delta_frame(s))];
-    for f in [worst_frame(s), fairness_frame(s)] {
-        if f.is_writable() {
-            files.push(table(f));
-        }
-    }
+    let mut files: Vec<OutputFile> = frames(s)
+        .iter()
+        .map(|f| crate::output::csv_file(&s.id, f))
+        .collect();
     files.push(OutputFile {
         path: out.join(format!("{}_summary.json", s.id)),
         bytes: summary_json(s),

@@ -10,7 +10,7 @@
 //! the infinities IEEE arithmetic gives, never a panic.
 
 use super::CountTables;
-use crate::metrics::ols::f_sf;
+use crate::metrics::distributions::f_sf;
 
 /// One intraclass correlation with its F test and interval.
 #[derive(Clone, Copy, Debug, PartialEq)]

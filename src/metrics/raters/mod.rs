@@ -47,7 +47,7 @@ pub mod scales;
 
 use std::collections::HashMap;
 
-use crate::metrics::ols::{t_ppf, t_sf};
+use crate::metrics::distributions::{t_ppf, t_sf};
 use crate::table::FxBuild;
 
 /// Marker of a missing rating inside a stored rating row.

@@ -20,7 +20,7 @@ use super::{
     chance_corrected, positions, weight_matrix, Estimate, ItemCounts, Kernel, PValue, PairTable,
     Weights,
 };
-use crate::metrics::ols::beta_reg;
+use crate::metrics::distributions::beta_reg;
 
 /// The normal 0.975 quantile statsmodels uses for kappa's interval.
 const Z_975: f64 = 1.959963984540054;

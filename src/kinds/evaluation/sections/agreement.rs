@@ -8,17 +8,17 @@ use serde::Serialize;
 use super::{add_intervals, add_row_intervals, continuous_human};
 use crate::config::{Number, ScaleWith};
 use crate::kinds::evaluation::report::Builder;
-use crate::metrics::MetricBlock;
+use crate::metrics::block::MetricBlock;
 use crate::plots;
-use crate::render::builder::template;
 use crate::render::context::{Cell, ColumnHead, FigureCtx, Heading, Row, Table, Term, Titled};
 use crate::render::format::{short, thousands};
 use crate::render::glossary;
-use crate::render::model::Block;
 use crate::render::tables::{
     column_f64, count_cell, frame_table, head, label_cell, matrix_table, metric_cell, outside,
     text_cell, FrameOpts,
 };
+use crate::render::template;
+use crate::render::Block;
 
 #[derive(Serialize)]
 struct ConsistencyBody {

@@ -12,15 +12,15 @@ use super::add_row_intervals;
 use crate::kinds::evaluation::report::Builder;
 use crate::metrics::fairness::{EstimateRow, FairnessResult};
 use crate::plots;
-use crate::preprocess::{ALL_DATA, NO_INFO};
-use crate::render::builder::template;
 use crate::render::context::{ColumnHead, FigureCtx, Heading, Row, Table};
 use crate::render::format::thousands;
 use crate::render::glossary;
-use crate::render::model::Block;
 use crate::render::tables::{
     column_f64, count_cell, head, index_labels, label_cell, metric_cell, outside, text_cell,
 };
+use crate::render::template;
+use crate::render::Block;
+use crate::schema::{ALL_DATA, NO_INFO};
 
 #[derive(Serialize)]
 struct EvalGroupCtx {

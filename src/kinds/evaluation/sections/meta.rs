@@ -6,11 +6,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::kinds::evaluation::report::Builder;
-use crate::render::builder::template;
 use crate::render::context::{Cell, ColumnHead, Heading, Row, Table};
-use crate::render::model::Block;
 use crate::render::sysinfo;
 use crate::render::tables::text_cell;
+use crate::render::template;
+use crate::render::Block;
 
 /// What a table file holds, by its name without the `<id>_` prefix;
 /// `groups` are the configured subgroup columns (for `*_by_<g>` names).

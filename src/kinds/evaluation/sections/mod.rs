@@ -14,11 +14,11 @@ use serde::Serialize;
 
 use crate::kinds::evaluation::report::Builder;
 use crate::preprocess::Exclusion;
-use crate::render::builder::template;
 use crate::render::context::{Heading, Table};
 use crate::render::format::{percent, thousands};
-use crate::render::model::Block;
 use crate::render::tables::{frame_table, FrameOpts};
+use crate::render::template;
+use crate::render::Block;
 
 /// Builds the built-in section `name`.
 pub fn builtin(b: &mut Builder, name: &str) -> Result<Vec<Block>> {

@@ -13,8 +13,8 @@ use crate::kinds::agree::report::{
     categories_blocks, classification_tables, coefficients_blocks, pairs_blocks,
 };
 use crate::kinds::evaluation::report::Builder;
-use crate::render::model::Block;
 use crate::render::tables::{frame_table, FrameOpts};
+use crate::render::Block;
 
 /// The `rater_agreement` section.
 pub fn rater_agreement(b: &mut Builder) -> Result<Vec<Block>> {

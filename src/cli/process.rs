@@ -1,0 +1,158 @@
+//! The process-wide settings of the binary, which the library never
+//! makes: the global allocator ([`ParserAllocator`]: a clean exit when a
+//! damaged file makes a parser ask for more memory than the computer has,
+//! and the huge-page hint for large blocks), glibc's malloc settings
+//! ([`configure_malloc`]) and the panic hook that keeps a panic inside a
+//! guarded third-party parser (which the library turns into an error
+//! naming the file) off the terminal.
+
+use rsmreport::input::{allocation_limit, guarded_file, in_guarded_parser};
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// Everything process-wide, first thing in `main`: malloc's settings and
+/// the panic hook (the allocator is registered in `main.rs`).
+pub fn install() {
+    configure_malloc();
+    // A panic inside a third-party file parser is turned into an error that
+    // names the file (`input::guarded`): do not print it as a panic.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !in_guarded_parser() {
+            default_hook(info);
+        }
+    }));
+}
+
+/// The system allocator, except that an allocation larger than the
+/// computer's memory requested while a parser reads a file (inside
+/// `rsmreport::input`'s guarded parsers) ends the process with an error
+/// naming the file and exit code 1, rather than aborting with "memory
+/// allocation failed".
+pub struct ParserAllocator;
+
+impl ParserAllocator {
+    #[inline]
+    fn check(size: usize) {
+        if size > allocation_limit() && in_guarded_parser() {
+            damaged_file_exit(size);
+        }
+    }
+}
+
+#[cold]
+fn damaged_file_exit(size: usize) -> ! {
+    use std::io::Write;
+    // Small allocations still work here (they are below the limit).
+    let file = guarded_file();
+    let mut err = std::io::stderr().lock();
+    let _ = match file {
+        Some(p) => writeln!(
+            err,
+            "error: cannot read {}: the file is damaged or not a valid {} file (reading it \
+             would need {size} bytes of memory)",
+            p.display(),
+            p.extension()
+                .map(|e| e.to_string_lossy())
+                .unwrap_or_default()
+        ),
+        None => writeln!(
+            err,
+            "error: cannot read an input file: it is damaged (reading it would need {size} \
+             bytes of memory)"
+        ),
+    };
+    let _ = err.flush();
+    std::process::exit(1)
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; `check` only reads
+// atomics and may end the process.
+unsafe impl GlobalAlloc for ParserAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::check(layout.size());
+        advise(unsafe { System.alloc(layout) }, layout.size())
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::check(layout.size());
+        advise(unsafe { System.alloc_zeroed(layout) }, layout.size())
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::check(new_size);
+        advise(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
+    }
+}
+
+/// Large blocks (over 32 MiB: the columns and output buffers of big runs)
+/// are advised to use transparent huge pages where the kernel leaves that
+/// to the program (`/sys/kernel/mm/transparent_hugepage/enabled` =
+/// `madvise`, the common default): a 10M-response run otherwise takes about
+/// two million page faults, a third of its time in the kernel. glibc maps
+/// blocks this large on their own (its mmap threshold is at most 32 MiB),
+/// so the advice never reaches memory that small allocations reuse. Only
+/// the whole 2 MiB pages inside the block are advised; the advice changes
+/// nothing about the memory's contents, and `errno` is kept as it was.
+#[inline]
+fn advise(ptr: *mut u8, size: usize) -> *mut u8 {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        if size > 16 * HUGE && !ptr.is_null() {
+            let start = (ptr as usize).next_multiple_of(HUGE);
+            let end = (ptr as usize + size) & !(HUGE - 1);
+            if end > start {
+                // SAFETY: the range lies inside the block just allocated;
+                // MADV_HUGEPAGE is only a hint, and a failure is harmless.
+                // `__errno_location` (glibc and musl) gives this thread's
+                // errno, restored so that a caller never sees our failure.
+                unsafe {
+                    let errno = sys::__errno_location();
+                    let saved = *errno;
+                    sys::madvise(start as *mut u8, end - start, sys::MADV_HUGEPAGE);
+                    *errno = saved;
+                }
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = size;
+    ptr
+}
+
+/// Settings of glibc's malloc for this process, made once at start (the
+/// binary calls this first thing in `main`, through [`install`]): one malloc arena per four
+/// cores (one on this project's 2-core benchmark machine) instead of one
+/// per thread. With one arena per thread, the reading threads grow their
+/// own heaps a few pages at a time (over 100,000 `mprotect` calls at 10M
+/// responses) and keep what they freed to themselves, which raised the
+/// peak memory; a few arenas keep lock contention low on larger machines.
+pub fn configure_malloc() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let arenas = i32::try_from(cores.div_ceil(4)).unwrap_or(i32::MAX);
+        // SAFETY: `mallopt` only changes malloc's parameters; it is called
+        // before any other thread exists.
+        unsafe {
+            sys::mallopt(sys::M_ARENA_MAX, arenas);
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod sys {
+    pub const MADV_HUGEPAGE: i32 = 14;
+    #[cfg(target_env = "gnu")]
+    pub const M_ARENA_MAX: i32 = -8;
+    unsafe extern "C" {
+        pub fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
+        pub fn __errno_location() -> *mut i32;
+        #[cfg(target_env = "gnu")]
+        pub fn mallopt(param: i32, value: i32) -> i32;
+    }
+}
