@@ -1,8 +1,8 @@
 //! `rsmreport compare BASELINE CANDIDATE`: paired differences of two
 //! archived output folders, with verdicts and optional gates.
 
-use super::{finish, OutputArgs};
-use rsmreport::kinds::{self, compare, Request};
+use super::{run_kind, OutputArgs};
+use rsmreport::kinds::compare;
 use std::path::Path;
 
 /// What `rsmreport compare` was asked to do.
@@ -23,8 +23,5 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         args.gates,
         args.unpaired,
     )?;
-    finish(kinds::run::<compare::Compare>(Request {
-        config,
-        destination: args.output.destination(),
-    })?)
+    run_kind::<compare::Compare>(config, args.output.destination())
 }

@@ -1,9 +1,9 @@
 //! The command line's commands (binary only), one thin file per command,
 //! as cargo's `src/bin/cargo/commands/*.rs` over its `ops`: each turns the
 //! parsed arguments into the library's request of its kind
-//! (`rsmreport::kinds`), runs it with `rsmreport::kinds::run`, and hands
-//! the outcome to the one [`finish`], which writes, prints and reports
-//! failed gates. No command reads an input, hashes a file or picks an exit
+//! (`rsmreport::kinds`) and runs it with [`run_kind`]
+//! (`rsmreport::kinds::run`, then the one [`finish`], which writes, prints
+//! and reports failed gates). No command reads an input, hashes a file or picks an exit
 //! code: the exit code of an error comes from its type ([`exit_code`]).
 //! `main.rs` holds the clap definitions and the dispatch; [`process`] the
 //! process-wide settings (allocator, malloc, panic hook) that the library
@@ -29,7 +29,7 @@ pub mod progress;
 pub mod simulate;
 pub mod summarize;
 
-use rsmreport::kinds::Outcome;
+use rsmreport::kinds::{self, Destination, Kind, Outcome, Request};
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -49,8 +49,8 @@ pub struct OutputArgs {
 
 impl OutputArgs {
     /// The library's destination for these arguments.
-    pub fn destination(self) -> rsmreport::kinds::Destination {
-        rsmreport::kinds::Destination::Folder {
+    pub fn destination(self) -> Destination {
+        Destination::Folder {
             dir: self.output_dir,
             force: self.force,
         }
@@ -83,6 +83,15 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
     }
 }
 
+/// Runs the request of kind `K` and [`finish`]es it: every command but
+/// `simulate`, once it has parsed its arguments into `config`.
+pub fn run_kind<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<()> {
+    finish(kinds::run::<K>(Request {
+        config,
+        destination,
+    })?)
+}
+
 /// How a command ends once its outcome exists: writes the output folder
 /// (each file as soon as its bytes exist, into a temporary folder that
 /// replaces the destination only when complete), prints the terminal
@@ -90,7 +99,14 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
 /// last, and fails with [`GatesFailed`] when a gate of severity `fail`
 /// failed (every file was written).
 pub fn finish(outcome: Outcome) -> anyhow::Result<()> {
-    let written = outcome.write()?;
+    let written = match outcome.write() {
+        Ok(written) => written,
+        Err(e) => {
+            // Ending now: leave the run's allocations to the OS (below).
+            std::mem::forget(outcome);
+            return Err(e);
+        }
+    };
     progress::clear();
     if !quiet() {
         for line in outcome.lines(&written) {

@@ -191,6 +191,7 @@ fn path_for_config(file: &Path, config: &Path) -> Result<String> {
 /// What a simulation writes, validated before anything is written.
 struct Plan {
     spec: simulate::SimulationSpec,
+    sim: simulate::Simulator,
     out: PathBuf,
     format: TableFormat,
     /// The scale file with its format and its rows, drawn up front.
@@ -244,8 +245,10 @@ fn plan(args: SimulateArgs) -> Result<Plan> {
         (Some(path), Some(fmt)) => Some((path, fmt, simulate::scale_sample(&spec)?)),
         _ => None,
     };
+    let sim = simulate::Simulator::new(&spec)?;
     Ok(Plan {
         spec,
+        sim,
         out,
         format,
         scale,
@@ -255,11 +258,11 @@ fn plan(args: SimulateArgs) -> Result<Plan> {
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
-    let plan = plan(args).map_err(rsmreport::error::config)?;
-    let mut sim = simulate::Simulator::new(&plan.spec).map_err(rsmreport::error::config)?;
+    let mut plan = plan(args).map_err(rsmreport::error::config)?;
+    let sim = &mut plan.sim;
     let chunks = std::iter::from_fn(|| sim.next_chunk(1 << 16));
     output::file::write_table_chunks(&plan.out, plan.format, plan.force, chunks)?;
-    let counts = sim.counts();
+    let counts = plan.sim.counts();
     say!(
         "simulated {} responses ({} double-scored; {} zero and {} non-numeric human scores, \
          {} non-numeric system scores) -> {}",

@@ -1,9 +1,8 @@
 //! `rsmreport summarize DIR...`: one row per archived version, each
 //! compared with a baseline.
 
-use super::{finish, OutputArgs};
+use super::{run_kind, OutputArgs};
 use rsmreport::kinds::summarize::{self, run::Order};
-use rsmreport::kinds::{self, Request};
 use std::path::PathBuf;
 
 /// `summarize --order` (`model_version`, the config key, also works).
@@ -29,8 +28,5 @@ pub fn run(args: SummarizeArgs) -> anyhow::Result<()> {
         SummaryOrder::ModelVersion => Order::ModelVersion,
     };
     let config = summarize::request(args.folders, args.baseline, order, &args.id)?;
-    finish(kinds::run::<summarize::Summarize>(Request {
-        config,
-        destination: args.output.destination(),
-    })?)
+    run_kind::<summarize::Summarize>(config, args.output.destination())
 }

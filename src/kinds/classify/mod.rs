@@ -38,25 +38,36 @@ use run::Analysis;
 /// `rsmreport classify`: run it with [`crate::kinds::run`].
 pub struct Classify;
 
-/// Reads and validates a classify experiment file (configuration errors).
-pub fn load(path: &Path) -> anyhow::Result<ClassifyConfig> {
-    crate::config::classify::load(path).map_err(crate::error::config)
+/// A validated classify request: the experiment and its quality gates
+/// (parsed with it, so that a bad gate is refused before any work).
+#[derive(Clone, Debug)]
+pub struct ClassifyRequest {
+    pub cfg: ClassifyConfig,
+    pub gates: Vec<crate::config::gates::Gate>,
+}
+
+/// Reads and validates a classify experiment file and its gates
+/// (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<ClassifyRequest> {
+    let cfg = crate::config::classify::load(path).map_err(crate::error::config)?;
+    let gates = gates::parse(&cfg).map_err(crate::error::config)?;
+    Ok(ClassifyRequest { cfg, gates })
 }
 
 impl super::Kind for Classify {
-    type Config = ClassifyConfig;
+    type Config = ClassifyRequest;
     const NAME: &'static str = "classify";
 
-    fn default_dir(cfg: &ClassifyConfig) -> Option<PathBuf> {
-        Some(PathBuf::from(&cfg.experiment_id))
+    fn default_dir(r: &ClassifyRequest) -> Option<PathBuf> {
+        Some(PathBuf::from(&r.cfg.experiment_id))
     }
 
-    fn inputs(cfg: &ClassifyConfig) -> Vec<PathBuf> {
-        vec![cfg.origin.clone(), cfg.predictions_file.clone()]
+    fn inputs(r: &ClassifyRequest) -> Vec<PathBuf> {
+        vec![r.cfg.origin.clone(), r.cfg.predictions_file.clone()]
     }
 
-    fn compute(cfg: ClassifyConfig) -> anyhow::Result<Box<dyn super::Report>> {
-        let gates = gates::parse(&cfg).map_err(crate::error::config)?;
+    fn compute(r: ClassifyRequest) -> anyhow::Result<Box<dyn super::Report>> {
+        let ClassifyRequest { cfg, gates } = r;
         let (read, sha256) = provenance::read_with_checksum(&cfg.predictions_file, || {
             timed("read predictions", || read::read(&cfg))
         });

@@ -48,6 +48,7 @@ use crate::render::format::signed3;
 
 /// What `rsmreport compare` is asked: the two folders, the comparison's
 /// configuration and the files it came from.
+#[derive(Clone, Debug)]
 pub struct CompareRequest {
     pub baseline: PathBuf,
     pub candidate: PathBuf,

@@ -35,6 +35,7 @@ use tables::data_files;
 /// What `rsmreport summarize` is asked: the folders in order, the
 /// position of the baseline among them, the order of the rows and the
 /// summary's id.
+#[derive(Clone, Debug)]
 pub struct SummarizeRequest {
     pub folders: Vec<PathBuf>,
     pub baseline: usize,
