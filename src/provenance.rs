@@ -39,14 +39,31 @@ fn timed_only<T>(stage: &str, f: impl FnOnce() -> T) -> T {
     if !*ON.get_or_init(|| std::env::var_os("RSMREPORT_TIMINGS").is_some()) {
         return f();
     }
-    let start = std::time::Instant::now();
+    let (start, cpu) = (std::time::Instant::now(), cpu_ms());
     let out = f();
+    let cpu = match (cpu, cpu_ms()) {
+        (Some(a), Some(b)) => format!(", CPU {} ms", b - a),
+        _ => String::new(),
+    };
     eprintln!(
-        "timing: {stage}: {:.1} ms{}",
+        "timing: {stage}: {:.1} ms{cpu}{}",
         start.elapsed().as_secs_f64() * 1e3,
         memory_note()
     );
     out
+}
+
+/// The process's CPU time so far (user + system, every thread), in
+/// milliseconds, from `/proc/self/stat` (Linux; clock ticks of 10 ms):
+/// beside the wall time, it tells a stage's cost on a busy machine.
+fn cpu_ms() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) in `(...)`.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split(' ').skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) * 10)
 }
 
 /// `, RSS <now> MB, peak <max> MB` from `/proc/self/status` (Linux), or

@@ -4,7 +4,8 @@
 //! and the huge-page hint for large blocks), glibc's malloc settings
 //! ([`configure_malloc`]) and the panic hook that keeps a panic inside a
 //! guarded third-party parser (which the library turns into an error
-//! naming the file) off the terminal.
+//! naming the file) off the terminal, and the SIGBUS handler that lets the
+//! library map large input files ([`handle_bus_error`]).
 
 use rsmreport::input::{allocation_limit, guarded_file, in_guarded_parser};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -13,6 +14,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 /// the panic hook (the allocator is registered in `main.rs`).
 pub fn install() {
     configure_malloc();
+    handle_bus_error();
     // A panic inside a third-party file parser is turned into an error that
     // names the file (`input::guarded`): do not print it as a panic.
     let default_hook = std::panic::take_hook();
@@ -21,6 +23,43 @@ pub fn install() {
             default_hook(info);
         }
     }));
+}
+
+/// Handles SIGBUS, which a mapped input file raises when another program
+/// shortens it while it is read, with an error naming the file (the
+/// library's `input::mapped`) and exit code 1 (a data error), instead of
+/// "Bus error" and a core dump; then lets the library map large files.
+fn handle_bus_error() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `on_bus_error` only reads atomics and calls the
+        // async-signal-safe `write` and `_exit`.
+        let previous = unsafe { sys::signal(sys::SIGBUS, on_bus_error as *const () as usize) };
+        if previous != sys::SIG_ERR {
+            rsmreport::input::mapped::allow_mapping();
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+extern "C" fn on_bus_error(_signal: i32) {
+    let mut name = [0u8; 1024];
+    let len = rsmreport::input::mapped::mapped_file(&mut name);
+    let write = |bytes: &[u8]| {
+        // SAFETY: writes the bytes of a live slice to stderr.
+        unsafe { sys::write(2, bytes.as_ptr(), bytes.len()) };
+    };
+    write(b"error: ");
+    if len > 0 {
+        write(&name[..len]);
+        write(b": ");
+    }
+    write(
+        b"the file got shorter while it was being read (another program rewrote or truncated \
+          it); run again once that program has finished writing it\n",
+    );
+    // SAFETY: ends the process at once, as a signal handler may.
+    unsafe { sys::_exit(1) }
 }
 
 /// The system allocator, except that an allocation larger than the
@@ -147,11 +186,21 @@ pub fn configure_malloc() {
 #[cfg(target_os = "linux")]
 mod sys {
     pub const MADV_HUGEPAGE: i32 = 14;
+    #[cfg(target_os = "linux")]
+    pub const SIGBUS: i32 = 7;
+    #[cfg(target_os = "linux")]
+    pub const SIG_ERR: usize = usize::MAX;
     #[cfg(target_env = "gnu")]
     pub const M_ARENA_MAX: i32 = -8;
     unsafe extern "C" {
         pub fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
         pub fn __errno_location() -> *mut i32;
+        #[cfg(target_os = "linux")]
+        pub fn signal(signum: i32, handler: usize) -> usize;
+        #[cfg(target_os = "linux")]
+        pub fn write(fd: i32, buf: *const u8, count: usize) -> isize;
+        #[cfg(target_os = "linux")]
+        pub fn _exit(status: i32) -> !;
         #[cfg(target_env = "gnu")]
         pub fn mallopt(param: i32, value: i32) -> i32;
     }

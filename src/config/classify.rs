@@ -2,7 +2,7 @@
 //! (`spec/classify.md` 1): the predictions file, the gold and system
 //! columns, the optional label set, the score columns (a table per system
 //! or a `{system}`/`{label}` pattern), `positive_label`, `beta`, `ordinal`,
-//! `subgroups`, `baseline`, `file_format` and `[intervals]` (items are the
+//! `subgroups`, `baseline`, `file_format`, `curve_points` and `[intervals]` (items are the
 //! resampled units). Unknown keys are refused with the file, the line and
 //! the closest valid key; every rule that does not need the data is
 //! checked here, so these errors come before any data is read (exit 2).
@@ -11,7 +11,7 @@
 //! check that the predictions file exists: never reads data, writes nothing.
 
 use super::value::{
-    boolean, folder, id, missing, names, required, resolve_file, text, KeyError as Bad,
+    boolean, folder, id, missing, names, required, resolve_file, text, whole, KeyError as Bad,
 };
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,7 @@ use super::value::describe;
 use super::{FileFormat, RawConfig};
 
 /// The keys of a classify experiment file (spec 1).
-pub const KEYS: [&str; 18] = [
+pub const KEYS: [&str; 19] = [
     "experiment_id",
     "description",
     "predictions_file",
@@ -42,7 +42,11 @@ pub const KEYS: [&str; 18] = [
     "intervals",
     "gates",
     "margins",
+    "curve_points",
 ];
+
+/// The most points a curve table holds per curve by default (spec 2).
+pub const DEFAULT_CURVE_POINTS: usize = 10_000;
 
 /// The statistics compared between systems (the verdicts' rows; `recall`
 /// is the per-class row), each with a practical margin (compare.md 2.3).
@@ -98,6 +102,9 @@ pub struct ClassifyConfig {
     pub file_format: FileFormat,
     /// `None`: `intervals = false`.
     pub intervals: Option<Intervals>,
+    /// The most points a curve table holds per curve (0: every point;
+    /// default [`DEFAULT_CURVE_POINTS`]); AP and AUC always use every item.
+    pub curve_points: usize,
     /// `[[gates]]` as written (validated by the classify kind, which knows
     /// its metrics).
     pub gates: Option<Value>,
@@ -375,10 +382,26 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
         baseline,
         file_format: file_format(raw)?,
         intervals,
+        curve_points: curve_points(raw)?,
         gates: raw.get("gates").cloned(),
         margins: margins(raw)?,
         origin: path.to_path_buf(),
     })
+}
+
+/// `curve_points`: 0 (every point) or at least 2 (both end points).
+fn curve_points(raw: &RawConfig) -> Result<usize, Bad> {
+    let key = "curve_points";
+    match whole(raw, key, 0, u32::MAX as u64)? {
+        None => Ok(DEFAULT_CURVE_POINTS),
+        Some(1) => Err((
+            key,
+            "curve_points must be 0 (every point) or at least 2 (a curve keeps both end points), \
+             but it is 1"
+                .into(),
+        )),
+        Some(n) => Ok(n as usize),
+    }
 }
 
 /// `[margins]` (compare's parser), every compared statistic with its
@@ -572,6 +595,7 @@ mod tests {
     fn defaults_and_every_key() {
         let c = run(BASE).unwrap();
         assert_eq!(c.beta, [1.0]);
+        assert_eq!(c.curve_points, DEFAULT_CURVE_POINTS);
         assert_eq!((c.baseline, c.ordinal, c.labels.clone()), (0, false, None));
         assert_eq!(c.scores, ScoreColumns::None);
         assert_eq!(c.intervals, Some(Intervals::default()));
@@ -618,6 +642,16 @@ mod tests {
         assert!(e.contains("every beta must be a number above 0"), "{e}");
         let e = err(&format!("{BASE}beta = -1\n"));
         assert!(e.contains("every beta must be a number above 0"), "{e}");
+        let e = err(&format!("{BASE}curve_points = 1\n"));
+        assert!(
+            e.contains("curve_points must be 0 (every point) or at least 2"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}curve_points = -3\n"));
+        assert!(
+            e.contains("curve_points must be a whole number from 0 to"),
+            "{e}"
+        );
         let e = err(&format!(
             "{BASE}labels = [\"a\", \"b\"]\npositive_label = \"c\"\n"
         ));

@@ -139,13 +139,7 @@ fn level(v: &Value) -> Result<f64, String> {
 }
 
 fn whole(v: &Value, key: &str, max: u64) -> Result<u64, String> {
-    match v.as_u64() {
-        Some(n) if n <= max => Ok(n),
-        _ => Err(format!(
-            "intervals.{key} must be a whole number from 0 to {max}, but it is {}",
-            super::value::describe(v)
-        )),
-    }
+    super::value::whole_value(v, &format!("intervals.{key}"), 0, max)
 }
 
 fn unit(v: Option<&Value>, candidate_column: Option<&str>) -> Result<Unit, String> {

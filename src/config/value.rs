@@ -2,7 +2,7 @@
 //! file (`build`/`check`'s experiment through `validate`, and `agree`,
 //! `classify`, `compare`, `preferences`), so that a key of one kind is read,
 //! refused and reported like the same key of another. Each rule is here
-//! once: [`boolean`], [`list`] and [`names`], [`resolve_file`], the id rule
+//! once: [`boolean`], [`whole`], [`list`] and [`names`], [`resolve_file`], the id rule
 //! [`check_id`] (experiment ids, compare's `comparison_id`, summarize's
 //! `--id`) and the wording of a value in a message ([`describe`]).
 //! `validate`'s reader keeps only thin wrappers that add the file and line.
@@ -164,6 +164,33 @@ pub fn boolean(raw: &RawConfig, key: &'static str) -> Result<Option<bool>, KeyEr
                 "{key} only accepts true or false, but it is {}",
                 describe(v)
             ),
+        )),
+    }
+}
+
+/// A whole number from `lo` to `hi` under `key` (a TOML integer), `None`
+/// when the key is absent (or `null`); anything else is an error naming
+/// the key and the range.
+pub fn whole(
+    raw: &RawConfig,
+    key: &'static str,
+    lo: u64,
+    hi: u64,
+) -> Result<Option<u64>, KeyError> {
+    match raw.get(key).filter(|v| !v.is_null()) {
+        None => Ok(None),
+        Some(v) => whole_value(v, key, lo, hi).map(Some).map_err(|m| (key, m)),
+    }
+}
+
+/// The rule of [`whole`] for a value already taken out of its table
+/// (`key` as the message names it, e.g. `intervals.replicates`).
+pub fn whole_value(v: &Value, key: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    match v.as_u64() {
+        Some(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{key} must be a whole number from {lo} to {hi}, but it is {}",
+            describe(v)
         )),
     }
 }

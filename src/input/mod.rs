@@ -18,6 +18,7 @@ mod csv;
 mod guard;
 mod infer;
 mod json;
+pub mod mapped;
 mod parquet;
 mod split;
 mod xlsx;
@@ -122,10 +123,11 @@ fn check_readable(path: &Path) -> Result<()> {
 /// Files from this size on are mapped into memory instead of copied.
 const MAP_FROM: u64 = 16 << 20;
 
-/// A file's bytes, mapped or read.
+/// A file's bytes, mapped or read (with the mark that names a mapped
+/// file for the host's SIGBUS handler while it is read).
 enum FileBytes {
     Read(Vec<u8>),
-    Mapped(memmap2::Mmap),
+    Mapped(memmap2::Mmap, mapped::Reading),
 }
 
 impl std::ops::Deref for FileBytes {
@@ -133,31 +135,51 @@ impl std::ops::Deref for FileBytes {
     fn deref(&self) -> &[u8] {
         match self {
             FileBytes::Read(v) => v,
-            FileBytes::Mapped(m) => m,
+            FileBytes::Mapped(m, _) => m,
         }
     }
 }
 
 /// The bytes of the file at `path`. A large regular file is mapped (its
-/// pages filled in at once): no copy of it and no zeroed buffer, which
-/// cost 0.7 s on a 229 MB CSV file. Anything else, or a file the system
-/// cannot map (some network and FUSE file systems), is read.
+/// pages filled in at once) when the host handles SIGBUS
+/// ([`mapped::allow_mapping`]; the binary does): no copy of it and no
+/// zeroed buffer, which cost 0.7 s on a 229 MB CSV file. Anything else, or
+/// a file the system cannot map (some network and FUSE file systems), is
+/// read.
 fn file_bytes(path: &Path) -> std::io::Result<FileBytes> {
     let mut file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
-    if meta.is_file() && meta.len() >= MAP_FROM {
+    if meta.is_file() && meta.len() >= MAP_FROM && mapped::mapping_allowed() {
+        let mark = mapped::reading(path);
         // SAFETY: the map is only read, and dropped before `read_table`
-        // returns (the table owns copies of the cells). The input must
-        // not change while it is read: another program that truncates it
-        // then ends this one (SIGBUS), as it would ripgrep, which maps
-        // files the same way (README, "Usage").
+        // returns (the table owns copies of the cells). Another program
+        // that shortens the file while it is read makes a read of the
+        // missing pages raise SIGBUS, which the host handles (an error
+        // naming the file, exit 1): `mapping_allowed` says it does.
         if let Ok(map) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
-            return Ok(FileBytes::Mapped(map));
+            shrink_for_test(path, &file);
+            return Ok(FileBytes::Mapped(map, mark));
         }
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     std::io::Read::read_to_end(&mut file, &mut bytes)?;
     Ok(FileBytes::Read(bytes))
+}
+
+/// Debug builds only, for the test of a file shortened while it is read
+/// (`RSMREPORT_TEST_SHRINK_MAPPED=1`): halves the file just mapped, as
+/// another program rewriting it would. Nothing in release builds.
+fn shrink_for_test(path: &Path, file: &std::fs::File) {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("RSMREPORT_TEST_SHRINK_MAPPED").is_some() {
+        let len = file.metadata().map_or(0, |m| m.len());
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_len(len / 2));
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = (path, file);
 }
 
 /// Reads a text file: refuses an empty file, drops a UTF-8 byte order mark,

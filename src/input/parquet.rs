@@ -9,11 +9,22 @@ use polars::prelude::{Column, DataType, ParquetReader, SerReader};
 use std::path::Path;
 
 pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
-    let file = std::fs::File::open(path)
+    let mut file = std::fs::File::open(path)
         .map_err(|e| anyhow!("{}: cannot open the file: {e}", path.display()))?;
-    let df = ParquetReader::new(file)
-        .finish()
-        .map_err(|e| anyhow!("{}: cannot read the parquet file: {e}", path.display()))?;
+    let cannot = |e| anyhow!("{}: cannot read the parquet file: {e}", path.display());
+    // polars maps a file it is given: only where the host handles SIGBUS
+    // (`super::mapped`); otherwise it reads a copy of the bytes.
+    let df = if super::mapped::mapping_allowed() {
+        let _mark = super::mapped::reading(path);
+        ParquetReader::new(file).finish().map_err(cannot)?
+    } else {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes)
+            .map_err(|e| anyhow!("{}: cannot read the file: {e}", path.display()))?;
+        ParquetReader::new(std::io::Cursor::new(bytes))
+            .finish()
+            .map_err(cannot)?
+    };
     let nrows = df.height();
     let mut columns = Vec::with_capacity(df.width());
     for col in df.columns() {

@@ -92,6 +92,35 @@ impl RankCurve {
         out
     }
 
+    /// [`RankCurve::pr_points`] with at most `cap` points ([`thin`]; 0:
+    /// every point), and how many points the whole curve has. The
+    /// essential points are the ones `precision_recall_curve(...,
+    /// drop_intermediate=True)` keeps: where the true positives change
+    /// into or out of a threshold.
+    pub fn pr_points_capped(&self, cap: usize) -> (Vec<(f64, f64, f64)>, usize) {
+        let all = self.pr_points();
+        let m = self.thresholds.len();
+        // Point i < m is threshold m - 1 - i (ascending); point m closes.
+        let changes = |j: usize| {
+            (j > 0 && self.tps[j] != self.tps[j - 1])
+                || (j + 1 < m && self.tps[j + 1] != self.tps[j])
+        };
+        let keep = thin(all.len(), cap, |i| i < m && changes(m - 1 - i));
+        let full = all.len();
+        (keep.into_iter().map(|i| all[i]).collect(), full)
+    }
+
+    /// [`RankCurve::roc_points`] with at most `cap` points ([`thin`]; 0:
+    /// every point), and how many points the whole curve has. Every point
+    /// of the curve is one `drop_intermediate` keeps, so a longer curve
+    /// keeps points evenly spaced in rank, both ends included.
+    pub fn roc_points_capped(&self, cap: usize) -> (Vec<(f64, f64, f64)>, usize) {
+        let all = self.roc_points();
+        let keep = thin(all.len(), cap, |_| true);
+        let full = all.len();
+        (keep.into_iter().map(|i| all[i]).collect(), full)
+    }
+
     /// `roc_curve(..., drop_intermediate=True)` as rows `(threshold, fpr,
     /// tpr)`: `(inf, 0, 0)`, then the kept thresholds descending (the first,
     /// the last, and every one where the second difference of the false or
@@ -139,12 +168,14 @@ impl RankSums {
     /// Adds the threshold with cumulative counts `tp`, `fp`.
     #[inline]
     pub fn step(&mut self, tp: f64, fp: f64) {
-        if tp != self.tp {
-            self.ap += (tp - self.tp) * (tp / (tp + fp));
-        }
-        self.area += (fp - self.fp) * (tp + self.tp);
+        fold_step(&mut self.ap, &mut self.area, (self.tp, self.fp), (tp, fp));
         self.tp = tp;
         self.fp = fp;
+    }
+
+    /// The positives counted so far (the last threshold's true positives).
+    pub fn positives(&self) -> f64 {
+        self.tp
     }
 
     /// `sum_j (recall_j - recall_{j-1}) precision_j`, recall_0 = 0; 0
@@ -164,6 +195,23 @@ impl RankSums {
         }
         self.area / (2.0 * self.tp * self.fp)
     }
+}
+
+/// One threshold's terms of [`RankSums`], the one definition of both sums:
+/// from the previous cumulative counts `(ptp, pfp)` to `(tp, fp)`, average
+/// precision gains `(tp - ptp) * precision` and the trapezoid
+/// `(fp - pfp)(tp + ptp)`. Without a branch, so that 16 lanes compile to
+/// vector instructions: where the true positives do not change the first
+/// term is `0 * precision`, exactly 0 (the precision's denominator is
+/// replaced by 1 where it is 0, so the product is never `0 * NaN`). Every
+/// count is a whole number below 2^53 in every use, so each sum is exact
+/// and the order of steps with no new positive does not change it.
+#[inline(always)]
+fn fold_step(ap: &mut f64, area: &mut f64, (ptp, pfp): (f64, f64), (tp, fp): (f64, f64)) {
+    let predicted = tp + fp;
+    let denominator = if predicted > 0.0 { predicted } else { 1.0 };
+    *ap += (tp - ptp) * (tp / denominator);
+    *area += (fp - pfp) * (tp + ptp);
 }
 
 fn fold(tps: &[f64], fps: &[f64]) -> RankSums {
@@ -403,21 +451,155 @@ impl SortedLabels {
     }
 
     /// The body of [`SortedLabels::weighted`], inlined into each variant.
+    /// The lanes are kept as separate arrays (not 16 [`RankSums`]) so that
+    /// [`fold_step`] runs on all of them as vector instructions; a run
+    /// without positives changes only the trapezoid (its average
+    /// precision term is exactly 0 in every lane), so its division is
+    /// skipped.
     #[inline(always)]
     fn weighted_any(&self, weight: &[[u16; LANES]]) -> [(f64, f64); LANES] {
         let (mut tp, mut fp) = ([0u32; LANES], [0u32; LANES]);
-        let mut sums = [RankSums::default(); LANES];
+        let (mut ap, mut area) = ([0.0f64; LANES], [0.0f64; LANES]);
+        let (mut ptp, mut pfp) = ([0.0f64; LANES], [0.0f64; LANES]);
         let mut start = 0usize;
         for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
-            add_weights(&mut tp, &self.slots[start..mid as usize], weight);
-            add_weights(&mut fp, &self.slots[mid as usize..end as usize], weight);
-            start = end as usize;
-            for (l, sum) in sums.iter_mut().enumerate() {
-                sum.step(f64::from(tp[l]), f64::from(fp[l]));
+            let (mid, end) = (mid as usize, end as usize);
+            add_weights(&mut fp, &self.slots[mid..end], weight);
+            if mid > start {
+                add_weights(&mut tp, &self.slots[start..mid], weight);
+                for l in 0..LANES {
+                    let (t, f) = (f64::from(tp[l]), f64::from(fp[l]));
+                    fold_step(&mut ap[l], &mut area[l], (ptp[l], pfp[l]), (t, f));
+                    (ptp[l], pfp[l]) = (t, f);
+                }
+            } else {
+                for l in 0..LANES {
+                    let f = f64::from(fp[l]);
+                    area[l] += (f - pfp[l]) * (ptp[l] + ptp[l]);
+                    pfp[l] = f;
+                }
             }
+            start = end;
         }
-        sums.map(|s| (s.average_precision(), s.roc_auc()))
+        std::array::from_fn(|l| {
+            let s = RankSums {
+                ap: ap[l],
+                area: area[l],
+                tp: ptp[l],
+                fp: pfp[l],
+            };
+            (s.average_precision(), s.roc_auc())
+        })
     }
+
+    /// The unweighted sums (each item counted once): the same numbers as
+    /// [`SortedLabels::curve`]'s average precision and ROC AUC, without
+    /// the thresholds (so also after [`SortedLabels::compact`]).
+    pub fn sums(&self) -> RankSums {
+        let mut sums = RankSums::default();
+        let (mut tp, mut start) = (0usize, 0usize);
+        for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
+            tp += mid as usize - start;
+            start = end as usize;
+            sums.step(tp as f64, (start - tp) as f64);
+        }
+        sums
+    }
+
+    /// The same order for the bootstrap and the subgroups: consecutive
+    /// scores with no positive are merged into one run (their steps only
+    /// add to the trapezoid, at the same true positives, and whole-number
+    /// sums do not depend on how they are grouped), and the thresholds are
+    /// dropped. On scores written with 6 decimals most distinct scores
+    /// hold one negative item, so this keeps about two runs per positive
+    /// instead of one per item; every sum is bit for bit the same.
+    pub fn compact(self) -> SortedLabels {
+        let (mut ends, mut negatives) = (Vec::new(), Vec::new());
+        let (mut start, mut last_negative_only) = (0u32, false);
+        for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
+            let negative_only = mid == start;
+            if negative_only && last_negative_only {
+                *ends.last_mut().expect("a run before") = end;
+            } else {
+                ends.push(end);
+                negatives.push(mid);
+            }
+            last_negative_only = negative_only;
+            start = end;
+        }
+        SortedLabels {
+            slots: self.slots,
+            ends,
+            negatives,
+            thresholds: Vec::new(),
+        }
+    }
+
+    /// The unweighted sums ([`SortedLabels::sums`]) of each subgroup
+    /// level's items: `level[i]` is item `i`'s level (below `levels`; the
+    /// slots must be item numbers). One pass over this order: each level
+    /// steps at the runs where it has items, which are the distinct scores
+    /// of its own items in the same order, so the sums are bit for bit
+    /// those of sorting the level's items alone (and no per-level order is
+    /// built).
+    pub fn sums_by_level(&self, level: &[u32], levels: usize) -> Vec<RankSums> {
+        let mut sums = vec![RankSums::default(); levels];
+        let (mut tp, mut fp) = (vec![0u64; levels], vec![0u64; levels]);
+        let mut touched: Vec<usize> = Vec::new();
+        let mut seen = vec![false; levels];
+        let mut start = 0usize;
+        for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
+            let (mid, end) = (mid as usize, end as usize);
+            for (j, &s) in self.slots[start..end].iter().enumerate() {
+                let l = level[(s & !POSITIVE_BIT) as usize] as usize;
+                if start + j < mid {
+                    tp[l] += 1;
+                } else {
+                    fp[l] += 1;
+                }
+                if !seen[l] {
+                    seen[l] = true;
+                    touched.push(l);
+                }
+            }
+            for &l in &touched {
+                sums[l].step(tp[l] as f64, fp[l] as f64);
+                seen[l] = false;
+            }
+            touched.clear();
+            start = end;
+        }
+        sums
+    }
+}
+
+/// Which of a curve's `len` points a table keeps so that at most `cap`
+/// remain (`cap` 0: every point), in order: every point while there are
+/// at most `cap`; otherwise both end points, then the points for which
+/// `essential(i)` holds (the ones scikit-learn's `drop_intermediate`
+/// keeps), then points evenly spaced in rank among the others while the
+/// cap allows. When the end points and the essential points alone exceed
+/// the cap, `cap` of them evenly spaced in rank (both ends included).
+/// Deterministic: the same curve and cap give the same points.
+pub fn thin(len: usize, cap: usize, essential: impl Fn(usize) -> bool) -> Vec<usize> {
+    if cap == 0 || len <= cap {
+        return (0..len).collect();
+    }
+    let cap = cap.max(2);
+    let (kept, others): (Vec<usize>, Vec<usize>) =
+        (0..len).partition(|&i| i == 0 || i + 1 == len || essential(i));
+    if kept.len() >= cap {
+        let m = kept.len();
+        return (0..cap)
+            .map(|i| kept[(i * (m - 1) + (cap - 1) / 2) / (cap - 1)])
+            .collect();
+    }
+    let budget = cap - kept.len();
+    let q = others.len();
+    let mut out = kept;
+    out.extend((0..budget).map(|i| others[(2 * i + 1) * q / (2 * budget)]));
+    out.sort_unstable();
+    out
 }
 
 #[cfg(test)]
@@ -556,6 +738,121 @@ mod tests {
         }
         let many: Vec<f64> = (0..5000).map(|i| i as f64).collect();
         assert!(by_counting(&many, &|i| i as u32).is_none());
+    }
+
+    /// Random scores with `distinct` values, about a third positive.
+    fn random_class(seed: u64, n: usize, distinct: u64) -> (Vec<f64>, Vec<bool>) {
+        let mut next = draws(seed);
+        let s = (0..n)
+            .map(|_| next(distinct) as f64 / distinct as f64)
+            .collect();
+        let y = (0..n).map(|_| next(3) == 0).collect();
+        (s, y)
+    }
+
+    /// Merging the runs without positives changes no sum, weighted or
+    /// not, bit for bit; it keeps fewer runs on continuous scores.
+    #[test]
+    fn compact_changes_no_sum() {
+        for distinct in [3u64, 50, 1_000_000] {
+            let (s, y) = random_class(distinct, 4000, distinct);
+            let slots: Vec<u32> = (0..4000).collect();
+            let full = SortedLabels::new(&s, &y, &slots);
+            let curve = full.curve();
+            let compact = full.clone().compact();
+            let sums = compact.sums();
+            assert_eq!(
+                sums.average_precision().to_bits(),
+                curve.average_precision().to_bits()
+            );
+            assert_eq!(sums.roc_auc().to_bits(), curve.roc_auc().to_bits());
+            assert_eq!(sums.positives(), curve.positives());
+            let mut next = draws(distinct + 1);
+            let w: Vec<[u16; LANES]> = (0..4000)
+                .map(|_| std::array::from_fn(|_| next(3) as u16))
+                .collect();
+            let (a, b) = (full.weighted(&w), compact.weighted(&w));
+            for l in 0..LANES {
+                assert_eq!(a[l].0.to_bits(), b[l].0.to_bits(), "{distinct}");
+                assert_eq!(a[l].1.to_bits(), b[l].1.to_bits(), "{distinct}");
+            }
+            if distinct == 1_000_000 {
+                assert!(
+                    compact.ends.len() * 10 < full.ends.len() * 6,
+                    "{}",
+                    compact.ends.len()
+                );
+            }
+        }
+    }
+
+    /// The sums of each level from the order of all items are what
+    /// sorting the level's items alone gives, bit for bit; also from a
+    /// compacted order.
+    #[test]
+    fn sums_by_level_are_each_level_sorted_alone() {
+        let (s, y) = random_class(9, 3000, 40);
+        let mut next = draws(10);
+        let level: Vec<u32> = (0..3000).map(|_| next(3) as u32).collect();
+        let items: Vec<u32> = (0..3000).collect();
+        let all = SortedLabels::new(&s, &y, &items);
+        let by_level = all.sums_by_level(&level, 3);
+        let compact = all.clone().compact().sums_by_level(&level, 3);
+        for l in 0..3u32 {
+            let ix: Vec<usize> = (0..3000).filter(|&i| level[i] == l).collect();
+            let (ls, ly): (Vec<f64>, Vec<bool>) = ix.iter().map(|&i| (s[i], y[i])).unzip();
+            let alone = RankCurve::new(&ls, &ly);
+            for sums in [&by_level[l as usize], &compact[l as usize]] {
+                assert_eq!(
+                    sums.average_precision().to_bits(),
+                    alone.average_precision().to_bits()
+                );
+                assert_eq!(sums.roc_auc().to_bits(), alone.roc_auc().to_bits());
+                assert_eq!(sums.positives(), alone.positives());
+            }
+        }
+    }
+
+    /// Thinning: every point up to the cap; above it never more than the
+    /// cap, both end points kept, the essential points first, in order,
+    /// the same for the same input; the curve tables' two rules.
+    #[test]
+    fn thinning_keeps_ends_and_the_cap() {
+        assert_eq!(thin(5, 5, |_| false), vec![0, 1, 2, 3, 4]);
+        assert_eq!(thin(5, 0, |_| false), vec![0, 1, 2, 3, 4]);
+        for (len, cap, every) in [(1000, 10, 7), (1000, 100, 50), (10, 3, 1), (7, 2, 1)] {
+            let kept = thin(len, cap, |i| i % every == 0);
+            assert!(kept.len() <= cap && kept.len() >= 2, "{len} {cap}");
+            assert_eq!((kept[0], *kept.last().unwrap()), (0, len - 1));
+            assert!(kept.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(kept, thin(len, cap, |i| i % every == 0));
+            let essential = (0..len).filter(|i| i % every == 0).count() + 1;
+            if essential <= cap {
+                assert!((0..len)
+                    .filter(|i| i % every == 0)
+                    .all(|i| kept.contains(&i)));
+                assert_eq!(kept.len(), cap);
+            }
+        }
+        // A continuous class: 20,000 distinct scores.
+        let (s, y) = random_class(3, 20_000, 1 << 40);
+        let c = RankCurve::new(&s, &y);
+        let (full_pr, full_roc) = (c.pr_points(), c.roc_points());
+        let (pr, n_pr) = c.pr_points_capped(1000);
+        let (roc, n_roc) = c.roc_points_capped(1000);
+        assert_eq!((n_pr, n_roc), (full_pr.len(), full_roc.len()));
+        assert!(n_pr > 1000 && n_roc > 1000);
+        assert_eq!((pr.len(), roc.len()), (1000, 1000));
+        for (thinned, full) in [(&pr, &full_pr), (&roc, &full_roc)] {
+            let same = |a: &(f64, f64, f64), b: &(f64, f64, f64)| {
+                a.0.to_bits() == b.0.to_bits() && a.1 == b.1 && a.2 == b.2
+            };
+            assert!(same(&thinned[0], &full[0]));
+            assert!(same(thinned.last().unwrap(), full.last().unwrap()));
+            assert!(thinned.iter().all(|p| full.iter().any(|q| same(p, q))));
+        }
+        assert_eq!(c.pr_points_capped(0).0.len(), full_pr.len());
+        assert_eq!(c.roc_points_capped(n_roc).0.len(), n_roc);
     }
 
     /// Keys order as the scores do, signs and tiny values included.

@@ -878,6 +878,124 @@ fn classify_same_seed_same_bytes() {
     }
 }
 
+/// Continuous scores (every item its own score) on `n` items, two labels.
+fn continuous_csv(n: usize) -> String {
+    let mut csv = String::from("id,gold,v7,v7_p_a,v7_p_b\n");
+    for i in 0..n {
+        let p = ((i * 7919) % n) as f64 / n as f64 * 0.999 + 0.0005;
+        let gold = if (i * 31) % 7 < 3 { "a" } else { "b" };
+        let pred = if p >= 0.5 { "a" } else { "b" };
+        csv.push_str(&format!("{},{gold},{pred},{p:.6},{:.6}\n", i + 1, 1.0 - p));
+    }
+    csv
+}
+
+/// Spec 2 (issue 34): a curve longer than `curve_points` is thinned to at
+/// most that many rows, keeps both end points, comes from the whole curve
+/// (every row is one of its rows), gives the same bytes twice, and the
+/// summary JSON and the report say how many points it had; AP and AUC do
+/// not change.
+#[test]
+fn classify_thins_long_curves_to_curve_points() {
+    let exp = "experiment_id = \"t\"\npredictions_file = \"p.csv\"\nid_column = \"id\"\n\
+               gold_column = \"gold\"\nsystem_columns = [\"v7\"]\nlabels = [\"a\", \"b\"]\n\
+               probability_pattern = \"{system}_p_{label}\"\nintervals = false\n";
+    let dir = tempfile::TempDir::new().unwrap();
+    fs::write(dir.path().join("p.csv"), continuous_csv(3000)).unwrap();
+    for (name, cap) in [("full", "0"), ("cap", "100"), ("again", "100")] {
+        fs::write(
+            dir.path().join("exp.toml"),
+            format!("{exp}curve_points = {cap}\n"),
+        )
+        .unwrap();
+        let run = common::run_in(dir.path(), ["classify", "exp.toml", "-o", name]);
+        assert!(run.success, "{}", run.describe());
+    }
+    let out = |run: &str, file: &str| dir.path().join(run).join("output").join(file);
+    for file in ["t_pr_curve.csv", "t_roc_curve.csv"] {
+        assert_eq!(
+            fs::read(out("cap", file)).unwrap(),
+            fs::read(out("again", file)).unwrap()
+        );
+        let cols = if file.contains("pr") {
+            ["precision", "recall"]
+        } else {
+            ["fpr", "tpr"]
+        };
+        let full = points(&Rows::read(&out("full", file)), cols);
+        let thin = points(&Rows::read(&out("cap", file)), cols);
+        assert_eq!(
+            full.keys().collect::<Vec<_>>(),
+            thin.keys().collect::<Vec<_>>()
+        );
+        for (key, f) in &full {
+            let t = &thin[key];
+            assert!(f.len() > 100, "{file} {key:?}: {} points", f.len());
+            assert_eq!(t.len(), 100, "{file} {key:?}");
+            let same = |a: &[f64; 3], b: &[f64; 3]| {
+                a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+            };
+            assert!(same(&t[0], &f[0]) && same(t.last().unwrap(), f.last().unwrap()));
+            assert!(
+                t.iter().all(|p| f.iter().any(|q| same(p, q))),
+                "{file} {key:?}"
+            );
+        }
+    }
+    let summary: Value =
+        serde_json::from_slice(&fs::read(out("cap", "t_summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["curve_points"], 100);
+    let full_roc = points(&Rows::read(&out("full", "t_roc_curve.csv")), ["fpr", "tpr"]);
+    let counts = &summary["curves"]["v7"]["a"];
+    assert_eq!(counts["roc_points_written"], 100);
+    let key = ("v7".to_string(), "a".to_string());
+    assert_eq!(
+        counts["roc_points"].as_u64(),
+        Some(full_roc[&key].len() as u64)
+    );
+    assert_eq!(
+        fs::read(out("full", "t_ranking.csv")).unwrap(),
+        fs::read(out("cap", "t_ranking.csv")).unwrap()
+    );
+    let report = fs::read_to_string(dir.path().join("cap/report/t_report.html")).unwrap();
+    assert!(
+        report.contains("more than curve_points = 100 points"),
+        "no note on thinning"
+    );
+}
+
+/// Issue 34: a predictions file that another program shortens while it is
+/// read (here the debug build's test hook halves it just after mapping it)
+/// is a clear data error naming the file, not a crash with SIGBUS; nothing
+/// is written.
+#[test]
+fn classify_a_file_shortened_while_read_is_a_clear_error() {
+    let dir = tempfile::TempDir::new().unwrap();
+    // Above the 16 MiB from which files are mapped.
+    let csv = continuous_csv(700_000);
+    assert!(csv.len() > 16 << 20, "{}", csv.len());
+    fs::write(dir.path().join("p.csv"), csv).unwrap();
+    let exp = "experiment_id = \"t\"\npredictions_file = \"p.csv\"\nid_column = \"id\"\n\
+               gold_column = \"gold\"\nsystem_columns = [\"v7\"]\nlabels = [\"a\", \"b\"]\n";
+    fs::write(dir.path().join("exp.toml"), exp).unwrap();
+    let o = std::process::Command::new(common::bin())
+        .args(["classify", "exp.toml", "-o", "out"])
+        .current_dir(dir.path())
+        .env("RSMREPORT_TEST_SHRINK_MAPPED", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(
+        stderr.contains("p.csv: the file got shorter while it was being read"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").exists(), "something was written");
+}
+
 // ---------------------------------------------------------------------------
 // The example and the report.
 

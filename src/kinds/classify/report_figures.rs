@@ -20,7 +20,7 @@ use crate::render::Block;
 use crate::render::Builder;
 use crate::schema::NONE_LABEL;
 
-/// Most points of a drawn curve (the tables keep every point).
+/// Most points of a drawn curve (the tables keep up to `curve_points`).
 const MAX_POINTS: usize = 1000;
 
 /// A figure-file-safe version of a name.
@@ -141,15 +141,43 @@ pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> R
 
 /// Points thinned to at most [`MAX_POINTS`], keeping the first and last.
 fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
-    if points.len() <= MAX_POINTS {
-        return points.to_vec();
+    crate::metrics::ranking::thin(points.len(), MAX_POINTS, |_| false)
+        .into_iter()
+        .map(|i| points[i])
+        .collect()
+}
+
+/// The sentence on thinned curve tables (spec 2), `None` when every table
+/// holds its whole curve.
+fn thinned_note(a: &Analysis) -> Option<String> {
+    let (mut thinned, mut largest) = (0usize, 0usize);
+    for r in a.systems.iter().filter_map(|s| s.ranking.as_ref()) {
+        for (full, written) in r
+            .pr_full
+            .iter()
+            .zip(&r.pr)
+            .chain(r.roc_full.iter().zip(&r.roc))
+        {
+            if *full > written.len() {
+                thinned += 1;
+                largest = largest.max(*full);
+            }
+        }
     }
-    let step = points.len().div_ceil(MAX_POINTS);
-    let mut out: Vec<(f64, f64)> = points.iter().step_by(step).copied().collect();
-    if out.last() != points.last() {
-        out.push(*points.last().expect("not empty"));
-    }
-    out
+    (thinned > 0).then(|| {
+        format!(
+            "{} curves have more than curve_points = {} points (the longest {}): their tables \
+             hold {} points each: both end points, first the points scikit-learn's \
+             drop_intermediate keeps, then points evenly spaced in rank, so the drawn shape is \
+             the same. Average precision and ROC AUC are computed from every item; the summary \
+             JSON gives each curve's number of points in full and written (curves). \
+             curve_points = 0 writes every point.",
+            thousands(thinned as u64),
+            thousands(a.curve_points as u64),
+            thousands(largest as u64),
+            thousands(a.curve_points as u64),
+        )
+    })
 }
 
 /// PR and ROC curves per class.
@@ -167,9 +195,12 @@ pub fn curves_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         "One vs rest per class: average precision is the step-wise sum (no interpolation), ROC \
          AUC the area under the ROC curve. The dashed lines are chance: on the ROC curve the \
          diagonal, on the PR curve the class's prevalence. Curves are drawn with at most 1,000 \
-         points; the tables hold every point."
+         points each, without changing their shape."
             .into(),
     ));
+    if let Some(note) = thinned_note(a) {
+        blocks.push(Block::Note(note));
+    }
     for sys in &a.systems {
         let Some(r) = &sys.ranking else { continue };
         if a.systems.len() > 1 {

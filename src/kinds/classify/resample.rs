@@ -961,7 +961,8 @@ mod tests {
                     pred: &s.pred,
                     scores: s.scores.as_ref(),
                 };
-                super::super::run::evaluate(cfg, &s.name, (3, None), &items, false)
+                let order = super::super::run::Order::Sort { curve_points: 0 };
+                super::super::run::evaluate(cfg, &s.name, (3, None), &items, order)
             })
             .collect()
     }

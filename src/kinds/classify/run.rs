@@ -16,7 +16,7 @@ use crate::metrics::bootstrap::wilson_interval;
 use crate::metrics::calibration::{is_probability_row, ProbSums};
 use crate::metrics::classification::{label_report_cells, LabelReport};
 use crate::metrics::paired::mcnemar_exact_p;
-use crate::metrics::ranking::{macro_weighted, SortedLabels};
+use crate::metrics::ranking::{macro_weighted, RankSums, SortedLabels};
 use crate::metrics::raters::pairs::cohen_kappa;
 use crate::metrics::raters::{PairTable, Weights};
 
@@ -55,11 +55,29 @@ pub struct Ranking {
     /// Per class: PR rows `(threshold, precision, recall)` and ROC rows
     /// `(threshold, fpr, tpr)` (empty for a class without positives or
     /// negatives, and when curves were not asked for).
+    /// At most `curve_points` rows per curve (spec 2, `ranking::thin`).
     pub pr: Vec<Vec<(f64, f64, f64)>>,
     pub roc: Vec<Vec<(f64, f64, f64)>>,
-    /// Per class, the items in score order (slots: item numbers), for the
-    /// bootstrap; kept with the curves only (all items).
+    /// Per class, how many points the whole PR and ROC curves have (more
+    /// than `pr[j].len()` when the table's curve was thinned).
+    pub pr_full: Vec<usize>,
+    pub roc_full: Vec<usize>,
+    /// Per class, the items in score order (slots: item numbers,
+    /// [`SortedLabels::compact`]), for the subgroups and the bootstrap;
+    /// kept on all items only, and dropped once they are done.
     pub sorted: Vec<SortedLabels>,
+}
+
+/// How [`evaluate`] orders each class's items for the ranking metrics.
+pub enum Order {
+    /// Sorts them (all items): curves with at most `curve_points` points
+    /// per curve (0: every point), and the order kept for the subgroups
+    /// and the bootstrap.
+    Sort { curve_points: usize },
+    /// The sums of every class, given (a subgroup level's, from the order
+    /// of all items: no second sort, `SortedLabels::sums_by_level`); no
+    /// curves.
+    Given(Vec<RankSums>),
 }
 
 /// Everything about one system on one set of items.
@@ -112,6 +130,21 @@ impl Confusion {
     /// The counts of the codes `gold` (below `k`) and `pred` (at most `k`).
     pub fn of(gold: &[u32], pred: &[u32], k: usize) -> Confusion {
         let cols = k as u64 + 1;
+        // Few labels: count in a dense table (one pass, no sort); many:
+        // sort the cell codes, so memory never grows with K x K.
+        if (k as u64) * cols <= 1 << 16 {
+            let mut counts = vec![0u32; k * (k + 1)];
+            for (&g, &p) in gold.iter().zip(pred) {
+                counts[g as usize * (k + 1) + p as usize] += 1;
+            }
+            let cells = counts
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(i, &c)| ((i / (k + 1)) as u32, (i % (k + 1)) as u32, f64::from(c)))
+                .collect();
+            return Confusion { k, cells };
+        }
         let mut codes: Vec<u64> = gold
             .iter()
             .zip(pred)
@@ -166,14 +199,14 @@ pub fn kappa_of(c: &[(u32, u32, f64)], k: usize, w: Weights) -> f64 {
     cohen_kappa(&table, w)
 }
 
-/// Evaluates one system on `items` (`curves`: also the curve points).
+/// Evaluates one system on `items`, its ranking metrics in `order`.
 /// `positive` is the positive class of a binary task (`positive_label`).
 pub fn evaluate(
     cfg: &ClassifyConfig,
     name: &str,
     (k, positive): (usize, Option<usize>),
     items: &Items,
-    curves: bool,
+    order: Order,
 ) -> SystemResult {
     let n = items.gold.len();
     let c = Confusion::of(items.gold, items.pred, k);
@@ -199,7 +232,7 @@ pub fn evaluate(
     };
     let correct = c.correct();
     let (ranking, probs, ties) = match items.scores {
-        Some(s) => scores(k, positive, items.gold, s, curves),
+        Some(s) => scores(k, positive, items.gold, s, order),
         None => (None, None, 0),
     };
     SystemResult {
@@ -242,32 +275,49 @@ fn scores(
     positive: Option<usize>,
     gold: &[u32],
     s: &Scores,
-    curves: bool,
+    order: Order,
 ) -> (Option<Ranking>, Option<ProbSums>, usize) {
     let n = gold.len();
     let mut truth = vec![false; n];
     let (mut ap, mut auc, mut positives) = (vec![], vec![], vec![]);
     let (mut pr, mut roc, mut kept) = (vec![], vec![], vec![]);
-    let items: Vec<u32> = (0..n as u32).collect();
+    let (mut pr_full, mut roc_full) = (vec![], vec![]);
+    let items: Vec<u32> = match order {
+        Order::Sort { .. } => (0..n as u32).collect(),
+        Order::Given(_) => Vec::new(),
+    };
+    let (cap, mut given) = match order {
+        Order::Sort { curve_points } => (curve_points, None),
+        Order::Given(v) => (0, Some(v.into_iter())),
+    };
     for j in 0..k {
+        if let Some(orders) = given.as_mut() {
+            let sums = orders.next().expect("one sum per class");
+            ap.push(sums.average_precision());
+            auc.push(sums.roc_auc());
+            positives.push(sums.positives());
+            for v in [&mut pr_full, &mut roc_full] {
+                v.push(0);
+            }
+            pr.push(Vec::new());
+            roc.push(Vec::new());
+            continue;
+        }
         for (t, &g) in truth.iter_mut().zip(gold) {
             *t = g as usize == j;
         }
         let sorted = SortedLabels::new(&s[j], &truth, &items);
         let curve = sorted.curve();
-        if curves {
-            kept.push(sorted);
-        }
+        kept.push(sorted.compact());
         ap.push(curve.average_precision());
         auc.push(curve.roc_auc());
         positives.push(curve.positives());
-        if curves {
-            pr.push(curve.pr_points());
-            roc.push(curve.roc_points());
-        } else {
-            pr.push(Vec::new());
-            roc.push(Vec::new());
-        }
+        let (points, full) = curve.pr_points_capped(cap);
+        pr.push(points);
+        pr_full.push(full);
+        let (points, full) = curve.roc_points_capped(cap);
+        roc.push(points);
+        roc_full.push(full);
     }
     let (ap_macro, ap_weighted) = macro_weighted(&ap, &positives);
     let (auc_macro, auc_weighted) = macro_weighted(&auc, &positives);
@@ -290,6 +340,8 @@ fn scores(
         auc_weighted,
         pr,
         roc,
+        pr_full,
+        roc_full,
         sorted: kept,
     };
     match probs {
@@ -374,6 +426,8 @@ pub struct Analysis {
     pub settings: Option<crate::config::intervals::Intervals>,
     /// The practical margin of each compared statistic (`[margins]`).
     pub margins: Vec<(String, f64)>,
+    /// The most points a curve table holds per curve (0: every point).
+    pub curve_points: usize,
     /// The quality gates' result lines (empty without gates).
     pub gates: Vec<crate::gates::Outcome>,
 }
@@ -416,7 +470,10 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
                 .iter()
                 .map(|s| {
                     scope.spawn(move || {
-                        evaluate(cfg, &s.name, (k, positive), &items_of(s, &data.gold), true)
+                        let order = Order::Sort {
+                            curve_points: cfg.curve_points,
+                        };
+                        evaluate(cfg, &s.name, (k, positive), &items_of(s, &data.gold), order)
                     })
                 })
                 .collect();
@@ -427,12 +484,18 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
         })
     });
     let comparisons = comparisons(cfg, data);
-    let groups = crate::provenance::timed("subgroups", || groups(cfg, data, positive));
+    let groups = crate::provenance::timed("subgroups", || groups(cfg, data, positive, &systems));
     let intervals = cfg.intervals.filter(|i| i.replicates > 0).map(|settings| {
         crate::provenance::timed("bootstrap", || {
             resample::run(cfg, data, &systems, positive, &settings)
         })
     });
+    // The orders served the subgroups and the bootstrap: the report does
+    // not need them.
+    let mut systems = systems;
+    for r in systems.iter_mut().filter_map(|s| s.ranking.as_mut()) {
+        r.sorted = Vec::new();
+    }
     let mut gold_counts = vec![0usize; k];
     for &g in &data.gold {
         gold_counts[g as usize] += 1;
@@ -467,6 +530,7 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
         intervals,
         settings: cfg.intervals,
         margins: cfg.margins.clone(),
+        curve_points: cfg.curve_points,
         gates: Vec::new(),
     }
 }
@@ -497,45 +561,96 @@ fn comparisons(cfg: &ClassifyConfig, data: &Data) -> Vec<Comparison> {
         .collect()
 }
 
-fn groups(cfg: &ClassifyConfig, data: &Data, positive: Option<usize>) -> Vec<GroupResult> {
-    let k = data.k();
+/// Every subgroup level's numbers: the items of each level, and each
+/// class's ranking sums by level from the order of all items (`all`, one
+/// pass per class and system instead of a sort per level).
+fn groups(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    positive: Option<usize>,
+    all: &[SystemResult],
+) -> Vec<GroupResult> {
     data.subgroups
         .iter()
         .map(|g| {
+            let (k, nl) = (data.k(), g.levels.len());
+            let mut idx: Vec<Vec<usize>> = vec![Vec::new(); nl];
+            for (i, &c) in g.codes.iter().enumerate() {
+                idx[c as usize].push(i);
+            }
+            let gold: Vec<Vec<u32>> = idx
+                .iter()
+                .map(|ix| ix.iter().map(|&i| data.gold[i]).collect())
+                .collect();
+            let by_system: Vec<Vec<SystemResult>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = data
+                    .systems
+                    .iter()
+                    .zip(all)
+                    .map(|(s, r)| {
+                        let (idx, gold, codes) = (&idx, &gold, g.codes.as_slice());
+                        scope.spawn(move || {
+                            system_levels(cfg, (s, r), (codes, idx, gold), (k, positive))
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("subgroup thread"))
+                    .collect()
+            });
+            let mut by_system: Vec<_> = by_system.into_iter().map(|v| v.into_iter()).collect();
             let levels = g
                 .levels
                 .iter()
                 .enumerate()
-                .map(|(code, name)| {
-                    let idx: Vec<usize> = (0..data.n())
-                        .filter(|&i| g.codes[i] as usize == code)
-                        .collect();
-                    let gold: Vec<u32> = idx.iter().map(|&i| data.gold[i]).collect();
-                    let systems = data
-                        .systems
-                        .iter()
-                        .map(|s| {
-                            let pred: Vec<u32> = idx.iter().map(|&i| s.pred[i]).collect();
-                            let scores = s.scores.as_ref().map(|sc| sc.subset(&idx));
-                            let items = Items {
-                                gold: &gold,
-                                pred: &pred,
-                                scores: scores.as_ref(),
-                            };
-                            evaluate(cfg, &s.name, (k, positive), &items, false)
-                        })
-                        .collect();
-                    Level {
-                        name: name.clone(),
-                        n: idx.len(),
-                        systems,
-                    }
+                .map(|(l, name)| Level {
+                    name: name.clone(),
+                    n: idx[l].len(),
+                    systems: by_system
+                        .iter_mut()
+                        .map(|it| it.next().expect("one result per level"))
+                        .collect(),
                 })
                 .collect();
             GroupResult {
                 column: g.column.clone(),
                 levels,
             }
+        })
+        .collect()
+}
+
+/// One system's numbers on every level of one subgroup: `codes` holds each
+/// item's level, `idx` and `gold` each level's items and gold labels.
+fn system_levels(
+    cfg: &ClassifyConfig,
+    (s, whole): (&SystemData, &SystemResult),
+    (codes, idx, gold): (&[u32], &[Vec<usize>], &[Vec<u32>]),
+    (k, positive): (usize, Option<usize>),
+) -> Vec<SystemResult> {
+    let nl = idx.len();
+    // Per level, the ranking sums of each class.
+    let mut sums: Vec<Vec<RankSums>> = (0..nl).map(|_| Vec::new()).collect();
+    if let Some(r) = whole.ranking.as_ref() {
+        for sl in &r.sorted {
+            for (l, s) in sl.sums_by_level(codes, nl).into_iter().enumerate() {
+                sums[l].push(s);
+            }
+        }
+    }
+    idx.iter()
+        .zip(gold)
+        .zip(sums)
+        .map(|((ix, gold), sums)| {
+            let pred: Vec<u32> = ix.iter().map(|&i| s.pred[i]).collect();
+            let scores = s.scores.as_ref().map(|sc| sc.subset(ix));
+            let items = Items {
+                gold,
+                pred: &pred,
+                scores: scores.as_ref(),
+            };
+            evaluate(cfg, &s.name, (k, positive), &items, Order::Given(sums))
         })
         .collect()
 }
@@ -576,5 +691,15 @@ mod tests {
             let want = cohen_kappa(&PairTable::from_dense(&square, 4), w);
             assert_eq!(kappa_of(&c.cells, 3, w).to_bits(), want.to_bits());
         }
+        // Many labels (sorted codes) and few (counted) give the same cells.
+        let gold: Vec<u32> = (0..5000u32).map(|i| (i * 7) % 300).collect();
+        let pred: Vec<u32> = (0..5000u32).map(|i| (i * 13) % 301).collect();
+        let many = Confusion::of(&gold, &pred, 300);
+        let mut dense = std::collections::BTreeMap::new();
+        for (&g, &p) in gold.iter().zip(&pred) {
+            *dense.entry((g, p)).or_insert(0.0) += 1.0;
+        }
+        let want: Vec<(u32, u32, f64)> = dense.into_iter().map(|((g, p), c)| (g, p, c)).collect();
+        assert_eq!(many.cells, want);
     }
 }

@@ -272,6 +272,28 @@ pub fn curve(a: &Analysis, roc: bool) -> Frame {
     )
 }
 
+/// `curves.<system>.<class>`: how many points each whole curve has and
+/// how many its table holds (fewer when thinned to `curve_points`).
+fn curve_counts(a: &Analysis) -> Value {
+    let mut systems = Map::new();
+    for sys in &a.systems {
+        let Some(r) = &sys.ranking else { continue };
+        let classes: Map<String, Value> = (0..a.k())
+            .map(|j| {
+                let counts = json!({
+                    "pr_points": r.pr_full[j],
+                    "pr_points_written": r.pr[j].len(),
+                    "roc_points": r.roc_full[j],
+                    "roc_points_written": r.roc[j].len(),
+                });
+                (a.labels[j].clone(), counts)
+            })
+            .collect();
+        systems.insert(sys.name.clone(), Value::Object(classes));
+    }
+    Value::Object(systems)
+}
+
 /// `<id>_calibration` (systems with probabilities; every bin).
 pub fn calibration(a: &Analysis) -> Frame {
     let mut rows: Vec<(usize, usize, (f64, f64, f64))> = Vec::new();
@@ -646,6 +668,10 @@ pub fn summary_json(a: &Analysis, checksum: &str, file: &str) -> Vec<u8> {
         "margins": a.margins.iter().map(|(s, m)| (s.clone(), json!(m))).collect::<Map<_, _>>(),
     });
     let mut doc = doc;
+    if a.systems.iter().any(|s| s.ranking.is_some()) {
+        doc["curve_points"] = json!(a.curve_points);
+        doc["curves"] = curve_counts(a);
+    }
     if !a.gates.is_empty() {
         doc["gates"] = crate::gates::json::summary(&a.gates);
     }
