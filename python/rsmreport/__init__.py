@@ -34,6 +34,7 @@ from ._errors import (
     InternalError,
     RsmreportError,
 )
+from ._inputs import parquet_inputs
 from ._result import Result, Tables
 
 __all__ = [
@@ -88,8 +89,13 @@ def _path(value: PathLike | None) -> str | None:
     return None if value is None else os.fspath(value)
 
 
-def _run(kind: str, **kwargs: Any) -> Result:
-    return Result(_rsmreport.run(kind, **kwargs))
+def _run(kind: str, config: Config | None = None, tables: dict[str, Any] | None = None,
+         **kwargs: Any) -> Result:
+    """Runs ``kind`` with its configuration and input tables given as data."""
+    as_dict = config if isinstance(config, Mapping) else None
+    with parquet_inputs(kind, as_dict, tables or {}) as (as_dict, native):
+        cfg = _config(as_dict if as_dict is not None else config)
+        return Result(_rsmreport.run(kind, **cfg, tables=native, **kwargs))
 
 
 def build(
@@ -98,6 +104,8 @@ def build(
     output_dir: PathLike | None = None,
     overwrite: bool = False,
     gates: PathLike | None = None,
+    predictions: Any = None,
+    scale: Any = None,
 ) -> Result:
     """Evaluates an experiment's predictions (``rsmreport build``).
 
@@ -116,6 +124,14 @@ def build(
     gates : str or os.PathLike, optional
         A gates file to evaluate besides the experiment's own gates
         (``--gates``).
+    predictions, scale : table, optional
+        The predictions table, and the scale table of ``scale_with``,
+        given as data instead of the files the configuration names: any
+        object with the Arrow stream interface (``__arrow_c_stream__``:
+        pandas 2.2+ with pyarrow, polars, pyarrow, duckdb), read as a
+        parquet file of the same data. A dict configuration then needs no
+        ``predictions_file``; a configuration file's named files are
+        replaced (they must exist).
 
     Returns
     -------
@@ -133,14 +149,21 @@ def build(
     """
     return _run(
         "build",
-        **_config(config),
+        config,
+        {"predictions": predictions, "scale": scale},
         output_dir=_path(output_dir),
         overwrite=overwrite,
         gates=_path(gates),
     )
 
 
-def check(config: Config, *, gates: PathLike | None = None) -> Result:
+def check(
+    config: Config,
+    *,
+    gates: PathLike | None = None,
+    predictions: Any = None,
+    scale: Any = None,
+) -> Result:
     """Validates an experiment and its data and computes what a build
     would (``rsmreport check``); never writes. :attr:`Result.lines` is
     the command's account.
@@ -150,6 +173,8 @@ def check(config: Config, *, gates: PathLike | None = None) -> Result:
     config : str, os.PathLike or dict
         As for :func:`build`.
     gates : str or os.PathLike, optional
+        As for :func:`build`.
+    predictions, scale : table, optional
         As for :func:`build`.
 
     Returns
@@ -161,7 +186,9 @@ def check(config: Config, *, gates: PathLike | None = None) -> Result:
     ConfigError, DataError
         As :func:`build`.
     """
-    return _run("check", **_config(config), gates=_path(gates))
+    return _run(
+        "check", config, {"predictions": predictions, "scale": scale}, gates=_path(gates)
+    )
 
 
 def compare(
@@ -205,7 +232,7 @@ def compare(
     """
     return _run(
         "compare",
-        **_config(config),
+        config,
         baseline=os.fspath(baseline),
         candidate=os.fspath(candidate),
         output_dir=_path(output_dir),
@@ -264,15 +291,19 @@ def summarize(
     )
 
 
-def _simple(kind: str, what: str):
+def _simple(kind: str, what: str, role: str, key: str):
     def run(
         config: Config,
         *,
         output_dir: PathLike | None = None,
         overwrite: bool = False,
+        **tables: Any,
     ) -> Result:
+        unknown = set(tables) - {role}
+        if unknown:
+            raise TypeError(f"{kind}() got an unexpected keyword argument {unknown.pop()!r}")
         return _run(
-            kind, **_config(config), output_dir=_path(output_dir), overwrite=overwrite
+            kind, config, tables, output_dir=_path(output_dir), overwrite=overwrite
         )
 
     run.__name__ = run.__qualname__ = kind
@@ -287,6 +318,10 @@ def _simple(kind: str, what: str):
         The folder to write; ``None`` (the default) writes nothing.
     overwrite : bool, default False
         As for :func:`build`.
+    {role} : table, optional
+        The table of ``{key}`` given as data (``__arrow_c_stream__``: pandas
+        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
+        of the same data; a dict configuration then needs no ``{key}``.
 
     Returns
     -------
@@ -300,15 +335,21 @@ def _simple(kind: str, what: str):
     return run
 
 
-agree = _simple("agree", "Agreement among raters of an annotation file")
+agree = _simple(
+    "agree", "Agreement among raters of an annotation file", "annotations", "annotations_file"
+)
 preferences = _simple(
     "preferences",
     "Audits pairwise preference annotations against a reference annotator",
+    "pairs",
+    "pairs_file",
 )
 classify = _simple(
     "classify",
     "Classifiers against gold labels: per-class and averaged metrics, curves, "
     "calibration, intervals and paired verdicts",
+    "predictions",
+    "predictions_file",
 )
 
 

@@ -143,6 +143,52 @@ struct Args {
     unpaired: bool,
     order: String,
     id: String,
+    /// Input tables given as data, each already a parquet file: the role
+    /// (`predictions`, `scale`, `annotations`, `pairs`) and the file.
+    tables: Vec<(String, PathBuf)>,
+}
+
+/// The file of the input table `role` given as data, if any.
+fn table<'a>(args: &'a Args, role: &str) -> Option<&'a PathBuf> {
+    args.tables.iter().find(|(r, _)| r == role).map(|(_, p)| p)
+}
+
+/// A configuration error: an input table given as data that `kind` does
+/// not read, or a scale table for an experiment that names no scale file.
+fn unused_tables(args: &Args, known: &[&str]) -> anyhow::Result<()> {
+    match args
+        .tables
+        .iter()
+        .find(|(r, _)| !known.contains(&r.as_str()))
+    {
+        Some((role, _)) => Err(rsmreport::error::config(anyhow::anyhow!(
+            "{} reads no {role} table",
+            args.kind
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `build`'s and `check`'s configuration, with the tables given as data
+/// in place of its files.
+fn build_config(args: &Args) -> anyhow::Result<evaluation::BuildConfig> {
+    unused_tables(args, &["predictions", "scale"])?;
+    let mut cfg = evaluation::load(&needed(args)?, args.gates.as_deref())?;
+    if let Some(p) = table(args, "predictions") {
+        cfg.exp.predictions_file = p.clone();
+    }
+    if let Some(p) = table(args, "scale") {
+        match &mut cfg.exp.scale_with {
+            rsmreport::config::ScaleWith::File(file) => *file = p.clone(),
+            _ => {
+                return Err(rsmreport::error::config(anyhow::anyhow!(
+                    "scale= is a scale table, but the experiment's scale_with names no file; \
+                     set scale_with to the file the table replaces"
+                )))
+            }
+        }
+    }
+    Ok(cfg)
 }
 
 /// A run's outcome and the files written (relative to its folder).
@@ -192,9 +238,10 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
     };
     let gates = args.gates.as_deref();
     match args.kind.as_str() {
-        "build" => go::<evaluation::Build>(evaluation::load(&needed(&args)?, gates)?, destination),
-        "check" => go::<evaluation::Check>(evaluation::load(&needed(&args)?, gates)?, destination),
+        "build" => go::<evaluation::Build>(build_config(&args)?, destination),
+        "check" => go::<evaluation::Check>(build_config(&args)?, destination),
         "compare" => {
+            unused_tables(&args, &[])?;
             let (Some(b), Some(c)) = (&args.baseline, &args.candidate) else {
                 anyhow::bail!("compare needs a baseline and a candidate folder");
             };
@@ -203,6 +250,7 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
             go::<compare::Compare>(request, destination)
         }
         "summarize" => {
+            unused_tables(&args, &[])?;
             let order = match args.order.as_str() {
                 "given" => summarize::run::Order::Given,
                 "model_version" | "model-version" => summarize::run::Order::ModelVersion,
@@ -216,11 +264,31 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
                 summarize::request(args.folders.clone(), args.baseline.clone(), order, &args.id)?;
             go::<summarize::Summarize>(request, destination)
         }
-        "agree" => go::<agree::Agree>(agree::load(&needed(&args)?)?, destination),
-        "preferences" => {
-            go::<preferences::Preferences>(preferences::load(&needed(&args)?)?, destination)
+        "agree" => {
+            unused_tables(&args, &["annotations"])?;
+            let mut cfg = agree::load(&needed(&args)?)?;
+            if let Some(p) = table(&args, "annotations") {
+                cfg.annotations_path = p.clone();
+            }
+            go::<agree::Agree>(cfg, destination)
         }
-        "classify" => go::<classify::Classify>(classify::load(&needed(&args)?)?, destination),
+        "preferences" => {
+            unused_tables(&args, &["pairs"])?;
+            let mut cfg = preferences::load(&needed(&args)?)?;
+            if let Some(p) = table(&args, "pairs") {
+                cfg.pairs_file = p.clone();
+                cfg.pairs_files = vec![p.clone()];
+            }
+            go::<preferences::Preferences>(cfg, destination)
+        }
+        "classify" => {
+            unused_tables(&args, &["predictions"])?;
+            let mut request = classify::load(&needed(&args)?)?;
+            if let Some(p) = table(&args, "predictions") {
+                request.cfg.predictions_file = p.clone();
+            }
+            go::<classify::Classify>(request, destination)
+        }
         other => Err(rsmreport::error::config(anyhow::anyhow!(
             "unknown report kind {other}"
         ))),
@@ -234,7 +302,7 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
 #[pyfunction]
 #[pyo3(signature = (kind, *, config=None, config_json=None, output_dir=None, overwrite=false,
     gates=None, baseline=None, candidate=None, folders=Vec::new(), unpaired=false,
-    order="given".to_string(), id="versions".to_string()))]
+    order="given".to_string(), id="versions".to_string(), tables=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -250,6 +318,7 @@ fn run(
     unpaired: bool,
     order: String,
     id: String,
+    tables: Vec<(String, PathBuf)>,
 ) -> PyResult<NativeOutcome> {
     let args = Args {
         kind,
@@ -264,6 +333,7 @@ fn run(
         unpaired,
         order,
         id,
+        tables,
     };
     let ran = guarded(py, move || dispatch(args))?;
     Ok(NativeOutcome {

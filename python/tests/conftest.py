@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import rsmreport
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
@@ -92,3 +94,22 @@ def cli_out(tmp_path_factory) -> dict[str, Path]:
         assert done.returncode == 0, done.stderr.decode()
         out[kind] = dir
     return out
+
+
+def python_run(kind: str, cli_out: dict[str, Path], **kw):
+    if kind in EXAMPLE_CASES:
+        return getattr(rsmreport, kind)(EXAMPLE_CASES[kind][0], **kw)
+    if kind == "compare":
+        return rsmreport.compare(cli_out["build"], cli_out["gates_fail"], unpaired=True, **kw)
+    if kind == "summarize":
+        return rsmreport.summarize([cli_out["build"], cli_out["gates_fail"]], **kw)
+    raise AssertionError(kind)
+
+
+KINDS = [*EXAMPLE_CASES, "compare", "summarize"]
+
+
+@pytest.fixture(scope="session")
+def py_results(cli_out) -> dict[str, rsmreport.Result]:
+    """Every kind's result, computed once without an output folder."""
+    return {kind: python_run(kind, cli_out) for kind in KINDS}

@@ -3,35 +3,16 @@
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
 
 import rsmreport
 
-from conftest import EXAMPLE_CASES, EXAMPLES, folder_bytes
+from conftest import EXAMPLE_CASES, EXAMPLES, KINDS, folder_bytes, python_run
 
 pd = pytest.importorskip("pandas")
-
-
-def python_run(kind: str, cli_out: dict[str, Path], **kw) -> rsmreport.Result:
-    if kind in EXAMPLE_CASES:
-        return getattr(rsmreport, kind)(EXAMPLE_CASES[kind][0], **kw)
-    if kind == "compare":
-        return rsmreport.compare(cli_out["build"], cli_out["gates_fail"], unpaired=True, **kw)
-    if kind == "summarize":
-        return rsmreport.summarize([cli_out["build"], cli_out["gates_fail"]], **kw)
-    raise AssertionError(kind)
-
-
-KINDS = [*EXAMPLE_CASES, "compare", "summarize"]
-
-
-@pytest.fixture(scope="session")
-def py_results(cli_out) -> dict[str, rsmreport.Result]:
-    """Every kind's result, computed once without an output folder."""
-    return {kind: python_run(kind, cli_out) for kind in KINDS}
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 
 @pytest.mark.parametrize("kind", KINDS)
