@@ -231,45 +231,48 @@ class Result:
     # ------------------------------------------------------------ display
 
     def _headline(self) -> list[tuple[str, str]]:
-        """A few numbers of the summary: its top-level numbers and those of
-        its first nested objects."""
+        """The headline statistics of the summary with their intervals
+        (``build`` and ``check``), else nothing."""
         out: list[tuple[str, str]] = []
-
-        def add(prefix: str, doc: Any, depth: int) -> None:
-            if not isinstance(doc, dict):
-                return
-            for key, value in doc.items():
-                if len(out) >= 8:
-                    return
-                name = f"{prefix}{key}"
-                if isinstance(value, bool) or value is None:
-                    continue
-                if isinstance(value, (int, float)):
-                    out.append((name, f"{value:.4g}" if isinstance(value, float) else str(value)))
-                elif isinstance(value, dict) and depth < 2 and key != "gates":
-                    add(f"{name}.", value, depth + 1)
-
-        summary = self.summary
-        headline = summary.get("headline")
-        if isinstance(headline, dict) and headline:
-            for stat, value in list(headline.items())[:8]:
-                if isinstance(value, dict) and isinstance(value.get("estimate"), (int, float)):
-                    text = f"{value['estimate']:.4g}"
-                    lo, hi = value.get("lower"), value.get("upper")
-                    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
-                        text += f" [{lo:.4g}, {hi:.4g}]"
-                    out.append((stat, text))
-            if out:
-                return out
-        add("", summary, 0)
+        headline = self.summary.get("headline")
+        if not isinstance(headline, dict):
+            return out
+        for stat, value in list(headline.items())[:8]:
+            if isinstance(value, dict) and isinstance(value.get("estimate"), (int, float)):
+                text = f"{value['estimate']:.4g}"
+                lo, hi = value.get("lower"), value.get("upper")
+                if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+                    text += f" [{lo:.4g}, {hi:.4g}]"
+                out.append((stat, text))
         return out
+
+    def _card_lines(self, most: int = 8) -> list[str]:
+        """The first terminal lines of the run (the kind's own account of
+        its headline numbers), from compare's verdicts on."""
+        lines = [
+            line
+            for line in self.lines
+            if not line.startswith(("output: ", "report: ")) and " wrote " not in line
+        ]
+        start = next((i for i, line in enumerate(lines) if line.startswith("compare ")), 0)
+        lines = lines[start:]
+        return lines[:most] + (["..."] if len(lines) > most else [])
 
     def _repr_html_(self) -> str:
         e = html.escape
-        rows = "".join(
-            f"<tr><th style='text-align:left'>{e(k)}</th><td>{e(v)}</td></tr>"
-            for k, v in self._headline()
-        )
+        headline = self._headline()
+        if headline:
+            rows = "".join(
+                f"<tr><th style='text-align:left'>{e(k)}</th><td>{e(v)}</td></tr>"
+                for k, v in headline
+            )
+            body = f"<table>{rows}</table>"
+        else:
+            body = (
+                "<pre style='margin:4px 0;white-space:pre-wrap'>"
+                + e("\n".join(self._card_lines()))
+                + "</pre>"
+            )
         gates = self.gates
         if not gates:
             gate = "no quality gates"
@@ -288,7 +291,7 @@ class Result:
             "<div class='rsmreport-result' style='border:1px solid #8886;"
             "border-radius:6px;padding:8px 12px;display:inline-block'>"
             f"<b>rsmreport {e(self.kind)}</b>: {e(self.id)}"
-            f"<table>{rows}</table>"
+            f"{body}"
             f"<div>{gate}</div><div>report: {link}</div></div>"
         )
 
