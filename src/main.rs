@@ -4,11 +4,17 @@
 //! chain. Exit codes: 0 success, 2 usage or configuration error, 1 data or
 //! runtime error, 3 a quality gate of severity `fail` failed (everything
 //! was written).
+//!
+//! The Python module (`python/`) compiles this file and [`cli`] into its
+//! extension (with `cfg(rsmreport_embedded)`: no global allocator) and
+//! calls [`main_with`], so `rsmreport` in a Python environment is this
+//! command line: the same arguments, output bytes and exit codes.
 
-mod cli;
+pub(crate) mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::summarize::SummaryOrder;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -122,21 +128,38 @@ enum Command {
 /// The system allocator; an absurd allocation while a damaged input file is
 /// parsed becomes an error naming the file instead of an abort, and large
 /// blocks are advised to use huge pages.
+#[cfg(not(rsmreport_embedded))]
 #[global_allocator]
 static ALLOCATOR: cli::process::ParserAllocator = cli::process::ParserAllocator;
 
 fn main() -> ExitCode {
     cli::process::install();
-    let cli = Cli::parse();
+    ExitCode::from(main_with(std::env::args_os()))
+}
+
+/// The whole command line on `args` (the program's name first): parses
+/// them (usage errors and `--help` print as clap prints them), runs the
+/// command, prints an error with its whole chain, and returns the exit
+/// code. Never ends the process, so the Python module calls it too.
+pub(crate) fn main_with(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // What `Cli::parse` does before it exits: help and version on
+            // stdout (exit 0), usage errors on stderr (exit 2).
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
     cli::set_quiet(cli.quiet);
     cli::progress::install();
     let result = run(cli);
     cli::progress::clear();
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(error) => {
             cli::warn(&format!("error: {error:#}"));
-            ExitCode::from(cli::exit_code(&error))
+            cli::exit_code(&error)
         }
     }
 }

@@ -1,0 +1,303 @@
+"""The result of a run: tables as DataFrames, the summary, the gates, the
+report, and ``save()`` with the command line's bytes."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._errors import GateFailedError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+    import polars
+    import pyarrow
+
+__all__ = ["Result", "Tables"]
+
+
+def _need(module: str, what: str) -> Any:
+    """Imports ``module`` or says which package ``what`` needs."""
+    try:
+        return __import__(module)
+    except ImportError as e:  # pragma: no cover - depends on the venv
+        raise ImportError(
+            f"{what} needs the {module} package: pip install {module}"
+        ) from e
+
+
+class Tables(Mapping):
+    """The tables of a run, by name (the file stem without the experiment
+    id: ``"eval"``, ``"eval_short"``, ...), as pandas DataFrames read like
+    ``pd.read_csv(file, index_col=0)`` from the bytes of the command
+    line's CSV file. Each DataFrame is made when first asked for."""
+
+    def __init__(self, csv: dict[str, bytes]) -> None:
+        self._csv = csv
+        self._frames: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> "pandas.DataFrame":
+        if name not in self._frames:
+            if name not in self._csv:
+                raise KeyError(
+                    f"no table {name!r}; the tables are {', '.join(self._csv)}"
+                )
+            pd = _need("pandas", "Result.tables")
+            self._frames[name] = pd.read_csv(io.BytesIO(self._csv[name]), index_col=0)
+        return self._frames[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._csv)
+
+    def __len__(self) -> int:
+        return len(self._csv)
+
+    def __repr__(self) -> str:
+        return f"Tables({', '.join(self._csv)})"
+
+
+class Result:
+    """What a run computed, and where it was written.
+
+    Made by :func:`rsmreport.build` and the other kinds; not made
+    directly.
+
+    Attributes
+    ----------
+    kind : str
+        The report kind (``"build"``, ``"compare"``, ...).
+    id : str
+        The experiment id, the prefix of every file name.
+    output_dir : pathlib.Path or None
+        The folder written (``None`` until the result is saved).
+    lines : list of str
+        The terminal lines the command line prints for this run.
+    """
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        self.kind: str = native.kind
+        self.id: str = native.id
+        out = native.output_dir
+        self.output_dir: Path | None = Path(out) if out is not None else None
+        self._written: list[str] = [str(p) for p in native.written]
+        self._csv: dict[str, bytes] | None = None
+        self._tables: Tables | None = None
+        self._summary: dict | None = None
+        self._gates: dict | None = None
+        self._files: dict[str, bytes] | None = None
+
+    # ------------------------------------------------------------ tables
+
+    def _table_bytes(self) -> dict[str, bytes]:
+        if self._csv is None:
+            self._csv = dict(self._native.tables())
+        return self._csv
+
+    @property
+    def tables(self) -> Tables:
+        """The tables, a mapping from name to pandas DataFrame (see
+        :class:`Tables`)."""
+        if self._tables is None:
+            self._tables = Tables(self._table_bytes())
+        return self._tables
+
+    def table_csv(self, name: str) -> bytes:
+        """The bytes of table ``name`` as the command line's CSV file."""
+        tables = self._table_bytes()
+        if name not in tables:
+            raise KeyError(f"no table {name!r}; the tables are {', '.join(tables)}")
+        return tables[name]
+
+    def to_polars(self, name: str) -> "polars.DataFrame":
+        """Table ``name`` as a polars DataFrame (read from the same CSV
+        bytes; the index is the first column). Needs polars."""
+        pl = _need("polars", "Result.to_polars")
+        return pl.read_csv(io.BytesIO(self.table_csv(name)))
+
+    def to_arrow(self, name: str) -> "pyarrow.Table":
+        """Table ``name`` as a pyarrow Table (read from the same CSV bytes;
+        the index is the first column). Needs pyarrow."""
+        _need("pyarrow", "Result.to_arrow")
+        import pyarrow.csv
+
+        return pyarrow.csv.read_csv(io.BytesIO(self.table_csv(name)))
+
+    # ----------------------------------------------------------- summary
+
+    @property
+    def summary(self) -> dict:
+        """The summary JSON document (``output/<id>_<kind>.json``), as a dict."""
+        if self._summary is None:
+            self._summary = json.loads(self._native.summary_json())
+        return self._summary
+
+    def _gates_doc(self) -> dict:
+        if self._gates is None:
+            self._gates = json.loads(self._native.gates_json())
+        return self._gates
+
+    @property
+    def gates(self) -> list[dict]:
+        """Every gate result line (as in ``output/<id>_gates.json``'s
+        ``results``); empty without gates."""
+        return list(self._gates_doc()["results"])
+
+    @property
+    def passed(self) -> bool:
+        """``False`` when a quality gate of severity ``fail`` failed (the
+        command line's exit code 3); ``True`` otherwise, and without gates."""
+        return not self._native.gates_failed()
+
+    def raise_for_gates(self) -> "Result":
+        """Raises :class:`GateFailedError` when a gate of severity
+        ``fail`` failed; returns the result otherwise (for chaining).
+
+        Raises
+        ------
+        GateFailedError
+            With the failing lines in ``.failed``.
+        """
+        if self.passed:
+            return self
+        failed = [g for g in self.gates if g.get("fails")]
+        names = ", ".join(f"{g['name']} ({g['status']})" for g in failed)
+        raise GateFailedError(
+            f"a quality gate of severity fail failed: {names}", failed=failed
+        )
+
+    @property
+    def lines(self) -> list[str]:
+        """The terminal lines the command line prints for this run."""
+        return list(self._native.lines())
+
+    # ------------------------------------------------------- files, report
+
+    def files(self) -> dict[str, bytes]:
+        """Every output file (relative path -> bytes): what :meth:`save`
+        writes, the command line's bytes. Rendered on first use."""
+        if self._files is None:
+            self._files = dict(self._native.files())
+        return self._files
+
+    def save(self, output_dir: str | os.PathLike, overwrite: bool = False) -> Path:
+        """Writes every file into ``output_dir``, as the command line would
+        write them there (a non-empty folder is replaced only with
+        ``overwrite``, and only once the new output is complete).
+
+        Returns
+        -------
+        pathlib.Path
+            The folder, now also :attr:`output_dir`.
+
+        Raises
+        ------
+        ConfigError
+            When the folder may not be used (an input, inside one, or
+            non-empty without ``overwrite``).
+        """
+        written = self._native.save(os.fspath(output_dir), overwrite)
+        self.output_dir = Path(output_dir)
+        self._written = [str(p) for p in written]
+        return self.output_dir
+
+    @property
+    def report_path(self) -> Path | None:
+        """The HTML report written (``None`` when nothing was written)."""
+        if self.output_dir is None:
+            return None
+        for p in self._written:
+            q = Path(p)
+            if q.suffix == ".html" and q.parent.name == "report":
+                return self.output_dir / q
+        return None
+
+    @property
+    def report_html(self) -> str | None:
+        """The HTML report's text (``None`` for ``check``, which has none)."""
+        path = self.report_path
+        if path is not None and path.is_file():
+            return path.read_text(encoding="utf-8")
+        for name, data in self.files().items():
+            if name.endswith(".html") and name.startswith("report/"):
+                return data.decode("utf-8")
+        return None
+
+    # ------------------------------------------------------------ display
+
+    def _headline(self) -> list[tuple[str, str]]:
+        """The headline statistics of the summary with their intervals
+        (``build`` and ``check``), else nothing."""
+        out: list[tuple[str, str]] = []
+        headline = self.summary.get("headline")
+        if not isinstance(headline, dict):
+            return out
+        for stat, value in list(headline.items())[:8]:
+            if isinstance(value, dict) and isinstance(value.get("estimate"), (int, float)):
+                text = f"{value['estimate']:.4g}"
+                lo, hi = value.get("lower"), value.get("upper")
+                if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+                    text += f" [{lo:.4g}, {hi:.4g}]"
+                out.append((stat, text))
+        return out
+
+    def _card_lines(self, most: int = 8) -> list[str]:
+        """The first terminal lines of the run (the kind's own account of
+        its headline numbers), from compare's verdicts on."""
+        lines = [
+            line
+            for line in self.lines
+            if not line.startswith(("output: ", "report: ")) and " wrote " not in line
+        ]
+        start = next((i for i, line in enumerate(lines) if line.startswith("compare ")), 0)
+        lines = lines[start:]
+        return lines[:most] + (["..."] if len(lines) > most else [])
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        headline = self._headline()
+        if headline:
+            rows = "".join(
+                f"<tr><th style='text-align:left'>{e(k)}</th><td>{e(v)}</td></tr>"
+                for k, v in headline
+            )
+            body = f"<table>{rows}</table>"
+        else:
+            body = (
+                "<pre style='margin:4px 0;white-space:pre-wrap'>"
+                + e("\n".join(self._card_lines()))
+                + "</pre>"
+            )
+        gates = self.gates
+        if not gates:
+            gate = "no quality gates"
+        elif self.passed:
+            gate = f"&#10003; quality gates passed ({len(gates)} results)"
+        else:
+            n = sum(1 for g in gates if g.get("fails"))
+            gate = f"&#10007; {n} quality gate result(s) failed"
+        path = self.report_path
+        if path is not None:
+            uri = e(path.resolve().as_uri())
+            link = f"<a href='{uri}' target='_blank'>{e(str(path))}</a>"
+        else:
+            link = "not written (call <code>save(dir)</code>)"
+        return (
+            "<div class='rsmreport-result' style='border:1px solid #8886;"
+            "border-radius:6px;padding:8px 12px;display:inline-block'>"
+            f"<b>rsmreport {e(self.kind)}</b>: {e(self.id)}"
+            f"{body}"
+            f"<div>{gate}</div><div>report: {link}</div></div>"
+        )
+
+    def __repr__(self) -> str:
+        where = f", output_dir={str(self.output_dir)!r}" if self.output_dir else ""
+        return (
+            f"<rsmreport.Result kind={self.kind!r} id={self.id!r}"
+            f" tables={len(self._table_bytes())} passed={self.passed}{where}>"
+        )

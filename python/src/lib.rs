@@ -1,0 +1,488 @@
+//! `rsmreport._rsmreport`: the Python module's native half (PyO3, abi3).
+//!
+//! It calls the library's one entry point and nothing else: a kind's
+//! `load`/`request` (its configuration, as the command line reads it),
+//! `rsmreport::kinds::run`, and the [`Outcome`]'s tables, summary, gates
+//! and files; errors keep their class (`rsmreport::error::class`) and the
+//! command line's `error:` text, and become `rsmreport.ConfigError` (exit
+//! code 2) or `rsmreport.DataError` (1); a panic is caught here and becomes
+//! `rsmreport.InternalError`. Every run releases the GIL. The command line
+//! itself ([`cli_main`]) is the binary's own code (`src/main.rs` and
+//! `src/cli/`, compiled in with `cfg(rsmreport_embedded)`, which leaves
+//! out its global allocator); this module never ends the process and
+//! changes no process-wide setting (allocator, malloc, panic hook).
+//! The Python half (`python/rsmreport/`) turns what this gives into
+//! DataFrames and the result object.
+
+// (Not in this crate's own test build: the binary's unit tests name its
+// crate root's items, and they run with the binary.)
+#[cfg(not(test))]
+#[allow(dead_code, unused_imports, clippy::all)]
+#[path = "../../src/main.rs"]
+mod binary;
+
+// The binary's `say!` macro names `$crate::cli`.
+#[cfg(not(test))]
+use binary::cli;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyType};
+use rsmreport::error::Class;
+use rsmreport::kinds::{self, agree, classify, compare, evaluation, preferences, summarize};
+use rsmreport::kinds::{Destination, Kind, Outcome, Request};
+use sha2::{Digest, Sha256};
+
+/// The exception of class `name` in `rsmreport._errors` with `message`.
+fn exception(py: Python<'_>, name: &str, message: String) -> PyErr {
+    let class = py
+        .import("rsmreport._errors")
+        .and_then(|m| m.getattr(name))
+        .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
+    match class {
+        Ok(class) => PyErr::from_type(class, message),
+        Err(e) => e,
+    }
+}
+
+/// A failed run as its Python exception: the command line's `error:` text
+/// (the whole chain), the class from the error's type.
+fn run_error(py: Python<'_>, error: &anyhow::Error) -> PyErr {
+    let name = match rsmreport::error::class(error) {
+        Class::Config => "ConfigError",
+        Class::Data => "DataError",
+    };
+    exception(py, name, format!("{error:#}"))
+}
+
+/// The text of a caught panic.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// Runs `work` without the GIL; an error keeps its class, a panic becomes
+/// `InternalError`.
+fn guarded<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> anyhow::Result<T> + Send,
+) -> PyResult<T> {
+    match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(run_error(py, &error)),
+        Err(payload) => Err(exception(
+            py,
+            "InternalError",
+            format!(
+                "internal error (a bug in rsmreport; please report it): {}",
+                panic_text(payload.as_ref())
+            ),
+        )),
+    }
+}
+
+/// A configuration given as data (a dict, as JSON text) as a file the
+/// kind's own loader reads: `<temp>/rsmreport-python/<hash>/<name>.<ext>`
+/// (JSON for `build` and `check`, which read rsmeval's JSON configs; TOML
+/// for the others). Its folder holds nothing else, so a relative path in
+/// it resolves against the working directory (`config::value::
+/// resolve_file` looks beside the configuration first, then there). The
+/// path depends only on the content, so the same dict gives the same
+/// report bytes; the file is left for the next run of the same dict.
+fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
+    let value: serde_json::Value = serde_json::from_str(json_text)?;
+    let json = matches!(kind, "build" | "check");
+    let (text, ext) = if json {
+        (serde_json::to_string_pretty(&value)?, "json")
+    } else {
+        let text = toml::to_string(&value).map_err(|e| {
+            rsmreport::error::config(anyhow::anyhow!(
+                "the configuration dict cannot be written as TOML ({e}); use strings, numbers, \
+                 booleans, lists and dicts (no None)"
+            ))
+        })?;
+        (text, "toml")
+    };
+    let name = value
+        .get("experiment_id")
+        .and_then(|v| v.as_str())
+        .filter(|s| rsmreport::schema::check_file_name_part(s, "experiment_id").is_ok())
+        .unwrap_or(kind)
+        .to_string();
+    let digest = Sha256::digest(format!("{name}\n{text}").as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let dir = std::env::temp_dir().join("rsmreport-python").join(hex);
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("{name}.{ext}"));
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, &text)?;
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok(path)
+}
+
+/// What a Python call asked for, as plain data (the Python half checked
+/// the types).
+struct Args {
+    kind: String,
+    config: Option<PathBuf>,
+    config_json: Option<String>,
+    output_dir: Option<PathBuf>,
+    overwrite: bool,
+    gates: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    candidate: Option<PathBuf>,
+    folders: Vec<PathBuf>,
+    unpaired: bool,
+    order: String,
+    id: String,
+    /// Input tables given as data, each already a parquet file: the role
+    /// (`predictions`, `scale`, `annotations`, `pairs`) and the file.
+    tables: Vec<(String, PathBuf)>,
+}
+
+/// The file of the input table `role` given as data, if any.
+fn table<'a>(args: &'a Args, role: &str) -> Option<&'a PathBuf> {
+    args.tables.iter().find(|(r, _)| r == role).map(|(_, p)| p)
+}
+
+/// A configuration error: an input table given as data that `kind` does
+/// not read, or a scale table for an experiment that names no scale file.
+fn unused_tables(args: &Args, known: &[&str]) -> anyhow::Result<()> {
+    match args
+        .tables
+        .iter()
+        .find(|(r, _)| !known.contains(&r.as_str()))
+    {
+        Some((role, _)) => Err(rsmreport::error::config(anyhow::anyhow!(
+            "{} reads no {role} table",
+            args.kind
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `build`'s and `check`'s configuration, with the tables given as data
+/// in place of its files.
+fn build_config(args: &Args) -> anyhow::Result<evaluation::BuildConfig> {
+    unused_tables(args, &["predictions", "scale"])?;
+    let mut cfg = evaluation::load(&needed(args)?, args.gates.as_deref())?;
+    if let Some(p) = table(args, "predictions") {
+        cfg.exp.predictions_file = p.clone();
+    }
+    if let Some(p) = table(args, "scale") {
+        match &mut cfg.exp.scale_with {
+            rsmreport::config::ScaleWith::File(file) => *file = p.clone(),
+            _ => {
+                return Err(rsmreport::error::config(anyhow::anyhow!(
+                    "scale= is a scale table, but the experiment's scale_with names no file; \
+                     set scale_with to the file the table replaces"
+                )))
+            }
+        }
+    }
+    Ok(cfg)
+}
+
+/// A run's outcome and the files written (relative to its folder).
+struct Ran {
+    outcome: Outcome,
+    written: Vec<PathBuf>,
+}
+
+fn go<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<Ran> {
+    let outcome = kinds::run::<K>(Request {
+        config,
+        destination,
+    })?;
+    let written = outcome.write()?;
+    Ok(Ran { outcome, written })
+}
+
+/// The configuration file of a kind that reads one (a path, or a dict's
+/// file), or a configuration error saying it is missing.
+fn needed(args: &Args) -> anyhow::Result<PathBuf> {
+    match (&args.config, &args.config_json) {
+        (Some(path), _) => Ok(path.clone()),
+        (None, Some(json)) => config_file(&args.kind, json),
+        (None, None) => Err(rsmreport::error::config(anyhow::anyhow!(
+            "{} needs a configuration (a path or a dict)",
+            args.kind
+        ))),
+    }
+}
+
+/// The optional configuration file of `compare`.
+fn optional(args: &Args) -> anyhow::Result<Option<PathBuf>> {
+    match (&args.config, &args.config_json) {
+        (None, None) => Ok(None),
+        _ => needed(args).map(Some),
+    }
+}
+
+/// Loads the kind's request as its command does and runs it.
+fn dispatch(args: Args) -> anyhow::Result<Ran> {
+    let destination = match (&args.output_dir, args.kind.as_str()) {
+        (_, "check") | (None, _) => Destination::Nowhere,
+        (Some(dir), _) => Destination::Folder {
+            dir: Some(dir.clone()),
+            force: args.overwrite,
+        },
+    };
+    let gates = args.gates.as_deref();
+    match args.kind.as_str() {
+        "build" => go::<evaluation::Build>(build_config(&args)?, destination),
+        "check" => go::<evaluation::Check>(build_config(&args)?, destination),
+        "compare" => {
+            unused_tables(&args, &[])?;
+            let (Some(b), Some(c)) = (&args.baseline, &args.candidate) else {
+                anyhow::bail!("compare needs a baseline and a candidate folder");
+            };
+            let config = optional(&args)?;
+            let request = compare::load(b, c, config.as_deref(), gates, args.unpaired)?;
+            go::<compare::Compare>(request, destination)
+        }
+        "summarize" => {
+            unused_tables(&args, &[])?;
+            let order = match args.order.as_str() {
+                "given" => summarize::run::Order::Given,
+                "model_version" | "model-version" => summarize::run::Order::ModelVersion,
+                other => {
+                    return Err(rsmreport::error::config(anyhow::anyhow!(
+                        "order = {other:?}: it is \"given\" or \"model_version\""
+                    )))
+                }
+            };
+            let request =
+                summarize::request(args.folders.clone(), args.baseline.clone(), order, &args.id)?;
+            go::<summarize::Summarize>(request, destination)
+        }
+        "agree" => {
+            unused_tables(&args, &["annotations"])?;
+            let mut cfg = agree::load(&needed(&args)?)?;
+            if let Some(p) = table(&args, "annotations") {
+                cfg.annotations_path = p.clone();
+            }
+            go::<agree::Agree>(cfg, destination)
+        }
+        "preferences" => {
+            unused_tables(&args, &["pairs"])?;
+            let mut cfg = preferences::load(&needed(&args)?)?;
+            if let Some(p) = table(&args, "pairs") {
+                cfg.pairs_file = p.clone();
+                cfg.pairs_files = vec![p.clone()];
+            }
+            go::<preferences::Preferences>(cfg, destination)
+        }
+        "classify" => {
+            unused_tables(&args, &["predictions"])?;
+            let mut request = classify::load(&needed(&args)?)?;
+            if let Some(p) = table(&args, "predictions") {
+                request.cfg.predictions_file = p.clone();
+            }
+            go::<classify::Classify>(request, destination)
+        }
+        other => Err(rsmreport::error::config(anyhow::anyhow!(
+            "unknown report kind {other}"
+        ))),
+    }
+}
+
+/// Runs one report kind (the Python half's `build`, `compare`, ...):
+/// loads its configuration as the command does, runs it through
+/// `rsmreport::kinds::run` and writes its folder when `output_dir` is
+/// given (nothing otherwise; `check` never writes).
+#[pyfunction]
+#[pyo3(signature = (kind, *, config=None, config_json=None, output_dir=None, overwrite=false,
+    gates=None, baseline=None, candidate=None, folders=Vec::new(), unpaired=false,
+    order="given".to_string(), id="versions".to_string(), tables=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    kind: String,
+    config: Option<PathBuf>,
+    config_json: Option<String>,
+    output_dir: Option<PathBuf>,
+    overwrite: bool,
+    gates: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    candidate: Option<PathBuf>,
+    folders: Vec<PathBuf>,
+    unpaired: bool,
+    order: String,
+    id: String,
+    tables: Vec<(String, PathBuf)>,
+) -> PyResult<NativeOutcome> {
+    let args = Args {
+        kind,
+        config,
+        config_json,
+        output_dir,
+        overwrite,
+        gates,
+        baseline,
+        candidate,
+        folders,
+        unpaired,
+        order,
+        id,
+        tables,
+    };
+    let ran = guarded(py, move || dispatch(args))?;
+    Ok(NativeOutcome {
+        dir: ran.outcome.dir.clone(),
+        written: ran.written,
+        inner: Mutex::new(ran.outcome),
+    })
+}
+
+/// A finished run: the library's `Outcome` (behind a lock: the report is
+/// `Send`, not `Sync`).
+#[pyclass(module = "rsmreport._rsmreport", name = "Outcome", frozen)]
+struct NativeOutcome {
+    inner: Mutex<Outcome>,
+    dir: Option<PathBuf>,
+    written: Vec<PathBuf>,
+}
+
+impl NativeOutcome {
+    fn with<T>(&self, f: impl FnOnce(&Outcome) -> T) -> T {
+        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        f(&guard)
+    }
+}
+
+#[pymethods]
+impl NativeOutcome {
+    /// The kind's name (`build`, `compare`, ...).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.with(|o| o.kind)
+    }
+
+    /// The id that prefixes every file name.
+    #[getter]
+    fn id(&self) -> String {
+        self.with(|o| o.report.id().to_string())
+    }
+
+    /// The folder written (`None` when nothing was written).
+    #[getter]
+    fn output_dir(&self) -> Option<PathBuf> {
+        self.dir.clone()
+    }
+
+    /// The files written, relative to the folder.
+    #[getter]
+    fn written(&self) -> Vec<PathBuf> {
+        self.written.clone()
+    }
+
+    /// Every table as `(name, CSV bytes)`, the bytes of the CLI's
+    /// `output/<id>_<name>.csv`, in the order the files are written.
+    fn tables<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
+        self.with(|o| {
+            let id = o.report.id().to_string();
+            o.report
+                .tables()
+                .iter()
+                .map(|frame| {
+                    let file = rsmreport::output::csv_file(&id, frame);
+                    (frame.name.clone(), PyBytes::new(py, &file.bytes))
+                })
+                .collect()
+        })
+    }
+
+    /// The summary document, as JSON text.
+    fn summary_json(&self) -> String {
+        self.with(|o| o.report.summary().to_string())
+    }
+
+    /// The gates file's document (`output/<id>_gates.json`), as JSON text.
+    fn gates_json(&self) -> String {
+        self.with(|o| {
+            let bytes = rsmreport::gates::json::gates_json(o.report.id(), o.report.gates());
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    }
+
+    /// Whether a gate of severity `fail` failed.
+    fn gates_failed(&self) -> bool {
+        self.with(Outcome::gates_failed)
+    }
+
+    /// The terminal lines of the run, as the command line prints them.
+    fn lines(&self) -> Vec<String> {
+        self.with(|o| o.lines(&self.written))
+    }
+
+    /// Every output file as `(relative path, bytes)`: what `save` writes.
+    fn files<'py>(&self, py: Python<'py>) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
+        let files = guarded(py, || self.with(|o| o.files()))?;
+        Ok(files
+            .iter()
+            .map(|f| {
+                let path = f.path.to_string_lossy().replace('\\', "/");
+                (path, PyBytes::new(py, &f.bytes))
+            })
+            .collect())
+    }
+
+    /// Writes the files into `dir` (checked as a run checks its folder:
+    /// a non-empty folder only with `overwrite`); the paths written,
+    /// relative to it.
+    #[pyo3(signature = (dir, overwrite=false))]
+    fn save(&self, py: Python<'_>, dir: PathBuf, overwrite: bool) -> PyResult<Vec<PathBuf>> {
+        guarded(py, || self.with(|o| o.save(&dir, overwrite)))
+    }
+}
+
+/// The command line (`rsmreport ARGS...`, `python -m rsmreport`): the
+/// binary's own `main`, without ending the process; returns the exit code
+/// (101 after a panic, as the binary).
+#[cfg(not(test))]
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> PyResult<u8> {
+    use std::io::Write;
+    let code = py.detach(|| catch_unwind(|| binary::main_with(argv)));
+    let _ = std::io::stdout().flush();
+    match code {
+        Ok(code) => Ok(code),
+        // The binary's exit code of a panic (the hook printed it).
+        Err(_) => Ok(101),
+    }
+}
+
+/// Panics inside the boundary: the Python tests' check that a panic
+/// becomes `rsmreport.InternalError`.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    guarded(py, || -> anyhow::Result<()> {
+        panic!("a test of the panic boundary")
+    })
+}
+
+/// The version of the crate (and of the wheel).
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _rsmreport(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    #[cfg(not(test))]
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_class::<NativeOutcome>()?;
+    Ok(())
+}

@@ -1,0 +1,91 @@
+"""Input tables given as data (``__arrow_c_stream__``) give the tables of
+the same data read from a file."""
+
+from __future__ import annotations
+
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import rsmreport
+
+from conftest import EXAMPLES
+
+pd = pytest.importorskip("pandas")
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+pl = pytest.importorskip("polars")
+pytest.importorskip("pyarrow")
+
+# kind -> (config, {role: data file})
+CASES = {
+    "build": (
+        EXAMPLES / "exp.toml",
+        {"predictions": EXAMPLES / "predictions.csv", "scale": EXAMPLES / "scale.csv"},
+    ),
+    "agree": (EXAMPLES / "agree" / "exp.toml", {"annotations": EXAMPLES / "agree" / "labels.csv"}),
+    "preferences": (
+        EXAMPLES / "preferences" / "exp.toml",
+        {"pairs": EXAMPLES / "preferences" / "pairs.csv"},
+    ),
+    "classify": (
+        EXAMPLES / "classify" / "exp.toml",
+        {"predictions": EXAMPLES / "classify" / "predictions.csv"},
+    ),
+}
+
+
+@pytest.mark.parametrize("reader", ["pandas", "polars"])
+@pytest.mark.parametrize("kind", list(CASES))
+def test_data_gives_the_tables_of_the_file(kind, reader, py_results):
+    config, files = CASES[kind]
+    if reader == "pandas":
+        read = pd.read_csv
+    else:
+        def read(path):
+            return pl.read_csv(path, infer_schema_length=None)
+
+    tables = {role: read(path) for role, path in files.items()}
+    r = getattr(rsmreport, kind)(config, **tables)
+    expected = py_results[kind]
+    assert list(r.tables) == list(expected.tables)
+    for name in r.tables:
+        assert r.table_csv(name) == expected.table_csv(name), name
+    assert r.summary.keys() == expected.summary.keys()
+
+
+def test_a_dict_configuration_needs_no_file_key(py_results, tmp_path, monkeypatch):
+    config = tomllib.loads((EXAMPLES / "agree" / "exp.toml").read_text())
+    del config["annotations_file"]
+    monkeypatch.chdir(tmp_path)
+    labels = pd.read_csv(EXAMPLES / "agree" / "labels.csv")
+    r = rsmreport.agree(config, annotations=labels)
+    for name in r.tables:
+        assert r.table_csv(name) == py_results["agree"].table_csv(name), name
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_parquet_files_are_removed():
+    r = rsmreport.classify(
+        EXAMPLES / "classify" / "exp.toml",
+        predictions=pl.read_csv(EXAMPLES / "classify" / "predictions.csv"),
+    )
+    assert r.tables
+    root = Path(tempfile.gettempdir()) / "rsmreport-python"
+    assert not list(root.glob("*/predictions.parquet"))
+
+
+def test_an_object_without_the_arrow_interface_is_refused():
+    with pytest.raises(TypeError, match="__arrow_c_stream__"):
+        rsmreport.classify(EXAMPLES / "classify" / "exp.toml", predictions=[1, 2, 3])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        rsmreport.agree(EXAMPLES / "agree" / "exp.toml", predictions=pd.DataFrame())
+
+
+def test_a_corrupt_cell_in_data_is_a_data_error():
+    df = pd.read_csv(EXAMPLES / "classify" / "predictions.csv")
+    df["v1_p_tech"] = df["v1_p_tech"].astype(str)
+    df.loc[3, "v1_p_tech"] = "x"
+    with pytest.raises(rsmreport.DataError, match=r"item 't0004' \(row 4\) holds \"x\", which is not a number"):
+        rsmreport.classify(EXAMPLES / "classify" / "exp.toml", predictions=df)

@@ -1,0 +1,153 @@
+"""Every kind from Python against the command line's own files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import rsmreport
+
+from conftest import EXAMPLE_CASES, EXAMPLES, KINDS, folder_bytes, python_run
+
+pd = pytest.importorskip("pandas")
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tables_equal_the_cli_files(kind, cli_out, py_results):
+    r = py_results[kind]
+    assert r.output_dir is None
+    out = cli_out[kind] / "output"
+    csv = {p.name for p in out.glob("*.csv")}
+    assert {f"{r.id}_{name}.csv" for name in r.tables} == csv
+    assert len(r.tables) > 0
+    for name in r.tables:
+        file = out / f"{r.id}_{name}.csv"
+        assert r.table_csv(name) == file.read_bytes(), name
+        expected = pd.read_csv(file, index_col=0)
+        pd.testing.assert_frame_equal(r.tables[name], expected)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_save_writes_the_cli_folder_bytes(kind, cli_out, py_results, tmp_path):
+    r = py_results[kind]
+    assert r.report_path is None
+    assert r.files() == folder_bytes(cli_out[kind])
+    assert r.save(tmp_path / "saved") == tmp_path / "saved"
+    assert folder_bytes(tmp_path / "saved") == folder_bytes(cli_out[kind])
+    assert r.report_path is not None and r.report_path.is_file()
+    assert r.report_html == r.report_path.read_text(encoding="utf-8")
+    # save() refuses a non-empty folder unless told to replace it.
+    with pytest.raises(rsmreport.ConfigError):
+        r.save(tmp_path / "saved")
+    r.save(tmp_path / "saved", overwrite=True)
+
+
+@pytest.mark.parametrize("kind", ["agree", "compare"])
+def test_output_dir_writes_the_cli_folder_bytes(kind, cli_out, tmp_path):
+    r = python_run(kind, cli_out, output_dir=tmp_path / "out")
+    assert r.output_dir == tmp_path / "out"
+    assert folder_bytes(tmp_path / "out") == folder_bytes(cli_out[kind])
+    assert r.report_path is not None and r.report_path.is_file()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_summary_is_the_summary_file(kind, cli_out, py_results):
+    r = py_results[kind]
+    docs = [
+        json.loads(p.read_text())
+        for p in (cli_out[kind] / "output").glob(f"{r.id}_*.json")
+        if not p.name.endswith("_gates.json")
+    ]
+    assert r.summary in docs
+
+
+def test_nothing_is_written_without_output_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = rsmreport.build(EXAMPLES / "exp.toml")
+    assert r.tables["eval_short"].shape[0] > 0
+    assert r.report_html is not None and r.report_html.startswith("<!")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dict_config_resolves_paths_against_the_working_directory(cli_out, monkeypatch):
+    config = tomllib.loads((EXAMPLES / "agree" / "exp.toml").read_text())
+    monkeypatch.chdir(EXAMPLES / "agree")
+    r = rsmreport.agree(config)
+    out = cli_out["agree"] / "output"
+    for name in r.tables:
+        assert r.table_csv(name) == (out / f"{r.id}_{name}.csv").read_bytes(), name
+
+
+def test_a_dict_config_for_build(cli_out, monkeypatch):
+    config = tomllib.loads((EXAMPLES / "exp.toml").read_text())
+    monkeypatch.chdir(EXAMPLES)
+    r = rsmreport.build(config)
+    out = cli_out["build"] / "output"
+    for name in r.tables:
+        assert r.table_csv(name) == (out / f"{r.id}_{name}.csv").read_bytes(), name
+
+
+def test_check_writes_nothing_and_gives_the_account(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = rsmreport.check(EXAMPLES / "exp.toml")
+    assert r.output_dir is None
+    assert any("example" in line for line in r.lines)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_evaluation_keeps_rsmtool_argument_order(cli_out, tmp_path):
+    r = rsmreport.run_evaluation(EXAMPLES / "exp.toml", tmp_path / "out")
+    assert folder_bytes(tmp_path / "out") == folder_bytes(cli_out["build"])
+    with pytest.raises(rsmreport.ConfigError):
+        rsmreport.run_evaluation(EXAMPLES / "exp.toml", tmp_path / "out")
+    rsmreport.run_evaluation(EXAMPLES / "exp.toml", tmp_path / "out", overwrite_output=True)
+    assert r.passed
+
+
+def test_polars_and_arrow_views(py_results):
+    r = py_results["classify"]
+    name = next(iter(r.tables))
+    df = r.tables[name]
+    pl = pytest.importorskip("polars")
+    p = r.to_polars(name)
+    assert isinstance(p, pl.DataFrame)
+    assert p.height == len(df) and p.width == len(df.columns) + 1
+    pa = pytest.importorskip("pyarrow")
+    a = r.to_arrow(name)
+    assert isinstance(a, pa.Table)
+    assert a.num_rows == len(df)
+    with pytest.raises(KeyError, match="no table"):
+        r.to_polars("no_such_table")
+
+
+def test_repr_html_is_a_small_card(py_results):
+    r = py_results["build"]
+    card = r._repr_html_()
+    assert "rsmreport build" in card and "example" in card
+    assert "quality gates passed" in card
+    saved = r.report_path
+    assert ("save(dir)" in card) if saved is None else (saved.name in card)
+    assert len(card) < 5000
+    assert "rsmreport.Result" in repr(r)
+
+
+def test_a_run_releases_the_gil():
+    """Python keeps running while a run computes in another thread."""
+    import threading
+
+    done = []
+    worker = threading.Thread(
+        target=lambda: done.append(rsmreport.classify(EXAMPLES / "classify" / "exp.toml"))
+    )
+    worker.start()
+    spins = 0
+    while worker.is_alive():
+        spins += 1
+    worker.join()
+    assert done and done[0].tables
+    # Holding the GIL, the loop would only run in the thread's few Python
+    # steps (a few thousand turns); released, it spins for the whole run.
+    assert spins > 200_000, spins
