@@ -490,7 +490,7 @@ fn comparisons_section(
                 },
                 p_value_cell(r.p_value),
                 p_value_cell(r.p_holm),
-                // `verdict`: the column narrow screens keep in view.
+                // `verdict`: the column narrow screens keep in view (stick_column below).
                 Cell {
                     class: "verdict".into(),
                     ..text_cell(&r.verdict)
@@ -499,6 +499,7 @@ fn comparisons_section(
             ])
         })
         .collect();
+    crate::render::tables::stick_column(&mut t, "verdict");
     blocks.push(Block::Table(t));
     blocks.push(Block::Glossary {
         summary: format!(

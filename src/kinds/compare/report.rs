@@ -13,7 +13,7 @@ use crate::kinds::compare::sections;
 use crate::kinds::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3};
-use crate::render::tables::{head, p_value_cell, text_cell};
+use crate::render::tables::{head, p_value_cell, stick_column, text_cell};
 use crate::render::{Block, Header, Section, Version};
 use crate::render::{Builder, Report};
 
@@ -98,6 +98,7 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
             class: String::new(),
         })
         .collect();
+    stick_column(&mut t, "verdict");
     t
 }
 
@@ -199,6 +200,7 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
             }
         })
         .collect();
+    stick_column(&mut t, "verdict");
     t
 }
 

@@ -276,6 +276,7 @@ pub fn true_score(b: &mut Builder, c: &Comparison) -> Vec<Block> {
                     .collect(),
                 class: String::new(),
             }];
+            crate::render::tables::stick_column(&mut t, "verdict");
             out.push(Block::Table(t));
         }
         None => out.push(Block::Note(

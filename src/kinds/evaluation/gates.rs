@@ -226,6 +226,7 @@ fn table(doc: &mut crate::render::Builder, outcomes: &[Outcome]) -> crate::rende
             class: String::new(),
         })
         .collect();
+    crate::render::tables::stick_column(&mut t, "Status");
     t
 }
 
