@@ -1112,3 +1112,78 @@ fn report_browser_cells_stay_under_their_headers() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Reads the header's decision: `found:bottom of the decision box (px from
+/// the top of the page):height of the contents box:badge`.
+const DECISION: &str = r#"
+  const d = document.querySelector('header#top .decision');
+  const toc = document.querySelector('nav.toc').getBoundingClientRect();
+  const r = d ? d.getBoundingClientRect() : null;
+  const badge = d ? d.querySelector('.badge').textContent : '';
+  document.documentElement.setAttribute('data-probe', (d ? 1 : 0) + ':'
+    + (r ? Math.round(r.bottom + window.scrollY) : -1) + ':' + Math.round(toc.height) + ':'
+    + badge.replace(/[:"<>&]/g, ' '));
+"#;
+
+/// Issue 38: the decision comes first. In the report of every kind that
+/// decides (build with failing and with passing gates, compare, summarize,
+/// classify), at 500 and 1400 px, light and dark, the header carries the
+/// decision badge with the expected word, and it ends within the first
+/// screen (900 px); below 1100 px the contents are collapsed to one line
+/// above it. Agree and preferences decide nothing and show no badge.
+#[test]
+fn report_browser_the_decision_comes_first() {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("decision first: SKIPPED, {CHROMIUM} is not installed");
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let mut reports: Vec<PathBuf> = example_reports(cwd).into_iter().map(|r| r.0).collect();
+    let example = common::manifest_dir().join("examples").join("exp.toml");
+    reports.push(report_of(
+        cwd,
+        &[std::ffi::OsStr::new("build"), example.as_os_str()],
+        &cwd.join("e"),
+        0,
+    ));
+    // build gates-fail, compare v1 -> v2, summarize v1 v2, classify,
+    // agree, preferences, build example.
+    let expected = [
+        Some("gates failed"),
+        Some("improved"),
+        Some("improved"),
+        Some("improved"),
+        None,
+        None,
+        Some("gates passed"),
+    ];
+    let mut failures = Vec::new();
+    for (report, want) in reports.iter().zip(expected) {
+        for width in [500, 1400] {
+            for dark in [false, true] {
+                let profile = cwd.join(format!("profile-{width}-{dark}"));
+                let seen = probe(report, &profile, width, dark, DECISION).unwrap();
+                let v: Vec<&str> = seen.splitn(4, ':').collect();
+                let (bottom, toc): (i64, i64) = (v[1].parse().unwrap(), v[2].parse().unwrap());
+                let ok = match want {
+                    None => v[0] == "0",
+                    Some(word) => {
+                        v[0] == "1"
+                            && v[3].trim() == word
+                            && bottom <= 900
+                            && (width >= 1100 || toc <= 60)
+                    }
+                };
+                if !ok {
+                    failures.push(format!(
+                        "{} at {width} px{}: expected {want:?}, saw {seen}",
+                        report.display(),
+                        if dark { " (dark)" } else { "" }
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

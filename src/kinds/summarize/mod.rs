@@ -122,6 +122,10 @@ impl super::Report for Computed {
         &self.summary.id
     }
 
+    fn decision(&self) -> Option<crate::render::Decision> {
+        Some(report::decision(&self.summary))
+    }
+
     fn tables(&self) -> Vec<crate::table::Frame> {
         tables::frames(&self.summary)
     }
