@@ -1373,6 +1373,12 @@ fn compare_and_summarize_name_different_ground_truth_and_end_with_the_decision()
         3,
         "Δ wtkappa, corr, PRMSE"
     );
+    // Percentages to one decimal (was 16.848%).
+    assert!(html.contains("the rounded score changed for 372 responses (16.8%)."));
+    // The gates note names the real files (was output/<id>_gates.json).
+    let build = fs::read_to_string(gf.join("report/gates_fail_report.html")).unwrap();
+    assert!(build
+        .contains("output/gates_fail_gates.json and, for CI systems, output/gates_fail_gates.xml"));
     let run = common::run_in(
         cwd,
         [
@@ -1395,7 +1401,7 @@ fn compare_and_summarize_name_different_ground_truth_and_end_with_the_decision()
     let last = run.stdout.trim_end().lines().last().unwrap().to_string();
     assert!(
         last.starts_with(
-            "overall: 1 of 1 versions regressed, gates failed: Against the baseline \
+            "overall: 1 of 1 version regressed, gates failed: Against the baseline \
              example-engine 2.3.1, gates passed: example-engine 1.0.0 regressed (regressed on 10 \
              of 11 statistics, improved on 0, gates FAILED)"
         ),

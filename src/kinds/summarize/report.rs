@@ -253,8 +253,22 @@ fn provenance_table(b: &mut Builder, s: &Summary) -> Table {
 
 /// One trend figure per headline statistic any version has.
 fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
-    let labels: Vec<String> = s.versions.iter().map(|v| v.label.clone()).collect();
+    let full: Vec<String> = s.versions.iter().map(|v| v.label.clone()).collect();
+    // The figures' labels keep the part that tells the versions apart.
+    let (prefix, labels) = crate::render::format::distinct_labels(&full);
     let mut out = Vec::new();
+    if !prefix.is_empty() {
+        out.push(Block::Paragraph(format!(
+            "The figures label each version without the prefix all of them share, \"{}\": {}.",
+            prefix.trim(),
+            labels
+                .iter()
+                .zip(&full)
+                .map(|(l, f)| format!("{l} = {f}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     for st in crate::kinds::compare::paired::HEADLINE {
         let values: Vec<(f64, f64, f64)> = s
             .versions
@@ -385,9 +399,9 @@ pub fn decision(s: &Summary) -> Decision {
         (
             Tone::Fail,
             format!(
-                "{} of {} versions regressed",
+                "{} of {} regressed",
                 thousands(regressed_versions as u64),
-                thousands(others as u64)
+                super::versions(others)
             ),
         )
     } else if improved_versions > 0 {
@@ -433,9 +447,14 @@ fn header(s: &Summary, epoch: i64) -> Header {
         .collect();
     Header {
         intro_html: format!(
-            "This report summarizes {} archived model versions against the baseline \
+            "This report summarizes {} archived model {} against the baseline \
              <strong>{}</strong>.",
             s.versions.len(),
+            if s.versions.len() == 1 {
+                "version"
+            } else {
+                "versions"
+            },
             escape_html(&s.versions[s.baseline].label)
         ),
         glance,
@@ -456,7 +475,15 @@ fn header(s: &Summary, epoch: i64) -> Header {
             .collect(),
         ..Header::new(
             "Summary report",
-            format!("{} model versions", s.versions.len()),
+            format!(
+                "{} model {}",
+                s.versions.len(),
+                if s.versions.len() == 1 {
+                    "version"
+                } else {
+                    "versions"
+                }
+            ),
             epoch,
         )
     }
