@@ -122,6 +122,22 @@
     });
   }
 
+  /* ---- Narrow screens: the contents collapsed, the header first ----- */
+  var tocBox = document.querySelector(".toc-box");
+  if (tocBox && window.matchMedia && window.matchMedia("(max-width: 1099px)").matches) {
+    tocBox.open = false;
+  }
+
+  /* ---- Tables wider than their box say that they scroll -------------- */
+  function markScrolling() {
+    each(document.querySelectorAll(".table-block"), function (block) {
+      var box = block.querySelector(".table-scroll");
+      if (box) { block.classList.toggle("scrolls", box.scrollWidth > box.clientWidth + 1); }
+    });
+  }
+  markScrolling();
+  window.addEventListener("resize", markScrolling);
+
   /* ---- Printing: show the content of every <details> ---------------- */
   var closed = [];
   window.addEventListener("beforeprint", function () {

@@ -5,5 +5,7 @@ use rsmreport::kinds::agree;
 use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs) -> anyhow::Result<()> {
-    run_kind::<agree::Agree>(agree::load(experiment)?, output.destination())
+    let config =
+        rsmreport::config::kind_hint::with_hint(agree::load(experiment), "agree", experiment)?;
+    run_kind::<agree::Agree>(config, output.destination())
 }

@@ -6,6 +6,10 @@ use rsmreport::kinds::evaluation;
 use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs, gates: Option<&Path>) -> anyhow::Result<()> {
-    let config = evaluation::load(experiment, gates)?;
+    let config = rsmreport::config::kind_hint::with_hint(
+        evaluation::load(experiment, gates),
+        "build",
+        experiment,
+    )?;
     run_kind::<evaluation::Build>(config, output.destination())
 }

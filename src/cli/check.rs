@@ -6,6 +6,10 @@ use rsmreport::kinds::{evaluation, Destination};
 use std::path::Path;
 
 pub fn run(experiment: &Path, gates: Option<&Path>) -> anyhow::Result<()> {
-    let config = evaluation::load(experiment, gates)?;
+    let config = rsmreport::config::kind_hint::with_hint(
+        evaluation::load(experiment, gates),
+        "build",
+        experiment,
+    )?;
     run_kind::<evaluation::Check>(config, Destination::Nowhere)
 }

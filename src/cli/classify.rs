@@ -6,5 +6,10 @@ use rsmreport::kinds::classify;
 use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs) -> anyhow::Result<()> {
-    run_kind::<classify::Classify>(classify::load(experiment)?, output.destination())
+    let config = rsmreport::config::kind_hint::with_hint(
+        classify::load(experiment),
+        "classify",
+        experiment,
+    )?;
+    run_kind::<classify::Classify>(config, output.destination())
 }

@@ -95,8 +95,9 @@ pub fn run_kind<K: Kind>(config: K::Config, destination: Destination) -> anyhow:
 /// How a command ends once its outcome exists: writes the output folder
 /// (each file as soon as its bytes exist, into a temporary folder that
 /// replaces the destination only when complete), prints the terminal
-/// lines on stdout, the gate lines on stderr, the folder and the report
-/// last, and fails with [`GatesFailed`] when a gate of severity `fail`
+/// lines on stdout, the gate lines on stderr, the folder and the report,
+/// then the run's decision (its warnings on stderr, `overall: ...` last),
+/// and fails with [`GatesFailed`] when a gate of severity `fail`
 /// failed (every file was written).
 pub fn finish(outcome: Outcome) -> anyhow::Result<()> {
     let written = match outcome.write() {
@@ -125,6 +126,13 @@ pub fn finish(outcome: Outcome) -> anyhow::Result<()> {
         for line in where_lines(dir, &written) {
             say(&line);
         }
+    }
+    // The decision last: its warnings, then `overall: ...`.
+    if let (Some(d), false) = (outcome.report.decision(), quiet()) {
+        for w in &d.warnings {
+            warn(&format!("warning: {w}"));
+        }
+        say(&d.line());
     }
     let failed = outcome.gates_failed();
     // The process ends right after this: returning the run's millions of

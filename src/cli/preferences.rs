@@ -6,5 +6,10 @@ use rsmreport::kinds::preferences;
 use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs) -> anyhow::Result<()> {
-    run_kind::<preferences::Preferences>(preferences::load(experiment)?, output.destination())
+    let config = rsmreport::config::kind_hint::with_hint(
+        preferences::load(experiment),
+        "preferences",
+        experiment,
+    )?;
+    run_kind::<preferences::Preferences>(config, output.destination())
 }

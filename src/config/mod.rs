@@ -25,6 +25,7 @@ pub mod compare;
 pub mod gates;
 pub mod intervals;
 mod keys;
+pub mod kind_hint;
 mod parse;
 pub mod preferences;
 mod saved;

@@ -108,6 +108,12 @@ pub trait Report: Send {
     /// The terminal lines of a finished run (`written`: the files written,
     /// relative to `dir`).
     fn lines(&self, written: &[PathBuf], dir: &Path) -> Vec<String>;
+    /// What the run decided (the report's first lines; the terminal's
+    /// `warning:` lines and last line, `overall: ...`); `None` when the
+    /// kind decides nothing.
+    fn decision(&self) -> Option<crate::render::Decision> {
+        None
+    }
 }
 
 /// The summary document of a kind's JSON bytes (which its own writer

@@ -45,6 +45,11 @@ impl Builder {
         }
     }
 
+    /// The prefix of the report's file names (the run's id).
+    pub fn file_prefix(&self) -> &str {
+        &self.file_prefix
+    }
+
     /// The element ids of sections with these names, reserved before any
     /// heading takes one: the name itself (whitespace as `-`), or a fresh
     /// id when it is taken.

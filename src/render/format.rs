@@ -224,6 +224,44 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
+/// Labels that keep the part that tells them apart: the prefix all of
+/// `labels` share, up to a word boundary (space, `-`, `_`, `/`, `:`), is
+/// dropped (`example-engine 2.3.1`, `example-engine 2.4.2` -> `2.3.1`,
+/// `2.4.2`). Returns the dropped prefix (empty when nothing was dropped:
+/// fewer than two labels, no shared word, or a label that would become
+/// empty) and the labels.
+pub fn distinct_labels(labels: &[String]) -> (String, Vec<String>) {
+    let keep = || (String::new(), labels.to_vec());
+    let Some(first) = labels.first() else {
+        return keep();
+    };
+    if labels.len() < 2 {
+        return keep();
+    }
+    let mut common = first.len();
+    for l in &labels[1..] {
+        common = common.min(
+            first
+                .char_indices()
+                .zip(l.chars())
+                .find(|((_, a), b)| a != b)
+                .map_or(first.len().min(l.len()), |((i, _), _)| i),
+        );
+    }
+    let cut = first[..common]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace() || matches!(c, '-' | '_' | '/' | ':'))
+        .map(|(i, c)| i + c.len_utf8());
+    match cut {
+        Some(cut) if labels.iter().all(|l| !l[cut..].trim().is_empty()) => (
+            first[..cut].to_string(),
+            labels.iter().map(|l| l[cut..].trim().to_string()).collect(),
+        ),
+        _ => keep(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,5 +355,30 @@ mod tests {
             escape_html("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn distinct_labels_drop_the_shared_prefix_at_a_word_boundary() {
+        let l = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (prefix, short) = distinct_labels(&l(&[
+            "example-engine 2.3.1",
+            "example-engine 2.4.2",
+            "example-engine 2.4.3",
+        ]));
+        assert_eq!(prefix, "example-engine ");
+        assert_eq!(short, ["2.3.1", "2.4.2", "2.4.3"]);
+        // Cut at the last boundary before the first difference.
+        assert_eq!(
+            distinct_labels(&l(&["engine-v1", "engine-v2"])).1,
+            ["v1", "v2"]
+        );
+        // No shared word, one label, a label that would become empty: kept.
+        assert_eq!(distinct_labels(&l(&["v1", "v2"])).1, ["v1", "v2"]);
+        assert_eq!(distinct_labels(&l(&["a b"])).1, ["a b"]);
+        assert_eq!(
+            distinct_labels(&l(&["engine ", "engine 2"])).1,
+            ["engine ", "engine 2"]
+        );
+        assert_eq!(distinct_labels(&l(&["ä ö", "ä ü"])).1, ["ö", "ü"]);
     }
 }

@@ -24,7 +24,7 @@ pub mod templates;
 use std::path::Path;
 
 pub use builder::{display_width, figure_file, nest, template, Builder};
-pub use model::{Block, ConfigCtx, Header, Panel, Report, Section, Version};
+pub use model::{Block, ConfigCtx, Decision, Header, Panel, Report, Section, Tone, Version};
 
 use crate::output::OutputFile;
 

@@ -60,6 +60,57 @@ pub struct Header {
     pub inputs: Vec<InputCtx>,
     /// The configuration the run used, if it has one.
     pub config: Option<ConfigCtx>,
+    /// The report's decision, shown first under the title (`None`: the
+    /// kind decides nothing).
+    pub decision: Option<Decision>,
+}
+
+/// What the report decides, in the header's first lines (before the
+/// provenance and, on narrow screens, before the collapsed contents): a
+/// coloured badge, one sentence, and the warnings a reader must see before
+/// trusting it. The badge's word carries the meaning; the colour repeats
+/// it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Decision {
+    /// The colour of the badge: `pass`, `fail`, `warn` or `info`.
+    pub tone: Tone,
+    /// The badge's word or words (`gates failed`, `regressed`).
+    pub badge: String,
+    /// One sentence saying what was decided and on what.
+    pub sentence: String,
+    /// Warnings shown with the decision (different ground truth, ...).
+    pub warnings: Vec<String>,
+    /// Labels of key figures (`Glance::label`) that fail a gate or
+    /// regressed: their tiles are marked.
+    pub marked: Vec<String>,
+}
+
+/// The colour of a [`Decision`]'s badge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tone {
+    Pass,
+    Fail,
+    Warn,
+    Info,
+}
+
+impl Decision {
+    /// The terminal's last line: `overall: <badge>: <sentence>`.
+    pub fn line(&self) -> String {
+        format!("overall: {}: {}", self.badge, self.sentence)
+    }
+
+    /// A decision with no warnings and no marked tiles.
+    pub fn new(tone: Tone, badge: impl Into<String>, sentence: impl Into<String>) -> Decision {
+        Decision {
+            tone,
+            badge: badge.into(),
+            sentence: sentence.into(),
+            warnings: Vec::new(),
+            marked: Vec::new(),
+        }
+    }
 }
 
 impl Header {
@@ -79,6 +130,7 @@ impl Header {
             glance: Vec::new(),
             inputs: Vec::new(),
             config: None,
+            decision: None,
         }
     }
 }

@@ -29,6 +29,52 @@ pub fn table(id: String, caption: impl Into<String>, sortable: bool, csv: String
     }
 }
 
+/// Marks the column headed `name` as the table's one decision column (the
+/// verdict or the gate status): below 700 px it sticks at the right edge,
+/// header and cells together, with an opaque background, while the rest
+/// of the table scrolls under it. At most one column of a table sticks
+/// (an earlier mark is removed), and a table with a decision column keeps
+/// its first column in place, so every cell stays under its own header at
+/// every width. No change when no column has that name.
+pub fn stick_column(t: &mut Table, name: &str) {
+    let Some(j) = t.columns.iter().position(|c| c.text == name) else {
+        return;
+    };
+    let unmark = |class: &mut String| {
+        *class = class
+            .split_whitespace()
+            .filter(|c| *c != "stick")
+            .collect::<Vec<_>>()
+            .join(" ");
+    };
+    let mark = |class: &mut String| {
+        if !class.is_empty() {
+            class.push(' ');
+        }
+        class.push_str("stick");
+    };
+    for (i, c) in t.columns.iter_mut().enumerate() {
+        unmark(&mut c.class);
+        if i == j {
+            mark(&mut c.class);
+        }
+    }
+    for r in &mut t.rows {
+        for (i, c) in r.cells.iter_mut().enumerate() {
+            unmark(&mut c.class);
+            if i == j {
+                mark(&mut c.class);
+            }
+        }
+    }
+    if !t.class.split_whitespace().any(|c| c == "decided") {
+        if !t.class.is_empty() {
+            t.class.push(' ');
+        }
+        t.class.push_str("decided");
+    }
+}
+
 /// A column header with the glossary definition of `name` as tooltip.
 /// A name such as `DSM.scale_trim` is shown on two lines (`DSM`, then the
 /// score type in small print).
@@ -388,5 +434,36 @@ mod tests {
         assert_eq!(t.rows[1].cells[2].text, "7");
         assert!(t.rows[1].cells[2].class.contains("diag"));
         assert!(!t.rows[1].cells[1].class.contains("diag"));
+    }
+
+    #[test]
+    fn one_column_sticks_header_and_cells_together() {
+        let mut t = table("v".into(), "", false, String::new());
+        t.columns = ["statistic", "p", "verdict"]
+            .iter()
+            .map(|n| head(n, false))
+            .collect();
+        t.rows = vec![Row {
+            cells: vec![
+                label_cell("corr"),
+                p_value_cell(0.2),
+                Cell {
+                    class: "verdict verdict-none".into(),
+                    ..text_cell("equivalent")
+                },
+            ],
+            class: String::new(),
+        }];
+        stick_column(&mut t, "p");
+        stick_column(&mut t, "verdict");
+        stick_column(&mut t, "no such column");
+        let stuck = |class: &str| class.split_whitespace().any(|c| c == "stick");
+        let heads: Vec<bool> = t.columns.iter().map(|c| stuck(&c.class)).collect();
+        let cells: Vec<bool> = t.rows[0].cells.iter().map(|c| stuck(&c.class)).collect();
+        assert_eq!(heads, [false, false, true]);
+        assert_eq!(cells, [false, false, true]);
+        assert_eq!(t.rows[0].cells[1].class, "num");
+        assert_eq!(t.rows[0].cells[2].class, "verdict verdict-none stick");
+        assert_eq!(t.class, "decided");
     }
 }

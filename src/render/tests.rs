@@ -30,6 +30,7 @@ fn header(config: bool) -> Header {
         generated: "1970-01-01 00:00:00 UTC".into(),
         version: "0.0.0".into(),
         thumbnails: false,
+        decision: None,
         glance: vec![Glance {
             label: HOSTILE.into(),
             value: "0.700".into(),

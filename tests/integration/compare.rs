@@ -1308,3 +1308,132 @@ fn compare_prmse_of_a_more_accurate_simulated_version_is_improved() {
         r.stdout
     );
 }
+
+/// Issue 38: the decision is the terminal's last line, and different
+/// ground truth is named with its counts. The bundled example and the
+/// gates-fail example evaluate the same 2,983 responses, but their first
+/// human scores differ on 627 of them: compare and summarize warn on
+/// stderr (and the reports' first screen, tested in the browser suite)
+/// and say their verdicts rest on the 2,208 responses whose scores agree;
+/// build ends with the gates' decision.
+#[test]
+fn compare_and_summarize_name_different_ground_truth_and_end_with_the_decision() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let examples = common::manifest_dir().join("examples");
+    let (ex, gf) = (cwd.join("ex"), cwd.join("gf"));
+    let run = common::build(cwd, &examples.join("exp.toml"), &ex, &[]);
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stdout
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("overall: gates passed: All 13 checked gate lines passed, 1 skipped"),
+        "{}",
+        run.stdout
+    );
+    let run = common::build(cwd, &examples.join("gates-fail").join("exp.toml"), &gf, &[]);
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    let last = run.stdout.trim_end().lines().last().unwrap().to_string();
+    assert!(
+        last.starts_with(
+            "overall: gates failed: 3 of 13 checked gate lines failed (QWK [overall] 0.599;"
+        ) && last
+            .contains("weighted kappa 0.599 (scale_trim vs human), 0.512 between two human raters"),
+        "{last}"
+    );
+    let run = compare_into(cwd, &ex, &gf, &cwd.join("c"));
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stderr.contains(
+            "warning: different ground truth: the first human scores differ on 627 of the 2,983 \
+             responses both folders evaluated (21.0%); the verdicts rest on the 2,208 responses \
+             whose human scores agree"
+        ),
+        "{}",
+        run.stderr
+    );
+    let last = run.stdout.trim_end().lines().last().unwrap().to_string();
+    assert_eq!(
+        last,
+        "overall: regressed: example-engine 1.0.0 against example-engine 2.3.1: regressed on 10 \
+         of 11 statistics, improved on 0, paired on 2,208 responses."
+    );
+    let html = fs::read_to_string(
+        cwd.join("c/report/example-engine_2.3.1_vs_example-engine_1.0.0_compare.html"),
+    )
+    .unwrap();
+    let header = &html[html.find("<header").unwrap()..html.find("</header>").unwrap()];
+    assert!(header.contains("<span class=\"badge\">regressed</span>"));
+    assert!(header.contains("different ground truth: the first human scores differ on 627"));
+    assert_eq!(
+        header.matches("class=\"marked\"").count(),
+        3,
+        "Δ wtkappa, corr, PRMSE"
+    );
+    // Percentages to one decimal (was 16.848%).
+    assert!(html.contains("the rounded score changed for 372 responses (16.8%)."));
+    // The gates note names the real files (was output/<id>_gates.json).
+    let build = fs::read_to_string(gf.join("report/gates_fail_report.html")).unwrap();
+    assert!(build
+        .contains("output/gates_fail_gates.json and, for CI systems, output/gates_fail_gates.xml"));
+    let run = common::run_in(
+        cwd,
+        [
+            OsStr::new("summarize"),
+            ex.as_os_str(),
+            gf.as_os_str(),
+            OsStr::new("-o"),
+            cwd.join("s").as_os_str(),
+        ],
+    );
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stderr.contains(
+            "warning: different ground truth: the first human scores of example-engine 1.0.0 \
+             differ from the baseline's on 627 of the 2,983 shared responses (21.0%)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let last = run.stdout.trim_end().lines().last().unwrap().to_string();
+    assert!(
+        last.starts_with(
+            "overall: 1 of 1 version regressed, gates failed: Against the baseline \
+             example-engine 2.3.1, gates passed: example-engine 1.0.0 regressed (regressed on 10 \
+             of 11 statistics, improved on 0, gates FAILED)"
+        ),
+        "{last}"
+    );
+}
+
+/// Issue 38: folders with no response in common are refused for that
+/// reason first, before their score types are looked at (the raters
+/// example has only raw scores, the bundled example scaled ones).
+#[test]
+fn compare_unrelated_folders_are_refused_for_the_real_reason_first() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let examples = common::manifest_dir().join("examples");
+    let (ex, ra) = (cwd.join("ex"), cwd.join("ra"));
+    for (exp, out) in [
+        (examples.join("exp.toml"), &ex),
+        (examples.join("raters/exp.toml"), &ra),
+    ] {
+        let run = common::build(cwd, &exp, out, &[]);
+        assert!(run.success, "{}", run.describe());
+    }
+    let run = compare_into(cwd, &ex, &ra, &cwd.join("c"));
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("(2,983 responses) and")
+            && run
+                .stderr
+                .contains("(800 responses) have no response id in common")
+            && !run.stderr.contains("score_type"),
+        "{}",
+        run.stderr
+    );
+}

@@ -538,6 +538,26 @@ fn errors_key_of_another_tool() {
 }
 
 #[test]
+fn errors_another_kinds_experiment() {
+    let case = Case::new("");
+    case.write(
+        "exp.toml",
+        "experiment_id = \"e\"\npredictions_file = \"pred.csv\"\nid_column = \"id\"\n\
+         gold_column = \"h1\"\nsystem_columns = [\"cand\"]\n",
+    );
+    let err = fails(
+        &case,
+        CONFIG,
+        &[
+            "this looks like a `classify` experiment (it has gold_column, system_columns), not a \
+             `build` one: run `rsmreport classify",
+            "unknown key gold_column",
+        ],
+    );
+    assert!(err.starts_with("error: this looks like"), "{err}");
+}
+
+#[test]
 fn errors_wrong_value_type() {
     for (line, words) in [
         (

@@ -813,8 +813,8 @@ struct InView {
 }
 
 /// Opens a copy of `report` at `width` px with a script that measures every
-/// verdict and gate-status cell (or, in a table with neither, its first
-/// column) and the page's own width; `None` without Chromium.
+/// cell of a table's decision column (`td.stick`: the verdict or the gate
+/// status; or, in a table without one, its first column) and the page's own width; `None` without Chromium.
 fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<InView> {
     if !Path::new(CHROMIUM).exists() {
         eprintln!("narrow-screen check: SKIPPED, {CHROMIUM} is not installed");
@@ -822,7 +822,7 @@ fn status_cells_outside(report: &Path, profile: &Path, width: u32) -> Option<InV
     }
     const PROBE: &str = "<script>window.addEventListener('load', () => { \
         let cells = []; document.querySelectorAll('table').forEach(t => { \
-        const s = t.querySelectorAll('td.verdict, td.gate-status'); \
+        const s = t.querySelectorAll('td.stick'); \
         if (s.length) { cells.push(...s); } \
         else { t.querySelectorAll('tbody tr > :first-child').forEach(c => cells.push(c)); } }); \
         let out = 0; cells.forEach(c => { const r = c.getBoundingClientRect(); \
@@ -886,25 +886,19 @@ fn report_of(cwd: &Path, args: &[&std::ffi::OsStr], out: &Path, code: i32) -> Pa
         .unwrap()
 }
 
-/// Issue 28: at 500 px and at 1400 px, in the report of every kind, the
-/// verdict column (compare, summarize, classify), the status column of the
-/// gates panel (build), or else the first column of each table stays
-/// inside the viewport (sticky below 700 px), the page itself never
-/// scrolls sideways (only a wide table does, inside its own box), and a
-/// multi-panel figure shows its panels stacked below 700 px and side by
-/// side above.
-#[test]
-fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
+/// Every kind's example report, built in `cwd`, with the least number of
+/// decision (or first-column) cells its narrow-screen probe must find:
+/// build of the gates-fail example (exit 3), compare and summarize of two
+/// versions, classify, agree and preferences of their examples.
+fn example_reports(cwd: &Path) -> Vec<(PathBuf, usize)> {
     use std::ffi::OsStr;
-    let tmp = TempDir::new().unwrap();
-    let cwd = tmp.path();
     let examples = common::manifest_dir().join("examples");
     let ex = |p: &str| examples.join(p).into_os_string();
     let (v1, v2) = crate::compare::two_versions(cwd);
     let (gates, classify) = (ex("gates-fail/exp.toml"), ex("classify/exp.toml"));
     let (agree, prefs) = (ex("agree/exp.toml"), ex("preferences/exp.toml"));
     let o = OsStr::new;
-    let reports = [
+    vec![
         (report_of(cwd, &[o("build"), &gates], &cwd.join("b"), 3), 14),
         (
             report_of(
@@ -933,7 +927,21 @@ fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
             report_of(cwd, &[o("preferences"), &prefs], &cwd.join("p"), 0),
             1,
         ),
-    ];
+    ]
+}
+
+/// Issue 28: at 500 px and at 1400 px, in the report of every kind, the
+/// verdict column (compare, summarize, classify), the status column of the
+/// gates panel (build), or else the first column of each table stays
+/// inside the viewport (sticky below 700 px), the page itself never
+/// scrolls sideways (only a wide table does, inside its own box), and a
+/// multi-panel figure shows its panels stacked below 700 px and side by
+/// side above.
+#[test]
+fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let reports = example_reports(cwd);
     let mut failures = Vec::new();
     for (report, at_least) in &reports {
         for width in [500, 1400] {
@@ -967,4 +975,215 @@ fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
     // copies); the check above saw them hidden or shown as the width asks.
     let build = fs::read_to_string(&reports[0].0).unwrap();
     assert!(build.contains("class=\"figure-body narrow-panels\""));
+}
+
+/// Opens a copy of `report` at `width` px (light, or dark with `dark`) with
+/// `script` run after the page's own script, and returns the value the
+/// script left in `<html data-probe>`; `None` without Chromium.
+fn probe(report: &Path, profile: &Path, width: u32, dark: bool, script: &str) -> Option<String> {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("browser probe: SKIPPED, {CHROMIUM} is not installed");
+        return None;
+    }
+    let html = fs::read_to_string(report).unwrap().replace(
+        "</body>",
+        &format!("<script>window.addEventListener('load', () => {{ {script} }});</script></body>"),
+    );
+    let copy = report.with_extension(format!("probe-{width}-{dark}.html"));
+    fs::write(&copy, html).unwrap();
+    let mut c = chromium(profile);
+    if dark {
+        c.args([
+            "--force-dark-mode",
+            "--blink-settings=preferredColorScheme=0",
+        ]);
+    }
+    let dom = c
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("--window-size={width},2000"))
+        .arg(format!("file://{}", copy.display()))
+        .output()
+        .expect("run chromium");
+    let text = String::from_utf8_lossy(&dom.stdout);
+    let html_tag = &text[text.find("<html").expect("a DOM")..];
+    let html_tag = &html_tag[..html_tag.find('>').unwrap()];
+    assert!(
+        html_tag.contains("data-js-ready=\"1\"") && !html_tag.contains("data-js-errors"),
+        "{}: {html_tag}",
+        report.display()
+    );
+    let at = html_tag
+        .find("data-probe=\"")
+        .expect("the probe did not run")
+        + 12;
+    Some(html_tag[at..at + html_tag[at..].find('"').unwrap()].to_string())
+}
+
+/// Measures every shown table: for each body cell (colspan 1, under a
+/// header of colspan 1) whether the centre of the cell lies between the
+/// left and right edges of its own column header, with the table's
+/// scrolling box at its start, its middle and its end. Leaves
+/// `tables:cells:misplaced:first misplaced cells`.
+const UNDER_HEADERS: &str = r#"
+  const bad = []; let cells = 0, tables = 0;
+  const check = (t, where) => {
+    const head = t.tHead && t.tHead.rows[t.tHead.rows.length - 1];
+    if (!head) return;
+    const cols = [];
+    for (const h of head.cells) for (let k = 0; k < h.colSpan; k++) cols.push(h.colSpan == 1 ? h : null);
+    for (const body of t.tBodies) for (const row of body.rows) {
+      let j = 0;
+      for (const c of row.cells) {
+        const h = cols[j]; j += c.colSpan;
+        if (!h || c.colSpan != 1) continue;
+        const r = c.getBoundingClientRect(), hr = h.getBoundingClientRect();
+        if (r.width == 0) continue;
+        cells++;
+        const x = (r.left + r.right) / 2;
+        if (x < hr.left - 0.5 || x > hr.right + 0.5)
+          bad.push((t.id || t.className) + ' at the ' + where + ' [' + h.textContent.slice(0, 20) + '] ' + c.textContent.slice(0, 20));
+      }
+    }
+  };
+  document.querySelectorAll('table').forEach(t => {
+    if (t.getBoundingClientRect().width == 0) return;
+    tables++;
+    const box = t.closest('.table-scroll');
+    check(t, 'start');
+    if (box && box.scrollWidth > box.clientWidth) {
+      box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2; check(t, 'middle');
+      box.scrollLeft = box.scrollWidth; check(t, 'end');
+      box.scrollLeft = 0;
+    }
+  });
+  document.documentElement.setAttribute('data-probe', tables + ':' + cells + ':' + bad.length + ':'
+    + bad.slice(0, 6).join(' | ').replace(/[:"<>&]/g, ' '));
+"#;
+
+/// Issue 38: in every kind's example report (and the bundled build
+/// example), at 500 and 1400 px, light and dark, every body cell of every
+/// shown table lies under its own column header, whether the table's box
+/// is scrolled to its start, middle or end (before, summarize's sticky Δ
+/// cells piled up at the right edge under the wrong headers, and the gates
+/// table's status stood under "Condition").
+#[test]
+fn report_browser_cells_stay_under_their_headers() {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("cells under headers: SKIPPED, {CHROMIUM} is not installed");
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let mut reports: Vec<PathBuf> = example_reports(cwd).into_iter().map(|r| r.0).collect();
+    let example = common::manifest_dir().join("examples").join("exp.toml");
+    reports.push(report_of(
+        cwd,
+        &[std::ffi::OsStr::new("build"), example.as_os_str()],
+        &cwd.join("e"),
+        0,
+    ));
+    let mut failures = Vec::new();
+    let mut measured = 0usize;
+    for report in &reports {
+        for width in [500, 1400] {
+            for dark in [false, true] {
+                let profile = cwd.join(format!("profile-{width}-{dark}"));
+                let seen = probe(report, &profile, width, dark, UNDER_HEADERS).unwrap();
+                let v: Vec<&str> = seen.splitn(4, ':').collect();
+                let (tables, cells): (usize, usize) =
+                    (v[0].parse().unwrap(), v[1].parse().unwrap());
+                measured += cells;
+                if tables == 0 || cells == 0 || v[2] != "0" {
+                    failures.push(format!(
+                        "{} at {width} px{}: {tables} tables, {cells} cells, {} not under their \
+                         header: {}",
+                        report.display(),
+                        if dark { " (dark)" } else { "" },
+                        v[2],
+                        v[3]
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "cells under headers: {measured} cells measured in {} reports",
+        reports.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Reads the header's decision: `found:bottom of the decision box (px from
+/// the top of the page):height of the contents box:badge`.
+const DECISION: &str = r#"
+  const d = document.querySelector('header#top .decision');
+  const toc = document.querySelector('nav.toc').getBoundingClientRect();
+  const r = d ? d.getBoundingClientRect() : null;
+  const badge = d ? d.querySelector('.badge').textContent : '';
+  document.documentElement.setAttribute('data-probe', (d ? 1 : 0) + ':'
+    + (r ? Math.round(r.bottom + window.scrollY) : -1) + ':' + Math.round(toc.height) + ':'
+    + badge.replace(/[:"<>&]/g, ' '));
+"#;
+
+/// Issue 38: the decision comes first. In the report of every kind that
+/// decides (build with failing and with passing gates, compare, summarize,
+/// classify), at 500 and 1400 px, light and dark, the header carries the
+/// decision badge with the expected word, and it ends within the first
+/// screen (900 px); below 1100 px the contents are collapsed to one line
+/// above it. Agree and preferences decide nothing and show no badge.
+#[test]
+fn report_browser_the_decision_comes_first() {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("decision first: SKIPPED, {CHROMIUM} is not installed");
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let mut reports: Vec<PathBuf> = example_reports(cwd).into_iter().map(|r| r.0).collect();
+    let example = common::manifest_dir().join("examples").join("exp.toml");
+    reports.push(report_of(
+        cwd,
+        &[std::ffi::OsStr::new("build"), example.as_os_str()],
+        &cwd.join("e"),
+        0,
+    ));
+    // build gates-fail, compare v1 -> v2, summarize v1 v2, classify,
+    // agree, preferences, build example.
+    let expected = [
+        Some("gates failed"),
+        Some("improved"),
+        Some("improved"),
+        Some("improved"),
+        None,
+        None,
+        Some("gates passed"),
+    ];
+    let mut failures = Vec::new();
+    for (report, want) in reports.iter().zip(expected) {
+        for width in [500, 1400] {
+            for dark in [false, true] {
+                let profile = cwd.join(format!("profile-{width}-{dark}"));
+                let seen = probe(report, &profile, width, dark, DECISION).unwrap();
+                let v: Vec<&str> = seen.splitn(4, ':').collect();
+                let (bottom, toc): (i64, i64) = (v[1].parse().unwrap(), v[2].parse().unwrap());
+                let ok = match want {
+                    None => v[0] == "0",
+                    Some(word) => {
+                        v[0] == "1"
+                            && v[3].trim() == word
+                            && bottom <= 900
+                            && (width >= 1100 || toc <= 60)
+                    }
+                };
+                if !ok {
+                    failures.push(format!(
+                        "{} at {width} px{}: expected {want:?}, saw {seen}",
+                        report.display(),
+                        if dark { " (dark)" } else { "" }
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

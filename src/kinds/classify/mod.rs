@@ -129,6 +129,10 @@ impl super::Report for Computed {
         &self.analysis.gates
     }
 
+    fn decision(&self) -> Option<crate::render::Decision> {
+        report::decision(&self.analysis, &tables::comparison_rows(&self.analysis))
+    }
+
     fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
         let epoch = provenance::generation_epoch();
         let files = timed("report and tables", || {

@@ -18,7 +18,7 @@ use crate::render::tables::{
     count_cell as count, most_frequent, p_value_cell, some_names, text_cell, titled_head as head,
     MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES,
 };
-use crate::render::{Block, Header, Section};
+use crate::render::{Block, Decision, Header, Section, Tone};
 use crate::render::{Builder, Report};
 use crate::schema::NONE_LABEL;
 
@@ -134,8 +134,68 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
         description_html: crate::render::markdown::to_html(&a.description, None).0,
         glance,
         inputs,
+        decision: decision(a, rows),
         ..Header::new("Classification report", a.id.clone(), epoch)
     }
+}
+
+/// What the classification decided (issue 38), when it compares systems:
+/// the best system's sentence, plus, for every candidate, the overall
+/// statistics that got worse (calibration, Brier and log loss included)
+/// and the gates; `None` for a single system without gates.
+pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
+    let failed = a.gates.iter().filter(|o| o.fails()).count();
+    if a.systems.len() < 2 && a.gates.is_empty() {
+        return None;
+    }
+    let mut worse = Vec::new();
+    let (mut regressed, mut improved) = (0usize, 0usize);
+    for r in rows.iter().filter(|r| r.scope == "overall") {
+        if r.verdict.contains("regressed") {
+            regressed += 1;
+            worse.push(format!(
+                "{} {} ({:+.3}, {})",
+                a.systems[r.candidate].name, r.statistic, r.delta.0, r.verdict
+            ));
+        } else if r.verdict.contains("improved") {
+            improved += 1;
+        }
+    }
+    let mut sentence = best_sentence(a, rows);
+    if a.systems.len() > 1 {
+        if worse.is_empty() {
+            sentence.push_str(" No overall statistic got worse.");
+        } else {
+            sentence.push_str(&format!(" Worse: {}.", worse.join("; ")));
+        }
+    }
+    let (mut tone, mut badge) = match (regressed, improved) {
+        (0, 0) => (Tone::Info, "no detectable change".to_string()),
+        (0, _) => (Tone::Pass, "improved".to_string()),
+        (_, 0) => (Tone::Fail, "regressed".to_string()),
+        _ => (Tone::Warn, "mixed: some statistics worse".to_string()),
+    };
+    if a.systems.len() < 2 {
+        (tone, badge) = (Tone::Pass, "gates passed".to_string());
+    }
+    if !a.gates.is_empty() {
+        if failed > 0 {
+            tone = Tone::Fail;
+            badge = if a.systems.len() < 2 {
+                "gates failed".into()
+            } else {
+                format!("{badge}, gates failed")
+            };
+            sentence.push_str(&format!(
+                " {} of {} gate lines failed.",
+                thousands(failed as u64),
+                thousands(a.gates.len() as u64)
+            ));
+        } else {
+            sentence.push_str(" Every gate passed.");
+        }
+    }
+    Some(Decision::new(tone, badge, sentence))
 }
 
 /// The sentence naming the best system by macro F1 and whether its lead
@@ -490,7 +550,7 @@ fn comparisons_section(
                 },
                 p_value_cell(r.p_value),
                 p_value_cell(r.p_holm),
-                // `verdict`: the column narrow screens keep in view.
+                // `verdict`: the column narrow screens keep in view (stick_column below).
                 Cell {
                     class: "verdict".into(),
                     ..text_cell(&r.verdict)
@@ -499,6 +559,7 @@ fn comparisons_section(
             ])
         })
         .collect();
+    crate::render::tables::stick_column(&mut t, "verdict");
     blocks.push(Block::Table(t));
     blocks.push(Block::Glossary {
         summary: format!(

@@ -184,6 +184,10 @@ impl super::Report for Computed {
         &self.cmp.id
     }
 
+    fn decision(&self) -> Option<crate::render::Decision> {
+        Some(report::decision(&self.cmp))
+    }
+
     /// Compare spec 2: the labels name the default folder, also when
     /// comparison_id names the files.
     fn default_dir(&self) -> PathBuf {

@@ -12,9 +12,9 @@ use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::sections;
 use crate::kinds::compare::verdict::Verdict;
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3};
-use crate::render::tables::{head, p_value_cell, text_cell};
-use crate::render::{Block, Header, Section, Version};
+use crate::render::format::{escape_html, num3, thousands};
+use crate::render::tables::{head, p_value_cell, stick_column, text_cell};
+use crate::render::{Block, Decision, Header, Section, Tone, Version};
 use crate::render::{Builder, Report};
 
 /// The CSS class of a verdict cell (the colour repeats the word).
@@ -98,6 +98,7 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
             class: String::new(),
         })
         .collect();
+    stick_column(&mut t, "verdict");
     t
 }
 
@@ -199,6 +200,7 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
             }
         })
         .collect();
+    stick_column(&mut t, "verdict");
     t
 }
 
@@ -452,6 +454,96 @@ fn paired_n(c: &Comparison) -> usize {
         .unwrap_or(0)
 }
 
+/// The warning of a comparison whose shared responses have different
+/// human scores (different ground truth), with the counts; `None` when
+/// every shared response has the same human score on both sides.
+pub(crate) fn ground_warning(c: &Comparison) -> Option<String> {
+    let g = c.ground.filter(|g| g.differing > 0)?;
+    Some(format!(
+        "different ground truth: the first human scores differ on {} of the {} responses both folders evaluated ({:.1}%); the verdicts rest on the {} responses whose human scores agree",
+        thousands(g.differing as u64),
+        thousands(g.common as u64),
+        100.0 * g.differing as f64 / g.common.max(1) as f64,
+        thousands(g.paired as u64)
+    ))
+}
+
+/// How many of `rows` regressed, improved, and were tested at all.
+pub(crate) fn verdict_counts<'r>(
+    rows: impl Iterator<Item = &'r DeltaRow>,
+) -> (usize, usize, usize) {
+    let (mut regressed, mut improved, mut tested) = (0, 0, 0);
+    for r in rows {
+        match r.verdict {
+            Verdict::Regressed | Verdict::LikelyRegressed => regressed += 1,
+            Verdict::Improved | Verdict::LikelyImproved => improved += 1,
+            _ => {}
+        }
+        if !matches!(r.verdict, Verdict::NotTestable | Verdict::NotComparable) {
+            tested += 1;
+        }
+    }
+    (regressed, improved, tested)
+}
+
+/// The badge and tone of verdict counts `(regressed, improved, tested)`.
+pub(crate) fn verdict_badge(
+    (regressed, improved, tested): (usize, usize, usize),
+) -> (Tone, &'static str) {
+    match (regressed, improved) {
+        _ if tested == 0 => (Tone::Info, "not testable"),
+        (0, 0) => (Tone::Pass, "no regression"),
+        (0, _) => (Tone::Pass, "improved"),
+        (_, 0) => (Tone::Fail, "regressed"),
+        _ => (Tone::Warn, "mixed"),
+    }
+}
+
+/// What the comparison decided (issue 38): the overall verdict with its
+/// counts, the gates, and the warning of different ground truth.
+pub fn decision(c: &Comparison) -> Decision {
+    let counts = verdict_counts(c.overall.iter());
+    let (regressed, improved, tested) = counts;
+    let (mut tone, badge) = verdict_badge(counts);
+    let on = match c.ground {
+        Some(g) if c.paired => format!(", paired on {} responses", thousands(g.paired as u64)),
+        _ if c.paired => String::new(),
+        _ => ", unpaired (different responses)".into(),
+    };
+    let mut sentence = format!(
+        "{} against {}: regressed on {} of {} statistics, improved on {}{on}.",
+        c.candidate_label,
+        c.baseline_label,
+        thousands(regressed as u64),
+        thousands(tested as u64),
+        thousands(improved as u64)
+    );
+    let mut badge = badge.to_string();
+    if !c.gates.is_empty() {
+        let failed = c.gates.iter().filter(|o| o.fails()).count();
+        if failed > 0 {
+            tone = Tone::Fail;
+            badge = format!("{badge}, gates failed");
+            sentence.push_str(&format!(
+                " {} of {} gate lines failed.",
+                thousands(failed as u64),
+                thousands(c.gates.len() as u64)
+            ));
+        } else {
+            sentence.push_str(" Every gate passed.");
+        }
+    }
+    let mut d = Decision::new(tone, badge, sentence);
+    d.warnings.extend(ground_warning(c));
+    d.marked = c
+        .overall
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::LikelyRegressed))
+        .map(|r| format!("Δ {}", r.statistic.name))
+        .collect();
+    d
+}
+
 fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
     let glance = c
         .overall
@@ -503,6 +595,7 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
             .unwrap_or_default(),
         glance,
         inputs,
+        decision: Some(decision(c)),
         ..Header::new(
             "Comparison report",
             format!("{} vs {}", c.baseline_label, c.candidate_label),

@@ -12,6 +12,7 @@ use crate::kinds::compare::paired::{
 use crate::kinds::compare::pairing::{pair, Pairing};
 use crate::kinds::compare::preflight::{self, PreflightRow};
 use crate::kinds::compare::verdict::Verdict;
+use crate::render::format::thousands;
 use crate::schema::NO_INFO;
 
 /// Everything a comparison found.
@@ -43,6 +44,22 @@ pub struct Comparison {
     /// The score type each side's own report leads with `[baseline,
     /// candidate]` (compare spec 2.4).
     pub headline: [String; 2],
+    /// The shared responses and their human scores (`None` without
+    /// per-response files).
+    pub ground: Option<Ground>,
+}
+
+/// The responses both folders evaluated, and how many of them have
+/// different first human scores on the two sides (different ground
+/// truth: those are not paired).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ground {
+    /// Response ids on both sides.
+    pub common: usize,
+    /// Of them, those whose first human scores differ.
+    pub differing: usize,
+    /// The responses paired (common, same human score).
+    pub paired: usize,
 }
 
 fn usage(message: String) -> ArchiveError {
@@ -253,17 +270,25 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
             })
             .collect(),
         headline: [headline_type(b).to_string(), headline_type(c).to_string()],
+        ground: None,
     };
     headline_note(&cmp.headline, cfg, &mut cmp.notes);
     let (Some(rb), Some(rc)) = (rb, rc) else {
         stored_only(&mut cmp, [b, c], cfg)?;
         return Ok(cmp);
     };
-    cmp.score_type = score_type(&rb, &rc, cfg, &cmp.headline).map_err(usage)?;
+    // The real reason first: folders with no response to pair are refused
+    // before their score types are looked at.
     let p = timed("pairing", || pair(&rb, &rc));
     if !p.is_paired() && !cfg.unpaired {
         return Err(usage(unpaired_refusal(b, c, &p)));
     }
+    cmp.score_type = score_type(&rb, &rc, cfg, &cmp.headline).map_err(usage)?;
+    cmp.ground = Some(Ground {
+        common: p.common,
+        differing: p.sc1_mismatches.len(),
+        paired: p.pairs.len(),
+    });
     cmp.preflight = timed("preflight", || {
         preflight::rows(b, c, Some(&p), (Some(&rb), Some(&rc)), &cmp.headline)
     });
@@ -308,7 +333,7 @@ fn unpaired_refusal(b: &Archive, c: &Archive, p: &Pairing) -> String {
     } else {
         format!(
             "share {} response ids, but the human scores of every one of them differ",
-            p.common
+            thousands(p.common as u64)
         )
     };
     format!(
@@ -318,9 +343,9 @@ fn unpaired_refusal(b: &Archive, c: &Archive, p: &Pairing) -> String {
          side's statistics then come from its own responses and no verdict is stronger than \
          likely improved / likely regressed",
         b.dir.display(),
-        p.n_baseline,
+        thousands(p.n_baseline as u64),
         c.dir.display(),
-        p.n_candidate
+        thousands(p.n_candidate as u64)
     )
 }
 

@@ -15,7 +15,7 @@ use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
 use crate::plots;
 use crate::render::context::{Cell, Row, Table};
-use crate::render::format::{count_f64, num3, raw_value};
+use crate::render::format::{count_f64, raw_value};
 use crate::render::tables::{head, text_cell};
 use crate::render::Block;
 use crate::render::Builder;
@@ -276,6 +276,7 @@ pub fn true_score(b: &mut Builder, c: &Comparison) -> Vec<Block> {
                     .collect(),
                 class: String::new(),
             }];
+            crate::render::tables::stick_column(&mut t, "verdict");
             out.push(Block::Table(t));
         }
         None => out.push(Block::Note(
@@ -379,10 +380,10 @@ pub fn between(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
         return Ok(out);
     };
     out.push(Block::Paragraph(format!(
-        "On the {} paired responses, the rounded score changed for {} responses ({}%).",
+        "On the {} paired responses, the rounded score changed for {} responses ({:.1}%).",
         crate::render::format::thousands(bw.n as u64),
         crate::render::format::thousands(bw.changed as u64),
-        num3(bw.changed as f64 / bw.n.max(1) as f64 * 100.0)
+        bw.changed as f64 / bw.n.max(1) as f64 * 100.0
     )));
     out.push(Block::Table(agreement_table(b, bw)));
     let grid = plots::CountGrid {

@@ -184,7 +184,8 @@ pub fn panel(doc: &mut crate::render::Builder, outcomes: &[Outcome], what: &str)
         counts_text(outcomes)
     )));
     blocks.push(Block::Table(table(doc, outcomes)));
-    blocks.push(Block::Note(note(outcomes)));
+    let prefix = doc.file_prefix().to_string();
+    blocks.push(Block::Note(note(outcomes, &prefix)));
     Some(Panel {
         id,
         class: "gates".into(),
@@ -226,6 +227,7 @@ fn table(doc: &mut crate::render::Builder, outcomes: &[Outcome]) -> crate::rende
             class: String::new(),
         })
         .collect();
+    crate::render::tables::stick_column(&mut t, "Status");
     t
 }
 
@@ -268,13 +270,13 @@ fn status_cell(o: &Outcome) -> Cell {
 }
 
 /// What the statuses mean, and the preset's source when it is used.
-fn note(outcomes: &[Outcome]) -> String {
-    let mut s = String::from(
+fn note(outcomes: &[Outcome], id: &str) -> String {
+    let mut s = format!(
         "A gate of severity fail that fails (or whose statistic is NaN) fails the build; one of \
          severity warn is reported only. Skipped lines were not checked: the group is below \
          min_n, or the statistic is not computed in this experiment. Intervals are shown \
          under the value; a gate on a bound compares that end of the interval. The same \
-         results are in output/<id>_gates.json and, for CI systems, output/<id>_gates.xml \
+         results are in output/{id}_gates.json and, for CI systems, output/{id}_gates.xml \
          (JUnit).",
     );
     if outcomes

@@ -130,6 +130,10 @@ impl super::Report for Built {
         &self.0.exp.experiment_id
     }
 
+    fn decision(&self) -> Option<crate::render::Decision> {
+        Some(report::decision(&self.0))
+    }
+
     fn tables(&self) -> Vec<crate::table::Frame> {
         self.0.analysis.frames.clone()
     }

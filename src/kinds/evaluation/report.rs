@@ -16,7 +16,7 @@ use crate::kinds::evaluation::{gates, sections};
 use crate::render::context::{Glance, InputCtx};
 use crate::render::format::{num3, thousands};
 use crate::render::{glossary, markdown, tables};
-use crate::render::{Block, ConfigCtx, Header, Report, Version};
+use crate::render::{Block, ConfigCtx, Decision, Header, Report, Tone, Version};
 
 /// The templates of the built-in sections, by the names their contexts
 /// give (they import the engine's `macros.html`).
@@ -165,6 +165,7 @@ fn header(run: &Run, epoch: i64) -> Header {
         description_html,
         thumbnails: exp.use_thumbnails,
         glance: key_figures(run),
+        decision: Some(decision(run)),
         inputs: run
             .inputs
             .iter()
@@ -181,6 +182,132 @@ fn header(run: &Run, epoch: i64) -> Header {
         }),
         ..Header::new("Evaluation report", exp.experiment_id.clone(), epoch)
     }
+}
+
+/// The glance label of a headline metric of the key figures, by its
+/// name in gates and tables.
+const TILES: [(&str, &str); 4] = [
+    ("wtkappa", "Weighted kappa"),
+    ("corr", "Correlation"),
+    ("SMD", "SMD"),
+    ("RMSE", "RMSE"),
+];
+
+/// The headline agreement in words: the weighted kappa of the trimmed
+/// score, next to the human-human one when there are second scores.
+fn agreement_words(run: &Run) -> String {
+    let x_trim = run.prepared.x_trim().name;
+    let qwk = run
+        .analysis
+        .eval
+        .iter()
+        .find(|(n, _)| *n == x_trim)
+        .map_or(f64::NAN, |(_, b)| b.wtkappa);
+    let hh = run.analysis.frame("consistency").map_or(f64::NAN, |f| {
+        tables::column_f64(f, "wtkappa")
+            .first()
+            .copied()
+            .unwrap_or(f64::NAN)
+    });
+    let mut s = format!("weighted kappa {} ({x_trim} vs human)", num3(qwk));
+    if hh.is_finite() {
+        s.push_str(&format!(", {} between two human raters", num3(hh)));
+    } else {
+        s.push_str(", no second human score to compare it with");
+    }
+    s
+}
+
+/// What the build decided (issue 38): the gates passed or failed, naming
+/// the failed lines; without gates, the headline agreement next to the
+/// human-human one. The key figures of a failed overall gate on the
+/// trimmed score are marked.
+pub fn decision(run: &Run) -> Decision {
+    let agreement = agreement_words(run);
+    if run.gates.is_empty() {
+        return Decision::new(
+            Tone::Info,
+            "no gates",
+            format!("No quality gates were set; {agreement}."),
+        );
+    }
+    let failed: Vec<&crate::gates::Outcome> = run.gates.iter().filter(|o| o.fails()).collect();
+    let checked = run
+        .gates
+        .iter()
+        .filter(|o| o.status != crate::gates::Status::Skipped)
+        .count();
+    let warned = run
+        .gates
+        .iter()
+        .filter(|o| {
+            !o.fails()
+                && matches!(
+                    o.status,
+                    crate::gates::Status::Warn | crate::gates::Status::Nan
+                )
+        })
+        .count();
+    let x_trim = run.prepared.x_trim().name;
+    let skipped = run.gates.len() - checked;
+    let skipped = if skipped > 0 {
+        format!(", {} skipped", thousands(skipped as u64))
+    } else {
+        String::new()
+    };
+    if failed.is_empty() {
+        let (tone, badge) = if warned > 0 {
+            (Tone::Warn, "gates passed with warnings")
+        } else {
+            (Tone::Pass, "gates passed")
+        };
+        let warned = if warned > 0 {
+            format!(" ({} with a warning)", thousands(warned as u64))
+        } else {
+            String::new()
+        };
+        return Decision::new(
+            tone,
+            badge,
+            format!(
+                "All {} checked gate lines passed{warned}{skipped}; {agreement}.",
+                thousands(checked as u64)
+            ),
+        );
+    }
+    let names: Vec<String> = failed
+        .iter()
+        .take(4)
+        .map(|o| format!("{} [{}] {}", o.gate.name, o.scope_text(), num3(o.value)))
+        .collect();
+    let more = if failed.len() > names.len() {
+        format!(
+            " and {} more",
+            thousands((failed.len() - names.len()) as u64)
+        )
+    } else {
+        String::new()
+    };
+    let mut d = Decision::new(
+        Tone::Fail,
+        "gates failed",
+        format!(
+            "{} of {} checked gate lines failed ({}{more}){skipped}; {agreement}.",
+            thousands(failed.len() as u64),
+            thousands(checked as u64),
+            names.join("; ")
+        ),
+    );
+    d.marked = failed
+        .iter()
+        .filter(|o| {
+            o.level.is_none() && (o.gate.score_type.is_empty() || o.gate.score_type == x_trim)
+        })
+        .filter_map(|o| TILES.iter().find(|(m, _)| *m == o.gate.metric))
+        .map(|(_, label)| format!("{label} · {x_trim}"))
+        .collect();
+    d.marked.dedup();
+    d
 }
 
 /// The key figures: responses, double-scored, the headline metrics of the
@@ -209,12 +336,8 @@ fn key_figures(run: &Run) -> Vec<Glance> {
     }
     let x_trim = p.x_trim().name;
     if let Some((_, block)) = run.analysis.eval.iter().find(|(n, _)| *n == x_trim) {
-        for (label, metric, value) in [
-            ("Weighted kappa", "wtkappa", block.wtkappa),
-            ("Correlation", "corr", block.corr),
-            ("SMD", "SMD", block.diff),
-            ("RMSE", "RMSE", block.rmse),
-        ] {
+        let values = [block.wtkappa, block.corr, block.diff, block.rmse];
+        for ((metric, label), value) in TILES.into_iter().zip(values) {
             let ci = match na_reason(block, value) {
                 Some(why) => why.to_string(),
                 None => sections::ci_line(run, "eval", x_trim, metric),

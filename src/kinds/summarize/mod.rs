@@ -122,6 +122,10 @@ impl super::Report for Computed {
         &self.summary.id
     }
 
+    fn decision(&self) -> Option<crate::render::Decision> {
+        Some(report::decision(&self.summary))
+    }
+
     fn tables(&self) -> Vec<crate::table::Frame> {
         tables::frames(&self.summary)
     }
@@ -166,13 +170,22 @@ fn files(s: &Summary, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
     Ok(out)
 }
 
+/// `1 version`, `3 versions`.
+pub(crate) fn versions(n: usize) -> String {
+    format!(
+        "{} version{}",
+        crate::render::format::thousands(n as u64),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
 /// The terminal lines: one per version with its key statistics, then the
 /// criterion-style change of each against the baseline.
 fn terminal_lines(s: &Summary) -> Vec<String> {
     let base = &s.versions[s.baseline];
     let mut out = vec![format!(
-        "summarize {} versions (baseline {}):",
-        s.versions.len(),
+        "summarize {} (baseline {}):",
+        versions(s.versions.len()),
         base.label
     )];
     for v in &s.versions {

@@ -16,7 +16,7 @@ use crate::kinds::summarize::tables::{statistic_names, subgroups};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
 use crate::render::format::{escape_html, num3, raw_value};
 use crate::render::tables::{head, text_cell};
-use crate::render::{Block, Header, Section};
+use crate::render::{Block, Decision, Header, Section, Tone};
 use crate::render::{Builder, Report};
 
 /// A count (`5000`), empty when unknown.
@@ -253,8 +253,22 @@ fn provenance_table(b: &mut Builder, s: &Summary) -> Table {
 
 /// One trend figure per headline statistic any version has.
 fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
-    let labels: Vec<String> = s.versions.iter().map(|v| v.label.clone()).collect();
+    let full: Vec<String> = s.versions.iter().map(|v| v.label.clone()).collect();
+    // The figures' labels keep the part that tells the versions apart.
+    let (prefix, labels) = crate::render::format::distinct_labels(&full);
     let mut out = Vec::new();
+    if !prefix.is_empty() {
+        out.push(Block::Paragraph(format!(
+            "The figures label each version without the prefix all of them share, \"{}\": {}.",
+            prefix.trim(),
+            labels
+                .iter()
+                .zip(&full)
+                .map(|(l, f)| format!("{l} = {f}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     for st in crate::kinds::compare::paired::HEADLINE {
         let values: Vec<(f64, f64, f64)> = s
             .versions
@@ -331,6 +345,90 @@ fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
         .collect())
 }
 
+/// What the summary decided (issue 38): each version's verdict against
+/// the baseline (the compare verdict counts) and its own gates, worst
+/// first in the badge; a warning per version whose shared responses have
+/// other human scores than the baseline's.
+pub fn decision(s: &Summary) -> Decision {
+    use crate::kinds::compare::report::{verdict_badge, verdict_counts};
+    use crate::render::format::thousands;
+    let base = &s.versions[s.baseline];
+    let gates = |v: &super::run::Version| match v.gates_passed {
+        Some(true) => ", gates passed",
+        Some(false) => ", gates FAILED",
+        None => "",
+    };
+    let mut parts = Vec::new();
+    let (mut regressed_versions, mut improved_versions, mut others) = (0usize, 0usize, 0usize);
+    let mut warnings = Vec::new();
+    for v in &s.versions {
+        let Some((_, rows)) = &v.delta else {
+            continue;
+        };
+        others += 1;
+        let counts = verdict_counts(rows.iter());
+        let (regressed, improved, tested) = counts;
+        regressed_versions += usize::from(regressed > 0);
+        improved_versions += usize::from(improved > 0 && regressed == 0);
+        parts.push(format!(
+            "{} {} (regressed on {} of {} statistics, improved on {}{})",
+            v.label,
+            verdict_badge(counts).1,
+            thousands(regressed as u64),
+            thousands(tested as u64),
+            thousands(improved as u64),
+            gates(v)
+        ));
+        if let Some(g) = v.ground.filter(|g| g.differing > 0) {
+            warnings.push(format!(
+                "different ground truth: the first human scores of {} differ from the baseline's on {} of the {} shared responses ({:.1}%); its verdicts rest on the {} responses whose human scores agree",
+                v.label,
+                thousands(g.differing as u64),
+                thousands(g.common as u64),
+                100.0 * g.differing as f64 / g.common.max(1) as f64,
+                thousands(g.paired as u64)
+            ));
+        }
+    }
+    let gates_failed = s
+        .versions
+        .iter()
+        .filter(|v| v.gates_passed == Some(false))
+        .count();
+    let (tone, mut badge) = if regressed_versions > 0 {
+        (
+            Tone::Fail,
+            format!(
+                "{} of {} regressed",
+                thousands(regressed_versions as u64),
+                super::versions(others)
+            ),
+        )
+    } else if improved_versions > 0 {
+        (Tone::Pass, "improved".to_string())
+    } else {
+        (Tone::Pass, "no regression".to_string())
+    };
+    let tone = if gates_failed > 0 {
+        badge.push_str(", gates failed");
+        Tone::Fail
+    } else {
+        tone
+    };
+    let mut d = Decision::new(
+        tone,
+        badge,
+        format!(
+            "Against the baseline {}{}: {}.",
+            base.label,
+            gates(base),
+            parts.join("; ")
+        ),
+    );
+    d.warnings = warnings;
+    d
+}
+
 fn header(s: &Summary, epoch: i64) -> Header {
     let glance = s
         .best
@@ -349,12 +447,18 @@ fn header(s: &Summary, epoch: i64) -> Header {
         .collect();
     Header {
         intro_html: format!(
-            "This report summarizes {} archived model versions against the baseline \
+            "This report summarizes {} archived model {} against the baseline \
              <strong>{}</strong>.",
             s.versions.len(),
+            if s.versions.len() == 1 {
+                "version"
+            } else {
+                "versions"
+            },
             escape_html(&s.versions[s.baseline].label)
         ),
         glance,
+        decision: Some(decision(s)),
         inputs: s
             .versions
             .iter()
@@ -371,7 +475,15 @@ fn header(s: &Summary, epoch: i64) -> Header {
             .collect(),
         ..Header::new(
             "Summary report",
-            format!("{} model versions", s.versions.len()),
+            format!(
+                "{} model {}",
+                s.versions.len(),
+                if s.versions.len() == 1 {
+                    "version"
+                } else {
+                    "versions"
+                }
+            ),
             epoch,
         )
     }

@@ -69,6 +69,13 @@ pub struct Version {
     /// Against the baseline (`None` for the baseline itself): whether
     /// paired, and the verdict rows.
     pub delta: Option<(bool, Vec<DeltaRow>)>,
+    /// The responses shared with the baseline and how many of them have
+    /// other human scores (`None` for the baseline, or without
+    /// per-response files).
+    pub ground: Option<crate::kinds::compare::run::Ground>,
+    /// Whether the folder's own quality gates passed (its summary JSON's
+    /// `gates.passed`); `None` when it had none.
+    pub gates_passed: Option<bool>,
 }
 
 impl Version {
@@ -262,6 +269,11 @@ fn version(o: &Opened, settings: &Intervals) -> (Version, Option<SideRun>) {
         estimates,
         stored,
         delta: None,
+        ground: None,
+        gates_passed: a
+            .summary
+            .as_ref()
+            .and_then(|s| s.get("gates")?.get("passed")?.as_bool()),
     };
     (version, run)
 }
@@ -392,6 +404,14 @@ pub fn summarize(
                 [runs[base_row].as_ref(), runs[row].as_ref()],
                 &cfg,
             ));
+            if let (Some(rb), Some(rc)) = (&opened[baseline].responses, &opened[i].responses) {
+                let p = crate::kinds::compare::pairing::pair(rb, rc);
+                versions[row].ground = Some(crate::kinds::compare::run::Ground {
+                    common: p.common,
+                    differing: p.sc1_mismatches.len(),
+                    paired: p.pairs.len(),
+                });
+            }
         }
     }
     unique_labels(&mut versions);
@@ -563,6 +583,8 @@ mod tests {
             worst: Vec::new(),
             fairness: Vec::new(),
             delta: None,
+            ground: None,
+            gates_passed: None,
         }
     }
 
