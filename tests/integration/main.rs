@@ -97,5 +97,6 @@ mod progress;
 mod raters;
 mod report;
 mod robustness;
+mod sequence;
 mod simulate;
 mod summarize;

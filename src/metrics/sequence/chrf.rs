@@ -171,6 +171,12 @@ impl ChrfRefs {
 /// `_compute_f_score` on summed statistics; `binary32` = the statistics are
 /// a float32 array (sacreBLEU's bootstrap).
 pub fn chrf_from_stats(stats: &[f64], options: &ChrfOptions, binary32: bool) -> f64 {
+    chrf_typed(stats, options, binary32).0
+}
+
+/// [`chrf_from_stats`] and whether the value is a numpy float32 (false for
+/// sacreBLEU's Python-float degenerate values).
+pub fn chrf_typed(stats: &[f64], options: &ChrfOptions, binary32: bool) -> (f64, bool) {
     let eps = Num::py(1e-16);
     let factor = Num::py((options.beta * options.beta) as f64);
     let one_plus = Num::py((1 + options.beta * options.beta) as f64);
@@ -202,7 +208,8 @@ pub fn chrf_from_stats(stats: &[f64], options: &ChrfOptions, binary32: bool) -> 
         }
     }
     if options.eps_smoothing {
-        return (Num::py(100.0) * score / Num::py(order as f64)).v;
+        let v = Num::py(100.0) * score / Num::py(order as f64);
+        return (v.v, v.f32);
     }
     if effective_order == 0 {
         avg_prec = Num::py(0.0);
@@ -216,9 +223,10 @@ pub fn chrf_from_stats(stats: &[f64], options: &ChrfOptions, binary32: bool) -> 
     if (avg_prec + avg_rec).v != 0.0 {
         let s = one_plus * avg_prec * avg_rec;
         let s = s / (factor * avg_prec + avg_rec);
-        (Num::py(100.0) * s).v
+        let v = Num::py(100.0) * s;
+        (v.v, v.f32)
     } else {
-        0.0
+        (0.0, false)
     }
 }
 
