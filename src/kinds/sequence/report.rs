@@ -91,12 +91,12 @@ pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
         .map(|(_, r)| &r[0]);
     match c {
         Some(c) => format!(
-            "{} is {} {name} {} {base}: {} (margin {} {name}).",
+            "{} is {} {name} {} {base}: {} (margin {} {name}, Holm across metrics).",
             run.systems[best].name,
             fmt(c.delta.abs()),
             if c.delta >= 0.0 { "above" } else { "below" },
             c.verdict,
-            fmt(c.margin)
+            c.margin
         ),
         None => format!("{} has the best {name}.", run.systems[best].name),
     }
@@ -173,7 +173,7 @@ fn segment_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
         losses.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         out.push(Block::Heading(Heading {
             level: 3,
-            id: format!("losses-{}", c),
+            id: format!("losses-{c}"),
             text: format!(
                 "{} against {}: the 20 largest losses in sentence {}",
                 run.systems[*c].name,
@@ -272,11 +272,34 @@ pub fn report(
     let ids = b.section_ids(names.iter().copied());
     let mut sections = Vec::new();
     for (name, id) in names.iter().zip(ids) {
-        let mut blocks = Vec::new();
+        let title = match *name {
+            "scores" => "Scores and significance",
+            "systems_compared" => "Systems compared",
+            "segments" => "Segments that moved",
+            "errors" => "Errors",
+            "by_subgroup_and_length" => "By subgroup and length",
+            _ => "Data",
+        };
+        let mut blocks = vec![Block::Heading(b.heading(2, title))];
         match *name {
             "scores" => {
                 if let Some(f) = frame("corpus_scores") {
-                    blocks.push(table_block(&mut b, f, "Corpus scores of every system with percentile bootstrap intervals (sacreBLEU's and jiwer's definitions; corpus WER is never a mean of segment WERs)."));
+                    let t = b.table("corpus_scores", "Corpus scores of every system with percentile bootstrap intervals (sacreBLEU's and jiwer's definitions; corpus WER is never a mean of segment WERs).", true, true);
+                    let columns = [
+                        "system",
+                        "name",
+                        "score",
+                        "lower",
+                        "upper",
+                        "n_segments",
+                        "signature",
+                    ];
+                    let opts = FrameOpts {
+                        columns: Some(&columns),
+                        counts: &["n_segments"],
+                        ..FrameOpts::default()
+                    };
+                    blocks.push(Block::Table(frame_table(t, f, &opts)));
                 }
                 if let Some(f) = frame("significance") {
                     blocks.push(Block::Note(format!(
@@ -292,6 +315,13 @@ pub fn report(
                         signature(cfg, run, m, "").map(|s| format!("{}: {s}", metric_name(cfg, m)))
                     })
                     .collect();
+                let mut sigs = sigs;
+                for s in &run.systems {
+                    if run.text_metrics(cfg).contains(&"bleu") {
+                        let v = super::run::bleu_corpus(cfg, s, run.segments.n()).verbose();
+                        sigs.push(format!("{} BLEU: {v}", s.name));
+                    }
+                }
                 if !sigs.is_empty() {
                     blocks.push(Block::Html(format!(
                         "<p>Signatures (sacreBLEU 2.6.0's format, computed by rsmreport):</p><pre class=\"signatures\">{}</pre>",
