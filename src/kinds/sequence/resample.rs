@@ -109,6 +109,81 @@ fn families_of(metrics: &[&str]) -> Vec<Family> {
     out
 }
 
+/// Replicates per block: each block's multiplicities are stored segment
+/// by segment (`counts[i * BLOCK + r]`), so one pass over the statistics
+/// serves `BLOCK` replicates.
+const BLOCK: usize = 16;
+
+/// A block's index and its values per (system, metric) cell.
+type BlockValues = (usize, Vec<Vec<(f64, bool)>>);
+
+/// A block of replicates: how many times each segment is drawn in each.
+struct CountBlock {
+    rows: usize,
+    counts: Vec<u16>,
+}
+
+/// numpy's `default_rng(seed).choice(n, (b, n))`, row by row, as
+/// multiplicities per block of [`BLOCK`] replicates (the sums of a
+/// replicate do not depend on the order of its draws).
+fn count_blocks(seed: u32, n: usize, b: usize) -> Vec<CountBlock> {
+    let mut rng = NumpyRng::new(seed);
+    let mut out = Vec::new();
+    let mut done = 0;
+    while done < b {
+        let rows = BLOCK.min(b - done);
+        let mut counts = vec![0u16; n * BLOCK];
+        for r in 0..rows {
+            for _ in 0..n {
+                let i = rng.bounded(n as u64) as usize;
+                counts[i * BLOCK + r] = counts[i * BLOCK + r].saturating_add(1);
+            }
+        }
+        out.push(CountBlock { rows, counts });
+        done += rows;
+    }
+    out
+}
+
+/// The replicate values of one block: per (system, metric) cell, a value
+/// and its float32 flag per replicate of the block.
+fn block_values(
+    cfg: &SequenceConfig,
+    systems: &[SystemRun],
+    metrics: &[&str],
+    fams: &[Family],
+    block: &CountBlock,
+    n: usize,
+) -> Vec<Vec<(f64, bool)>> {
+    let mut cells = vec![Vec::with_capacity(block.rows); systems.len() * metrics.len()];
+    for (s, sys) in systems.iter().enumerate() {
+        for &f in fams {
+            let st = sys.stats(f);
+            let k = st.k;
+            let mut acc = vec![0.0f64; BLOCK * k];
+            for i in 0..n {
+                let x = &st.values[i * k..(i + 1) * k];
+                let c = &block.counts[i * BLOCK..(i + 1) * BLOCK];
+                for (r, &m) in c.iter().enumerate() {
+                    if m != 0 {
+                        let m = m as f64;
+                        for (a, v) in acc[r * k..(r + 1) * k].iter_mut().zip(x) {
+                            *a += m * v;
+                        }
+                    }
+                }
+            }
+            for r in 0..block.rows {
+                let sums = &acc[r * k..(r + 1) * k];
+                for (mi, m) in metrics.iter().enumerate().filter(|(_, m)| family(m) == f) {
+                    cells[s * metrics.len() + mi].push(score(cfg, m, sums, is_sacre(m)));
+                }
+            }
+        }
+    }
+    cells
+}
+
 /// Fills every system's replicates, intervals, `bs_mean`, `bs_ci` and the
 /// candidates' paired-bootstrap p-values.
 pub fn bootstrap(
@@ -122,23 +197,42 @@ pub fn bootstrap(
 ) {
     let b_count = iv.replicates;
     let fams = families_of(metrics);
-    let mut rng = NumpyRng::new(iv.seed);
+    let blocks =
+        crate::provenance::timed("bootstrap indices", || count_blocks(iv.seed, n, b_count));
+    // (system, metric) -> replicate values and float32 flags, by replicate
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8);
+    let per_thread: Vec<Vec<BlockValues>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (blocks, fams) = (&blocks, &fams);
+                scope.spawn(move || {
+                    blocks
+                        .iter()
+                        .enumerate()
+                        .filter(|(b, _)| b % threads == t)
+                        .map(|(b, block)| (b, block_values(cfg, systems, metrics, fams, block, n)))
+                        .collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bootstrap thread"))
+            .collect()
+    });
+    let mut ordered: Vec<BlockValues> = per_thread.into_iter().flatten().collect();
+    ordered.sort_by_key(|(b, _)| *b);
     let mut reps: Vec<Vec<Vec<f64>>> =
         vec![vec![Vec::with_capacity(b_count); metrics.len()]; systems.len()];
     let mut all_f32 = vec![vec![true; metrics.len()]; systems.len()];
-    let mut row = vec![0usize; n];
-    for _ in 0..b_count {
-        for x in row.iter_mut() {
-            *x = rng.bounded(n as u64) as usize;
-        }
-        for (s, sys) in systems.iter().enumerate() {
-            for &f in &fams {
-                let sums = sys.stats(f).sums(row.iter().copied());
-                for (mi, m) in metrics.iter().enumerate().filter(|(_, m)| family(m) == f) {
-                    let (v, is32) = score(cfg, m, &sums, is_sacre(m));
-                    reps[s][mi].push(v);
-                    all_f32[s][mi] &= is32;
-                }
+    for (_, cells) in ordered {
+        for (cell, values) in cells.into_iter().enumerate() {
+            let (s, mi) = (cell / metrics.len(), cell % metrics.len());
+            for (v, is32) in values {
+                reps[s][mi].push(v);
+                all_f32[s][mi] &= is32;
             }
         }
     }
