@@ -23,7 +23,7 @@ use crate::metrics::sequence::wer::WerTransform;
 use crate::schema::FileFormat;
 
 /// The keys of a `sequence` experiment file (spec 1.1).
-pub const KEYS: [&str; 20] = [
+pub const KEYS: [&str; 21] = [
     "experiment_id",
     "predictions_file",
     "id_column",
@@ -44,6 +44,7 @@ pub const KEYS: [&str; 20] = [
     "significance",
     "perplexity",
     "margins",
+    "gates",
 ];
 
 /// Every metric key, in the order tables list them.
@@ -566,6 +567,14 @@ fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source,
 fn values(raw: &RawConfig, path: &Path) -> Result<SequenceConfig, Bad> {
     let experiment_id = id(raw, "experiment_id")?
         .ok_or_else(|| ("experiment_id", "experiment_id is required".to_string()))?;
+    if raw.get("gates").is_some() {
+        return Err((
+            "gates",
+            "[[gates]] are not available for sequence yet; remove them (the verdicts and \
+             system_comparisons carry the same information)"
+                .into(),
+        ));
+    }
     let metrics = metrics(raw)?;
     let logprobs_file = text(raw, "logprobs_file")?.map(PathBuf::from);
     if metrics.iter().any(|m| m == "perplexity") && logprobs_file.is_none() {
@@ -707,5 +716,6 @@ mod tests {
         assert!(e("references = [\"r.txt\"]\n").contains("not both"));
         assert!(e("[wer]\ntransform = \"x\"\n").contains("wer.transform"));
         assert!(e("[chrf]\nsmooth = 1\n").contains("unknown key smooth in [chrf]"));
+        assert!(e("[[gates]]\nmetric = \"bleu\"\n").contains("not available for sequence yet"));
     }
 }

@@ -157,11 +157,15 @@ struct Prepared {
     chars: Vec<Option<Vec<String>>>,
 }
 
-fn prepare(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Prepared {
-    let n = seg.n();
+fn prepare(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    fams: &[Family],
+    range: std::ops::Range<usize>,
+) -> Prepared {
     let has = |f: Family| fams.contains(&f);
-    let refs: Vec<Vec<&str>> = (0..n).map(|i| seg.present_refs(i)).collect();
-    let first: Vec<Option<&str>> = (0..n).map(|i| seg.refs[0][i].as_deref()).collect();
+    let refs: Vec<Vec<&str>> = range.clone().map(|i| seg.present_refs(i)).collect();
+    let first: Vec<Option<&str>> = range.map(|i| seg.refs[0][i].as_deref()).collect();
     Prepared {
         bleu: if has(Family::Bleu) {
             refs.iter().map(|r| BleuRefs::new(&cfg.bleu, r)).collect()
@@ -199,9 +203,11 @@ fn system_run(
     p: &Prepared,
     fams: &[Family],
     s: usize,
+    start: usize,
 ) -> SystemRun {
-    let n = seg.n();
-    let hyps = &seg.hyps[s];
+    // the chunk's segments: p's index i is segment start + i
+    let n = p.words.len();
+    let hyps = &seg.hyps[s][start..start + n];
     let mut stats = Vec::new();
     let mut words_out: Vec<Option<WordSegment>> = vec![None; n];
     let mut errors = ErrorCounts::default();
@@ -277,20 +283,78 @@ fn system_run(
             values,
         });
     }
-    let mut run = SystemRun {
+    SystemRun {
         name: seg.systems[s].clone(),
         stats,
         segment_scores: Vec::new(),
         words: words_out,
         errors,
-    };
-    run.segment_scores = cfg
-        .metrics
-        .iter()
-        .filter(|m| *m != "perplexity")
-        .map(|m| segment_scores(cfg, seg, &run, m))
-        .collect();
-    run
+    }
+}
+
+/// Segments per chunk: the prepared references of one chunk at a time are
+/// in memory (chrF's n-gram tables are the largest part of a run).
+const CHUNK: usize = 4096;
+
+/// Every system's statistics, chunk by chunk, the systems of a chunk on
+/// their own threads.
+fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<SystemRun> {
+    let n = seg.n();
+    let mut systems: Vec<SystemRun> = Vec::new();
+    let mut start = 0;
+    while start < n || (n == 0 && systems.is_empty()) {
+        let end = (start + CHUNK).min(n);
+        let prepared = prepare(cfg, seg, fams, start..end);
+        let parts: Vec<SystemRun> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..seg.systems.len())
+                .map(|s| {
+                    let prepared = &prepared;
+                    scope.spawn(move || system_run(cfg, seg, prepared, fams, s, start))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("system thread"))
+                .collect()
+        });
+        if systems.is_empty() {
+            systems = parts;
+        } else {
+            for (sys, part) in systems.iter_mut().zip(parts) {
+                for (a, b) in sys.stats.iter_mut().zip(part.stats) {
+                    a.values.extend(b.values);
+                }
+                sys.words.extend(part.words);
+                merge_errors(&mut sys.errors, part.errors);
+            }
+        }
+        if n == 0 {
+            break;
+        }
+        start = end;
+    }
+    for sys in systems.iter_mut() {
+        let scores = cfg
+            .metrics
+            .iter()
+            .filter(|m| *m != "perplexity")
+            .map(|m| segment_scores(cfg, seg, sys, m))
+            .collect();
+        sys.segment_scores = scores;
+    }
+    systems
+}
+
+fn merge_errors(into: &mut ErrorCounts, from: ErrorCounts) {
+    for (k, v) in from.substitutions {
+        *into.substitutions.entry(k).or_insert(0) += v;
+    }
+    for (k, v) in from.insertions {
+        *into.insertions.entry(k).or_insert(0) += v;
+    }
+    for (k, v) in from.deletions {
+        *into.deletions.entry(k).or_insert(0) += v;
+    }
 }
 
 fn segment_scores(
@@ -425,23 +489,8 @@ pub fn run(
         anyhow::bail!("no segment left: every row lacks a reference");
     }
     let fams = families(cfg);
-    let prepared = crate::provenance::timed("references", || prepare(cfg, &seg, &fams));
-    let systems: Vec<SystemRun> = crate::provenance::timed("statistics", || {
-        let idx: Vec<usize> = (0..seg.systems.len()).collect();
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = idx
-                .iter()
-                .map(|&s| {
-                    let (seg, prepared, fams) = (&seg, &prepared, &fams);
-                    scope.spawn(move || system_run(cfg, seg, prepared, fams, s))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("system thread"))
-                .collect()
-        })
-    });
+    let systems: Vec<SystemRun> =
+        crate::provenance::timed("statistics", || all_systems(cfg, &seg, &fams));
     let baseline = cfg
         .baseline
         .as_ref()
