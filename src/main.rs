@@ -103,6 +103,14 @@ enum Command {
         #[command(flatten)]
         output: cli::OutputArgs,
     },
+    /// Generated text against references: BLEU, chrF, TER (sacreBLEU), WER, CER
+    /// (jiwer), sacreBLEU's paired bootstrap, intervals and verdicts against a baseline.
+    Sequence {
+        /// The experiment file (`.toml`: predictions_file or references + [systems]).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
     /// Audit pairwise preference annotations: how strongly each annotator follows a
     /// reference annotator (Feedback Forensics' metrics, seeded intervals, a report).
     Preferences {
@@ -202,6 +210,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             id,
         }),
         Command::Agree { experiment, output } => cli::agree::run(&experiment, output),
+        Command::Sequence { experiment, output } => cli::sequence::run(&experiment, output),
         Command::Preferences { experiment, output } => cli::preferences::run(&experiment, output),
         Command::Classify { experiment, output } => cli::classify::run(&experiment, output),
         Command::Simulate(args) => cli::simulate::run(*args),

@@ -26,6 +26,7 @@ pub mod compare;
 pub mod preferences;
 pub mod process;
 pub mod progress;
+pub mod sequence;
 pub mod simulate;
 pub mod summarize;
 

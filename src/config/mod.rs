@@ -30,6 +30,7 @@ mod parse;
 pub mod preferences;
 mod saved;
 pub mod sections;
+pub mod sequence;
 mod validate;
 pub mod value;
 

@@ -8,7 +8,9 @@
 
 use crate::common::manifest_dir;
 use rsmreport::error::{class, Class};
-use rsmreport::kinds::{self, agree, classify, compare, evaluation, preferences, summarize};
+use rsmreport::kinds::{
+    self, agree, classify, compare, evaluation, preferences, sequence, summarize,
+};
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -110,6 +112,11 @@ fn library_runs_every_kind_in_process() {
     );
     check_outcome(&prefs, ".csv");
     assert_eq!(prefs.report.inputs()[0].role, "pairs");
+
+    let seq = compute::<sequence::Sequence>(sequence::load(&example("sequence/exp.toml")).unwrap());
+    check_outcome(&seq, ".csv");
+    assert_eq!(seq.report.summary()["kind"], "sequence");
+    assert_eq!(seq.report.inputs()[0].role, "predictions");
 }
 
 #[test]

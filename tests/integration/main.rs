@@ -31,6 +31,10 @@
 //!   bad inputs of classify spec 7, same seed same bytes, the example in the
 //!   browser, its whole-output snapshot
 //!   (`cargo test --test integration classify`).
+//! * [`sequence`]: `rsmreport sequence` end to end: every value of the
+//!   shared `fixtures/sequence` (sacreBLEU 2.6.0, jiwer 4.0.0) through the
+//!   command, the bad inputs of sequence.md 7
+//!   (`cargo test --test integration sequence`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -97,5 +101,6 @@ mod progress;
 mod raters;
 mod report;
 mod robustness;
+mod sequence;
 mod simulate;
 mod summarize;

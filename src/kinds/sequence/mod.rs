@@ -1,0 +1,192 @@
+//! `rsmreport sequence EXP` (`spec/sequence.md`): generated text against
+//! references with sacreBLEU 2.6.0's and jiwer 4.0.0's numbers (BLEU,
+//! chrF/chrF++, TER, WER/MER/WIL/WIP, CER), sacreBLEU's paired bootstrap
+//! and approximate randomization, intervals and verdicts against a
+//! baseline.
+//!
+//! * [`read`]: the segments (a table or text files), with checksums.
+//! * [`run`]: every number, from `crate::metrics::sequence`.
+//! * [`resample`]: sacreBLEU's bootstrap and randomization.
+//! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
+//! * [`report`]: the HTML report through `crate::render`.
+//! * this file: the kind's contract ([`Sequence`]), files, terminal lines.
+//!
+//! Command assembly: reads only in `read`, defines no metric of its own,
+//! writes only through the output stage.
+
+pub mod logprobs;
+pub mod ppl;
+pub mod read;
+pub mod report;
+pub mod resample;
+pub mod run;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use crate::config::sequence::SequenceConfig;
+use crate::output::OutputFile;
+use crate::provenance::timed;
+use crate::render::context::InputCtx;
+use crate::schema::FileFormat;
+
+/// `rsmreport sequence`: run it with [`crate::kinds::run`].
+pub struct Sequence;
+
+/// Reads and validates a sequence experiment file (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<SequenceConfig> {
+    crate::config::sequence::load(path).map_err(crate::error::config)
+}
+
+impl super::Kind for Sequence {
+    type Config = SequenceConfig;
+    const NAME: &'static str = "sequence";
+
+    fn default_dir(cfg: &SequenceConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.experiment_id))
+    }
+
+    fn inputs(cfg: &SequenceConfig) -> Vec<PathBuf> {
+        cfg.inputs()
+    }
+
+    fn compute(cfg: SequenceConfig) -> anyhow::Result<Box<dyn super::Report>> {
+        let (segments, mut inputs) = read::read(&cfg)?;
+        let mut lp = Vec::new();
+        if let (Some(path), true) = (
+            &cfg.logprobs_file,
+            cfg.metrics.iter().any(|m| m == "perplexity"),
+        ) {
+            let (read, sha) = crate::provenance::read_with_checksum(path, || {
+                logprobs::read(path, &segments.systems, cfg.sentinel)
+            });
+            lp = read?;
+            inputs.push(InputCtx {
+                role: "log-probabilities".into(),
+                path: path.display().to_string(),
+                rows: lp
+                    .iter()
+                    .map(|s| s.sequences.len())
+                    .sum::<usize>()
+                    .to_string(),
+                sha256: sha?,
+            });
+        }
+        let run = run::run(&cfg, segments, lp)?;
+        Ok(Box::new(Computed { run, cfg, inputs }))
+    }
+}
+
+/// A finished sequence run.
+struct Computed {
+    run: run::Run,
+    cfg: SequenceConfig,
+    inputs: Vec<InputCtx>,
+}
+
+fn table_bytes(f: &crate::table::Frame, format: FileFormat, epoch: i64) -> anyhow::Result<Vec<u8>> {
+    Ok(match format {
+        FileFormat::Csv => crate::output::write::to_delimited(f, b','),
+        FileFormat::Tsv => crate::output::write::to_delimited(f, b'\t'),
+        FileFormat::Xlsx => crate::output::write::to_xlsx(f, epoch)?,
+    })
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.cfg.experiment_id
+    }
+
+    fn tables(&self) -> Vec<crate::table::Frame> {
+        tables::frames(&self.run, &self.cfg)
+            .into_iter()
+            .filter(|f| f.is_writable())
+            .collect()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        tables::summary(&self.run, &self.cfg)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.inputs.clone()
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = crate::provenance::generation_epoch();
+        let out = Path::new("output");
+        let id = &self.cfg.experiment_id;
+        let ext = self.cfg.file_format.extension();
+        for f in timed("tables", || self.tables()) {
+            emit(&OutputFile {
+                path: out.join(format!("{id}_{}.{ext}", f.name)),
+                bytes: table_bytes(&f, self.cfg.file_format, epoch)?,
+            })?;
+        }
+        emit(&OutputFile {
+            path: out.join(format!("{id}_summary.json")),
+            bytes: crate::output::json::bytes(&self.summary()),
+        })?;
+        let report = timed("report", || {
+            report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
+        })?;
+        for f in crate::render::report_files(&report)? {
+            emit(&f)?;
+        }
+        Ok(())
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.run, &self.cfg)
+    }
+}
+
+/// One line of data, one per system and metric, one per compared metric.
+fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
+    let seg = &run.segments;
+    let mut out = vec![format!(
+        "{}: {} segments ({} rows, {} without a reference), {} systems, nrefs {}",
+        cfg.experiment_id,
+        seg.n(),
+        seg.n_rows,
+        seg.dropped_ids.len(),
+        seg.systems.len(),
+        run.nrefs
+    )];
+    for (s, results) in run.results.iter().enumerate() {
+        let parts: Vec<String> = results
+            .iter()
+            .map(|r| {
+                let name = tables::metric_name(cfg, &r.metric);
+                if r.lower.is_finite() {
+                    format!(
+                        "{name} {} [{}, {}]",
+                        report::fmt(r.score),
+                        report::fmt(r.lower),
+                        report::fmt(r.upper)
+                    )
+                } else {
+                    format!("{name} {}", report::fmt(r.score))
+                }
+            })
+            .collect();
+        out.push(format!(
+            "  {:<16} {}",
+            run.systems[s].name,
+            parts.join("  ")
+        ));
+    }
+    for (s, rows) in &run.comparisons {
+        for r in rows {
+            out.push(format!(
+                "  {} vs {}: {} {:+} -> {}",
+                run.systems[*s].name,
+                run.systems[run.baseline].name,
+                tables::metric_name(cfg, &r.metric),
+                report::fmt(r.delta).parse::<f64>().unwrap_or(r.delta),
+                r.verdict
+            ));
+        }
+    }
+    out
+}

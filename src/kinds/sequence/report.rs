@@ -1,0 +1,384 @@
+//! Command assembly (sequence): the report through the report engine
+//! (`spec/sequence.md` 5): a tile per system and headline metric with its
+//! interval and, for candidates, the verdict against the baseline; one
+//! sentence naming the best system; the signatures to copy; the corpus,
+//! significance and comparison tables; the segments that lost most, with
+//! jiwer-style REF/HYP alignment lines; error counts; subgroups and length
+//! buckets; the data. Values are formatted here; the engine escapes every
+//! string.
+//!
+//! Produces a [`Report`] value; writes nothing and computes no statistic.
+
+use crate::config::sequence::{larger_is_better, SequenceConfig};
+use crate::render::context::Heading;
+use crate::render::context::{Glance, InputCtx};
+use crate::render::format::{escape_html, fixed};
+use crate::render::tables::{frame_table, FrameOpts};
+use crate::render::{Block, Builder, Header, Report, Section};
+use crate::table::Frame;
+
+use super::run::{family, Family, Run};
+use super::tables::{self, metric_name, signature};
+
+/// A score as the report shows it: 2 decimals on sacreBLEU's 0-100 scale,
+/// 4 on jiwer's fractions.
+pub fn fmt(x: f64) -> String {
+    if x.abs() >= 2.0 {
+        fixed(x, 2)
+    } else {
+        fixed(x, 4)
+    }
+}
+
+fn glance(run: &Run, cfg: &SequenceConfig) -> Vec<Glance> {
+    let level = cfg.intervals.map_or(0.95, |i| i.level);
+    let mut out = Vec::new();
+    for (s, results) in run.results.iter().enumerate() {
+        for (mi, r) in results.iter().enumerate() {
+            let ci = if r.lower.is_finite() {
+                format!("{}% CI [{}, {}]", level * 100.0, fmt(r.lower), fmt(r.upper))
+            } else {
+                String::new()
+            };
+            let cmp = run
+                .comparisons
+                .iter()
+                .find(|(c, _)| *c == s)
+                .map(|(_, rows)| &rows[mi]);
+            let ci = match cmp {
+                Some(c) => format!("{ci} · Δ {} · {}", fmt(c.delta), c.verdict),
+                None => format!("{ci} · baseline"),
+            };
+            out.push(Glance {
+                label: format!("{} {}", run.systems[s].name, metric_name(cfg, &r.metric)),
+                value: fmt(r.score),
+                title: signature(cfg, run, &r.metric, "").unwrap_or_default(),
+                ci,
+            });
+        }
+    }
+    out
+}
+
+/// "xmu is 0.09 BLEU above LIUM-NMT: equivalent within 1.0 BLEU".
+pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
+    let Some(first) = run.text_metrics(cfg).first().map(|m| m.to_string()) else {
+        return String::new();
+    };
+    let name = metric_name(cfg, &first);
+    let better = larger_is_better(&first);
+    let best = (0..run.systems.len())
+        .max_by(|&a, &b| {
+            let (x, y) = (run.results[a][0].score, run.results[b][0].score);
+            if better {
+                x.total_cmp(&y)
+            } else {
+                y.total_cmp(&x)
+            }
+        })
+        .unwrap_or(0);
+    let base = &run.systems[run.baseline].name;
+    if best == run.baseline {
+        return format!(
+            "{base} (the baseline) has the best {name}: {}.",
+            fmt(run.results[best][0].score)
+        );
+    }
+    let c = run
+        .comparisons
+        .iter()
+        .find(|(s, _)| *s == best)
+        .map(|(_, r)| &r[0]);
+    match c {
+        Some(c) => format!(
+            "{} is {} {name} {} {base}: {} (margin {} {name}, Holm across metrics).",
+            run.systems[best].name,
+            fmt(c.delta.abs()),
+            if c.delta >= 0.0 { "above" } else { "below" },
+            c.verdict,
+            c.margin
+        ),
+        None => format!("{} has the best {name}.", run.systems[best].name),
+    }
+}
+
+fn table_block(b: &mut Builder, frame: &Frame, caption: &str) -> Block {
+    let t = b.table(&frame.name, caption, true, true);
+    Block::Table(frame_table(t, frame, &FrameOpts::default()))
+}
+
+fn alignment_lines(run: &Run, s: usize, i: usize) -> Option<String> {
+    let w = run.systems[s].words[i].as_ref()?;
+    let (mut r, mut h, mut o) = (String::new(), String::new(), String::new());
+    for c in &w.alignment.chunks {
+        let rs: Vec<&str> = w.ref_words[c.ref_start..c.ref_end]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let hs: Vec<&str> = w.hyp_words[c.hyp_start..c.hyp_end]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let len = rs.len().max(hs.len());
+        for k in 0..len {
+            let a = rs.get(k).copied().unwrap_or("");
+            let bb = hs.get(k).copied().unwrap_or("");
+            let width = a.chars().count().max(bb.chars().count()).max(1);
+            let a = if a.is_empty() {
+                "*".repeat(width)
+            } else {
+                a.to_string()
+            };
+            let bb = if bb.is_empty() {
+                "*".repeat(width)
+            } else {
+                bb.to_string()
+            };
+            let mark = match c.tag {
+                crate::metrics::sequence::wer::Tag::Equal => " ",
+                crate::metrics::sequence::wer::Tag::Substitute => "S",
+                crate::metrics::sequence::wer::Tag::Delete => "D",
+                crate::metrics::sequence::wer::Tag::Insert => "I",
+            };
+            r.push_str(&format!("{a:<width$} "));
+            h.push_str(&format!("{bb:<width$} "));
+            o.push_str(&format!("{mark:<width$} "));
+        }
+    }
+    Some(format!(
+        "REF: {}\nHYP: {}\n     {}",
+        r.trim_end(),
+        h.trim_end(),
+        o.trim_end()
+    ))
+}
+
+fn segment_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
+    let mut out = Vec::new();
+    let metrics = run.text_metrics(cfg);
+    let Some(m0) = metrics.first() else {
+        return out;
+    };
+    let better = larger_is_better(m0);
+    for (c, _) in &run.comparisons {
+        let base = &run.systems[run.baseline].segment_scores[0];
+        let cand = &run.systems[*c].segment_scores[0];
+        let mut losses: Vec<(f64, usize)> = (0..run.segments.n())
+            .filter_map(|i| match (base[i], cand[i]) {
+                (Some(x), Some(y)) => Some((if better { x - y } else { y - x }, i)),
+                _ => None,
+            })
+            .filter(|(l, _)| *l > 0.0)
+            .collect();
+        losses.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        out.push(Block::Heading(Heading {
+            level: 3,
+            id: format!("losses-{c}"),
+            text: format!(
+                "{} against {}: the 20 largest losses in sentence {}",
+                run.systems[*c].name,
+                run.systems[run.baseline].name,
+                metric_name(cfg, m0)
+            ),
+        }));
+        let mut html = String::from("<ol class=\"losses\">");
+        for (loss, i) in losses.iter().take(20) {
+            html.push_str(&format!(
+                "<li><strong>{}</strong> (loss {})<br><small>REF</small> {}<br><small>{}</small> {}<br><small>{}</small> {}",
+                escape_html(&run.segments.ids[*i]),
+                fmt(*loss),
+                escape_html(run.segments.present_refs(*i).first().copied().unwrap_or("")),
+                escape_html(&run.systems[run.baseline].name),
+                escape_html(&run.segments.hyps[run.baseline][*i]),
+                escape_html(&run.systems[*c].name),
+                escape_html(&run.segments.hyps[*c][*i]),
+            ));
+            if let Some(lines) = alignment_lines(run, *c, *i) {
+                html.push_str(&format!("<pre>{}</pre>", escape_html(&lines)));
+            }
+            html.push_str("</li>");
+        }
+        html.push_str("</ol>");
+        out.push(Block::Html(html));
+    }
+    out
+}
+
+fn data_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
+    let seg = &run.segments;
+    let mut out = vec![Block::Paragraph(format!(
+        "{} rows read, {} segments kept ({} rows without any reference dropped); references per segment: {}; {} segments have a first-stream reference (the WER family and CER use those).",
+        seg.n_rows,
+        seg.n(),
+        seg.dropped_ids.len(),
+        run.nrefs,
+        run.wer_segments
+    ))];
+    for (s, h) in seg.systems.iter().zip(&seg.hyps) {
+        let tokenized = h.iter().filter(|x| x.trim_end().ends_with(" .")).count();
+        if tokenized >= 100 {
+            out.push(Block::Warning(format!(
+                "{tokenized} hypotheses of {s} end in \" .\": they look tokenized already; sacreBLEU expects detokenized text."
+            )));
+        }
+    }
+    let cjk = seg.hyps.iter().flatten().any(|h| {
+        h.chars()
+            .any(crate::metrics::sequence::tokenize::is_zh_char)
+            && h.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+    });
+    if cjk && cfg.bleu.tokenizer == crate::metrics::sequence::tokenize::Tokenizer::Tok13a {
+        out.push(Block::Warning("Chinese characters under the 13a tokenizer: BLEU counts whole runs as words; tokenize = \"zh\" is sacreBLEU's choice for Chinese.".into()));
+    }
+    let seps = seg
+        .hyps
+        .iter()
+        .flatten()
+        .chain(seg.refs.iter().flatten().flatten())
+        .any(|t| t.chars().any(|c| ('\u{1c}'..='\u{1f}').contains(&c)));
+    if seps {
+        out.push(Block::Warning(
+            "Some texts hold U+001C-U+001F, which Python (and so sacreBLEU) treats as white space."
+                .into(),
+        ));
+    }
+    out
+}
+
+/// The sequence report.
+pub fn report(
+    run: &Run,
+    cfg: &SequenceConfig,
+    inputs: Vec<InputCtx>,
+    epoch: i64,
+) -> anyhow::Result<Report> {
+    let mut b = Builder::new(&cfg.experiment_id, false);
+    let frames = tables::frames(run, cfg);
+    let frame = |name: &str| frames.iter().find(|f| f.name == name);
+    let mut names = vec!["scores"];
+    if !run.comparisons.is_empty() {
+        names.push("systems_compared");
+        names.push("segments");
+    }
+    if run
+        .text_metrics(cfg)
+        .iter()
+        .any(|m| family(m) == Family::Word)
+    {
+        names.push("errors");
+    }
+    names.push("by_subgroup_and_length");
+    names.push("data");
+    let ids = b.section_ids(names.iter().copied());
+    let mut sections = Vec::new();
+    for (name, id) in names.iter().zip(ids) {
+        let title = match *name {
+            "scores" => "Scores and significance",
+            "systems_compared" => "Systems compared",
+            "segments" => "Segments that moved",
+            "errors" => "Errors",
+            "by_subgroup_and_length" => "By subgroup and length",
+            _ => "Data",
+        };
+        let mut blocks = vec![Block::Heading(b.heading(2, title))];
+        match *name {
+            "scores" => {
+                if let Some(f) = frame("corpus_scores") {
+                    let t = b.table("corpus_scores", "Corpus scores of every system with percentile bootstrap intervals (sacreBLEU's and jiwer's definitions; corpus WER is never a mean of segment WERs).", true, true);
+                    let columns = [
+                        "system",
+                        "name",
+                        "score",
+                        "lower",
+                        "upper",
+                        "n_segments",
+                        "signature",
+                    ];
+                    let opts = FrameOpts {
+                        columns: Some(&columns),
+                        counts: &["n_segments"],
+                        ..FrameOpts::default()
+                    };
+                    blocks.push(Block::Table(frame_table(t, f, &opts)));
+                }
+                if let Some(f) = frame("significance") {
+                    blocks.push(Block::Note(format!(
+                        "sacreBLEU's paired bootstrap: bs_mean ± bs_ci and p-values against the null hypothesis that a candidate equals the baseline. Its strict '>' gives two identical systems p = 1/(B+1) = {}, not 1.",
+                        fixed(1.0 / (cfg.intervals.map_or(1000, |i| i.replicates) + 1) as f64, 4)
+                    )));
+                    blocks.push(table_block(&mut b, f, "sacreBLEU's significance table (paired bootstrap, approximate randomization when asked)."));
+                }
+                let sigs: Vec<String> = run
+                    .text_metrics(cfg)
+                    .iter()
+                    .filter_map(|m| {
+                        signature(cfg, run, m, "").map(|s| format!("{}: {s}", metric_name(cfg, m)))
+                    })
+                    .collect();
+                let mut sigs = sigs;
+                for s in &run.systems {
+                    if run.text_metrics(cfg).contains(&"bleu") {
+                        let v = super::run::bleu_corpus(cfg, s, run.segments.n()).verbose();
+                        sigs.push(format!("{} BLEU: {v}", s.name));
+                    }
+                }
+                if !sigs.is_empty() {
+                    blocks.push(Block::Html(format!(
+                        "<p>Signatures (sacreBLEU 2.6.0's format, computed by rsmreport):</p><pre class=\"signatures\">{}</pre>",
+                        escape_html(&sigs.join("\n"))
+                    )));
+                }
+            }
+            "systems_compared" => {
+                if let Some(f) = frame("system_comparisons") {
+                    blocks.push(table_block(&mut b, f, "Each candidate against the baseline: difference, its interval, the gain (lower is better for TER, the WER family and CER), p-value, Holm across metrics, and the verdict with its margin."));
+                }
+            }
+            "segments" => blocks.extend(segment_blocks(run, cfg)),
+            "errors" => {
+                if let Some(f) = frame("error_counts") {
+                    let top: Vec<usize> = (0..f.nrows().min(60)).collect();
+                    let t = b.table("error_counts", "jiwer's error counts (substitution, insertion and deletion chunks), most frequent first.", true, true);
+                    blocks.push(Block::Table(frame_table(
+                        t,
+                        f,
+                        &FrameOpts {
+                            rows: Some(&top),
+                            ..FrameOpts::default()
+                        },
+                    )));
+                }
+            }
+            "by_subgroup_and_length" => {
+                for f in frames.iter().filter(|f| {
+                    f.name.starts_with("corpus_scores_by_") || f.name == "length_buckets"
+                }) {
+                    blocks.push(table_block(
+                        &mut b,
+                        f,
+                        "Corpus scores recomputed on each subset (not means of segment scores).",
+                    ));
+                }
+            }
+            _ => blocks.extend(data_blocks(run, cfg)),
+        }
+        sections.push(Section {
+            id,
+            name: name.to_string(),
+            kind: "builtin".into(),
+            blocks,
+        });
+    }
+    let header = Header {
+        intro_html: format!(
+            "<strong>{}</strong> systems against references on <strong>{}</strong> segments: sacreBLEU 2.6.0 and jiwer 4.0.0 numbers with intervals and verdicts.",
+            run.systems.len(),
+            run.segments.n()
+        ),
+        description_html: format!("<p class=\"verdict\">{}</p>", escape_html(&headline_sentence(run, cfg))),
+        glance: glance(run, cfg),
+        inputs,
+        ..Header::new("Sequence report", cfg.experiment_id.clone(), epoch)
+    };
+    Ok(b.finish(header, Vec::new(), sections, &[]))
+}

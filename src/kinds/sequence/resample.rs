@@ -1,0 +1,315 @@
+//! Command assembly (sequence): sacreBLEU's resampling (spec `sequence.md`
+//! 3.1-3.3): one index stream of numpy's `default_rng(seed).choice(n, (B,
+//! n))` shared by every system, replicate values from summed segment
+//! statistics under sacreBLEU's binary32 rule, its half-width `bs_ci`,
+//! mean, paired-bootstrap p-value, and the approximate-randomization test.
+//! Percentile intervals from the same replicates.
+//!
+//! Defines no metric; reads and writes nothing.
+
+use crate::config::sequence::{SeqIntervals, SequenceConfig};
+use crate::metrics::bootstrap::percentile_interval;
+use crate::metrics::sequence::rng::NumpyRng;
+
+use super::run::{family, is_sacre, score, Family, MetricResult, SystemRun};
+
+/// numpy's pairwise sum of a float32 array (in binary32).
+fn pairwise_f32(x: &[f32]) -> f32 {
+    let n = x.len();
+    if n < 8 {
+        let mut r = 0f32;
+        for v in x {
+            r += v;
+        }
+        r
+    } else if n <= 128 {
+        let mut r = [0f32; 8];
+        r.copy_from_slice(&x[..8]);
+        let mut i = 8;
+        while i < n - n % 8 {
+            for j in 0..8 {
+                r[j] += x[i + j];
+            }
+            i += 8;
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        while i < n {
+            res += x[i];
+            i += 1;
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_f32(&x[..n2]) + pairwise_f32(&x[n2..])
+    }
+}
+
+/// `np.mean` of a float32 array (8192-element blocks added in order).
+fn mean_f32(x: &[f32]) -> f32 {
+    let mut total = 0f32;
+    for chunk in x.chunks(8192) {
+        total += pairwise_f32(chunk);
+    }
+    total / x.len() as f32
+}
+
+/// sacreBLEU's `estimate_ci`: (mean, half-width), in the array's type.
+fn estimate_ci(reps: &[f64], f32_array: bool) -> (f64, f64) {
+    let mut s = reps.to_vec();
+    s.sort_by(f64::total_cmp);
+    let b = s.len();
+    let k = b / 40;
+    let (lo, hi) = (s[k], s[b - k - 1]);
+    if f32_array {
+        let v: Vec<f32> = reps.iter().map(|&x| x as f32).collect();
+        (
+            mean_f32(&v) as f64,
+            (0.5f32 * (hi as f32 - lo as f32)) as f64,
+        )
+    } else {
+        (crate::metrics::summary::mean(reps), 0.5 * (hi - lo))
+    }
+}
+
+/// `_paired_bs_test`'s p-value of a candidate against the baseline.
+fn paired_bs_p(cand: &MetricResult, base: &MetricResult) -> f64 {
+    let delta = (base.score - cand.score).abs();
+    let b = cand.replicates.len();
+    let c = if cand.replicates_f32 && base.replicates_f32 {
+        let d: Vec<f32> = cand
+            .replicates
+            .iter()
+            .zip(&base.replicates)
+            .map(|(x, y)| (*x as f32 - *y as f32).abs())
+            .collect();
+        let m = mean_f32(&d);
+        let t = delta as f32;
+        d.iter().filter(|&&v| v - m > t).count()
+    } else {
+        let d: Vec<f64> = cand
+            .replicates
+            .iter()
+            .zip(&base.replicates)
+            .map(|(x, y)| (x - y).abs())
+            .collect();
+        let m = crate::metrics::summary::mean(&d);
+        d.iter().filter(|&&v| v - m > delta).count()
+    };
+    (c + 1) as f64 / (b + 1) as f64
+}
+
+fn families_of(metrics: &[&str]) -> Vec<Family> {
+    let mut out: Vec<Family> = Vec::new();
+    for m in metrics {
+        if !out.contains(&family(m)) {
+            out.push(family(m));
+        }
+    }
+    out
+}
+
+/// Replicates per block: each block's multiplicities are stored segment
+/// by segment (`counts[i * BLOCK + r]`), so one pass over the statistics
+/// serves `BLOCK` replicates.
+const BLOCK: usize = 16;
+
+/// A block's index and its values per (system, metric) cell.
+type BlockValues = (usize, Vec<Vec<(f64, bool)>>);
+
+/// A block of replicates: how many times each segment is drawn in each.
+struct CountBlock {
+    rows: usize,
+    counts: Vec<u16>,
+}
+
+/// numpy's `default_rng(seed).choice(n, (b, n))`, row by row, as
+/// multiplicities per block of [`BLOCK`] replicates (the sums of a
+/// replicate do not depend on the order of its draws).
+fn count_blocks(seed: u32, n: usize, b: usize) -> Vec<CountBlock> {
+    let mut rng = NumpyRng::new(seed);
+    let mut out = Vec::new();
+    let mut done = 0;
+    while done < b {
+        let rows = BLOCK.min(b - done);
+        let mut counts = vec![0u16; n * BLOCK];
+        for r in 0..rows {
+            for _ in 0..n {
+                let i = rng.bounded(n as u64) as usize;
+                counts[i * BLOCK + r] = counts[i * BLOCK + r].saturating_add(1);
+            }
+        }
+        out.push(CountBlock { rows, counts });
+        done += rows;
+    }
+    out
+}
+
+/// The replicate values of one block: per (system, metric) cell, a value
+/// and its float32 flag per replicate of the block.
+fn block_values(
+    cfg: &SequenceConfig,
+    systems: &[SystemRun],
+    metrics: &[&str],
+    fams: &[Family],
+    block: &CountBlock,
+    n: usize,
+) -> Vec<Vec<(f64, bool)>> {
+    let mut cells = vec![Vec::with_capacity(block.rows); systems.len() * metrics.len()];
+    for (s, sys) in systems.iter().enumerate() {
+        for &f in fams {
+            let st = sys.stats(f);
+            let k = st.k;
+            let mut acc = vec![0.0f64; BLOCK * k];
+            for i in 0..n {
+                let x = &st.values[i * k..(i + 1) * k];
+                let c = &block.counts[i * BLOCK..(i + 1) * BLOCK];
+                for (r, &m) in c.iter().enumerate() {
+                    if m != 0 {
+                        let m = m as f64;
+                        for (a, v) in acc[r * k..(r + 1) * k].iter_mut().zip(x) {
+                            *a += m * v;
+                        }
+                    }
+                }
+            }
+            for r in 0..block.rows {
+                let sums = &acc[r * k..(r + 1) * k];
+                for (mi, m) in metrics.iter().enumerate().filter(|(_, m)| family(m) == f) {
+                    cells[s * metrics.len() + mi].push(score(cfg, m, sums, is_sacre(m)));
+                }
+            }
+        }
+    }
+    cells
+}
+
+/// Fills every system's replicates, intervals, `bs_mean`, `bs_ci` and the
+/// candidates' paired-bootstrap p-values.
+pub fn bootstrap(
+    cfg: &SequenceConfig,
+    systems: &[SystemRun],
+    metrics: &[&str],
+    results: &mut [Vec<MetricResult>],
+    iv: SeqIntervals,
+    baseline: usize,
+    n: usize,
+) {
+    let b_count = iv.replicates;
+    let fams = families_of(metrics);
+    let blocks =
+        crate::provenance::timed("bootstrap indices", || count_blocks(iv.seed, n, b_count));
+    // (system, metric) -> replicate values and float32 flags, by replicate
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8);
+    let per_thread: Vec<Vec<BlockValues>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (blocks, fams) = (&blocks, &fams);
+                scope.spawn(move || {
+                    blocks
+                        .iter()
+                        .enumerate()
+                        .filter(|(b, _)| b % threads == t)
+                        .map(|(b, block)| (b, block_values(cfg, systems, metrics, fams, block, n)))
+                        .collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bootstrap thread"))
+            .collect()
+    });
+    let mut ordered: Vec<BlockValues> = per_thread.into_iter().flatten().collect();
+    ordered.sort_by_key(|(b, _)| *b);
+    let mut reps: Vec<Vec<Vec<f64>>> =
+        vec![vec![Vec::with_capacity(b_count); metrics.len()]; systems.len()];
+    let mut all_f32 = vec![vec![true; metrics.len()]; systems.len()];
+    for (_, cells) in ordered {
+        for (cell, values) in cells.into_iter().enumerate() {
+            let (s, mi) = (cell / metrics.len(), cell % metrics.len());
+            for (v, is32) in values {
+                reps[s][mi].push(v);
+                all_f32[s][mi] &= is32;
+            }
+        }
+    }
+    for (s, per_metric) in reps.into_iter().enumerate() {
+        for (mi, r) in per_metric.into_iter().enumerate() {
+            let res = &mut results[s][mi];
+            let interval = percentile_interval(&r, iv.level);
+            res.lower = interval.lower;
+            res.upper = interval.upper;
+            let (mean, ci) = estimate_ci(&r, all_f32[s][mi]);
+            res.bs_mean = mean;
+            res.bs_ci = ci;
+            res.replicates = r;
+            res.replicates_f32 = all_f32[s][mi];
+        }
+    }
+    for s in (0..systems.len()).filter(|&s| s != baseline) {
+        let ps: Vec<f64> = results[s]
+            .iter()
+            .zip(&results[baseline])
+            .map(|(c, b)| paired_bs_p(c, b))
+            .collect();
+        for (r, p) in results[s].iter_mut().zip(ps) {
+            r.bs_p = Some(p);
+        }
+    }
+}
+
+/// sacreBLEU's paired approximate randomization (`_paired_ar_test`): a fresh
+/// `default_rng(seed).integers(2, (T, n), dtype=bool)` per candidate.
+pub fn randomization(
+    cfg: &SequenceConfig,
+    systems: &[SystemRun],
+    metrics: &[&str],
+    results: &mut [Vec<MetricResult>],
+    seed: u32,
+    baseline: usize,
+    n: usize,
+) {
+    let trials = cfg.ar_trials;
+    let fams = families_of(metrics);
+    for s in (0..systems.len()).filter(|&s| s != baseline) {
+        let pos = NumpyRng::new(seed).bool_matrix(n, trials);
+        for &f in &fams {
+            let bl = systems[baseline].stats(f);
+            let sy = systems[s].stats(f);
+            let k = bl.k;
+            let total_bl = bl.sums(0..n);
+            let total_sy = sy.sums(0..n);
+            let mut counts = vec![0usize; metrics.len()];
+            let mut d = vec![0.0; k];
+            for t in 0..trials {
+                d.iter_mut().for_each(|x| *x = 0.0);
+                let sel = &pos[t * n..(t + 1) * n];
+                for (i, _) in sel.iter().enumerate().filter(|(_, p)| **p) {
+                    let (a, b) = (
+                        &bl.values[i * k..(i + 1) * k],
+                        &sy.values[i * k..(i + 1) * k],
+                    );
+                    for j in 0..k {
+                        d[j] += a[j] - b[j];
+                    }
+                }
+                let a: Vec<f64> = (0..k).map(|j| total_sy[j] + d[j]).collect();
+                let b: Vec<f64> = (0..k).map(|j| total_bl[j] - d[j]).collect();
+                for (mi, m) in metrics.iter().enumerate().filter(|(_, m)| family(m) == f) {
+                    let delta = (results[baseline][mi].score - results[s][mi].score).abs();
+                    let (va, _) = score(cfg, m, &a, false);
+                    let (vb, _) = score(cfg, m, &b, false);
+                    if (va - vb).abs() > delta {
+                        counts[mi] += 1;
+                    }
+                }
+            }
+            for (mi, _) in metrics.iter().enumerate().filter(|(_, m)| family(m) == f) {
+                results[s][mi].ar_p = Some((counts[mi] + 1) as f64 / (trials + 1) as f64);
+            }
+        }
+    }
+}

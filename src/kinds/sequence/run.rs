@@ -1,0 +1,800 @@
+//! Command assembly (sequence): every number of spec `sequence.md` 2-3 from
+//! the metric core (`crate::metrics::sequence`): segment statistics per
+//! system, corpus and sentence scores, sacreBLEU's bootstrap with numpy's
+//! index stream and its binary32 arithmetic, approximate randomization,
+//! percentile intervals, differences, verdicts (compare's words), Holm,
+//! subgroups and length buckets, jiwer's error counts.
+//!
+//! Defines no metric of its own; reads and writes nothing.
+
+use crate::config::sequence::{larger_is_better, SequenceConfig};
+use crate::kinds::compare::verdict as words;
+use crate::metrics::bootstrap::percentile_interval;
+use crate::metrics::paired::{bootstrap_p_value, holm};
+use crate::metrics::sequence::bleu::{bleu_from_stats, BleuOptions, BleuRefs, BleuScore};
+use crate::metrics::sequence::chrf::{chrf_typed, ChrfOptions, ChrfRefs};
+use crate::metrics::sequence::ter::{ter_from_stats, TerRefs};
+use crate::metrics::sequence::text::py_split;
+use crate::metrics::sequence::wer::{self, ErrorCounts};
+
+use super::read::Segments;
+
+/// The statistic families: metrics computed from the same segment sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Bleu,
+    Chrf,
+    ChrfPP,
+    Ter,
+    Word,
+    Char,
+}
+
+/// The family of a metric key (not perplexity).
+pub fn family(metric: &str) -> Family {
+    match metric {
+        "bleu" => Family::Bleu,
+        "chrf" => Family::Chrf,
+        "chrf++" => Family::ChrfPP,
+        "ter" => Family::Ter,
+        "cer" => Family::Char,
+        _ => Family::Word,
+    }
+}
+
+/// Whether the metric is one of sacreBLEU's.
+pub fn is_sacre(metric: &str) -> bool {
+    matches!(metric, "bleu" | "chrf" | "chrf++" | "ter")
+}
+
+/// One family's segment statistics: `n` rows of `k` values.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    pub family: Family,
+    pub k: usize,
+    pub values: Vec<f64>,
+}
+
+impl Stats {
+    fn row(&self, i: usize) -> &[f64] {
+        &self.values[i * self.k..(i + 1) * self.k]
+    }
+
+    /// Column sums over `rows`.
+    pub fn sums(&self, rows: impl Iterator<Item = usize>) -> Vec<f64> {
+        let mut out = vec![0.0; self.k];
+        for i in rows {
+            for (o, v) in out.iter_mut().zip(self.row(i)) {
+                *o += v;
+            }
+        }
+        out
+    }
+}
+
+/// The chrF options of a chrF-family metric.
+pub fn chrf_options(cfg: &SequenceConfig, f: Family) -> ChrfOptions {
+    match f {
+        Family::ChrfPP => ChrfOptions {
+            word_order: 2,
+            ..cfg.chrf.clone()
+        },
+        _ => cfg.chrf.clone(),
+    }
+}
+
+/// A metric's value from summed statistics: the value and whether sacreBLEU
+/// would hold it as a numpy float32 (`binary32` = float32 statistics).
+pub fn score(cfg: &SequenceConfig, metric: &str, sums: &[f64], binary32: bool) -> (f64, bool) {
+    match family(metric) {
+        Family::Bleu => (bleu_from_stats(sums, &cfg.bleu, binary32).score, false),
+        f @ (Family::Chrf | Family::ChrfPP) => chrf_typed(sums, &chrf_options(cfg, f), binary32),
+        Family::Ter => {
+            let v = ter_from_stats(sums[0], sums[1], binary32);
+            (v, binary32 && sums[1] > 0.0)
+        }
+        Family::Word | Family::Char => {
+            // [H, S, D, I, N, P]
+            let m = wer::measures(sums[0], sums[1], sums[2], sums[3], sums[4], sums[5]);
+            let v = match metric {
+                "mer" => m[1],
+                "wil" => m[2],
+                "wip" => m[3],
+                _ => m[0],
+            };
+            (v, false)
+        }
+    }
+}
+
+/// Per-segment word alignment of one system (WER segments only).
+#[derive(Debug, Clone, Default)]
+pub struct WordSegment {
+    pub alignment: wer::Alignment,
+    pub ref_words: Vec<String>,
+    pub hyp_words: Vec<String>,
+}
+
+/// One system's statistics and per-segment results.
+#[derive(Debug, Clone)]
+pub struct SystemRun {
+    pub name: String,
+    pub stats: Vec<Stats>,
+    /// Per metric (config order): sentence scores, `None` = empty cell.
+    pub segment_scores: Vec<Vec<Option<f64>>>,
+    pub words: Vec<Option<WordSegment>>,
+    pub errors: ErrorCounts,
+}
+
+impl SystemRun {
+    pub fn stats(&self, f: Family) -> &Stats {
+        self.stats
+            .iter()
+            .find(|s| s.family == f)
+            .expect("family computed")
+    }
+}
+
+/// The families the metrics need.
+pub fn families(cfg: &SequenceConfig) -> Vec<Family> {
+    let mut out: Vec<Family> = Vec::new();
+    for m in cfg.metrics.iter().filter(|m| *m != "perplexity") {
+        let f = family(m);
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Prepared references of every segment, shared by the systems.
+struct Prepared {
+    bleu: Vec<BleuRefs>,
+    chrf: Vec<ChrfRefs>,
+    chrfpp: Vec<ChrfRefs>,
+    ter: Vec<TerRefs>,
+    words: Vec<Option<Vec<String>>>,
+    chars: Vec<Option<Vec<String>>>,
+}
+
+fn prepare(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    fams: &[Family],
+    range: std::ops::Range<usize>,
+) -> Prepared {
+    let has = |f: Family| fams.contains(&f);
+    let refs: Vec<Vec<&str>> = range.clone().map(|i| seg.present_refs(i)).collect();
+    let first: Vec<Option<&str>> = range.map(|i| seg.refs[0][i].as_deref()).collect();
+    Prepared {
+        bleu: if has(Family::Bleu) {
+            refs.iter().map(|r| BleuRefs::new(&cfg.bleu, r)).collect()
+        } else {
+            Vec::new()
+        },
+        chrf: if has(Family::Chrf) {
+            let o = chrf_options(cfg, Family::Chrf);
+            refs.iter().map(|r| ChrfRefs::new(&o, r)).collect()
+        } else {
+            Vec::new()
+        },
+        chrfpp: if has(Family::ChrfPP) {
+            let o = chrf_options(cfg, Family::ChrfPP);
+            refs.iter().map(|r| ChrfRefs::new(&o, r)).collect()
+        } else {
+            Vec::new()
+        },
+        ter: if has(Family::Ter) {
+            refs.iter().map(|r| TerRefs::new(&cfg.ter, r)).collect()
+        } else {
+            Vec::new()
+        },
+        words: first
+            .iter()
+            .map(|r| r.map(|t| wer::words(t, cfg.wer)))
+            .collect(),
+        chars: first.iter().map(|r| r.map(wer::chars)).collect(),
+    }
+}
+
+fn system_run(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    p: &Prepared,
+    fams: &[Family],
+    s: usize,
+    start: usize,
+) -> SystemRun {
+    // the chunk's segments: p's index i is segment start + i
+    let n = p.words.len();
+    let hyps = &seg.hyps[s][start..start + n];
+    let mut stats = Vec::new();
+    let mut words_out: Vec<Option<WordSegment>> = vec![None; n];
+    let mut errors = ErrorCounts::default();
+    for &f in fams {
+        let (k, values) = match f {
+            Family::Bleu => {
+                let k = 2 + 2 * cfg.bleu.max_order;
+                let v = (0..n)
+                    .flat_map(|i| p.bleu[i].stats(&cfg.bleu, &hyps[i]))
+                    .map(|x| x as f64)
+                    .collect();
+                (k, v)
+            }
+            Family::Chrf | Family::ChrfPP => {
+                let o = chrf_options(cfg, f);
+                let refs = if f == Family::Chrf {
+                    &p.chrf
+                } else {
+                    &p.chrfpp
+                };
+                let k = 3 * o.order();
+                let v = (0..n)
+                    .flat_map(|i| {
+                        let mut row = refs[i].stats(&o, &hyps[i]);
+                        row.resize(k, 0);
+                        row
+                    })
+                    .map(|x| x as f64)
+                    .collect();
+                (k, v)
+            }
+            Family::Ter => {
+                let v = (0..n)
+                    .flat_map(|i| {
+                        let (e, l) = p.ter[i].stats(&cfg.ter, &hyps[i]);
+                        [e as f64, l]
+                    })
+                    .collect();
+                (2, v)
+            }
+            Family::Word | Family::Char => {
+                let mut v = vec![0.0; 6 * n];
+                for i in 0..n {
+                    let (r, h) = match f {
+                        Family::Word => (&p.words[i], wer::words(&hyps[i], cfg.wer)),
+                        _ => (&p.chars[i], wer::chars(&hyps[i])),
+                    };
+                    let Some(r) = r else { continue };
+                    let a = wer::align_tokens(r, &h);
+                    v[6 * i..6 * i + 6].copy_from_slice(&[
+                        a.hits as f64,
+                        a.substitutions as f64,
+                        a.deletions as f64,
+                        a.insertions as f64,
+                        a.ref_len as f64,
+                        a.hyp_len as f64,
+                    ]);
+                    if f == Family::Word {
+                        wer::add_error_counts(&a, r, &h, " ", &mut errors);
+                        words_out[i] = Some(WordSegment {
+                            alignment: a,
+                            ref_words: r.clone(),
+                            hyp_words: h,
+                        });
+                    }
+                }
+                (6, v)
+            }
+        };
+        stats.push(Stats {
+            family: f,
+            k,
+            values,
+        });
+    }
+    SystemRun {
+        name: seg.systems[s].clone(),
+        stats,
+        segment_scores: Vec::new(),
+        words: words_out,
+        errors,
+    }
+}
+
+/// Segments per chunk: the prepared references of one chunk at a time are
+/// in memory (chrF's n-gram tables are the largest part of a run).
+const CHUNK: usize = 4096;
+
+/// Every system's statistics, chunk by chunk, the systems of a chunk on
+/// their own threads.
+fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<SystemRun> {
+    let n = seg.n();
+    let mut systems: Vec<SystemRun> = Vec::new();
+    let mut start = 0;
+    while start < n || (n == 0 && systems.is_empty()) {
+        let end = (start + CHUNK).min(n);
+        let prepared = prepare(cfg, seg, fams, start..end);
+        let parts: Vec<SystemRun> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..seg.systems.len())
+                .map(|s| {
+                    let prepared = &prepared;
+                    scope.spawn(move || system_run(cfg, seg, prepared, fams, s, start))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("system thread"))
+                .collect()
+        });
+        if systems.is_empty() {
+            systems = parts;
+        } else {
+            for (sys, part) in systems.iter_mut().zip(parts) {
+                for (a, b) in sys.stats.iter_mut().zip(part.stats) {
+                    a.values.extend(b.values);
+                }
+                sys.words.extend(part.words);
+                merge_errors(&mut sys.errors, part.errors);
+            }
+        }
+        if n == 0 {
+            break;
+        }
+        start = end;
+    }
+    for sys in systems.iter_mut() {
+        let scores = cfg
+            .metrics
+            .iter()
+            .filter(|m| *m != "perplexity")
+            .map(|m| segment_scores(cfg, seg, sys, m))
+            .collect();
+        sys.segment_scores = scores;
+    }
+    systems
+}
+
+fn merge_errors(into: &mut ErrorCounts, from: ErrorCounts) {
+    for (k, v) in from.substitutions {
+        *into.substitutions.entry(k).or_insert(0) += v;
+    }
+    for (k, v) in from.insertions {
+        *into.insertions.entry(k).or_insert(0) += v;
+    }
+    for (k, v) in from.deletions {
+        *into.deletions.entry(k).or_insert(0) += v;
+    }
+}
+
+fn segment_scores(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    run: &SystemRun,
+    metric: &str,
+) -> Vec<Option<f64>> {
+    let st = run.stats(family(metric));
+    (0..seg.n())
+        .map(|i| {
+            let row = st.row(i);
+            match st.family {
+                Family::Bleu => {
+                    let o = BleuOptions {
+                        effective_order: true,
+                        ..cfg.bleu.clone()
+                    };
+                    Some(bleu_from_stats(row, &o, false).score)
+                }
+                Family::Word | Family::Char => seg.refs[0][i]
+                    .as_ref()
+                    .map(|_| score(cfg, metric, row, false).0),
+                _ => Some(score(cfg, metric, row, false).0),
+            }
+        })
+        .collect()
+}
+
+/// One system's numbers for one metric.
+#[derive(Debug, Clone)]
+pub struct MetricResult {
+    pub metric: String,
+    pub score: f64,
+    pub n_segments: usize,
+    /// Bootstrap replicate values (empty without intervals).
+    pub replicates: Vec<f64>,
+    /// Whether sacreBLEU's replicate array is float32.
+    pub replicates_f32: bool,
+    pub lower: f64,
+    pub upper: f64,
+    pub bs_mean: f64,
+    pub bs_ci: f64,
+    /// Candidates: sacreBLEU's paired bootstrap and AR p-values.
+    pub bs_p: Option<f64>,
+    pub ar_p: Option<f64>,
+}
+
+/// One compared metric of a candidate.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub metric: String,
+    pub baseline: f64,
+    pub baseline_lower: f64,
+    pub baseline_upper: f64,
+    pub candidate: f64,
+    pub candidate_lower: f64,
+    pub candidate_upper: f64,
+    pub delta: f64,
+    pub delta_lower: f64,
+    pub delta_upper: f64,
+    pub gain: f64,
+    pub gain_lower: f64,
+    pub gain_upper: f64,
+    pub p_value: f64,
+    pub p_holm: f64,
+    pub verdict: String,
+    pub margin: f64,
+    pub p_paired_bs: Option<f64>,
+    pub p_ar: Option<f64>,
+}
+
+/// A subset's corpus score: (system, metric, n_segments, score).
+#[derive(Debug, Clone)]
+pub struct SubsetScore {
+    pub system: String,
+    pub metric: String,
+    pub n_segments: usize,
+    pub score: f64,
+}
+
+/// A length bucket: label, lower and upper length (none for `60+`),
+/// segments, scores.
+pub type Bucket = (String, usize, Option<usize>, usize, Vec<SubsetScore>);
+
+/// Everything the tables and the report show.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub segments: Segments,
+    pub systems: Vec<SystemRun>,
+    pub baseline: usize,
+    /// `results[system][metric]` (config order, perplexity left out).
+    pub results: Vec<Vec<MetricResult>>,
+    /// Per candidate (system index, rows).
+    pub comparisons: Vec<(usize, Vec<Comparison>)>,
+    /// `(column, level, scores)`.
+    pub subgroups: Vec<(String, String, usize, Vec<SubsetScore>)>,
+    /// `(label, lower, upper, n, scores)`.
+    pub buckets: Vec<Bucket>,
+    pub nrefs: String,
+    pub wer_segments: usize,
+    /// Perplexity per system with log-probabilities (spec 2.5).
+    pub ppl: Vec<super::ppl::PplRun>,
+}
+
+impl Run {
+    /// The metrics computed from segments (config order).
+    pub fn text_metrics<'a>(&self, cfg: &'a SequenceConfig) -> Vec<&'a str> {
+        cfg.metrics
+            .iter()
+            .map(String::as_str)
+            .filter(|m| *m != "perplexity")
+            .collect()
+    }
+}
+
+fn n_segments_of(seg: &Segments, metric: &str) -> usize {
+    match family(metric) {
+        Family::Word | Family::Char => seg.refs[0].iter().filter(|r| r.is_some()).count(),
+        _ => seg.n(),
+    }
+}
+
+/// Every number.
+pub fn run(
+    cfg: &SequenceConfig,
+    seg: Segments,
+    logprobs: Vec<super::logprobs::SystemLogprobs>,
+) -> anyhow::Result<Run> {
+    let n = seg.n();
+    if n == 0 && !seg.systems.is_empty() {
+        anyhow::bail!("no segment left: every row lacks a reference");
+    }
+    let fams = families(cfg);
+    let systems: Vec<SystemRun> =
+        crate::provenance::timed("statistics", || all_systems(cfg, &seg, &fams));
+    let baseline = cfg
+        .baseline
+        .as_ref()
+        .and_then(|b| seg.systems.iter().position(|s| s == b))
+        .unwrap_or(0);
+    let metrics: Vec<&str> = cfg
+        .metrics
+        .iter()
+        .map(String::as_str)
+        .filter(|m| *m != "perplexity")
+        .collect();
+    let mut results: Vec<Vec<MetricResult>> = systems
+        .iter()
+        .map(|sys| {
+            metrics
+                .iter()
+                .map(|m| {
+                    let st = sys.stats(family(m));
+                    let sums = st.sums(0..n);
+                    MetricResult {
+                        metric: m.to_string(),
+                        score: score(cfg, m, &sums, false).0,
+                        n_segments: n_segments_of(&seg, m),
+                        replicates: Vec::new(),
+                        replicates_f32: false,
+                        lower: f64::NAN,
+                        upper: f64::NAN,
+                        bs_mean: f64::NAN,
+                        bs_ci: f64::NAN,
+                        bs_p: None,
+                        ar_p: None,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    if let Some(iv) = cfg.intervals {
+        crate::provenance::timed("bootstrap", || {
+            super::resample::bootstrap(cfg, &systems, &metrics, &mut results, iv, baseline, n)
+        });
+        if cfg.ar_trials > 0 {
+            crate::provenance::timed("randomization", || {
+                super::resample::randomization(
+                    cfg,
+                    &systems,
+                    &metrics,
+                    &mut results,
+                    iv.seed,
+                    baseline,
+                    n,
+                )
+            });
+        }
+    }
+    let ppl_base = seg
+        .systems
+        .get(baseline)
+        .and_then(|b| logprobs.iter().position(|l| &l.system == b))
+        .unwrap_or(0);
+    let ppl = crate::provenance::timed("perplexity", || {
+        super::ppl::run(&logprobs, cfg.intervals, ppl_base)
+    });
+    let comparisons = compare(cfg, &systems, &results, baseline, &ppl);
+    let subgroups = subsets_by_group(cfg, &seg, &systems, &metrics);
+    let buckets = length_buckets(cfg, &seg, &systems, &metrics);
+    let counts: std::collections::BTreeSet<usize> =
+        (0..n).map(|i| seg.present_refs(i).len()).collect();
+    let nrefs = if counts.len() == 1 {
+        counts
+            .iter()
+            .next()
+            .map(|c| c.to_string())
+            .unwrap_or_default()
+    } else {
+        "var".into()
+    };
+    let wer_segments = seg.refs[0].iter().filter(|r| r.is_some()).count();
+    Ok(Run {
+        segments: seg,
+        systems,
+        baseline,
+        results,
+        comparisons,
+        subgroups,
+        buckets,
+        nrefs: if n == 0 { "0".into() } else { nrefs },
+        wer_segments,
+        ppl,
+    })
+}
+
+fn ppl_row(
+    cfg: &SequenceConfig,
+    iv: crate::config::sequence::SeqIntervals,
+    c: &super::ppl::PplRun,
+    b: &super::ppl::PplRun,
+) -> Comparison {
+    let paired = super::ppl::paired(c, b);
+    let diffs: Vec<f64> = if paired {
+        c.replicates
+            .iter()
+            .zip(&b.replicates)
+            .map(|(x, y)| x - y)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let d = percentile_interval(&diffs, iv.level);
+    let delta = c.numbers.perplexity - b.numbers.perplexity;
+    Comparison {
+        metric: "perplexity".into(),
+        baseline: b.numbers.perplexity,
+        baseline_lower: b.lower,
+        baseline_upper: b.upper,
+        candidate: c.numbers.perplexity,
+        candidate_lower: c.lower,
+        candidate_upper: c.upper,
+        delta,
+        delta_lower: d.lower,
+        delta_upper: d.upper,
+        gain: -delta,
+        gain_lower: -d.upper,
+        gain_upper: -d.lower,
+        p_value: if paired {
+            bootstrap_p_value(&diffs)
+        } else {
+            f64::NAN
+        },
+        p_holm: f64::NAN,
+        verdict: String::new(),
+        margin: cfg.margin("perplexity"),
+        p_paired_bs: c.bs_p,
+        p_ar: None,
+    }
+}
+
+fn compare(
+    cfg: &SequenceConfig,
+    systems: &[SystemRun],
+    results: &[Vec<MetricResult>],
+    baseline: usize,
+    ppl: &[super::ppl::PplRun],
+) -> Vec<(usize, Vec<Comparison>)> {
+    let Some(iv) = cfg.intervals else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (s, _) in systems.iter().enumerate().filter(|(s, _)| *s != baseline) {
+        let mut rows: Vec<Comparison> = results[s]
+            .iter()
+            .zip(&results[baseline])
+            .map(|(c, b)| {
+                let diffs: Vec<f64> = c
+                    .replicates
+                    .iter()
+                    .zip(&b.replicates)
+                    .map(|(x, y)| x - y)
+                    .collect();
+                let iv_d = percentile_interval(&diffs, iv.level);
+                let delta = c.score - b.score;
+                let larger = larger_is_better(&c.metric);
+                let (gain, gl, gu) = if larger {
+                    (delta, iv_d.lower, iv_d.upper)
+                } else {
+                    (-delta, -iv_d.upper, -iv_d.lower)
+                };
+                Comparison {
+                    metric: c.metric.clone(),
+                    baseline: b.score,
+                    baseline_lower: b.lower,
+                    baseline_upper: b.upper,
+                    candidate: c.score,
+                    candidate_lower: c.lower,
+                    candidate_upper: c.upper,
+                    delta,
+                    delta_lower: iv_d.lower,
+                    delta_upper: iv_d.upper,
+                    gain,
+                    gain_lower: gl,
+                    gain_upper: gu,
+                    p_value: bootstrap_p_value(&diffs),
+                    p_holm: f64::NAN,
+                    verdict: String::new(),
+                    margin: cfg.margin(&c.metric),
+                    p_paired_bs: c.bs_p,
+                    p_ar: c.ar_p,
+                }
+            })
+            .collect();
+        let find = |name: &str| ppl.iter().find(|p| p.system == name);
+        if let (Some(c), Some(b)) = (find(&systems[s].name), find(&systems[baseline].name)) {
+            rows.push(ppl_row(cfg, iv, c, b));
+        }
+        let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
+        for (r, ph) in rows.iter_mut().zip(holm(&p)) {
+            r.p_holm = ph;
+            let rules = words::Rules {
+                paired: true,
+                holm: Some((ph, iv.level)),
+            };
+            r.verdict = words::verdict(r.gain_lower, r.gain_upper, r.margin, rules)
+                .name()
+                .to_string();
+        }
+        out.push((s, rows));
+    }
+    out
+}
+
+fn subset_scores(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    systems: &[SystemRun],
+    metrics: &[&str],
+    rows: &[usize],
+) -> Vec<SubsetScore> {
+    let mut out = Vec::new();
+    for sys in systems {
+        for m in metrics {
+            let st = sys.stats(family(m));
+            let used: Vec<usize> = match family(m) {
+                Family::Word | Family::Char => rows
+                    .iter()
+                    .copied()
+                    .filter(|&i| seg.refs[0][i].is_some())
+                    .collect(),
+                _ => rows.to_vec(),
+            };
+            let sums = st.sums(used.iter().copied());
+            out.push(SubsetScore {
+                system: sys.name.clone(),
+                metric: m.to_string(),
+                n_segments: used.len(),
+                score: if used.is_empty() {
+                    f64::NAN
+                } else {
+                    score(cfg, m, &sums, false).0
+                },
+            });
+        }
+    }
+    out
+}
+
+fn subsets_by_group(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    systems: &[SystemRun],
+    metrics: &[&str],
+) -> Vec<(String, String, usize, Vec<SubsetScore>)> {
+    let mut out = Vec::new();
+    for (g, levels) in &seg.subgroups {
+        let distinct: std::collections::BTreeSet<&str> =
+            levels.iter().map(String::as_str).collect();
+        for level in distinct {
+            let rows: Vec<usize> = (0..seg.n()).filter(|&i| levels[i] == level).collect();
+            out.push((
+                g.clone(),
+                level.to_string(),
+                rows.len(),
+                subset_scores(cfg, seg, systems, metrics, &rows),
+            ));
+        }
+    }
+    out
+}
+
+fn length_buckets(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    systems: &[SystemRun],
+    metrics: &[&str],
+) -> Vec<Bucket> {
+    let bucket_of = |i: usize| -> usize {
+        let first = seg
+            .present_refs(i)
+            .first()
+            .map_or(0, |r| py_split(r).count());
+        (first / 10).min(6)
+    };
+    let b: Vec<usize> = (0..seg.n()).map(bucket_of).collect();
+    let mut out = Vec::new();
+    for k in 0..=6 {
+        let rows: Vec<usize> = (0..seg.n()).filter(|&i| b[i] == k).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let (label, upper) = if k == 6 {
+            ("60+".to_string(), None)
+        } else {
+            (format!("{}-{}", 10 * k, 10 * k + 9), Some(10 * k + 9))
+        };
+        out.push((
+            label,
+            10 * k,
+            upper,
+            rows.len(),
+            subset_scores(cfg, seg, systems, metrics, &rows),
+        ));
+    }
+    out
+}
+
+/// The sacreBLEU `BLEUScore` of a system's corpus.
+pub fn bleu_corpus(cfg: &SequenceConfig, sys: &SystemRun, n: usize) -> BleuScore {
+    bleu_from_stats(&sys.stats(Family::Bleu).sums(0..n), &cfg.bleu, false)
+}

@@ -1,0 +1,374 @@
+//! The WER family and CER as jiwer 4.0.0 computes them (sequence.md 2.4):
+//! its `wer_default` / `wer_standardize` transforms, the Levenshtein
+//! alignment of rapidfuzz 3.x (`Levenshtein.opcodes`, its backtracking tie
+//! rule), hits/substitutions/deletions/insertions, the measures from their
+//! sums, and `collect_error_counts`' chunks. Pure maths; no I/O.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::text::{is_py_space, py_lower, py_strip};
+use crate::table::FxBuild;
+
+/// jiwer's word transforms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WerTransform {
+    Default,
+    Standardize,
+}
+
+impl WerTransform {
+    pub const NAMES: [&'static str; 2] = ["default", "standardize"];
+
+    pub fn from_name(name: &str) -> Option<WerTransform> {
+        match name {
+            "default" => Some(WerTransform::Default),
+            "standardize" => Some(WerTransform::Standardize),
+            _ => None,
+        }
+    }
+}
+
+static CONTRACTIONS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    [
+        ("won't", "will not"),
+        ("can't", "can not"),
+        ("let's", "let us"),
+        ("n't", " not"),
+        ("'re", " are"),
+        ("'s", " is"),
+        ("'d", " would"),
+        ("'ll", " will"),
+        ("'t", " not"),
+        ("'ve", " have"),
+        ("'m", " am"),
+    ]
+    .into_iter()
+    .map(|(p, r)| (Regex::new(&regex::escape(p)).expect("literal"), r))
+    .collect()
+});
+
+static KALDI: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[<\[][^>\]]*[>\]]").expect("valid pattern"));
+
+/// `RemoveMultipleSpaces` (`\s\s+` -> one space, Python's `\s`).
+fn remove_multiple_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut run: Vec<char> = Vec::new();
+    for c in s.chars() {
+        if is_py_space(c) {
+            run.push(c);
+            continue;
+        }
+        flush_run(&mut out, &mut run);
+        out.push(c);
+    }
+    flush_run(&mut out, &mut run);
+    out
+}
+
+fn flush_run(out: &mut String, run: &mut Vec<char>) {
+    match run.len() {
+        0 => {}
+        1 => out.push(run[0]),
+        _ => out.push(' '),
+    }
+    run.clear();
+}
+
+/// The words jiwer compares after `transform`.
+pub fn words(s: &str, transform: WerTransform) -> Vec<String> {
+    let mut text = s.to_string();
+    if transform == WerTransform::Standardize {
+        text = py_lower(&text);
+        for (p, r) in CONTRACTIONS.iter() {
+            text = p.replace_all(&text, *r).into_owned();
+        }
+        text = KALDI.replace_all(&text, "").into_owned();
+        text = text
+            .chars()
+            .map(|c| {
+                if " \t\n\r\u{b}\u{c}".contains(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+    }
+    let text = remove_multiple_spaces(&text);
+    py_strip(&text)
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The characters jiwer's `cer_default` compares: `strip()`, code points.
+pub fn chars(s: &str) -> Vec<String> {
+    py_strip(s).chars().map(|c| c.to_string()).collect()
+}
+
+/// An opcode tag of rapidfuzz / jiwer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tag {
+    Equal,
+    Substitute,
+    Delete,
+    Insert,
+}
+
+/// One alignment chunk (jiwer's `AlignmentChunk`), half-open ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    pub tag: Tag,
+    pub ref_start: usize,
+    pub ref_end: usize,
+    pub hyp_start: usize,
+    pub hyp_end: usize,
+}
+
+/// One pair's alignment and counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Alignment {
+    pub hits: u64,
+    pub substitutions: u64,
+    pub deletions: u64,
+    pub insertions: u64,
+    pub ref_len: u64,
+    pub hyp_len: u64,
+    pub chunks: Vec<Chunk>,
+}
+
+/// rapidfuzz's `Levenshtein.opcodes(reference, hypothesis)` on token ids:
+/// common prefix and suffix stripped, full matrix, its backtracking rule.
+pub fn align(reference: &[u32], hyp: &[u32]) -> Alignment {
+    let prefix = reference
+        .iter()
+        .zip(hyp)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let suffix = reference[prefix..]
+        .iter()
+        .rev()
+        .zip(hyp[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let s1 = &reference[prefix..reference.len() - suffix];
+    let s2 = &hyp[prefix..hyp.len() - suffix];
+    let (n1, n2) = (s1.len(), s2.len());
+    let width = n1 + 1;
+    // d[r * width + c]: distance of r hypothesis and c reference tokens
+    let mut d = vec![0u32; (n2 + 1) * width];
+    for (c, cell) in d.iter_mut().take(width).enumerate() {
+        *cell = c as u32;
+    }
+    for r in 1..=n2 {
+        d[r * width] = r as u32;
+        for c in 1..=n1 {
+            let sub = d[(r - 1) * width + c - 1] + u32::from(s1[c - 1] != s2[r - 1]);
+            let del = d[r * width + c - 1] + 1;
+            let ins = d[(r - 1) * width + c] + 1;
+            d[r * width + c] = sub.min(del).min(ins);
+        }
+    }
+    let at = |r: usize, c: usize| d[r * width + c] as i64;
+    // the middle's operations, from the end
+    let mut ops: Vec<Tag> = Vec::with_capacity(n1 + n2);
+    let (mut row, mut col) = (n2, n1);
+    while row > 0 && col > 0 {
+        if at(row, col) == at(row, col - 1) + 1 {
+            col -= 1;
+            ops.push(Tag::Delete);
+        } else {
+            row -= 1;
+            if row > 0 && at(row, col) - at(row, col - 1) == -1 {
+                ops.push(Tag::Insert);
+            } else {
+                col -= 1;
+                ops.push(if s1[col] != s2[row] {
+                    Tag::Substitute
+                } else {
+                    Tag::Equal
+                });
+            }
+        }
+    }
+    ops.extend(std::iter::repeat_n(Tag::Delete, col));
+    ops.extend(std::iter::repeat_n(Tag::Insert, row));
+    let mut path = vec![Tag::Equal; prefix];
+    path.extend(ops.iter().rev());
+    path.extend(std::iter::repeat_n(Tag::Equal, suffix));
+    chunks_of(&path, reference.len() as u64, hyp.len() as u64)
+}
+
+fn chunks_of(path: &[Tag], ref_len: u64, hyp_len: u64) -> Alignment {
+    let mut out = Alignment {
+        ref_len,
+        hyp_len,
+        ..Alignment::default()
+    };
+    let (mut r, mut h) = (0usize, 0usize);
+    let mut i = 0;
+    while i < path.len() {
+        let tag = path[i];
+        let (r0, h0) = (r, h);
+        while i < path.len() && path[i] == tag {
+            match tag {
+                Tag::Equal | Tag::Substitute => {
+                    r += 1;
+                    h += 1;
+                }
+                Tag::Delete => r += 1,
+                Tag::Insert => h += 1,
+            }
+            i += 1;
+        }
+        let n = match tag {
+            Tag::Insert => (h - h0) as u64,
+            _ => (r - r0) as u64,
+        };
+        match tag {
+            Tag::Equal => out.hits += n,
+            Tag::Substitute => out.substitutions += n,
+            Tag::Delete => out.deletions += n,
+            Tag::Insert => out.insertions += n,
+        }
+        out.chunks.push(Chunk {
+            tag,
+            ref_start: r0,
+            ref_end: r,
+            hyp_start: h0,
+            hyp_end: h,
+        });
+    }
+    out
+}
+
+/// Aligns two token lists (words or characters).
+pub fn align_tokens(reference: &[String], hyp: &[String]) -> Alignment {
+    fn ids<'a>(ws: &'a [String], vocab: &mut HashMap<&'a str, u32, FxBuild>) -> Vec<u32> {
+        ws.iter()
+            .map(|w| {
+                let next = vocab.len() as u32;
+                *vocab.entry(w.as_str()).or_insert(next)
+            })
+            .collect()
+    }
+    let mut vocab: HashMap<&str, u32, FxBuild> = HashMap::default();
+    let r = ids(reference, &mut vocab);
+    let h = ids(hyp, &mut vocab);
+    align(&r, &h)
+}
+
+/// jiwer's measures from summed counts: `(wer, mer, wil, wip)`.
+pub fn measures(hits: f64, subs: f64, dels: f64, ins: f64, ref_len: f64, hyp_len: f64) -> [f64; 4] {
+    let (wer, mer, wip) = if ref_len == 0.0 {
+        if hyp_len == 0.0 {
+            (ins, 0.0, 1.0)
+        } else {
+            (ins, 1.0, 0.0)
+        }
+    } else {
+        let wip = if hyp_len >= 1.0 {
+            (hits / ref_len) * (hits / hyp_len)
+        } else {
+            0.0
+        };
+        (
+            (subs + dels + ins) / (hits + subs + dels),
+            (subs + dels + ins) / (hits + subs + dels + ins),
+            wip,
+        )
+    };
+    [wer, mer, 1.0 - wip, wip]
+}
+
+/// `collect_error_counts` of one pair, added into `counts`: substitutions
+/// keyed by (reference, hypothesis), insertions and deletions by text.
+pub fn add_error_counts(
+    a: &Alignment,
+    reference: &[String],
+    hyp: &[String],
+    sep: &str,
+    counts: &mut ErrorCounts,
+) {
+    for c in &a.chunks {
+        let rtext = || reference[c.ref_start..c.ref_end].join(sep);
+        let htext = || hyp[c.hyp_start..c.hyp_end].join(sep);
+        match c.tag {
+            Tag::Substitute => *counts.substitutions.entry((rtext(), htext())).or_insert(0) += 1,
+            Tag::Insert => *counts.insertions.entry(htext()).or_insert(0) += 1,
+            Tag::Delete => *counts.deletions.entry(rtext()).or_insert(0) += 1,
+            Tag::Equal => {}
+        }
+    }
+}
+
+/// jiwer's three error-count dictionaries.
+#[derive(Debug, Clone, Default)]
+pub struct ErrorCounts {
+    pub substitutions: HashMap<(String, String), u64, FxBuild>,
+    pub insertions: HashMap<String, u64, FxBuild>,
+    pub deletions: HashMap<String, u64, FxBuild>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        words(s, WerTransform::Default)
+    }
+
+    /// The fixtures' README, section 8: jiwer on sacreBLEU's example.
+    #[test]
+    fn readme_example() {
+        let pairs = [
+            ("The dog bit the man.", "The dog bit the man."),
+            ("It was not unexpected.", "It wasn't surprising."),
+            ("The man bit him first.", "The man had just bitten him."),
+        ];
+        let mut sum = [0u64; 6];
+        let mut counts = ErrorCounts::default();
+        for (r, h) in pairs {
+            let a = align_tokens(&w(r), &w(h));
+            for (s, x) in sum.iter_mut().zip([
+                a.hits,
+                a.substitutions,
+                a.deletions,
+                a.insertions,
+                a.ref_len,
+                a.hyp_len,
+            ]) {
+                *s += x;
+            }
+            add_error_counts(&a, &w(r), &w(h), " ", &mut counts);
+        }
+        assert_eq!(sum, [8, 5, 1, 1, 14, 14]);
+        let m = measures(8.0, 5.0, 1.0, 1.0, 14.0, 14.0);
+        assert_eq!(
+            m,
+            [0.5, 7.0 / 15.0, 0.6734693877551021, 0.32653061224489793]
+        );
+        assert_eq!(
+            counts.substitutions[&("was not".to_string(), "wasn't surprising.".to_string())],
+            1
+        );
+        assert_eq!(counts.insertions["had"], 1);
+        assert_eq!(counts.deletions["unexpected."], 1);
+    }
+
+    #[test]
+    fn transforms_and_empty_references() {
+        assert_eq!(w("  a\tb  c "), ["a\tb", "c"]);
+        assert_eq!(
+            words("I can't go [noise] <unk>  Now", WerTransform::Standardize),
+            ["i", "can", "not", "go", "now"]
+        );
+        assert_eq!(measures(0.0, 0.0, 0.0, 8.0, 0.0, 8.0), [8.0, 1.0, 1.0, 0.0]);
+        assert_eq!(measures(0.0, 0.0, 0.0, 0.0, 0.0, 0.0), [0.0, 0.0, 0.0, 1.0]);
+    }
+}
