@@ -187,6 +187,7 @@ pub mod preferences;
 pub mod prmse;
 pub mod ranking;
 pub mod raters;
+pub mod spans;
 pub mod summary;
 
 /// Round half to even (numpy `rint`): 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0.
