@@ -27,6 +27,7 @@ pub mod preferences;
 pub mod process;
 pub mod progress;
 pub mod simulate;
+pub mod spans;
 pub mod summarize;
 
 use rsmreport::kinds::{self, Destination, Kind, Outcome, Request};

@@ -29,6 +29,7 @@ mod parse;
 pub mod preferences;
 mod saved;
 pub mod sections;
+pub mod spans;
 mod validate;
 pub mod value;
 

@@ -36,6 +36,7 @@ pub mod classify;
 pub mod compare;
 pub mod evaluation;
 pub mod preferences;
+pub mod spans;
 pub mod summarize;
 
 use std::path::{Path, PathBuf};
