@@ -601,6 +601,7 @@ pub fn summary(a: &Analysis) -> Value {
     out.insert("summary_version".into(), json!(1));
     out.insert("kind".into(), json!("spans"));
     out.insert("experiment_id".into(), json!(a.cfg.experiment_id));
+    out.insert("data".into(), data_json(a));
     out.insert("agreement".into(), Value::Object(agreement));
     if let Some(r) = a.res.reference {
         out.insert("reference".into(), json!(name(a, r)));
@@ -633,4 +634,43 @@ pub fn summary(a: &Analysis) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// What was read (the fixtures' `data` block): annotators, documents,
+/// spans read and distinct, labels, and for token input the sentences,
+/// tokens and first problem per annotator; Prodigy's skipped lines.
+fn data_json(a: &Analysis) -> Value {
+    let d = &a.data;
+    let read: usize = d.spans.iter().flatten().map(Vec::len).sum();
+    let distinct: usize = a.res.distinct.iter().flatten().map(Vec::len).sum();
+    let mut m = Map::new();
+    m.insert("annotators".into(), json!(d.annotators));
+    m.insert("n_documents".into(), json!(d.documents.len()));
+    m.insert("n_spans_read".into(), json!(read));
+    m.insert("n_spans_distinct".into(), json!(distinct));
+    m.insert("labels".into(), json!(d.labels));
+    m.insert("token_input".into(), json!(d.tokens.is_some()));
+    if let Some(t) = &d.tokens {
+        m.insert("n_sentences".into(), json!(t.sentences.len()));
+        m.insert("n_tokens".into(), json!(t.n_tokens));
+        let mut first = Map::new();
+        for (k, p) in t.first_problem.iter().enumerate() {
+            if let Some((line, message)) = p {
+                first.insert(
+                    d.annotators[k].clone(),
+                    json!({"line": line, "message": message}),
+                );
+            }
+        }
+        m.insert("first_problem".into(), Value::Object(first));
+    }
+    if a.cfg.format == crate::config::spans::Format::Prodigy {
+        let skipped: Map<String, Value> = d
+            .skipped
+            .iter()
+            .map(|(k, n)| (k.clone(), json!(n)))
+            .collect();
+        m.insert("prodigy_lines_skipped".into(), Value::Object(skipped));
+    }
+    Value::Object(m)
 }
