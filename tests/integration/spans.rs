@@ -319,3 +319,298 @@ fn spans_reproduces_every_fixture_value() {
     );
     println!("spans: {n_cases} cases, {} values compared", t.checked);
 }
+
+// ---------------------------------------------------------------------------
+// Bad input (spans.md 9; docs/errors.md, section "spans"): each a clear
+// error naming the file, line, column or key, with its exit code, and
+// nothing written.
+
+const SPANS_CSV: &str = "document,annotator,start,end,label,text
+d1,a,0,4,PER,John
+d1,b,0,4,PER,John
+d2,a,,,,
+d2,b,7,12,LOC,Paris
+";
+
+const DOCS_CSV: &str = "document,text
+d1,John went home.
+d2,He saw Paris.
+";
+
+const EXP: &str = "experiment_id = \"e\"
+input_file = \"s.csv\"
+documents_file = \"docs.csv\"
+document_text_column = \"text\"
+text_column = \"text\"
+";
+
+/// Runs `spans` on `files` (name, content) with the experiment `exp`.
+fn spans_with(files: &[(&str, &str)], exp: &str) -> (tempfile::TempDir, common::Run) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in files {
+        fs::write(dir.path().join(name), content).unwrap();
+    }
+    fs::write(dir.path().join("exp.toml"), exp).unwrap();
+    let run = common::run_in(dir.path(), ["spans", "exp.toml", "-o", "out"]);
+    (dir, run)
+}
+
+fn refused(files: &[(&str, &str)], exp: &str, code: i32, needles: &[&str]) {
+    let (dir, run) = spans_with(files, exp);
+    assert_eq!(run.code, Some(code), "{}", run.describe());
+    assert!(!run.panicked(), "{}", run.describe());
+    for n in needles {
+        assert!(
+            run.stderr.contains(n),
+            "missing {n:?} in {}",
+            run.describe()
+        );
+    }
+    assert!(!dir.path().join("out").exists(), "something was written");
+}
+
+fn table_files(spans: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("s.csv", spans.to_string()),
+        ("docs.csv", DOCS_CSV.to_string()),
+    ]
+}
+
+fn refused_table(spans: &str, extra: &str, code: i32, needles: &[&str]) {
+    let files = table_files(spans);
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, c)| (*n, c.as_str())).collect();
+    refused(&files, &format!("{EXP}{extra}"), code, needles);
+}
+
+#[test]
+fn spans_the_small_table_runs() {
+    let files = table_files(SPANS_CSV);
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, c)| (*n, c.as_str())).collect();
+    let (dir, run) = spans_with(&files, EXP);
+    assert!(run.success, "{}", run.describe());
+    let rows = read_rows(&dir.path().join("out/output/e_span_agreement.csv"));
+    // d1: both PER [0,4); d2: a marked nothing, b marked Paris: 1 of 3.
+    assert_eq!(cell_num(&rows[0]["mean_pairwise_f1"]), 2.0 / 3.0);
+    assert_eq!(cell_num(&rows[0]["matched"]), 1.0);
+    assert_eq!(cell_num(&rows[0]["unmatched"]), 1.0);
+}
+
+#[test]
+fn spans_refuses_bad_experiment_files_before_reading_data() {
+    let cases: [(&str, &[&str]); 10] = [
+        ("formt = \"table\"\n", &["formt", "format"]),
+        ("format = \"conl\"\n", &["format", "did you mean \"conll\""]),
+        ("scheme = \"bilu\"\n", &["scheme", "did you mean \"bilou\""]),
+        (
+            "repair = \"discards\"\n",
+            &["repair", "did you mean \"discard\""],
+        ),
+        ("coverage = \"al\"\n", &["coverage", "did you mean \"all\""]),
+        ("min_overlap = 0\n", &["min_overlap", "(0, 1]"]),
+        (
+            "nervaluate_min_overlap_percentage = 101\n",
+            &["nervaluate_min_overlap_percentage", "[1, 100]"],
+        ),
+        ("annotators = [\"a\"]\n", &["annotators", "at least two"]),
+        (
+            "annotators = [\"a\", \"b\"]\nreference = \"c\"\n",
+            &["reference", "not among the annotators"],
+        ),
+        (
+            "annotators = [\"a\", \"b\", \"c\"]\nreference = \"a\"\nbaseline = \"x\"\n",
+            &["baseline", "not among the annotators"],
+        ),
+    ];
+    for (extra, needles) in cases {
+        // A broken data file proves the data is never read.
+        refused_table("not,a,span,table\n", extra, 2, needles);
+    }
+}
+
+#[test]
+fn spans_refuses_bad_span_tables_naming_file_line_and_column() {
+    let with = |row: &str| format!("{SPANS_CSV}{row}\n");
+    refused_table(
+        "document,annotator,begin,end,label\nd1,a,0,4,PER\n",
+        "",
+        1,
+        &[
+            "s.csv",
+            "'start'",
+            "its columns are document, annotator, begin, end, label",
+        ],
+    );
+    refused_table(
+        &with("d1,a,x,4,PER,"),
+        "",
+        1,
+        &["s.csv line 6", "'start'", "non-negative integer"],
+    );
+    refused_table(
+        &with("d1,a,-1,4,PER,"),
+        "",
+        1,
+        &["s.csv line 6", "non-negative integer"],
+    );
+    refused_table(
+        &with("d1,a,5,4,PER,"),
+        "",
+        1,
+        &["s.csv line 6", "start 5 is after end 4"],
+    );
+    refused_table(&with("d1,a,4,4,PER,"), "", 1, &["s.csv line 6", "empty"]);
+    refused_table(
+        &with("d1,a,10,40,PER,"),
+        "",
+        1,
+        &["s.csv line 6", "beyond the text", "d1"],
+    );
+    refused_table(
+        &with("d1,a,0,4,PER,Jane"),
+        "",
+        1,
+        &["s.csv line 6", "'text'", "Jane", "John"],
+    );
+    refused_table(
+        &with("d1,a,0,,PER,"),
+        "",
+        1,
+        &["s.csv line 6", "all filled"],
+    );
+    refused_table(
+        &with("d9,a,0,4,PER,"),
+        "",
+        1,
+        &["s.csv line 6", "d9", "not in the documents file"],
+    );
+    refused_table(
+        SPANS_CSV,
+        "reference = \"gold\"\n",
+        1,
+        &["reference \"gold\"", "a, b"],
+    );
+    let one = "document,annotator,start,end,label,text\nd1,a,0,4,PER,John\n";
+    refused_table(one, "", 1, &["1 annotator", "at least two"]);
+    let docs = "document,text\nd1,John went home.\nd1,Another text.\n";
+    refused(
+        &[("s.csv", SPANS_CSV), ("docs.csv", docs)],
+        EXP,
+        1,
+        &["docs.csv line 3", "two different texts"],
+    );
+}
+
+#[test]
+fn spans_refuses_bad_prodigy_lines() {
+    let exp = "experiment_id = \"e\"\ninput_file = \"a.jsonl\"\nformat = \"prodigy\"\n";
+    let line = |ann: &str, spans: &str| {
+        format!("{{\"text\": \"John went home.\", \"_input_hash\": 7, \"_annotator_id\": \"{ann}\", \"answer\": \"accept\", \"spans\": [{spans}]}}\n")
+    };
+    let ok = line("a", "{\"start\": 0, \"end\": 4, \"label\": \"PER\"}");
+    let twice = format!("{ok}{ok}{}", line("b", ""));
+    refused(&[("a.jsonl", &twice)], exp, 1, &["a.jsonl line 2", "twice"]);
+    let text = format!(
+        "{ok}{}",
+        line(
+            "b",
+            "{\"start\": 0, \"end\": 4, \"label\": \"PER\", \"text\": \"Jane\"}"
+        )
+    );
+    refused(
+        &[("a.jsonl", &text)],
+        exp,
+        1,
+        &["a.jsonl line 2", "'text'", "Jane"],
+    );
+    let beyond = format!(
+        "{ok}{}",
+        line("b", "{\"start\": 0, \"end\": 40, \"label\": \"PER\"}")
+    );
+    refused(
+        &[("a.jsonl", &beyond)],
+        exp,
+        1,
+        &["a.jsonl line 2", "beyond the text"],
+    );
+    let neg = format!(
+        "{ok}{}",
+        line("b", "{\"start\": -1, \"end\": 4, \"label\": \"PER\"}")
+    );
+    refused(
+        &[("a.jsonl", &neg)],
+        exp,
+        1,
+        &["a.jsonl line 2", "'start'", "non-negative integer"],
+    );
+    let two_texts = format!(
+        "{ok}{}",
+        line("b", "").replace("John went home.", "Other text.")
+    );
+    refused(
+        &[("a.jsonl", &two_texts)],
+        exp,
+        1,
+        &["a.jsonl line 2", "two different texts"],
+    );
+}
+
+#[test]
+fn spans_refuses_bad_tags() {
+    let exp = "experiment_id = \"e\"\ninput_file = \"t.conll\"\nformat = \"conll\"\ncolumns = [\"token\", \"gold\", \"sys\"]\nannotators = [\"gold\", \"sys\"]\nreference = \"gold\"\n";
+    let conll = "John B-PER B-PER\nSmith I-PER PER\n\n";
+    refused(
+        &[("t.conll", conll)],
+        exp,
+        1,
+        &["t.conll line 2", "'sys'", "malformed", "PER"],
+    );
+    let ill = "John O I-PER\nSmith O O\n\n";
+    let err = format!("{exp}repair = \"error\"\n");
+    refused(
+        &[("t.conll", ill)],
+        &err,
+        1,
+        &["t.conll line 1", "'sys'", "(start) -> I-PER"],
+    );
+    let outside = "John O S-PER\n\n";
+    refused(
+        &[("t.conll", outside)],
+        &err,
+        1,
+        &["t.conll line 1", "'sys'", "outside the scheme bio"],
+    );
+    let discard = format!("{exp}repair = \"discard\"\n");
+    refused(
+        &[("t.conll", outside)],
+        &discard,
+        1,
+        &["t.conll", "'sys'", "outside the scheme"],
+    );
+    let jsonl = "{\"gold\": [\"B-PER\", \"O\"], \"sys\": [\"B-PER\"]}\n";
+    let exp_j = "experiment_id = \"e\"\ninput_file = \"t.jsonl\"\nformat = \"bio_jsonl\"\nannotators = [\"gold\", \"sys\"]\n";
+    refused(
+        &[("t.jsonl", jsonl)],
+        exp_j,
+        1,
+        &["t.jsonl line 1", "'sys'", "1 tags"],
+    );
+    // begin (the default) reads the same ill-formed file, counting.
+    let (dir, run) = spans_with(&[("t.conll", ill)], exp);
+    assert!(run.success, "{}", run.describe());
+    let p = read_rows(&dir.path().join("out/output/e_annotator_profiles.csv"));
+    assert_eq!(cell_num(&p[1]["n_invalid_transitions"]), 1.0);
+}
+
+#[test]
+fn spans_degenerate_data_give_nan_not_a_panic() {
+    // Nothing marked anywhere, one document.
+    let s = "document,annotator,start,end,label\nd1,a,,,\nd1,b,,,\n";
+    let (dir, run) = spans_with(
+        &[("s.csv", s)],
+        "experiment_id = \"e\"\ninput_file = \"s.csv\"\nreference = \"a\"\n",
+    );
+    assert!(run.success, "{}", run.describe());
+    let rows = read_rows(&dir.path().join("out/output/e_span_agreement.csv"));
+    assert!(cell_num(&rows[0]["mean_pairwise_f1"]).is_nan());
+    assert_eq!(cell_num(&rows[0]["n_pairs_undefined"]), 1.0);
+}
