@@ -133,6 +133,9 @@ pub struct SpansConfig {
     pub intervals: Option<Intervals>,
     pub margins: Vec<(String, f64)>,
     pub gates: Option<Value>,
+    /// The gates, parsed by the kind (`kinds::spans::load`) before any
+    /// data is read.
+    pub parsed_gates: Vec<super::gates::Gate>,
     /// The config file, for messages.
     pub origin: PathBuf,
 }
@@ -346,6 +349,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
         intervals,
         margins: margins(raw)?,
         gates: raw.get("gates").cloned(),
+        parsed_gates: Vec::new(),
         origin: path.to_path_buf(),
     })
 }

@@ -614,3 +614,154 @@ fn spans_degenerate_data_give_nan_not_a_panic() {
     assert!(cell_num(&rows[0]["mean_pairwise_f1"]).is_nan());
     assert_eq!(cell_num(&rows[0]["n_pairs_undefined"]), 1.0);
 }
+
+// ---------------------------------------------------------------------------
+// The example, the browser, escaping, gates, determinism.
+
+fn example() -> PathBuf {
+    common::manifest_dir().join("examples/spans/exp.toml")
+}
+
+/// The README's example runs (its gates pass), and its report opens in
+/// headless Chromium (skipped without Chromium) with the first screen's
+/// answer.
+#[test]
+fn spans_example_runs_and_renders_in_the_browser() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let run = common::run_in(
+        tmp.path(),
+        [
+            "spans".as_ref(),
+            example().as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ],
+    );
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stdout.contains("mean pairwise strict F1"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stdout.contains("tagger_v2 vs tagger_v1: micro_f1"),
+        "{}",
+        run.describe()
+    );
+    let report = out.join("report/news_ner_report.html");
+    let html = fs::read_to_string(&report).unwrap();
+    assert!(html.contains("positive specific agreement"));
+    assert!(html.contains("nervaluate 1.2.1, reproduced with its quirks"));
+    for t in [
+        "system_comparisons",
+        "nervaluate",
+        "span_agreement_by_genre",
+        "system_scores_by_genre",
+    ] {
+        assert!(
+            out.join(format!("output/news_ner_{t}.csv")).is_file(),
+            "{t}"
+        );
+    }
+    let Some(text) =
+        crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "spans")
+    else {
+        return;
+    };
+    assert!(
+        text.contains("Agreement between annotators")
+            && text.contains("Systems against the reference")
+    );
+}
+
+/// Every string of the data that reaches the report is escaped.
+#[test]
+fn spans_escapes_labels_names_and_text() {
+    let s = "document,annotator,start,end,label\n<d>,<a>,0,3,<b>X\n<d>,b&c,0,3,<b>X\n";
+    let docs = "document,text\n<d>,<i>x</i> y\n";
+    let exp = "experiment_id = \"e\"\ninput_file = \"s.csv\"\ndocuments_file = \"docs.csv\"\ndocument_text_column = \"text\"\n";
+    let (dir, run) = spans_with(&[("s.csv", s), ("docs.csv", docs)], exp);
+    assert!(run.success, "{}", run.describe());
+    let html = fs::read_to_string(dir.path().join("out/report/e_report.html")).unwrap();
+    for raw in ["<b>X", "<a>", "<d>", "<i>x"] {
+        assert!(!html.contains(raw), "{raw} unescaped");
+    }
+    assert!(html.contains("&lt;b&gt;X"));
+}
+
+/// The same input and seed give the same bytes.
+#[test]
+fn spans_same_seed_same_bytes() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    for out in ["a", "b"] {
+        let o = std::process::Command::new(common::bin())
+            .args([
+                "spans".as_ref(),
+                example().as_os_str(),
+                "-o".as_ref(),
+                out.as_ref(),
+            ])
+            .current_dir(tmp.path())
+            .env("SOURCE_DATE_EPOCH", "1700000000")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let files = common::list_files(&tmp.path().join("a"));
+    assert!(files.len() > 12, "{files:?}");
+    for f in files {
+        let x = fs::read(tmp.path().join("a").join(&f)).unwrap();
+        let y = fs::read(tmp.path().join("b").join(&f)).unwrap();
+        assert!(x == y, "{} differs", f.display());
+    }
+}
+
+/// Gates: a passing agreement gate and a failed system gate exit 3 with
+/// every file written; a bad gate is refused before the data is read.
+#[test]
+fn spans_gates_pass_fail_and_refuse() {
+    let base = fs::read_to_string(example()).unwrap();
+    let dir = example().parent().unwrap().to_path_buf();
+    let abs = |t: String| {
+        t.replace(
+            "\"spans.csv\"",
+            &format!("{:?}", dir.join("spans.csv").display().to_string()),
+        )
+        .replace(
+            "\"documents.csv\"",
+            &format!("{:?}", dir.join("documents.csv").display().to_string()),
+        )
+    };
+    let cut = base.find("[[gates]]").unwrap();
+    let head = abs(base[..cut].to_string());
+    let tmp = tempfile::TempDir::new().unwrap();
+    let write = |gates: &str| {
+        fs::write(tmp.path().join("exp.toml"), format!("{head}{gates}")).unwrap();
+    };
+    write("[[gates]]\nmetric = \"micro_f1\"\nsystem = \"tagger_v1\"\nop = \">=\"\nthreshold = 0.99\n\n[[gates]]\nmetric = \"pooled_f1\"\ncriterion = \"exact\"\nop = \">=\"\nthreshold = 0.1\n");
+    let run = common::run_in(tmp.path(), ["spans", "exp.toml", "-o", "out"]);
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(tmp
+        .path()
+        .join("out/output/news_ner_span_agreement.csv")
+        .is_file());
+    assert!(tmp.path().join("out/report/news_ner_report.html").is_file());
+    write("[[gates]]\nmetric = \"micro_f\"\nop = \">=\"\nthreshold = 0.5\n");
+    let run = common::run_in(tmp.path(), ["spans", "exp.toml", "-o", "out2"]);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("did you mean \"micro_f1\""),
+        "{}",
+        run.describe()
+    );
+    write("[[gates]]\nmetric = \"mean_pairwise_f1\"\ncriterion = \"overlapp\"\nop = \">=\"\nthreshold = 0.5\n");
+    let run = common::run_in(tmp.path(), ["spans", "exp.toml", "-o", "out3"]);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("did you mean \"overlap\""),
+        "{}",
+        run.describe()
+    );
+    assert!(!tmp.path().join("out3").exists());
+}

@@ -8,12 +8,14 @@
 //! * [`resample`]: the bootstrap over documents and the comparisons.
 //! * [`tables`] and [`subgroups`]: the tables of spec 5 and the summary.
 //! * [`report`]: the HTML report through `crate::render`.
+//! * [`gates`]: the quality gates (parsed in [`load`], before any data).
 //! * this file: the kind's contract ([`Spans`], run by
 //!   [`crate::kinds::run`]), its files and terminal lines.
 //!
 //! Command assembly: reads only in `read`, defines no statistic of its
 //! own, writes only through the output stage.
 
+pub mod gates;
 pub mod read;
 pub mod report;
 pub mod resample;
@@ -34,7 +36,9 @@ pub struct Spans;
 
 /// Reads and validates a spans experiment file (configuration errors).
 pub fn load(path: &Path) -> anyhow::Result<SpansConfig> {
-    crate::config::spans::load(path).map_err(crate::error::config)
+    let mut cfg = crate::config::spans::load(path).map_err(crate::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(crate::error::config)?;
+    Ok(cfg)
 }
 
 /// Everything computed.
@@ -71,14 +75,16 @@ impl super::Kind for Spans {
         let sys_iv = timed("system intervals", || {
             resample::systems(&res, &cfg, n_docs, &data.labels)
         });
-        Ok(Box::new(Analysis {
+        let mut a = Analysis {
             cfg,
             data,
             res,
             agree_iv,
             sys_iv,
             gates: Vec::new(),
-        }))
+        };
+        a.gates = gates::evaluate(&a.cfg.parsed_gates, &a);
+        Ok(Box::new(a))
     }
 }
 

@@ -211,105 +211,119 @@ fn worst_blocks(a: &Analysis) -> Vec<Block> {
     out
 }
 
+/// The section names in order, with their headings.
+fn section_names(a: &Analysis, frames: &[Frame]) -> Vec<(&'static str, &'static str)> {
+    let mut names = vec![
+        ("data", "Data"),
+        ("agreement", "Agreement between annotators"),
+        ("documents", "Documents"),
+        ("types_and_annotators", "Types, boundaries and annotators"),
+    ];
+    if a.res.reference.is_some() {
+        names.insert(0, ("systems", "Systems against the reference"));
+    }
+    if frames.iter().any(is_subgroup) {
+        names.push(("subgroups", "Subgroups"));
+    }
+    names
+}
+
+fn is_subgroup(f: &Frame) -> bool {
+    f.name.contains("_by_")
+        && f.name != "span_agreement_by_type"
+        && f.name != "span_agreement_by_document"
+        && f.is_writable()
+}
+
+fn tables_of(b: &mut Builder, frames: &[Frame], list: &[(&str, &str)]) -> Vec<Block> {
+    list.iter()
+        .filter_map(|(name, caption)| find(frames, name).map(|f| table_of(b, f, caption)))
+        .collect()
+}
+
+fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+    let mut out = vec![Block::Paragraph(format!(
+        "{}. F1 between annotators is positive specific agreement (Hripcsak and Rothschild \
+         2005): the share of marked spans both annotators mark. It is not corrected for \
+         chance, so no kappa scale applies to it.",
+        headline(a)
+    ))];
+    out.extend(tables_of(b, frames, &[
+        ("span_agreement", "Mean pairwise F1 per criterion (strict: same start, end and label; exact: same boundaries; overlap: overlapping, same label; overlap_any: overlapping), with its bootstrap interval over documents, and the pooled F1."),
+        ("span_agreement_pairs", "Every pair of annotators on the documents both annotated."),
+        ("span_agreement_by_type", "Per label (strict and overlap)."),
+    ]));
+    out
+}
+
+fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+    let mut out: Vec<Block> = a
+        .res
+        .systems
+        .iter()
+        .filter_map(|s| s.strict_note.clone().map(Block::Note))
+        .collect();
+    out.extend(tables_of(b, frames, &[
+        ("system_comparisons", "Each system against the baseline: paired bootstrap over documents, compare.md's verdict words and margins; per-type rows Holm-adjusted."),
+        ("system_scores", "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0)."),
+    ]));
+    if let Some(f) = find(frames, "nervaluate") {
+        out.push(Block::Note(
+            "nervaluate 1.2.1, reproduced with its quirks: each prediction takes the first free \
+             true entity in input order (greedy, order-dependent); overlap is measured on the \
+             true entity only (asymmetric); the per-type rows re-run every scheme on one type, \
+             so a wrong type is INC overall but SPU and MIS per type."
+                .into(),
+        ));
+        out.push(table_of(
+            b,
+            f,
+            "The nervaluate block (ent_type, exact, partial, strict).",
+        ));
+    }
+    out
+}
+
 /// The report.
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let frames = tables::frames(a);
     let mut b = Builder::new(&a.cfg.experiment_id, false);
-    let mut sections: Vec<(&str, Vec<Block>)> = Vec::new();
-    sections.push(("data", data_blocks(a)));
-    let mut agree = vec![Block::Paragraph(format!(
-        "{}. F1 between annotators is positive specific agreement (Hripcsak and Rothschild \
-         2005): the share of marked spans both annotators mark. It is not corrected for chance, \
-         so no kappa scale applies to it.",
-        headline(a)
-    ))];
-    for (name, caption) in [
-        ("span_agreement", "Mean pairwise F1 per criterion (strict: same start, end and label; exact: same boundaries; overlap: overlapping, same label; overlap_any: overlapping), with its bootstrap interval over documents, and the pooled F1."),
-        ("span_agreement_pairs", "Every pair of annotators on the documents both annotated."),
-        ("span_agreement_by_type", "Per label (strict and overlap)."),
-    ] {
-        if let Some(f) = find(&frames, name) {
-            agree.push(table_of(&mut b, f, caption));
-        }
-    }
-    sections.push(("agreement", agree));
-    let mut docs = worst_blocks(a);
-    if let Some(f) = find(&frames, "span_agreement_by_document") {
-        docs.push(table_of(&mut b, f, "Per document, worst first."));
-    }
-    sections.push(("documents", docs));
-    let mut more = Vec::new();
-    for (name, caption) in [
-        (
-            "type_agreement",
-            "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's).",
-        ),
-        ("type_confusion", "Label pairs of matched spans."),
-        (
-            "boundary_disagreements",
-            "Pairs matched under overlap: which boundaries differ.",
-        ),
-        ("annotator_profiles", "Each annotator."),
-        ("label_distribution", "Distinct spans per label."),
-    ] {
-        if let Some(f) = find(&frames, name) {
-            more.push(table_of(&mut b, f, caption));
-        }
-    }
-    sections.push(("types_and_annotators", more));
-    if a.res.reference.is_some() {
-        let mut sys = Vec::new();
-        for s in &a.res.systems {
-            if let Some(n) = &s.strict_note {
-                sys.push(Block::Note(n.clone()));
-            }
-        }
-        if let Some(f) = find(&frames, "system_scores") {
-            sys.push(table_of(&mut b, f, "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0)."));
-        }
-        if let Some(f) = find(&frames, "nervaluate") {
-            sys.push(Block::Note(
-                "nervaluate 1.2.1, reproduced with its quirks: each prediction takes the first \
-                 free true entity in input order (greedy, order-dependent); overlap is measured \
-                 on the true entity only (asymmetric); the per-type rows re-run every scheme on \
-                 one type, so a wrong type is INC overall but SPU and MIS per type."
-                    .into(),
-            ));
-            sys.push(table_of(
-                &mut b,
-                f,
-                "The nervaluate block (ent_type, exact, partial, strict).",
-            ));
-        }
-        if let Some(f) = find(&frames, "system_comparisons") {
-            sys.push(table_of(&mut b, f, "Each system against the baseline: paired bootstrap over documents, compare.md's verdict words and margins; per-type rows Holm-adjusted."));
-        }
-        sections.push(("systems", sys));
-    }
-    let subgroup: Vec<Block> = frames
-        .iter()
-        .filter(|f| {
-            f.name.contains("_by_")
-                && f.name != "span_agreement_by_type"
-                && f.name != "span_agreement_by_document"
-                && f.is_writable()
-        })
-        .map(|f| table_of(&mut b, f, "Per subgroup level."))
-        .collect();
-    if !subgroup.is_empty() {
-        sections.push(("subgroups", subgroup));
-    }
-    let ids = b.section_ids(sections.iter().map(|s| s.0));
-    let sections = sections
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
         .into_iter()
-        .zip(ids)
-        .map(|((name, blocks), id)| Section {
+        .collect();
+    let names = section_names(a, &frames);
+    let ids = b.section_ids(names.iter().map(|n| n.0));
+    let mut sections = Vec::new();
+    for ((name, title), id) in names.into_iter().zip(ids) {
+        let mut blocks = vec![Block::Heading(b.heading(2, title))];
+        blocks.extend(match name {
+            "data" => data_blocks(a),
+            "agreement" => agreement_blocks(&mut b, a, &frames),
+            "documents" => {
+                let mut d = worst_blocks(a);
+                d.extend(tables_of(&mut b, &frames, &[("span_agreement_by_document", "Per document, worst first.")]));
+                d
+            }
+            "types_and_annotators" => tables_of(&mut b, &frames, &[
+                ("type_agreement", "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's)."),
+                ("type_confusion", "Label pairs of matched spans."),
+                ("boundary_disagreements", "Pairs matched under overlap: which boundaries differ."),
+                ("annotator_profiles", "Each annotator."),
+                ("label_distribution", "Distinct spans per label."),
+            ]),
+            "systems" => systems_blocks(&mut b, a, &frames),
+            _ => {
+                let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
+                subs.into_iter().map(|f| table_of(&mut b, f, "Per subgroup level.")).collect()
+            }
+        });
+        sections.push(Section {
             id,
             name: name.to_string(),
             kind: "builtin".into(),
             blocks,
-        })
-        .collect();
+        });
+    }
     let header = Header {
         intro_html: format!(
             "Span annotations of <strong>{}</strong> annotators on <strong>{}</strong> documents{}.",
@@ -325,5 +339,5 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
         inputs,
         ..Header::new("Span report", a.cfg.experiment_id.clone(), epoch)
     };
-    Ok(b.finish(header, Vec::new(), sections, &[]))
+    Ok(b.finish(header, panels, sections, &[]))
 }
