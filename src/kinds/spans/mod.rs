@@ -170,7 +170,7 @@ impl super::Report for Analysis {
             .sys_iv
             .comparisons
             .iter()
-            .filter(|c| c.scope == "overall")
+            .filter(|c| c.statistic == "micro_f1")
         {
             out.push(format!(
                 "  {} vs {}: {} {:+.3} [{:+.3}, {:+.3}] {}",

@@ -263,8 +263,33 @@ fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block>
         .iter()
         .filter_map(|s| s.strict_note.clone().map(Block::Note))
         .collect();
+    if let Some(f) = find(frames, "system_comparisons") {
+        let t = b.table(
+            &f.name,
+            "Each system against the baseline: paired bootstrap over documents, compare.md's \
+             verdict words and margins; per-type rows Holm-adjusted (all columns in the CSV).",
+            true,
+            true,
+        );
+        let columns = [
+            "system",
+            "scope",
+            "statistic",
+            "baseline",
+            "candidate",
+            "delta",
+            "delta_lower",
+            "delta_upper",
+            "p_holm",
+            "verdict",
+        ];
+        let opts = FrameOpts {
+            columns: Some(&columns),
+            ..FrameOpts::default()
+        };
+        out.push(Block::Table(frame_table(t, f, &opts)));
+    }
     out.extend(tables_of(b, frames, &[
-        ("system_comparisons", "Each system against the baseline: paired bootstrap over documents, compare.md's verdict words and margins; per-type rows Holm-adjusted."),
         ("system_scores", "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0)."),
     ]));
     if let Some(f) = find(frames, "nervaluate") {

@@ -69,35 +69,48 @@ pub fn agreement(res: &Results, n_docs: usize, iv: Option<&Intervals>) -> Agreem
     let plan = Plan::single(n_docs);
     let reps = iv.replicates as usize;
     let np = res.pairs.len();
-    // [criterion][replicate], [pair][criterion][replicate]
-    let mut mean: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(reps)).collect();
-    let mut pairs: Vec<Vec<Vec<f64>>> = (0..np)
-        .map(|_| (0..4).map(|_| Vec::with_capacity(reps)).collect())
-        .collect();
-    let mut w = vec![0u32; n_docs];
-    let mut f1 = vec![0f64; np];
-    for r in 0..reps {
+    // Per replicate: [pair][criterion] F1 and [criterion] mean; the
+    // replicate's stream depends only on (seed, replicate).
+    let threads = crate::kinds::classify::resample::default_threads();
+    let draws = crate::kinds::classify::resample::parallel(threads, reps, |r| {
         let mut rng = replicate_rng(iv.seed, r as u64);
+        let mut w = vec![0u32; n_docs];
         plan.draw_counts(&mut rng, &mut w);
-        for k in 0..4 {
-            for (p, pr) in res.pairs.iter().enumerate() {
-                let mut s = Abc::default();
+        let f1: Vec<[f64; 4]> = res
+            .pairs
+            .iter()
+            .map(|pr| {
+                let mut s = [Abc::default(); 4];
                 let mut any = false;
                 for (doc, c) in &pr.docs {
                     let m = w[*doc as usize] as u64;
-                    if m > 0 {
-                        any = true;
-                        s.a += m * c[k].a;
-                        s.b += m * c[k].b;
-                        s.c += m * c[k].c;
+                    if m == 0 {
+                        continue;
+                    }
+                    any = true;
+                    for k in 0..4 {
+                        s[k].a += m * c[k].a;
+                        s[k].b += m * c[k].b;
+                        s[k].c += m * c[k].c;
                     }
                 }
-                f1[p] = if any { s.f1() } else { f64::NAN };
-                pairs[p][k].push(f1[p]);
-            }
-            mean[k].push(mean_sd(&f1).0);
-        }
-    }
+                s.map(|x| if any { x.f1() } else { f64::NAN })
+            })
+            .collect();
+        let means: [f64; 4] =
+            std::array::from_fn(|k| mean_sd(&f1.iter().map(|p| p[k]).collect::<Vec<_>>()).0);
+        (f1, means)
+    });
+    let mean: Vec<Vec<f64>> = (0..4)
+        .map(|k| draws.iter().map(|d| d.1[k]).collect())
+        .collect();
+    let pairs: Vec<Vec<Vec<f64>>> = (0..np)
+        .map(|p| {
+            (0..4)
+                .map(|k| draws.iter().map(|d| d.0[p][k]).collect())
+                .collect()
+        })
+        .collect();
     AgreementIntervals {
         mean: mean
             .iter()
