@@ -326,7 +326,20 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
             "agreement" => agreement_blocks(&mut b, a, &frames),
             "documents" => {
                 let mut d = worst_blocks(a);
-                d.extend(tables_of(&mut b, &frames, &[("span_agreement_by_document", "Per document, worst first.")]));
+                if let Some(f) = find(&frames, "span_agreement_by_document") {
+                    let t = b.table(
+                        &f.name,
+                        "Per document, worst first (the 50 worst here; every document in the CSV).",
+                        true,
+                        true,
+                    );
+                    let rows: Vec<usize> = (0..f.nrows().min(50)).collect();
+                    let opts = FrameOpts {
+                        rows: Some(&rows),
+                        ..FrameOpts::default()
+                    };
+                    d.push(Block::Table(frame_table(t, f, &opts)));
+                }
                 d
             }
             "types_and_annotators" => tables_of(&mut b, &frames, &[
