@@ -162,15 +162,19 @@ fn data_blocks(a: &Analysis) -> Vec<Block> {
     out
 }
 
-/// The worst documents (up to 5) with two annotators' spans side by side.
+/// The worst documents (up to 5), each with the spans of the pair that
+/// agrees least there side by side.
 fn worst_blocks(a: &Analysis) -> Vec<Block> {
     let mut out = Vec::new();
-    for r in a.res.documents.iter().filter(|r| r.n_pairs > 0).take(5) {
+    for r in a
+        .res
+        .documents
+        .iter()
+        .filter(|r| r.worst_pair.is_some())
+        .take(5)
+    {
         let doc = r.doc;
-        let cov: Vec<usize> = (0..a.data.annotators.len())
-            .filter(|&k| a.data.covered[doc][k])
-            .collect();
-        let (x, y) = (cov[0], cov[1]);
+        let (x, y) = r.worst_pair.expect("filtered");
         let text = a.data.texts[doc].as_deref();
         let show = |k: usize| -> String {
             let spans = &a.res.distinct[doc][k];
@@ -198,7 +202,7 @@ fn worst_blocks(a: &Analysis) -> Vec<Block> {
                 .join("<br>")
         };
         out.push(Block::Html(format!(
-            "<div class=\"spans-doc\"><p><strong>{}</strong>: mean strict F1 {}</p>\
+            "<div class=\"spans-doc\"><p><strong>{}</strong>: mean strict F1 {}; the pair that agrees least here:</p>\
              <table><thead><tr><th>{}</th><th>{}</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table></div>",
             escape_html(&a.data.documents[doc]),
             num3(r.mean_f1),

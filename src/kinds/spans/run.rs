@@ -47,6 +47,9 @@ pub struct DocRow {
     pub sd_f1: f64,
     pub mean_f1_overlap: f64,
     pub n_spans: usize,
+    /// The pair with the lowest defined strict F1 here (ties: pair
+    /// order), the one the report shows side by side.
+    pub worst_pair: Option<(usize, usize)>,
 }
 
 /// One annotator's profile (spec 5.7).
@@ -138,6 +141,7 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
     for (doc, cov) in d.covered.iter().enumerate() {
         let mut strict = Vec::new();
         let mut overlap = Vec::new();
+        let mut worst: Option<(f64, usize, usize)> = None;
         for p in pairs.iter_mut() {
             if !(cov[p.i] && cov[p.j]) {
                 continue;
@@ -161,7 +165,11 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
                 *p.any_labels.entry(lp).or_default() += 1;
             }
             p.exact_left_out += pd.exact_left_out;
-            strict.push(pd.criteria[0].f1());
+            let f = pd.criteria[0].f1();
+            if !f.is_nan() && worst.is_none_or(|w| f < w.0) {
+                worst = Some((f, p.i, p.j));
+            }
+            strict.push(f);
             overlap.push(pd.criteria[2].f1());
             p.docs.push((doc as u32, pd.criteria));
         }
@@ -179,6 +187,7 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
                 .filter(|&a| cov[a])
                 .map(|a| distinct[doc][a].len())
                 .sum(),
+            worst_pair: worst.map(|w| (w.1, w.2)),
         });
     }
     documents.sort_by(|a, b| {
