@@ -111,6 +111,15 @@ enum Command {
         #[command(flatten)]
         output: cli::OutputArgs,
     },
+    /// Span annotations: agreement among annotators (pairwise F1 under four
+    /// criteria) and, against a reference, seqeval and nervaluate scores with
+    /// intervals and verdicts against a baseline.
+    Spans {
+        /// The spans experiment (`.toml`).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
     /// Audit pairwise preference annotations: how strongly each annotator follows a
     /// reference annotator (Feedback Forensics' metrics, seeded intervals, a report).
     Preferences {
@@ -211,6 +220,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }),
         Command::Agree { experiment, output } => cli::agree::run(&experiment, output),
         Command::Sequence { experiment, output } => cli::sequence::run(&experiment, output),
+        Command::Spans { experiment, output } => cli::spans::run(&experiment, output),
         Command::Preferences { experiment, output } => cli::preferences::run(&experiment, output),
         Command::Classify { experiment, output } => cli::classify::run(&experiment, output),
         Command::Simulate(args) => cli::simulate::run(*args),

@@ -28,6 +28,7 @@ pub mod process;
 pub mod progress;
 pub mod sequence;
 pub mod simulate;
+pub mod spans;
 pub mod summarize;
 
 use rsmreport::kinds::{self, Destination, Kind, Outcome, Request};

@@ -31,6 +31,7 @@ pub mod preferences;
 mod saved;
 pub mod sections;
 pub mod sequence;
+pub mod spans;
 mod validate;
 pub mod value;
 

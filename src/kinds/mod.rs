@@ -37,6 +37,7 @@ pub mod compare;
 pub mod evaluation;
 pub mod preferences;
 pub mod sequence;
+pub mod spans;
 pub mod summarize;
 
 use std::path::{Path, PathBuf};

@@ -117,6 +117,18 @@
 //! | bootstrap intervals of strength, accuracy, relevance | [`preferences::annotator_intervals`] | percentile bootstrap over pairs (uncertainty spec 2, 6) | NaN without a used pair or with 0 replicates |
 //! | data-set overview | [`preferences::overall_stats`] | Feedback Forensics `get_overall_metrics` | proportions and means NaN without a used pair |
 //!
+//! ## Spans (`spans`)
+//!
+//! | Statistic | Function | Reference | Degenerate input |
+//! |---|---|---|---|
+//! | spans of a tag sentence, default mode | [`spans::tags::decode_begin`] | seqeval 1.2.2 `get_entities` (conlleval's reading) | no span |
+//! | spans of a tag sentence, strict mode | [`spans::tags::decode_discard`] | seqeval 1.2.2 `Tokens(...).entities` (IOB2, IOB1, IOBES, BILOU) | `None` when seqeval refuses a prefix |
+//! | invalid transitions, prefixes outside the scheme | [`spans::tags::problems`] | spans.md 2 (the fixtures' oracle) | none |
+//! | precision, recall, F1 per type and micro/macro/weighted | [`spans::seqeval::row`], [`spans::seqeval::averages`] | seqeval 1.2.2 `precision_recall_fscore_support`, `zero_division = 0` | 0 on 0/0; macro NaN without a type; weighted 0 without support |
+//! | the nervaluate block (ent_type, exact, partial, strict) | [`spans::nervaluate::block`] | nervaluate 1.2.1 `Evaluator(...).evaluate()`, quirks kept | all counts 0, P = R = F1 = 0 |
+//! | agreement counts of two annotators in a document (strict, exact, overlap, overlap_any) | [`spans::agreement::pair_doc`], [`spans::agreement::match_overlap`] | spans.md 3; bratiaa 0.1.4 instance F1 (strict); scipy maximum bipartite matching (size) | empty sets give a = b = c = 0 |
+//! | pair F1 `2a / (2a + b + c)`, mean and population SD over pairs | [`spans::agreement::Abc::f1`], [`spans::agreement::mean_sd`] | bratiaa 0.1.4 (numpy mean, std ddof 0) | NaN on 0/0; mean and SD NaN without a defined value |
+//!
 //! ## Same statistic, several functions
 //!
 //! * **Cohen's kappa.** [`agreement::kappa`] (SKLL; raw scores rounded half
@@ -188,6 +200,7 @@ pub mod prmse;
 pub mod ranking;
 pub mod raters;
 pub mod sequence;
+pub mod spans;
 pub mod summary;
 
 /// Round half to even (numpy `rint`): 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0.

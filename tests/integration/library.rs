@@ -298,3 +298,17 @@ fn library_bad_data_are_data_errors() {
     .unwrap();
     assert!(matches!(class(&e), Class::Config | Class::Data), "{e:#}");
 }
+
+#[test]
+fn library_runs_spans_in_process() {
+    use rsmreport::kinds::spans;
+    let o = compute::<spans::Spans>(spans::load(&example("spans/exp.toml")).unwrap());
+    check_outcome(&o, ".csv");
+    let s = o.report.summary();
+    assert_eq!(s["kind"], "spans");
+    assert_eq!(s["reference"], "gold");
+    assert!(s["agreement"]["strict"]["mean_pairwise_f1"].is_f64());
+    assert_eq!(o.report.inputs().len(), 2);
+    assert!(o.report.inputs().iter().all(|i| i.sha256.len() == 64));
+    assert!(!o.report.gates().is_empty());
+}

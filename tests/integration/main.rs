@@ -70,6 +70,9 @@
 //! * [`library`]: every kind run in-process through the library's one
 //!   contract (`rsmreport::kinds::run`), no binary: tables and summary as
 //!   data, the classes of failure (`cargo test --test integration library`).
+//! * [`spans`]: `rsmreport spans` end to end: every value of the shared
+//!   `fixtures/spans` (seqeval, nervaluate, bratiaa) through the command,
+//!   the bad inputs of spans spec 9 (`cargo test --test integration spans`).
 //! * [`simulate`]: `rsmreport simulate` end to end: simulated data build as
 //!   they are, same seed same bytes (`cargo test --test integration simulate`).
 //!
@@ -103,4 +106,5 @@ mod report;
 mod robustness;
 mod sequence;
 mod simulate;
+mod spans;
 mod summarize;

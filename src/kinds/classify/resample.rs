@@ -414,7 +414,11 @@ pub fn default_threads() -> usize {
 
 /// Runs `f(r)` for every replicate on `threads` threads; the result of
 /// replicate `r` is at index `r` whatever the thread count.
-fn parallel<T: Send>(threads: usize, replicates: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub fn parallel<T: Send>(
+    threads: usize,
+    replicates: usize,
+    f: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
     let threads = threads.max(1);
     let chunk = replicates.div_ceil(threads).max(1);
     let mut out: Vec<Option<T>> = (0..replicates).map(|_| None).collect();

@@ -1,0 +1,385 @@
+//! Command assembly (spans): the report of `spec/spans.md` 6 through the
+//! report engine. First screen: the headline mean pairwise F1 (strict and
+//! overlap) with its interval and one honest sentence, or with a
+//! reference one tile per system (micro F1 with interval, macro F1,
+//! verdict). Then the data, the agreement tables, types, the worst
+//! documents with two annotators' spans side by side, boundaries,
+//! profiles, the seqeval rows, the nervaluate block with its quirks named,
+//! the comparisons and the subgroups. Every user string is escaped by the
+//! engine or by `escape_html`.
+//!
+//! Produces a [`Report`] value; computes no statistic; writes nothing.
+
+use super::tables::{self, agreement_rows};
+use super::Analysis;
+use crate::render::context::{Glance, InputCtx};
+use crate::render::format::{escape_html, num3};
+use crate::render::tables::{frame_table, FrameOpts};
+use crate::render::{Block, Builder, Header, Report, Section};
+use crate::table::Frame;
+
+fn ci_text(level: f64, lo: f64, hi: f64) -> String {
+    if lo.is_finite() && hi.is_finite() {
+        format!("{}% CI [{}, {}]", level * 100.0, num3(lo), num3(hi))
+    } else {
+        String::new()
+    }
+}
+
+fn level(a: &Analysis) -> f64 {
+    a.cfg.intervals.map_or(0.95, |i| i.level)
+}
+
+/// The headline sentence: mean pairwise strict F1 with its interval.
+pub fn headline(a: &Analysis) -> String {
+    let rows = agreement_rows(a);
+    let r = &rows[0];
+    let iv = &a.agree_iv.mean[0];
+    let ci = if iv.lower.is_finite() {
+        format!(" ({}-{})", num3(iv.lower), num3(iv.upper))
+    } else {
+        String::new()
+    };
+    format!(
+        "mean pairwise strict F1 {}{ci} over {} pairs of {} annotators; overlap {}",
+        num3(r.mean),
+        r.n_pairs,
+        a.data.annotators.len(),
+        num3(rows[2].mean)
+    )
+}
+
+fn glance(a: &Analysis) -> Vec<Glance> {
+    let lv = level(a);
+    if a.res.reference.is_some() {
+        return a
+            .res
+            .systems
+            .iter()
+            .enumerate()
+            .map(|(k, sys)| {
+                let avg = &sys.modes[sys.headline].2;
+                let iv = &a.sys_iv.stats[k][0];
+                let verdict = a
+                    .sys_iv
+                    .comparisons
+                    .iter()
+                    .find(|c| c.candidate == sys.annotator && c.statistic == "micro_f1")
+                    .map(|c| format!(" · {} vs baseline", c.verdict))
+                    .unwrap_or_default();
+                Glance {
+                    label: format!("{} micro F1", a.data.annotators[sys.annotator]),
+                    value: num3(avg[0].f1),
+                    title: format!("macro F1 {}", num3(avg[1].f1)),
+                    ci: format!(
+                        "{} · macro F1 {}{verdict}",
+                        ci_text(lv, iv.lower, iv.upper),
+                        num3(avg[1].f1)
+                    ),
+                }
+            })
+            .collect();
+    }
+    let rows = agreement_rows(a);
+    [
+        (0usize, "mean pairwise strict F1"),
+        (2, "mean pairwise overlap F1"),
+    ]
+    .iter()
+    .map(|&(k, label)| {
+        let iv = &a.agree_iv.mean[k];
+        Glance {
+            label: label.into(),
+            value: num3(rows[k].mean),
+            title: format!("{} pairs", rows[k].n_pairs),
+            ci: ci_text(lv, iv.lower, iv.upper),
+        }
+    })
+    .collect()
+}
+
+fn table_of(b: &mut Builder, f: &Frame, caption: &str) -> Block {
+    let t = b.table(&f.name, caption, true, true);
+    Block::Table(frame_table(t, f, &FrameOpts::default()))
+}
+
+fn find<'a>(frames: &'a [Frame], name: &str) -> Option<&'a Frame> {
+    frames.iter().find(|f| f.name == name && f.is_writable())
+}
+
+fn data_blocks(a: &Analysis) -> Vec<Block> {
+    let d = &a.data;
+    let mut out = vec![Block::Paragraph(format!(
+        "{} documents, {} annotators ({}), {} labels ({}).",
+        d.documents.len(),
+        d.annotators.len(),
+        d.annotators.join(", "),
+        d.labels.len(),
+        d.labels.join(", ")
+    ))];
+    let missing: Vec<String> = d
+        .covered
+        .iter()
+        .enumerate()
+        .flat_map(|(doc, cov)| {
+            cov.iter()
+                .enumerate()
+                .filter(|(_, c)| !**c)
+                .map(move |(k, _)| format!("{} / {}", d.documents[doc], d.annotators[k]))
+        })
+        .collect();
+    if !missing.is_empty() {
+        out.push(Block::Note(format!(
+            "{} (document, annotator) pairs not annotated (missing, not 'marked nothing'): {}{}",
+            missing.len(),
+            missing
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; "),
+            if missing.len() > 20 { "; ..." } else { "" }
+        )));
+    }
+    for (answer, n) in &d.skipped {
+        out.push(Block::Note(format!(
+            "{n} Prodigy lines with answer '{answer}' skipped"
+        )));
+    }
+    if let Some(t) = &d.tokens {
+        for (k, p) in t.first_problem.iter().enumerate() {
+            if let Some((line, msg)) = p {
+                out.push(Block::Warning(format!(
+                    "{}: {} invalid transitions, {} prefixes outside the scheme; first at {} line {line}: {msg}",
+                    d.annotators[k],
+                    t.invalid[k],
+                    t.outside[k],
+                    a.cfg.input_file.display()
+                )));
+            }
+        }
+    }
+    out
+}
+
+/// The worst documents (up to 5), each with the spans of the pair that
+/// agrees least there side by side.
+fn worst_blocks(a: &Analysis) -> Vec<Block> {
+    let mut out = Vec::new();
+    for r in a
+        .res
+        .documents
+        .iter()
+        .filter(|r| r.worst_pair.is_some())
+        .take(5)
+    {
+        let doc = r.doc;
+        let (x, y) = r.worst_pair.expect("filtered");
+        let text = a.data.texts[doc].as_deref();
+        let show = |k: usize| -> String {
+            let spans = &a.res.distinct[doc][k];
+            if spans.is_empty() {
+                return "<em>(nothing marked)</em>".into();
+            }
+            spans
+                .iter()
+                .map(|s| {
+                    let words = text.map(|t| {
+                        t.chars()
+                            .skip(s.start as usize)
+                            .take(s.len() as usize)
+                            .collect::<String>()
+                    });
+                    format!(
+                        "<mark>{}</mark> <small>{} [{}, {})</small>",
+                        escape_html(words.as_deref().unwrap_or("")),
+                        escape_html(&a.data.labels[s.label as usize]),
+                        s.start,
+                        s.end
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("<br>")
+        };
+        out.push(Block::Html(format!(
+            "<div class=\"spans-doc\"><p><strong>{}</strong>: mean strict F1 {}; the pair that agrees least here:</p>\
+             <table><thead><tr><th>{}</th><th>{}</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table></div>",
+            escape_html(&a.data.documents[doc]),
+            num3(r.mean_f1),
+            escape_html(&a.data.annotators[x]),
+            escape_html(&a.data.annotators[y]),
+            show(x),
+            show(y)
+        )));
+    }
+    out
+}
+
+/// The section names in order, with their headings.
+fn section_names(a: &Analysis, frames: &[Frame]) -> Vec<(&'static str, &'static str)> {
+    let mut names = vec![
+        ("data", "Data"),
+        ("agreement", "Agreement between annotators"),
+        ("documents", "Documents"),
+        ("types_and_annotators", "Types, boundaries and annotators"),
+    ];
+    if a.res.reference.is_some() {
+        names.insert(0, ("systems", "Systems against the reference"));
+    }
+    if frames.iter().any(is_subgroup) {
+        names.push(("subgroups", "Subgroups"));
+    }
+    names
+}
+
+fn is_subgroup(f: &Frame) -> bool {
+    f.name.contains("_by_")
+        && f.name != "span_agreement_by_type"
+        && f.name != "span_agreement_by_document"
+        && f.is_writable()
+}
+
+fn tables_of(b: &mut Builder, frames: &[Frame], list: &[(&str, &str)]) -> Vec<Block> {
+    list.iter()
+        .filter_map(|(name, caption)| find(frames, name).map(|f| table_of(b, f, caption)))
+        .collect()
+}
+
+fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+    let mut out = vec![Block::Paragraph(format!(
+        "{}. F1 between annotators is positive specific agreement (Hripcsak and Rothschild \
+         2005): the share of marked spans both annotators mark. It is not corrected for \
+         chance, so no kappa scale applies to it.",
+        headline(a)
+    ))];
+    out.extend(tables_of(b, frames, &[
+        ("span_agreement", "Mean pairwise F1 per criterion (strict: same start, end and label; exact: same boundaries; overlap: overlapping, same label; overlap_any: overlapping), with its bootstrap interval over documents, and the pooled F1."),
+        ("span_agreement_pairs", "Every pair of annotators on the documents both annotated."),
+        ("span_agreement_by_type", "Per label (strict and overlap)."),
+    ]));
+    out
+}
+
+fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+    let mut out: Vec<Block> = a
+        .res
+        .systems
+        .iter()
+        .filter_map(|s| s.strict_note.clone().map(Block::Note))
+        .collect();
+    if let Some(f) = find(frames, "system_comparisons") {
+        let t = b.table(
+            &f.name,
+            "Each system against the baseline: paired bootstrap over documents, compare.md's \
+             verdict words and margins; per-type rows Holm-adjusted (all columns in the CSV).",
+            true,
+            true,
+        );
+        let columns = [
+            "system",
+            "scope",
+            "statistic",
+            "baseline",
+            "candidate",
+            "delta",
+            "delta_lower",
+            "delta_upper",
+            "p_holm",
+            "verdict",
+        ];
+        let opts = FrameOpts {
+            columns: Some(&columns),
+            ..FrameOpts::default()
+        };
+        out.push(Block::Table(frame_table(t, f, &opts)));
+    }
+    out.extend(tables_of(b, frames, &[
+        ("system_scores", "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0)."),
+    ]));
+    if let Some(f) = find(frames, "nervaluate") {
+        out.push(Block::Note(
+            "nervaluate 1.2.1, reproduced with its quirks: each prediction takes the first free \
+             true entity in input order (greedy, order-dependent); overlap is measured on the \
+             true entity only (asymmetric); the per-type rows re-run every scheme on one type, \
+             so a wrong type is INC overall but SPU and MIS per type."
+                .into(),
+        ));
+        out.push(table_of(
+            b,
+            f,
+            "The nervaluate block (ent_type, exact, partial, strict).",
+        ));
+    }
+    out
+}
+
+/// The report.
+pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
+    let frames = tables::frames(a);
+    let mut b = Builder::new(&a.cfg.experiment_id, false);
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+        .into_iter()
+        .collect();
+    let names = section_names(a, &frames);
+    let ids = b.section_ids(names.iter().map(|n| n.0));
+    let mut sections = Vec::new();
+    for ((name, title), id) in names.into_iter().zip(ids) {
+        let mut blocks = vec![Block::Heading(b.heading(2, title))];
+        blocks.extend(match name {
+            "data" => data_blocks(a),
+            "agreement" => agreement_blocks(&mut b, a, &frames),
+            "documents" => {
+                let mut d = worst_blocks(a);
+                if let Some(f) = find(&frames, "span_agreement_by_document") {
+                    let t = b.table(
+                        &f.name,
+                        "Per document, worst first (the 50 worst here; every document in the CSV).",
+                        true,
+                        true,
+                    );
+                    let rows: Vec<usize> = (0..f.nrows().min(50)).collect();
+                    let opts = FrameOpts {
+                        rows: Some(&rows),
+                        ..FrameOpts::default()
+                    };
+                    d.push(Block::Table(frame_table(t, f, &opts)));
+                }
+                d
+            }
+            "types_and_annotators" => tables_of(&mut b, &frames, &[
+                ("type_agreement", "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's)."),
+                ("type_confusion", "Label pairs of matched spans."),
+                ("boundary_disagreements", "Pairs matched under overlap: which boundaries differ."),
+                ("annotator_profiles", "Each annotator."),
+                ("label_distribution", "Distinct spans per label."),
+            ]),
+            "systems" => systems_blocks(&mut b, a, &frames),
+            _ => {
+                let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
+                subs.into_iter().map(|f| table_of(&mut b, f, "Per subgroup level.")).collect()
+            }
+        });
+        sections.push(Section {
+            id,
+            name: name.to_string(),
+            kind: "builtin".into(),
+            blocks,
+        });
+    }
+    let header = Header {
+        intro_html: format!(
+            "Span annotations of <strong>{}</strong> annotators on <strong>{}</strong> documents{}.",
+            a.data.annotators.len(),
+            a.data.documents.len(),
+            a.res.reference.map_or(String::new(), |r| format!(
+                ", scored against <strong>{}</strong>",
+                escape_html(&a.data.annotators[r])
+            ))
+        ),
+        description_html: format!("<p>{}</p>", escape_html(&headline(a))),
+        glance: glance(a),
+        inputs,
+        ..Header::new("Span report", a.cfg.experiment_id.clone(), epoch)
+    };
+    Ok(b.finish(header, panels, sections, &[]))
+}

@@ -1,0 +1,452 @@
+//! Command assembly (spans): every number of `spec/spans.md` 3-4 from the
+//! read data, by the span metrics (`crate::metrics::spans`): agreement per
+//! pair, type, document and criterion; type confusion with Cohen's kappa
+//! (`metrics::raters::pairs::cohen_kappa`, scikit-learn's); boundary
+//! classes; annotator profiles; against a reference the seqeval rows, the
+//! nervaluate block and the per-document counts the bootstrap resamples.
+//!
+//! Defines no statistic of its own; reads and writes nothing.
+
+use std::collections::BTreeMap;
+
+use super::read::{Data, Decoded};
+use crate::config::spans::{Repair, SpansConfig};
+use crate::metrics::raters::pairs::cohen_kappa;
+use crate::metrics::raters::{PairTable, Weights};
+use crate::metrics::spans::agreement::{mean_sd, pair_doc, Abc, Boundaries, Span};
+use crate::metrics::spans::nervaluate::{self, Entity};
+use crate::metrics::spans::seqeval::{self, Counts, Prf};
+
+/// One pair of annotators (`i < j` in annotator order) over the documents
+/// both cover.
+#[derive(Clone, Debug, Default)]
+pub struct PairResult {
+    pub i: usize,
+    pub j: usize,
+    pub n_documents: u64,
+    /// strict, exact, overlap, overlap_any.
+    pub sums: [Abc; 4],
+    /// `[label]`: strict and overlap.
+    pub by_label: Vec<[Abc; 2]>,
+    pub boundaries: Boundaries,
+    pub exact_labels: BTreeMap<(u32, u32), u64>,
+    pub any_labels: BTreeMap<(u32, u32), u64>,
+    pub exact_left_out: u64,
+    /// `(document, counts)` of every common document, for the bootstrap.
+    pub docs: Vec<(u32, [Abc; 4])>,
+}
+
+/// One document's row (spec 5.4).
+#[derive(Clone, Debug)]
+pub struct DocRow {
+    pub doc: usize,
+    pub n_annotators: usize,
+    pub n_pairs: usize,
+    pub n_undefined: usize,
+    pub mean_f1: f64,
+    pub sd_f1: f64,
+    pub mean_f1_overlap: f64,
+    pub n_spans: usize,
+    /// The pair with the lowest defined strict F1 here (ties: pair
+    /// order), the one the report shows side by side.
+    pub worst_pair: Option<(usize, usize)>,
+}
+
+/// One annotator's profile (spec 5.7).
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub n_documents: usize,
+    pub n_spans: usize,
+    pub n_duplicates: usize,
+    pub mean_length: f64,
+    pub n_overlapping: usize,
+    pub mean_f1_strict: f64,
+    /// `[label]` distinct spans.
+    pub labels: Vec<u64>,
+}
+
+/// One mode's seqeval rows: its name (`default` or `strict`), the
+/// per-type rows (label code, row) and the micro, macro and weighted
+/// averages.
+pub type ModeRows = (&'static str, Vec<(u32, Prf)>, [Prf; 3]);
+
+/// One system against the reference.
+#[derive(Clone, Debug)]
+pub struct System {
+    pub annotator: usize,
+    /// Per mode (`default`, then `strict` when computed): per-type rows
+    /// (label code, row) and the three averages.
+    pub modes: Vec<ModeRows>,
+    /// Why the strict rows are absent, when they are.
+    pub strict_note: Option<String>,
+    pub nervaluate: nervaluate::Block,
+    /// `[doc][label]` counts of the headline mode, for the bootstrap.
+    pub doc_counts: Vec<Vec<Counts>>,
+    /// The headline mode's index in `modes`.
+    pub headline: usize,
+}
+
+/// Everything computed.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// `[doc][annotator]`: sorted distinct spans.
+    pub distinct: Vec<Vec<Vec<Span>>>,
+    pub pairs: Vec<PairResult>,
+    pub documents: Vec<DocRow>,
+    pub profiles: Vec<Profile>,
+    pub reference: Option<usize>,
+    pub baseline: Option<usize>,
+    pub systems: Vec<System>,
+}
+
+/// The pair F1 of criterion `k`.
+pub fn pair_f1(p: &PairResult, k: usize) -> f64 {
+    if p.n_documents == 0 {
+        f64::NAN
+    } else {
+        p.sums[k].f1()
+    }
+}
+
+/// Every number of spec 3-4.
+pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
+    let na = d.annotators.len();
+    let nl = d.labels.len();
+    let distinct: Vec<Vec<Vec<Span>>> = d
+        .spans
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|s| {
+                    let mut v = s.clone();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                })
+                .collect()
+        })
+        .collect();
+    let mut pairs: Vec<PairResult> = Vec::new();
+    for i in 0..na {
+        for j in i + 1..na {
+            pairs.push(PairResult {
+                i,
+                j,
+                by_label: vec![[Abc::default(); 2]; nl],
+                ..Default::default()
+            });
+        }
+    }
+    let mut documents = Vec::with_capacity(d.documents.len());
+    for (doc, cov) in d.covered.iter().enumerate() {
+        let mut strict = Vec::new();
+        let mut overlap = Vec::new();
+        let mut worst: Option<(f64, usize, usize)> = None;
+        for p in pairs.iter_mut() {
+            if !(cov[p.i] && cov[p.j]) {
+                continue;
+            }
+            let pd = pair_doc(&distinct[doc][p.i], &distinct[doc][p.j], cfg.min_overlap);
+            p.n_documents += 1;
+            for k in 0..4 {
+                p.sums[k] += pd.criteria[k];
+            }
+            for l in &pd.by_label {
+                p.by_label[l.label as usize][0] += l.strict;
+                p.by_label[l.label as usize][1] += l.overlap;
+            }
+            for (x, y) in &pd.overlap_pairs {
+                p.boundaries.add(x, y);
+            }
+            for &lp in &pd.exact_labels {
+                *p.exact_labels.entry(lp).or_default() += 1;
+            }
+            for &lp in &pd.any_labels {
+                *p.any_labels.entry(lp).or_default() += 1;
+            }
+            p.exact_left_out += pd.exact_left_out;
+            let f = pd.criteria[0].f1();
+            if !f.is_nan() && worst.is_none_or(|w| f < w.0) {
+                worst = Some((f, p.i, p.j));
+            }
+            strict.push(f);
+            overlap.push(pd.criteria[2].f1());
+            p.docs.push((doc as u32, pd.criteria));
+        }
+        let (mean_f1, sd_f1, n_undefined) = mean_sd(&strict);
+        let n_annotators = cov.iter().filter(|c| **c).count();
+        documents.push(DocRow {
+            doc,
+            n_annotators,
+            n_pairs: strict.len(),
+            n_undefined,
+            mean_f1,
+            sd_f1,
+            mean_f1_overlap: mean_sd(&overlap).0,
+            n_spans: (0..na)
+                .filter(|&a| cov[a])
+                .map(|a| distinct[doc][a].len())
+                .sum(),
+            worst_pair: worst.map(|w| (w.1, w.2)),
+        });
+    }
+    documents.sort_by(|a, b| {
+        let key = |r: &DocRow| (r.mean_f1.is_nan(), r.mean_f1);
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then_with(|| d.documents[a.doc].cmp(&d.documents[b.doc]))
+    });
+    let profiles = profiles(d, &distinct, &pairs);
+    let reference = cfg
+        .reference
+        .as_ref()
+        .and_then(|r| d.annotators.iter().position(|a| a == r));
+    let mut systems = Vec::new();
+    let mut baseline = None;
+    if let Some(r) = reference {
+        for a in (0..na).filter(|&a| a != r) {
+            systems.push(system(cfg, d, &distinct, r, a));
+        }
+        baseline = match &cfg.baseline {
+            Some(b) => d.annotators.iter().position(|a| a == b),
+            None => systems.first().map(|s| s.annotator),
+        };
+    }
+    Results {
+        distinct,
+        pairs,
+        documents,
+        profiles,
+        reference,
+        baseline,
+        systems,
+    }
+}
+
+fn profiles(d: &Data, distinct: &[Vec<Vec<Span>>], pairs: &[PairResult]) -> Vec<Profile> {
+    (0..d.annotators.len())
+        .map(|a| {
+            let mut labels = vec![0u64; d.labels.len()];
+            let (mut n_documents, mut n_spans, mut n_read, mut len_sum, mut n_overlapping) =
+                (0, 0, 0, 0u64, 0);
+            for (doc, cov) in d.covered.iter().enumerate() {
+                if !cov[a] {
+                    continue;
+                }
+                n_documents += 1;
+                let s = &distinct[doc][a];
+                n_spans += s.len();
+                n_read += d.spans[doc][a].len();
+                for (k, x) in s.iter().enumerate() {
+                    labels[x.label as usize] += 1;
+                    len_sum += x.len() as u64;
+                    if s.iter()
+                        .enumerate()
+                        .any(|(m, y)| m != k && x.overlap(y) > 0)
+                    {
+                        n_overlapping += 1;
+                    }
+                }
+            }
+            let f1s: Vec<f64> = pairs
+                .iter()
+                .filter(|p| p.i == a || p.j == a)
+                .map(|p| pair_f1(p, 0))
+                .collect();
+            Profile {
+                n_documents,
+                n_spans,
+                n_duplicates: n_read - n_spans,
+                mean_length: len_sum as f64 / n_spans as f64,
+                n_overlapping,
+                mean_f1_strict: mean_sd(&f1s).0,
+                labels,
+            }
+        })
+        .collect()
+}
+
+/// Per-document, per-label set counts of `sys` against `gold`
+/// (`(start, end)` sets per type; duplicates collapse).
+fn set_counts(gold: &[Span], sys: &[Span], nl: usize) -> Vec<Counts> {
+    let mut out = vec![Counts::default(); nl];
+    for g in gold {
+        out[g.label as usize].support += 1;
+    }
+    for s in sys {
+        out[s.label as usize].predicted += 1;
+    }
+    // Both sorted and distinct: (s, e, l) equality is the per-type match.
+    let (mut i, mut j) = (0, 0);
+    while i < gold.len() && j < sys.len() {
+        match gold[i].cmp(&sys[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out[gold[i].label as usize].correct += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The seqeval rows of summed per-type counts: types present in either
+/// side, in code order (= code-point order), and the averages.
+pub fn score_rows(totals: &[Counts]) -> (Vec<(u32, Prf)>, [Prf; 3]) {
+    let rows: Vec<(u32, Prf)> = totals
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.predicted + c.support > 0)
+        .map(|(l, c)| (l as u32, seqeval::row(*c)))
+        .collect();
+    let prfs: Vec<Prf> = rows.iter().map(|r| r.1).collect();
+    let avg = seqeval::averages(&prfs);
+    (rows, avg)
+}
+
+fn sum_docs(counts: &[Vec<Counts>], nl: usize) -> Vec<Counts> {
+    let mut t = vec![Counts::default(); nl];
+    for doc in counts {
+        for (l, c) in doc.iter().enumerate() {
+            t[l] += *c;
+        }
+    }
+    t
+}
+
+/// Sorted distinct spans of decoded sentences, per document.
+fn sentence_spans(sents: &[Decoded], d: &Data, nd: usize) -> Vec<Vec<Span>> {
+    let tokens = d.tokens.as_ref().expect("token input");
+    let mut out = vec![Vec::new(); nd];
+    for (s, dec) in tokens.sentences.iter().zip(sents) {
+        for &(b, e, l) in dec {
+            out[s.doc as usize].push(Span {
+                start: b + s.offset,
+                end: e + s.offset,
+                label: l,
+            });
+        }
+    }
+    out.iter_mut().for_each(|v| {
+        v.sort_unstable();
+        v.dedup();
+    });
+    out
+}
+
+fn system(cfg: &SpansConfig, d: &Data, distinct: &[Vec<Vec<Span>>], r: usize, a: usize) -> System {
+    let nl = d.labels.len();
+    let nd = d.documents.len();
+    let mut modes = Vec::new();
+    let mut per_mode_docs = Vec::new();
+    let mut strict_note = None;
+    let nv_docs: Vec<(Vec<Entity>, Vec<Entity>)>;
+    let ent = |s: &Span| Entity {
+        start: s.start,
+        end: s.end - 1,
+        label: s.label,
+    };
+    match &d.tokens {
+        None => {
+            let counts: Vec<Vec<Counts>> = (0..nd)
+                .map(|doc| {
+                    if d.covered[doc][r] && d.covered[doc][a] {
+                        set_counts(&distinct[doc][r], &distinct[doc][a], nl)
+                    } else {
+                        vec![Counts::default(); nl]
+                    }
+                })
+                .collect();
+            let (rows, avg) = score_rows(&sum_docs(&counts, nl));
+            modes.push(("default", rows, avg));
+            per_mode_docs.push(counts);
+            nv_docs = (0..nd)
+                .filter(|&doc| d.covered[doc][r] && d.covered[doc][a])
+                .map(|doc| {
+                    (
+                        d.spans[doc][r].iter().map(ent).collect(),
+                        d.spans[doc][a].iter().map(ent).collect(),
+                    )
+                })
+                .collect();
+        }
+        Some(t) => {
+            let mut push = |g: &[Decoded], s: &[Decoded], name: &'static str| {
+                let gs = sentence_spans(g, d, nd);
+                let ss = sentence_spans(s, d, nd);
+                let counts: Vec<Vec<Counts>> = (0..nd)
+                    .map(|doc| set_counts(&gs[doc], &ss[doc], nl))
+                    .collect();
+                let (rows, avg) = score_rows(&sum_docs(&counts, nl));
+                modes.push((name, rows, avg));
+                per_mode_docs.push(counts);
+            };
+            push(&t.begin[r], &t.begin[a], "default");
+            match (&t.discard[r], &t.discard[a]) {
+                (Some(g), Some(s)) => push(g, s, "strict"),
+                _ => {
+                    let who = if t.discard[r].is_none() { r } else { a };
+                    strict_note = Some(format!(
+                        "seqeval's strict mode refuses a tag of {} (a prefix outside the scheme {}): no strict rows",
+                        d.annotators[who],
+                        cfg.scheme.name()
+                    ));
+                }
+            }
+            let pick = |x: usize| -> &Vec<Decoded> {
+                match (cfg.repair, &t.discard[x]) {
+                    (Repair::Discard, Some(v)) => v,
+                    _ => &t.begin[x],
+                }
+            };
+            let to_ent = |v: &Decoded| -> Vec<Entity> {
+                v.iter()
+                    .map(|&(b, e, l)| Entity {
+                        start: b,
+                        end: e - 1,
+                        label: l,
+                    })
+                    .collect()
+            };
+            nv_docs = pick(r)
+                .iter()
+                .zip(pick(a))
+                .map(|(g, s)| (to_ent(g), to_ent(s)))
+                .collect();
+        }
+    }
+    let headline = if cfg.repair == Repair::Discard && modes.len() > 1 {
+        1
+    } else {
+        0
+    };
+    System {
+        annotator: a,
+        doc_counts: per_mode_docs.swap_remove(headline),
+        modes,
+        strict_note,
+        nervaluate: nervaluate::block(&nv_docs, nl, cfg.nervaluate_min_overlap_percentage),
+        headline,
+    }
+}
+
+/// A pair's type-confusion counts as a kappa table over all labels.
+pub fn kappa_of(counts: &BTreeMap<(u32, u32), u64>, q: usize) -> f64 {
+    let table = PairTable {
+        rater_1: 0,
+        rater_2: 1,
+        q,
+        cells: counts
+            .iter()
+            .filter(|(_, &c)| c > 0)
+            .map(|(&(k, l), &c)| (k, l, c as f64))
+            .collect(),
+    };
+    if table.cells.is_empty() {
+        return f64::NAN;
+    }
+    cohen_kappa(&table, Weights::Identity)
+}
