@@ -278,13 +278,13 @@ fn scores(
     order: Order,
 ) -> (Option<Ranking>, Option<ProbSums>, usize) {
     let n = gold.len();
-    let mut truth = vec![false; n];
     let (mut ap, mut auc, mut positives) = (vec![], vec![], vec![]);
     let (mut pr, mut roc, mut kept) = (vec![], vec![], vec![]);
     let (mut pr_full, mut roc_full) = (vec![], vec![]);
-    let items: Vec<u32> = match order {
-        Order::Sort { .. } => (0..n as u32).collect(),
-        Order::Given(_) => Vec::new(),
+    // Only a sort needs item numbers and a truth column.
+    let (items, mut truth): (Vec<u32>, Vec<bool>) = match order {
+        Order::Sort { .. } => ((0..n as u32).collect(), vec![false; n]),
+        Order::Given(_) => (Vec::new(), Vec::new()),
     };
     let (cap, mut given) = match order {
         Order::Sort { curve_points } => (curve_points, None),
