@@ -28,11 +28,16 @@ use crate::metrics::classification::label_report_cells;
 use crate::metrics::paired::{bootstrap_p_value, holm};
 use crate::metrics::ranking::{macro_weighted, SortedLabels, LANES};
 use crate::metrics::raters::Weights;
+use nalgebra::DMatrix;
 
 /// Replicates for average precision and ROC AUC when the full number
 /// would take long (more than [`RANK_WORK`] item-class passes).
 pub const RANK_REPLICATES: usize = 200;
 const RANK_WORK: usize = 400_000_000;
+
+/// The most `blocks x cells` entries a dense table of block cells takes
+/// (32 MB) before replicates are summed one by one instead.
+const DENSE_CELLS: usize = 1 << 22;
 
 /// One statistic's interval.
 #[derive(Clone, Debug)]
@@ -215,6 +220,36 @@ impl SparseBlocks {
         out
     }
 
+    /// For every replicate at once, `row r = sum_j draws[r][j] * block_j`
+    /// over the blocks `range`: one matrix product (replicates x blocks
+    /// times blocks x cells). Every entry is a whole number below 2^53, so
+    /// the product is exact and equals [`SparseBlocks::add`]'s sums bit
+    /// for bit whatever the order of its additions. `None` when the dense
+    /// table of the blocks' cells would be large (many labels): the caller
+    /// then sums each replicate sparsely, so memory never grows with
+    /// `K x K`.
+    fn add_all(
+        &self,
+        draws: &[Vec<u32>],
+        range: std::ops::Range<usize>,
+        n_cells: usize,
+    ) -> Option<DMatrix<f64>> {
+        if range.len() * n_cells > DENSE_CELLS {
+            return None;
+        }
+        let first = range.start;
+        let mut table = DMatrix::<f64>::zeros(range.len(), n_cells);
+        for j in range.clone() {
+            for &(c, x) in &self.cells[self.starts[j]..self.starts[j + 1]] {
+                table[(j - first, c as usize)] = x;
+            }
+        }
+        let weights = DMatrix::from_fn(draws.len(), range.len(), |r, j| {
+            f64::from(draws[r][first + j])
+        });
+        Some(weights * table)
+    }
+
     /// `out = sum_j counts[j] * block_j` over the blocks `range`.
     fn add(&self, counts: &[u32], range: std::ops::Range<usize>, out: &mut [f64]) {
         for j in range {
@@ -254,11 +289,41 @@ impl BlockCells {
         BlockCells { sparse, cells }
     }
 
+    /// Every replicate's cell sums over the blocks `range` at once
+    /// ([`SparseBlocks::add_all`]), `None` for many labels.
+    fn weighted_all(
+        &self,
+        draws: &[Vec<u32>],
+        range: std::ops::Range<usize>,
+    ) -> Option<DMatrix<f64>> {
+        self.sparse.add_all(draws, range, self.cells.len())
+    }
+
+    /// The confusion cells of replicate `r`: row `r` of `all` (from
+    /// [`BlockCells::weighted_all`] over the same blocks) when there is
+    /// one, else `sum_j counts[j] * block_j` over the blocks `range`.
+    fn replicate(
+        &self,
+        all: Option<&DMatrix<f64>>,
+        (r, counts): (usize, &[u32]),
+        range: std::ops::Range<usize>,
+    ) -> Vec<(u32, u32, f64)> {
+        match all {
+            Some(m) => self.nonzero((0..self.cells.len()).map(|c| m[(r, c)]).collect()),
+            None => self.weighted(counts, range),
+        }
+    }
+
     /// The confusion cells of `sum_j counts[j] * block_j` over the blocks
     /// `range`.
     fn weighted(&self, counts: &[u32], range: std::ops::Range<usize>) -> Vec<(u32, u32, f64)> {
         let mut sums = vec![0.0; self.cells.len()];
         self.sparse.add(counts, range, &mut sums);
+        self.nonzero(sums)
+    }
+
+    /// The cells whose sum in `sums` (one per cell) is not zero.
+    fn nonzero(&self, sums: Vec<f64>) -> Vec<(u32, u32, f64)> {
         self.cells
             .iter()
             .zip(sums)
@@ -364,8 +429,8 @@ fn rank_batch(
 fn replicate_values(
     cfg: &ClassifyConfig,
     k: usize,
-    systems: &[SystemBlocks],
-    counts: &[u32],
+    (systems, cells): (&[SystemBlocks], &[Option<DMatrix<f64>>]),
+    (r, counts): (usize, &[u32]),
     rank: Option<&[Option<RankValues>]>,
 ) -> Vec<Vec<f64>> {
     let weights: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
@@ -374,7 +439,9 @@ fn replicate_values(
         .iter()
         .enumerate()
         .map(|(s, sb)| {
-            let c = sb.confusion.weighted(counts, 0..counts.len());
+            let c = sb
+                .confusion
+                .replicate(cells[s].as_ref(), (r, counts), 0..counts.len());
             let probs = sb.probs.as_ref().map(|blocks| {
                 let mut total = ProbSums::default();
                 for (b, &w) in blocks.iter().zip(&weights) {
@@ -403,6 +470,16 @@ fn replicate_values(
             )
         })
         .collect()
+}
+
+/// Every replicate's block counts (replicate `r` from the stream `(seed,
+/// r)`), in replicate order whatever the thread count.
+fn draw_all(blocks: &Blocks, settings: &Settings, threads: usize) -> Vec<Vec<u32>> {
+    parallel(threads, settings.replicates as usize, |r| {
+        let mut counts = vec![0u32; blocks.len()];
+        blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
+        counts
+    })
 }
 
 /// The threads the bootstrap uses by default.
@@ -496,10 +573,13 @@ pub fn run_with_threads(
         Vec::new()
     };
     let values: Vec<Vec<Vec<f64>>> = crate::provenance::timed("bootstrap: labels", || {
+        let draws = draw_all(&blocks, settings, threads);
+        let cells: Vec<Option<DMatrix<f64>>> = parallel(threads, systems.len(), |s| {
+            systems[s].confusion.weighted_all(&draws, 0..blocks.len())
+        });
         parallel(threads, replicates, |r| {
-            let mut counts = vec![0u32; blocks.len()];
-            blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
-            replicate_values(cfg, k, &systems, &counts, ranks.get(r).map(Vec::as_slice))
+            let rank = ranks.get(r).map(Vec::as_slice);
+            replicate_values(cfg, k, (&systems, &cells), (r, &draws[r]), rank)
         })
     });
     let mut out = Intervals {
@@ -825,21 +905,27 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize
             .zip(&whole)
             .map(|(sys, all)| BlockCells::new(&blocks, &data.gold, &sys.pred, all))
             .collect();
-        let per_level = |counts: &[u32]| -> Vec<[f64; 5]> {
-            let mut v = Vec::with_capacity(nl * sparse.len());
-            for l in 0..nl {
-                for sb in &sparse {
-                    let c = sb.weighted(counts, blocks.starts[l]..blocks.starts[l + 1]);
-                    v.push(level_values(cfg, k, &c));
-                }
-            }
-            v
-        };
-        let estimate = per_level(&vec![1u32; blocks.len()]);
+        let range = |l: usize| blocks.starts[l]..blocks.starts[l + 1];
+        let ones = vec![1u32; blocks.len()];
+        let estimate: Vec<[f64; 5]> = (0..nl)
+            .flat_map(|l| sparse.iter().map(move |sb| (l, sb)))
+            .map(|(l, sb)| level_values(cfg, k, &sb.weighted(&ones, range(l))))
+            .collect();
+        let draws = draw_all(&blocks, settings, threads);
+        // Each (level, system)'s cells for every replicate, then the
+        // statistics of each replicate.
+        let cells: Vec<Option<DMatrix<f64>>> = parallel(threads, nl * sparse.len(), |cell| {
+            let (l, s) = (cell / sparse.len(), cell % sparse.len());
+            sparse[s].weighted_all(&draws, range(l))
+        });
         let values: Vec<Vec<[f64; 5]>> = parallel(threads, settings.replicates as usize, |r| {
-            let mut counts = vec![0u32; blocks.len()];
-            blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
-            per_level(&counts)
+            (0..nl * sparse.len())
+                .map(|cell| {
+                    let (l, s) = (cell / sparse.len(), cell % sparse.len());
+                    let c = sparse[s].replicate(cells[cell].as_ref(), (r, &draws[r]), range(l));
+                    level_values(cfg, k, &c)
+                })
+                .collect()
         });
         for l in 0..nl {
             for s in 0..sparse.len() {
@@ -1012,6 +1098,52 @@ mod tests {
             .find(|d| d.statistic == "accuracy")
             .unwrap();
         assert!(d.delta.0 > 0.0 && d.p_value < 0.05, "{d:?}");
+    }
+
+    /// Every replicate's cells from the one matrix product equal the
+    /// replicate's own sparse sum bit for bit, over all blocks and over
+    /// one stratum's; a table over [`DENSE_CELLS`] is left to the sparse
+    /// sums.
+    #[test]
+    fn all_replicates_at_once_equal_one_at_a_time() {
+        let (n, k) = (20_000usize, 6usize);
+        let mut state = 7u64;
+        let mut next = |m: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (state >> 33) % m
+        };
+        let gold: Vec<u32> = (0..n).map(|_| next(k as u64) as u32).collect();
+        let pred: Vec<u32> = gold
+            .iter()
+            .map(|&g| {
+                if next(3) == 0 {
+                    next(k as u64 + 1) as u32
+                } else {
+                    g
+                }
+            })
+            .collect();
+        let strata: Vec<u32> = (0..n).map(|_| next(3) as u32).collect();
+        let blocks = Blocks::deal(n, None, Some(&strata), 3, MAX_BLOCKS, 5);
+        let cells = BlockCells::new(&blocks, &gold, &pred, &Confusion::of(&gold, &pred, k));
+        let settings = Settings {
+            replicates: 40,
+            ..Settings::default()
+        };
+        let draws = draw_all(&blocks, &settings, 2);
+        for range in [0..blocks.len(), blocks.starts[1]..blocks.starts[2]] {
+            let all = cells
+                .weighted_all(&draws, range.clone())
+                .expect("few cells");
+            for (r, counts) in draws.iter().enumerate() {
+                let one = cells.weighted(counts, range.clone());
+                let at_once = cells.replicate(Some(&all), (r, counts), range.clone());
+                assert_eq!(format!("{one:?}"), format!("{at_once:?}"), "replicate {r}");
+                assert!(!one.is_empty());
+            }
+        }
+        let wide = vec![vec![1u32; DENSE_CELLS + 1]];
+        assert!(cells.sparse.add_all(&wide, 0..DENSE_CELLS + 1, 1).is_none());
     }
 
     /// The block bootstrap (2,500 items in 1,000 blocks, AP/AUC by
