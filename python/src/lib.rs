@@ -32,7 +32,9 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 use rsmreport::error::Class;
-use rsmreport::kinds::{self, agree, classify, compare, evaluation, preferences, summarize};
+use rsmreport::kinds::{
+    self, agree, classify, compare, evaluation, preferences, sequence, spans, summarize,
+};
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
 use sha2::{Digest, Sha256};
 
@@ -191,6 +193,48 @@ fn build_config(args: &Args) -> anyhow::Result<evaluation::BuildConfig> {
     Ok(cfg)
 }
 
+/// `sequence`'s configuration with its segment table (Input A) given as
+/// data in place of `predictions_file`.
+fn sequence_config(args: &Args) -> anyhow::Result<rsmreport::config::sequence::SequenceConfig> {
+    use rsmreport::config::sequence::Source;
+    unused_tables(args, &["predictions"])?;
+    let mut cfg = sequence::load(&needed(args)?)?;
+    if let Some(p) = table(args, "predictions") {
+        match &mut cfg.source {
+            Source::Table { file, .. } => *file = p.clone(),
+            _ => {
+                return Err(rsmreport::error::config(anyhow::anyhow!(
+                    "predictions= is the segment table of predictions_file, but the experiment \
+                     names no predictions_file (it reads text files or only log-probabilities); \
+                     set predictions_file with reference_columns and system_columns"
+                )))
+            }
+        }
+    }
+    Ok(cfg)
+}
+
+/// `spans`' configuration with its span table (`format = "table"`) and
+/// documents table given as data in place of `input_file` and
+/// `documents_file`.
+fn spans_config(args: &Args) -> anyhow::Result<rsmreport::config::spans::SpansConfig> {
+    unused_tables(args, &["spans", "documents"])?;
+    let mut cfg = spans::load(&needed(args)?)?;
+    if let Some(p) = table(args, "spans") {
+        if cfg.format != rsmreport::config::spans::Format::Table {
+            return Err(rsmreport::error::config(anyhow::anyhow!(
+                "spans= is a span table, but the experiment's format is not \"table\" (its \
+                 input_file is JSON lines or CoNLL text, which is read from a file)"
+            )));
+        }
+        cfg.input_file = p.clone();
+    }
+    if let Some(p) = table(args, "documents") {
+        cfg.documents_file = Some(p.clone());
+    }
+    Ok(cfg)
+}
+
 /// A run's outcome and the files written (relative to its folder).
 struct Ran {
     outcome: Outcome,
@@ -289,6 +333,8 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
             }
             go::<classify::Classify>(request, destination)
         }
+        "sequence" => go::<sequence::Sequence>(sequence_config(&args)?, destination),
+        "spans" => go::<spans::Spans>(spans_config(&args)?, destination),
         other => Err(rsmreport::error::config(anyhow::anyhow!(
             "unknown report kind {other}"
         ))),
