@@ -45,6 +45,8 @@ __all__ = [
     "agree",
     "preferences",
     "classify",
+    "sequence",
+    "spans",
     "run_evaluation",
     "Result",
     "Tables",
@@ -291,23 +293,14 @@ def summarize(
     )
 
 
-def _simple(kind: str, what: str, role: str, key: str):
-    def run(
-        config: Config,
-        *,
-        output_dir: PathLike | None = None,
-        overwrite: bool = False,
-        **tables: Any,
-    ) -> Result:
-        unknown = set(tables) - {role}
-        if unknown:
-            raise TypeError(f"{kind}() got an unexpected keyword argument {unknown.pop()!r}")
-        return _run(
-            kind, config, tables, output_dir=_path(output_dir), overwrite=overwrite
-        )
-
-    run.__name__ = run.__qualname__ = kind
-    run.__doc__ = f"""{what} (``rsmreport {kind}``).
+def agree(
+    config: Config,
+    *,
+    output_dir: PathLike | None = None,
+    overwrite: bool = False,
+    annotations: Any = None,
+) -> Result:
+    """Agreement among raters of an annotation file (``rsmreport agree``).
 
     Parameters
     ----------
@@ -318,10 +311,10 @@ def _simple(kind: str, what: str, role: str, key: str):
         The folder to write; ``None`` (the default) writes nothing.
     overwrite : bool, default False
         As for :func:`build`.
-    {role} : table, optional
-        The table of ``{key}`` given as data (``__arrow_c_stream__``: pandas
+    annotations : table, optional
+        The table of ``annotations_file`` given as data (``__arrow_c_stream__``: pandas
         2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
-        of the same data; a dict configuration then needs no ``{key}``.
+        of the same data; a dict configuration then needs no ``annotations_file``.
 
     Returns
     -------
@@ -332,25 +325,195 @@ def _simple(kind: str, what: str, role: str, key: str):
     ConfigError, DataError
         As :func:`build`.
     """
-    return run
+    return _run(
+        "agree",
+        config,
+        {"annotations": annotations},
+        output_dir=_path(output_dir),
+        overwrite=overwrite,
+    )
 
 
-agree = _simple(
-    "agree", "Agreement among raters of an annotation file", "annotations", "annotations_file"
-)
-preferences = _simple(
-    "preferences",
-    "Audits pairwise preference annotations against a reference annotator",
-    "pairs",
-    "pairs_file",
-)
-classify = _simple(
-    "classify",
-    "Classifiers against gold labels: per-class and averaged metrics, curves, "
-    "calibration, intervals and paired verdicts",
-    "predictions",
-    "predictions_file",
-)
+def preferences(
+    config: Config,
+    *,
+    output_dir: PathLike | None = None,
+    overwrite: bool = False,
+    pairs: Any = None,
+) -> Result:
+    """Audits pairwise preference annotations against a reference
+    annotator (``rsmreport preferences``).
+
+    Parameters
+    ----------
+    config : str, os.PathLike or dict
+        The experiment file (``.toml``), or a dict of its keys (relative
+        paths in it resolve against the working directory).
+    output_dir : str or os.PathLike, optional
+        The folder to write; ``None`` (the default) writes nothing.
+    overwrite : bool, default False
+        As for :func:`build`.
+    pairs : table, optional
+        The table of ``pairs_file`` given as data (``__arrow_c_stream__``: pandas
+        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
+        of the same data; a dict configuration then needs no ``pairs_file``.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ConfigError, DataError
+        As :func:`build`.
+    """
+    return _run(
+        "preferences",
+        config,
+        {"pairs": pairs},
+        output_dir=_path(output_dir),
+        overwrite=overwrite,
+    )
+
+
+def classify(
+    config: Config,
+    *,
+    output_dir: PathLike | None = None,
+    overwrite: bool = False,
+    predictions: Any = None,
+) -> Result:
+    """Classifiers against gold labels (``rsmreport classify``): per-class
+    and averaged metrics, curves, calibration, intervals and paired
+    verdicts.
+
+    Parameters
+    ----------
+    config : str, os.PathLike or dict
+        The experiment file (``.toml``), or a dict of its keys (relative
+        paths in it resolve against the working directory).
+    output_dir : str or os.PathLike, optional
+        The folder to write; ``None`` (the default) writes nothing.
+    overwrite : bool, default False
+        As for :func:`build`.
+    predictions : table, optional
+        The table of ``predictions_file`` given as data (``__arrow_c_stream__``: pandas
+        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
+        of the same data; a dict configuration then needs no ``predictions_file``.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ConfigError, DataError
+        As :func:`build`.
+    """
+    return _run(
+        "classify",
+        config,
+        {"predictions": predictions},
+        output_dir=_path(output_dir),
+        overwrite=overwrite,
+    )
+
+
+def sequence(
+    config: Config,
+    *,
+    output_dir: PathLike | None = None,
+    overwrite: bool = False,
+    predictions: Any = None,
+) -> Result:
+    """Generated text against references (``rsmreport sequence``):
+    sacreBLEU's BLEU, chrF and TER, jiwer's WER family and CER,
+    perplexity, paired resampling and verdicts.
+
+    Parameters
+    ----------
+    config : str, os.PathLike or dict
+        The experiment file (``.toml``), or a dict of its keys (relative
+        paths in it resolve against the working directory).
+    output_dir : str or os.PathLike, optional
+        The folder to write; ``None`` (the default) writes nothing.
+    overwrite : bool, default False
+        As for :func:`build`.
+    predictions : table, optional
+        The table of ``predictions_file`` given as data (``__arrow_c_stream__``: pandas
+        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
+        of the same data; a dict configuration then needs no ``predictions_file``.
+        Input A, the table with ``id_column``, ``reference_columns``,
+        ``system_columns`` and ``subgroups``, read as a parquet file of
+        the same data (cells verbatim; a null cell is a missing reference).
+        Text files (Input B) and ``logprobs_file`` are read from files.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ConfigError, DataError
+        As :func:`build`.
+    """
+    return _run(
+        "sequence",
+        config,
+        {"predictions": predictions},
+        output_dir=_path(output_dir),
+        overwrite=overwrite,
+    )
+
+
+def spans(
+    config: Config,
+    *,
+    output_dir: PathLike | None = None,
+    overwrite: bool = False,
+    spans: Any = None, documents: Any = None,
+) -> Result:
+    """Span annotations (``rsmreport spans``): agreement among annotators,
+    and systems against a reference (exact, overlap and nervaluate
+    criteria), with intervals.
+
+    Parameters
+    ----------
+    config : str, os.PathLike or dict
+        The experiment file (``.toml``), or a dict of its keys (relative
+        paths in it resolve against the working directory).
+    output_dir : str or os.PathLike, optional
+        The folder to write; ``None`` (the default) writes nothing.
+    overwrite : bool, default False
+        As for :func:`build`.
+    spans : table, optional
+        The table of ``input_file`` given as data (``__arrow_c_stream__``: pandas
+        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
+        of the same data; a dict configuration then needs no ``input_file``.
+    documents : table, optional
+        The table of ``documents_file`` given as data (``__arrow_c_stream__``: pandas
+        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
+        of the same data; a dict configuration then needs no ``documents_file``.
+        ``spans`` is the span table of ``format = "table"`` (Prodigy, CoNLL
+        and BIO JSON lines input is read from its file); ``documents`` the
+        documents table (document text, coverage, subgroup columns).
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ConfigError, DataError
+        As :func:`build`.
+    """
+    return _run(
+        "spans",
+        config,
+        {"spans": spans, "documents": documents},
+        output_dir=_path(output_dir),
+        overwrite=overwrite,
+    )
 
 
 def run_evaluation(

@@ -24,6 +24,8 @@ KEYS: dict[str, dict[str, str]] = {
     "agree": {"annotations": "annotations_file"},
     "preferences": {"pairs": "pairs_file"},
     "classify": {"predictions": "predictions_file"},
+    "sequence": {"predictions": "predictions_file"},
+    "spans": {"spans": "input_file", "documents": "documents_file"},
 }
 
 

@@ -32,7 +32,9 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 use rsmreport::error::Class;
-use rsmreport::kinds::{self, agree, classify, compare, evaluation, preferences, summarize};
+use rsmreport::kinds::{
+    self, agree, classify, compare, evaluation, preferences, sequence, spans, summarize,
+};
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
 use sha2::{Digest, Sha256};
 
@@ -76,15 +78,26 @@ fn guarded<T: Send>(
     match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(run_error(py, &error)),
-        Err(payload) => Err(exception(
-            py,
-            "InternalError",
-            format!(
-                "internal error (a bug in rsmreport; please report it): {}",
-                panic_text(payload.as_ref())
-            ),
-        )),
+        Err(payload) => Err(internal_error(py, payload.as_ref())),
     }
+}
+
+/// A caught panic as `rsmreport.InternalError`.
+fn internal_error(py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
+    exception(
+        py,
+        "InternalError",
+        format!(
+            "internal error (a bug in rsmreport; please report it): {}",
+            panic_text(payload)
+        ),
+    )
+}
+
+/// Runs a short step with the GIL held (reading a finished outcome); a
+/// panic becomes `InternalError`, never a `PanicException`.
+fn caught<T>(py: Python<'_>, work: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(work)).map_err(|payload| internal_error(py, payload.as_ref()))
 }
 
 /// A configuration given as data (a dict, as JSON text) as a file the
@@ -191,6 +204,48 @@ fn build_config(args: &Args) -> anyhow::Result<evaluation::BuildConfig> {
     Ok(cfg)
 }
 
+/// `sequence`'s configuration with its segment table (Input A) given as
+/// data in place of `predictions_file`.
+fn sequence_config(args: &Args) -> anyhow::Result<rsmreport::config::sequence::SequenceConfig> {
+    use rsmreport::config::sequence::Source;
+    unused_tables(args, &["predictions"])?;
+    let mut cfg = sequence::load(&needed(args)?)?;
+    if let Some(p) = table(args, "predictions") {
+        match &mut cfg.source {
+            Source::Table { file, .. } => *file = p.clone(),
+            _ => {
+                return Err(rsmreport::error::config(anyhow::anyhow!(
+                    "predictions= is the segment table of predictions_file, but the experiment \
+                     names no predictions_file (it reads text files or only log-probabilities); \
+                     set predictions_file with reference_columns and system_columns"
+                )))
+            }
+        }
+    }
+    Ok(cfg)
+}
+
+/// `spans`' configuration with its span table (`format = "table"`) and
+/// documents table given as data in place of `input_file` and
+/// `documents_file`.
+fn spans_config(args: &Args) -> anyhow::Result<rsmreport::config::spans::SpansConfig> {
+    unused_tables(args, &["spans", "documents"])?;
+    let mut cfg = spans::load(&needed(args)?)?;
+    if let Some(p) = table(args, "spans") {
+        if cfg.format != rsmreport::config::spans::Format::Table {
+            return Err(rsmreport::error::config(anyhow::anyhow!(
+                "spans= is a span table, but the experiment's format is not \"table\" (its \
+                 input_file is JSON lines or CoNLL text, which is read from a file)"
+            )));
+        }
+        cfg.input_file = p.clone();
+    }
+    if let Some(p) = table(args, "documents") {
+        cfg.documents_file = Some(p.clone());
+    }
+    Ok(cfg)
+}
+
 /// A run's outcome and the files written (relative to its folder).
 struct Ran {
     outcome: Outcome,
@@ -289,6 +344,8 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
             }
             go::<classify::Classify>(request, destination)
         }
+        "sequence" => go::<sequence::Sequence>(sequence_config(&args)?, destination),
+        "spans" => go::<spans::Spans>(spans_config(&args)?, destination),
         other => Err(rsmreport::error::config(anyhow::anyhow!(
             "unknown report kind {other}"
         ))),
@@ -387,30 +444,34 @@ impl NativeOutcome {
 
     /// Every table as `(name, CSV bytes)`, the bytes of the CLI's
     /// `output/<id>_<name>.csv`, in the order the files are written.
-    fn tables<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
-        self.with(|o| {
-            let id = o.report.id().to_string();
-            o.report
-                .tables()
-                .iter()
-                .map(|frame| {
-                    let file = rsmreport::output::csv_file(&id, frame);
-                    (frame.name.clone(), PyBytes::new(py, &file.bytes))
-                })
-                .collect()
+    fn tables<'py>(&self, py: Python<'py>) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
+        caught(py, || {
+            self.with(|o| {
+                let id = o.report.id().to_string();
+                o.report
+                    .tables()
+                    .iter()
+                    .map(|frame| {
+                        let file = rsmreport::output::csv_file(&id, frame);
+                        (frame.name.clone(), PyBytes::new(py, &file.bytes))
+                    })
+                    .collect()
+            })
         })
     }
 
     /// The summary document, as JSON text.
-    fn summary_json(&self) -> String {
-        self.with(|o| o.report.summary().to_string())
+    fn summary_json(&self, py: Python<'_>) -> PyResult<String> {
+        caught(py, || self.with(|o| o.report.summary().to_string()))
     }
 
     /// The gates file's document (`output/<id>_gates.json`), as JSON text.
-    fn gates_json(&self) -> String {
-        self.with(|o| {
-            let bytes = rsmreport::gates::json::gates_json(o.report.id(), o.report.gates());
-            String::from_utf8_lossy(&bytes).into_owned()
+    fn gates_json(&self, py: Python<'_>) -> PyResult<String> {
+        caught(py, || {
+            self.with(|o| {
+                let bytes = rsmreport::gates::json::gates_json(o.report.id(), o.report.gates());
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
         })
     }
 
@@ -420,8 +481,8 @@ impl NativeOutcome {
     }
 
     /// The terminal lines of the run, as the command line prints them.
-    fn lines(&self) -> Vec<String> {
-        self.with(|o| o.lines(&self.written))
+    fn lines(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        caught(py, || self.with(|o| o.lines(&self.written)))
     }
 
     /// Every output file as `(relative path, bytes)`: what `save` writes.
@@ -462,9 +523,14 @@ fn cli_main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> PyResult<u8> {
 }
 
 /// Panics inside the boundary: the Python tests' check that a panic
-/// becomes `rsmreport.InternalError`.
+/// becomes `rsmreport.InternalError`, in a run (`held = false`: without
+/// the GIL) or in reading a finished outcome (`held = true`).
 #[pyfunction]
-fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+#[pyo3(signature = (held=false))]
+fn _panic_for_tests(py: Python<'_>, held: bool) -> PyResult<()> {
+    if held {
+        return caught(py, || panic!("a test of the panic boundary (GIL held)"));
+    }
     guarded(py, || -> anyhow::Result<()> {
         panic!("a test of the panic boundary")
     })

@@ -59,6 +59,11 @@ EXAMPLE_CASES = {
         EXAMPLES / "classify" / "exp.toml",
         ["classify", EXAMPLES / "classify" / "exp.toml"],
     ),
+    "sequence": (
+        EXAMPLES / "sequence" / "exp.toml",
+        ["sequence", EXAMPLES / "sequence" / "exp.toml"],
+    ),
+    "spans": (EXAMPLES / "spans" / "exp.toml", ["spans", EXAMPLES / "spans" / "exp.toml"]),
 }
 
 

@@ -93,6 +93,9 @@ def test_a_panic_is_an_internal_error():
         _rsmreport._panic_for_tests()
     except Exception:
         pass
+    # Reading a finished outcome (tables, summary, gates, lines) too.
+    with pytest.raises(rsmreport.InternalError, match="GIL held"):
+        _rsmreport._panic_for_tests(held=True)
 
 
 def test_wrong_argument_types():

@@ -33,6 +33,17 @@ CASES = {
         EXAMPLES / "classify" / "exp.toml",
         {"predictions": EXAMPLES / "classify" / "predictions.csv"},
     ),
+    "sequence": (
+        EXAMPLES / "sequence" / "exp.toml",
+        {"predictions": EXAMPLES / "sequence" / "outputs.csv"},
+    ),
+    "spans": (
+        EXAMPLES / "spans" / "exp.toml",
+        {
+            "spans": EXAMPLES / "spans" / "spans.csv",
+            "documents": EXAMPLES / "spans" / "documents.csv",
+        },
+    ),
 }
 
 
@@ -89,3 +100,62 @@ def test_a_corrupt_cell_in_data_is_a_data_error():
     df.loc[3, "v1_p_tech"] = "x"
     with pytest.raises(rsmreport.DataError, match=r"item 't0004' \(row 4\) holds \"x\", which is not a number"):
         rsmreport.classify(EXAMPLES / "classify" / "exp.toml", predictions=df)
+
+
+def test_spans_dict_configuration_needs_neither_file_key(py_results, tmp_path, monkeypatch):
+    config = tomllib.loads((EXAMPLES / "spans" / "exp.toml").read_text())
+    del config["input_file"], config["documents_file"]
+    monkeypatch.chdir(tmp_path)
+    r = rsmreport.spans(
+        config,
+        spans=pl.read_csv(EXAMPLES / "spans" / "spans.csv"),
+        documents=pd.read_csv(EXAMPLES / "spans" / "documents.csv"),
+    )
+    for name in r.tables:
+        assert r.table_csv(name) == py_results["spans"].table_csv(name), name
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sequence_dict_configuration_needs_no_predictions_file(py_results, monkeypatch):
+    config = tomllib.loads((EXAMPLES / "sequence" / "exp.toml").read_text())
+    del config["predictions_file"]
+    # logprobs_file stays a file: relative to the working directory.
+    monkeypatch.chdir(EXAMPLES / "sequence")
+    r = rsmreport.sequence(config, predictions=pd.read_csv("outputs.csv"))
+    for name in r.tables:
+        assert r.table_csv(name) == py_results["sequence"].table_csv(name), name
+
+
+def test_a_table_the_experiment_does_not_read_is_a_config_error(tmp_path):
+    # spans= replaces the span table of format = "table" only.
+    (tmp_path / "ner.conll").write_text("Ana B-PER O\nleft O O\n", encoding="utf-8")
+    (tmp_path / "exp.toml").write_text(
+        'experiment_id = "c"\nformat = "conll"\ninput_file = "ner.conll"\n'
+        'columns = ["token", "gold", "sys"]\nannotators = ["gold", "sys"]\n',
+        encoding="utf-8",
+    )
+    table = pd.read_csv(EXAMPLES / "spans" / "spans.csv")
+    with pytest.raises(rsmreport.ConfigError, match='format is not "table"'):
+        rsmreport.spans(tmp_path / "exp.toml", spans=table)
+    # predictions= replaces Input A's table, not Input B's text files.
+    (tmp_path / "ref.txt").write_text("a b\n", encoding="utf-8")
+    (tmp_path / "sys.txt").write_text("a b\n", encoding="utf-8")
+    (tmp_path / "seq.toml").write_text(
+        'experiment_id = "t"\nreferences = ["ref.txt"]\nmetrics = ["bleu"]\n'
+        '[systems]\nsys = "sys.txt"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(rsmreport.ConfigError, match="names no predictions_file"):
+        rsmreport.sequence(tmp_path / "seq.toml", predictions=table)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        rsmreport.spans(tmp_path / "exp.toml", predictions=table)
+
+
+def test_a_corrupt_span_offset_in_data_is_a_data_error():
+    df = pd.read_csv(EXAMPLES / "spans" / "spans.csv")
+    df["start"] = df["start"].astype(str)
+    df.loc[2, "start"] = "x"
+    with pytest.raises(
+        rsmreport.DataError, match="column 'start': the offset \"x\" is not a non-negative integer"
+    ):
+        rsmreport.spans(EXAMPLES / "spans" / "exp.toml", spans=df)

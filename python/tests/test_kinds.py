@@ -151,3 +151,16 @@ def test_a_run_releases_the_gil():
     # Holding the GIL, the loop would only run in the thread's few Python
     # steps (a few thousand turns); released, it spins for the whole run.
     assert spins > 200_000, spins
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_has_a_small_card(kind, py_results):
+    r = py_results[kind]
+    card = r._repr_html_()
+    assert f"<b>rsmreport {kind}</b>: {r.id}" in card
+    saved = r.report_path
+    assert ("save(dir)" in card) if saved is None else (saved.name in card)
+    assert "<html" not in card
+    assert len(card) < 5000
+    # The headline numbers: a table (build) or the kind's own lines.
+    assert "<table>" in card or "<pre" in card
