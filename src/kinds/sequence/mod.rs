@@ -136,6 +136,10 @@ impl super::Report for Computed {
         Ok(())
     }
 
+    fn decision(&self) -> Option<crate::render::Decision> {
+        report::decision(&self.run, &self.cfg)
+    }
+
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         terminal_lines(&self.run, &self.cfg)
     }

@@ -115,6 +115,27 @@ pub struct WordSegment {
     pub hyp_words: Vec<String>,
 }
 
+/// The word alignment of segment `i` of system `s`, recomputed for the
+/// report (only WER segments, and only with a WER-family metric: the run
+/// keeps counts, not every segment's alignment).
+pub fn word_segment(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    s: usize,
+    i: usize,
+) -> Option<WordSegment> {
+    if !families(cfg).contains(&Family::Word) {
+        return None;
+    }
+    let ref_words = wer::words(seg.refs[0][i].as_deref()?, cfg.wer);
+    let hyp_words = wer::words(&seg.hyps[s][i], cfg.wer);
+    Some(WordSegment {
+        alignment: wer::align_tokens(&ref_words, &hyp_words),
+        ref_words,
+        hyp_words,
+    })
+}
+
 /// One system's statistics and per-segment results.
 #[derive(Debug, Clone)]
 pub struct SystemRun {
@@ -122,7 +143,6 @@ pub struct SystemRun {
     pub stats: Vec<Stats>,
     /// Per metric (config order): sentence scores, `None` = empty cell.
     pub segment_scores: Vec<Vec<Option<f64>>>,
-    pub words: Vec<Option<WordSegment>>,
     pub errors: ErrorCounts,
 }
 
@@ -149,6 +169,8 @@ pub fn families(cfg: &SequenceConfig) -> Vec<Family> {
 
 /// Prepared references of every segment, shared by the systems.
 struct Prepared {
+    /// Segments of the chunk.
+    n: usize,
     bleu: Vec<BleuRefs>,
     chrf: Vec<ChrfRefs>,
     chrfpp: Vec<ChrfRefs>,
@@ -165,8 +187,17 @@ fn prepare(
 ) -> Prepared {
     let has = |f: Family| fams.contains(&f);
     let refs: Vec<Vec<&str>> = range.clone().map(|i| seg.present_refs(i)).collect();
-    let first: Vec<Option<&str>> = range.map(|i| seg.refs[0][i].as_deref()).collect();
+    let first: Vec<Option<&str>> = range.clone().map(|i| seg.refs[0][i].as_deref()).collect();
+    // WER and CER references of the first stream; `None` where it is missing
+    let first_tokens = |f: Family, tokens: &dyn Fn(&str) -> Vec<String>| {
+        if has(f) {
+            first.iter().map(|r| r.map(tokens)).collect()
+        } else {
+            vec![None; first.len()]
+        }
+    };
     Prepared {
+        n: range.len(),
         bleu: if has(Family::Bleu) {
             refs.iter().map(|r| BleuRefs::new(&cfg.bleu, r)).collect()
         } else {
@@ -189,11 +220,8 @@ fn prepare(
         } else {
             Vec::new()
         },
-        words: first
-            .iter()
-            .map(|r| r.map(|t| wer::words(t, cfg.wer)))
-            .collect(),
-        chars: first.iter().map(|r| r.map(wer::chars)).collect(),
+        words: first_tokens(Family::Word, &|t| wer::words(t, cfg.wer)),
+        chars: first_tokens(Family::Char, &wer::chars),
     }
 }
 
@@ -206,10 +234,9 @@ fn system_run(
     start: usize,
 ) -> SystemRun {
     // the chunk's segments: p's index i is segment start + i
-    let n = p.words.len();
+    let n = p.n;
     let hyps = &seg.hyps[s][start..start + n];
     let mut stats = Vec::new();
-    let mut words_out: Vec<Option<WordSegment>> = vec![None; n];
     let mut errors = ErrorCounts::default();
     for &f in fams {
         let (k, values) = match f {
@@ -267,11 +294,6 @@ fn system_run(
                     ]);
                     if f == Family::Word {
                         wer::add_error_counts(&a, r, &h, " ", &mut errors);
-                        words_out[i] = Some(WordSegment {
-                            alignment: a,
-                            ref_words: r.clone(),
-                            hyp_words: h,
-                        });
                     }
                 }
                 (6, v)
@@ -287,7 +309,6 @@ fn system_run(
         name: seg.systems[s].clone(),
         stats,
         segment_scores: Vec::new(),
-        words: words_out,
         errors,
     }
 }
@@ -324,7 +345,6 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
                 for (a, b) in sys.stats.iter_mut().zip(part.stats) {
                     a.values.extend(b.values);
                 }
-                sys.words.extend(part.words);
                 merge_errors(&mut sys.errors, part.errors);
             }
         }
