@@ -122,7 +122,7 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
             )
         })
         .collect();
-    if run.systems.len() < 2 && sentinels.is_empty() {
+    if run.systems.len() < 2 && sentinels.is_empty() && run.gates.is_empty() {
         return None;
     }
     let (mut worse, mut regressed, mut improved) = (Vec::new(), 0usize, 0usize);
@@ -150,13 +150,27 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
             sentence.push_str(&format!(" Worse: {}.", worse.join("; ")));
         }
     }
-    let (tone, badge) = match (regressed, improved) {
+    let (mut tone, badge) = match (regressed, improved) {
         _ if run.comparisons.is_empty() => (Tone::Info, "one system"),
         (0, 0) => (Tone::Info, "no detectable change"),
         (0, _) => (Tone::Pass, "improved"),
         (_, 0) => (Tone::Fail, "regressed"),
         _ => (Tone::Warn, "mixed: some metrics worse"),
     };
+    let mut badge = badge.to_string();
+    if !run.gates.is_empty() {
+        let failed = run.gates.iter().filter(|o| o.fails()).count();
+        if failed > 0 {
+            tone = Tone::Fail;
+            badge = format!("{badge}, gates failed");
+            sentence.push_str(&format!(
+                " {failed} of {} gate lines failed.",
+                run.gates.len()
+            ));
+        } else {
+            sentence.push_str(" Every gate passed.");
+        }
+    }
     let mut d = Decision::new(tone, badge, sentence.trim().to_string());
     d.warnings = sentinels;
     Some(d)
@@ -313,6 +327,9 @@ pub fn report(
     epoch: i64,
 ) -> anyhow::Result<Report> {
     let mut b = Builder::new(&cfg.experiment_id, false);
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &run.gates, "run")
+        .into_iter()
+        .collect();
     let frames = tables::report_frames(run, cfg);
     let frame = |name: &str| frames.iter().find(|f| f.name == name);
     let mut names = vec!["scores"];
@@ -441,5 +458,5 @@ pub fn report(
         decision: decision(run, cfg),
         ..Header::new("Sequence report", cfg.experiment_id.clone(), epoch)
     };
-    Ok(b.finish(header, Vec::new(), sections, &[]))
+    Ok(b.finish(header, panels, sections, &[]))
 }

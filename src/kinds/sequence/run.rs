@@ -225,6 +225,45 @@ fn prepare(
     }
 }
 
+/// [`prepare`] on consecutive parts of `range`, one thread each, joined in
+/// order (the same values as one thread).
+fn prepare_parallel(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    fams: &[Family],
+    range: std::ops::Range<usize>,
+) -> Prepared {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8);
+    let per = range.len().div_ceil(threads).max(1);
+    let parts: Vec<Prepared> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let a = (range.start + t * per).min(range.end);
+                let b = (a + per).min(range.end);
+                scope.spawn(move || prepare(cfg, seg, fams, a..b))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("prepare thread"))
+            .collect()
+    });
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().expect("one part at least");
+    for p in parts {
+        out.n += p.n;
+        out.bleu.extend(p.bleu);
+        out.chrf.extend(p.chrf);
+        out.chrfpp.extend(p.chrfpp);
+        out.ter.extend(p.ter);
+        out.words.extend(p.words);
+        out.chars.extend(p.chars);
+    }
+    out
+}
+
 fn system_run(
     cfg: &SequenceConfig,
     seg: &Segments,
@@ -325,7 +364,7 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
     let mut start = 0;
     while start < n || (n == 0 && systems.is_empty()) {
         let end = (start + CHUNK).min(n);
-        let prepared = prepare(cfg, seg, fams, start..end);
+        let prepared = prepare_parallel(cfg, seg, fams, start..end);
         let parts: Vec<SystemRun> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..seg.systems.len())
                 .map(|s| {
@@ -353,15 +392,19 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
         }
         start = end;
     }
-    for sys in systems.iter_mut() {
-        let scores = cfg
-            .metrics
-            .iter()
-            .filter(|m| *m != "perplexity")
-            .map(|m| segment_scores(cfg, seg, sys, m))
-            .collect();
-        sys.segment_scores = scores;
-    }
+    std::thread::scope(|scope| {
+        for sys in systems.iter_mut() {
+            scope.spawn(move || {
+                let scores = cfg
+                    .metrics
+                    .iter()
+                    .filter(|m| *m != "perplexity")
+                    .map(|m| segment_scores(cfg, seg, sys, m))
+                    .collect();
+                sys.segment_scores = scores;
+            });
+        }
+    });
     systems
 }
 
@@ -478,6 +521,8 @@ pub struct Run {
     pub wer_segments: usize,
     /// Perplexity per system with log-probabilities (spec 2.5).
     pub ppl: Vec<super::ppl::PplRun>,
+    /// The quality gates' results (filled after the run).
+    pub gates: Vec<crate::gates::Outcome>,
 }
 
 impl Run {
@@ -599,6 +644,7 @@ pub fn run(
         nrefs: if n == 0 { "0".into() } else { nrefs },
         wer_segments,
         ppl,
+        gates: Vec::new(),
     })
 }
 

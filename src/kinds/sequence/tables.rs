@@ -730,6 +730,6 @@ pub fn summary(run: &Run, cfg: &SequenceConfig) -> Value {
         "systems": systems,
         "comparisons": comparisons,
         "margins": margins,
-        "gates": [],
+        "gates": crate::gates::json::summary(&run.gates),
     })
 }
