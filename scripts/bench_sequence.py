@@ -6,8 +6,11 @@ same seeded synthetic data: N segments x 3 systems, one reference.
     python3 scripts/bench_sequence.py N [--rsmreport target/release/rsmreport] [--skip-sacrebleu]
 
 Needs numpy, sacrebleu==2.6.0 and jiwer==4.0.0 (a venv under /tmp is fine).
-Prints wall times and peak memory (ru_maxrss of the children); note the
-machine's load (`uptime`) with any number you report.
+Prints wall times, rsmreport's CPU time (user + sys of the child) and peak
+memory (ru_maxrss of the children); with --rsmreport it also times
+`metrics = ["ter"]` on the first 10,000 segments (the second target of
+sequence.md 6). Note the machine's load (`uptime`) with any number you
+report: CPU time is the steadier figure on a shared machine.
 """
 import argparse
 import os
@@ -39,6 +42,24 @@ def read(path):
     return [r[1] for r in rows], [[r[j] for r in rows] for j in (2, 3, 4)]
 
 
+def run_rsmreport(binary, work, data, metrics, label):
+    """Runs `rsmreport sequence` once; prints wall, user + sys and peak memory."""
+    exp = os.path.join(work, "exp.toml")
+    with open(exp, "w") as f:
+        f.write(f'experiment_id = "bench"\npredictions_file = "{data}"\nreference_columns = ["ref"]\n'
+                f'system_columns = ["v1", "v2", "v3"]\nmetrics = {metrics}\n')
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.time()
+    subprocess.run([binary, "sequence", exp, "-o", os.path.join(work, "out"), "--force"], check=True,
+                   stdout=subprocess.DEVNULL)
+    wall = time.time() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rss = after.ru_maxrss / 1024
+    print(f"rsmreport sequence ({label}): {wall:.2f} s wall, {cpu:.2f} s user+sys, "
+          f"peak {rss:.0f} MB (largest child so far)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("n", type=int)
@@ -51,15 +72,16 @@ def main():
     refs, systems = read(data)
     print(f"{a.n} segments x 3 systems; load {os.getloadavg()}")
     if a.rsmreport:
-        exp = os.path.join(work, "exp.toml")
-        with open(exp, "w") as f:
-            f.write(f'experiment_id = "bench"\npredictions_file = "{data}"\nreference_columns = ["ref"]\n'
-                    'system_columns = ["v1", "v2", "v3"]\nmetrics = ["bleu", "chrf", "wer"]\n')
-        t = time.time()
-        subprocess.run([a.rsmreport, "sequence", exp, "-o", os.path.join(work, "out")], check=True,
-                       stdout=subprocess.DEVNULL)
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"rsmreport sequence (bleu, chrf, wer, 1000-replicate paired bootstrap): {time.time() - t:.2f} s, peak {rss:.0f} MB")
+        run_rsmreport(a.rsmreport, work, data, '["bleu", "chrf", "wer"]',
+                      "bleu, chrf, wer, 1000-replicate paired bootstrap")
+        small = os.path.join(work, "bench10k.tsv")
+        with open(data) as src, open(small, "w") as dst:
+            for k, line in enumerate(src):
+                if k > 10000:
+                    break
+                dst.write(line)
+        run_rsmreport(a.rsmreport, work, small, '["ter"]',
+                      "ter on 10,000 x 3, 1000-replicate paired bootstrap")
     import jiwer
     t = time.time()
     for hyp in systems:

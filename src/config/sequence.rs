@@ -125,9 +125,24 @@ pub struct SequenceConfig {
     pub margins: Vec<(String, f64)>,
     /// The config file.
     pub origin: PathBuf,
+    /// `[[gates]]` as written (an array of tables).
+    pub gates: Option<serde_json::Value>,
+    /// The gates, parsed by the kind (`kinds::sequence::load`) before any
+    /// data is read.
+    pub parsed_gates: Vec<super::gates::Gate>,
 }
 
 impl SequenceConfig {
+    /// The systems the configuration names (none when they come from the
+    /// log-probabilities file alone).
+    pub fn system_names(&self) -> Vec<String> {
+        match &self.source {
+            Source::Table { system_columns, .. } => system_columns.clone(),
+            Source::TextFiles { systems, .. } => systems.iter().map(|(s, _)| s.clone()).collect(),
+            Source::None => Vec::new(),
+        }
+    }
+
     /// The margin of `metric`.
     pub fn margin(&self, metric: &str) -> f64 {
         self.margins
@@ -567,13 +582,13 @@ fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source,
 fn values(raw: &RawConfig, path: &Path) -> Result<SequenceConfig, Bad> {
     let experiment_id = id(raw, "experiment_id")?
         .ok_or_else(|| ("experiment_id", "experiment_id is required".to_string()))?;
-    if raw.get("gates").is_some() {
-        return Err((
-            "gates",
-            "[[gates]] are not available for sequence yet; remove them (the verdicts and \
-             system_comparisons carry the same information)"
-                .into(),
-        ));
+    if let Some(g) = raw.get("gates") {
+        if !matches!(g, serde_json::Value::Array(_)) {
+            return Err((
+                "gates",
+                "gates must be an array of [[gates]] tables".to_string(),
+            ));
+        }
     }
     let metrics = metrics(raw)?;
     let logprobs_file = text(raw, "logprobs_file")?.map(PathBuf::from);
@@ -674,6 +689,8 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SequenceConfig, Bad> {
         sentinel,
         margins: margins(raw)?,
         origin: path.to_path_buf(),
+        gates: raw.get("gates").cloned(),
+        parsed_gates: Vec::new(),
     })
 }
 
@@ -716,6 +733,6 @@ mod tests {
         assert!(e("references = [\"r.txt\"]\n").contains("not both"));
         assert!(e("[wer]\ntransform = \"x\"\n").contains("wer.transform"));
         assert!(e("[chrf]\nsmooth = 1\n").contains("unknown key smooth in [chrf]"));
-        assert!(e("[[gates]]\nmetric = \"bleu\"\n").contains("not available for sequence yet"));
+        assert!(e("gates = 3\n").contains("array of [[gates]] tables"));
     }
 }

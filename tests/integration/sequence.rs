@@ -802,3 +802,66 @@ fn sequence_example_same_seed_same_bytes() {
         assert!(x == y, "{} differs", f.display());
     }
 }
+
+// ------------------------------------------------------------ gates (sequence.md 1.1, 4, 5)
+
+/// Runs `HEAD` + `extra` on `TABLE` in a fresh folder: the run and the
+/// folder (kept alive by the returned guard).
+fn gated(extra: &str) -> (tempfile::TempDir, common::Run) {
+    let work = tempfile::TempDir::new().unwrap();
+    fs::write(work.path().join("p.csv"), TABLE).unwrap();
+    fs::write(
+        work.path().join("exp.toml"),
+        format!("{HEAD}[intervals]\nreplicates = 50\n{extra}"),
+    )
+    .unwrap();
+    let run = common::run_in(work.path(), ["sequence", "exp.toml", "-o", "out"]);
+    assert!(!run.stderr.contains("panicked"), "{}", run.describe());
+    (work, run)
+}
+
+#[test]
+fn sequence_gates_pass_fail_and_refuse_unknown_metrics() {
+    // pass: every system's BLEU >= 0, the candidate's chrF difference >= -100
+    let (work, run) = gated(
+        "[[gates]]\nmetric = \"bleu\"\nop = \">=\"\nthreshold = 0.0\n\
+         [[gates]]\nmetric = \"delta.chrf\"\nop = \">=\"\nthreshold = -100.0\n",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let out = work.path().join("out/output");
+    let json: Value = serde_json::from_slice(&fs::read(out.join("x_gates.json")).unwrap()).unwrap();
+    assert_eq!(json["passed"], Value::Bool(true), "{json}");
+    assert!(out.join("x_gates.xml").exists());
+    let summary: Value =
+        serde_json::from_slice(&fs::read(out.join("x_summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["gates"]["passed"], Value::Bool(true), "{summary}");
+    let last = run.stdout.lines().last().unwrap_or("");
+    assert!(last.starts_with("overall: "), "{}", run.stdout);
+    assert!(last.contains("Every gate passed"), "{last}");
+    let html = fs::read_to_string(work.path().join("out/report/x_report.html")).unwrap();
+    assert!(html.contains("Quality gates"));
+
+    // fail: v2 has word errors, so WER <= 0 fails: exit 3
+    let (_work, run) =
+        gated("[[gates]]\nmetric = \"wer\"\nop = \"<=\"\nthreshold = 0.0\nsystem = \"v2\"\n");
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(run.stdout.contains("gates failed"), "{}", run.stdout);
+
+    // unknown metric key, a delta without intervals, the baseline's delta: exit 2
+    config_error(
+        "[[gates]]\nmetric = \"bleus\"\nop = \">=\"\nthreshold = 0.0\n",
+        &[
+            "gates[1]",
+            "unknown metric \"bleus\"",
+            "did you mean \"bleu\"?",
+        ],
+    );
+    config_error(
+        "intervals = false\n[[gates]]\nmetric = \"delta.bleu\"\nop = \">=\"\nthreshold = 0.0\n",
+        &["delta.bleu", "intervals, which are off"],
+    );
+    config_error(
+        "[[gates]]\nmetric = \"delta.bleu\"\nop = \">=\"\nthreshold = 0.0\nsystem = \"v1\"\n",
+        &["is the baseline"],
+    );
+}

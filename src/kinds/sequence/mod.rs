@@ -7,6 +7,7 @@
 //! * [`read`]: the segments (a table or text files), with checksums.
 //! * [`run`]: every number, from `crate::metrics::sequence`.
 //! * [`resample`]: sacreBLEU's bootstrap and randomization.
+//! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
 //! * [`report`]: the HTML report through `crate::render`.
 //! * this file: the kind's contract ([`Sequence`]), files, terminal lines.
@@ -14,6 +15,7 @@
 //! Command assembly: reads only in `read`, defines no metric of its own,
 //! writes only through the output stage.
 
+pub mod gates;
 pub mod logprobs;
 pub mod ppl;
 pub mod read;
@@ -35,7 +37,9 @@ pub struct Sequence;
 
 /// Reads and validates a sequence experiment file (configuration errors).
 pub fn load(path: &Path) -> anyhow::Result<SequenceConfig> {
-    crate::config::sequence::load(path).map_err(crate::error::config)
+    let mut cfg = crate::config::sequence::load(path).map_err(crate::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(crate::error::config)?;
+    Ok(cfg)
 }
 
 impl super::Kind for Sequence {
@@ -72,7 +76,8 @@ impl super::Kind for Sequence {
                 sha256: sha?,
             });
         }
-        let run = run::run(&cfg, segments, lp)?;
+        let mut run = run::run(&cfg, segments, lp)?;
+        run.gates = gates::evaluate(&cfg.parsed_gates, &run);
         Ok(Box::new(Computed { run, cfg, inputs }))
     }
 }
@@ -127,6 +132,9 @@ impl super::Report for Computed {
             path: out.join(format!("{id}_summary.json")),
             bytes: crate::output::json::bytes(&self.summary()),
         })?;
+        for f in crate::gates::files(id, &self.run.gates) {
+            emit(&f)?;
+        }
         let report = timed("report", || {
             report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
         })?;
@@ -134,6 +142,14 @@ impl super::Report for Computed {
             emit(&f)?;
         }
         Ok(())
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.run.gates
+    }
+
+    fn decision(&self) -> Option<crate::render::Decision> {
+        report::decision(&self.run, &self.cfg)
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {

@@ -9,12 +9,12 @@
 //!
 //! Produces a [`Report`] value; writes nothing and computes no statistic.
 
-use crate::config::sequence::{larger_is_better, SequenceConfig};
+use crate::config::sequence::{larger_is_better, Sentinel, SequenceConfig};
 use crate::render::context::Heading;
 use crate::render::context::{Glance, InputCtx};
 use crate::render::format::{escape_html, fixed};
 use crate::render::tables::{frame_table, FrameOpts};
-use crate::render::{Block, Builder, Header, Report, Section};
+use crate::render::{Block, Builder, Decision, Header, Report, Section, Tone};
 use crate::table::Frame;
 
 use super::run::{family, Family, Run};
@@ -102,13 +102,87 @@ pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
     }
 }
 
+/// What the run decided (issue 38): the headline sentence (the best system
+/// and whether its difference from the baseline is real), every
+/// candidate's metrics that got worse, the badge from the verdicts, and the
+/// sentinel log-probabilities as a warning (spec 1.3: on the first
+/// screen). `None` for one system without sentinels.
+pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
+    let sentinels: Vec<String> = run
+        .ppl
+        .iter()
+        .filter(|p| p.n_sentinel > 0)
+        .map(|p| {
+            format!(
+                "{}: {} log-probabilities at or below -9999 (sentinels: the API's \"not in the top 20\"), {} (perplexity.sentinel = \"{}\")",
+                p.system,
+                p.n_sentinel,
+                if cfg.sentinel == Sentinel::Keep { "kept" } else { "left out" },
+                if cfg.sentinel == Sentinel::Keep { "keep" } else { "drop" }
+            )
+        })
+        .collect();
+    if run.systems.len() < 2 && sentinels.is_empty() && run.gates.is_empty() {
+        return None;
+    }
+    let (mut worse, mut regressed, mut improved) = (Vec::new(), 0usize, 0usize);
+    for (s, rows) in &run.comparisons {
+        for r in rows {
+            if r.verdict.contains("regressed") {
+                regressed += 1;
+                worse.push(format!(
+                    "{} {} ({:+}, {})",
+                    run.systems[*s].name,
+                    metric_name(cfg, &r.metric),
+                    fmt(r.delta).parse::<f64>().unwrap_or(r.delta),
+                    r.verdict
+                ));
+            } else if r.verdict.contains("improved") {
+                improved += 1;
+            }
+        }
+    }
+    let mut sentence = headline_sentence(run, cfg);
+    if !run.comparisons.is_empty() {
+        if worse.is_empty() {
+            sentence.push_str(" No candidate metric got worse.");
+        } else {
+            sentence.push_str(&format!(" Worse: {}.", worse.join("; ")));
+        }
+    }
+    let (mut tone, badge) = match (regressed, improved) {
+        _ if run.comparisons.is_empty() => (Tone::Info, "one system"),
+        (0, 0) => (Tone::Info, "no detectable change"),
+        (0, _) => (Tone::Pass, "improved"),
+        (_, 0) => (Tone::Fail, "regressed"),
+        _ => (Tone::Warn, "mixed: some metrics worse"),
+    };
+    let mut badge = badge.to_string();
+    if !run.gates.is_empty() {
+        let failed = run.gates.iter().filter(|o| o.fails()).count();
+        if failed > 0 {
+            tone = Tone::Fail;
+            badge = format!("{badge}, gates failed");
+            sentence.push_str(&format!(
+                " {failed} of {} gate lines failed.",
+                run.gates.len()
+            ));
+        } else {
+            sentence.push_str(" Every gate passed.");
+        }
+    }
+    let mut d = Decision::new(tone, badge, sentence.trim().to_string());
+    d.warnings = sentinels;
+    Some(d)
+}
+
 fn table_block(b: &mut Builder, frame: &Frame, caption: &str) -> Block {
     let t = b.table(&frame.name, caption, true, true);
     Block::Table(frame_table(t, frame, &FrameOpts::default()))
 }
 
-fn alignment_lines(run: &Run, s: usize, i: usize) -> Option<String> {
-    let w = run.systems[s].words[i].as_ref()?;
+fn alignment_lines(run: &Run, cfg: &SequenceConfig, s: usize, i: usize) -> Option<String> {
+    let w = super::run::word_segment(cfg, &run.segments, s, i)?;
     let (mut r, mut h, mut o) = (String::new(), String::new(), String::new());
     for c in &w.alignment.chunks {
         let rs: Vec<&str> = w.ref_words[c.ref_start..c.ref_end]
@@ -193,7 +267,7 @@ fn segment_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
                 escape_html(&run.systems[*c].name),
                 escape_html(&run.segments.hyps[*c][*i]),
             ));
-            if let Some(lines) = alignment_lines(run, *c, *i) {
+            if let Some(lines) = alignment_lines(run, cfg, *c, *i) {
                 html.push_str(&format!("<pre>{}</pre>", escape_html(&lines)));
             }
             html.push_str("</li>");
@@ -253,7 +327,10 @@ pub fn report(
     epoch: i64,
 ) -> anyhow::Result<Report> {
     let mut b = Builder::new(&cfg.experiment_id, false);
-    let frames = tables::frames(run, cfg);
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &run.gates, "run")
+        .into_iter()
+        .collect();
+    let frames = tables::report_frames(run, cfg);
     let frame = |name: &str| frames.iter().find(|f| f.name == name);
     let mut names = vec!["scores"];
     if !run.comparisons.is_empty() {
@@ -337,7 +414,7 @@ pub fn report(
             "segments" => blocks.extend(segment_blocks(run, cfg)),
             "errors" => {
                 if let Some(f) = frame("error_counts") {
-                    let top: Vec<usize> = (0..f.nrows().min(60)).collect();
+                    let top: Vec<usize> = (0..f.nrows().min(tables::REPORT_ERROR_ROWS)).collect();
                     let t = b.table("error_counts", "jiwer's error counts (substitution, insertion and deletion chunks), most frequent first.", true, true);
                     blocks.push(Block::Table(frame_table(
                         t,
@@ -378,7 +455,8 @@ pub fn report(
         description_html: format!("<p class=\"verdict\">{}</p>", escape_html(&headline_sentence(run, cfg))),
         glance: glance(run, cfg),
         inputs,
+        decision: decision(run, cfg),
         ..Header::new("Sequence report", cfg.experiment_id.clone(), epoch)
     };
-    Ok(b.finish(header, Vec::new(), sections, &[]))
+    Ok(b.finish(header, panels, sections, &[]))
 }

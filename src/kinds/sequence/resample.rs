@@ -123,65 +123,222 @@ struct CountBlock {
     counts: Vec<u16>,
 }
 
-/// numpy's `default_rng(seed).choice(n, (b, n))`, row by row, as
-/// multiplicities per block of [`BLOCK`] replicates (the sums of a
-/// replicate do not depend on the order of its draws).
-fn count_blocks(seed: u32, n: usize, b: usize) -> Vec<CountBlock> {
-    let mut rng = NumpyRng::new(seed);
-    let mut out = Vec::new();
-    let mut done = 0;
-    while done < b {
-        let rows = BLOCK.min(b - done);
-        let mut counts = vec![0u16; n * BLOCK];
-        for r in 0..rows {
-            for _ in 0..n {
-                let i = rng.bounded(n as u64) as usize;
-                counts[i * BLOCK + r] = counts[i * BLOCK + r].saturating_add(1);
+/// The next block of numpy's `default_rng(seed).choice(n, (b, n))`, row by
+/// row, as multiplicities (a replicate's sums do not depend on the order of
+/// its draws).
+fn next_block(rng: &mut NumpyRng, n: usize, rows: usize) -> CountBlock {
+    let mut counts = vec![0u16; n * BLOCK];
+    for r in 0..rows {
+        for _ in 0..n {
+            let i = rng.bounded(n as u64) as usize;
+            counts[i * BLOCK + r] = counts[i * BLOCK + r].saturating_add(1);
+        }
+    }
+    CountBlock { rows, counts }
+}
+
+/// Every (system, family) cell's segment statistics side by side, a row per
+/// segment: cells of whole numbers as `u32` (summed exactly in integers),
+/// the others (TER's mean reference length over several references) as
+/// `f64`, summed in segment order as before.
+struct Matrix {
+    int_k: usize,
+    ints: Vec<u32>,
+    float_k: usize,
+    floats: Vec<f64>,
+    /// Per (system, family) in `systems x fams` order: integer part?, offset, width.
+    cells: Vec<(bool, usize, usize)>,
+    /// Whether every replicate sum fits in `u32` (`n x` the largest value).
+    fits_u32: bool,
+}
+
+impl Matrix {
+    fn new(systems: &[SystemRun], fams: &[Family], n: usize) -> Matrix {
+        let whole = |v: &[f64]| {
+            v.iter()
+                .all(|&x| x >= 0.0 && x.fract() == 0.0 && x <= u32::MAX as f64)
+        };
+        let mut cells = Vec::new();
+        let (mut int_k, mut float_k) = (0, 0);
+        for sys in systems {
+            for &f in fams {
+                let st = sys.stats(f);
+                if whole(&st.values) {
+                    cells.push((true, int_k, st.k));
+                    int_k += st.k;
+                } else {
+                    cells.push((false, float_k, st.k));
+                    float_k += st.k;
+                }
             }
         }
-        out.push(CountBlock { rows, counts });
-        done += rows;
+        let mut ints = vec![0u32; n * int_k];
+        let mut floats = vec![0f64; n * float_k];
+        let mut largest = 0u64;
+        let mut cell = cells.iter();
+        for sys in systems {
+            for &f in fams {
+                let st = sys.stats(f);
+                let &(int, off, k) = cell.next().expect("a cell per system and family");
+                for i in 0..n {
+                    let x = &st.values[i * k..(i + 1) * k];
+                    if int {
+                        for (o, &v) in ints[i * int_k + off..i * int_k + off + k].iter_mut().zip(x)
+                        {
+                            *o = v as u32;
+                            largest = largest.max(v as u64);
+                        }
+                    } else {
+                        floats[i * float_k + off..i * float_k + off + k].copy_from_slice(x);
+                    }
+                }
+            }
+        }
+        Matrix {
+            int_k,
+            ints,
+            float_k,
+            floats,
+            cells,
+            fits_u32: largest.saturating_mul(n as u64) <= u32::MAX as u64,
+        }
     }
-    out
+}
+
+/// An integer accumulator of replicate sums.
+trait Acc:
+    Copy + Default + std::ops::AddAssign + std::ops::Mul<Output = Self> + From<u16> + From<u32>
+{
+    fn to_f64(self) -> f64;
+}
+
+impl Acc for u32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Acc for u64 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// The block's replicate sums: integer columns in `T`, the others in
+/// binary64 (`BLOCK` rows of each).
+fn block_sums<T: Acc>(m: &Matrix, block: &CountBlock, n: usize) -> (Vec<T>, Vec<f64>) {
+    let (ki, kf) = (m.int_k, m.float_k);
+    let mut ai = vec![T::default(); BLOCK * ki];
+    let mut af = vec![0f64; BLOCK * kf];
+    for i in 0..n {
+        let xi = &m.ints[i * ki..(i + 1) * ki];
+        let xf = &m.floats[i * kf..(i + 1) * kf];
+        let c = &block.counts[i * BLOCK..(i + 1) * BLOCK];
+        for (r, &mult) in c.iter().enumerate().filter(|(_, m)| **m != 0) {
+            let acc = &mut ai[r * ki..(r + 1) * ki];
+            if mult == 1 {
+                for (a, &x) in acc.iter_mut().zip(xi) {
+                    *a += T::from(x);
+                }
+            } else {
+                let w = T::from(mult);
+                for (a, &x) in acc.iter_mut().zip(xi) {
+                    *a += w * T::from(x);
+                }
+            }
+            let w = mult as f64;
+            for (a, &x) in af[r * kf..(r + 1) * kf].iter_mut().zip(xf) {
+                *a += w * x;
+            }
+        }
+    }
+    (ai, af)
 }
 
 /// The replicate values of one block: per (system, metric) cell, a value
 /// and its float32 flag per replicate of the block.
 fn block_values(
     cfg: &SequenceConfig,
-    systems: &[SystemRun],
     metrics: &[&str],
     fams: &[Family],
+    m: &Matrix,
     block: &CountBlock,
     n: usize,
 ) -> Vec<Vec<(f64, bool)>> {
-    let mut cells = vec![Vec::with_capacity(block.rows); systems.len() * metrics.len()];
-    for (s, sys) in systems.iter().enumerate() {
-        for &f in fams {
-            let st = sys.stats(f);
-            let k = st.k;
-            let mut acc = vec![0.0f64; BLOCK * k];
-            for i in 0..n {
-                let x = &st.values[i * k..(i + 1) * k];
-                let c = &block.counts[i * BLOCK..(i + 1) * BLOCK];
-                for (r, &m) in c.iter().enumerate() {
-                    if m != 0 {
-                        let m = m as f64;
-                        for (a, v) in acc[r * k..(r + 1) * k].iter_mut().zip(x) {
-                            *a += m * v;
-                        }
-                    }
-                }
-            }
-            for r in 0..block.rows {
-                let sums = &acc[r * k..(r + 1) * k];
-                for (mi, m) in metrics.iter().enumerate().filter(|(_, m)| family(m) == f) {
-                    cells[s * metrics.len() + mi].push(score(cfg, m, sums, is_sacre(m)));
-                }
+    let (ints, floats): (Vec<f64>, Vec<f64>) = if m.fits_u32 {
+        let (a, f) = block_sums::<u32>(m, block, n);
+        (a.into_iter().map(Acc::to_f64).collect(), f)
+    } else {
+        let (a, f) = block_sums::<u64>(m, block, n);
+        (a.into_iter().map(Acc::to_f64).collect(), f)
+    };
+    let systems = m.cells.len() / fams.len().max(1);
+    let mut cells = vec![Vec::with_capacity(block.rows); systems * metrics.len()];
+    for (c, &(int, off, k)) in m.cells.iter().enumerate() {
+        let (s, f) = (c / fams.len(), fams[c % fams.len()]);
+        for r in 0..block.rows {
+            let sums = if int {
+                &ints[r * m.int_k + off..r * m.int_k + off + k]
+            } else {
+                &floats[r * m.float_k + off..r * m.float_k + off + k]
+            };
+            for (mi, name) in metrics.iter().enumerate().filter(|(_, x)| family(x) == f) {
+                cells[s * metrics.len() + mi].push(score(cfg, name, sums, is_sacre(name)));
             }
         }
     }
     cells
+}
+
+/// Every block's values: one thread draws the index stream block by block
+/// (it is sequential), the others sum; the blocks come back in order.
+fn all_blocks(
+    cfg: &SequenceConfig,
+    metrics: &[&str],
+    fams: &[Family],
+    m: &Matrix,
+    seed: u32,
+    n: usize,
+    b_count: usize,
+) -> Vec<BlockValues> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, CountBlock)>(threads);
+    let rx = std::sync::Mutex::new(rx);
+    let mut ordered: Vec<BlockValues> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let rx = &rx;
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let next = rx.lock().expect("block queue").recv();
+                        let Ok((b, block)) = next else { break };
+                        out.push((b, block_values(cfg, metrics, fams, m, &block, n)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        let mut rng = NumpyRng::new(seed);
+        let (mut done, mut b) = (0, 0);
+        while done < b_count {
+            let rows = BLOCK.min(b_count - done);
+            if tx.send((b, next_block(&mut rng, n, rows))).is_err() {
+                break;
+            }
+            done += rows;
+            b += 1;
+        }
+        drop(tx);
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("bootstrap thread"))
+            .collect()
+    });
+    ordered.sort_by_key(|(b, _)| *b);
+    ordered
 }
 
 /// Fills every system's replicates, intervals, `bs_mean`, `bs_ci` and the
@@ -197,33 +354,9 @@ pub fn bootstrap(
 ) {
     let b_count = iv.replicates;
     let fams = families_of(metrics);
-    let blocks =
-        crate::provenance::timed("bootstrap indices", || count_blocks(iv.seed, n, b_count));
-    // (system, metric) -> replicate values and float32 flags, by replicate
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .clamp(1, 8);
-    let per_thread: Vec<Vec<BlockValues>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let (blocks, fams) = (&blocks, &fams);
-                scope.spawn(move || {
-                    blocks
-                        .iter()
-                        .enumerate()
-                        .filter(|(b, _)| b % threads == t)
-                        .map(|(b, block)| (b, block_values(cfg, systems, metrics, fams, block, n)))
-                        .collect()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("bootstrap thread"))
-            .collect()
-    });
-    let mut ordered: Vec<BlockValues> = per_thread.into_iter().flatten().collect();
-    ordered.sort_by_key(|(b, _)| *b);
+    let matrix = Matrix::new(systems, &fams, n);
+    let ordered = all_blocks(cfg, metrics, &fams, &matrix, iv.seed, n, b_count);
+    drop(matrix);
     let mut reps: Vec<Vec<Vec<f64>>> =
         vec![vec![Vec::with_capacity(b_count); metrics.len()]; systems.len()];
     let mut all_f32 = vec![vec![true; metrics.len()]; systems.len()];

@@ -115,6 +115,27 @@ pub struct WordSegment {
     pub hyp_words: Vec<String>,
 }
 
+/// The word alignment of segment `i` of system `s`, recomputed for the
+/// report (only WER segments, and only with a WER-family metric: the run
+/// keeps counts, not every segment's alignment).
+pub fn word_segment(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    s: usize,
+    i: usize,
+) -> Option<WordSegment> {
+    if !families(cfg).contains(&Family::Word) {
+        return None;
+    }
+    let ref_words = wer::words(seg.refs[0][i].as_deref()?, cfg.wer);
+    let hyp_words = wer::words(&seg.hyps[s][i], cfg.wer);
+    Some(WordSegment {
+        alignment: wer::align_tokens(&ref_words, &hyp_words),
+        ref_words,
+        hyp_words,
+    })
+}
+
 /// One system's statistics and per-segment results.
 #[derive(Debug, Clone)]
 pub struct SystemRun {
@@ -122,7 +143,6 @@ pub struct SystemRun {
     pub stats: Vec<Stats>,
     /// Per metric (config order): sentence scores, `None` = empty cell.
     pub segment_scores: Vec<Vec<Option<f64>>>,
-    pub words: Vec<Option<WordSegment>>,
     pub errors: ErrorCounts,
 }
 
@@ -149,6 +169,8 @@ pub fn families(cfg: &SequenceConfig) -> Vec<Family> {
 
 /// Prepared references of every segment, shared by the systems.
 struct Prepared {
+    /// Segments of the chunk.
+    n: usize,
     bleu: Vec<BleuRefs>,
     chrf: Vec<ChrfRefs>,
     chrfpp: Vec<ChrfRefs>,
@@ -165,8 +187,17 @@ fn prepare(
 ) -> Prepared {
     let has = |f: Family| fams.contains(&f);
     let refs: Vec<Vec<&str>> = range.clone().map(|i| seg.present_refs(i)).collect();
-    let first: Vec<Option<&str>> = range.map(|i| seg.refs[0][i].as_deref()).collect();
+    let first: Vec<Option<&str>> = range.clone().map(|i| seg.refs[0][i].as_deref()).collect();
+    // WER and CER references of the first stream; `None` where it is missing
+    let first_tokens = |f: Family, tokens: &dyn Fn(&str) -> Vec<String>| {
+        if has(f) {
+            first.iter().map(|r| r.map(tokens)).collect()
+        } else {
+            vec![None; first.len()]
+        }
+    };
     Prepared {
+        n: range.len(),
         bleu: if has(Family::Bleu) {
             refs.iter().map(|r| BleuRefs::new(&cfg.bleu, r)).collect()
         } else {
@@ -189,12 +220,48 @@ fn prepare(
         } else {
             Vec::new()
         },
-        words: first
-            .iter()
-            .map(|r| r.map(|t| wer::words(t, cfg.wer)))
-            .collect(),
-        chars: first.iter().map(|r| r.map(wer::chars)).collect(),
+        words: first_tokens(Family::Word, &|t| wer::words(t, cfg.wer)),
+        chars: first_tokens(Family::Char, &wer::chars),
     }
+}
+
+/// [`prepare`] on consecutive parts of `range`, one thread each, joined in
+/// order (the same values as one thread).
+fn prepare_parallel(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    fams: &[Family],
+    range: std::ops::Range<usize>,
+) -> Prepared {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8);
+    let per = range.len().div_ceil(threads).max(1);
+    let parts: Vec<Prepared> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let a = (range.start + t * per).min(range.end);
+                let b = (a + per).min(range.end);
+                scope.spawn(move || prepare(cfg, seg, fams, a..b))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("prepare thread"))
+            .collect()
+    });
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().expect("one part at least");
+    for p in parts {
+        out.n += p.n;
+        out.bleu.extend(p.bleu);
+        out.chrf.extend(p.chrf);
+        out.chrfpp.extend(p.chrfpp);
+        out.ter.extend(p.ter);
+        out.words.extend(p.words);
+        out.chars.extend(p.chars);
+    }
+    out
 }
 
 fn system_run(
@@ -206,10 +273,9 @@ fn system_run(
     start: usize,
 ) -> SystemRun {
     // the chunk's segments: p's index i is segment start + i
-    let n = p.words.len();
+    let n = p.n;
     let hyps = &seg.hyps[s][start..start + n];
     let mut stats = Vec::new();
-    let mut words_out: Vec<Option<WordSegment>> = vec![None; n];
     let mut errors = ErrorCounts::default();
     for &f in fams {
         let (k, values) = match f {
@@ -267,11 +333,6 @@ fn system_run(
                     ]);
                     if f == Family::Word {
                         wer::add_error_counts(&a, r, &h, " ", &mut errors);
-                        words_out[i] = Some(WordSegment {
-                            alignment: a,
-                            ref_words: r.clone(),
-                            hyp_words: h,
-                        });
                     }
                 }
                 (6, v)
@@ -287,7 +348,6 @@ fn system_run(
         name: seg.systems[s].clone(),
         stats,
         segment_scores: Vec::new(),
-        words: words_out,
         errors,
     }
 }
@@ -304,7 +364,7 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
     let mut start = 0;
     while start < n || (n == 0 && systems.is_empty()) {
         let end = (start + CHUNK).min(n);
-        let prepared = prepare(cfg, seg, fams, start..end);
+        let prepared = prepare_parallel(cfg, seg, fams, start..end);
         let parts: Vec<SystemRun> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..seg.systems.len())
                 .map(|s| {
@@ -324,7 +384,6 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
                 for (a, b) in sys.stats.iter_mut().zip(part.stats) {
                     a.values.extend(b.values);
                 }
-                sys.words.extend(part.words);
                 merge_errors(&mut sys.errors, part.errors);
             }
         }
@@ -333,15 +392,19 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
         }
         start = end;
     }
-    for sys in systems.iter_mut() {
-        let scores = cfg
-            .metrics
-            .iter()
-            .filter(|m| *m != "perplexity")
-            .map(|m| segment_scores(cfg, seg, sys, m))
-            .collect();
-        sys.segment_scores = scores;
-    }
+    std::thread::scope(|scope| {
+        for sys in systems.iter_mut() {
+            scope.spawn(move || {
+                let scores = cfg
+                    .metrics
+                    .iter()
+                    .filter(|m| *m != "perplexity")
+                    .map(|m| segment_scores(cfg, seg, sys, m))
+                    .collect();
+                sys.segment_scores = scores;
+            });
+        }
+    });
     systems
 }
 
@@ -458,6 +521,8 @@ pub struct Run {
     pub wer_segments: usize,
     /// Perplexity per system with log-probabilities (spec 2.5).
     pub ppl: Vec<super::ppl::PplRun>,
+    /// The quality gates' results (filled after the run).
+    pub gates: Vec<crate::gates::Outcome>,
 }
 
 impl Run {
@@ -579,6 +644,7 @@ pub fn run(
         nrefs: if n == 0 { "0".into() } else { nrefs },
         wer_segments,
         ppl,
+        gates: Vec::new(),
     })
 }
 

@@ -96,10 +96,36 @@ pub fn frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
         .iter()
         .any(|m| family(m) == Family::Word)
     {
-        out.push(error_counts(run));
+        out.push(error_counts(run, usize::MAX));
     }
     out
 }
+
+/// The tables the report shows: every table but the per-segment and
+/// per-sequence ones, and the first [`REPORT_ERROR_ROWS`] rows of
+/// `error_counts` (the others go to the files only).
+pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
+    let mut out = vec![corpus_scores(run, cfg)];
+    if cfg.intervals.is_some() {
+        out.push(significance(run, cfg));
+        if !run.comparisons.is_empty() {
+            out.push(comparisons(run));
+        }
+    }
+    out.extend(subgroup_frames(run));
+    out.push(length_buckets(run));
+    if run
+        .text_metrics(cfg)
+        .iter()
+        .any(|m| family(m) == Family::Word)
+    {
+        out.push(error_counts(run, REPORT_ERROR_ROWS));
+    }
+    out
+}
+
+/// Rows of `error_counts` the report shows.
+pub const REPORT_ERROR_ROWS: usize = 60;
 
 fn corpus_scores(run: &Run, cfg: &SequenceConfig) -> Frame {
     let (mut sys, mut met, mut name, mut sig, mut verbose) =
@@ -534,8 +560,9 @@ fn length_buckets(run: &Run) -> Frame {
 }
 
 /// Every distinct error entry of a system, sorted by count (descending),
-/// then type and text: `(type, reference, hypothesis, count)`.
-pub fn error_rows(run: &Run, s: usize) -> Vec<(&'static str, String, String, u64)> {
+/// then type and text: `(type, reference, hypothesis, count)`; the first
+/// `limit` of them.
+pub fn error_rows(run: &Run, s: usize, limit: usize) -> Vec<(&'static str, String, String, u64)> {
     let e = &run.systems[s].errors;
     let mut rows: Vec<(&'static str, String, String, u64)> = Vec::new();
     rows.extend(
@@ -553,17 +580,26 @@ pub fn error_rows(run: &Run, s: usize) -> Vec<(&'static str, String, String, u64
             .iter()
             .map(|(r, c)| ("deletion", r.clone(), String::new(), *c)),
     );
-    rows.sort_by(|a, b| {
+    let order = |a: &(&str, String, String, u64), b: &(&str, String, String, u64)| {
         b.3.cmp(&a.3)
             .then_with(|| (a.0, &a.1, &a.2).cmp(&(b.0, &b.1, &b.2)))
-    });
+    };
+    if rows.len() > limit {
+        rows.select_nth_unstable_by(limit, order);
+        rows.truncate(limit);
+    }
+    rows.sort_by(order);
     rows
 }
 
-fn error_counts(run: &Run) -> Frame {
+/// The `error_counts` table, or its first `limit` rows (the report's).
+fn error_counts(run: &Run, limit: usize) -> Frame {
     let (mut sys, mut ty, mut r, mut h, mut c) = (vec![], vec![], vec![], vec![], vec![]);
     for s in 0..run.systems.len() {
-        for (t, rr, hh, cc) in error_rows(run, s) {
+        if c.len() >= limit {
+            break;
+        }
+        for (t, rr, hh, cc) in error_rows(run, s, limit - c.len()) {
             sys.push(Some(run.systems[s].name.clone()));
             ty.push(Some(t.to_string()));
             r.push(Some(rr));
@@ -694,6 +730,6 @@ pub fn summary(run: &Run, cfg: &SequenceConfig) -> Value {
         "systems": systems,
         "comparisons": comparisons,
         "margins": margins,
-        "gates": [],
+        "gates": crate::gates::json::summary(&run.gates),
     })
 }

@@ -4,11 +4,9 @@
 //! or under sacreBLEU's binary32 bootstrap arithmetic (3.2). Pure maths on
 //! strings and counts; no I/O.
 
-use std::collections::HashMap;
-
+use super::ngram::{NgramTable, Vocab};
 use super::text::{py_lower, py_rstrip, py_split};
 use super::tokenize::Tokenizer;
-use crate::table::FxBuild;
 
 /// BLEU's smoothing methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,63 +106,50 @@ impl BleuOptions {
     }
 }
 
-type NgramCounts = HashMap<Vec<u32>, u32, FxBuild>;
-
-/// One segment's references, prepared once for every system.
+/// One segment's references, prepared once for every system: their
+/// vocabulary, n-gram counts merged by maximum, and lengths.
 #[derive(Debug, Clone, Default)]
 pub struct BleuRefs {
-    vocab: HashMap<String, u32, FxBuild>,
-    ngrams: NgramCounts,
+    vocab: Vocab<String>,
+    ngrams: NgramTable,
     lens: Vec<u64>,
-}
-
-fn ngram_counts(ids: &[u32], max_order: usize) -> NgramCounts {
-    let mut counts = NgramCounts::default();
-    for n in 1..=max_order {
-        for w in ids.windows(n) {
-            *counts.entry(w.to_vec()).or_insert(0) += 1;
-        }
-    }
-    counts
 }
 
 impl BleuRefs {
     /// `_extract_reference_info` of the present references.
     pub fn new(options: &BleuOptions, refs: &[&str]) -> BleuRefs {
-        let mut out = BleuRefs::default();
-        for r in refs {
-            let tokenized = options.preprocess(r);
-            let mut ids = Vec::new();
-            for w in py_split(&tokenized) {
-                let next = out.vocab.len() as u32;
-                ids.push(*out.vocab.entry(w.to_string()).or_insert(next));
-            }
-            out.lens.push(ids.len() as u64);
-            for (ngram, count) in ngram_counts(&ids, options.max_order) {
-                let e = out.ngrams.entry(ngram).or_insert(0);
-                *e = (*e).max(count);
-            }
+        let mut vocab = Vocab::default();
+        let ids: Vec<Vec<u32>> = refs
+            .iter()
+            .map(|r| {
+                py_split(&options.preprocess(r))
+                    .map(|w| vocab.insert(w.to_string()))
+                    .collect()
+            })
+            .collect();
+        let mut ngrams = NgramTable::new(vocab.bits(), options.max_order);
+        for r in &ids {
+            ngrams.add_max(r);
         }
-        out
+        BleuRefs {
+            vocab,
+            ngrams,
+            lens: ids.iter().map(|r| r.len() as u64).collect(),
+        }
     }
 
     /// `_compute_segment_statistics`: `[hyp_len, ref_len, correct.., total..]`.
     pub fn stats(&self, options: &BleuOptions, hyp: &str) -> Vec<u64> {
         let n = options.max_order;
         let tokenized = options.preprocess(hyp);
-        let ids: Vec<u32> = py_split(&tokenized)
-            .map(|w| self.vocab.get(w).copied().unwrap_or(u32::MAX))
-            .collect();
+        let ids: Vec<u32> = py_split(&tokenized).map(|w| self.vocab.get(w)).collect();
         let hyp_len = ids.len() as u64;
         let mut out = vec![0u64; 2 + 2 * n];
         out[0] = hyp_len;
         out[1] = closest_ref_len(hyp_len, &self.lens);
-        for (ngram, count) in ngram_counts(&ids, n) {
-            let order = ngram.len() - 1;
-            out[2 + n + order] += count as u64;
-            if let Some(&r) = self.ngrams.get(&ngram) {
-                out[2 + order] += count.min(r) as u64;
-            }
+        for (order, c) in self.ngrams.clipped_matches(&ids).into_iter().enumerate() {
+            out[2 + order] = c;
+            out[2 + n + order] = (hyp_len + 1).saturating_sub(order as u64 + 1);
         }
         out
     }

@@ -4,11 +4,9 @@
 //! macro-averaged F-beta from summed statistics, in binary64 or under
 //! sacreBLEU's binary32 bootstrap arithmetic (3.2). Pure maths; no I/O.
 
-use std::collections::HashMap;
-
+use super::ngram::{NgramTable, Vocab};
 use super::np32::Num;
-use super::text::{py_lower, py_split};
-use crate::table::FxBuild;
+use super::text::{is_py_space, py_lower, py_split};
 
 /// `CHRF(...)`'s options.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,44 +55,20 @@ impl ChrfOptions {
         )
     }
 
-    fn ngrams(&self, text: &str) -> Vec<HashMap<String, u32, FxBuild>> {
-        let lowered;
-        let text = if self.lowercase {
-            lowered = py_lower(text);
-            lowered.as_str()
+    /// The text chrF reads: lowercased when asked.
+    fn cased<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.lowercase {
+            std::borrow::Cow::Owned(py_lower(text))
         } else {
-            text
-        };
-        let line: String = if self.whitespace {
-            text.to_string()
-        } else {
-            py_split(text).collect()
-        };
-        let chars: Vec<(usize, char)> = line.char_indices().collect();
-        let mut out = Vec::with_capacity(self.order());
-        for n in 1..=self.char_order {
-            let mut counts = HashMap::<String, u32, FxBuild>::default();
-            if chars.len() >= n {
-                for i in 0..=chars.len() - n {
-                    let start = chars[i].0;
-                    let end = chars.get(i + n).map_or(line.len(), |c| c.0);
-                    *counts.entry(line[start..end].to_string()).or_insert(0) += 1;
-                }
-            }
-            out.push(counts);
+            std::borrow::Cow::Borrowed(text)
         }
-        if self.word_order > 0 {
-            let words = remove_punctuation(text);
-            for n in 1..=self.word_order {
-                let mut counts = HashMap::<String, u32, FxBuild>::default();
-                for w in words.windows(n) {
-                    // Words hold no white space, so one space joins them unambiguously.
-                    *counts.entry(w.join(" ")).or_insert(0) += 1;
-                }
-                out.push(counts);
-            }
-        }
-        out
+    }
+
+    /// The characters of the n-grams: all white space removed unless
+    /// `whitespace` (`''.join(text.split())`).
+    fn chars<'a>(&self, text: &'a str) -> impl Iterator<Item = char> + 'a {
+        let keep_space = self.whitespace;
+        text.chars().filter(move |&c| keep_space || !is_py_space(c))
     }
 }
 
@@ -122,40 +96,76 @@ pub fn remove_punctuation(text: &str) -> Vec<String> {
     tokens
 }
 
-/// One segment's references, prepared once for every system.
+/// One segment's references, prepared once for every system: their
+/// character and word vocabularies and each reference's n-gram counts.
 #[derive(Debug, Clone, Default)]
 pub struct ChrfRefs {
-    refs: Vec<Vec<HashMap<String, u32, FxBuild>>>,
+    chars: Vocab<char>,
+    words: Vocab<String>,
+    /// Per reference: character and word n-gram tables.
+    refs: Vec<(NgramTable, NgramTable)>,
 }
 
 impl ChrfRefs {
     pub fn new(options: &ChrfOptions, refs: &[&str]) -> ChrfRefs {
-        ChrfRefs {
-            refs: refs.iter().map(|r| options.ngrams(r)).collect(),
-        }
+        let mut chars = Vocab::default();
+        let mut words = Vocab::default();
+        let ids: Vec<(Vec<u32>, Vec<u32>)> = refs
+            .iter()
+            .map(|r| {
+                let text = options.cased(r);
+                let c = options.chars(&text).map(|c| chars.insert(c)).collect();
+                let w = if options.word_order > 0 {
+                    remove_punctuation(&text)
+                        .into_iter()
+                        .map(|w| words.insert(w))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                (c, w)
+            })
+            .collect();
+        let refs = ids
+            .iter()
+            .map(|(c, w)| {
+                (
+                    NgramTable::from_ids(c, chars.bits(), options.char_order),
+                    NgramTable::from_ids(w, words.bits(), options.word_order),
+                )
+            })
+            .collect();
+        ChrfRefs { chars, words, refs }
     }
 
     /// `_compute_segment_statistics`: the triples of the reference with the
     /// best sentence F (the first on ties); empty without a reference.
     pub fn stats(&self, options: &ChrfOptions, hyp: &str) -> Vec<u64> {
-        let hyp_ngrams = options.ngrams(hyp);
+        let text = options.cased(hyp);
+        let hyp_chars: Vec<u32> = options.chars(&text).map(|c| self.chars.get(&c)).collect();
+        let hyp_words: Vec<u32> = if options.word_order > 0 {
+            remove_punctuation(&text)
+                .iter()
+                .map(|w| self.words.get(w.as_str()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut best: Vec<u64> = Vec::new();
         let mut best_f = -1.0;
-        for r in &self.refs {
+        for (rc, rw) in &self.refs {
             let mut stats = Vec::with_capacity(3 * options.order());
-            for (h, rr) in hyp_ngrams.iter().zip(r) {
-                let mut matched = 0u64;
-                let mut hyp_count = 0u64;
-                for (g, &c) in h {
-                    hyp_count += c as u64;
-                    if let Some(&rc) = rr.get(g) {
-                        matched += c.min(rc) as u64;
-                    }
+            for (table, hyp, order) in [
+                (rc, &hyp_chars, options.char_order),
+                (rw, &hyp_words, options.word_order),
+            ] {
+                let matched = table.clipped_matches(hyp);
+                for n in 1..=order {
+                    let hyp_count = (hyp.len() + 1).saturating_sub(n) as u64;
+                    stats.push(if table.has_order(n) { hyp_count } else { 0 });
+                    stats.push(table.windows(n));
+                    stats.push(matched[n - 1]);
                 }
-                let ref_count: u64 = rr.values().map(|&c| c as u64).sum();
-                stats.push(if rr.is_empty() { 0 } else { hyp_count });
-                stats.push(ref_count);
-                stats.push(matched);
             }
             let as_f: Vec<f64> = stats.iter().map(|&x| x as f64).collect();
             let f = chrf_from_stats(&as_f, options, false);

@@ -2,12 +2,13 @@
 //! against references with sacreBLEU 2.6.0's and jiwer 4.0.0's definitions.
 //! Tokenizers ([`tokenize`]), BLEU ([`bleu`]), chrF/chrF++ ([`chrf`]), TER
 //! ([`ter`]), the WER family and CER ([`wer`]), perplexities
-//! ([`perplexity`]), Python's string rules ([`text`]), numpy's float32
+//! ([`perplexity`]), exact n-gram matching ([`ngram`]), Python's string rules ([`text`]), numpy's float32
 //! promotion ([`np32`]) and numpy's `default_rng` streams ([`rng`]). Pure
 //! functions on strings and numbers; nothing here reads or writes files.
 
 pub mod bleu;
 pub mod chrf;
+pub mod ngram;
 pub mod np32;
 pub mod perplexity;
 pub mod rng;

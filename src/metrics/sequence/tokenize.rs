@@ -72,7 +72,9 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("a valid built-in pattern")
 }
 
-/// sacreBLEU's `TokenizerRegexp` rules, in order.
+/// sacreBLEU's `TokenizerRegexp` rules, in order: the definition that
+/// [`tokenize_regexp`] applies by scanning (tests compare the two).
+#[cfg(test)]
 static REGEXP_RULES: LazyLock<[(Regex, &'static str); 4]> = LazyLock::new(|| {
     [
         (re(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), " ${1} "),
@@ -82,15 +84,61 @@ static REGEXP_RULES: LazyLock<[(Regex, &'static str); 4]> = LazyLock::new(|| {
     ]
 });
 
-/// `TokenizerRegexp.__call__`: the four rules, then one space between words.
+/// `TokenizerRegexp.__call__`: the four rules, then one space between
+/// words. Each rule is a one- or two-character pattern replaced leftmost
+/// first without overlap, so a scan over the characters applies it exactly
+/// as `re.sub` does (`REGEXP_RULES` is the definition; a test compares).
 fn tokenize_regexp(line: &str) -> String {
-    let mut s = line.to_string();
-    for (pattern, replacement) in REGEXP_RULES.iter() {
-        if let std::borrow::Cow::Owned(new) = pattern.replace_all(&s, *replacement) {
-            s = new;
+    // ([\{-\~\[-\` -\&\(-\+\:-\@\/]): ASCII punctuation but ' , - . and space
+    let spaced =
+        |c: char| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/');
+    let digit = |c: char| c.is_ascii_digit();
+    let dot = |c: char| c == '.' || c == ',';
+    let mut s = String::with_capacity(line.len() * 2);
+    for c in line.chars() {
+        if spaced(c) {
+            s.push(' ');
+            s.push(c);
+            s.push(' ');
+        } else {
+            s.push(c);
         }
     }
+    let s = pair_rule(&s, |a| !digit(a), dot, "{1} {2} ");
+    let s = pair_rule(&s, dot, |b| !digit(b), " {1} {2}");
+    let s = pair_rule(&s, digit, |b| b == '-', "{1} {2} ");
     py_join_split(&s)
+}
+
+/// `re.sub("(A)(B)", template, s)` for one-character classes `A` and `B`:
+/// the template is `"{1} {2} "` or `" {1} {2}"`.
+fn pair_rule(
+    s: &str,
+    first: impl Fn(char) -> bool,
+    second: impl Fn(char) -> bool,
+    template: &str,
+) -> String {
+    let lead = template.starts_with(' ');
+    let mut out = String::with_capacity(s.len() + s.len() / 4);
+    let mut it = s.chars().peekable();
+    while let Some(a) = it.next() {
+        match it.peek() {
+            Some(&b) if first(a) && second(b) => {
+                it.next();
+                if lead {
+                    out.push(' ');
+                }
+                out.push(a);
+                out.push(' ');
+                out.push(b);
+                if !lead {
+                    out.push(' ');
+                }
+            }
+            _ => out.push(a),
+        }
+    }
+    out
 }
 
 /// `Tokenizer13a`.
@@ -301,6 +349,28 @@ mod tests {
         assert_eq!(tokenize_13a("A &amp; B &lt;x&gt;"), "A & B < x >");
         assert_eq!(tokenize_13a("a<skipped>b-\nc\nd"), "abc d");
         assert_eq!(tokenize_13a("e.g. U.S."), "e . g . U . S .");
+    }
+
+    /// The scanning 13a rules against sacreBLEU's regular expressions on
+    /// random strings over the characters the rules treat specially.
+    #[test]
+    fn regexp_scan_matches_the_patterns() {
+        let alphabet: Vec<char> = "a1.,-'& 9(@\u{e9}\u{4e00}\u{1c}\n$".chars().collect();
+        let mut state = 11u64;
+        for _ in 0..5000 {
+            let mut line = String::new();
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let len = (state >> 59) as usize;
+            for _ in 0..len {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                line.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+            }
+            let mut expected = line.clone();
+            for (pattern, replacement) in REGEXP_RULES.iter() {
+                expected = pattern.replace_all(&expected, *replacement).into_owned();
+            }
+            assert_eq!(tokenize_regexp(&line), py_join_split(&expected), "{line:?}");
+        }
     }
 
     #[test]
