@@ -1153,7 +1153,7 @@ fn report_browser_the_decision_comes_first() {
         Some("gates failed"),
         Some("improved"),
         Some("improved"),
-        Some("improved"),
+        Some("improved; calibration worse"),
         None,
         None,
         Some("gates passed"),
@@ -1186,4 +1186,103 @@ fn report_browser_the_decision_comes_first() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The text of `html` inside the element that starts at the first
+/// occurrence of `start` up to the next `end`.
+fn slice_of<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let a = html.find(start).unwrap_or_else(|| panic!("no {start}"));
+    let b = html[a..].find(end).map_or(html.len(), |b| a + b);
+    &html[a..b]
+}
+
+/// Issue 38, item 6: values that mean what they show, in the example
+/// reports (no browser needed). agree: p-values `< 0.001` and degrees of
+/// freedom without decimals (were `0.000` and `249.000`), counts with
+/// thousands separators in the data description (`1,314`), the heat map
+/// in the quadratic weights of the headline; preferences: the first screen
+/// says which annotator agrees most and how; classify: the headline says
+/// that calibration got worse (ECE 0.116 -> 0.151); compare: kappa and the
+/// agreement rates of the unrounded score types are n/a with the reason,
+/// as build shows them (were `0.000`), and human scores are written as the
+/// scale writes them (`3`, not `3.000`).
+#[test]
+fn report_values_mean_what_they_show() {
+    use std::ffi::OsStr;
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let ex = |p: &str| common::manifest_dir().join("examples").join(p);
+    let read = |p: PathBuf| fs::read_to_string(p).unwrap();
+    let agree = read(report_of(
+        cwd,
+        &[OsStr::new("agree"), ex("agree/exp.toml").as_os_str()],
+        &cwd.join("a"),
+        0,
+    ));
+    let tests = slice_of(&agree, "id=\"table-agreement-tests\"", "</table>");
+    assert!(
+        tests.contains("&lt; 0.001") && tests.contains(">249<"),
+        "{tests}"
+    );
+    assert!(
+        !tests.contains("249.000") && !tests.contains(">0.000<"),
+        "{tests}"
+    );
+    let description = slice_of(&agree, "id=\"table-data-description\"", "</table>");
+    assert!(description.contains(">1,314<"), "{description}");
+    assert!(
+        agree.contains("Pairwise quadratic-weighted Cohen"),
+        "heat map not weighted"
+    );
+
+    let prefs = read(report_of(
+        cwd,
+        &[
+            OsStr::new("preferences"),
+            ex("preferences/exp.toml").as_os_str(),
+        ],
+        &cwd.join("p"),
+        0,
+    ));
+    let header = slice_of(&prefs, "<header", "</header>");
+    assert!(
+        header.contains(
+            "judge_model agrees most with the reference</strong>: it follows the \
+                         reference (strength +0.509, 95% CI [+0.411, +0.599])"
+        ),
+        "{header}"
+    );
+    assert!(header.contains("The weakest, first_position, shows no clear agreement"));
+
+    let classify = read(report_of(
+        cwd,
+        &[OsStr::new("classify"), ex("classify/exp.toml").as_os_str()],
+        &cwd.join("k"),
+        0,
+    ));
+    let header = slice_of(&classify, "<header", "</header>");
+    assert!(
+        header.contains("improved; calibration worse")
+            && header.contains("v2 calibration (ECE 0.116 -&gt; 0.151, not tested)"),
+        "{header}"
+    );
+
+    let (v1, v2) = crate::compare::two_versions(cwd);
+    let compare = read(report_of(
+        cwd,
+        &[OsStr::new("compare"), v1.as_os_str(), v2.as_os_str()],
+        &cwd.join("c"),
+        0,
+    ));
+    let eval = slice_of(&compare, "id=\"table-eval\"", "</table>");
+    let row = slice_of(eval, "<th scope=\"row\">exact_agr", "</tr>");
+    // raw, raw_trim: n/a (3 cells each); raw_trim_round: numbers.
+    assert_eq!(row.matches(">n/a<").count(), 6, "{row}");
+    assert!(row.contains("Shown for the rounded score types"), "{row}");
+    let changes = slice_of(&compare, "id=\"table-largest-changes\"", "</table>");
+    assert!(
+        changes.contains("<td class=\"num\" data-value=\"3\">3</td>"),
+        "{changes}"
+    );
+    assert!(!changes.contains(">3.000<"), "{changes}");
 }

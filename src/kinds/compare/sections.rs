@@ -13,9 +13,10 @@ use crate::kinds::compare::paired::{LevelRow, BY_LEVEL};
 use crate::kinds::compare::report::{delta_cells, number};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
+use crate::kinds::evaluation::sections::rounded;
 use crate::plots;
 use crate::render::context::{Cell, Row, Table};
-use crate::render::format::{count_f64, raw_value};
+use crate::render::format::{count_f64, raw_value, score_label};
 use crate::render::tables::{head, text_cell};
 use crate::render::Block;
 use crate::render::Builder;
@@ -88,6 +89,7 @@ fn stored_table(b: &mut Builder, table: &str, rows: &[&StoredRow]) -> Table {
             String::new()
         }
     );
+    let by_score_type = matches!(table, "eval" | "degradation");
     let mut t = b.table(table, &caption, false, true);
     t.columns = std::iter::once(head("statistic", false))
         .chain(labels.iter().flat_map(|l| {
@@ -104,7 +106,13 @@ fn stored_table(b: &mut Builder, table: &str, rows: &[&StoredRow]) -> Table {
             for l in &labels {
                 let r = rows.iter().find(|r| r.row == *l && r.statistic == *st);
                 let v = r.map_or([f64::NAN; 3], |r| [r.baseline, r.candidate, r.delta]);
+                let start = cells.len();
                 cells.extend(v.iter().map(|x| stored_cell(st, *x)));
+                // As build shows them: n/a with the reason where scores
+                // are not rounded.
+                if by_score_type && rounded::hidden(l, st) {
+                    cells[start..].iter_mut().for_each(rounded::mark);
+                }
             }
             Row {
                 cells,
@@ -437,7 +445,13 @@ fn changes_table(b: &mut Builder, bw: &Between) -> Table {
         .map(|x| Row {
             cells: vec![
                 header_cell(&x.id),
-                number(x.human, None),
+                // A human score as the scale writes it (`3`, `2.5`).
+                Cell {
+                    text: score_label(x.human),
+                    class: "num".into(),
+                    value: raw_value(x.human),
+                    ..Cell::default()
+                },
                 number(x.baseline, None),
                 number(x.candidate, None),
                 number(x.delta(), None),
@@ -548,5 +562,38 @@ mod tests {
         assert_eq!(t.rows[0].cells[1].text, "5");
         assert_eq!(t.rows[0].cells[4].text, "n/a");
         assert_eq!(t.rows[1].cells[6].text, "1.000");
+    }
+
+    #[test]
+    fn stored_agreement_counts_of_unrounded_types_are_na_as_in_build() {
+        let row = |r: &str, s: &str| StoredRow {
+            table: "eval".into(),
+            row: r.into(),
+            statistic: s.into(),
+            baseline: 0.0,
+            candidate: 0.0,
+            delta: 0.0,
+        };
+        let rows = [
+            row("scale_trim", "exact_agr"),
+            row("scale_trim_round", "exact_agr"),
+            row("scale_trim", "corr"),
+        ];
+        let refs: Vec<&StoredRow> = rows.iter().collect();
+        let mut b = Builder::new("cmp", false);
+        let t = stored_table(&mut b, "eval", &refs);
+        let texts = |i: usize| -> Vec<&str> {
+            t.rows[i].cells[1..]
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect()
+        };
+        // Columns: scale_trim (3), scale_trim_round (3); rows exact_agr, corr.
+        assert_eq!(texts(0), ["n/a", "n/a", "n/a", "0.000", "0.000", "0.000"]);
+        assert!(t.rows[0].cells[1].title.contains("rounded"));
+        assert_eq!(texts(1)[..3], ["0.000", "0.000", "0.000"]);
+        // Another table (consistency: human scores) keeps its numbers.
+        let t = stored_table(&mut b, "consistency", &refs);
+        assert_eq!(t.rows[0].cells[1].text, "0.000");
     }
 }
