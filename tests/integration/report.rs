@@ -1286,3 +1286,68 @@ fn report_values_mean_what_they_show() {
     );
     assert!(!changes.contains(">3.000<"), "{changes}");
 }
+
+/// Issue 38, item 4: no text of a figure in the example reports is cut
+/// (`…`): compare of the bundled example against the gates-fail example
+/// (versions `example-engine 2.3.1` and `example-engine 1.0.0`: the
+/// legends read `baseline: example-engine 2…` / `candidate:
+/// example-engine…`), summarize of both, and classify (the forest plot's
+/// `average_precision_macro (improv…`). Versions drop their shared prefix
+/// (named in full beside the figure); long statistic names wrap.
+#[test]
+fn report_figure_labels_keep_their_distinguishing_part() {
+    use std::ffi::OsStr;
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let ex = |p: &str| common::manifest_dir().join("examples").join(p);
+    let (a, b) = (cwd.join("a"), cwd.join("b"));
+    report_of(
+        cwd,
+        &[OsStr::new("build"), ex("exp.toml").as_os_str()],
+        &a,
+        0,
+    );
+    report_of(
+        cwd,
+        &[OsStr::new("build"), ex("gates-fail/exp.toml").as_os_str()],
+        &b,
+        3,
+    );
+    let reports = [
+        report_of(
+            cwd,
+            &[OsStr::new("compare"), a.as_os_str(), b.as_os_str()],
+            &cwd.join("c"),
+            0,
+        ),
+        report_of(
+            cwd,
+            &[OsStr::new("summarize"), a.as_os_str(), b.as_os_str()],
+            &cwd.join("s"),
+            0,
+        ),
+        report_of(
+            cwd,
+            &[OsStr::new("classify"), ex("classify/exp.toml").as_os_str()],
+            &cwd.join("k"),
+            0,
+        ),
+    ];
+    let mut cut = Vec::new();
+    let mut texts = 0;
+    for r in &reports {
+        let html = fs::read_to_string(r).unwrap();
+        for piece in html.split("<text").skip(1) {
+            let body = &piece[piece.find('>').unwrap() + 1..piece.find("</text>").unwrap()];
+            texts += 1;
+            if body.contains('…') {
+                cut.push(format!("{}: {body}", r.display()));
+            }
+        }
+    }
+    assert!(texts > 400, "only {texts} figure texts");
+    assert!(cut.is_empty(), "figure texts cut:\n{}", cut.join("\n"));
+    // The compare report names both versions in full beside the figures.
+    let compare = fs::read_to_string(&reports[0]).unwrap();
+    assert!(compare.contains("baseline = example-engine 2.3.1, candidate = example-engine 1.0.0."));
+}

@@ -16,7 +16,7 @@ use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
 use crate::kinds::evaluation::sections::rounded;
 use crate::plots;
 use crate::render::context::{Cell, Row, Table};
-use crate::render::format::{count_f64, raw_value, score_label};
+use crate::render::format::{count_f64, distinct_labels, raw_value, score_label};
 use crate::render::tables::{head, text_cell};
 use crate::render::Block;
 use crate::render::Builder;
@@ -160,10 +160,11 @@ pub fn evaluation(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
 /// The score distributions of human, baseline and candidate: on the
 /// paired responses, else from both stored `score_dist` tables.
 fn score_distributions(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
+    let (names, key) = short_labels(c);
     let series = [
         "Human".to_string(),
-        format!("baseline: {}", c.baseline_label),
-        format!("candidate: {}", c.candidate_label),
+        format!("baseline: {}", names[0]),
+        format!("candidate: {}", names[1]),
     ];
     let (scores, values, note) = match (&c.extra.between, &c.extra.score_dist) {
         (Some(bw), _) if bw.n > 0 => (
@@ -197,9 +198,28 @@ fn score_distributions(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
         series: series.into_iter().zip(values).collect(),
     };
     Ok(vec![
-        Block::Paragraph(note),
+        Block::Paragraph(format!("{note}{key}")),
         Block::Figure(b.figure(plots::distributions(&d)?)),
     ])
+}
+
+/// The two versions' labels for a figure, without the prefix they share
+/// (`example-engine 2.3.1`, `example-engine 1.0.0` -> `2.3.1`, `1.0.0`),
+/// and a sentence naming both in full when a prefix was dropped (else "").
+fn short_labels(c: &Comparison) -> (Vec<String>, String) {
+    let full = [c.baseline_label.clone(), c.candidate_label.clone()];
+    let (prefix, short) = distinct_labels(&full);
+    let key = match prefix.is_empty() {
+        true => String::new(),
+        false => format!(
+            " In the figures the shared prefix \"{}\" is left out: baseline = {}, candidate = \
+             {}.",
+            prefix.trim_end(),
+            full[0],
+            full[1]
+        ),
+    };
+    (short, key)
 }
 
 /// Both confusion matrices and their difference side by side.
@@ -387,18 +407,19 @@ pub fn between(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
         ));
         return Ok(out);
     };
+    let (names, key) = short_labels(c);
     out.push(Block::Paragraph(format!(
-        "On the {} paired responses, the rounded score changed for {} responses ({:.1}%).",
+        "On the {} paired responses, the rounded score changed for {} responses ({}%).{key}",
         crate::render::format::thousands(bw.n as u64),
         crate::render::format::thousands(bw.changed as u64),
-        bw.changed as f64 / bw.n.max(1) as f64 * 100.0
+        crate::render::format::fixed(bw.changed as f64 / bw.n.max(1) as f64 * 100.0, 1)
     )));
     out.push(Block::Table(agreement_table(b, bw)));
     let grid = plots::CountGrid {
         labels: bw.labels.clone(),
         counts: bw.counts.clone(),
-        baseline: c.baseline_label.clone(),
-        candidate: c.candidate_label.clone(),
+        baseline: names[0].clone(),
+        candidate: names[1].clone(),
     };
     out.push(Block::Figure(b.figure(plots::count_grid(&grid)?)));
     out.push(Block::Heading(b.heading(3, "Largest changes")));
