@@ -1061,7 +1061,8 @@ const UNDER_HEADERS: &str = r#"
 "#;
 
 /// Issue 38: in every kind's example report (and the bundled build
-/// example), at 500 and 1400 px, light and dark, every body cell of every
+/// example; sequence and spans included), at 500 and 1400 px, light and
+/// dark, every body cell of every
 /// shown table lies under its own column header, whether the table's box
 /// is scrolled to its start, middle or end (before, summarize's sticky Δ
 /// cells piled up at the right edge under the wrong headers, and the gates
@@ -1075,13 +1076,18 @@ fn report_browser_cells_stay_under_their_headers() {
     let tmp = TempDir::new().unwrap();
     let cwd = tmp.path();
     let mut reports: Vec<PathBuf> = example_reports(cwd).into_iter().map(|r| r.0).collect();
-    let example = common::manifest_dir().join("examples").join("exp.toml");
-    reports.push(report_of(
-        cwd,
-        &[std::ffi::OsStr::new("build"), example.as_os_str()],
-        &cwd.join("e"),
-        0,
-    ));
+    let examples = common::manifest_dir().join("examples");
+    // The bundled build example, and the kinds without a narrow-screen
+    // entry in example_reports: sequence and spans.
+    for (kind, exp, dir) in [
+        ("build", "exp.toml", "e"),
+        ("sequence", "sequence/exp.toml", "q"),
+        ("spans", "spans/exp.toml", "n"),
+    ] {
+        let exp = examples.join(exp);
+        let args = [std::ffi::OsStr::new(kind), exp.as_os_str()];
+        reports.push(report_of(cwd, &args, &cwd.join(dir), 0));
+    }
     let mut failures = Vec::new();
     let mut measured = 0usize;
     for report in &reports {
@@ -1130,36 +1136,48 @@ const DECISION: &str = r#"
 /// classify), at 500 and 1400 px, light and dark, the header carries the
 /// decision badge with the expected word, and it ends within the first
 /// screen (900 px); below 1100 px the contents are collapsed to one line
-/// above it. Agree and preferences decide nothing and show no badge.
+/// above it. Agree and preferences decide nothing and show no badge. A
+/// kind's case is one line of `cases` (its command and expected badge).
 #[test]
 fn report_browser_the_decision_comes_first() {
     if !Path::new(CHROMIUM).exists() {
         eprintln!("decision first: SKIPPED, {CHROMIUM} is not installed");
         return;
     }
+    use std::ffi::OsStr;
     let tmp = TempDir::new().unwrap();
     let cwd = tmp.path();
-    let mut reports: Vec<PathBuf> = example_reports(cwd).into_iter().map(|r| r.0).collect();
-    let example = common::manifest_dir().join("examples").join("exp.toml");
-    reports.push(report_of(
-        cwd,
-        &[std::ffi::OsStr::new("build"), example.as_os_str()],
-        &cwd.join("e"),
-        0,
-    ));
-    // build gates-fail, compare v1 -> v2, summarize v1 v2, classify,
-    // agree, preferences, build example.
-    let expected = [
-        Some("gates failed"),
-        Some("improved"),
-        Some("improved"),
-        Some("improved; calibration worse"),
-        None,
-        None,
-        Some("gates passed"),
+    let ex = |p: &str| common::manifest_dir().join("examples").join(p);
+    let (v1, v2) = crate::compare::two_versions(cwd);
+    let (v1, v2) = (v1.as_os_str(), v2.as_os_str());
+    let report = |args: &[&OsStr], dir: &str, code: i32| report_of(cwd, args, &cwd.join(dir), code);
+    let (o, exp) = (OsStr::new, |p: &str| ex(p).into_os_string());
+    // One entry per kind: its report and the badge it must show (None: the
+    // kind decides nothing and shows no badge).
+    let cases: Vec<(PathBuf, Option<&str>)> = vec![
+        (
+            report(&[o("build"), &exp("gates-fail/exp.toml")], "b", 3),
+            Some("gates failed"),
+        ),
+        (
+            report(&[o("build"), &exp("exp.toml")], "e", 0),
+            Some("gates passed"),
+        ),
+        (report(&[o("compare"), v1, v2], "c", 0), Some("improved")),
+        (report(&[o("summarize"), v1, v2], "s", 0), Some("improved")),
+        (
+            report(&[o("classify"), &exp("classify/exp.toml")], "k", 0),
+            Some("improved; calibration worse"),
+        ),
+        (report(&[o("agree"), &exp("agree/exp.toml")], "a", 0), None),
+        (
+            report(&[o("preferences"), &exp("preferences/exp.toml")], "p", 0),
+            None,
+        ),
     ];
     let mut failures = Vec::new();
-    for (report, want) in reports.iter().zip(expected) {
+    for (report, want) in &cases {
+        let want = *want;
         for width in [500, 1400] {
             for dark in [false, true] {
                 let profile = cwd.join(format!("profile-{width}-{dark}"));
