@@ -647,6 +647,35 @@ fn saved_config(name: &str) -> Option<(&str, &'static str)> {
     })
 }
 
+/// The rsmreport command that wrote an output folder without a saved
+/// build configuration, from the files only that command writes:
+/// `<id>_agree.json`, `<id>_preferences.json`, `<a>_vs_<b>_compare.json`,
+/// or a `<id>_summary.json` that names its `kind` (classify, sequence,
+/// spans) or is summarize's (`summarize_version`).
+fn written_by(output: &Path, names: &[String]) -> Option<String> {
+    for (suffix, kind) in [
+        ("_agree.json", "agree"),
+        ("_preferences.json", "preferences"),
+        ("_compare.json", "compare"),
+    ] {
+        if names.iter().any(|n| n.ends_with(suffix)) {
+            return Some(kind.to_string());
+        }
+    }
+    names
+        .iter()
+        .filter(|n| n.ends_with("_summary.json"))
+        .find_map(|n| {
+            let text = std::fs::read_to_string(output.join(n)).ok()?;
+            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+            match v.get("kind").and_then(|k| k.as_str()) {
+                Some(k) if k.chars().all(|c| c.is_ascii_lowercase()) => Some(k.to_string()),
+                _ if v.get("summarize_version").is_some() => Some("summarize".to_string()),
+                _ => None,
+            }
+        })
+}
+
 /// The experiment of the folder: the only saved configuration, or the
 /// one of `wanted`.
 fn experiment_id(
@@ -657,11 +686,22 @@ fn experiment_id(
     let found: Vec<(&str, &'static str)> = names.iter().filter_map(|n| saved_config(n)).collect();
     let ids: Vec<&str> = found.iter().map(|(id, _)| *id).collect();
     match (wanted, found.as_slice()) {
-        (_, []) => Err(usage(anyhow!(
-            "{} is not an experiment folder: it holds no saved configuration \
-             (<id>_rsmeval.json or <id>_rsmtool.json)",
-            output.display()
-        ))),
+        (_, []) => {
+            Err(usage(match written_by(output, names) {
+                Some(kind) => {
+                    anyhow!(
+                "{} is an output folder of `rsmreport {kind}`, not of a build: compare and \
+                 summarize take the output folders of rsmreport build, rsmeval or rsmtool",
+                output.parent().filter(|_| output.ends_with("output")).unwrap_or(output).display()
+            )
+                }
+                None => anyhow!(
+                    "{} is not an experiment folder: it holds no saved configuration \
+                 (<id>_rsmeval.json or <id>_rsmtool.json)",
+                    output.display()
+                ),
+            }))
+        }
         (Some(w), _) => found
             .iter()
             .find(|(id, _)| *id == w)

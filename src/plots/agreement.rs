@@ -5,11 +5,10 @@
 
 use anyhow::Result;
 use plotters::style::text_anchor::{HPos, VPos};
-use plotters::style::RGBColor;
 
-use super::draw::{no_data, rect, render, text, Font, FS_TICK, TICK, TITLE};
+use super::draw::{no_data, rect, rect_alpha, render, text, Font, FS_TICK, TICK, TITLE};
 use super::text::{clean, fmt_fixed, text_width, truncate_px};
-use super::theme::{finish, ink_on, series, MUTED};
+use super::theme::{finish, heat_cell, series, MUTED};
 use super::Figure;
 
 /// The pairwise matrix of a heat map.
@@ -33,19 +32,6 @@ pub struct LabelDistribution {
     pub raters: Vec<(String, Vec<f64>)>,
 }
 
-/// A colour between white and blue (positive) or orange (negative).
-fn shade(v: f64) -> RGBColor {
-    let (to, t) = if v >= 0.0 {
-        ((0x00, 0x72, 0xB2), v.min(1.0))
-    } else {
-        ((0xD5, 0x5E, 0x00), (-v).min(1.0))
-    };
-    let mix = |a: u8| (255.0 + (f64::from(a) - 255.0) * t).round() as u8;
-    // Never exactly the figure background (a themed colour): a cell of 0
-    // stays white in the dark theme too, with dark text on it.
-    RGBColor(mix(to.0), mix(to.1), mix(to.2).min(0xFE))
-}
-
 const CELL: i32 = 56;
 
 /// The heat map `agreement_pairs_heatmap`: one cell per pair of raters,
@@ -61,7 +47,7 @@ pub fn kappa_heatmap(d: &KappaMatrix) -> Result<Figure> {
         .map(|r| truncate_px(&clean(r), FS_TICK, 140.0))
         .collect();
     let description = format!(
-        "Heat map of {} for every pair of the {n} raters ({}): darker blue is higher \
+        "Heat map of {} for every pair of the {n} raters ({}): stronger blue is higher \
          agreement, orange is below chance; the value is written in each cell.",
         clean(&d.statistic),
         labels.join(", ")
@@ -102,9 +88,15 @@ pub fn kappa_heatmap(d: &KappaMatrix) -> Result<Figure> {
                 if v.is_nan() {
                     continue;
                 }
-                let fill = shade(v);
-                rect(area, (x + 1, y + 1), (x + CELL - 1, y + CELL - 1), fill)?;
-                let font = Font::new(FS_TICK, ink_on(fill)).anchor(HPos::Center, VPos::Center);
+                let c = heat_cell(v, 1.0);
+                rect_alpha(
+                    area,
+                    (x + 1, y + 1),
+                    (x + CELL - 1, y + CELL - 1),
+                    c.fill,
+                    c.opacity,
+                )?;
+                let font = Font::new(FS_TICK, c.ink).anchor(HPos::Center, VPos::Center);
                 text(area, &fmt_fixed(v, 2), (x + CELL / 2, y + CELL / 2), font)?;
             }
         }

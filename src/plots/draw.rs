@@ -118,6 +118,24 @@ pub(crate) fn rect(
     e(area.draw(&Rectangle::new([(l, t), (r, b)], color.filled())))
 }
 
+/// Filled rectangle of `color` at `opacity` (0 to 1) over what lies below.
+pub(crate) fn rect_alpha(
+    area: &Area,
+    (x0, y0): (i32, i32),
+    (x1, y1): (i32, i32),
+    color: RGBColor,
+    opacity: f64,
+) -> Result<()> {
+    let (l, r) = (x0.min(x1), x0.max(x1));
+    let (t, b) = (y0.min(y1), y0.max(y1));
+    // Three decimals: the same bytes on every platform.
+    let opacity = (opacity * 1000.0).round() / 1000.0;
+    e(area.draw(&Rectangle::new(
+        [(l, t), (r, b)],
+        color.mix(opacity).filled(),
+    )))
+}
+
 /// Polyline of width `width` px.
 pub(crate) fn line(
     area: &Area,

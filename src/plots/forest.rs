@@ -36,6 +36,9 @@ pub struct Forest {
 }
 
 const ROW_H: i32 = 22;
+/// The row height when a label takes two lines, and their distance.
+const ROW_H2: i32 = 32;
+const LINE_H: i32 = 13;
 const PANEL_W: i32 = 150;
 /// Room between panels for the edge tick labels of both.
 const GAP: i32 = 40;
@@ -63,20 +66,33 @@ pub fn forest(d: &Forest) -> Result<Figure> {
     if n == 0 || d.panels.is_empty() {
         return no_data(&name, &title, &description, "No level to plot");
     }
-    let labels: Vec<String> = (0..n)
+    // A label wider than LABEL_MAX wraps (the level, then its mark) instead
+    // of being cut where the difference may be; each line is cut only
+    // beyond LABEL_MAX.
+    let labels: Vec<Vec<String>> = (0..n)
         .map(|i| {
             let mark = d.marks.get(i).map_or("", String::as_str);
             let l = clean(&d.levels[i]);
-            let l = if mark.is_empty() {
-                l
-            } else {
-                format!("{l} ({mark})")
+            let one = match mark.is_empty() {
+                true => l.clone(),
+                false => format!("{l} ({mark})"),
             };
-            truncate_px(&l, FS_TICK, LABEL_MAX)
+            let lines = if text_width(&one, FS_TICK) <= LABEL_MAX {
+                vec![one]
+            } else if mark.is_empty() {
+                super::text::wrap(&l, 34, 2)
+            } else {
+                vec![l, format!("({mark})")]
+            };
+            lines
+                .iter()
+                .map(|x| truncate_px(x, FS_TICK, LABEL_MAX))
+                .collect()
         })
         .collect();
     let label_w = labels
         .iter()
+        .flatten()
         .map(|l| text_width(l, FS_TICK))
         .fold(0.0, f64::max)
         .ceil() as i32;
@@ -94,13 +110,18 @@ pub fn forest(d: &Forest) -> Result<Figure> {
 /// `stacked` in one column, each with the labels on its left.
 fn draw(
     d: &Forest,
-    labels: &[String],
+    labels: &[Vec<String>],
     stats: &[String],
     left0: i32,
     stacked: bool,
 ) -> Result<String> {
     let n = labels.len();
-    let band = 36 + ROW_H * n as i32 + 34;
+    // Two-line labels get taller rows.
+    let row_h = match labels.iter().any(|l| l.len() > 1) {
+        true => ROW_H2,
+        false => ROW_H,
+    };
+    let band = 36 + row_h * n as i32 + 34;
     let (cols, rows) = if stacked {
         (1, d.panels.len())
     } else {
@@ -111,9 +132,13 @@ fn draw(
     render(width as u32, height as u32, |area| {
         for r in 0..rows {
             let top = r as i32 * band + 36;
-            for (i, l) in labels.iter().enumerate() {
+            for (i, lines) in labels.iter().enumerate() {
                 let font = TICK.anchor(HPos::Right, VPos::Center);
-                text(area, l, (left0 - 10, row_y(top, i)), font)?;
+                let first = row_y(top, i, row_h) - LINE_H * (lines.len() as i32 - 1) / 2;
+                for (k, l) in lines.iter().enumerate() {
+                    let y = first + LINE_H * k as i32;
+                    text(area, l, (left0 - 10, y), font)?;
+                }
             }
             for c in 0..cols {
                 let k = r * cols + c;
@@ -122,7 +147,7 @@ fn draw(
                     left,
                     top,
                     right: left + PANEL_W,
-                    bottom: top + ROW_H * n as i32,
+                    bottom: top + row_h * n as i32,
                 };
                 panel(area, &frame, &stats[k], &d.panels[k])?;
             }
@@ -132,8 +157,8 @@ fn draw(
 }
 
 /// The vertical centre of row `i`.
-fn row_y(top: i32, i: usize) -> i32 {
-    top + ROW_H * i as i32 + ROW_H / 2
+fn row_y(top: i32, i: usize, row_h: i32) -> i32 {
+    top + row_h * i as i32 + row_h / 2
 }
 
 /// One statistic's panel.
@@ -154,8 +179,9 @@ fn panel(area: &Area, frame: &Frame, title: &str, p: &ForestPanel) -> Result<()>
     }
     let zero = x.px(0.0);
     line(area, vec![(zero, frame.top), (zero, frame.bottom)], REF, 1)?;
+    let row_h = (frame.bottom - frame.top) / p.points.len().max(1) as i32;
     for (i, &(d, l, h)) in p.points.iter().enumerate() {
-        let y = row_y(frame.top, i);
+        let y = row_y(frame.top, i, row_h);
         if l.is_finite() && h.is_finite() {
             error_bar(area, (x.px(l), y), (x.px(h), y), 4, series(0))?;
         }

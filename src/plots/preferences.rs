@@ -8,11 +8,11 @@ use plotters::style::text_anchor::{HPos, VPos};
 use plotters::style::RGBColor;
 
 use super::draw::{
-    error_bar, line, no_data, rect, render, text, x_grid, Font, Frame, Scale, AXIS, FS_TICK, TICK,
-    TITLE,
+    error_bar, line, no_data, rect, rect_alpha, render, text, x_grid, Font, Frame, Scale, AXIS,
+    FS_TICK, TICK, TITLE,
 };
 use super::text::{clean, fmt_fixed, text_width, truncate_px, wrap};
-use super::theme::{finish, series, FG, MUTED, REF};
+use super::theme::{finish, heat_cell, series, FG, GRID, MUTED, REF};
 use super::Figure;
 
 /// Strength of every annotator on the whole data set.
@@ -182,21 +182,6 @@ const FEW: RGBColor = RGBColor(0xB8, 0xBC, 0xC4);
 const CELL_W: i32 = 78;
 const CELL_H: i32 = 28;
 
-/// The colour of a strength in [-1, 1]: white at 0, towards blue for
-/// positive and towards orange for negative values (light enough that
-/// dark text stays readable).
-fn heat_color(v: f64) -> RGBColor {
-    let (r, g, b) = if v >= 0.0 {
-        (0x00, 0x72, 0xB2)
-    } else {
-        (0xD5, 0x5E, 0x00)
-    };
-    let t = 0.65 * v.abs().min(1.0);
-    let mix = |c: u8| (255.0 + t * (f64::from(c) - 255.0)).round() as u8;
-    // Never exactly the page background (a themed colour).
-    RGBColor(mix(r), mix(g), mix(b).min(0xFE))
-}
-
 /// The heat map `strength_by_<column>`: one row per annotator, one column
 /// per subset value, each cell coloured by strength and labelled with it.
 pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
@@ -217,7 +202,7 @@ pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
     let title = format!("Strength by {column}");
     let description = format!(
         "Heat map of strength for {} annotators (rows) and {} values of {column} \
-         (columns): blue cells follow the reference, orange cells oppose it, white is 0; \
+         (columns): blue cells follow the reference, orange cells oppose it, a cell of 0 has no colour; \
          grey cells marked * rest on fewer than 30 valid votes.",
         d.annotators.len(),
         d.values.len()
@@ -231,7 +216,7 @@ pub fn model_traits_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
     let description = format!(
         "Heat map of strength for {} annotators (rows) against prefers M for {} models \
          (columns): blue cells mark traits the model's responses show more than the other \
-         models' responses, orange cells traits they show less, white is 0; grey cells marked \
+         models' responses, orange cells traits they show less, a cell of 0 has no colour; grey cells marked \
          * rest on fewer than 30 valid votes.",
         d.annotators.len(),
         d.values.len()
@@ -281,20 +266,22 @@ fn heatmap(d: &StrengthHeatmap, name: &str, title: &str, description: &str) -> R
     Ok(finish(&raw, name, title, description))
 }
 
+/// A cell: the strength's heat colour ([`heat_cell`], themed, at most 65%
+/// so that the text stays readable), or the themed grid colour for a value
+/// from few votes (marked `*`) and for n/a.
 fn cell(area: &super::draw::Area, (x, y): (i32, i32), h: i32, v: f64, few: bool) -> Result<()> {
-    let ink = RGBColor(0x11, 0x11, 0x11);
-    let (fill, label, color) = if v.is_finite() && few {
-        (
-            RGBColor(0xE4, 0xE6, 0xEA),
-            format!("{}*", fmt_fixed(v, 2)),
-            MUTED,
-        )
-    } else if v.is_finite() {
-        (heat_color(v), fmt_fixed(v, 2), ink)
+    let (x1, y1) = (x + CELL_W - 1, y + h - 1);
+    let (label, color) = if v.is_finite() && !few {
+        let c = heat_cell(v, 0.65);
+        rect_alpha(area, (x + 1, y + 1), (x1, y1), c.fill, c.opacity)?;
+        (fmt_fixed(v, 2), c.ink)
     } else {
-        (RGBColor(0xEE, 0xEE, 0xEE), "n/a".to_string(), MUTED)
+        rect(area, (x + 1, y + 1), (x1, y1), GRID)?;
+        match v.is_finite() {
+            true => (format!("{}*", fmt_fixed(v, 2)), MUTED),
+            false => ("n/a".to_string(), MUTED),
+        }
     };
-    rect(area, (x + 1, y + 1), (x + CELL_W - 1, y + h - 1), fill)?;
     let font = Font::new(FS_TICK, color).anchor(HPos::Center, VPos::Center);
     text(area, &label, (x + CELL_W / 2, y + h / 2), font)
 }
@@ -326,7 +313,12 @@ mod tests {
         let f = strength_heatmap(&h).unwrap();
         assert_eq!(f.name, "strength_by_source");
         assert!(f.svg.contains("-1.00*") && f.svg.contains("n/a"));
-        assert_eq!(heat_color(0.0), RGBColor(255, 255, 254));
+        // Themed: the series colour at an opacity over the background.
+        assert!(
+            f.svg.contains("opacity=\"0.325\" fill=\"var(--series-1"),
+            "{}",
+            f.svg
+        );
         let odd = StrengthHeatmap {
             column: "a/b c".into(),
             ..h

@@ -103,6 +103,31 @@ pub(crate) fn ink_on(fill: RGBColor) -> RGBColor {
     }
 }
 
+/// A heat-map cell that follows the page's theme: the first series colour
+/// (value >= 0) or the sixth (value < 0), both themed, at opacity
+/// `|v| * strength` (at most `strength`) over the figure's themed
+/// background, so that 0 is the background in light and dark mode alike;
+/// the ink of its text is the themed `--fg`, or near white where the light
+/// theme's cell is dark (the dark theme's cell is dark there too).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct HeatCell {
+    pub fill: RGBColor,
+    pub opacity: f64,
+    pub ink: RGBColor,
+}
+
+pub(crate) fn heat_cell(v: f64, strength: f64) -> HeatCell {
+    let fill = if v >= 0.0 { SERIES[0] } else { SERIES[5] };
+    let opacity = (v.abs().min(1.0) * strength).clamp(0.0, 1.0);
+    let mix = |c: u8| (255.0 + opacity * (f64::from(c) - 255.0)).round() as u8;
+    let light = RGBColor(mix(fill.0), mix(fill.1), mix(fill.2));
+    let ink = match ink_on(light) {
+        RGBColor(0x11, 0x11, 0x11) => FG,
+        white => white,
+    };
+    HeatCell { fill, opacity, ink }
+}
+
 /// Dash pattern of the `--ref` lines.
 const REF_DASH: &str = "5 4";
 

@@ -215,6 +215,8 @@ pub struct FrameOpts<'a> {
     pub columns: Option<&'a [&'a str]>,
     /// Float columns holding counts (shown as integers).
     pub counts: &'a [&'a str],
+    /// Float columns holding p-values (`< 0.001` below that).
+    pub p_values: &'a [&'a str],
     /// Column headers to show instead of the column names.
     pub rename: &'a [(&'a str, &'a str)],
     pub highlight: Highlight<'a>,
@@ -228,6 +230,7 @@ impl Default for FrameOpts<'_> {
             index: None,
             columns: None,
             counts: &[],
+            p_values: &[],
             rename: &[],
             highlight: &no_highlight,
             rows: None,
@@ -271,7 +274,10 @@ pub fn frame_table(mut t: Table, frame: &Frame, opts: &FrameOpts) -> Table {
                 DataCell::Float(x) => (opts.highlight)(&c.name, x),
                 _ => None,
             };
-            let mut cell = data_cell(&c.values, i, count, hl);
+            let mut cell = match c.values.cell(i) {
+                DataCell::Float(p) if opts.p_values.contains(&c.name.as_str()) => p_value_cell(p),
+                _ => data_cell(&c.values, i, count, hl),
+            };
             if matches!(c.values, Values::Text(_)) && opts.index.is_none() && cells.is_empty() {
                 cell.header = true;
             }

@@ -268,7 +268,7 @@ fn agree_report_opens_in_the_browser() {
             "no section {id}"
         );
     }
-    assert!(html.contains("<svg") && html.contains("Pairwise Cohen"));
+    assert!(html.contains("<svg") && html.contains("Pairwise quadratic-weighted Cohen"));
     // Provenance: the experiment's settings; the tests against chance and
     // irrCAC's benchmark beside the coefficients.
     assert!(

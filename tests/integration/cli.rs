@@ -120,7 +120,7 @@ fn cli_check_prints_counts_and_writes_nothing() {
     );
     assert!(
         text.contains(
-            "intervals: 95% level, 1000 bootstrap replicates (seed 0), resampling 1993 responses"
+            "intervals: 95% level, 1000 bootstrap replicates (seed 0), resampling 1,993 responses"
         ),
         "check does not describe the intervals:\n{text}"
     );

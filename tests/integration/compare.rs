@@ -1437,3 +1437,55 @@ fn compare_unrelated_folders_are_refused_for_the_real_reason_first() {
         run.stderr
     );
 }
+
+/// Issue 38, item 5: a folder written by another kind is named as such
+/// (was "is not an experiment folder: it holds no saved configuration"),
+/// by compare and summarize alike, exit 2, nothing written.
+#[test]
+fn compare_and_summarize_name_a_folder_of_another_kind() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let examples = common::manifest_dir().join("examples");
+    let (k, a) = (cwd.join("k"), cwd.join("a"));
+    for (cmd, exp, out) in [
+        ("classify", examples.join("classify/exp.toml"), &k),
+        ("agree", examples.join("agree/exp.toml"), &a),
+    ] {
+        let args = [
+            std::ffi::OsStr::new(cmd),
+            exp.as_os_str(),
+            std::ffi::OsStr::new("-o"),
+            out.as_os_str(),
+        ];
+        let run = common::run_in(cwd, args);
+        assert!(run.success, "{}", run.describe());
+    }
+    let run = compare_into(cwd, &k, &a, &cwd.join("c"));
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder: {} is an output folder of `rsmreport classify`, not of a \
+             build: compare and summarize take the output folders of rsmreport build",
+            k.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!cwd.join("c").exists());
+    let s_out = cwd.join("s");
+    let args = [
+        std::ffi::OsStr::new("summarize"),
+        a.as_os_str(),
+        k.as_os_str(),
+        std::ffi::OsStr::new("-o"),
+        s_out.as_os_str(),
+    ];
+    let run = common::run_in(cwd, args);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains("is an output folder of `rsmreport agree`, not of a build"),
+        "{}",
+        run.stderr
+    );
+}

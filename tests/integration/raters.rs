@@ -325,7 +325,7 @@ fn raters_report_opens_in_the_browser() {
     for text in [
         "<section id=\"rater_agreement\"",
         "Agreement among raters",
-        "Pairwise Cohen",
+        "Pairwise quadratic-weighted Cohen",
         "Per score point",
         "PRMSE from all human ratings",
         "zero_division = 0",

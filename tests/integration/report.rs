@@ -1061,7 +1061,8 @@ const UNDER_HEADERS: &str = r#"
 "#;
 
 /// Issue 38: in every kind's example report (and the bundled build
-/// example), at 500 and 1400 px, light and dark, every body cell of every
+/// example; sequence and spans included), at 500 and 1400 px, light and
+/// dark, every body cell of every
 /// shown table lies under its own column header, whether the table's box
 /// is scrolled to its start, middle or end (before, summarize's sticky Δ
 /// cells piled up at the right edge under the wrong headers, and the gates
@@ -1075,13 +1076,18 @@ fn report_browser_cells_stay_under_their_headers() {
     let tmp = TempDir::new().unwrap();
     let cwd = tmp.path();
     let mut reports: Vec<PathBuf> = example_reports(cwd).into_iter().map(|r| r.0).collect();
-    let example = common::manifest_dir().join("examples").join("exp.toml");
-    reports.push(report_of(
-        cwd,
-        &[std::ffi::OsStr::new("build"), example.as_os_str()],
-        &cwd.join("e"),
-        0,
-    ));
+    let examples = common::manifest_dir().join("examples");
+    // The bundled build example, and the kinds without a narrow-screen
+    // entry in example_reports: sequence and spans.
+    for (kind, exp, dir) in [
+        ("build", "exp.toml", "e"),
+        ("sequence", "sequence/exp.toml", "q"),
+        ("spans", "spans/exp.toml", "n"),
+    ] {
+        let exp = examples.join(exp);
+        let args = [std::ffi::OsStr::new(kind), exp.as_os_str()];
+        reports.push(report_of(cwd, &args, &cwd.join(dir), 0));
+    }
     let mut failures = Vec::new();
     let mut measured = 0usize;
     for report in &reports {
@@ -1130,36 +1136,48 @@ const DECISION: &str = r#"
 /// classify), at 500 and 1400 px, light and dark, the header carries the
 /// decision badge with the expected word, and it ends within the first
 /// screen (900 px); below 1100 px the contents are collapsed to one line
-/// above it. Agree and preferences decide nothing and show no badge.
+/// above it. Agree and preferences decide nothing and show no badge. A
+/// kind's case is one line of `cases` (its command and expected badge).
 #[test]
 fn report_browser_the_decision_comes_first() {
     if !Path::new(CHROMIUM).exists() {
         eprintln!("decision first: SKIPPED, {CHROMIUM} is not installed");
         return;
     }
+    use std::ffi::OsStr;
     let tmp = TempDir::new().unwrap();
     let cwd = tmp.path();
-    let mut reports: Vec<PathBuf> = example_reports(cwd).into_iter().map(|r| r.0).collect();
-    let example = common::manifest_dir().join("examples").join("exp.toml");
-    reports.push(report_of(
-        cwd,
-        &[std::ffi::OsStr::new("build"), example.as_os_str()],
-        &cwd.join("e"),
-        0,
-    ));
-    // build gates-fail, compare v1 -> v2, summarize v1 v2, classify,
-    // agree, preferences, build example.
-    let expected = [
-        Some("gates failed"),
-        Some("improved"),
-        Some("improved"),
-        Some("improved"),
-        None,
-        None,
-        Some("gates passed"),
+    let ex = |p: &str| common::manifest_dir().join("examples").join(p);
+    let (v1, v2) = crate::compare::two_versions(cwd);
+    let (v1, v2) = (v1.as_os_str(), v2.as_os_str());
+    let report = |args: &[&OsStr], dir: &str, code: i32| report_of(cwd, args, &cwd.join(dir), code);
+    let (o, exp) = (OsStr::new, |p: &str| ex(p).into_os_string());
+    // One entry per kind: its report and the badge it must show (None: the
+    // kind decides nothing and shows no badge).
+    let cases: Vec<(PathBuf, Option<&str>)> = vec![
+        (
+            report(&[o("build"), &exp("gates-fail/exp.toml")], "b", 3),
+            Some("gates failed"),
+        ),
+        (
+            report(&[o("build"), &exp("exp.toml")], "e", 0),
+            Some("gates passed"),
+        ),
+        (report(&[o("compare"), v1, v2], "c", 0), Some("improved")),
+        (report(&[o("summarize"), v1, v2], "s", 0), Some("improved")),
+        (
+            report(&[o("classify"), &exp("classify/exp.toml")], "k", 0),
+            Some("improved; calibration worse"),
+        ),
+        (report(&[o("agree"), &exp("agree/exp.toml")], "a", 0), None),
+        (
+            report(&[o("preferences"), &exp("preferences/exp.toml")], "p", 0),
+            None,
+        ),
     ];
     let mut failures = Vec::new();
-    for (report, want) in reports.iter().zip(expected) {
+    for (report, want) in &cases {
+        let want = *want;
         for width in [500, 1400] {
             for dark in [false, true] {
                 let profile = cwd.join(format!("profile-{width}-{dark}"));
@@ -1186,4 +1204,168 @@ fn report_browser_the_decision_comes_first() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The text of `html` inside the element that starts at the first
+/// occurrence of `start` up to the next `end`.
+fn slice_of<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let a = html.find(start).unwrap_or_else(|| panic!("no {start}"));
+    let b = html[a..].find(end).map_or(html.len(), |b| a + b);
+    &html[a..b]
+}
+
+/// Issue 38, item 6: values that mean what they show, in the example
+/// reports (no browser needed). agree: p-values `< 0.001` and degrees of
+/// freedom without decimals (were `0.000` and `249.000`), counts with
+/// thousands separators in the data description (`1,314`), the heat map
+/// in the quadratic weights of the headline; preferences: the first screen
+/// says which annotator agrees most and how; classify: the headline says
+/// that calibration got worse (ECE 0.116 -> 0.151); compare: kappa and the
+/// agreement rates of the unrounded score types are n/a with the reason,
+/// as build shows them (were `0.000`), and human scores are written as the
+/// scale writes them (`3`, not `3.000`).
+#[test]
+fn report_values_mean_what_they_show() {
+    use std::ffi::OsStr;
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let ex = |p: &str| common::manifest_dir().join("examples").join(p);
+    let read = |p: PathBuf| fs::read_to_string(p).unwrap();
+    let agree = read(report_of(
+        cwd,
+        &[OsStr::new("agree"), ex("agree/exp.toml").as_os_str()],
+        &cwd.join("a"),
+        0,
+    ));
+    let tests = slice_of(&agree, "id=\"table-agreement-tests\"", "</table>");
+    assert!(
+        tests.contains("&lt; 0.001") && tests.contains(">249<"),
+        "{tests}"
+    );
+    assert!(
+        !tests.contains("249.000") && !tests.contains(">0.000<"),
+        "{tests}"
+    );
+    let description = slice_of(&agree, "id=\"table-data-description\"", "</table>");
+    assert!(description.contains(">1,314<"), "{description}");
+    assert!(
+        agree.contains("Pairwise quadratic-weighted Cohen"),
+        "heat map not weighted"
+    );
+
+    let prefs = read(report_of(
+        cwd,
+        &[
+            OsStr::new("preferences"),
+            ex("preferences/exp.toml").as_os_str(),
+        ],
+        &cwd.join("p"),
+        0,
+    ));
+    let header = slice_of(&prefs, "<header", "</header>");
+    assert!(
+        header.contains(
+            "judge_model agrees most with the reference</strong>: it follows the \
+                         reference (strength +0.509, 95% CI [+0.411, +0.599])"
+        ),
+        "{header}"
+    );
+    assert!(header.contains("The weakest, first_position, shows no clear agreement"));
+
+    let classify = read(report_of(
+        cwd,
+        &[OsStr::new("classify"), ex("classify/exp.toml").as_os_str()],
+        &cwd.join("k"),
+        0,
+    ));
+    let header = slice_of(&classify, "<header", "</header>");
+    assert!(
+        header.contains("improved; calibration worse")
+            && header.contains("v2 calibration (ECE 0.116 -&gt; 0.151, not tested)"),
+        "{header}"
+    );
+
+    let (v1, v2) = crate::compare::two_versions(cwd);
+    let compare = read(report_of(
+        cwd,
+        &[OsStr::new("compare"), v1.as_os_str(), v2.as_os_str()],
+        &cwd.join("c"),
+        0,
+    ));
+    let eval = slice_of(&compare, "id=\"table-eval\"", "</table>");
+    let row = slice_of(eval, "<th scope=\"row\">exact_agr", "</tr>");
+    // raw, raw_trim: n/a (3 cells each); raw_trim_round: numbers.
+    assert_eq!(row.matches(">n/a<").count(), 6, "{row}");
+    assert!(row.contains("Shown for the rounded score types"), "{row}");
+    let changes = slice_of(&compare, "id=\"table-largest-changes\"", "</table>");
+    assert!(
+        changes.contains("<td class=\"num\" data-value=\"3\">3</td>"),
+        "{changes}"
+    );
+    assert!(!changes.contains(">3.000<"), "{changes}");
+}
+
+/// Issue 38, item 4: no text of a figure in the example reports is cut
+/// (`…`): compare of the bundled example against the gates-fail example
+/// (versions `example-engine 2.3.1` and `example-engine 1.0.0`: the
+/// legends read `baseline: example-engine 2…` / `candidate:
+/// example-engine…`), summarize of both, and classify (the forest plot's
+/// `average_precision_macro (improv…`). Versions drop their shared prefix
+/// (named in full beside the figure); long statistic names wrap.
+#[test]
+fn report_figure_labels_keep_their_distinguishing_part() {
+    use std::ffi::OsStr;
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let ex = |p: &str| common::manifest_dir().join("examples").join(p);
+    let (a, b) = (cwd.join("a"), cwd.join("b"));
+    report_of(
+        cwd,
+        &[OsStr::new("build"), ex("exp.toml").as_os_str()],
+        &a,
+        0,
+    );
+    report_of(
+        cwd,
+        &[OsStr::new("build"), ex("gates-fail/exp.toml").as_os_str()],
+        &b,
+        3,
+    );
+    let reports = [
+        report_of(
+            cwd,
+            &[OsStr::new("compare"), a.as_os_str(), b.as_os_str()],
+            &cwd.join("c"),
+            0,
+        ),
+        report_of(
+            cwd,
+            &[OsStr::new("summarize"), a.as_os_str(), b.as_os_str()],
+            &cwd.join("s"),
+            0,
+        ),
+        report_of(
+            cwd,
+            &[OsStr::new("classify"), ex("classify/exp.toml").as_os_str()],
+            &cwd.join("k"),
+            0,
+        ),
+    ];
+    let mut cut = Vec::new();
+    let mut texts = 0;
+    for r in &reports {
+        let html = fs::read_to_string(r).unwrap();
+        for piece in html.split("<text").skip(1) {
+            let body = &piece[piece.find('>').unwrap() + 1..piece.find("</text>").unwrap()];
+            texts += 1;
+            if body.contains('…') {
+                cut.push(format!("{}: {body}", r.display()));
+            }
+        }
+    }
+    assert!(texts > 400, "only {texts} figure texts");
+    assert!(cut.is_empty(), "figure texts cut:\n{}", cut.join("\n"));
+    // The compare report names both versions in full beside the figures.
+    let compare = fs::read_to_string(&reports[0]).unwrap();
+    assert!(compare.contains("baseline = example-engine 2.3.1, candidate = example-engine 1.0.0."));
 }

@@ -10,7 +10,7 @@
 
 use super::tables::{self, headline, row_benchmark, scale_name, tile_name, verdict};
 use crate::analysis::agreement::labels::Categories;
-use crate::analysis::agreement::run::{Agreement, RaterClassification, Scope};
+use crate::analysis::agreement::run::{Agreement, PairRow, RaterClassification, Scope};
 use crate::analysis::agreement::tables as agreement_tables;
 use crate::config::agree::AgreeConfig;
 use crate::metrics::raters::scales::Scale;
@@ -86,7 +86,12 @@ fn tests_table(b: &mut Builder, s: &Scope) -> Table {
         true,
         true,
     );
-    frame_table(t, &agreement_tables::tests_frame(s), &FrameOpts::default())
+    let opts = FrameOpts {
+        counts: &["df1", "df2"],
+        p_values: &["p_value"],
+        ..FrameOpts::default()
+    };
+    frame_table(t, &agreement_tables::tests_frame(s), &opts)
 }
 
 fn scales_table(b: &mut Builder) -> Table {
@@ -222,18 +227,24 @@ pub fn pairs_blocks(
     out.push(Block::Table(frame_table(t, &frame, &opts)));
     let n = a.ratings.raters.len();
     let mut values = vec![f64::NAN; n * n];
+    // Ordered scores: the quadratic-weighted kappa, as the headline
+    // coefficients (and build's QWK) weigh them; labels: unweighted.
+    let (kappa, statistic): (fn(&PairRow) -> f64, &str) = match weighted {
+        true => (|p| p.kappa_quadratic, "quadratic-weighted Cohen's kappa"),
+        false => (|p| p.kappa, "Cohen's kappa"),
+    };
     for p in &s.pairs {
         let i = a.ratings.raters.iter().position(|r| *r == p.rater_1);
         let j = a.ratings.raters.iter().position(|r| *r == p.rater_2);
         if let (Some(i), Some(j)) = (i, j) {
-            values[i * n + j] = p.kappa;
-            values[j * n + i] = p.kappa;
+            values[i * n + j] = kappa(p);
+            values[j * n + i] = kappa(p);
         }
     }
     let fig = kappa_heatmap(&KappaMatrix {
         raters: a.ratings.raters.clone(),
         values,
-        statistic: "Cohen's kappa".into(),
+        statistic: statistic.into(),
     })?;
     out.push(Block::Figure(b.figure(fig)));
     Ok(out)
@@ -545,7 +556,11 @@ fn description_blocks(b: &mut Builder, a: &Agreement) -> Vec<Block> {
                     header: true,
                     ..text_cell(&k.replace('_', " "))
                 },
-                text_cell(&v),
+                // Counts for people (`1,314`); category labels as given.
+                text_cell(&match k.starts_with("categories_") {
+                    true => v,
+                    false => crate::render::format::leading_count(&v),
+                }),
             ],
             class: String::new(),
         })

@@ -13,7 +13,7 @@ use anyhow::Result;
 use super::run::{Analysis, SystemResult};
 use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
 use crate::render::context::{Cell, Glance, InputCtx, Row, Table};
-use crate::render::format::{escape_html, num3, thousands};
+use crate::render::format::{escape_html, num3, signed3, thousands};
 use crate::render::tables::{
     count_cell as count, most_frequent, p_value_cell, some_names, text_cell, titled_head as head,
     MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES,
@@ -154,13 +154,18 @@ pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
         if r.verdict.contains("regressed") {
             regressed += 1;
             worse.push(format!(
-                "{} {} ({:+.3}, {})",
-                a.systems[r.candidate].name, r.statistic, r.delta.0, r.verdict
+                "{} {} ({}, {})",
+                a.systems[r.candidate].name,
+                r.statistic,
+                signed3(r.delta.0),
+                r.verdict
             ));
         } else if r.verdict.contains("improved") {
             improved += 1;
         }
     }
+    let calibration = calibration_worse(a);
+    worse.extend(calibration.iter().cloned());
     let mut sentence = best_sentence(a, rows);
     if a.systems.len() > 1 {
         if worse.is_empty() {
@@ -175,6 +180,11 @@ pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
         (_, 0) => (Tone::Fail, "regressed".to_string()),
         _ => (Tone::Warn, "mixed: some statistics worse".to_string()),
     };
+    if !calibration.is_empty() && regressed == 0 {
+        // The tested statistics did not regress, but the untested ECE grew.
+        tone = Tone::Warn;
+        badge = format!("{badge}; calibration worse");
+    }
     if a.systems.len() < 2 {
         (tone, badge) = (Tone::Pass, "gates passed".to_string());
     }
@@ -196,6 +206,36 @@ pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
         }
     }
     Some(Decision::new(tone, badge, sentence))
+}
+
+/// Each candidate whose calibration got worse than the baseline's (a
+/// larger expected calibration error, as the report shows it to three
+/// decimals): `v2 calibration (ECE 0.116 -> 0.151, not tested)`. ECE has no
+/// paired test, so this rests on the estimates alone and says so.
+fn calibration_worse(a: &Analysis) -> Vec<String> {
+    let ece = |k: usize| {
+        a.systems
+            .get(k)
+            .and_then(|s| s.probs.as_ref())
+            .map(|p| p.ece())
+    };
+    let Some(base) = ece(a.baseline) else {
+        return Vec::new();
+    };
+    (0..a.systems.len())
+        .filter(|&k| k != a.baseline)
+        .filter_map(|k| {
+            let e = ece(k)?;
+            (num3(e) != num3(base) && e > base).then(|| {
+                format!(
+                    "{} calibration (ECE {} -> {}, not tested)",
+                    a.systems[k].name,
+                    num3(base),
+                    num3(e)
+                )
+            })
+        })
+        .collect()
 }
 
 /// The sentence naming the best system by macro F1 and whether its lead

@@ -13,9 +13,10 @@ use crate::kinds::compare::paired::{LevelRow, BY_LEVEL};
 use crate::kinds::compare::report::{delta_cells, number};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
+use crate::kinds::evaluation::sections::rounded;
 use crate::plots;
 use crate::render::context::{Cell, Row, Table};
-use crate::render::format::{count_f64, raw_value};
+use crate::render::format::{count_f64, distinct_labels, raw_value, score_label};
 use crate::render::tables::{head, text_cell};
 use crate::render::Block;
 use crate::render::Builder;
@@ -88,6 +89,7 @@ fn stored_table(b: &mut Builder, table: &str, rows: &[&StoredRow]) -> Table {
             String::new()
         }
     );
+    let by_score_type = matches!(table, "eval" | "degradation");
     let mut t = b.table(table, &caption, false, true);
     t.columns = std::iter::once(head("statistic", false))
         .chain(labels.iter().flat_map(|l| {
@@ -104,7 +106,13 @@ fn stored_table(b: &mut Builder, table: &str, rows: &[&StoredRow]) -> Table {
             for l in &labels {
                 let r = rows.iter().find(|r| r.row == *l && r.statistic == *st);
                 let v = r.map_or([f64::NAN; 3], |r| [r.baseline, r.candidate, r.delta]);
+                let start = cells.len();
                 cells.extend(v.iter().map(|x| stored_cell(st, *x)));
+                // As build shows them: n/a with the reason where scores
+                // are not rounded.
+                if by_score_type && rounded::hidden(l, st) {
+                    cells[start..].iter_mut().for_each(rounded::mark);
+                }
             }
             Row {
                 cells,
@@ -152,10 +160,11 @@ pub fn evaluation(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
 /// The score distributions of human, baseline and candidate: on the
 /// paired responses, else from both stored `score_dist` tables.
 fn score_distributions(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
+    let (names, key) = short_labels(c);
     let series = [
         "Human".to_string(),
-        format!("baseline: {}", c.baseline_label),
-        format!("candidate: {}", c.candidate_label),
+        format!("baseline: {}", names[0]),
+        format!("candidate: {}", names[1]),
     ];
     let (scores, values, note) = match (&c.extra.between, &c.extra.score_dist) {
         (Some(bw), _) if bw.n > 0 => (
@@ -189,9 +198,28 @@ fn score_distributions(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
         series: series.into_iter().zip(values).collect(),
     };
     Ok(vec![
-        Block::Paragraph(note),
+        Block::Paragraph(format!("{note}{key}")),
         Block::Figure(b.figure(plots::distributions(&d)?)),
     ])
+}
+
+/// The two versions' labels for a figure, without the prefix they share
+/// (`example-engine 2.3.1`, `example-engine 1.0.0` -> `2.3.1`, `1.0.0`),
+/// and a sentence naming both in full when a prefix was dropped (else "").
+fn short_labels(c: &Comparison) -> (Vec<String>, String) {
+    let full = [c.baseline_label.clone(), c.candidate_label.clone()];
+    let (prefix, short) = distinct_labels(&full);
+    let key = match prefix.is_empty() {
+        true => String::new(),
+        false => format!(
+            " In the figures the shared prefix \"{}\" is left out: baseline = {}, candidate = \
+             {}.",
+            prefix.trim_end(),
+            full[0],
+            full[1]
+        ),
+    };
+    (short, key)
 }
 
 /// Both confusion matrices and their difference side by side.
@@ -379,18 +407,19 @@ pub fn between(b: &mut Builder, c: &Comparison) -> Result<Vec<Block>> {
         ));
         return Ok(out);
     };
+    let (names, key) = short_labels(c);
     out.push(Block::Paragraph(format!(
-        "On the {} paired responses, the rounded score changed for {} responses ({:.1}%).",
+        "On the {} paired responses, the rounded score changed for {} responses ({}%).{key}",
         crate::render::format::thousands(bw.n as u64),
         crate::render::format::thousands(bw.changed as u64),
-        bw.changed as f64 / bw.n.max(1) as f64 * 100.0
+        crate::render::format::fixed(bw.changed as f64 / bw.n.max(1) as f64 * 100.0, 1)
     )));
     out.push(Block::Table(agreement_table(b, bw)));
     let grid = plots::CountGrid {
         labels: bw.labels.clone(),
         counts: bw.counts.clone(),
-        baseline: c.baseline_label.clone(),
-        candidate: c.candidate_label.clone(),
+        baseline: names[0].clone(),
+        candidate: names[1].clone(),
     };
     out.push(Block::Figure(b.figure(plots::count_grid(&grid)?)));
     out.push(Block::Heading(b.heading(3, "Largest changes")));
@@ -437,7 +466,13 @@ fn changes_table(b: &mut Builder, bw: &Between) -> Table {
         .map(|x| Row {
             cells: vec![
                 header_cell(&x.id),
-                number(x.human, None),
+                // A human score as the scale writes it (`3`, `2.5`).
+                Cell {
+                    text: score_label(x.human),
+                    class: "num".into(),
+                    value: raw_value(x.human),
+                    ..Cell::default()
+                },
                 number(x.baseline, None),
                 number(x.candidate, None),
                 number(x.delta(), None),
@@ -548,5 +583,38 @@ mod tests {
         assert_eq!(t.rows[0].cells[1].text, "5");
         assert_eq!(t.rows[0].cells[4].text, "n/a");
         assert_eq!(t.rows[1].cells[6].text, "1.000");
+    }
+
+    #[test]
+    fn stored_agreement_counts_of_unrounded_types_are_na_as_in_build() {
+        let row = |r: &str, s: &str| StoredRow {
+            table: "eval".into(),
+            row: r.into(),
+            statistic: s.into(),
+            baseline: 0.0,
+            candidate: 0.0,
+            delta: 0.0,
+        };
+        let rows = [
+            row("scale_trim", "exact_agr"),
+            row("scale_trim_round", "exact_agr"),
+            row("scale_trim", "corr"),
+        ];
+        let refs: Vec<&StoredRow> = rows.iter().collect();
+        let mut b = Builder::new("cmp", false);
+        let t = stored_table(&mut b, "eval", &refs);
+        let texts = |i: usize| -> Vec<&str> {
+            t.rows[i].cells[1..]
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect()
+        };
+        // Columns: scale_trim (3), scale_trim_round (3); rows exact_agr, corr.
+        assert_eq!(texts(0), ["n/a", "n/a", "n/a", "0.000", "0.000", "0.000"]);
+        assert!(t.rows[0].cells[1].title.contains("rounded"));
+        assert_eq!(texts(1)[..3], ["0.000", "0.000", "0.000"]);
+        // Another table (consistency: human scores) keeps its numbers.
+        let t = stored_table(&mut b, "consistency", &refs);
+        assert_eq!(t.rows[0].cells[1].text, "0.000");
     }
 }

@@ -37,6 +37,7 @@ use crate::output::OutputFile;
 use crate::preprocess::Exclusion;
 use crate::provenance::{generation_epoch, timed};
 use crate::render::context::InputCtx;
+use crate::render::format::thousands;
 use run::Run;
 
 /// A build's configuration: the experiment, with the gates of a gates
@@ -290,11 +291,15 @@ fn describe(run: &Run) -> String {
             "{} file: {} ({} rows read)",
             i.role,
             i.path.display(),
-            i.rows
+            thousands(i.rows as u64)
         );
     }
     if p.n_flagged > 0 {
-        let _ = writeln!(s, "excluded by flag_column: {}", p.n_flagged);
+        let _ = writeln!(
+            s,
+            "excluded by flag_column: {}",
+            thousands(p.n_flagged as u64)
+        );
     }
     for (why, n) in analysis::exclusion_counts(p) {
         if n > 0 {
@@ -304,13 +309,13 @@ fn describe(run: &Run) -> String {
                 Exclusion::NonNumericSystem => "non-numeric system score",
                 Exclusion::Listwise => "candidate with too few responses",
             };
-            let _ = writeln!(s, "excluded ({reason}): {n}");
+            let _ = writeln!(s, "excluded ({reason}): {}", thousands(n as u64));
         }
     }
-    let _ = writeln!(s, "responses evaluated: {}", p.n());
+    let _ = writeln!(s, "responses evaluated: {}", thousands(p.n() as u64));
     if let Some(sc2) = &p.sc2 {
         let double = sc2.iter().filter(|x| !x.is_nan()).count();
-        let _ = writeln!(s, "double-scored responses: {double}");
+        let _ = writeln!(s, "double-scored responses: {}", thousands(double as u64));
         if p.sc2_non_numeric > 0 {
             let _ = writeln!(
                 s,
@@ -321,7 +326,12 @@ fn describe(run: &Run) -> String {
     }
     for o in &p.other_humans {
         let n = o.values.iter().filter(|x| !x.is_nan()).count();
-        let _ = writeln!(s, "further human scores in {}: {n}", o.name);
+        let _ = writeln!(
+            s,
+            "further human scores in {}: {}",
+            o.name,
+            thousands(n as u64)
+        );
         if o.non_numeric > 0 {
             let _ = writeln!(
                 s,
@@ -338,7 +348,7 @@ fn describe(run: &Run) -> String {
             .labels
             .iter()
             .zip(&counts)
-            .map(|(l, c)| format!("{l} ({c})"))
+            .map(|(l, c)| format!("{l} ({})", thousands(*c as u64)))
             .collect();
         let _ = writeln!(s, "subgroup {}: {}", g.name, parts.join(", "));
     }
@@ -353,7 +363,7 @@ fn describe(run: &Run) -> String {
                 i.level * 100.0,
                 i.replicates,
                 i.seed,
-                r.tables.first().map_or(0, |t| t.n_units),
+                thousands(r.tables.first().map_or(0, |t| t.n_units) as u64),
                 i.unit.name()
             );
         }

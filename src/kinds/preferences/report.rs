@@ -17,7 +17,7 @@ use crate::plots::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
 };
 use crate::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
-use crate::render::format::{count_f64, escape_html, num3};
+use crate::render::format::{count_f64, escape_html, fixed, num3, signed3};
 use crate::render::tables::{p_value_cell, text_cell};
 use crate::render::{Block, Header, Section};
 use crate::render::{Builder, Report};
@@ -761,6 +761,79 @@ fn models_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
     Ok(blocks)
 }
 
+/// How clearly strength `j` is away from 0, in words, from its interval
+/// (without intervals, from its sign).
+fn strength_words(a: &Analysis, j: usize) -> &'static str {
+    let all = a.all();
+    let (s, i) = (all.metrics[j].strength, &all.intervals[j].strength);
+    let (lo, hi) = match i.lower.is_finite() && i.upper.is_finite() {
+        true => (i.lower, i.upper),
+        false => (s, s),
+    };
+    if lo > 0.0 {
+        "follows the reference"
+    } else if hi < 0.0 {
+        "goes against the reference"
+    } else {
+        "shows no clear agreement with the reference"
+    }
+}
+
+/// A strength with its interval for a sentence (`+0.509, 95% CI [+0.411,
+/// +0.599]`).
+fn strength_text(a: &Analysis, j: usize) -> String {
+    let all = a.all();
+    let i = &all.intervals[j].strength;
+    let mut out = signed3(all.metrics[j].strength);
+    if i.lower.is_finite() {
+        out.push_str(&format!(
+            ", {}% CI [{}, {}]",
+            a.spec.level * 100.0,
+            signed3(i.lower),
+            signed3(i.upper)
+        ));
+    }
+    out
+}
+
+/// The first screen's sentence (HTML, names escaped): which annotator
+/// agrees with the reference most and how strongly, in words and numbers,
+/// and the weakest one when it differs.
+fn summary_html(a: &Analysis, strongest: Option<usize>) -> String {
+    let all = a.all();
+    let Some(j) = strongest else {
+        return format!(
+            "Every annotator rests on fewer than {FEW_VOTES} valid votes: none is strong enough \
+             evidence to name the one closest to the reference."
+        );
+    };
+    let m = &all.metrics[j];
+    let name = |k: usize| escape_html(&a.annotator_names[k]);
+    let mut out = format!(
+        "<strong>{} agrees most with the reference</strong>: it {} (strength {}); it sides \
+         with the reference on {}% of the pairs where both picked a response (it picked one \
+         on {}% of the pairs).",
+        name(j),
+        strength_words(a, j),
+        strength_text(a, j),
+        fixed(100.0 * m.accuracy, 1),
+        fixed(100.0 * m.relevance, 1)
+    );
+    let weakest =
+        a.by_strength().into_iter().rev().find(|&k| {
+            k != j && all.metrics[k].strength.is_finite() && !all.metrics[k].few_votes()
+        });
+    if let Some(k) = weakest {
+        out.push_str(&format!(
+            " The weakest, {}, {} (strength {}).",
+            name(k),
+            strength_words(a, k),
+            strength_text(a, k)
+        ));
+    }
+    out
+}
+
 fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
     let all = a.all();
     let mut glance = vec![Glance {
@@ -799,6 +872,7 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
             a.annotators.len(),
             escape_html(&a.reference_name)
         ),
+        description_html: format!("<p class=\"verdict\">{}</p>", summary_html(a, strongest)),
         glance,
         inputs,
         ..Header::new("Preference annotation report", a.id.clone(), epoch)

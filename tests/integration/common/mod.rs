@@ -309,14 +309,22 @@ pub fn truncate(s: &str, n: usize) -> String {
 /// True if `text` contains `n` as a whole number (not as part of a longer
 /// number such as `1600` for `60`).
 pub fn contains_number(text: &str, n: u64) -> bool {
-    let needle = n.to_string();
+    let grouped = rsmreport::render::format::thousands(n);
+    contains_digits(text, &grouped) || contains_digits(text, &n.to_string())
+}
+
+/// Whether `needle` (digits, maybe with separators) occurs in `text`
+/// without further digits on either side.
+fn contains_digits(text: &str, needle: &str) -> bool {
     let bytes = text.as_bytes();
     let mut start = 0;
-    while let Some(pos) = text[start..].find(&needle) {
+    while let Some(pos) = text[start..].find(needle) {
         let i = start + pos;
         let j = i + needle.len();
-        let before_ok = i == 0 || !bytes[i - 1].is_ascii_digit();
-        let after_ok = j >= bytes.len() || !bytes[j].is_ascii_digit();
+        // A digit, or a separator next to a digit, continues the number.
+        let digit = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
+        let before_ok = i == 0 || !(digit(i - 1) || bytes[i - 1] == b',' && i >= 2 && digit(i - 2));
+        let after_ok = !(digit(j) || bytes.get(j) == Some(&b',') && digit(j + 1));
         if before_ok && after_ok {
             return true;
         }

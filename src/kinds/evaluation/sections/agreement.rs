@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{add_intervals, add_row_intervals, continuous_human};
+use super::{add_intervals, add_row_intervals, continuous_human, rounded};
 use crate::config::{Number, ScaleWith};
 use crate::kinds::evaluation::report::Builder;
 use crate::metrics::block::MetricBlock;
@@ -234,39 +234,26 @@ fn degradation(b: &mut Builder, hh: &MetricBlock) -> Titled {
     Titled { heading, table: t }
 }
 
-/// The statistics that compare whole-point scores.
-const ROUNDED_ONLY: [&str; 3] = ["kappa", "exact_agr", "adj_agr"];
-
-/// Kappa and the exact and adjacent agreement count equal scores: on a
-/// score type that is not rounded (`raw_trim`, `scale_trim`, ...) two
-/// scores are hardly ever equal, so the report shows n/a with the reason
-/// for those rows (but not for the rows `keep` names), while the CSV
-/// tables keep the reference's numbers.
+/// Kappa and the exact and adjacent agreement of the score types that are
+/// not rounded show n/a with the reason ([`rounded`]), but not in the rows
+/// `keep` names.
 fn rounded_only(t: &mut Table, keep: impl Fn(&Row) -> bool) {
-    let cols: Vec<usize> = t
+    let cols: Vec<(usize, String)> = t
         .columns
         .iter()
         .enumerate()
-        .filter(|(_, c)| ROUNDED_ONLY.contains(&c.text.as_str()))
-        .map(|(i, _)| i)
+        .map(|(i, c)| (i, c.text.clone()))
         .collect();
     for row in &mut t.rows {
-        let rounded = row
-            .cells
-            .first()
-            .is_some_and(|c| c.text.ends_with("_round"));
-        if rounded || keep(row) {
+        let score_type = row.cells.first().map_or(String::new(), |c| c.text.clone());
+        if keep(row) {
             continue;
         }
-        for &i in &cols {
-            if let Some(cell) = row.cells.get_mut(i) {
-                cell.text = "n/a".into();
-                cell.ci.clear();
-                cell.value.clear();
-                cell.class = "num".into();
-                cell.title = "Shown for the rounded score types (…_round) only: unrounded \
-                              scores are hardly ever equal. The CSV table keeps the number."
-                    .into();
+        for (i, name) in &cols {
+            if rounded::hidden(&score_type, name) {
+                if let Some(cell) = row.cells.get_mut(*i) {
+                    rounded::mark(cell);
+                }
             }
         }
     }

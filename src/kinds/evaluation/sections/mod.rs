@@ -8,6 +8,7 @@ mod agreement;
 mod groups;
 mod meta;
 mod raters;
+pub mod rounded;
 
 use anyhow::{bail, Result};
 use serde::Serialize;
