@@ -18,7 +18,7 @@ use crate::render::tables::{
     count_cell as count, most_frequent, p_value_cell, some_names, text_cell, titled_head as head,
     MAX_FIGURE_CATEGORIES, MAX_SHOWN_CATEGORIES,
 };
-use crate::render::{Block, Decision, Header, Section, Tone};
+use crate::render::{Block, Decision, Header, Section};
 use crate::render::{Builder, Report};
 use crate::schema::NONE_LABEL;
 
@@ -169,33 +169,12 @@ pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
             sentence.push_str(&format!(" Worse: {}.", worse.join("; ")));
         }
     }
-    let (mut tone, mut badge) = match (regressed, improved) {
-        (0, 0) => (Tone::Info, "no detectable change".to_string()),
-        (0, _) => (Tone::Pass, "improved".to_string()),
-        (_, 0) => (Tone::Fail, "regressed".to_string()),
-        _ => (Tone::Warn, "mixed: some statistics worse".to_string()),
-    };
-    if a.systems.len() < 2 {
-        (tone, badge) = (Tone::Pass, "gates passed".to_string());
-    }
-    if !a.gates.is_empty() {
-        if failed > 0 {
-            tone = Tone::Fail;
-            badge = if a.systems.len() < 2 {
-                "gates failed".into()
-            } else {
-                format!("{badge}, gates failed")
-            };
-            sentence.push_str(&format!(
-                " {} of {} gate lines failed.",
-                thousands(failed as u64),
-                thousands(a.gates.len() as u64)
-            ));
-        } else {
-            sentence.push_str(" Every gate passed.");
-        }
-    }
-    Some(Decision::new(tone, badge, sentence))
+    let (tone, badge) = Decision::comparison_badge(regressed, improved);
+    Some(Decision::new(tone, badge, sentence).with_gates(
+        failed,
+        a.gates.len(),
+        a.systems.len() < 2,
+    ))
 }
 
 /// The sentence naming the best system by macro F1 and whether its lead
