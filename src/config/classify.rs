@@ -278,28 +278,6 @@ fn betas(raw: &RawConfig) -> Result<Vec<f64>, Bad> {
     Ok(out)
 }
 
-fn file_format(raw: &RawConfig) -> Result<FileFormat, Bad> {
-    match raw.get("file_format") {
-        None => Ok(FileFormat::Csv),
-        Some(Value::String(s)) => match s.to_ascii_lowercase().as_str() {
-            "csv" => Ok(FileFormat::Csv),
-            "tsv" => Ok(FileFormat::Tsv),
-            "xlsx" => Ok(FileFormat::Xlsx),
-            _ => Err((
-                "file_format",
-                format!("file_format must be \"csv\", \"tsv\" or \"xlsx\", but it is \"{s}\""),
-            )),
-        },
-        Some(other) => Err((
-            "file_format",
-            format!(
-                "file_format must be \"csv\", \"tsv\" or \"xlsx\", but it is {}",
-                describe(other)
-            ),
-        )),
-    }
-}
-
 /// `experiment_id`: required, and the id rule of every kind.
 fn experiment_id(raw: &RawConfig) -> Result<String, Bad> {
     id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"intent_v7\""))
@@ -380,7 +358,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
         ordinal,
         subgroups,
         baseline,
-        file_format: file_format(raw)?,
+        file_format: super::value::file_format(raw)?,
         intervals,
         curve_points: curve_points(raw)?,
         gates: raw.get("gates").cloned(),

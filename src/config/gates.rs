@@ -680,6 +680,71 @@ fn one(table: &Map<String, Value>, cx: &Context, origin: String) -> Result<Gate,
     one_checked(table, cx, origin, &check)
 }
 
+/// One `[[gates]]` table of a kind whose gates name their own targets
+/// (classify's `system`, spans' `criterion` or `system`): its label for
+/// messages (`gates[2] ("name")`), the gate, and the targets its keys
+/// named.
+pub struct Targeted {
+    pub label: String,
+    pub gate: Gate,
+    pub targets: Vec<String>,
+}
+
+/// Target keys taken out of one gate table: the targets they name.
+pub type TargetKeys<'a> = dyn Fn(&mut Map<String, Value>) -> Result<Vec<String>, String> + 'a;
+
+/// The `[[gates]]` array of a kind with whole-set gates and statistics of
+/// its own (`classify`, `spans`): every table's targets taken out by
+/// `targets`, the rest read by [`one_checked`] with `check`. Errors name
+/// the experiment file and the gate.
+pub fn parse_targeted(
+    gates: Option<&Value>,
+    origin: &Path,
+    bootstrap: bool,
+    targets: &TargetKeys,
+    check: &MetricCheck,
+) -> Result<Vec<Targeted>> {
+    let Some(Value::Array(items)) = gates else {
+        return Ok(Vec::new());
+    };
+    let file = origin.display();
+    let min_n = |_: &str| 0;
+    let cx = Context {
+        subgroups: &[],
+        types: ScoreTypes {
+            all: Vec::new(),
+            trim: "raw_trim",
+            round: "raw_trim_round",
+        },
+        bootstrap,
+        min_n: &min_n,
+        compare: false,
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let label = match item.get("name") {
+            Some(Value::String(n)) => format!("gates[{}] (\"{n}\")", i + 1),
+            _ => format!("gates[{}]", i + 1),
+        };
+        let Value::Object(table) = item else {
+            return Err(anyhow!(
+                "{file}: {label} must be a table with metric, op and threshold"
+            ));
+        };
+        let mut table = table.clone();
+        let found = targets(&mut table).map_err(|e| anyhow!("{file}: {label}: {e}"))?;
+        let name = format!("{}, gates[{}]", origin_name(origin), i + 1);
+        let gate =
+            one_checked(&table, &cx, name, check).map_err(|e| anyhow!("{file}: {label}: {e}"))?;
+        out.push(Targeted {
+            label,
+            gate,
+            targets: found,
+        });
+    }
+    Ok(out)
+}
+
 /// Checks a gate's metric for its score type and scope; `Ok(true)` when
 /// the statistic has an interval.
 pub type MetricCheck<'a> = dyn Fn(&str, &str, &Scope) -> Result<bool, String> + 'a;

@@ -17,7 +17,8 @@ use serde_json::Value;
 
 use super::intervals::{self, Intervals};
 use super::value::{
-    boolean, describe, folder, id, missing, names, resolve_file, text, KeyError as Bad,
+    boolean, choice, describe, file_format, folder, id, missing, names, number, resolve_file, text,
+    KeyError as Bad,
 };
 use super::RawConfig;
 use crate::metrics::spans::tags::Scheme;
@@ -163,43 +164,8 @@ pub fn parse(text: &str, path: &Path) -> Result<SpansConfig> {
     super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
 }
 
-/// One of `allowed` under `key`, refused with the closest.
-fn choice(
-    raw: &RawConfig,
-    key: &'static str,
-    allowed: &[&str],
-    default: &str,
-) -> Result<String, Bad> {
-    let v = text(raw, key)?.unwrap_or_else(|| default.to_string());
-    if allowed.contains(&v.as_str()) {
-        return Ok(v);
-    }
-    let hint = super::closest(&v, allowed.iter().copied())
-        .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-    let list: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
-    Err((
-        key,
-        format!(
-            "{key} must be one of {}, but it is \"{v}\"{hint}",
-            list.join(", ")
-        ),
-    ))
-}
-
-fn number(raw: &RawConfig, key: &'static str) -> Result<Option<f64>, Bad> {
-    match raw.get(key) {
-        None => Ok(None),
-        Some(Value::Number(n)) => Ok(n.as_f64()),
-        Some(other) => Err((
-            key,
-            format!("{key} must be a number, but it is {}", describe(other)),
-        )),
-    }
-}
-
-fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
-    let experiment_id =
-        id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"ner_round2\""))?;
+/// `format`, `scheme`, `repair` and `coverage` (all: true).
+fn reading(raw: &RawConfig) -> Result<(Format, Scheme, Repair, bool), Bad> {
     let format = match choice(
         raw,
         "format",
@@ -226,6 +192,12 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
     };
     let coverage_all = raw.get("coverage").is_some()
         && choice(raw, "coverage", &["all", "rows"], "rows")? == "all";
+    Ok((format, scheme, repair, coverage_all))
+}
+
+/// `min_overlap` in (0, 1] and `nervaluate_min_overlap_percentage` in
+/// [1, 100] (default 1).
+fn thresholds(raw: &RawConfig) -> Result<(Option<f64>, f64), Bad> {
     let min_overlap = number(raw, "min_overlap")?;
     if let Some(m) = min_overlap {
         if !(m > 0.0 && m <= 1.0) {
@@ -240,17 +212,29 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
     if !(1.0..=100.0).contains(&nv) {
         return Err((key, format!("{key} must be in [1, 100], but it is {nv}")));
     }
+    Ok((min_overlap, nv))
+}
+
+/// Who is who: `annotators` (at least two; required with token input),
+/// `columns` (CoNLL), `reference` and `baseline` (among the annotators
+/// when they are listed; a baseline needs a reference and is not it).
+struct Who {
+    annotators: Option<Vec<String>>,
+    columns: Vec<String>,
+    reference: Option<String>,
+    baseline: Option<String>,
+}
+
+fn who(raw: &RawConfig, format: Format) -> Result<Who, Bad> {
     let annotators = names(raw, "annotators")?;
-    if let Some(a) = &annotators {
-        if a.len() < 2 {
-            return Err((
-                "annotators",
-                format!(
-                    "annotators must name at least two annotators, but it names {}",
-                    a.len()
-                ),
-            ));
-        }
+    if let Some(a) = annotators.as_ref().filter(|a| a.len() < 2) {
+        return Err((
+            "annotators",
+            format!(
+                "annotators must name at least two annotators, but it names {}",
+                a.len()
+            ),
+        ));
     }
     let columns = names(raw, "columns")?.unwrap_or_default();
     if format == Format::Conll && columns.is_empty() {
@@ -261,21 +245,21 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
     }
     let reference = text(raw, "reference")?;
     let baseline = text(raw, "baseline")?;
-    if let Some(a) = &annotators {
-        for (key, v) in [("reference", &reference), ("baseline", &baseline)] {
-            if let Some(v) = v {
-                if !a.contains(v) {
-                    let hint = super::closest(v, a.iter().map(String::as_str))
-                        .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-                    return Err((
-                        key,
-                        format!(
-                            "{key} \"{v}\" is not among the annotators ({}){hint}",
-                            a.join(", ")
-                        ),
-                    ));
-                }
+    let listed = annotators.as_deref().unwrap_or_default();
+    for (key, v) in [("reference", &reference), ("baseline", &baseline)] {
+        match v {
+            Some(v) if annotators.is_some() && !listed.contains(v) => {
+                let hint = super::closest(v, listed.iter().map(String::as_str))
+                    .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
+                return Err((
+                    key,
+                    format!(
+                        "{key} \"{v}\" is not among the annotators ({}){hint}",
+                        listed.join(", ")
+                    ),
+                ));
             }
+            _ => {}
         }
     }
     if baseline.is_some() && reference.is_none() {
@@ -290,6 +274,17 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
             "baseline is the reference; name a system".into(),
         ));
     }
+    Ok(Who {
+        annotators,
+        columns,
+        reference,
+        baseline,
+    })
+}
+
+/// `input_file` (required) and `documents_file`, resolved from the
+/// experiment file's folder.
+fn files(raw: &RawConfig, path: &Path) -> Result<(PathBuf, Option<PathBuf>), Bad> {
     let input = text(raw, "input_file")?.ok_or_else(|| missing("input_file", "\"spans.csv\""))?;
     let input_file = resolve_file("input_file", &input, "input file", folder(path))
         .map_err(|m| ("input_file", m))?;
@@ -300,30 +295,44 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
                 .map_err(|m| ("documents_file", m))?,
         ),
     };
+    Ok((input_file, documents_file))
+}
+
+/// `gates`, when given, is an array of tables (read by `kinds::spans::gates`).
+fn gates(raw: &RawConfig) -> Result<Option<Value>, Bad> {
+    match raw.get("gates") {
+        Some(g) if !matches!(g, Value::Array(_)) => Err((
+            "gates",
+            format!(
+                "gates must be an array of [[gates]] tables, but it is {}",
+                describe(g)
+            ),
+        )),
+        g => Ok(g.cloned()),
+    }
+}
+
+fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
+    let experiment_id =
+        id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"ner_round2\""))?;
+    let (format, scheme, repair, coverage_all) = reading(raw)?;
+    let (min_overlap, nv) = thresholds(raw)?;
+    let w = who(raw, format)?;
+    let (input_file, documents_file) = files(raw, path)?;
     let col = |key: &'static str, default: &str| -> Result<String, Bad> {
         Ok(text(raw, key)?.unwrap_or_else(|| default.to_string()))
     };
     let intervals =
         intervals::parse_for(raw.get("intervals"), "documents").map_err(|m| ("intervals", m))?;
-    if let Some(g) = raw.get("gates") {
-        if !matches!(g, Value::Array(_)) {
-            return Err((
-                "gates",
-                format!(
-                    "gates must be an array of [[gates]] tables, but it is {}",
-                    describe(g)
-                ),
-            ));
-        }
-    }
+    let gates = gates(raw)?;
     Ok(SpansConfig {
         experiment_id,
         description: text(raw, "description")?.unwrap_or_default(),
         format,
         input_file,
-        annotators,
-        reference,
-        baseline,
+        annotators: w.annotators,
+        reference: w.reference,
+        baseline: w.baseline,
         min_overlap,
         nervaluate_min_overlap_percentage: nv,
         subgroups: names(raw, "subgroups")?.unwrap_or_default(),
@@ -341,27 +350,17 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
         text_key: col("text_key", "text")?,
         annotator_key: text(raw, "annotator_key")?,
         document_key: text(raw, "document_key")?,
-        columns,
+        columns: w.columns,
         token_column: text(raw, "token_column")?,
         scheme,
         repair,
         file_format: file_format(raw)?,
         intervals,
         margins: margins(raw)?,
-        gates: raw.get("gates").cloned(),
+        gates,
         parsed_gates: Vec::new(),
         origin: path.to_path_buf(),
     })
-}
-
-fn file_format(raw: &RawConfig) -> Result<FileFormat, Bad> {
-    Ok(
-        match choice(raw, "file_format", &["csv", "tsv", "xlsx"], "csv")?.as_str() {
-            "tsv" => FileFormat::Tsv,
-            "xlsx" => FileFormat::Xlsx,
-            _ => FileFormat::Csv,
-        },
-    )
 }
 
 /// `[margins]` (compare's parser), every compared statistic with its

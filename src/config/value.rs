@@ -2,7 +2,8 @@
 //! file (`build`/`check`'s experiment through `validate`, and `agree`,
 //! `classify`, `compare`, `preferences`), so that a key of one kind is read,
 //! refused and reported like the same key of another. Each rule is here
-//! once: [`boolean`], [`whole`], [`list`] and [`names`], [`resolve_file`], the id rule
+//! once: [`boolean`], [`whole`], [`number`], [`choice`], [`list`] and [`names`],
+//! [`file_format`], [`resolve_file`], the id rule
 //! [`check_id`] (experiment ids, compare's `comparison_id`, summarize's
 //! `--id`) and the wording of a value in a message ([`describe`]).
 //! `validate`'s reader keeps only thin wrappers that add the file and line.
@@ -147,6 +148,67 @@ pub fn read_experiment(path: &Path) -> anyhow::Result<String> {
         }
         _ => anyhow::anyhow!("cannot read the experiment file {}: {e}", path.display()),
     })
+}
+
+/// `raw[key]`, one of `allowed` (default `default` when absent), refused
+/// with the closest allowed value.
+pub fn choice(
+    raw: &RawConfig,
+    key: &'static str,
+    allowed: &[&str],
+    default: &str,
+) -> Result<String, KeyError> {
+    let v = text(raw, key)?.unwrap_or_else(|| default.to_string());
+    if allowed.contains(&v.as_str()) {
+        return Ok(v);
+    }
+    let hint = super::closest(&v, allowed.iter().copied())
+        .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
+    let list: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+    Err((
+        key,
+        format!(
+            "{key} must be one of {}, but it is \"{v}\"{hint}",
+            list.join(", ")
+        ),
+    ))
+}
+
+/// `raw[key]` as a number (absent: `None`).
+pub fn number(raw: &RawConfig, key: &'static str) -> Result<Option<f64>, KeyError> {
+    match raw.get(key) {
+        None => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64()),
+        Some(other) => Err((
+            key,
+            format!("{key} must be a number, but it is {}", describe(other)),
+        )),
+    }
+}
+
+/// `file_format` of the kinds with a [`RawConfig`] (`classify`, `spans`):
+/// `csv` (the default), `tsv` or `xlsx`, in any case.
+pub fn file_format(raw: &RawConfig) -> Result<crate::schema::FileFormat, KeyError> {
+    use crate::schema::FileFormat;
+    match raw.get("file_format") {
+        None => Ok(FileFormat::Csv),
+        Some(Value::String(s)) => match s.to_ascii_lowercase().as_str() {
+            "csv" => Ok(FileFormat::Csv),
+            "tsv" => Ok(FileFormat::Tsv),
+            "xlsx" => Ok(FileFormat::Xlsx),
+            _ => Err((
+                "file_format",
+                format!("file_format must be \"csv\", \"tsv\" or \"xlsx\", but it is \"{s}\""),
+            )),
+        },
+        Some(other) => Err((
+            "file_format",
+            format!(
+                "file_format must be \"csv\", \"tsv\" or \"xlsx\", but it is {}",
+                describe(other)
+            ),
+        )),
+    }
 }
 
 /// A true/false setting: a boolean, or the text "true"/"false" in any case

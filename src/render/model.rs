@@ -111,6 +111,46 @@ impl Decision {
             marked: Vec::new(),
         }
     }
+
+    /// The badge of candidates compared with a baseline, from how many
+    /// overall statistics regressed and improved (`classify`, `spans`).
+    pub fn comparison_badge(regressed: usize, improved: usize) -> (Tone, String) {
+        match (regressed, improved) {
+            (0, 0) => (Tone::Info, "no detectable change".to_string()),
+            (0, _) => (Tone::Pass, "improved".to_string()),
+            (_, 0) => (Tone::Fail, "regressed".to_string()),
+            _ => (Tone::Warn, "mixed: some statistics worse".to_string()),
+        }
+    }
+
+    /// Adds the quality gates' status (`failed` of `total` gate lines;
+    /// nothing without gates): a failed gate turns the badge to fail and
+    /// says so, in the badge's place when `alone` (the decision is the
+    /// gates' only), else after it; the sentence ends with the count.
+    pub fn with_gates(mut self, failed: usize, total: usize, alone: bool) -> Decision {
+        if total == 0 {
+            return self;
+        }
+        if alone {
+            (self.tone, self.badge) = (Tone::Pass, "gates passed".into());
+        }
+        if failed > 0 {
+            self.tone = Tone::Fail;
+            self.badge = if alone {
+                "gates failed".into()
+            } else {
+                format!("{}, gates failed", self.badge)
+            };
+            self.sentence.push_str(&format!(
+                " {} of {} gate lines failed.",
+                super::format::thousands(failed as u64),
+                super::format::thousands(total as u64)
+            ));
+        } else {
+            self.sentence.push_str(" Every gate passed.");
+        }
+        self
+    }
 }
 
 impl Header {

@@ -765,3 +765,84 @@ fn spans_gates_pass_fail_and_refuse() {
     );
     assert!(!tmp.path().join("out3").exists());
 }
+
+/// Runs the example into `out` (under `taskset -c 0`, one CPU, when
+/// `one_cpu`: `None` without taskset); its stdout.
+fn run_example(out: &Path, one_cpu: bool) -> Option<String> {
+    let mut cmd = if one_cpu {
+        let which = std::process::Command::new("taskset").arg("-V").output();
+        if !which.is_ok_and(|o| o.status.success()) {
+            eprintln!("skipped: taskset is not available (the one-CPU run)");
+            return None;
+        }
+        let mut c = std::process::Command::new("taskset");
+        c.args(["-c", "0"]).arg(common::bin());
+        c
+    } else {
+        std::process::Command::new(common::bin())
+    };
+    let o = cmd
+        .args([
+            "spans".as_ref(),
+            example().as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(String::from_utf8(o.stdout).unwrap())
+}
+
+/// The example's tables, summary JSON, gate files and terminal lines
+/// (the output folder's path replaced by `<out>`) match
+/// `tests/snapshots/spans/` byte for byte, on every CPU and on one (the
+/// bootstrap does not depend on the thread count).
+/// `UPDATE_SNAPSHOTS=1 cargo test --test integration spans_snapshot`
+/// rewrites them (review the diff).
+#[test]
+fn spans_snapshot_of_the_example() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let dir = common::manifest_dir().join("tests/snapshots/spans");
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| !v.is_empty() && v != "0");
+    if update {
+        let _ = fs::remove_dir_all(&dir);
+    }
+    for (run, one_cpu) in [("all", false), ("one", true)] {
+        let out = tmp.path().join(run);
+        let Some(stdout) = run_example(&out, one_cpu) else {
+            continue;
+        };
+        let mut files: Vec<(String, String)> = common::list_files(&out.join("output"))
+            .into_iter()
+            .map(|f| {
+                let text = fs::read_to_string(out.join("output").join(&f)).unwrap();
+                (format!("output/{}", f.display()), text)
+            })
+            .collect();
+        let out_text = out.display().to_string();
+        files.push(("stdout.txt".into(), stdout.replace(&out_text, "<out>")));
+        let mut failures = Vec::new();
+        for (f, got) in &files {
+            let path = dir.join(f);
+            if update && !one_cpu {
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(&path, got).unwrap();
+            } else if fs::read_to_string(&path).ok().as_deref() != Some(got.as_str()) {
+                failures.push(f.clone());
+            }
+        }
+        let want = common::list_files(&dir);
+        let names: Vec<&String> = files.iter().map(|f| &f.0).collect();
+        assert_eq!(
+            want.len(),
+            files.len(),
+            "files ({run}): {want:?} vs {names:?}"
+        );
+        assert!(
+            failures.is_empty(),
+            "differ from tests/snapshots/spans ({run} CPUs): {failures:?}"
+        );
+    }
+}

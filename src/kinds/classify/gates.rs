@@ -1,6 +1,6 @@
 //! Command assembly (classify): quality gates (gates.md, classify spec 1).
 //! A `[[gates]]` table is read by the shared gate parser
-//! ([`crate::config::gates::one_checked`]) with the statistics of this
+//! ([`crate::config::gates::parse_targeted`]) with the statistics of this
 //! kind: the headline numbers of spec 2 (`accuracy`, `macro_f1`,
 //! `matthews_corrcoef`, `average_precision_macro`, `brier`, `ece`, ...),
 //! per class `recall[<class>]`, `precision[<class>]`, `f1[<class>]`, and
@@ -21,7 +21,7 @@ use super::resample::{self, COMPARED};
 use super::run::Analysis;
 use crate::config::classify::ClassifyConfig;
 use crate::config::closest;
-use crate::config::gates::{one_checked, Context, Gate, Scope, ScoreTypes};
+use crate::config::gates::{parse_targeted, Gate, Scope};
 use crate::gates::{judge, Outcome, Stat};
 
 /// The per-class statistics a gate may name as `<metric>[<class>]`.
@@ -152,52 +152,22 @@ fn systems_of(
 /// The gates of the experiment file, validated before any data is read
 /// (each error names the file and the gate; exit 2).
 pub fn parse(cfg: &ClassifyConfig) -> Result<Vec<Gate>> {
-    let Some(Value::Array(items)) = &cfg.gates else {
-        return Ok(Vec::new());
-    };
     let file = cfg.origin.display();
-    let min_n = |_: &str| 0;
-    let cx = Context {
-        subgroups: &[],
-        types: ScoreTypes {
-            all: Vec::new(),
-            trim: "raw_trim",
-            round: "raw_trim_round",
-        },
-        bootstrap: cfg.intervals.is_some_and(|i| i.replicates > 0),
-        min_n: &min_n,
-        compare: false,
-    };
     let check = |metric: &str, _: &str, _: &Scope| check_metric(cfg, metric);
+    let targets = |table: &mut serde_json::Map<String, Value>| systems_of(cfg, table);
+    let bootstrap = cfg.intervals.is_some_and(|i| i.replicates > 0);
     let mut out: Vec<Gate> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let label = match item.get("name") {
-            Some(Value::String(n)) => format!("gates[{}] (\"{n}\")", i + 1),
-            _ => format!("gates[{}]", i + 1),
-        };
-        let Value::Object(table) = item else {
-            return Err(anyhow!(
-                "{file}: {label} must be a table with metric, op and threshold"
-            ));
-        };
-        let mut table = table.clone();
-        let systems = systems_of(cfg, &mut table).map_err(|e| anyhow!("{file}: {label}: {e}"))?;
-        let origin = format!(
-            "{}, gates[{}]",
-            crate::config::gates::origin_name(&cfg.origin),
-            i + 1
-        );
-        let gate = one_checked(&table, &cx, origin, &check)
-            .map_err(|e| anyhow!("{file}: {label}: {e}"))?;
-        let several = systems.len() > 1;
-        for s in systems {
-            let mut g = gate.clone();
+    for t in parse_targeted(cfg.gates.as_ref(), &cfg.origin, bootstrap, &targets, &check)? {
+        let several = t.targets.len() > 1;
+        for s in t.targets {
+            let mut g = t.gate.clone();
             if several {
                 g.name = format!("{} ({s})", g.name);
             }
             if out.iter().any(|o| o.name == g.name) {
                 return Err(anyhow!(
-                    "{file}: {label}: two gates are named \"{}\"; give each gate its own name",
+                    "{file}: {}: two gates are named \"{}\"; give each gate its own name",
+                    t.label,
                     g.name
                 ));
             }

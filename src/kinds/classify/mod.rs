@@ -19,7 +19,7 @@
 pub mod gates;
 pub mod read;
 pub mod report;
-mod report_figures;
+pub(crate) mod report_figures;
 pub mod resample;
 pub mod run;
 pub mod tables;

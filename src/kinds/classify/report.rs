@@ -174,38 +174,17 @@ pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
             sentence.push_str(&format!(" Worse: {}.", worse.join("; ")));
         }
     }
-    let (mut tone, mut badge) = match (regressed, improved) {
-        (0, 0) => (Tone::Info, "no detectable change".to_string()),
-        (0, _) => (Tone::Pass, "improved".to_string()),
-        (_, 0) => (Tone::Fail, "regressed".to_string()),
-        _ => (Tone::Warn, "mixed: some statistics worse".to_string()),
-    };
+    let (mut tone, mut badge) = Decision::comparison_badge(regressed, improved);
     if !calibration.is_empty() && regressed == 0 {
         // The tested statistics did not regress, but the untested ECE grew.
         tone = Tone::Warn;
         badge = format!("{badge}; calibration worse");
     }
-    if a.systems.len() < 2 {
-        (tone, badge) = (Tone::Pass, "gates passed".to_string());
-    }
-    if !a.gates.is_empty() {
-        if failed > 0 {
-            tone = Tone::Fail;
-            badge = if a.systems.len() < 2 {
-                "gates failed".into()
-            } else {
-                format!("{badge}, gates failed")
-            };
-            sentence.push_str(&format!(
-                " {} of {} gate lines failed.",
-                thousands(failed as u64),
-                thousands(a.gates.len() as u64)
-            ));
-        } else {
-            sentence.push_str(" Every gate passed.");
-        }
-    }
-    Some(Decision::new(tone, badge, sentence))
+    Some(Decision::new(tone, badge, sentence).with_gates(
+        failed,
+        a.gates.len(),
+        a.systems.len() < 2,
+    ))
 }
 
 /// Each candidate whose calibration got worse than the baseline's (a

@@ -23,8 +23,8 @@ use crate::schema::NONE_LABEL;
 /// Most points of a drawn curve (the tables keep up to `curve_points`).
 const MAX_POINTS: usize = 1000;
 
-/// A figure-file-safe version of a name.
-fn safe(s: &str) -> String {
+/// A figure-file-safe version of a name (also `spans`' figures).
+pub(crate) fn safe(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_alphanumeric() || c == '-' {

@@ -1,6 +1,6 @@
 //! Command assembly (spans): quality gates (gates.md; `spec/spans.md`
 //! 5.12). A `[[gates]]` table is read by the shared gate parser
-//! ([`crate::config::gates::one_checked`]) with this kind's statistics:
+//! ([`crate::config::gates::parse_targeted`], as classify's) with this kind's statistics:
 //! agreement `mean_pairwise_f1` and `pooled_f1` (a `criterion` key, default
 //! `strict`), and with a reference, per system, `micro_f1`, `macro_f1`
 //! and `f1[<type>]` (a `system` key, or every system). Scope is the whole
@@ -10,13 +10,13 @@
 //! [`evaluate`] reads the numbers of a finished [`Analysis`], never
 //! recomputing one. Writes nothing.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use serde_json::Value;
 
 use super::tables::agreement_rows;
 use super::Analysis;
 use crate::config::closest;
-use crate::config::gates::{one_checked, Context, Gate, Scope, ScoreTypes};
+use crate::config::gates::{parse_targeted, Gate, Scope};
 use crate::config::spans::SpansConfig;
 use crate::gates::{judge, Outcome, Stat};
 use crate::metrics::spans::agreement::CRITERIA;
@@ -128,46 +128,17 @@ fn targets(
 /// without `system` has an empty `score_type`: it applies to every system
 /// once the data names them.
 pub fn parse(cfg: &SpansConfig) -> Result<Vec<Gate>> {
-    let Some(Value::Array(items)) = &cfg.gates else {
-        return Ok(Vec::new());
-    };
-    let file = cfg.origin.display();
-    let min_n = |_: &str| 0;
-    let cx = Context {
-        subgroups: &[],
-        types: ScoreTypes {
-            all: Vec::new(),
-            trim: "raw_trim",
-            round: "raw_trim_round",
-        },
-        bootstrap: cfg.intervals.is_some_and(|i| i.replicates > 0),
-        min_n: &min_n,
-        compare: false,
-    };
     let check = |metric: &str, _: &str, _: &Scope| check_metric(cfg, metric);
+    let keys = |table: &mut serde_json::Map<String, Value>| targets(cfg, table);
+    let bootstrap = cfg.intervals.is_some_and(|i| i.replicates > 0);
     let mut out: Vec<Gate> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let label = format!("gates[{}]", i + 1);
-        let Value::Object(table) = item else {
-            return Err(anyhow!(
-                "{file}: {label} must be a table with metric, op and threshold"
-            ));
-        };
-        let mut table = table.clone();
-        let targets = targets(cfg, &mut table).map_err(|e| anyhow!("{file}: {label}: {e}"))?;
-        let origin = format!(
-            "{}, gates[{}]",
-            crate::config::gates::origin_name(&cfg.origin),
-            i + 1
-        );
-        let gate = one_checked(&table, &cx, origin, &check)
-            .map_err(|e| anyhow!("{file}: {label}: {e}"))?;
-        if targets.is_empty() {
-            out.push(gate.clone());
+    for t in parse_targeted(cfg.gates.as_ref(), &cfg.origin, bootstrap, &keys, &check)? {
+        if t.targets.is_empty() {
+            out.push(t.gate.clone());
         }
-        for t in targets {
-            let mut g = gate.clone();
-            g.score_type = t;
+        for target in t.targets {
+            let mut g = t.gate.clone();
+            g.score_type = target;
             out.push(g);
         }
     }

@@ -7,7 +7,8 @@
 //! * [`run`]: every number of spec 3-4 (`metrics::spans`).
 //! * [`resample`]: the bootstrap over documents and the comparisons.
 //! * [`tables`] and [`subgroups`]: the tables of spec 5 and the summary.
-//! * [`report`]: the HTML report through `crate::render`.
+//! * [`report`]: the HTML report through `crate::render`, with the
+//!   figures of [`figures`].
 //! * [`gates`]: the quality gates (parsed in [`load`], before any data).
 //! * this file: the kind's contract ([`Spans`], run by
 //!   [`crate::kinds::run`]), its files and terminal lines.
@@ -15,6 +16,7 @@
 //! Command assembly: reads only in `read`, defines no statistic of its
 //! own, writes only through the output stage.
 
+pub mod figures;
 pub mod gates;
 pub mod read;
 pub mod report;
@@ -143,6 +145,10 @@ impl super::Report for Analysis {
             emit(&f)?;
         }
         Ok(())
+    }
+
+    fn decision(&self) -> Option<crate::render::Decision> {
+        Some(report::decision(self))
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {

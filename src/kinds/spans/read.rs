@@ -11,6 +11,7 @@
 //! each with its SHA-256); computes no statistic; writes nothing. Every
 //! error names the file, the line and the column or key (data errors).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -222,14 +223,14 @@ fn column<'a>(t: &'a Table, name: &str, file: &str) -> Result<&'a Values> {
     })
 }
 
-/// An offset cell: a non-negative integer.
-fn offset(s: &str, file: &str, line: usize, col: &str) -> Result<u32> {
+/// An offset cell: a non-negative integer (`at` is "file line n").
+fn offset(s: &str, at: &str, col: &str) -> Result<u32> {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         if let Ok(v) = s.parse::<u32>() {
             return Ok(v);
         }
     }
-    bail!("{file} line {line}, column '{col}': the offset \"{s}\" is not a non-negative integer")
+    bail!("{at}, column '{col}': the offset \"{s}\" is not a non-negative integer")
 }
 
 /// Code-point to byte positions of a text.
@@ -324,15 +325,123 @@ fn read_documents(
     Ok(out)
 }
 
-/// Format A: the long span table.
-fn read_table_input(cfg: &SpansConfig) -> Result<Data> {
-    let path = &cfg.input_file;
-    let file = path.display().to_string();
-    let mut inputs = Vec::new();
-    let docfile = match &cfg.documents_file {
-        Some(p) => Some(read_documents(cfg, p, &mut inputs)?),
-        None => None,
-    };
+/// A trimmed non-blank cell, borrowed where the table holds text.
+fn cell_str(values: &Values, i: usize) -> Option<Cow<'_, str>> {
+    match values {
+        Values::Text(v) => {
+            let t = v[i].as_deref()?.trim();
+            (!t.is_empty()).then_some(Cow::Borrowed(t))
+        }
+        _ => cell(values, i).map(Cow::Owned),
+    }
+}
+
+/// One document's text with its code-point starts, for the span checks.
+struct DocText<'t> {
+    name: &'t str,
+    text: &'t str,
+    starts: &'t [usize],
+}
+
+/// The checks of one span (spec 9): start not after end, not empty,
+/// within its document's text, and a given span text equal to the text at
+/// its offsets (both trimmed). `at` is "file line n", `field` the column
+/// or key of the given text.
+fn check_span(
+    at: &str,
+    (start, end): (u32, u32),
+    doc: Option<DocText>,
+    given: Option<&str>,
+    field: &str,
+) -> Result<()> {
+    if start > end {
+        bail!("{at}: start {start} is after end {end}");
+    }
+    if start == end {
+        bail!("{at}: the span [{start}, {end}) is empty");
+    }
+    let Some(d) = doc else { return Ok(()) };
+    let n = d.starts.len() - 1;
+    if end as usize > n {
+        bail!(
+            "{at}: the span [{start}, {end}) goes beyond the text of document \"{}\" ({n} code points)",
+            d.name
+        );
+    }
+    if let Some(given) = given {
+        let here = &d.text[d.starts[start as usize]..d.starts[end as usize]];
+        if given.trim() != here.trim() {
+            bail!(
+                "{at}, {field}: the span text \"{given}\" is not the document text at [{start}, {end}) (\"{here}\")"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Spans as read, before the annotators and labels get their final
+/// order: `(document, annotator in reading order, span or coverage only)`.
+struct Rows {
+    docs: Index,
+    anns: Index,
+    labels: Interner,
+    texts: Vec<Option<String>>,
+    subgroups: Vec<(String, Vec<Option<String>>)>,
+    rows: Vec<(usize, usize, Option<Span>)>,
+}
+
+/// The annotators in their order, labels in code-point order, coverage
+/// (the data's rows, then `extra` rows as (document, annotator name)) and
+/// every (document, annotator)'s spans.
+fn assemble(cfg: &SpansConfig, file: &str, r: Rows, extra: &[(usize, String)]) -> Result<Data> {
+    let annotators = annotator_order(cfg, &r.anns.names, file)?;
+    let pos: HashMap<&str, usize> = annotators
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.as_str(), i))
+        .collect();
+    let amap: Vec<usize> = r.anns.names.iter().map(|a| pos[a.as_str()]).collect();
+    let (labels, lmap) = r.labels.sorted();
+    let (nd, na) = (r.docs.names.len(), annotators.len());
+    let mut covered = vec![vec![cfg.coverage_all; na]; nd];
+    let mut spans = vec![vec![Vec::new(); na]; nd];
+    for (d, a, s) in r.rows {
+        let a = amap[a];
+        covered[d][a] = true;
+        if let Some(mut s) = s {
+            s.label = lmap[s.label as usize];
+            spans[d][a].push(s);
+        }
+    }
+    for (d, name) in extra {
+        match pos.get(name.as_str()) {
+            Some(&a) => covered[*d][a] = true,
+            None if cfg.annotators.is_some() => bail!(
+                "{}: annotator \"{name}\" is not among the configured annotators",
+                cfg.documents_file
+                    .as_ref()
+                    .map_or(file.into(), |p| p.display().to_string())
+            ),
+            None => {}
+        }
+    }
+    Ok(Data {
+        annotators,
+        documents: r.docs.names,
+        texts: r.texts,
+        labels,
+        covered,
+        spans,
+        subgroups: r.subgroups,
+        tokens: None,
+        skipped: Vec::new(),
+        inputs: Vec::new(),
+    })
+}
+
+/// The span table's columns: document, annotator, start, end, label and
+/// the optional span text.
+fn table_columns(cfg: &SpansConfig) -> Vec<&str> {
     let mut wanted = vec![
         cfg.document_column.as_str(),
         cfg.annotator_column.as_str(),
@@ -341,157 +450,110 @@ fn read_table_input(cfg: &SpansConfig) -> Result<Data> {
         cfg.label_column.as_str(),
     ];
     wanted.extend(cfg.text_column.as_deref());
-    let table = crate::input::read_table(path, &wanted)?;
-    let cols: Vec<&Values> = wanted
-        .iter()
-        .map(|c| column(&table, c, &file))
-        .collect::<Result<_>>()?;
-    let (mut docs, mut texts, subgroups) = match docfile.as_ref() {
-        Some(d) => (
-            Index {
-                pos: d.docs.pos.clone(),
-                names: d.docs.names.clone(),
-            },
-            d.texts.clone(),
-            d.subgroups.clone(),
-        ),
-        None => (Index::default(), Vec::new(), Vec::new()),
+    wanted
+}
+
+/// One row of the span table into `r`: its document (known to the
+/// documents file when there is one), annotator and span, checked.
+fn table_row(
+    cfg: &SpansConfig,
+    cols: &[(&str, &Values)],
+    i: usize,
+    r: &mut Rows,
+    starts: &mut HashMap<usize, Vec<usize>>,
+) -> Result<()> {
+    let file = cfg.input_file.display();
+    let line = i + 2;
+    let get = |k: usize| cell_str(cols[k].1, i);
+    let blank = |k: usize, what: &str| {
+        anyhow!(
+            "{file} line {line}, column '{}': the {what} is blank",
+            cols[k].0
+        )
     };
-    let mut anns = Index::default();
-    let mut labels = Interner::default();
-    // (doc, ann) -> spans; coverage pairs.
-    let mut rows: Vec<(usize, usize, Option<Span>)> = Vec::with_capacity(table.nrows);
+    let doc = get(0).ok_or_else(|| blank(0, "document id"))?;
+    let ann = get(1).ok_or_else(|| blank(1, "annotator"))?;
+    let d = match r.docs.pos.get(doc.as_ref()) {
+        Some(&d) => d,
+        None if cfg.documents_file.is_some() => bail!(
+            "{file} line {line}: document \"{doc}\" is not in the documents file {}",
+            cfg.documents_file.as_ref().unwrap().display()
+        ),
+        None => {
+            r.texts.push(None);
+            r.docs.get(&doc)
+        }
+    };
+    let a = r.anns.get(&ann);
+    let span = match (get(2), get(3), get(4)) {
+        (None, None, None) => None,
+        (Some(s), Some(e), Some(l)) => {
+            let at = format!("{file} line {line}");
+            let start = offset(&s, &at, cols[2].0)?;
+            let end = offset(&e, &at, cols[3].0)? + u32::from(cfg.end_inclusive);
+            let text = r.texts[d].as_deref();
+            let doc_text = text.map(|t| DocText {
+                name: &doc,
+                text: t,
+                starts: starts.entry(d).or_insert_with(|| char_starts(t)),
+            });
+            let given = cols.get(5).and_then(|c| cell_str(c.1, i));
+            let field = format!("column '{}'", cols.get(5).map_or("", |c| c.0));
+            check_span(&at, (start, end), doc_text, given.as_deref(), &field)?;
+            Some(Span {
+                start,
+                end,
+                label: r.labels.code(&l),
+            })
+        }
+        _ => bail!(
+            "{file} line {line}: start, end and label must be all filled (a span) or all blank (annotated, nothing marked)"
+        ),
+    };
+    r.rows.push((d, a, span));
+    Ok(())
+}
+
+/// Format A: the long span table, with its documents file.
+fn read_table_input(cfg: &SpansConfig) -> Result<Data> {
+    let path = &cfg.input_file;
+    let file = path.display().to_string();
+    let mut inputs = Vec::new();
+    let docfile = match &cfg.documents_file {
+        Some(p) => Some(read_documents(cfg, p, &mut inputs)?),
+        None => None,
+    };
+    let wanted = table_columns(cfg);
+    let table = crate::input::read_table(path, &wanted)?;
+    let cols: Vec<(&str, &Values)> = wanted
+        .iter()
+        .map(|c| column(&table, c, &file).map(|v| (*c, v)))
+        .collect::<Result<_>>()?;
+    let (docs, texts, subgroups, coverage) = match docfile {
+        Some(d) => (d.docs, d.texts, d.subgroups, d.coverage),
+        None => (Index::default(), Vec::new(), Vec::new(), Some(Vec::new())),
+    };
+    let mut rows = Rows {
+        docs,
+        anns: Index::default(),
+        labels: Interner::default(),
+        texts,
+        subgroups,
+        rows: Vec::with_capacity(table.nrows),
+    };
     let mut starts: HashMap<usize, Vec<usize>> = HashMap::new();
     for i in 0..table.nrows {
-        let line = i + 2;
-        let get = |k: usize| cell(cols[k], i);
-        let doc = get(0).ok_or_else(|| {
-            anyhow!(
-                "{file} line {line}, column '{}': the document id is blank",
-                wanted[0]
-            )
-        })?;
-        let ann = get(1).ok_or_else(|| {
-            anyhow!(
-                "{file} line {line}, column '{}': the annotator is blank",
-                wanted[1]
-            )
-        })?;
-        let d = match docs.pos.get(&doc) {
-            Some(&d) => d,
-            None if docfile.is_some() => bail!(
-                "{file} line {line}: document \"{doc}\" is not in the documents file {}",
-                cfg.documents_file.as_ref().unwrap().display()
-            ),
-            None => {
-                texts.push(None);
-                docs.get(&doc)
-            }
-        };
-        let a = anns.get(&ann);
-        let (s, e, l) = (get(2), get(3), get(4));
-        let span = match (&s, &e, &l) {
-            (None, None, None) => None,
-            (Some(s), Some(e), Some(l)) => {
-                let start = offset(s, &file, line, wanted[2])?;
-                let mut end = offset(e, &file, line, wanted[3])?;
-                if cfg.end_inclusive {
-                    end += 1;
-                }
-                if start > end {
-                    bail!("{file} line {line}: start {start} is after end {end}");
-                }
-                if start == end {
-                    bail!("{file} line {line}: the span [{start}, {end}) is empty");
-                }
-                if let Some(text) = &texts[d] {
-                    let cs = starts.entry(d).or_insert_with(|| char_starts(text));
-                    let n = cs.len() - 1;
-                    if end as usize > n {
-                        bail!(
-                            "{file} line {line}: the span [{start}, {end}) goes beyond the text of document \"{doc}\" ({n} code points)"
-                        );
-                    }
-                    if let Some(tc) = cols.get(5) {
-                        if let Some(given) = cell(tc, i) {
-                            let at = &text[cs[start as usize]..cs[end as usize]];
-                            if given.trim() != at.trim() {
-                                bail!(
-                                    "{file} line {line}, column '{}': the span text \"{given}\" is not the document text at [{start}, {end}) (\"{at}\")",
-                                    wanted[5]
-                                );
-                            }
-                        }
-                    }
-                }
-                Some(Span {
-                    start,
-                    end,
-                    label: labels.code(l),
-                })
-            }
-            _ => bail!(
-                "{file} line {line}: start, end and label must be all filled (a span) or all blank (annotated, nothing marked)"
-            ),
-        };
-        rows.push((d, a, span));
+        table_row(cfg, &cols, i, &mut rows, &mut starts)?;
     }
-    let annotators = annotator_order(cfg, &anns.names, &file)?;
-    let pos: HashMap<&str, usize> = annotators
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.as_str(), i))
-        .collect();
-    let amap: Vec<usize> = anns.names.iter().map(|a| pos[a.as_str()]).collect();
-    let (labels, lmap) = labels.sorted();
-    let nd = docs.names.len();
-    let na = annotators.len();
-    let mut covered = vec![vec![false; na]; nd];
-    let mut spans = vec![vec![Vec::new(); na]; nd];
-    for (d, a, s) in rows {
-        let a = amap[a];
-        covered[d][a] = true;
-        if let Some(mut s) = s {
-            s.label = lmap[s.label as usize];
-            spans[d][a].push(s);
-        }
+    let everyone = coverage.is_none();
+    let mut data = assemble(cfg, &file, rows, coverage.as_deref().unwrap_or(&[]))?;
+    if everyone {
+        // A documents file without the annotator column: everyone covers
+        // every document.
+        data.covered.iter_mut().flatten().for_each(|c| *c = true);
     }
-    if let Some(df) = &docfile {
-        match &df.coverage {
-            Some(cov) => {
-                for (d, name) in cov {
-                    match pos.get(name.as_str()) {
-                        Some(&a) => covered[*d][a] = true,
-                        None if cfg.annotators.is_some() => bail!(
-                            "{}: annotator \"{name}\" is not among the configured annotators",
-                            cfg.documents_file.as_ref().unwrap().display()
-                        ),
-                        None => {}
-                    }
-                }
-            }
-            None => covered
-                .iter_mut()
-                .for_each(|r| r.iter_mut().for_each(|c| *c = true)),
-        }
-    }
-    if cfg.coverage_all {
-        covered
-            .iter_mut()
-            .for_each(|r| r.iter_mut().for_each(|c| *c = true));
-    }
-    Ok(Data {
-        annotators,
-        documents: docs.names,
-        texts,
-        labels,
-        covered,
-        spans,
-        subgroups,
-        tokens: None,
-        skipped: Vec::new(),
-        inputs,
-    })
+    data.inputs = inputs;
+    Ok(data)
 }
 
 /// A JSON value as a document id or annotator name (numbers as text).
@@ -503,14 +565,124 @@ fn json_text(v: &Value) -> Option<String> {
     }
 }
 
-fn json_u32(v: Option<&Value>, file: &str, line: usize, key: &str) -> Result<u32> {
+fn json_u32(v: Option<&Value>, at: &str, key: &str) -> Result<u32> {
     match v.and_then(Value::as_u64) {
         Some(n) if n <= u32::MAX as u64 => Ok(n as u32),
         _ => bail!(
-            "{file} line {line}, key '{key}': the offset {} is not a non-negative integer",
+            "{at}, key '{key}': the offset {} is not a non-negative integer",
             v.map_or("(missing)".to_string(), |v| v.to_string())
         ),
     }
+}
+
+/// Format B's state besides the rows: who annotated what first (line),
+/// and the lines skipped by answer.
+#[derive(Default)]
+struct ProdigyState {
+    seen: HashMap<(usize, usize), usize>,
+    skipped: Vec<(String, u64)>,
+}
+
+/// A Prodigy line's annotator: `annotator_key`, else `_annotator_id`,
+/// else `_session_id`.
+fn prodigy_annotator(cfg: &SpansConfig, v: &Value) -> Option<String> {
+    match &cfg.annotator_key {
+        Some(k) => v.get(k).and_then(json_text),
+        None => v
+            .get("_annotator_id")
+            .and_then(json_text)
+            .or_else(|| v.get("_session_id").and_then(json_text)),
+    }
+}
+
+/// A Prodigy line's document: known, or new with its text and subgroup
+/// levels; a second, different text is an error.
+fn prodigy_document(cfg: &SpansConfig, at: &str, v: &Value, r: &mut Rows) -> Result<usize> {
+    let dkey = cfg.document_key.as_deref().unwrap_or("_input_hash");
+    let doc = v
+        .get(dkey)
+        .and_then(json_text)
+        .ok_or_else(|| anyhow!("{at}: no document (key '{dkey}')"))?;
+    let t = v.get(&cfg.text_key).and_then(Value::as_str);
+    let d = r.docs.get(&doc);
+    if d == r.texts.len() {
+        r.texts.push(t.map(str::to_string));
+        for (name, levels) in r.subgroups.iter_mut() {
+            levels.push(v.get(name.as_str()).and_then(json_text));
+        }
+    } else if let (Some(old), Some(new)) = (&r.texts[d], t) {
+        if old != new {
+            bail!("{at}: document \"{doc}\" has two different texts");
+        }
+    } else if r.texts[d].is_none() {
+        r.texts[d] = t.map(str::to_string);
+    }
+    Ok(d)
+}
+
+/// One Prodigy line: skipped unless accepted, else its (document,
+/// annotator) once and its spans, checked against the text.
+fn prodigy_line(
+    cfg: &SpansConfig,
+    at: &str,
+    v: &Value,
+    r: &mut Rows,
+    st: &mut ProdigyState,
+    line: usize,
+) -> Result<()> {
+    if let Some(ans) = v.get("answer").and_then(Value::as_str) {
+        if ans != "accept" {
+            match st.skipped.iter_mut().find(|s| s.0 == ans) {
+                Some(s) => s.1 += 1,
+                None => st.skipped.push((ans.to_string(), 1)),
+            }
+            return Ok(());
+        }
+    }
+    let ann = prodigy_annotator(cfg, v).ok_or_else(|| {
+        anyhow!(
+            "{at}: no annotator (key '{}')",
+            cfg.annotator_key.as_deref().unwrap_or("_annotator_id")
+        )
+    })?;
+    let d = prodigy_document(cfg, at, v, r)?;
+    let a = r.anns.get(&ann);
+    if let Some(first) = st.seen.insert((d, a), line) {
+        bail!(
+            "{at}: annotator \"{ann}\" annotated document \"{}\" twice (first on line {first})",
+            r.docs.names[d]
+        );
+    }
+    r.rows.push((d, a, None));
+    let text = r.texts[d].clone();
+    let starts = text.as_deref().map(char_starts);
+    for s in v
+        .get("spans")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let start = json_u32(s.get("start"), at, "start")?;
+        let end = json_u32(s.get("end"), at, "end")?;
+        let label = s
+            .get("label")
+            .and_then(Value::as_str)
+            .filter(|l| !l.trim().is_empty())
+            .ok_or_else(|| anyhow!("{at}, key 'label': a span has no label"))?;
+        let doc_text = text
+            .as_deref()
+            .zip(starts.as_deref())
+            .map(|(t, cs)| DocText {
+                name: &r.docs.names[d],
+                text: t,
+                starts: cs,
+            });
+        let given = s.get("text").and_then(Value::as_str);
+        check_span(at, (start, end), doc_text, given, "key 'text'")?;
+        let label = r.labels.code(label.trim());
+        r.rows.push((d, a, Some(Span { start, end, label })));
+    }
+    Ok(())
 }
 
 /// Format B: Prodigy/spaCy JSON lines.
@@ -519,152 +691,32 @@ fn read_prodigy(cfg: &SpansConfig) -> Result<Data> {
     let file = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read the file: {e}"))?;
-    let mut docs = Index::default();
-    let mut anns = Index::default();
-    let mut labels = Interner::default();
-    let mut texts: Vec<Option<String>> = Vec::new();
-    let mut subgroups: Vec<(String, Vec<Option<String>>)> = cfg
-        .subgroups
-        .iter()
-        .map(|g| (g.clone(), Vec::new()))
-        .collect();
-    let mut seen: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut rows: Vec<(usize, usize, Vec<Span>)> = Vec::new();
-    let mut skipped: Vec<(String, u64)> = Vec::new();
+    let mut r = Rows {
+        docs: Index::default(),
+        anns: Index::default(),
+        labels: Interner::default(),
+        texts: Vec::new(),
+        subgroups: cfg
+            .subgroups
+            .iter()
+            .map(|g| (g.clone(), Vec::new()))
+            .collect(),
+        rows: Vec::new(),
+    };
+    let mut st = ProdigyState::default();
     for (k, raw) in text.lines().enumerate() {
         let line = k + 1;
         if raw.trim().is_empty() {
             continue;
         }
-        let v: Value = serde_json::from_str(raw)
-            .map_err(|e| anyhow!("{file} line {line}: not a JSON object: {e}"))?;
-        if let Some(ans) = v.get("answer").and_then(Value::as_str) {
-            if ans != "accept" {
-                match skipped.iter_mut().find(|s| s.0 == ans) {
-                    Some(s) => s.1 += 1,
-                    None => skipped.push((ans.to_string(), 1)),
-                }
-                continue;
-            }
-        }
-        let ann = match &cfg.annotator_key {
-            Some(k) => v.get(k).and_then(json_text),
-            None => v
-                .get("_annotator_id")
-                .and_then(json_text)
-                .or_else(|| v.get("_session_id").and_then(json_text)),
-        }
-        .ok_or_else(|| {
-            anyhow!(
-                "{file} line {line}: no annotator (key '{}')",
-                cfg.annotator_key.as_deref().unwrap_or("_annotator_id")
-            )
-        })?;
-        let dkey = cfg.document_key.as_deref().unwrap_or("_input_hash");
-        let doc = v
-            .get(dkey)
-            .and_then(json_text)
-            .ok_or_else(|| anyhow!("{file} line {line}: no document (key '{dkey}')"))?;
-        let t = v
-            .get(&cfg.text_key)
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let d = docs.get(&doc);
-        if d == texts.len() {
-            texts.push(t.clone());
-            for (name, levels) in subgroups.iter_mut() {
-                levels.push(v.get(name.as_str()).and_then(json_text));
-            }
-        } else if let (Some(old), Some(new)) = (&texts[d], &t) {
-            if old != new {
-                bail!("{file} line {line}: document \"{doc}\" has two different texts");
-            }
-        } else if texts[d].is_none() {
-            texts[d] = t.clone();
-        }
-        let a = anns.get(&ann);
-        if let Some(first) = seen.insert((d, a), line) {
-            bail!(
-                "{file} line {line}: annotator \"{ann}\" annotated document \"{doc}\" twice (first on line {first})"
-            );
-        }
-        let cs = t.as_deref().map(char_starts);
-        let mut spans = Vec::new();
-        for s in v
-            .get("spans")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let start = json_u32(s.get("start"), &file, line, "start")?;
-            let end = json_u32(s.get("end"), &file, line, "end")?;
-            let label = s
-                .get("label")
-                .and_then(Value::as_str)
-                .filter(|l| !l.trim().is_empty())
-                .ok_or_else(|| anyhow!("{file} line {line}, key 'label': a span has no label"))?;
-            if start > end {
-                bail!("{file} line {line}: start {start} is after end {end}");
-            }
-            if start == end {
-                bail!("{file} line {line}: the span [{start}, {end}) is empty");
-            }
-            if let (Some(cs), Some(t)) = (&cs, &t) {
-                let n = cs.len() - 1;
-                if end as usize > n {
-                    bail!("{file} line {line}: the span [{start}, {end}) goes beyond the text ({n} code points)");
-                }
-                if let Some(given) = s.get("text").and_then(Value::as_str) {
-                    let at = &t[cs[start as usize]..cs[end as usize]];
-                    if given.trim() != at.trim() {
-                        bail!(
-                            "{file} line {line}, key 'text': the span text \"{given}\" is not the document text at [{start}, {end}) (\"{at}\")"
-                        );
-                    }
-                }
-            }
-            spans.push(Span {
-                start,
-                end,
-                label: labels.code(label.trim()),
-            });
-        }
-        rows.push((d, a, spans));
+        let at = format!("{file} line {line}");
+        let v: Value =
+            serde_json::from_str(raw).map_err(|e| anyhow!("{at}: not a JSON object: {e}"))?;
+        prodigy_line(cfg, &at, &v, &mut r, &mut st, line)?;
     }
-    let annotators = annotator_order(cfg, &anns.names, &file)?;
-    let pos: HashMap<&str, usize> = annotators
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.as_str(), i))
-        .collect();
-    let amap: Vec<usize> = anns.names.iter().map(|a| pos[a.as_str()]).collect();
-    let (labels, lmap) = labels.sorted();
-    let (nd, na) = (docs.names.len(), annotators.len());
-    let mut covered = vec![vec![cfg.coverage_all; na]; nd];
-    let mut spans = vec![vec![Vec::new(); na]; nd];
-    for (d, a, ss) in rows {
-        let a = amap[a];
-        covered[d][a] = true;
-        spans[d][a] = ss
-            .into_iter()
-            .map(|mut s| {
-                s.label = lmap[s.label as usize];
-                s
-            })
-            .collect();
-    }
-    Ok(Data {
-        annotators,
-        documents: docs.names,
-        texts,
-        labels,
-        covered,
-        spans,
-        subgroups,
-        tokens: None,
-        skipped,
-        inputs: Vec::new(),
-    })
+    let mut data = assemble(cfg, &file, r, &[])?;
+    data.skipped = st.skipped;
+    Ok(data)
 }
 
 /// One sentence as read: per annotator its tags, and the line of each
@@ -675,212 +727,304 @@ struct RawSentence {
     lines: Vec<usize>,
 }
 
-/// Format C: CoNLL columns or BIO JSON lines.
-fn read_tokens(cfg: &SpansConfig) -> Result<Data> {
-    let path = &cfg.input_file;
-    let file = path.display().to_string();
-    let annotators = cfg.annotators.clone().unwrap_or_default();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read the file: {e}"))?;
-    let mut labels = Interner::default();
-    let mut docs = Index::default();
-    let mut subgroups: Vec<(String, Vec<Option<String>>)> = cfg
-        .subgroups
-        .iter()
-        .map(|g| (g.clone(), Vec::new()))
-        .collect();
-    let mut tokens = Tokens {
-        begin: vec![Vec::new(); annotators.len()],
-        discard: vec![Some(Vec::new()); annotators.len()],
-        invalid: vec![0; annotators.len()],
-        outside: vec![0; annotators.len()],
-        first_problem: vec![None; annotators.len()],
-        ..Default::default()
-    };
-    let mut doc_len: Vec<u32> = Vec::new();
-    let handle =
-        |s: RawSentence,
-         tokens: &mut Tokens,
-         doc_len: &mut Vec<u32>,
-         names: &[String]|
-         -> Result<()> { sentence(cfg, &file, &annotators, names, s, tokens, doc_len) };
-    let tag = |t: &str, labels: &mut Interner, line: usize, col: &str| -> Result<Tag> {
-        match tags::split_tag(t) {
-            Some((b'O', _)) => Ok(Tag::O),
-            Some((p, ty)) => Ok(Tag {
-                prefix: p,
-                label: labels.code(ty),
-            }),
-            None => bail!(
-                "{file} line {line}, column '{col}': the tag \"{t}\" is malformed (expected O or a prefix letter, a hyphen and a type, as B-PER)"
-            ),
+/// The tags met so far with their parse, looked up before parsing again
+/// (a token file has a few dozen distinct tags and millions of tokens).
+const TAG_CACHE: usize = 64;
+
+/// Format C's reading state: labels, documents, sentences decoded so far.
+struct TokenReader<'c> {
+    cfg: &'c SpansConfig,
+    file: String,
+    annotators: Vec<String>,
+    labels: Interner,
+    docs: Index,
+    subgroups: Vec<(String, Vec<Option<String>>)>,
+    tokens: Tokens,
+    doc_len: Vec<u32>,
+    cache: Vec<(Box<str>, Tag)>,
+}
+
+impl<'c> TokenReader<'c> {
+    fn new(cfg: &'c SpansConfig) -> TokenReader<'c> {
+        let annotators = cfg.annotators.clone().unwrap_or_default();
+        let na = annotators.len();
+        TokenReader {
+            cfg,
+            file: cfg.input_file.display().to_string(),
+            annotators,
+            labels: Interner::default(),
+            docs: Index::default(),
+            subgroups: cfg
+                .subgroups
+                .iter()
+                .map(|g| (g.clone(), Vec::new()))
+                .collect(),
+            tokens: Tokens {
+                begin: vec![Vec::new(); na],
+                discard: vec![Some(Vec::new()); na],
+                invalid: vec![0; na],
+                outside: vec![0; na],
+                first_problem: vec![None; na],
+                ..Default::default()
+            },
+            doc_len: Vec::new(),
+            cache: Vec::new(),
         }
-    };
-    if cfg.format == Format::Conll {
-        let cols: Vec<usize> = annotators
+    }
+
+    /// A tag's prefix and label code; a malformed tag is an error naming
+    /// the line and the annotator's column.
+    fn tag(&mut self, t: &str, line: usize, col: usize) -> Result<Tag> {
+        if let Some((_, tag)) = self.cache.iter().find(|(k, _)| **k == *t) {
+            return Ok(*tag);
+        }
+        let tag = match tags::split_tag(t) {
+            Some((b'O', _)) => Tag::O,
+            Some((p, ty)) => Tag {
+                prefix: p,
+                label: self.labels.code(ty),
+            },
+            None => bail!(
+                "{} line {line}, column '{}': the tag \"{t}\" is malformed (expected O or a prefix letter, a hyphen and a type, as B-PER)",
+                self.file,
+                self.annotators[col]
+            ),
+        };
+        if self.cache.len() < TAG_CACHE {
+            self.cache.push((t.into(), tag));
+        }
+        Ok(tag)
+    }
+
+    /// A new document named `key` (its subgroup levels from `level`).
+    fn document(&mut self, key: &str, level: impl Fn(&str) -> Option<String>) -> usize {
+        let d = self.docs.get(key);
+        if d == self.doc_len.len() {
+            self.doc_len.push(0);
+            for (name, levels) in self.subgroups.iter_mut() {
+                levels.push(level(name));
+            }
+        }
+        d
+    }
+
+    /// A numbered document (`1, 2, ...` in file order).
+    fn numbered(&mut self) -> usize {
+        let key = (self.docs.names.len() + 1).to_string();
+        self.document(&key, |_| None)
+    }
+
+    fn sentence(&mut self, s: RawSentence) -> Result<()> {
+        sentence(
+            self.cfg,
+            &self.file,
+            &self.annotators,
+            &self.labels.names,
+            s,
+            &mut self.tokens,
+            &mut self.doc_len,
+        )
+    }
+
+    /// The column of each annotator in a CoNLL line.
+    fn conll_columns(&self) -> Result<Vec<usize>> {
+        let cols = &self.cfg.columns;
+        self.annotators
             .iter()
             .map(|a| {
-                cfg.columns.iter().position(|c| c == a).ok_or_else(|| {
+                cols.iter().position(|c| c == a).ok_or_else(|| {
                     anyhow!(
-                        "{file}: the annotator '{a}' is not one of the columns ({})",
-                        cfg.columns.join(", ")
+                        "{}: the annotator '{a}' is not one of the columns ({})",
+                        self.file,
+                        cols.join(", ")
                     )
                 })
             })
-            .collect::<Result<_>>()?;
+            .collect()
+    }
+
+    /// CoNLL columns: a blank line ends a sentence, `-DOCSTART-` starts a
+    /// document (without any, every sentence is one).
+    fn conll(&mut self, text: &str) -> Result<()> {
+        let cols = self.conll_columns()?;
+        let n_columns = self.cfg.columns.len();
         let mut cur: Option<RawSentence> = None;
         let mut doc: Option<usize> = None;
-        let mut n_docstart = 0usize;
-        let new_doc = |docs: &mut Index,
-                       subgroups: &mut Vec<(String, Vec<Option<String>>)>,
-                       doc_len: &mut Vec<u32>| {
-            let d = docs.get(&(docs.names.len() + 1).to_string());
-            subgroups.iter_mut().for_each(|g| g.1.push(None));
-            doc_len.push(0);
-            d
-        };
+        let mut fields: Vec<&str> = Vec::with_capacity(n_columns + 1);
         for (k, raw) in text.lines().enumerate() {
             let line = k + 1;
-            let fields: Vec<&str> = raw.split_whitespace().collect();
-            if fields.is_empty() {
+            fields.clear();
+            fields.extend(raw.split_whitespace());
+            if fields.is_empty() || fields[0] == "-DOCSTART-" {
                 if let Some(s) = cur.take() {
-                    handle(s, &mut tokens, &mut doc_len, &labels.names)?;
+                    self.sentence(s)?;
+                }
+                if !fields.is_empty() {
+                    doc = Some(self.numbered());
                 }
                 continue;
             }
-            if fields[0] == "-DOCSTART-" {
-                if let Some(s) = cur.take() {
-                    handle(s, &mut tokens, &mut doc_len, &labels.names)?;
-                }
-                n_docstart += 1;
-                doc = Some(new_doc(&mut docs, &mut subgroups, &mut doc_len));
-                continue;
-            }
-            if fields.len() != cfg.columns.len() {
+            if fields.len() != n_columns {
                 bail!(
-                    "{file} line {line}: {} fields, but columns names {} ({})",
+                    "{} line {line}: {} fields, but columns names {} ({})",
+                    self.file,
                     fields.len(),
-                    cfg.columns.len(),
-                    cfg.columns.join(", ")
+                    n_columns,
+                    self.cfg.columns.join(", ")
                 );
             }
-            let s = cur.get_or_insert_with(|| {
+            if cur.is_none() {
                 let d = match doc {
-                    Some(d) if n_docstart > 0 => d,
-                    _ => new_doc(&mut docs, &mut subgroups, &mut doc_len),
+                    Some(d) => d,
+                    None => self.numbered(),
                 };
-                RawSentence {
+                cur = Some(RawSentence {
                     doc: d,
-                    tags: vec![Vec::new(); annotators.len()],
+                    tags: vec![Vec::new(); cols.len()],
                     lines: Vec::new(),
-                }
-            });
-            for (a, &c) in cols.iter().enumerate() {
-                s.tags[a].push(tag(fields[c], &mut labels, line, &annotators[a])?);
+                });
             }
-            s.lines.push(line);
+            for (a, &c) in cols.iter().enumerate() {
+                let tag = self.tag(fields[c], line, a)?;
+                cur.as_mut().expect("a sentence").tags[a].push(tag);
+            }
+            cur.as_mut().expect("a sentence").lines.push(line);
         }
-        if let Some(s) = cur.take() {
-            handle(s, &mut tokens, &mut doc_len, &labels.names)?;
+        match cur.take() {
+            Some(s) => self.sentence(s),
+            None => Ok(()),
         }
-    } else {
+    }
+
+    /// BIO JSON lines: one sentence per line, the tag lists under the
+    /// annotators' names.
+    fn bio_jsonl(&mut self, text: &str) -> Result<()> {
         for (k, raw) in text.lines().enumerate() {
             let line = k + 1;
             if raw.trim().is_empty() {
                 continue;
             }
+            let file = &self.file;
             let v: Value = serde_json::from_str(raw)
                 .map_err(|e| anyhow!("{file} line {line}: not a JSON object: {e}"))?;
-            let key = match &cfg.document_key {
-                Some(dk) => v
-                    .get(dk)
-                    .and_then(json_text)
-                    .ok_or_else(|| anyhow!("{file} line {line}: no document (key '{dk}')"))?,
-                None => (docs.names.len() + 1).to_string(),
-            };
-            let d = docs.get(&key);
-            if d == doc_len.len() {
-                doc_len.push(0);
-                for (name, levels) in subgroups.iter_mut() {
-                    levels.push(v.get(name.as_str()).and_then(json_text));
+            let d = match &self.cfg.document_key {
+                Some(dk) => {
+                    let key = v
+                        .get(dk)
+                        .and_then(json_text)
+                        .ok_or_else(|| anyhow!("{file} line {line}: no document (key '{dk}')"))?;
+                    self.document(&key, |g| v.get(g).and_then(json_text))
                 }
-            }
+                None => {
+                    let key = (self.docs.names.len() + 1).to_string();
+                    self.document(&key, |g| v.get(g).and_then(json_text))
+                }
+            };
             let mut s = RawSentence {
                 doc: d,
                 tags: Vec::new(),
                 lines: Vec::new(),
             };
             let mut n = None;
-            for a in &annotators {
-                let list = v.get(a).and_then(Value::as_array).ok_or_else(|| {
-                    anyhow!("{file} line {line}: key '{a}' (a list of tags) is missing")
+            for a in 0..self.annotators.len() {
+                let name = &self.annotators[a];
+                let list = v.get(name).and_then(Value::as_array).ok_or_else(|| {
+                    anyhow!(
+                        "{} line {line}: key '{name}' (a list of tags) is missing",
+                        self.file
+                    )
                 })?;
                 if *n.get_or_insert(list.len()) != list.len() {
                     bail!(
-                        "{file} line {line}, key '{a}': {} tags, but another annotator has {}",
+                        "{} line {line}, key '{name}': {} tags, but another annotator has {}",
+                        self.file,
                         list.len(),
                         n.unwrap()
                     );
                 }
                 let t = list
                     .iter()
-                    .map(|x| {
-                        let t = x.as_str().unwrap_or("");
-                        tag(t, &mut labels, line, a)
-                    })
+                    .map(|x| self.tag(x.as_str().unwrap_or(""), line, a))
                     .collect::<Result<Vec<Tag>>>()?;
                 s.tags.push(t);
             }
             s.lines = vec![line; n.unwrap_or(0)];
-            handle(s, &mut tokens, &mut doc_len, &labels.names)?;
+            self.sentence(s)?;
         }
+        Ok(())
     }
-    let (labels, lmap) = labels.sorted();
-    let remap = |v: &mut Decoded| v.iter_mut().for_each(|x| x.2 = lmap[x.2 as usize]);
-    tokens.begin.iter_mut().flatten().for_each(remap);
-    tokens
-        .discard
-        .iter_mut()
-        .flatten()
-        .flatten()
-        .for_each(remap);
-    let (nd, na) = (docs.names.len(), annotators.len());
-    let mut spans = vec![vec![Vec::new(); na]; nd];
-    let use_discard = cfg.repair == Repair::Discard;
-    for a in 0..na {
-        let decoded = if use_discard {
-            tokens.discard[a].as_ref().ok_or_else(|| {
-                anyhow!(
-                    "{file}, column '{}': a prefix outside the scheme {}; seqeval's strict mode (repair = \"discard\") refuses it",
-                    annotators[a],
-                    cfg.scheme.name()
-                )
-            })?
-        } else {
-            &tokens.begin[a]
-        };
-        for (s, sent) in tokens.sentences.iter().zip(decoded) {
-            for &(b, e, l) in sent {
-                spans[s.doc as usize][a].push(Span {
+
+    /// Labels in code-point order, every (document, annotator)'s spans of
+    /// the headline reading (`discard` under repair = "discard").
+    fn finish(self) -> Result<Data> {
+        let TokenReader {
+            cfg,
+            file,
+            annotators,
+            labels,
+            docs,
+            subgroups,
+            mut tokens,
+            ..
+        } = self;
+        let (labels, lmap) = labels.sorted();
+        let remap = |v: &mut Decoded| v.iter_mut().for_each(|x| x.2 = lmap[x.2 as usize]);
+        tokens.begin.iter_mut().flatten().for_each(remap);
+        tokens
+            .discard
+            .iter_mut()
+            .flatten()
+            .flatten()
+            .for_each(remap);
+        let (nd, na) = (docs.names.len(), annotators.len());
+        let mut spans = vec![vec![Vec::new(); na]; nd];
+        for a in 0..na {
+            let decoded = if cfg.repair == Repair::Discard {
+                tokens.discard[a].as_ref().ok_or_else(|| {
+                    anyhow!(
+                        "{file}, column '{}': a prefix outside the scheme {}; seqeval's strict mode (repair = \"discard\") refuses it",
+                        annotators[a],
+                        cfg.scheme.name()
+                    )
+                })?
+            } else {
+                &tokens.begin[a]
+            };
+            for (s, sent) in tokens.sentences.iter().zip(decoded) {
+                spans[s.doc as usize][a].extend(sent.iter().map(|&(b, e, l)| Span {
                     start: b + s.offset,
                     end: e + s.offset,
                     label: l,
-                });
+                }));
             }
         }
+        Ok(Data {
+            annotators,
+            documents: docs.names,
+            texts: vec![None; nd],
+            labels,
+            covered: vec![vec![true; na]; nd],
+            spans,
+            subgroups,
+            tokens: Some(tokens),
+            skipped: Vec::new(),
+            inputs: Vec::new(),
+        })
     }
-    Ok(Data {
-        annotators,
-        documents: docs.names,
-        texts: vec![None; nd],
-        labels,
-        covered: vec![vec![true; na]; nd],
-        spans,
-        subgroups,
-        tokens: Some(tokens),
-        skipped: Vec::new(),
-        inputs: Vec::new(),
-    })
+}
+
+/// Format C: CoNLL columns or BIO JSON lines.
+fn read_tokens(cfg: &SpansConfig) -> Result<Data> {
+    let path = &cfg.input_file;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow!("{}: cannot read the file: {e}", path.display()))?;
+    let mut r = TokenReader::new(cfg);
+    if cfg.format == Format::Conll {
+        r.conll(&text)?;
+    } else {
+        r.bio_jsonl(&text)?;
+    }
+    r.finish()
 }
 
 /// The text of a tag for messages (labels still in reading codes).

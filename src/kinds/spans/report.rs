@@ -15,7 +15,7 @@ use super::Analysis;
 use crate::render::context::{Glance, InputCtx};
 use crate::render::format::{escape_html, num3};
 use crate::render::tables::{frame_table, FrameOpts};
-use crate::render::{Block, Builder, Header, Report, Section};
+use crate::render::{Block, Builder, Decision, Header, Report, Section, Tone};
 use crate::table::Frame;
 
 fn ci_text(level: f64, lo: f64, hi: f64) -> String {
@@ -47,6 +47,112 @@ pub fn headline(a: &Analysis) -> String {
         a.data.annotators.len(),
         num3(rows[2].mean)
     )
+}
+
+/// What the span report decides (issue 38's pattern), the header's
+/// first lines and the terminal's last: with a reference, the best system
+/// by micro F1 and whether it differs really from the runner-up, the badge
+/// from the comparisons against the baseline; without one, the agreement
+/// level (no kappa scale words: it is positive specific agreement); the
+/// gates' status either way.
+pub fn decision(a: &Analysis) -> Decision {
+    let failed = a.gates.iter().filter(|o| o.fails()).count();
+    let n_gates = a.gates.len();
+    if a.res.reference.is_none() || a.res.systems.is_empty() {
+        let sentence = format!(
+            "{}. F1 between annotators is positive specific agreement, not corrected for chance.",
+            capitalised(&headline(a))
+        );
+        let badge = format!("strict F1 {}", num3(agreement_rows(a)[0].mean));
+        return Decision::new(Tone::Info, badge, sentence).with_gates(failed, n_gates, true);
+    }
+    let name = |k: usize| a.data.annotators[k].as_str();
+    let mut worse = Vec::new();
+    let (mut regressed, mut improved) = (0usize, 0usize);
+    for c in a.sys_iv.comparisons.iter().filter(|c| c.scope == "overall") {
+        if c.verdict.contains("regressed") {
+            regressed += 1;
+            worse.push(format!(
+                "{} {} ({:+.3}, {})",
+                name(c.candidate),
+                c.statistic,
+                c.delta,
+                c.verdict
+            ));
+        } else if c.verdict.contains("improved") {
+            improved += 1;
+        }
+    }
+    let mut sentence = best_sentence(a);
+    let single = a.res.systems.len() < 2;
+    if let (false, Some(b)) = (single, a.res.baseline) {
+        if worse.is_empty() {
+            sentence.push_str(&format!(
+                " No overall statistic got worse than the baseline {}.",
+                name(b)
+            ));
+        } else {
+            sentence.push_str(&format!(
+                " Worse than the baseline {}: {}.",
+                name(b),
+                worse.join("; ")
+            ));
+        }
+    }
+    let (tone, badge) = if single {
+        (Tone::Info, "one system scored".to_string())
+    } else {
+        Decision::comparison_badge(regressed, improved)
+    };
+    Decision::new(tone, badge, sentence).with_gates(failed, n_gates, single)
+}
+
+/// The sentence naming the best system by micro F1 and whether it differs
+/// really from the runner-up (paired bootstrap over documents).
+fn best_sentence(a: &Analysis) -> String {
+    let name = |k: usize| a.data.annotators[k].as_str();
+    let reference = a.res.reference.map_or("", name);
+    let (k, best) = a
+        .res
+        .systems
+        .iter()
+        .enumerate()
+        .max_by(|x, y| {
+            let f = |s: &super::run::System| s.modes[s.headline].2[0].f1;
+            f(x.1).total_cmp(&f(y.1)).then(y.0.cmp(&x.0))
+        })
+        .expect("a system");
+    let iv = &a.sys_iv.stats[k][0];
+    let ci = if iv.lower.is_finite() {
+        format!(" [{}, {}]", num3(iv.lower), num3(iv.upper))
+    } else {
+        String::new()
+    };
+    let mut s = format!(
+        "{} has the highest micro F1 against {reference}: {}{ci}.",
+        name(best.annotator),
+        num3(best.modes[best.headline].2[0].f1)
+    );
+    if let Some(l) = &a.sys_iv.lead {
+        let ci = if l.interval.lower.is_finite() {
+            format!(" [{:+.3}, {:+.3}]", l.interval.lower, l.interval.upper)
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            " Against the runner-up {}: {:+.3}{ci} ({}).",
+            name(l.baseline),
+            l.delta,
+            l.verdict
+        ));
+    }
+    s
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 fn glance(a: &Analysis) -> Vec<Glance> {
@@ -327,7 +433,11 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
         let mut blocks = vec![Block::Heading(b.heading(2, title))];
         blocks.extend(match name {
             "data" => data_blocks(a),
-            "agreement" => agreement_blocks(&mut b, a, &frames),
+            "agreement" => {
+                let mut v = agreement_blocks(&mut b, a, &frames);
+                v.push(super::figures::pairs_heatmap(&mut b, a)?);
+                v
+            }
             "documents" => {
                 let mut d = worst_blocks(a);
                 if let Some(f) = find(&frames, "span_agreement_by_document") {
@@ -353,7 +463,11 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
                 ("annotator_profiles", "Each annotator."),
                 ("label_distribution", "Distinct spans per label."),
             ]),
-            "systems" => systems_blocks(&mut b, a, &frames),
+            "systems" => {
+                let mut v = systems_blocks(&mut b, a, &frames);
+                v.extend(super::figures::comparison_forests(&mut b, a)?);
+                v
+            }
             _ => {
                 let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
                 subs.into_iter().map(|f| table_of(&mut b, f, "Per subgroup level.")).collect()
@@ -379,6 +493,7 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
         description_html: format!("<p>{}</p>", escape_html(&headline(a))),
         glance: glance(a),
         inputs,
+        decision: Some(decision(a)),
         ..Header::new("Span report", a.cfg.experiment_id.clone(), epoch)
     };
     Ok(b.finish(header, panels, sections, &[]))

@@ -13,7 +13,7 @@ use super::read::{Data, Decoded};
 use crate::config::spans::{Repair, SpansConfig};
 use crate::metrics::raters::pairs::cohen_kappa;
 use crate::metrics::raters::{PairTable, Weights};
-use crate::metrics::spans::agreement::{mean_sd, pair_doc, Abc, Boundaries, Span};
+use crate::metrics::spans::agreement::{mean_sd, pair_doc, Abc, Boundaries, PairDoc, Span};
 use crate::metrics::spans::nervaluate::{self, Entity};
 use crate::metrics::spans::seqeval::{self, Counts, Prf};
 
@@ -108,12 +108,65 @@ pub fn pair_f1(p: &PairResult, k: usize) -> f64 {
     }
 }
 
-/// Every number of spec 3-4.
-pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
-    let na = d.annotators.len();
-    let nl = d.labels.len();
-    let distinct: Vec<Vec<Vec<Span>>> = d
-        .spans
+impl PairResult {
+    fn new(i: usize, j: usize, n_labels: usize) -> PairResult {
+        PairResult {
+            i,
+            j,
+            by_label: vec![[Abc::default(); 2]; n_labels],
+            ..Default::default()
+        }
+    }
+
+    /// Adds one common document's counts.
+    fn add(&mut self, doc: usize, pd: &PairDoc) {
+        self.n_documents += 1;
+        for k in 0..4 {
+            self.sums[k] += pd.criteria[k];
+        }
+        for l in &pd.by_label {
+            self.by_label[l.label as usize][0] += l.strict;
+            self.by_label[l.label as usize][1] += l.overlap;
+        }
+        for (x, y) in &pd.overlap_pairs {
+            self.boundaries.add(x, y);
+        }
+        for &lp in &pd.exact_labels {
+            *self.exact_labels.entry(lp).or_default() += 1;
+        }
+        for &lp in &pd.any_labels {
+            *self.any_labels.entry(lp).or_default() += 1;
+        }
+        self.exact_left_out += pd.exact_left_out;
+        self.docs.push((doc as u32, pd.criteria));
+    }
+
+    /// Adds the counts of later documents (every sum is an integer, so
+    /// the result does not depend on how the documents were split).
+    fn merge(&mut self, o: PairResult) {
+        self.n_documents += o.n_documents;
+        for k in 0..4 {
+            self.sums[k] += o.sums[k];
+        }
+        for (mine, theirs) in self.by_label.iter_mut().zip(&o.by_label) {
+            mine[0] += theirs[0];
+            mine[1] += theirs[1];
+        }
+        self.boundaries.merge(&o.boundaries);
+        for (lp, c) in o.exact_labels {
+            *self.exact_labels.entry(lp).or_default() += c;
+        }
+        for (lp, c) in o.any_labels {
+            *self.any_labels.entry(lp).or_default() += c;
+        }
+        self.exact_left_out += o.exact_left_out;
+        self.docs.extend(o.docs);
+    }
+}
+
+/// Sorted distinct spans of every (document, annotator).
+fn distinct_spans(d: &Data) -> Vec<Vec<Vec<Span>>> {
+    d.spans
         .iter()
         .map(|row| {
             row.iter()
@@ -125,20 +178,24 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
                 })
                 .collect()
         })
+        .collect()
+}
+
+/// Every pair's counts and every document's row over `docs`.
+fn agreement_chunk(
+    cfg: &SpansConfig,
+    d: &Data,
+    distinct: &[Vec<Vec<Span>>],
+    docs: std::ops::Range<usize>,
+) -> (Vec<PairResult>, Vec<DocRow>) {
+    let (na, nl) = (d.annotators.len(), d.labels.len());
+    let mut pairs: Vec<PairResult> = (0..na)
+        .flat_map(|i| (i + 1..na).map(move |j| (i, j)))
+        .map(|(i, j)| PairResult::new(i, j, nl))
         .collect();
-    let mut pairs: Vec<PairResult> = Vec::new();
-    for i in 0..na {
-        for j in i + 1..na {
-            pairs.push(PairResult {
-                i,
-                j,
-                by_label: vec![[Abc::default(); 2]; nl],
-                ..Default::default()
-            });
-        }
-    }
-    let mut documents = Vec::with_capacity(d.documents.len());
-    for (doc, cov) in d.covered.iter().enumerate() {
+    let mut documents = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let cov = &d.covered[doc];
         let mut strict = Vec::new();
         let mut overlap = Vec::new();
         let mut worst: Option<(f64, usize, usize)> = None;
@@ -147,37 +204,18 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
                 continue;
             }
             let pd = pair_doc(&distinct[doc][p.i], &distinct[doc][p.j], cfg.min_overlap);
-            p.n_documents += 1;
-            for k in 0..4 {
-                p.sums[k] += pd.criteria[k];
-            }
-            for l in &pd.by_label {
-                p.by_label[l.label as usize][0] += l.strict;
-                p.by_label[l.label as usize][1] += l.overlap;
-            }
-            for (x, y) in &pd.overlap_pairs {
-                p.boundaries.add(x, y);
-            }
-            for &lp in &pd.exact_labels {
-                *p.exact_labels.entry(lp).or_default() += 1;
-            }
-            for &lp in &pd.any_labels {
-                *p.any_labels.entry(lp).or_default() += 1;
-            }
-            p.exact_left_out += pd.exact_left_out;
+            p.add(doc, &pd);
             let f = pd.criteria[0].f1();
             if !f.is_nan() && worst.is_none_or(|w| f < w.0) {
                 worst = Some((f, p.i, p.j));
             }
             strict.push(f);
             overlap.push(pd.criteria[2].f1());
-            p.docs.push((doc as u32, pd.criteria));
         }
         let (mean_f1, sd_f1, n_undefined) = mean_sd(&strict);
-        let n_annotators = cov.iter().filter(|c| **c).count();
         documents.push(DocRow {
             doc,
-            n_annotators,
+            n_annotators: cov.iter().filter(|c| **c).count(),
             n_pairs: strict.len(),
             n_undefined,
             mean_f1,
@@ -190,6 +228,33 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
             worst_pair: worst.map(|w| (w.1, w.2)),
         });
     }
+    (pairs, documents)
+}
+
+/// Every pair's counts (pairs in annotator order) and the documents'
+/// rows, worst first: chunks of documents on the threads, merged in
+/// document order.
+fn agreement(
+    cfg: &SpansConfig,
+    d: &Data,
+    distinct: &[Vec<Vec<Span>>],
+) -> (Vec<PairResult>, Vec<DocRow>) {
+    let nd = d.documents.len();
+    let threads = crate::kinds::classify::resample::default_threads();
+    let size = nd.div_ceil(4 * threads).max(64);
+    let chunks = crate::kinds::classify::resample::parallel(threads, nd.div_ceil(size), |c| {
+        agreement_chunk(cfg, d, distinct, c * size..((c + 1) * size).min(nd))
+    });
+    let mut chunks = chunks.into_iter();
+    let (mut pairs, mut documents) = chunks
+        .next()
+        .unwrap_or_else(|| agreement_chunk(cfg, d, distinct, 0..0));
+    for (p, docs) in chunks {
+        for (mine, theirs) in pairs.iter_mut().zip(p) {
+            mine.merge(theirs);
+        }
+        documents.extend(docs);
+    }
     documents.sort_by(|a, b| {
         let key = |r: &DocRow| (r.mean_f1.is_nan(), r.mean_f1);
         let (ka, kb) = (key(a), key(b));
@@ -197,22 +262,37 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
             .then(ka.1.total_cmp(&kb.1))
             .then_with(|| d.documents[a.doc].cmp(&d.documents[b.doc]))
     });
-    let profiles = profiles(d, &distinct, &pairs);
+    (pairs, documents)
+}
+
+/// Every number of spec 3-4: the agreement and the systems against the
+/// reference at the same time.
+pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
+    let na = d.annotators.len();
+    let distinct = distinct_spans(d);
     let reference = cfg
         .reference
         .as_ref()
         .and_then(|r| d.annotators.iter().position(|a| a == r));
-    let mut systems = Vec::new();
-    let mut baseline = None;
-    if let Some(r) = reference {
-        for a in (0..na).filter(|&a| a != r) {
-            systems.push(system(cfg, d, &distinct, r, a));
-        }
-        baseline = match &cfg.baseline {
-            Some(b) => d.annotators.iter().position(|a| a == b),
-            None => systems.first().map(|s| s.annotator),
-        };
-    }
+    let ((pairs, documents), systems) = std::thread::scope(|scope| {
+        let systems = scope.spawn(|| match reference {
+            Some(r) => {
+                let others: Vec<usize> = (0..na).filter(|&a| a != r).collect();
+                let threads = crate::kinds::classify::resample::default_threads();
+                crate::kinds::classify::resample::parallel(threads, others.len(), |k| {
+                    system(cfg, d, &distinct, r, others[k])
+                })
+            }
+            None => Vec::new(),
+        });
+        let agreement = agreement(cfg, d, &distinct);
+        (agreement, systems.join().expect("the systems' thread"))
+    });
+    let profiles = profiles(d, &distinct, &pairs);
+    let baseline = reference.and_then(|_| match &cfg.baseline {
+        Some(b) => d.annotators.iter().position(|a| a == b),
+        None => systems.first().map(|s| s.annotator),
+    });
     Results {
         distinct,
         pairs,
@@ -238,15 +318,10 @@ fn profiles(d: &Data, distinct: &[Vec<Vec<Span>>], pairs: &[PairResult]) -> Vec<
                 let s = &distinct[doc][a];
                 n_spans += s.len();
                 n_read += d.spans[doc][a].len();
-                for (k, x) in s.iter().enumerate() {
+                n_overlapping += overlapping(s);
+                for x in s {
                     labels[x.label as usize] += 1;
                     len_sum += x.len() as u64;
-                    if s.iter()
-                        .enumerate()
-                        .any(|(m, y)| m != k && x.overlap(y) > 0)
-                    {
-                        n_overlapping += 1;
-                    }
                 }
             }
             let f1s: Vec<f64> = pairs
@@ -265,6 +340,22 @@ fn profiles(d: &Data, distinct: &[Vec<Vec<Span>>], pairs: &[PairResult]) -> Vec<
             }
         })
         .collect()
+}
+
+/// How many of sorted, distinct, non-empty spans overlap another: an
+/// earlier one overlaps `x` when it ends after `x` starts (the largest
+/// earlier end tells), a later one when it starts before `x` ends (the
+/// next one tells, having the smallest start).
+fn overlapping(s: &[Span]) -> usize {
+    let mut n = 0;
+    let mut max_end = 0;
+    for (k, x) in s.iter().enumerate() {
+        let before = k > 0 && max_end > x.start;
+        let after = s.get(k + 1).is_some_and(|y| y.start < x.end);
+        n += usize::from(before || after);
+        max_end = max_end.max(x.end);
+    }
+    n
 }
 
 /// Per-document, per-label set counts of `sys` against `gold`
@@ -449,4 +540,38 @@ pub fn kappa_of(counts: &BTreeMap<(u32, u32), u64>, q: usize) -> f64 {
         return f64::NAN;
     }
     cohen_kappa(&table, Weights::Identity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The linear count of overlapping spans equals the pairwise one on
+    /// nested, crossing, touching, repeated-boundary and disjoint spans.
+    #[test]
+    fn overlapping_counts_like_the_pairwise_definition() {
+        let s = |start, end, label| Span { start, end, label };
+        let cases = [
+            vec![],
+            vec![s(0, 2, 0)],
+            vec![s(0, 2, 0), s(2, 4, 0)],
+            vec![s(0, 2, 0), s(0, 2, 1), s(5, 6, 0)],
+            vec![s(0, 10, 0), s(1, 2, 0), s(3, 4, 0), s(12, 13, 0)],
+            vec![s(0, 3, 0), s(2, 5, 0), s(6, 8, 1), s(7, 9, 0), s(20, 21, 0)],
+            vec![s(0, 1, 0), s(0, 5, 0), s(4, 6, 0), s(6, 7, 0)],
+        ];
+        for mut c in cases {
+            c.sort_unstable();
+            let pairwise = c
+                .iter()
+                .enumerate()
+                .filter(|(k, x)| {
+                    c.iter()
+                        .enumerate()
+                        .any(|(m, y)| m != *k && x.overlap(y) > 0)
+                })
+                .count();
+            assert_eq!(overlapping(&c), pairwise, "{c:?}");
+        }
+    }
 }

@@ -134,19 +134,36 @@ pub fn match_overlap(
     cand.sort_unstable();
     let mut mx = vec![usize::MAX; x.len()];
     let mut my = vec![usize::MAX; y.len()];
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); x.len()];
     for &(_, i, j) in &cand {
-        adj[i].push(j);
         if mx[i] == usize::MAX && my[j] == usize::MAX {
             mx[i] = j;
             my[j] = i;
         }
     }
-    let mut visited = vec![false; y.len()];
-    for i in 0..x.len() {
-        if mx[i] == usize::MAX && !adj[i].is_empty() {
-            visited.iter_mut().for_each(|v| *v = false);
-            augment(i, &adj, &mut mx, &mut my, &mut visited);
+    // Kuhn only where a span of x is still free and has a candidate (a
+    // free y among its candidates would have been taken greedily, so
+    // this is rare); its candidates in key order, as CSR rows.
+    if cand.iter().any(|&(_, i, _)| mx[i] == usize::MAX) {
+        let mut start = vec![0usize; x.len() + 1];
+        for &(_, i, _) in &cand {
+            start[i + 1] += 1;
+        }
+        for i in 0..x.len() {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut adj = vec![0usize; cand.len()];
+        for &(_, i, j) in &cand {
+            adj[fill[i]] = j;
+            fill[i] += 1;
+        }
+        let adj: Vec<&[usize]> = (0..x.len()).map(|i| &adj[start[i]..start[i + 1]]).collect();
+        let mut visited = vec![false; y.len()];
+        for i in 0..x.len() {
+            if mx[i] == usize::MAX && !adj[i].is_empty() {
+                visited.iter_mut().for_each(|v| *v = false);
+                augment(i, &adj, &mut mx, &mut my, &mut visited);
+            }
         }
     }
     (0..x.len())
@@ -158,12 +175,12 @@ pub fn match_overlap(
 /// Kuhn's search from `i`: takes a free candidate or moves its partner on.
 fn augment(
     i: usize,
-    adj: &[Vec<usize>],
+    adj: &[&[usize]],
     mx: &mut [usize],
     my: &mut [usize],
     seen: &mut [bool],
 ) -> bool {
-    for &j in &adj[i] {
+    for &j in adj[i] {
         if seen[j] {
             continue;
         }
@@ -194,13 +211,14 @@ fn intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
     n
 }
 
-/// Boundaries `(s, e)` of sorted spans with their labels.
-fn boundaries(s: &[Span]) -> Vec<((u32, u32), Vec<u32>)> {
-    let mut out: Vec<((u32, u32), Vec<u32>)> = Vec::new();
+/// Boundaries `(s, e)` of sorted spans: each with its first label and
+/// how many labels it has.
+fn boundaries(s: &[Span]) -> Vec<((u32, u32), u32, u32)> {
+    let mut out: Vec<((u32, u32), u32, u32)> = Vec::with_capacity(s.len());
     for x in s {
         match out.last_mut() {
-            Some((b, labels)) if *b == (x.start, x.end) => labels.push(x.label),
-            _ => out.push(((x.start, x.end), vec![x.label])),
+            Some((b, _, n)) if *b == (x.start, x.end) => *n += 1,
+            _ => out.push(((x.start, x.end), x.label, 1)),
         }
     }
     out
@@ -212,30 +230,24 @@ pub fn pair_doc(x: &[Span], y: &[Span], min_iou: Option<f64>) -> PairDoc {
     let strict = intersection(x, y);
     let bx = boundaries(x);
     let by = boundaries(y);
-    let keys_x: Vec<(u32, u32)> = bx.iter().map(|b| b.0).collect();
-    let keys_y: Vec<(u32, u32)> = by.iter().map(|b| b.0).collect();
-    let exact = intersection(&keys_x, &keys_y);
     let typed = match_overlap(x, y, true, min_iou);
     let any = match_overlap(x, y, false, min_iou);
     let mut out = PairDoc {
-        criteria: [
-            Abc::of(strict, x.len(), y.len()),
-            Abc::of(exact, bx.len(), by.len()),
-            Abc::of(typed.len(), x.len(), y.len()),
-            Abc::of(any.len(), x.len(), y.len()),
-        ],
         overlap_pairs: typed.iter().map(|&(i, j)| (x[i], y[j])).collect(),
         any_labels: any.iter().map(|&(i, j)| (x[i].label, y[j].label)).collect(),
         ..Default::default()
     };
-    let (mut i, mut j) = (0, 0);
+    // The shared boundaries: those with one label each side give a label
+    // pair, the others are left out.
+    let (mut i, mut j, mut exact) = (0, 0, 0);
     while i < bx.len() && j < by.len() {
         match bx[i].0.cmp(&by[j].0) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                match (bx[i].1.as_slice(), by[j].1.as_slice()) {
-                    ([l1], [l2]) => out.exact_labels.push((*l1, *l2)),
+                exact += 1;
+                match (bx[i], by[j]) {
+                    ((_, l1, 1), (_, l2, 1)) => out.exact_labels.push((l1, l2)),
                     _ => out.exact_left_out += 1,
                 }
                 i += 1;
@@ -243,6 +255,12 @@ pub fn pair_doc(x: &[Span], y: &[Span], min_iou: Option<f64>) -> PairDoc {
             }
         }
     }
+    out.criteria = [
+        Abc::of(strict, x.len(), y.len()),
+        Abc::of(exact, bx.len(), by.len()),
+        Abc::of(typed.len(), x.len(), y.len()),
+        Abc::of(any.len(), x.len(), y.len()),
+    ];
     out.by_label = by_label(x, y, &out);
     out
 }
@@ -253,18 +271,33 @@ fn by_label(x: &[Span], y: &[Span], d: &PairDoc) -> Vec<LabelCounts> {
     let mut labels: Vec<u32> = x.iter().chain(y).map(|s| s.label).collect();
     labels.sort_unstable();
     labels.dedup();
-    labels
-        .into_iter()
-        .map(|l| {
-            let xl: Vec<Span> = x.iter().filter(|s| s.label == l).copied().collect();
-            let yl: Vec<Span> = y.iter().filter(|s| s.label == l).copied().collect();
-            let strict = intersection(&xl, &yl);
-            let overlap = d.overlap_pairs.iter().filter(|p| p.0.label == l).count();
-            LabelCounts {
-                label: l,
-                strict: Abc::of(strict, xl.len(), yl.len()),
-                overlap: Abc::of(overlap, xl.len(), yl.len()),
+    let at = |l: u32| labels.binary_search(&l).expect("a label of x or y");
+    // [label]: spans of x, of y, strict matches, overlap matches.
+    let mut n = vec![[0usize; 4]; labels.len()];
+    x.iter().for_each(|s| n[at(s.label)][0] += 1);
+    y.iter().for_each(|s| n[at(s.label)][1] += 1);
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        match x[i].cmp(&y[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n[at(x[i].label)][2] += 1;
+                i += 1;
+                j += 1;
             }
+        }
+    }
+    d.overlap_pairs
+        .iter()
+        .for_each(|p| n[at(p.0.label)][3] += 1);
+    labels
+        .iter()
+        .zip(n)
+        .map(|(&label, [nx, ny, strict, overlap])| LabelCounts {
+            label,
+            strict: Abc::of(strict, nx, ny),
+            overlap: Abc::of(overlap, nx, ny),
         })
         .collect()
 }

@@ -89,9 +89,17 @@ fn same_bounds(a: &Entity, b: &Entity) -> bool {
 }
 
 /// One scheme on one document (the strategies' `evaluate`), counts only.
-fn evaluate(scheme: usize, truth: &[Entity], pred: &[Entity], min_pct: f64) -> Result {
+/// `matched` is scratch space (cleared here).
+fn evaluate(
+    scheme: usize,
+    truth: &[Entity],
+    pred: &[Entity],
+    min_pct: f64,
+    matched: &mut Vec<bool>,
+) -> Result {
     let mut r = Result::default();
-    let mut matched = vec![false; truth.len()];
+    matched.clear();
+    matched.resize(truth.len(), false);
     for p in pred {
         // (index of the match, index of the fallback)
         let mut hit: Option<usize> = None;
@@ -191,9 +199,10 @@ pub fn block(docs: &[(Vec<Entity>, Vec<Entity>)], n_labels: usize, min_pct: f64)
     let mut by_label = vec![[Result::default(); 4]; labels.len()];
     let mut tl = Vec::new();
     let mut pl = Vec::new();
+    let mut matched = Vec::new();
     for (t, p) in docs {
         for (s, acc) in overall.iter_mut().enumerate() {
-            acc.add(&evaluate(s, t, p, min_pct));
+            acc.add(&evaluate(s, t, p, min_pct, &mut matched));
         }
         for (k, &label) in labels.iter().enumerate() {
             tl.clear();
@@ -204,7 +213,7 @@ pub fn block(docs: &[(Vec<Entity>, Vec<Entity>)], n_labels: usize, min_pct: f64)
                 continue;
             }
             for (s, acc) in by_label[k].iter_mut().enumerate() {
-                acc.add(&evaluate(s, &tl, &pl, min_pct));
+                acc.add(&evaluate(s, &tl, &pl, min_pct, &mut matched));
             }
         }
     }
