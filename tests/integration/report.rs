@@ -1169,6 +1169,14 @@ fn report_browser_the_decision_comes_first() {
             report(&[o("classify"), &exp("classify/exp.toml")], "k", 0),
             Some("improved; calibration worse"),
         ),
+        (
+            report(&[o("sequence"), &exp("sequence/exp.toml")], "q", 0),
+            Some("improved"),
+        ),
+        (
+            report(&[o("spans"), &exp("spans/exp.toml")], "n", 0),
+            Some("no detectable change"),
+        ),
         (report(&[o("agree"), &exp("agree/exp.toml")], "a", 0), None),
         (
             report(&[o("preferences"), &exp("preferences/exp.toml")], "p", 0),

@@ -150,28 +150,20 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
             sentence.push_str(&format!(" Worse: {}.", worse.join("; ")));
         }
     }
-    let (mut tone, badge) = match (regressed, improved) {
-        _ if run.comparisons.is_empty() => (Tone::Info, "one system"),
-        (0, 0) => (Tone::Info, "no detectable change"),
-        (0, _) => (Tone::Pass, "improved"),
-        (_, 0) => (Tone::Fail, "regressed"),
-        _ => (Tone::Warn, "mixed: some metrics worse"),
+    // One badge rule for every kind (render::Decision), the gates' status
+    // added the same way.
+    let alone = run.comparisons.is_empty();
+    let (tone, badge) = if alone {
+        (Tone::Info, "one system".to_string())
+    } else {
+        Decision::comparison_badge(regressed, improved)
     };
-    let mut badge = badge.to_string();
-    if !run.gates.is_empty() {
-        let failed = run.gates.iter().filter(|o| o.fails()).count();
-        if failed > 0 {
-            tone = Tone::Fail;
-            badge = format!("{badge}, gates failed");
-            sentence.push_str(&format!(
-                " {failed} of {} gate lines failed.",
-                run.gates.len()
-            ));
-        } else {
-            sentence.push_str(" Every gate passed.");
-        }
-    }
-    let mut d = Decision::new(tone, badge, sentence.trim().to_string());
+    let failed = run.gates.iter().filter(|o| o.fails()).count();
+    let mut d = Decision::new(tone, badge, sentence.trim().to_string()).with_gates(
+        failed,
+        run.gates.len(),
+        alone,
+    );
     d.warnings = sentinels;
     Some(d)
 }
@@ -319,6 +311,76 @@ fn data_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
     out
 }
 
+/// The "Scores and significance" section's blocks: the corpus scores, the
+/// significance table with its note, and the signatures to copy.
+fn score_blocks(b: &mut Builder, run: &Run, cfg: &SequenceConfig, frames: &[Frame]) -> Vec<Block> {
+    let frame = |name: &str| frames.iter().find(|f| f.name == name);
+    let mut blocks = Vec::new();
+    if let Some(f) = frame("corpus_scores") {
+        let t = b.table("corpus_scores", "Corpus scores of every system with percentile bootstrap intervals (sacreBLEU's and jiwer's definitions; corpus WER is never a mean of segment WERs).", true, true);
+        let columns = [
+            "system",
+            "name",
+            "score",
+            "lower",
+            "upper",
+            "n_segments",
+            "signature",
+        ];
+        let opts = FrameOpts {
+            columns: Some(&columns),
+            counts: &["n_segments"],
+            ..FrameOpts::default()
+        };
+        blocks.push(Block::Table(frame_table(t, f, &opts)));
+    }
+    if let Some(f) = frame("significance") {
+        blocks.push(Block::Note(format!(
+                "sacreBLEU's paired bootstrap: bs_mean ± bs_ci and p-values against the null hypothesis that a candidate equals the baseline. Its strict '>' gives two identical systems p = 1/(B+1) = {}, not 1.",
+                fixed(1.0 / (cfg.intervals.map_or(1000, |i| i.replicates) + 1) as f64, 4)
+            )));
+        blocks.push(table_block(b, f, "sacreBLEU's significance table (paired bootstrap, approximate randomization when asked)."));
+    }
+    let sigs: Vec<String> = run
+        .text_metrics(cfg)
+        .iter()
+        .filter_map(|m| signature(cfg, run, m, "").map(|s| format!("{}: {s}", metric_name(cfg, m))))
+        .collect();
+    let mut sigs = sigs;
+    for s in &run.systems {
+        if run.text_metrics(cfg).contains(&"bleu") {
+            let v = super::run::bleu_corpus(cfg, s, run.segments.n()).verbose();
+            sigs.push(format!("{} BLEU: {v}", s.name));
+        }
+    }
+    if !sigs.is_empty() {
+        blocks.push(Block::Html(format!(
+                "<p>Signatures (sacreBLEU 2.6.0's format, computed by rsmreport):</p><pre class=\"signatures\">{}</pre>",
+                escape_html(&sigs.join("\n"))
+            )));
+    }
+    blocks
+}
+
+/// The "Errors" section's blocks: the most frequent error chunks.
+fn error_blocks(b: &mut Builder, frames: &[Frame]) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let frame = |name: &str| frames.iter().find(|f| f.name == name);
+    if let Some(f) = frame("error_counts") {
+        let top: Vec<usize> = (0..f.nrows().min(tables::REPORT_ERROR_ROWS)).collect();
+        let t = b.table("error_counts", "jiwer's error counts (substitution, insertion and deletion chunks), most frequent first.", true, true);
+        blocks.push(Block::Table(frame_table(
+            t,
+            f,
+            &FrameOpts {
+                rows: Some(&top),
+                ..FrameOpts::default()
+            },
+        )));
+    }
+    blocks
+}
+
 /// The sequence report.
 pub fn report(
     run: &Run,
@@ -359,73 +421,14 @@ pub fn report(
         };
         let mut blocks = vec![Block::Heading(b.heading(2, title))];
         match *name {
-            "scores" => {
-                if let Some(f) = frame("corpus_scores") {
-                    let t = b.table("corpus_scores", "Corpus scores of every system with percentile bootstrap intervals (sacreBLEU's and jiwer's definitions; corpus WER is never a mean of segment WERs).", true, true);
-                    let columns = [
-                        "system",
-                        "name",
-                        "score",
-                        "lower",
-                        "upper",
-                        "n_segments",
-                        "signature",
-                    ];
-                    let opts = FrameOpts {
-                        columns: Some(&columns),
-                        counts: &["n_segments"],
-                        ..FrameOpts::default()
-                    };
-                    blocks.push(Block::Table(frame_table(t, f, &opts)));
-                }
-                if let Some(f) = frame("significance") {
-                    blocks.push(Block::Note(format!(
-                        "sacreBLEU's paired bootstrap: bs_mean ± bs_ci and p-values against the null hypothesis that a candidate equals the baseline. Its strict '>' gives two identical systems p = 1/(B+1) = {}, not 1.",
-                        fixed(1.0 / (cfg.intervals.map_or(1000, |i| i.replicates) + 1) as f64, 4)
-                    )));
-                    blocks.push(table_block(&mut b, f, "sacreBLEU's significance table (paired bootstrap, approximate randomization when asked)."));
-                }
-                let sigs: Vec<String> = run
-                    .text_metrics(cfg)
-                    .iter()
-                    .filter_map(|m| {
-                        signature(cfg, run, m, "").map(|s| format!("{}: {s}", metric_name(cfg, m)))
-                    })
-                    .collect();
-                let mut sigs = sigs;
-                for s in &run.systems {
-                    if run.text_metrics(cfg).contains(&"bleu") {
-                        let v = super::run::bleu_corpus(cfg, s, run.segments.n()).verbose();
-                        sigs.push(format!("{} BLEU: {v}", s.name));
-                    }
-                }
-                if !sigs.is_empty() {
-                    blocks.push(Block::Html(format!(
-                        "<p>Signatures (sacreBLEU 2.6.0's format, computed by rsmreport):</p><pre class=\"signatures\">{}</pre>",
-                        escape_html(&sigs.join("\n"))
-                    )));
-                }
-            }
+            "scores" => blocks.extend(score_blocks(&mut b, run, cfg, &frames)),
             "systems_compared" => {
                 if let Some(f) = frame("system_comparisons") {
                     blocks.push(table_block(&mut b, f, "Each candidate against the baseline: difference, its interval, the gain (lower is better for TER, the WER family and CER), p-value, Holm across metrics, and the verdict with its margin."));
                 }
             }
             "segments" => blocks.extend(segment_blocks(run, cfg)),
-            "errors" => {
-                if let Some(f) = frame("error_counts") {
-                    let top: Vec<usize> = (0..f.nrows().min(tables::REPORT_ERROR_ROWS)).collect();
-                    let t = b.table("error_counts", "jiwer's error counts (substitution, insertion and deletion chunks), most frequent first.", true, true);
-                    blocks.push(Block::Table(frame_table(
-                        t,
-                        f,
-                        &FrameOpts {
-                            rows: Some(&top),
-                            ..FrameOpts::default()
-                        },
-                    )));
-                }
-            }
+            "errors" => blocks.extend(error_blocks(&mut b, &frames)),
             "by_subgroup_and_length" => {
                 for f in frames.iter().filter(|f| {
                     f.name.starts_with("corpus_scores_by_") || f.name == "length_buckets"
@@ -446,16 +449,23 @@ pub fn report(
             blocks,
         });
     }
+    let decision = decision(run, cfg);
     let header = Header {
         intro_html: format!(
             "<strong>{}</strong> systems against references on <strong>{}</strong> segments: sacreBLEU 2.6.0 and jiwer 4.0.0 numbers with intervals and verdicts.",
             run.systems.len(),
             run.segments.n()
         ),
-        description_html: format!("<p class=\"verdict\">{}</p>", escape_html(&headline_sentence(run, cfg))),
+        // The decision box carries the headline sentence; without one
+        // (a single system) the sentence stands alone.
+        description_html: if decision.is_some() {
+            String::new()
+        } else {
+            format!("<p class=\"verdict\">{}</p>", escape_html(&headline_sentence(run, cfg)))
+        },
         glance: glance(run, cfg),
         inputs,
-        decision: decision(run, cfg),
+        decision,
         ..Header::new("Sequence report", cfg.experiment_id.clone(), epoch)
     };
     Ok(b.finish(header, panels, sections, &[]))
