@@ -1,6 +1,7 @@
 //! Command assembly (sequence): quality gates (gates.md; `spec/sequence.md`
-//! 1.1, 4, 5). A `[[gates]]` table is read by the shared gate parser
-//! ([`crate::config::gates::one_checked`]) with this kind's statistics: a
+//! 1.1, 4, 5). The `[[gates]]` tables are read by the shared parser of
+//! kinds with their own targets ([`crate::config::gates::parse_targeted`],
+//! as classify's and spans') with this kind's statistics: a
 //! configured metric key (`bleu`, `chrf`, `wer`, ..., `perplexity`: the
 //! system's corpus score with its bootstrap interval) or `delta.<key>` (the
 //! candidate's corpus difference from the baseline with its interval). A
@@ -12,12 +13,12 @@
 //! [`evaluate`] reads the numbers of a finished [`Run`], never recomputing
 //! one. Writes nothing.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use serde_json::Value;
 
 use super::run::Run;
 use crate::config::closest;
-use crate::config::gates::{one_checked, Context, Gate, Scope, ScoreTypes};
+use crate::config::gates::{parse_targeted, Gate, Scope};
 use crate::config::sequence::SequenceConfig;
 use crate::gates::{judge, Outcome, Stat};
 
@@ -104,43 +105,12 @@ fn systems_of(
 /// `system` whose systems come from the data has an empty `score_type`: it
 /// applies to every system once the data names them.
 pub fn parse(cfg: &SequenceConfig) -> Result<Vec<Gate>> {
-    let Some(Value::Array(items)) = &cfg.gates else {
-        return Ok(Vec::new());
-    };
-    let file = cfg.origin.display();
-    let min_n = |_: &str| 0;
-    let cx = Context {
-        subgroups: &[],
-        types: ScoreTypes {
-            all: Vec::new(),
-            trim: "raw_trim",
-            round: "raw_trim_round",
-        },
-        bootstrap: cfg.intervals.is_some(),
-        min_n: &min_n,
-        compare: false,
-    };
+    let keys = |table: &mut serde_json::Map<String, Value>| systems_of(cfg, table);
     let check = |metric: &str, _: &str, _: &Scope| check_metric(cfg, metric);
+    let bootstrap = cfg.intervals.is_some();
     let mut out: Vec<Gate> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let label = match item.get("name") {
-            Some(Value::String(n)) => format!("gates[{}] (\"{n}\")", i + 1),
-            _ => format!("gates[{}]", i + 1),
-        };
-        let Value::Object(table) = item else {
-            return Err(anyhow!(
-                "{file}: {label} must be a table with metric, op and threshold"
-            ));
-        };
-        let mut table = table.clone();
-        let systems = systems_of(cfg, &mut table).map_err(|e| anyhow!("{file}: {label}: {e}"))?;
-        let origin = format!(
-            "{}, gates[{}]",
-            crate::config::gates::origin_name(&cfg.origin),
-            i + 1
-        );
-        let gate = one_checked(&table, &cx, origin, &check)
-            .map_err(|e| anyhow!("{file}: {label}: {e}"))?;
+    for t in parse_targeted(cfg.gates.as_ref(), &cfg.origin, bootstrap, &keys, &check)? {
+        let (gate, systems) = (t.gate, t.targets);
         if systems.is_empty() {
             out.push(gate.clone());
         }
