@@ -109,61 +109,70 @@ fn families_of(metrics: &[&str]) -> Vec<Family> {
     out
 }
 
-/// Replicates per block: each block's multiplicities are stored segment
-/// by segment (`counts[i * BLOCK + r]`), so one pass over the statistics
-/// serves `BLOCK` replicates.
-const BLOCK: usize = 16;
+/// Replicates per block: one matrix product gives a block's sums.
+const BLOCK: usize = 32;
 
 /// A block's index and its values per (system, metric) cell.
 type BlockValues = (usize, Vec<Vec<(f64, bool)>>);
 
-/// A block of replicates: how many times each segment is drawn in each.
-struct CountBlock {
+/// A block of replicates: the drawn segment indices, row by row.
+struct DrawBlock {
     rows: usize,
-    counts: Vec<u16>,
+    draws: Vec<u32>,
 }
 
 /// The next block of numpy's `default_rng(seed).choice(n, (b, n))`, row by
-/// row, as multiplicities (a replicate's sums do not depend on the order of
-/// its draws).
-fn next_block(rng: &mut NumpyRng, n: usize, rows: usize) -> CountBlock {
-    let mut counts = vec![0u16; n * BLOCK];
-    for r in 0..rows {
-        for _ in 0..n {
-            let i = rng.bounded(n as u64) as usize;
-            counts[i * BLOCK + r] = counts[i * BLOCK + r].saturating_add(1);
-        }
-    }
-    CountBlock { rows, counts }
+/// row (drawing is sequential; counting is left to the summing threads).
+fn next_block(rng: &mut NumpyRng, n: usize, rows: usize) -> DrawBlock {
+    let draws = (0..rows * n)
+        .map(|_| rng.bounded(n as u64) as u32)
+        .collect();
+    DrawBlock { rows, draws }
 }
 
+/// A block's multiplicities, row-major (`rows x n`): how many times each
+/// segment is drawn in each replicate (a replicate's sums do not depend
+/// on the order of its draws).
+fn multiplicities(block: &DrawBlock, n: usize) -> Vec<f64> {
+    let mut w = vec![0f64; block.rows * n];
+    for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
+        for &i in draws {
+            row[i as usize] += 1.0;
+        }
+    }
+    w
+}
+
+/// Largest sum of whole numbers that binary64 holds exactly.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
 /// Every (system, family) cell's segment statistics side by side, a row per
-/// segment: cells of whole numbers as `u32` (summed exactly in integers),
-/// the others (TER's mean reference length over several references) as
-/// `f64`, summed in segment order as before.
+/// segment: cells of whole numbers whose sums stay exact in binary64 (summed
+/// by one matrix product, exact whatever the order of its additions), the
+/// others (TER's mean reference length over several references) summed in
+/// segment order as before.
 struct Matrix {
     int_k: usize,
-    ints: Vec<u32>,
+    ints: Vec<f64>,
     float_k: usize,
     floats: Vec<f64>,
     /// Per (system, family) in `systems x fams` order: integer part?, offset, width.
     cells: Vec<(bool, usize, usize)>,
-    /// Whether every replicate sum fits in `u32` (`n x` the largest value).
-    fits_u32: bool,
 }
 
 impl Matrix {
     fn new(systems: &[SystemRun], fams: &[Family], n: usize) -> Matrix {
-        let whole = |v: &[f64]| {
+        // a replicate's sum is at most n x the largest value
+        let exact = |v: &[f64]| {
             v.iter()
-                .all(|&x| x >= 0.0 && x.fract() == 0.0 && x <= u32::MAX as f64)
+                .all(|&x| x >= 0.0 && x.fract() == 0.0 && x * n as f64 <= EXACT)
         };
         let mut cells = Vec::new();
         let (mut int_k, mut float_k) = (0, 0);
         for sys in systems {
             for &f in fams {
                 let st = sys.stats(f);
-                if whole(&st.values) {
+                if exact(&st.values) {
                     cells.push((true, int_k, st.k));
                     int_k += st.k;
                 } else {
@@ -172,25 +181,21 @@ impl Matrix {
                 }
             }
         }
-        let mut ints = vec![0u32; n * int_k];
+        let mut ints = vec![0f64; n * int_k];
         let mut floats = vec![0f64; n * float_k];
-        let mut largest = 0u64;
         let mut cell = cells.iter();
         for sys in systems {
             for &f in fams {
                 let st = sys.stats(f);
                 let &(int, off, k) = cell.next().expect("a cell per system and family");
+                let (to, width) = if int {
+                    (&mut ints, int_k)
+                } else {
+                    (&mut floats, float_k)
+                };
                 for i in 0..n {
-                    let x = &st.values[i * k..(i + 1) * k];
-                    if int {
-                        for (o, &v) in ints[i * int_k + off..i * int_k + off + k].iter_mut().zip(x)
-                        {
-                            *o = v as u32;
-                            largest = largest.max(v as u64);
-                        }
-                    } else {
-                        floats[i * float_k + off..i * float_k + off + k].copy_from_slice(x);
-                    }
+                    to[i * width + off..i * width + off + k]
+                        .copy_from_slice(&st.values[i * k..(i + 1) * k]);
                 }
             }
         }
@@ -200,55 +205,35 @@ impl Matrix {
             float_k,
             floats,
             cells,
-            fits_u32: largest.saturating_mul(n as u64) <= u32::MAX as u64,
         }
     }
 }
 
-/// An integer accumulator of replicate sums.
-trait Acc:
-    Copy + Default + std::ops::AddAssign + std::ops::Mul<Output = Self> + From<u16> + From<u32>
-{
-    fn to_f64(self) -> f64;
-}
-
-impl Acc for u32 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-}
-
-impl Acc for u64 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-}
-
-/// The block's replicate sums: integer columns in `T`, the others in
-/// binary64 (`BLOCK` rows of each).
-fn block_sums<T: Acc>(m: &Matrix, block: &CountBlock, n: usize) -> (Vec<T>, Vec<f64>) {
-    let (ki, kf) = (m.int_k, m.float_k);
-    let mut ai = vec![T::default(); BLOCK * ki];
-    let mut af = vec![0f64; BLOCK * kf];
-    for i in 0..n {
-        let xi = &m.ints[i * ki..(i + 1) * ki];
-        let xf = &m.floats[i * kf..(i + 1) * kf];
-        let c = &block.counts[i * BLOCK..(i + 1) * BLOCK];
-        for (r, &mult) in c.iter().enumerate().filter(|(_, m)| **m != 0) {
-            let acc = &mut ai[r * ki..(r + 1) * ki];
-            if mult == 1 {
-                for (a, &x) in acc.iter_mut().zip(xi) {
-                    *a += T::from(x);
+/// The block's replicate sums, row-major (`rows x int_k`, `rows x float_k`):
+/// the whole-number columns as one product of the multiplicities and the
+/// statistics, the others in segment order.
+fn block_sums(m: &Matrix, block: &DrawBlock, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let (ki, kf, rows) = (m.int_k, m.float_k, block.rows);
+    let w = multiplicities(block, n);
+    let ai = if ki == 0 || n == 0 {
+        vec![0f64; rows * ki]
+    } else {
+        // column-major views of the row-major arrays: (S^T W^T) = (W S)^T
+        let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
+        let wt = nalgebra::DMatrixView::from_slice(&w, n, rows);
+        (st * wt).data.into()
+    };
+    let mut af = vec![0f64; rows * kf];
+    if kf > 0 {
+        for i in 0..n {
+            let xf = &m.floats[i * kf..(i + 1) * kf];
+            for r in 0..rows {
+                let mult = w[r * n + i];
+                if mult != 0.0 {
+                    for (a, &x) in af[r * kf..(r + 1) * kf].iter_mut().zip(xf) {
+                        *a += mult * x;
+                    }
                 }
-            } else {
-                let w = T::from(mult);
-                for (a, &x) in acc.iter_mut().zip(xi) {
-                    *a += w * T::from(x);
-                }
-            }
-            let w = mult as f64;
-            for (a, &x) in af[r * kf..(r + 1) * kf].iter_mut().zip(xf) {
-                *a += w * x;
             }
         }
     }
@@ -262,16 +247,10 @@ fn block_values(
     metrics: &[&str],
     fams: &[Family],
     m: &Matrix,
-    block: &CountBlock,
+    block: &DrawBlock,
     n: usize,
 ) -> Vec<Vec<(f64, bool)>> {
-    let (ints, floats): (Vec<f64>, Vec<f64>) = if m.fits_u32 {
-        let (a, f) = block_sums::<u32>(m, block, n);
-        (a.into_iter().map(Acc::to_f64).collect(), f)
-    } else {
-        let (a, f) = block_sums::<u64>(m, block, n);
-        (a.into_iter().map(Acc::to_f64).collect(), f)
-    };
+    let (ints, floats) = block_sums(m, block, n);
     let systems = m.cells.len() / fams.len().max(1);
     let mut cells = vec![Vec::with_capacity(block.rows); systems * metrics.len()];
     for (c, &(int, off, k)) in m.cells.iter().enumerate() {
@@ -304,7 +283,7 @@ fn all_blocks(
     let threads = std::thread::available_parallelism()
         .map_or(1, |t| t.get())
         .clamp(1, 8);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, CountBlock)>(threads);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, DrawBlock)>(threads);
     let rx = std::sync::Mutex::new(rx);
     let mut ordered: Vec<BlockValues> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)

@@ -225,67 +225,26 @@ fn prepare(
     }
 }
 
-/// [`prepare`] on consecutive parts of `range`, one thread each, joined in
-/// order (the same values as one thread).
-fn prepare_parallel(
-    cfg: &SequenceConfig,
-    seg: &Segments,
-    fams: &[Family],
-    range: std::ops::Range<usize>,
-) -> Prepared {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .clamp(1, 8);
-    let per = range.len().div_ceil(threads).max(1);
-    let parts: Vec<Prepared> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let a = (range.start + t * per).min(range.end);
-                let b = (a + per).min(range.end);
-                scope.spawn(move || prepare(cfg, seg, fams, a..b))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("prepare thread"))
-            .collect()
-    });
-    let mut parts = parts.into_iter();
-    let mut out = parts.next().expect("one part at least");
-    for p in parts {
-        out.n += p.n;
-        out.bleu.extend(p.bleu);
-        out.chrf.extend(p.chrf);
-        out.chrfpp.extend(p.chrfpp);
-        out.ter.extend(p.ter);
-        out.words.extend(p.words);
-        out.chars.extend(p.chars);
-    }
-    out
-}
-
+/// Appends one system's statistics (and WER error counts) on the chunk's
+/// segments `start..start + p.n` to `into`.
 fn system_run(
     cfg: &SequenceConfig,
     seg: &Segments,
     p: &Prepared,
-    fams: &[Family],
     s: usize,
     start: usize,
-) -> SystemRun {
-    // the chunk's segments: p's index i is segment start + i
+    into: &mut SystemRun,
+) {
     let n = p.n;
     let hyps = &seg.hyps[s][start..start + n];
-    let mut stats = Vec::new();
-    let mut errors = ErrorCounts::default();
-    for &f in fams {
-        let (k, values) = match f {
+    let errors = &mut into.errors;
+    for st in into.stats.iter_mut() {
+        let (f, k, v) = (st.family, st.k, &mut st.values);
+        match f {
             Family::Bleu => {
-                let k = 2 + 2 * cfg.bleu.max_order;
-                let v = (0..n)
-                    .flat_map(|i| p.bleu[i].stats(&cfg.bleu, &hyps[i]))
-                    .map(|x| x as f64)
-                    .collect();
-                (k, v)
+                for (pr, h) in p.bleu.iter().zip(hyps) {
+                    v.extend(pr.stats(&cfg.bleu, h).into_iter().map(|x| x as f64));
+                }
             }
             Family::Chrf | Family::ChrfPP => {
                 let o = chrf_options(cfg, f);
@@ -294,36 +253,31 @@ fn system_run(
                 } else {
                     &p.chrfpp
                 };
-                let k = 3 * o.order();
-                let v = (0..n)
-                    .flat_map(|i| {
-                        let mut row = refs[i].stats(&o, &hyps[i]);
-                        row.resize(k, 0);
-                        row
-                    })
-                    .map(|x| x as f64)
-                    .collect();
-                (k, v)
+                for (pr, h) in refs.iter().zip(hyps) {
+                    let row = pr.stats(&o, h);
+                    let width = row.len();
+                    v.extend(row.into_iter().map(|x| x as f64));
+                    v.extend(std::iter::repeat_n(0.0, k - width));
+                }
             }
             Family::Ter => {
-                let v = (0..n)
-                    .flat_map(|i| {
-                        let (e, l) = p.ter[i].stats(&cfg.ter, &hyps[i]);
-                        [e as f64, l]
-                    })
-                    .collect();
-                (2, v)
+                for (pr, h) in p.ter.iter().zip(hyps) {
+                    let (e, l) = pr.stats(&cfg.ter, h);
+                    v.extend([e as f64, l]);
+                }
             }
             Family::Word | Family::Char => {
-                let mut v = vec![0.0; 6 * n];
-                for i in 0..n {
+                for (i, hyp) in hyps.iter().enumerate() {
                     let (r, h) = match f {
-                        Family::Word => (&p.words[i], wer::words(&hyps[i], cfg.wer)),
-                        _ => (&p.chars[i], wer::chars(&hyps[i])),
+                        Family::Word => (&p.words[i], wer::words(hyp, cfg.wer)),
+                        _ => (&p.chars[i], wer::chars(hyp)),
                     };
-                    let Some(r) = r else { continue };
+                    let Some(r) = r else {
+                        v.extend([0.0; 6]);
+                        continue;
+                    };
                     let a = wer::align_tokens(r, &h);
-                    v[6 * i..6 * i + 6].copy_from_slice(&[
+                    v.extend([
                         a.hits as f64,
                         a.substitutions as f64,
                         a.deletions as f64,
@@ -332,65 +286,100 @@ fn system_run(
                         a.hyp_len as f64,
                     ]);
                     if f == Family::Word {
-                        wer::add_error_counts(&a, r, &h, " ", &mut errors);
+                        wer::add_error_counts(&a, r, &h, " ", errors);
                     }
                 }
-                (6, v)
             }
-        };
-        stats.push(Stats {
-            family: f,
-            k,
-            values,
-        });
+        }
     }
+}
+
+/// Segments per chunk: a chunk's prepared references (chrF's n-gram tables
+/// are the largest part) stay in cache while every system reads them.
+const CHUNK: usize = 16;
+
+/// Appends a later part's statistics and error counts, system by system.
+fn append_parts(systems: &mut Vec<SystemRun>, parts: Vec<SystemRun>) {
+    if systems.is_empty() {
+        *systems = parts;
+        return;
+    }
+    for (sys, part) in systems.iter_mut().zip(parts) {
+        for (a, b) in sys.stats.iter_mut().zip(part.stats) {
+            a.values.extend(b.values);
+        }
+        merge_errors(&mut sys.errors, part.errors);
+    }
+}
+
+/// A system with no statistics yet (each family's row width set).
+fn empty_run(cfg: &SequenceConfig, seg: &Segments, fams: &[Family], s: usize) -> SystemRun {
+    let stats = fams
+        .iter()
+        .map(|&f| Stats {
+            family: f,
+            k: match f {
+                Family::Bleu => 2 + 2 * cfg.bleu.max_order,
+                Family::Chrf | Family::ChrfPP => 3 * chrf_options(cfg, f).order(),
+                Family::Ter => 2,
+                Family::Word | Family::Char => 6,
+            },
+            values: Vec::new(),
+        })
+        .collect();
     SystemRun {
         name: seg.systems[s].clone(),
         stats,
         segment_scores: Vec::new(),
-        errors,
+        errors: ErrorCounts::default(),
     }
 }
 
-/// Segments per chunk: the prepared references of one chunk at a time are
-/// in memory (chrF's n-gram tables are the largest part of a run).
-const CHUNK: usize = 4096;
-
-/// Every system's statistics, chunk by chunk, the systems of a chunk on
-/// their own threads.
-fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<SystemRun> {
-    let n = seg.n();
-    let mut systems: Vec<SystemRun> = Vec::new();
-    let mut start = 0;
-    while start < n || (n == 0 && systems.is_empty()) {
-        let end = (start + CHUNK).min(n);
-        let prepared = prepare_parallel(cfg, seg, fams, start..end);
-        let parts: Vec<SystemRun> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..seg.systems.len())
-                .map(|s| {
-                    let prepared = &prepared;
-                    scope.spawn(move || system_run(cfg, seg, prepared, fams, s, start))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("system thread"))
-                .collect()
-        });
-        if systems.is_empty() {
-            systems = parts;
-        } else {
-            for (sys, part) in systems.iter_mut().zip(parts) {
-                for (a, b) in sys.stats.iter_mut().zip(part.stats) {
-                    a.values.extend(b.values);
-                }
-                merge_errors(&mut sys.errors, part.errors);
-            }
-        }
-        if n == 0 {
-            break;
+/// Every system's statistics on the segments of `range`, chunk by chunk.
+fn range_systems(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    fams: &[Family],
+    range: std::ops::Range<usize>,
+) -> Vec<SystemRun> {
+    let mut systems: Vec<SystemRun> = (0..seg.systems.len())
+        .map(|s| empty_run(cfg, seg, fams, s))
+        .collect();
+    let mut start = range.start;
+    while start < range.end {
+        let end = (start + CHUNK).min(range.end);
+        let prepared = prepare(cfg, seg, fams, start..end);
+        for (s, sys) in systems.iter_mut().enumerate() {
+            system_run(cfg, seg, &prepared, s, start, sys);
         }
         start = end;
+    }
+    systems
+}
+
+/// Every system's statistics: consecutive parts of the segments on their
+/// own threads, joined in order (the same values as one thread).
+fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<SystemRun> {
+    let n = seg.n();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8);
+    let per = n.div_ceil(threads).max(CHUNK);
+    let parts: Vec<Vec<SystemRun>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n.div_ceil(per).max(1))
+            .map(|t| {
+                let range = (t * per).min(n)..((t + 1) * per).min(n);
+                scope.spawn(move || range_systems(cfg, seg, fams, range))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("statistics thread"))
+            .collect()
+    });
+    let mut systems: Vec<SystemRun> = Vec::new();
+    for part in parts {
+        append_parts(&mut systems, part);
     }
     std::thread::scope(|scope| {
         for sys in systems.iter_mut() {

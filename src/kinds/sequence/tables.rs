@@ -564,32 +564,35 @@ fn length_buckets(run: &Run) -> Frame {
 /// `limit` of them.
 pub fn error_rows(run: &Run, s: usize, limit: usize) -> Vec<(&'static str, String, String, u64)> {
     let e = &run.systems[s].errors;
-    let mut rows: Vec<(&'static str, String, String, u64)> = Vec::new();
+    // sorted as borrowed text; only the rows kept are copied
+    let mut rows: Vec<(&'static str, &str, &str, u64)> = Vec::new();
     rows.extend(
         e.substitutions
             .iter()
-            .map(|((r, h), c)| ("substitution", r.clone(), h.clone(), *c)),
+            .map(|((r, h), c)| ("substitution", r.as_str(), h.as_str(), *c)),
     );
     rows.extend(
         e.insertions
             .iter()
-            .map(|(h, c)| ("insertion", String::new(), h.clone(), *c)),
+            .map(|(h, c)| ("insertion", "", h.as_str(), *c)),
     );
     rows.extend(
         e.deletions
             .iter()
-            .map(|(r, c)| ("deletion", r.clone(), String::new(), *c)),
+            .map(|(r, c)| ("deletion", r.as_str(), "", *c)),
     );
-    let order = |a: &(&str, String, String, u64), b: &(&str, String, String, u64)| {
+    let order = |a: &(&str, &str, &str, u64), b: &(&str, &str, &str, u64)| {
         b.3.cmp(&a.3)
-            .then_with(|| (a.0, &a.1, &a.2).cmp(&(b.0, &b.1, &b.2)))
+            .then_with(|| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
     };
     if rows.len() > limit {
         rows.select_nth_unstable_by(limit, order);
         rows.truncate(limit);
     }
-    rows.sort_by(order);
-    rows
+    rows.sort_unstable_by(order);
+    rows.into_iter()
+        .map(|(t, r, h, c)| (t, r.to_string(), h.to_string(), c))
+        .collect()
 }
 
 /// The `error_counts` table, or its first `limit` rows (the report's).

@@ -5,9 +5,9 @@
 //! A segment's references fix a vocabulary: each distinct token (a word, or
 //! a character) gets an id `1..=V`; a hypothesis token outside it gets `0`
 //! and no n-gram through it can match. An n-gram of ids is packed into a
-//! `u128` with `bits = bit length of V` per id; since no id is 0, the
+//! `u64` with `bits = bit length of V` per id; since no id is 0, the
 //! orders occupy disjoint key ranges and one table holds them all. N-grams
-//! too long to pack (`bits * n > 128`) are kept as boxed id slices. The
+//! too long to pack (`bits * n > 64`) are kept as boxed id slices. The
 //! clipped match count `Σ_g min(c_hyp(g), c_ref(g))` is taken by walking
 //! the hypothesis' n-grams and spending a copy of the reference counts, so
 //! the hypothesis needs no table of its own. Pure maths; no I/O.
@@ -51,7 +51,7 @@ impl<K: std::hash::Hash + Eq> Vocab<K> {
 pub struct NgramTable {
     bits: u32,
     max_order: usize,
-    packed: HashMap<u128, u32, FxBuild>,
+    packed: PackedMap,
     long: HashMap<Box<[u32]>, u32, FxBuild>,
     /// Count of the n-gram whose slot the maps give.
     counts: Vec<u32>,
@@ -61,26 +61,104 @@ pub struct NgramTable {
     distinct: Vec<u64>,
 }
 
+/// An open-addressing map from packed n-gram keys (never 0: no id is 0)
+/// to slots, linear probing in a power-of-two table kept at most half
+/// full: one segment's n-grams stay in a few cache lines' reach, which a
+/// general hash map of `u128` keys did not (sequence.md 6).
+#[derive(Debug, Clone, Default)]
+struct PackedMap {
+    /// `(key, slot)`; key 0 = empty.
+    entries: Vec<(u64, u32)>,
+    len: usize,
+}
+
+impl PackedMap {
+    fn with_capacity(n: usize) -> PackedMap {
+        let cap = (2 * n.max(4)).next_power_of_two();
+        PackedMap {
+            entries: vec![(0, 0); cap],
+            len: 0,
+        }
+    }
+
+    fn home(&self, key: u64) -> usize {
+        let shift = 64 - self.entries.len().trailing_zeros();
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+    }
+
+    fn get(&self, key: u64) -> Option<u32> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        let mask = self.entries.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            let (k, v) = self.entries[i];
+            if k == key {
+                return Some(v);
+            }
+            if k == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The slot of `key`, `next` when it is new (then inserted).
+    fn get_or_insert(&mut self, key: u64, next: u32) -> u32 {
+        if 2 * (self.len + 1) > self.entries.len() {
+            self.grow();
+        }
+        let mask = self.entries.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            let (k, v) = self.entries[i];
+            if k == key {
+                return v;
+            }
+            if k == 0 {
+                self.entries[i] = (key, next);
+                self.len += 1;
+                return next;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.entries);
+        *self = PackedMap::with_capacity(old.len().max(8));
+        for (k, v) in old.into_iter().filter(|e| e.0 != 0) {
+            self.get_or_insert(k, v);
+        }
+    }
+}
+
 /// Walks every n-gram of orders `1..=max_order` of `ids` that contains no
-/// id 0, giving `(order, start, packed key or None when too long)`.
+/// id 0, giving `(order, start, packed key or None when too long)`; `f`
+/// returning false ends the walk from that start (no longer n-gram from
+/// there is wanted).
 fn for_each_ngram(
     ids: &[u32],
     bits: u32,
     max_order: usize,
-    mut f: impl FnMut(usize, usize, Option<u128>),
+    mut f: impl FnMut(usize, usize, Option<u64>) -> bool,
 ) {
     for i in 0..ids.len() {
-        let mut key: u128 = 0;
+        let mut key: u64 = 0;
         for n in 1..=max_order.min(ids.len() - i) {
             let id = ids[i + n - 1];
             if id == 0 {
                 break;
             }
-            if bits as usize * n <= 128 {
-                key = (key << bits) | id as u128;
-                f(n, i, Some(key));
+            let packed = if bits as usize * n <= 64 {
+                key = (key << bits) | id as u64;
+                Some(key)
             } else {
-                f(n, i, None);
+                None
+            };
+            if !f(n, i, packed) {
+                break;
             }
         }
     }
@@ -99,10 +177,10 @@ impl NgramTable {
     }
 
     /// The slot of an n-gram, added with count 0 when new.
-    fn slot(&mut self, n: usize, gram: &[u32], key: Option<u128>) -> u32 {
+    fn slot(&mut self, n: usize, gram: &[u32], key: Option<u64>) -> u32 {
         let next = self.counts.len() as u32;
         let slot = match key {
-            Some(k) => *self.packed.entry(k).or_insert(next),
+            Some(k) => self.packed.get_or_insert(k, next),
             None => *self.long.entry(gram.into()).or_insert(next),
         };
         if slot == next {
@@ -115,6 +193,7 @@ impl NgramTable {
     /// The counts of one reference's ids (every id > 0).
     pub fn from_ids(ids: &[u32], bits: u32, max_order: usize) -> NgramTable {
         let mut t = NgramTable::new(bits, max_order);
+        t.packed = PackedMap::with_capacity(ids.len() * max_order);
         t.add_max(ids);
         t
     }
@@ -122,22 +201,22 @@ impl NgramTable {
     /// Merges a reference in by maximum (BLEU's several references):
     /// each n-gram's count becomes the larger of the two.
     pub fn add_max(&mut self, ids: &[u32]) {
-        let mut own: HashMap<u32, u32, FxBuild> = HashMap::default();
         let bits = self.bits;
         let max_order = self.max_order;
         for n in 1..=max_order {
             let w = (ids.len() + 1).saturating_sub(n) as u64;
             self.windows[n - 1] = self.windows[n - 1].max(w);
         }
-        let mut slots: Vec<u32> = Vec::new();
+        let mut slots: Vec<u32> = Vec::with_capacity(ids.len() * max_order);
         for_each_ngram(ids, bits, max_order, |n, i, key| {
             slots.push(self.slot(n, &ids[i..i + n], key));
+            true
         });
-        for s in slots {
-            *own.entry(s).or_insert(0) += 1;
+        let mut own = vec![0u32; self.counts.len()];
+        for &s in &slots {
+            own[s as usize] += 1;
         }
-        for (s, c) in own {
-            let e = &mut self.counts[s as usize];
+        for (e, &c) in self.counts.iter_mut().zip(&own) {
             *e = (*e).max(c);
         }
     }
@@ -153,22 +232,24 @@ impl NgramTable {
     }
 
     /// `Σ_g min(c_hyp(g), c_ref(g))` per order (index `n - 1`) for the
-    /// hypothesis ids (0 = outside the vocabulary).
+    /// hypothesis ids (0 = outside the vocabulary). An n-gram the table
+    /// lacks ends the walk from its start: every longer n-gram from there
+    /// contains it, and the table holds every prefix of its n-grams.
     pub fn clipped_matches(&self, hyp: &[u32]) -> Vec<u64> {
         let mut left = self.counts.clone();
         let mut out = vec![0u64; self.max_order];
         for_each_ngram(hyp, self.bits, self.max_order, |n, i, key| {
             let slot = match key {
-                Some(k) => self.packed.get(&k),
-                None => self.long.get(&hyp[i..i + n]),
+                Some(k) => self.packed.get(k),
+                None => self.long.get(&hyp[i..i + n]).copied(),
             };
-            if let Some(&s) = slot {
-                let l = &mut left[s as usize];
-                if *l > 0 {
-                    *l -= 1;
-                    out[n - 1] += 1;
-                }
+            let Some(s) = slot else { return false };
+            let l = &mut left[s as usize];
+            if *l > 0 {
+                *l -= 1;
+                out[n - 1] += 1;
             }
+            true
         });
         out
     }
