@@ -9,11 +9,11 @@ use plotters::style::text_anchor::{HPos, VPos};
 use plotters::style::RGBColor;
 
 use super::draw::{
-    axes, dot, line, no_data, rect, render, text, x_grid, y_grid, Area, Frame, Scale, AXIS,
-    FS_TICK, TICK, TITLE,
+    axes, dot, line, no_data, rect, rect_alpha, render, text, x_grid, y_grid, Area, Frame, Scale,
+    AXIS, FS_TICK, TICK, TITLE,
 };
 use super::text::{clean, text_width, truncate_px};
-use super::theme::{finish, series, MUTED, REF};
+use super::theme::{finish, heat_cell, series, BG, GRID, MUTED, REF};
 use super::Figure;
 
 /// A shaded grid: rows x columns of values in [0, 1].
@@ -32,23 +32,6 @@ pub struct Grid {
     /// What the rows and the columns are (`gold`, `predicted`).
     pub row_axis: String,
     pub column_axis: String,
-}
-
-/// Cell text on light and on dark cells (fixed, not themed).
-const INK_DARK: RGBColor = RGBColor(0x1A, 0x1A, 0x1A);
-const INK_LIGHT: RGBColor = RGBColor(0xFE, 0xFE, 0xFE);
-
-/// Near-white to blue by value (0 to 1). The colours are fixed, not
-/// themed (the cell text is chosen against them), and none equals a theme
-/// colour, so dark mode does not repaint them.
-fn shade(v: f64) -> RGBColor {
-    let t = if v.is_finite() {
-        v.clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let mix = |a: u8| (246.0 + (f64::from(a) - 246.0) * t).round() as u8;
-    RGBColor(mix(0x00), mix(0x72), mix(0xB2))
 }
 
 const CELL: i32 = 52;
@@ -117,8 +100,7 @@ pub fn grid(d: &Grid) -> Result<Figure> {
             for j in 0..nc {
                 let (x0, y0) = (left + CELL * j as i32, top + CELL * i as i32);
                 let v = d.values[i * nc + j];
-                rect(area, (x0, y0), (x0 + CELL - 1, y0 + CELL - 1), shade(v))?;
-                let color = if v > 0.55 { INK_LIGHT } else { INK_DARK };
+                let color = grid_cell(area, (x0, y0), v)?;
                 let font =
                     super::draw::Font::new(FS_TICK, color).anchor(HPos::Center, VPos::Center);
                 let label = d.labels.get(i * nc + j).map_or("", String::as_str);
@@ -141,6 +123,23 @@ pub fn grid(d: &Grid) -> Result<Figure> {
         )
     })?;
     Ok(finish(&raw, &d.name, &d.title, &d.description))
+}
+
+/// One cell of the grid at `(x0, y0)`, returning the ink of its text: the
+/// themed heat colour of `v` ([`heat_cell`], the same as the agreement and
+/// preference heat maps, so it follows the page into dark mode; 0 is the
+/// figure's background) over a themed `--grid` frame that keeps the grid
+/// visible where the value is 0; n/a is the grid colour.
+fn grid_cell(area: &Area, (x0, y0): (i32, i32), v: f64) -> Result<RGBColor> {
+    let (x1, y1) = (x0 + CELL - 1, y0 + CELL - 1);
+    rect(area, (x0, y0), (x1, y1), GRID)?;
+    if !v.is_finite() {
+        return Ok(MUTED);
+    }
+    rect(area, (x0 + 1, y0 + 1), (x1 - 1, y1 - 1), BG)?;
+    let c = heat_cell(v.clamp(0.0, 1.0), 1.0);
+    rect_alpha(area, (x0 + 1, y0 + 1), (x1 - 1, y1 - 1), c.fill, c.opacity)?;
+    Ok(c.ink)
 }
 
 /// Curves of one system: one line per class, in [0, 1] x [0, 1].
@@ -360,6 +359,15 @@ mod tests {
         let f = grid(&g).unwrap();
         assert_eq!(f, grid(&g).unwrap());
         assert!(f.svg.contains("x &amp; y") && !f.svg.contains("<a>"));
+        // Dark mode: the cells are the themed heat colour over the themed
+        // background, framed by the themed grid colour; no fixed shade.
+        for themed in [
+            "fill=\"var(--series-1, #0072B2)\"",
+            "fill=\"var(--grid, #E2E2E2)\"",
+        ] {
+            assert!(f.svg.contains(themed), "{themed}");
+        }
+        assert!(!f.svg.contains("#F6F6F6") && !f.svg.contains("#1A1A1A"));
         let c = Curves {
             name: "roc".into(),
             title: "ROC".into(),

@@ -1030,6 +1030,13 @@ fn classify_example_runs_and_renders_in_the_browser() {
         html.contains("v2 has the highest macro F1"),
         "the first screen names the best system"
     );
+    // Once: in the decision box, not again in the intro under it (issue 38).
+    let header = &html[html.find("<header").unwrap()..html.find("</header>").unwrap()];
+    assert_eq!(
+        header.matches("v2 has the highest macro F1").count(),
+        1,
+        "{header}"
+    );
     for figure in [
         "confusion_v1",
         "pr_v2",

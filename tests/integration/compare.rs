@@ -1402,8 +1402,8 @@ fn compare_and_summarize_name_different_ground_truth_and_end_with_the_decision()
     assert!(
         last.starts_with(
             "overall: 1 of 1 version regressed, gates failed: Against the baseline \
-             example-engine 2.3.1, gates passed: example-engine 1.0.0 regressed (regressed on 10 \
-             of 11 statistics, improved on 0, gates FAILED)"
+             example-engine 2.3.1 (its gates passed): example-engine 1.0.0 regressed (regressed \
+             on 10 of 11 statistics, improved on 0, gates FAILED)"
         ),
         "{last}"
     );

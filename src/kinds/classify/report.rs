@@ -116,9 +116,17 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
             },
         });
     }
+    let decision = decision(a, rows);
+    // The decision box carries the best-system sentence; without one (a
+    // single system, no gates) the intro says it.
+    let best = if decision.is_some() {
+        String::new()
+    } else {
+        format!(" {}", escape_html(&best_sentence(a, rows)))
+    };
     Header {
         intro_html: format!(
-            "{} against the gold labels of {} items ({} labels). {}",
+            "{} against the gold labels of {} items ({} labels).{best}",
             if a.systems.len() == 1 {
                 format!(
                     "The classifier <strong>{}</strong>",
@@ -129,12 +137,11 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
             },
             thousands(a.n as u64),
             thousands(a.k() as u64),
-            escape_html(&best_sentence(a, rows))
         ),
         description_html: crate::render::markdown::to_html(&a.description, None).0,
         glance,
         inputs,
-        decision: decision(a, rows),
+        decision,
         ..Header::new("Classification report", a.id.clone(), epoch)
     }
 }
@@ -516,7 +523,7 @@ fn comparisons_section(
         "Each system against the baseline {} on the same {} items: Δ = candidate − baseline, \
          with a paired bootstrap interval and p-value; gain is Δ oriented so that positive is \
          better (−Δ for Brier). Per-class Δ recall p-values are Holm-adjusted across classes. \
-         McNemar's exact test on accuracy is beside the accuracy row.",
+         McNemar's exact test on accuracy is in the accuracy row.",
         a.systems[a.baseline].name,
         thousands(a.n as u64)
     )));
@@ -527,22 +534,25 @@ fn comparisons_section(
         true,
         true,
     );
+    // The decision first (issue 38): the verdict and Δ right after the
+    // statistic, the estimates after them. The written
+    // `_system_comparisons` table keeps the spec's column order.
     t.columns = [
         "system",
         "scope",
         "statistic",
-        "baseline",
-        "candidate",
+        "verdict",
         "Δ",
         "gain",
         "p",
         "p Holm",
-        "verdict",
         "McNemar p",
+        "baseline",
+        "candidate",
     ]
     .iter()
     .enumerate()
-    .map(|(i, h)| head(h, (3..9).contains(&i) || i == 10, ""))
+    .map(|(i, h)| head(h, i > 3, ""))
     .collect();
     t.rows = shown_rows(a, rows, MAX_SHOWN_CATEGORIES)
         .into_iter()
@@ -551,13 +561,10 @@ fn comparisons_section(
                 row_head(&a.systems[r.candidate].name),
                 text_cell(&r.scope),
                 text_cell(&r.statistic),
+                // `verdict`: the column narrow screens keep in view (stick_column below).
                 Cell {
-                    ci: ci_text(r.base.1, r.base.2),
-                    ..num(r.base.0)
-                },
-                Cell {
-                    ci: ci_text(r.cand.1, r.cand.2),
-                    ..num(r.cand.0)
+                    class: "verdict".into(),
+                    ..text_cell(&r.verdict)
                 },
                 Cell {
                     ci: ci_text(r.delta.1, r.delta.2),
@@ -569,12 +576,15 @@ fn comparisons_section(
                 },
                 p_value_cell(r.p_value),
                 p_value_cell(r.p_holm),
-                // `verdict`: the column narrow screens keep in view (stick_column below).
-                Cell {
-                    class: "verdict".into(),
-                    ..text_cell(&r.verdict)
-                },
                 p_value_cell(r.mcnemar_p),
+                Cell {
+                    ci: ci_text(r.base.1, r.base.2),
+                    ..num(r.base.0)
+                },
+                Cell {
+                    ci: ci_text(r.cand.1, r.cand.2),
+                    ..num(r.cand.0)
+                },
             ])
         })
         .collect();

@@ -213,8 +213,11 @@ fn table(doc: &mut crate::render::Builder, outcomes: &[Outcome]) -> crate::rende
         .into_iter()
         .map(|o| Row {
             cells: vec![
+                // A long gate name wraps (th.wrap), so that the scope
+                // and the status stay beside it on a narrow screen.
                 Cell {
                     header: true,
+                    class: "wrap".into(),
                     title: o.gate.origin.clone(),
                     ..text_cell(&o.gate.name)
                 },

@@ -32,9 +32,12 @@ fn count(n: f64) -> Cell {
     }
 }
 
+/// A version's label as the row header; it wraps (`th.wrap`) before a
+/// wide table scrolls, so the statistics stay in view on a large screen.
 fn row_header(text: &str) -> Cell {
     Cell {
         header: true,
+        class: "wrap".into(),
         ..text_cell(text)
     }
 }
@@ -421,7 +424,13 @@ pub fn decision(s: &Summary) -> Decision {
         format!(
             "Against the baseline {}{}: {}.",
             base.label,
-            gates(base),
+            // The baseline's own gates, in brackets: "Against the
+            // baseline X, gates passed: Y regressed" read as Y's.
+            match base.gates_passed {
+                Some(true) => " (its gates passed)",
+                Some(false) => " (its gates FAILED)",
+                None => "",
+            },
             parts.join("; ")
         ),
     );
