@@ -2,9 +2,10 @@
 //! report engine. First screen: the headline mean pairwise F1 (strict and
 //! overlap) with its interval and one honest sentence, or with a
 //! reference one tile per system (micro F1 with interval, macro F1,
-//! verdict). Then the data, the agreement tables, types, the worst
-//! documents with two annotators' spans side by side, boundaries,
-//! profiles, the seqeval rows, the nervaluate block with its quirks named,
+//! verdict). Then the data, the agreement tables and heat map, types
+//! (the type-confusion heat maps with kappa) and boundaries (the
+//! disagreement bars), the worst documents with two annotators' spans
+//! side by side, profiles, the seqeval rows, the nervaluate block with its quirks named,
 //! the comparisons and the subgroups. Every user string is escaped by the
 //! engine or by `escape_html`.
 //!
@@ -297,7 +298,7 @@ fn worst_blocks(a: &Analysis) -> Vec<Block> {
                             .collect::<String>()
                     });
                     format!(
-                        "<mark>{}</mark> <small>{} [{}, {})</small>",
+                        "<mark style=\"background:#FFE680;color:#111\">{}</mark> <small>{} [{}, {})</small>",
                         escape_html(words.as_deref().unwrap_or("")),
                         escape_html(&a.data.labels[s.label as usize]),
                         s.start,
@@ -327,7 +328,7 @@ fn section_names(a: &Analysis, frames: &[Frame]) -> Vec<(&'static str, &'static 
         ("data", "Data"),
         ("agreement", "Agreement between annotators"),
         ("documents", "Documents"),
-        ("types_and_annotators", "Types, boundaries and annotators"),
+        ("annotators", "Annotators"),
     ];
     if a.res.reference.is_some() {
         names.insert(0, ("systems", "Systems against the reference"));
@@ -351,7 +352,11 @@ fn tables_of(b: &mut Builder, frames: &[Frame], list: &[(&str, &str)]) -> Vec<Bl
         .collect()
 }
 
-fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+/// The agreement section in the order of spec 6: the headline, the
+/// criteria and pairs, the heat map of pairwise F1, the per-type table,
+/// the type-confusion heat maps with kappa (and their tables), the
+/// boundary-disagreement bars (and their table).
+fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> anyhow::Result<Vec<Block>> {
     let mut out = vec![Block::Paragraph(format!(
         "{}. F1 between annotators is positive specific agreement (Hripcsak and Rothschild \
          2005): the share of marked spans both annotators mark. It is not corrected for \
@@ -361,9 +366,30 @@ fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Bloc
     out.extend(tables_of(b, frames, &[
         ("span_agreement", "Mean pairwise F1 per criterion (strict: same start, end and label; exact: same boundaries; overlap: overlapping, same label; overlap_any: overlapping), with its bootstrap interval over documents, and the pooled F1."),
         ("span_agreement_pairs", "Every pair of annotators on the documents both annotated."),
-        ("span_agreement_by_type", "Per label (strict and overlap)."),
     ]));
-    out
+    out.push(super::figures::pairs_heatmap(b, a)?);
+    out.extend(tables_of(
+        b,
+        frames,
+        &[("span_agreement_by_type", "Per label (strict and overlap).")],
+    ));
+    out.push(Block::Heading(b.heading(3, "Labels of matched spans")));
+    out.extend(super::figures::confusion_heatmaps(b, a)?);
+    out.extend(tables_of(b, frames, &[
+        ("type_agreement", "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's); exact: same boundaries, overlap_any: the overlapping spans' matching."),
+        ("type_confusion", "Label pairs of matched spans."),
+    ]));
+    out.push(Block::Heading(b.heading(3, "Boundaries of matched spans")));
+    out.extend(super::figures::boundary_bars(b, a)?);
+    out.extend(tables_of(
+        b,
+        frames,
+        &[(
+            "boundary_disagreements",
+            "Pairs matched under overlap: which boundaries differ.",
+        )],
+    ));
+    Ok(out)
 }
 
 fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
@@ -433,11 +459,7 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
         let mut blocks = vec![Block::Heading(b.heading(2, title))];
         blocks.extend(match name {
             "data" => data_blocks(a),
-            "agreement" => {
-                let mut v = agreement_blocks(&mut b, a, &frames);
-                v.push(super::figures::pairs_heatmap(&mut b, a)?);
-                v
-            }
+            "agreement" => agreement_blocks(&mut b, a, &frames)?,
             "documents" => {
                 let mut d = worst_blocks(a);
                 if let Some(f) = find(&frames, "span_agreement_by_document") {
@@ -456,13 +478,14 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
                 }
                 d
             }
-            "types_and_annotators" => tables_of(&mut b, &frames, &[
-                ("type_agreement", "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's)."),
-                ("type_confusion", "Label pairs of matched spans."),
-                ("boundary_disagreements", "Pairs matched under overlap: which boundaries differ."),
-                ("annotator_profiles", "Each annotator."),
-                ("label_distribution", "Distinct spans per label."),
-            ]),
+            "annotators" => tables_of(
+                &mut b,
+                &frames,
+                &[
+                    ("annotator_profiles", "Each annotator."),
+                    ("label_distribution", "Distinct spans per label."),
+                ],
+            ),
             "systems" => {
                 let mut v = systems_blocks(&mut b, a, &frames);
                 v.extend(super::figures::comparison_forests(&mut b, a)?);
@@ -470,7 +493,9 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
             }
             _ => {
                 let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
-                subs.into_iter().map(|f| table_of(&mut b, f, "Per subgroup level.")).collect()
+                subs.into_iter()
+                    .map(|f| table_of(&mut b, f, "Per subgroup level."))
+                    .collect()
             }
         });
         sections.push(Section {
