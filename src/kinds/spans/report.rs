@@ -269,6 +269,10 @@ fn data_blocks(a: &Analysis) -> Vec<Block> {
     out
 }
 
+/// A side-by-side cell: long words (labels) wrap instead of widening the
+/// page on a phone.
+const CELL: &str = "vertical-align:top;overflow-wrap:anywhere";
+
 /// The worst documents (up to 5), each with the spans of the pair that
 /// agrees least there side by side.
 fn worst_blocks(a: &Analysis) -> Vec<Block> {
@@ -310,7 +314,8 @@ fn worst_blocks(a: &Analysis) -> Vec<Block> {
         };
         out.push(Block::Html(format!(
             "<div class=\"spans-doc\"><p><strong>{}</strong>: mean strict F1 {}; the pair that agrees least here:</p>\
-             <table><thead><tr><th>{}</th><th>{}</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table></div>",
+             <table style=\"width:100%;table-layout:fixed\"><thead><tr><th style=\"{CELL};text-align:left\">{}</th><th style=\"{CELL};text-align:left\">{}</th></tr></thead><tbody><tr>\
+             <td style=\"{CELL}\">{}</td><td style=\"{CELL}\">{}</td></tr></tbody></table></div>",
             escape_html(&a.data.documents[doc]),
             num3(r.mean_f1),
             escape_html(&a.data.annotators[x]),
