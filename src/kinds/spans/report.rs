@@ -344,6 +344,20 @@ fn section_names(a: &Analysis, frames: &[Frame]) -> Vec<(&'static str, &'static 
     names
 }
 
+/// A subgroup table's caption, naming what it holds and the column.
+fn subgroup_caption(name: &str) -> String {
+    match (
+        name.strip_prefix("span_agreement_by_"),
+        name.strip_prefix("system_scores_by_"),
+    ) {
+        (Some(g), _) => format!("Agreement between annotators per level of {g}."),
+        (_, Some(g)) => format!(
+            "Each system against the reference per level of {g} (set counts on the level's documents)."
+        ),
+        _ => "Per subgroup level.".into(),
+    }
+}
+
 fn is_subgroup(f: &Frame) -> bool {
     f.name.contains("_by_")
         && f.name != "span_agreement_by_type"
@@ -499,7 +513,7 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
             _ => {
                 let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
                 subs.into_iter()
-                    .map(|f| table_of(&mut b, f, "Per subgroup level."))
+                    .map(|f| table_of(&mut b, f, &subgroup_caption(&f.name)))
                     .collect()
             }
         });
