@@ -736,6 +736,41 @@ fn spans_escapes_labels_names_and_text() {
     assert!(confusion.contains("&lt;b&gt;X"));
 }
 
+/// Without a reference and with more than 12 pairs, the type-confusion
+/// figure draws the 12 pairs with the lowest kappa and says how many are
+/// left out; the boundary bars draw every pair (up to 20).
+#[test]
+fn spans_type_confusion_draws_the_lowest_kappas_of_many_pairs() {
+    // Six annotators: all mark X on d1 and Y on d2, except f, who marks X
+    // on d2: the five pairs with f have kappa 0, the ten others 1.
+    let mut s = String::from("document,annotator,start,end,label\n");
+    for a in ["a", "b", "c", "d", "e", "f"] {
+        let y = if a == "f" { "X" } else { "Y" };
+        s.push_str(&format!("d1,{a},0,3,X\nd2,{a},4,6,{y}\n"));
+    }
+    let docs = "document,text\nd1,abcdefgh\nd2,abcdefgh\n";
+    let exp = "experiment_id = \"e\"\ninput_file = \"s.csv\"\ndocuments_file = \"docs.csv\"\ndocument_text_column = \"text\"\n";
+    let (dir, run) = spans_with(&[("s.csv", &s), ("docs.csv", docs)], exp);
+    assert!(run.success, "{}", run.describe());
+    let svg = |name: &str| {
+        fs::read_to_string(dir.path().join(format!("out/figure/e_{name}.svg"))).unwrap()
+    };
+    let confusion = svg("span_type_confusion");
+    assert_eq!(confusion.matches("Cohen&apos;s kappa 1.000").count(), 7);
+    assert_eq!(confusion.matches("Cohen&apos;s kappa 0.000").count(), 5);
+    for kept in ["a × f", "e × f", "a × b", "b × e"] {
+        assert!(confusion.contains(kept), "{kept}");
+    }
+    for left in ["c × d", "c × e", "d × e"] {
+        assert!(!confusion.contains(left), "{left}");
+    }
+    let html = fs::read_to_string(dir.path().join("out/report/e_report.html")).unwrap();
+    assert!(html.contains("The 12 pairs with the lowest kappa are drawn; 3 more"));
+    let bars = svg("span_boundary_disagreements");
+    assert!(bars.contains("d × e") && bars.contains("0 of 2 differ"));
+    assert!(!html.contains("pairs with the largest share"));
+}
+
 /// The same input and seed give the same bytes.
 #[test]
 fn spans_same_seed_same_bytes() {
