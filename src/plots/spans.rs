@@ -55,6 +55,8 @@ const TITLE_LINES: i32 = 3;
 
 /// A panel's shortened labels, their widths and its size.
 struct PanelLayout {
+    /// The first title line, cut where it differs from the others'.
+    head: String,
     labels: Vec<String>,
     label_w: i32,
     width: i32,
@@ -76,6 +78,7 @@ fn layout(p: &ConfusionPanel) -> PanelLayout {
     let width = (24 + label_w + 8 + n * CELL).max(240);
     let height = TITLE_LINES * 17 + 20 + label_w + 8 + n * CELL;
     PanelLayout {
+        head: String::new(),
         labels,
         label_w,
         width,
@@ -98,8 +101,19 @@ pub fn type_confusion(d: &TypeConfusion) -> Result<Figure> {
         };
         return no_data(&d.name, &d.title, &d.description, why);
     }
-    let layouts: Vec<PanelLayout> = d.panels.iter().map(layout).collect();
+    let mut layouts: Vec<PanelLayout> = d.panels.iter().map(layout).collect();
     let pw = layouts.iter().map(|l| l.width).max().unwrap_or(0);
+    // The first lines name the pairs: long names keep where they differ
+    // (bold text is about a tenth wider).
+    let heads: Vec<String> = d
+        .panels
+        .iter()
+        .map(|p| clean(p.title.first().map_or("", String::as_str)))
+        .collect();
+    let heads = fit_distinct(&heads, FS_AXIS * 1.1, f64::from(pw));
+    for (l, h) in layouts.iter_mut().zip(heads) {
+        l.head = h;
+    }
     let per_row = ((WIDE / (pw + PAD)).max(1) as usize).min(d.panels.len());
     let raw = draw_confusion(d, &layouts, per_row)?;
     let mut fig = finish(&raw, &d.name, &d.title, &d.description);
@@ -147,18 +161,16 @@ fn draw_confusion(d: &TypeConfusion, layouts: &[PanelLayout], per_row: usize) ->
 /// its count written in it (empty cells: none).
 fn panel(area: &Area, p: &ConfusionPanel, l: &PanelLayout, (x, y): (i32, i32)) -> Result<()> {
     let room = f64::from(l.width);
-    for (k, t) in p.title.iter().take(TITLE_LINES as usize).enumerate() {
-        let font = if k == 0 {
-            Font::new(FS_AXIS, FG).bold()
-        } else {
-            AXIS
-        };
-        text(
-            area,
-            &truncate_px(&clean(t), FS_AXIS, room),
-            (x, y + k as i32 * 17),
-            font,
-        )?;
+    text(area, &l.head, (x, y), Font::new(FS_AXIS, FG).bold())?;
+    for (k, t) in p
+        .title
+        .iter()
+        .take(TITLE_LINES as usize)
+        .enumerate()
+        .skip(1)
+    {
+        let line = truncate_px(&clean(t), FS_AXIS, room);
+        text(area, &line, (x, y + k as i32 * 17), AXIS)?;
     }
     let n = l.labels.len() as i32;
     let left = x + 24 + l.label_w + 8;
@@ -430,6 +442,25 @@ mod tests {
         for s in &shown {
             assert!(has(&fig.svg, s), "{s}");
         }
+    }
+
+    #[test]
+    fn long_pair_names_keep_the_part_where_they_differ() {
+        let mut d = confusion(&["A", "B"]);
+        let long = "gold × tagger_trained_on_the_2024_news_corpus_with_seed_";
+        d.panels[0].title[0] = format!("{long}11");
+        d.panels[1].title[0] = format!("{long}12");
+        let svg = type_confusion(&d).unwrap().svg;
+        let heads: Vec<String> = texts(&svg)
+            .into_iter()
+            .filter(|t| t.starts_with("gold ×"))
+            .collect();
+        assert_eq!(heads.len(), 2, "{heads:?}");
+        assert_ne!(heads[0], heads[1]);
+        assert!(
+            heads[0].ends_with("11") && heads[1].ends_with("12"),
+            "{heads:?}"
+        );
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub(crate) fn fit_distinct(labels: &[String], fs: f64, max_px: f64) -> Vec<Strin
             if cut.trim_end_matches('…').chars().count() > shared {
                 return cut;
             }
-            let head = truncate_px(l, fs, max_px * 0.3);
+            let head = truncate_px(l, fs, max_px * 0.45);
             let from = chars[..shared.min(chars.len())]
                 .iter()
                 .rposition(|c| c.is_whitespace() || matches!(c, '_' | '-' | '/' | ':' | '.'))
