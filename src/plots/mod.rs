@@ -20,6 +20,7 @@ mod fairness;
 mod forest;
 mod preferences;
 mod score_dist;
+mod spans;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -37,6 +38,7 @@ pub use preferences::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
 };
 pub use score_dist::score_distribution;
+pub use spans::{stacked_counts, type_confusion, ConfusionPanel, StackedCounts, TypeConfusion};
 pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
 pub use trend::trend;
 pub use versions::{count_grid, distributions, CountGrid, Distributions};

@@ -77,6 +77,45 @@ pub(crate) fn truncate_px(s: &str, fs: f64, max_px: f64) -> String {
     }
 }
 
+/// Each of `labels` cut to `max_px` at `fs` so that the cut labels still
+/// differ where the labels do: a label that fits is kept; a longer one is
+/// cut at its end ([`truncate_px`]) when that keeps the character where it
+/// departs from every other label, else it keeps its first characters, an
+/// ellipsis, and the rest from the word before that character on
+/// (`medication_dosage_amount_mg`, `..._ml` -> `medica…amount_mg`).
+pub(crate) fn fit_distinct(labels: &[String], fs: f64, max_px: f64) -> Vec<String> {
+    labels
+        .iter()
+        .map(|l| {
+            if text_width(l, fs) <= max_px {
+                return l.clone();
+            }
+            let chars: Vec<char> = l.chars().collect();
+            // The longest prefix shared with another label: the label is
+            // told apart at the character after it.
+            let shared = labels
+                .iter()
+                .filter(|m| *m != l)
+                .map(|m| l.chars().zip(m.chars()).take_while(|(a, b)| a == b).count())
+                .max()
+                .unwrap_or(0);
+            let cut = truncate_px(l, fs, max_px);
+            if cut.trim_end_matches('…').chars().count() > shared {
+                return cut;
+            }
+            let head = truncate_px(l, fs, max_px * 0.45);
+            let from = chars[..shared.min(chars.len())]
+                .iter()
+                .rposition(|c| c.is_whitespace() || matches!(c, '_' | '-' | '/' | ':' | '.'))
+                .map_or(shared, |k| k + 1);
+            let from = if shared - from > 12 { shared } else { from };
+            let tail: String = chars[from.min(chars.len())..].iter().collect();
+            let room = max_px - text_width(&head, fs);
+            format!("{head}{}", truncate_px(&tail, fs, room))
+        })
+        .collect()
+}
+
 /// Word-wraps `s` at `width` characters (words longer than that are broken),
 /// keeping at most `max_lines` lines; the last kept line ends with an
 /// ellipsis when text was dropped. Always returns at least one line.
@@ -217,6 +256,34 @@ mod tests {
         assert_eq!(truncate("abc", 3), "abc");
         let t = truncate_px(&"長".repeat(50), 10.0, 100.0);
         assert!(text_width(&t, 10.0) <= 100.0);
+    }
+
+    #[test]
+    fn fit_distinct_keeps_where_labels_differ() {
+        let l = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            fit_distinct(&l(&["PER", "LOC"]), 11.0, 150.0),
+            ["PER", "LOC"]
+        );
+        let long = l(&[
+            "medication_dosage_amount_per_day_in_milligrams",
+            "medication_dosage_amount_per_day_in_millilitres",
+            "symptom",
+        ]);
+        let fit = fit_distinct(&long, 11.0, 150.0);
+        assert_ne!(fit[0], fit[1]);
+        assert!(
+            fit[0].starts_with("medi") && fit[0].contains("milligr"),
+            "{fit:?}"
+        );
+        assert!(fit[1].contains("millil"), "{fit:?}");
+        assert_eq!(fit[2], "symptom");
+        for f in &fit {
+            assert!(text_width(f, 11.0) <= 150.0 + 1e-9, "{f}");
+        }
+        // Different early: cut at the end as usual.
+        let fit = fit_distinct(&l(&["alpha_".repeat(10).as_str(), "beta"]), 11.0, 100.0);
+        assert_eq!(fit[0], truncate_px(&"alpha_".repeat(10), 11.0, 100.0));
     }
 
     #[test]

@@ -129,36 +129,16 @@ impl Tally {
     }
 }
 
-/// Writes the experiment file of a case (case.toml minus the fixture
-/// keys, plus the id and the predictions file) and runs the command.
+/// A case's experiment file: its input is the predictions file, `extra`
+/// appended (`common::run_fixture_case`).
 fn run_case(case: &Path, work: &Path, extra: &str) -> (PathBuf, common::Run) {
-    let toml = fs::read_to_string(case.join("case.toml")).unwrap();
-    let value: toml::Table = toml.parse().unwrap();
-    let input = value["input"].as_str().unwrap().to_string();
-    let mut kept = toml::Table::new();
-    kept.insert("experiment_id".into(), "case".into());
-    kept.insert(
-        "predictions_file".into(),
-        case.join(&input).display().to_string().into(),
-    );
-    for (k, v) in value {
-        if !matches!(k.as_str(), "kind" | "description" | "input") {
-            kept.insert(k, v);
-        }
-    }
-    let exp = work.join("exp.toml");
-    fs::write(&exp, format!("{}{extra}", toml::to_string(&kept).unwrap())).unwrap();
-    let out = work.join("out");
-    let run = common::run_in(
-        work,
-        [
-            "classify".as_ref(),
-            exp.as_os_str(),
-            "-o".as_ref(),
-            out.as_os_str(),
-        ],
-    );
-    (out, run)
+    let c = common::FixtureCase {
+        command: "classify",
+        input_key: "predictions_file",
+        path_keys: &[],
+        extra,
+    };
+    common::run_fixture_case(&c, case, work)
 }
 
 fn fixtures() -> Option<PathBuf> {

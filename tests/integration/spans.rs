@@ -201,40 +201,16 @@ fn check_json(what: &str, expected: &Value, actual: &Value, t: &mut Tally) {
     }
 }
 
-/// Writes the experiment file of a case (case.toml minus the fixture keys,
-/// plus the id and absolute input paths) and runs the command.
+/// A case's experiment file: its input is the span file, its documents
+/// file a path of the case (`common::run_fixture_case`).
 fn run_case(case: &Path, work: &Path) -> (PathBuf, common::Run) {
-    let toml = fs::read_to_string(case.join("case.toml")).unwrap();
-    let value: toml::Table = toml.parse().unwrap();
-    let mut kept = toml::Table::new();
-    kept.insert("experiment_id".into(), "case".into());
-    let input = case.join(value["input"].as_str().unwrap());
-    kept.insert("input_file".into(), input.display().to_string().into());
-    for (k, v) in value {
-        match k.as_str() {
-            "kind" | "description" | "input" => {}
-            "documents_file" => {
-                let p = case.join(v.as_str().unwrap());
-                kept.insert(k, p.display().to_string().into());
-            }
-            _ => {
-                kept.insert(k, v);
-            }
-        }
-    }
-    let exp = work.join("exp.toml");
-    fs::write(&exp, toml::to_string(&kept).unwrap()).unwrap();
-    let out = work.join("out");
-    let run = common::run_in(
-        work,
-        [
-            "spans".as_ref(),
-            exp.as_os_str(),
-            "-o".as_ref(),
-            out.as_os_str(),
-        ],
-    );
-    (out, run)
+    let c = common::FixtureCase {
+        command: "spans",
+        input_key: "input_file",
+        path_keys: &["documents_file"],
+        extra: "",
+    };
+    common::run_fixture_case(&c, case, work)
 }
 
 fn fixtures() -> Option<PathBuf> {
@@ -664,6 +640,7 @@ fn spans_example_runs_and_renders_in_the_browser() {
             "{t}"
         );
     }
+    example_figures(&out, &html);
     let Some(text) =
         crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "spans")
     else {
@@ -672,7 +649,67 @@ fn spans_example_runs_and_renders_in_the_browser() {
     assert!(
         text.contains("Agreement between annotators")
             && text.contains("Systems against the reference")
+            && text.contains("Labels of matched spans")
+            && text.contains("Boundaries of matched spans")
     );
+}
+
+/// The type-confusion heat maps and the boundary bars of the example (spec
+/// 6) are in the report after the per-type table, before the worst
+/// documents, and show the numbers of their tables: each system's kappa
+/// and matched count of `type_agreement` (overlap_any), each system's
+/// differing boundaries of `boundary_disagreements`.
+fn example_figures(out: &Path, html: &str) {
+    let at = |needle: &str| {
+        html.find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in the report"))
+    };
+    let by_type = at("id=\"table-span-agreement-by-type\"");
+    let confusion = at("id=\"figure-span-type-confusion\"");
+    let bars = at("id=\"figure-span-boundary-disagreements\"");
+    assert!(by_type < confusion && confusion < bars && bars < at("id=\"documents\""));
+    let svg =
+        |name: &str| fs::read_to_string(out.join(format!("figure/news_ner_{name}.svg"))).unwrap();
+    let (confusion, bars) = (
+        svg("span_type_confusion"),
+        svg("span_boundary_disagreements"),
+    );
+    let agreement = read_rows(&out.join("output/news_ner_type_agreement.csv"));
+    let boundaries = read_rows(&out.join("output/news_ner_boundary_disagreements.csv"));
+    let mut checked = 0;
+    for r in agreement
+        .iter()
+        .filter(|r| cell_text(&r["matched_by"]) == "overlap_any")
+    {
+        let (r1, r2) = (cell_text(&r["rater_1"]), cell_text(&r["rater_2"]));
+        let Some(system) = [(&r1, &r2), (&r2, &r1)]
+            .iter()
+            .find(|(g, _)| g.as_str() == "gold")
+            .map(|(_, s)| s.to_string())
+        else {
+            continue;
+        };
+        assert!(confusion.contains(&format!("gold × {system}")), "{system}");
+        let kappa = format!("Cohen&apos;s kappa {:.3}", cell_num(&r["cohen_kappa"]));
+        assert!(confusion.contains(&kappa), "{system}: {kappa}");
+        let n = format!("{} matched,", cell_num(&r["n_matched"]));
+        assert!(confusion.contains(&n), "{system}: {n}");
+        let b = boundaries
+            .iter()
+            .find(|b| cell_text(&b["rater_1"]) == r1 && cell_text(&b["rater_2"]) == r2)
+            .unwrap();
+        let differ: f64 = ["start_only", "end_only", "containment", "crossing"]
+            .iter()
+            .map(|k| cell_num(&b[*k]))
+            .sum();
+        let note = format!("{differ} of {} differ", cell_num(&b["matched"]));
+        assert!(bars.contains(&note), "{system}: {note}");
+        checked += 1;
+    }
+    // Five systems against gold: ann1-3 and both taggers.
+    assert_eq!(checked, 5);
+    // Without a reference, pairs among the annotators are drawn instead.
+    assert!(!confusion.contains("ann1 × ann2"));
 }
 
 /// Every string of the data that reaches the report is escaped.
@@ -688,6 +725,50 @@ fn spans_escapes_labels_names_and_text() {
         assert!(!html.contains(raw), "{raw} unescaped");
     }
     assert!(html.contains("&lt;b&gt;X"));
+    // The type-confusion and boundary figures name the label and the pair.
+    for name in ["span_type_confusion", "span_boundary_disagreements"] {
+        let svg = fs::read_to_string(dir.path().join(format!("out/figure/e_{name}.svg"))).unwrap();
+        assert!(svg.contains("&lt;a&gt; × b&amp;c"), "{name}");
+        assert!(!svg.contains("<b>X") && !svg.contains("<a>"), "{name}");
+    }
+    let confusion =
+        fs::read_to_string(dir.path().join("out/figure/e_span_type_confusion.svg")).unwrap();
+    assert!(confusion.contains("&lt;b&gt;X"));
+}
+
+/// Without a reference and with more than 12 pairs, the type-confusion
+/// figure draws the 12 pairs with the lowest kappa and says how many are
+/// left out; the boundary bars draw every pair (up to 20).
+#[test]
+fn spans_type_confusion_draws_the_lowest_kappas_of_many_pairs() {
+    // Six annotators: all mark X on d1 and Y on d2, except f, who marks X
+    // on d2: the five pairs with f have kappa 0, the ten others 1.
+    let mut s = String::from("document,annotator,start,end,label\n");
+    for a in ["a", "b", "c", "d", "e", "f"] {
+        let y = if a == "f" { "X" } else { "Y" };
+        s.push_str(&format!("d1,{a},0,3,X\nd2,{a},4,6,{y}\n"));
+    }
+    let docs = "document,text\nd1,abcdefgh\nd2,abcdefgh\n";
+    let exp = "experiment_id = \"e\"\ninput_file = \"s.csv\"\ndocuments_file = \"docs.csv\"\ndocument_text_column = \"text\"\n";
+    let (dir, run) = spans_with(&[("s.csv", &s), ("docs.csv", docs)], exp);
+    assert!(run.success, "{}", run.describe());
+    let svg = |name: &str| {
+        fs::read_to_string(dir.path().join(format!("out/figure/e_{name}.svg"))).unwrap()
+    };
+    let confusion = svg("span_type_confusion");
+    assert_eq!(confusion.matches("Cohen&apos;s kappa 1.000").count(), 7);
+    assert_eq!(confusion.matches("Cohen&apos;s kappa 0.000").count(), 5);
+    for kept in ["a × f", "e × f", "a × b", "b × e"] {
+        assert!(confusion.contains(kept), "{kept}");
+    }
+    for left in ["c × d", "c × e", "d × e"] {
+        assert!(!confusion.contains(left), "{left}");
+    }
+    let html = fs::read_to_string(dir.path().join("out/report/e_report.html")).unwrap();
+    assert!(html.contains("The 12 pairs with the lowest kappa are drawn; 3 more"));
+    let bars = svg("span_boundary_disagreements");
+    assert!(bars.contains("d × e") && bars.contains("0 of 2 differ"));
+    assert!(!html.contains("pairs with the largest share"));
 }
 
 /// The same input and seed give the same bytes.

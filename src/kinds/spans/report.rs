@@ -2,9 +2,10 @@
 //! report engine. First screen: the headline mean pairwise F1 (strict and
 //! overlap) with its interval and one honest sentence, or with a
 //! reference one tile per system (micro F1 with interval, macro F1,
-//! verdict). Then the data, the agreement tables, types, the worst
-//! documents with two annotators' spans side by side, boundaries,
-//! profiles, the seqeval rows, the nervaluate block with its quirks named,
+//! verdict). Then the data, the agreement tables and heat map, types
+//! (the type-confusion heat maps with kappa) and boundaries (the
+//! disagreement bars), the worst documents with two annotators' spans
+//! side by side, profiles, the seqeval rows, the nervaluate block with its quirks named,
 //! the comparisons and the subgroups. Every user string is escaped by the
 //! engine or by `escape_html`.
 //!
@@ -268,6 +269,10 @@ fn data_blocks(a: &Analysis) -> Vec<Block> {
     out
 }
 
+/// A side-by-side cell: long words (labels) wrap instead of widening the
+/// page on a phone.
+const CELL: &str = "vertical-align:top;overflow-wrap:anywhere";
+
 /// The worst documents (up to 5), each with the spans of the pair that
 /// agrees least there side by side.
 fn worst_blocks(a: &Analysis) -> Vec<Block> {
@@ -297,7 +302,7 @@ fn worst_blocks(a: &Analysis) -> Vec<Block> {
                             .collect::<String>()
                     });
                     format!(
-                        "<mark>{}</mark> <small>{} [{}, {})</small>",
+                        "<mark style=\"background:#FFE680;color:#111\">{}</mark> <small>{} [{}, {})</small>",
                         escape_html(words.as_deref().unwrap_or("")),
                         escape_html(&a.data.labels[s.label as usize]),
                         s.start,
@@ -309,7 +314,8 @@ fn worst_blocks(a: &Analysis) -> Vec<Block> {
         };
         out.push(Block::Html(format!(
             "<div class=\"spans-doc\"><p><strong>{}</strong>: mean strict F1 {}; the pair that agrees least here:</p>\
-             <table><thead><tr><th>{}</th><th>{}</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table></div>",
+             <table style=\"width:100%;table-layout:fixed\"><thead><tr><th style=\"{CELL};text-align:left\">{}</th><th style=\"{CELL};text-align:left\">{}</th></tr></thead><tbody><tr>\
+             <td style=\"{CELL}\">{}</td><td style=\"{CELL}\">{}</td></tr></tbody></table></div>",
             escape_html(&a.data.documents[doc]),
             num3(r.mean_f1),
             escape_html(&a.data.annotators[x]),
@@ -327,7 +333,7 @@ fn section_names(a: &Analysis, frames: &[Frame]) -> Vec<(&'static str, &'static 
         ("data", "Data"),
         ("agreement", "Agreement between annotators"),
         ("documents", "Documents"),
-        ("types_and_annotators", "Types, boundaries and annotators"),
+        ("annotators", "Annotators"),
     ];
     if a.res.reference.is_some() {
         names.insert(0, ("systems", "Systems against the reference"));
@@ -336,6 +342,20 @@ fn section_names(a: &Analysis, frames: &[Frame]) -> Vec<(&'static str, &'static 
         names.push(("subgroups", "Subgroups"));
     }
     names
+}
+
+/// A subgroup table's caption, naming what it holds and the column.
+fn subgroup_caption(name: &str) -> String {
+    match (
+        name.strip_prefix("span_agreement_by_"),
+        name.strip_prefix("system_scores_by_"),
+    ) {
+        (Some(g), _) => format!("Agreement between annotators per level of {g}."),
+        (_, Some(g)) => format!(
+            "Each system against the reference per level of {g} (set counts on the level's documents)."
+        ),
+        _ => "Per subgroup level.".into(),
+    }
 }
 
 fn is_subgroup(f: &Frame) -> bool {
@@ -351,7 +371,11 @@ fn tables_of(b: &mut Builder, frames: &[Frame], list: &[(&str, &str)]) -> Vec<Bl
         .collect()
 }
 
-fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+/// The agreement section in the order of spec 6: the headline, the
+/// criteria and pairs, the heat map of pairwise F1, the per-type table,
+/// the type-confusion heat maps with kappa (and their tables), the
+/// boundary-disagreement bars (and their table).
+fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> anyhow::Result<Vec<Block>> {
     let mut out = vec![Block::Paragraph(format!(
         "{}. F1 between annotators is positive specific agreement (Hripcsak and Rothschild \
          2005): the share of marked spans both annotators mark. It is not corrected for \
@@ -361,9 +385,30 @@ fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Bloc
     out.extend(tables_of(b, frames, &[
         ("span_agreement", "Mean pairwise F1 per criterion (strict: same start, end and label; exact: same boundaries; overlap: overlapping, same label; overlap_any: overlapping), with its bootstrap interval over documents, and the pooled F1."),
         ("span_agreement_pairs", "Every pair of annotators on the documents both annotated."),
-        ("span_agreement_by_type", "Per label (strict and overlap)."),
     ]));
-    out
+    out.push(super::figures::pairs_heatmap(b, a)?);
+    out.extend(tables_of(
+        b,
+        frames,
+        &[("span_agreement_by_type", "Per label (strict and overlap).")],
+    ));
+    out.push(Block::Heading(b.heading(3, "Labels of matched spans")));
+    out.extend(super::figures::confusion_heatmaps(b, a)?);
+    out.extend(tables_of(b, frames, &[
+        ("type_agreement", "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's); exact: same boundaries, overlap_any: the overlapping spans' matching."),
+        ("type_confusion", "Label pairs of matched spans."),
+    ]));
+    out.push(Block::Heading(b.heading(3, "Boundaries of matched spans")));
+    out.extend(super::figures::boundary_bars(b, a)?);
+    out.extend(tables_of(
+        b,
+        frames,
+        &[(
+            "boundary_disagreements",
+            "Pairs matched under overlap: which boundaries differ.",
+        )],
+    ));
+    Ok(out)
 }
 
 fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
@@ -433,11 +478,7 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
         let mut blocks = vec![Block::Heading(b.heading(2, title))];
         blocks.extend(match name {
             "data" => data_blocks(a),
-            "agreement" => {
-                let mut v = agreement_blocks(&mut b, a, &frames);
-                v.push(super::figures::pairs_heatmap(&mut b, a)?);
-                v
-            }
+            "agreement" => agreement_blocks(&mut b, a, &frames)?,
             "documents" => {
                 let mut d = worst_blocks(a);
                 if let Some(f) = find(&frames, "span_agreement_by_document") {
@@ -456,13 +497,14 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
                 }
                 d
             }
-            "types_and_annotators" => tables_of(&mut b, &frames, &[
-                ("type_agreement", "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's)."),
-                ("type_confusion", "Label pairs of matched spans."),
-                ("boundary_disagreements", "Pairs matched under overlap: which boundaries differ."),
-                ("annotator_profiles", "Each annotator."),
-                ("label_distribution", "Distinct spans per label."),
-            ]),
+            "annotators" => tables_of(
+                &mut b,
+                &frames,
+                &[
+                    ("annotator_profiles", "Each annotator."),
+                    ("label_distribution", "Distinct spans per label."),
+                ],
+            ),
             "systems" => {
                 let mut v = systems_blocks(&mut b, a, &frames);
                 v.extend(super::figures::comparison_forests(&mut b, a)?);
@@ -470,7 +512,9 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
             }
             _ => {
                 let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
-                subs.into_iter().map(|f| table_of(&mut b, f, "Per subgroup level.")).collect()
+                subs.into_iter()
+                    .map(|f| table_of(&mut b, f, &subgroup_caption(&f.name)))
+                    .collect()
             }
         });
         sections.push(Section {

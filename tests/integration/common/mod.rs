@@ -154,6 +154,58 @@ pub fn build(cwd: &Path, exp: &Path, out: &Path, extra: &[&str]) -> Run {
     run_in(cwd, args)
 }
 
+/// A fixture case of a report kind (`<case>/case.toml`): what its
+/// experiment file takes from the case.
+pub struct FixtureCase<'a> {
+    /// The command (`classify`, `spans`).
+    pub command: &'a str,
+    /// The key that receives the case's `input` file (`predictions_file`).
+    pub input_key: &'a str,
+    /// Keys whose values are files of the case, made absolute.
+    pub path_keys: &'a [&'a str],
+    /// Appended to the experiment file (`[intervals]` ...).
+    pub extra: &'a str,
+}
+
+/// Writes the experiment file of a fixture case (case.toml minus the
+/// fixture keys `kind`, `description` and `input`; plus `experiment_id =
+/// "case"`, the input under `input_key` and every `path_keys` file as
+/// absolute paths; plus `extra`) to `work/exp.toml` and runs the command
+/// into `work/out`. The output folder and the run.
+pub fn run_fixture_case(c: &FixtureCase, case: &Path, work: &Path) -> (PathBuf, Run) {
+    let toml = fs::read_to_string(case.join("case.toml")).unwrap();
+    let value: toml::Table = toml.parse().unwrap();
+    let abs = |v: &toml::Value| -> toml::Value {
+        case.join(v.as_str().unwrap()).display().to_string().into()
+    };
+    let mut kept = toml::Table::new();
+    kept.insert("experiment_id".into(), "case".into());
+    kept.insert(c.input_key.into(), abs(&value["input"]));
+    for (k, v) in value {
+        if matches!(k.as_str(), "kind" | "description" | "input") {
+            continue;
+        }
+        let v = if c.path_keys.contains(&k.as_str()) {
+            abs(&v)
+        } else {
+            v
+        };
+        kept.insert(k, v);
+    }
+    let exp = work.join("exp.toml");
+    let text = format!("{}{}", toml::to_string(&kept).unwrap(), c.extra);
+    fs::write(&exp, text).unwrap();
+    let out = work.join("out");
+    let args = [
+        OsStr::new(c.command),
+        exp.as_os_str(),
+        OsStr::new("-o"),
+        out.as_os_str(),
+    ];
+    let run = run_in(work, args);
+    (out, run)
+}
+
 // ---------------------------------------------------------------------------
 // Snapshots
 
