@@ -8,6 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::config::sequence::{larger_is_better, SequenceConfig};
+use crate::metrics::sequence::perplexity::perplexity;
 use crate::metrics::sequence::text::{py_rstrip, py_split};
 use crate::output::json::number;
 use crate::table::{text_values, Column, Frame, Values};
@@ -75,11 +76,33 @@ fn ar_extra(cfg: &SequenceConfig) -> Option<String> {
 
 /// Every table.
 pub fn frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
-    let mut out = vec![
-        corpus_scores(run, cfg),
-        corpus_stats(run, cfg),
-        segment_scores(run, cfg),
-    ];
+    assemble(run, cfg, Use::Files)
+}
+
+/// The tables the report shows: every table but the per-segment and
+/// per-sequence ones, and the first [`REPORT_ERROR_ROWS`] rows of
+/// `error_counts` (the others go to the files only).
+pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
+    assemble(run, cfg, Use::Report)
+}
+
+/// Who the tables are for: the output files (every table, whole) or the
+/// report (no per-segment or per-sequence table, the top error counts).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Files,
+    Report,
+}
+
+/// The tables in the files' order, for the files or for the report: the
+/// one list both read, so that they cannot drift apart.
+fn assemble(run: &Run, cfg: &SequenceConfig, to: Use) -> Vec<Frame> {
+    let files = to == Use::Files;
+    let mut out = vec![corpus_scores(run, cfg)];
+    if files {
+        out.push(corpus_stats(run, cfg));
+        out.push(segment_scores(run, cfg));
+    }
     if cfg.intervals.is_some() {
         out.push(significance(run, cfg));
         if !run.comparisons.is_empty() {
@@ -87,29 +110,10 @@ pub fn frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
         }
     }
     if !run.ppl.is_empty() {
-        out.extend(perplexity_frames(run));
-    }
-    out.extend(subgroup_frames(run));
-    out.push(length_buckets(run));
-    if run
-        .text_metrics(cfg)
-        .iter()
-        .any(|m| family(m) == Family::Word)
-    {
-        out.push(error_counts(run, usize::MAX));
-    }
-    out
-}
-
-/// The tables the report shows: every table but the per-segment and
-/// per-sequence ones, and the first [`REPORT_ERROR_ROWS`] rows of
-/// `error_counts` (the others go to the files only).
-pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
-    let mut out = vec![corpus_scores(run, cfg)];
-    if cfg.intervals.is_some() {
-        out.push(significance(run, cfg));
-        if !run.comparisons.is_empty() {
-            out.push(comparisons(run));
+        let [summary, sequences] = perplexity_frames(run);
+        out.push(summary);
+        if files {
+            out.push(sequences);
         }
     }
     out.extend(subgroup_frames(run));
@@ -119,7 +123,8 @@ pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
         .iter()
         .any(|m| family(m) == Family::Word)
     {
-        out.push(error_counts(run, REPORT_ERROR_ROWS));
+        let limit = if files { usize::MAX } else { REPORT_ERROR_ROWS };
+        out.push(error_counts(run, limit));
     }
     out
 }
@@ -435,7 +440,13 @@ fn comparisons(run: &Run) -> Frame {
 
 type SeqRow = (String, u64, f64, u64);
 
-fn perplexity_frames(run: &Run) -> Vec<Frame> {
+/// A sequence's own perplexity, `exp(nll / tokens)` (NaN without a
+/// token): the table's column and the report's distribution.
+pub fn sequence_perplexity(row: &SeqRow) -> f64 {
+    perplexity(row.2, row.1 as f64)
+}
+
+fn perplexity_frames(run: &Run) -> [Frame; 2] {
     let p = &run.ppl;
     let num = |f: &dyn Fn(&super::ppl::PplRun) -> f64| p.iter().map(f).collect::<Vec<f64>>();
     let text = |i: usize| -> Vec<f64> {
@@ -497,13 +508,11 @@ fn perplexity_frames(run: &Run) -> Vec<Frame> {
         .float("nll", rows.iter().map(|r| r.1 .2).collect())
         .float(
             "perplexity",
-            rows.iter()
-                .map(|r| (r.1 .2 / r.1 .1 as f64).exp())
-                .collect(),
+            rows.iter().map(|r| sequence_perplexity(r.1)).collect(),
         )
         .int("n_sentinel", rows.iter().map(|r| r.1 .3 as i64).collect())
         .finish("perplexity_sequences");
-    vec![summary, sequences]
+    [summary, sequences]
 }
 
 fn subgroup_frames(run: &Run) -> Vec<Frame> {
