@@ -12,12 +12,14 @@
 //! (see [`CSS_VARIABLES`]), so a page can theme them.
 
 mod agreement;
+mod bars;
 mod classify;
 mod conditional;
 mod draw;
 mod eval_by_group;
 mod fairness;
 mod forest;
+mod log_strips;
 mod preferences;
 mod score_dist;
 #[cfg(test)]
@@ -28,11 +30,13 @@ mod trend;
 mod versions;
 
 pub use agreement::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
+pub use bars::{grouped_bars, BarPanel, GroupedBars};
 pub use classify::{curves, grid, reliability, Curves, Grid, Reliability};
 pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;
 pub use forest::{forest, Forest, ForestPanel};
+pub use log_strips::{log_strips, LogStrips};
 pub use preferences::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
 };

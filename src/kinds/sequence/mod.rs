@@ -9,12 +9,14 @@
 //! * [`resample`]: sacreBLEU's bootstrap and randomization.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
-//! * [`report`]: the HTML report through `crate::render`.
+//! * [`report`]: the HTML report through `crate::render`; [`figures`]: its
+//!   figures through `crate::plots`.
 //! * this file: the kind's contract ([`Sequence`]), files, terminal lines.
 //!
 //! Command assembly: reads only in `read`, defines no metric of its own,
 //! writes only through the output stage.
 
+pub mod figures;
 pub mod gates;
 pub mod logprobs;
 pub mod ppl;

@@ -80,8 +80,9 @@ pub fn frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
 }
 
 /// The tables the report shows: every table but the per-segment and
-/// per-sequence ones, and the first [`REPORT_ERROR_ROWS`] rows of
-/// `error_counts` (the others go to the files only).
+/// per-sequence ones, and of `error_counts` each system's
+/// [`REPORT_ERROR_ROWS`] most frequent entries (the others go to the files
+/// only).
 pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
     assemble(run, cfg, Use::Report)
 }
@@ -129,8 +130,8 @@ fn assemble(run: &Run, cfg: &SequenceConfig, to: Use) -> Vec<Frame> {
     out
 }
 
-/// Rows of `error_counts` the report shows.
-pub const REPORT_ERROR_ROWS: usize = 60;
+/// Rows of `error_counts` the report shows per system.
+pub const REPORT_ERROR_ROWS: usize = 20;
 
 fn corpus_scores(run: &Run, cfg: &SequenceConfig) -> Frame {
     let (mut sys, mut met, mut name, mut sig, mut verbose) =
@@ -601,14 +602,12 @@ pub fn error_rows(run: &Run, s: usize, limit: usize) -> Vec<(&'static str, Strin
     rows
 }
 
-/// The `error_counts` table, or its first `limit` rows (the report's).
+/// The `error_counts` table, or each system's first `limit` rows (the
+/// report's).
 fn error_counts(run: &Run, limit: usize) -> Frame {
     let (mut sys, mut ty, mut r, mut h, mut c) = (vec![], vec![], vec![], vec![], vec![]);
     for s in 0..run.systems.len() {
-        if c.len() >= limit {
-            break;
-        }
-        for (t, rr, hh, cc) in error_rows(run, s, limit - c.len()) {
+        for (t, rr, hh, cc) in error_rows(run, s, limit) {
             sys.push(Some(run.systems[s].name.clone()));
             ty.push(Some(t.to_string()));
             r.push(Some(rr));
