@@ -201,7 +201,9 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
                 run.systems[*s].name,
                 run.systems[run.baseline].name,
                 tables::metric_name(cfg, &r.metric),
-                report::fmt(r.delta).parse::<f64>().unwrap_or(r.delta),
+                report::fmt_like(r.delta, r.baseline)
+                    .parse::<f64>()
+                    .unwrap_or(r.delta),
                 r.verdict
             ));
         }

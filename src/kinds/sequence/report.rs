@@ -24,7 +24,13 @@ use super::tables::{self, metric_name, signature};
 /// A score as the report shows it: 2 decimals on sacreBLEU's 0-100 scale,
 /// 4 on jiwer's fractions.
 pub fn fmt(x: f64) -> String {
-    if x.abs() >= 2.0 {
+    fmt_like(x, x)
+}
+
+/// `x` with the decimals [`fmt`] gives `like` (a difference with its
+/// scores' decimals: `Δ 0.09` BLEU, not `Δ 0.0900`).
+pub fn fmt_like(x: f64, like: f64) -> String {
+    if like.abs() >= 2.0 {
         fixed(x, 2)
     } else {
         fixed(x, 4)
@@ -42,7 +48,7 @@ fn tile_line(level: f64, (lower, upper): (f64, f64), cmp: Option<&Comparison>) -
         String::new()
     };
     match cmp {
-        Some(c) => format!("{ci} · Δ {} · {}", fmt(c.delta), c.verdict),
+        Some(c) => format!("{ci} · Δ {} · {}", fmt_like(c.delta, c.baseline), c.verdict),
         None => format!("{ci} · baseline"),
     }
 }
@@ -114,7 +120,7 @@ pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
         Some(c) => format!(
             "{} is {} {name} {} {base}: {} (margin {} {name}, Holm across metrics).",
             run.systems[best].name,
-            fmt(c.delta.abs()),
+            fmt_like(c.delta.abs(), c.baseline),
             if c.delta >= 0.0 { "above" } else { "below" },
             c.verdict,
             c.margin
@@ -155,7 +161,9 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
                     "{} {} ({:+}, {})",
                     run.systems[*s].name,
                     metric_name(cfg, &r.metric),
-                    fmt(r.delta).parse::<f64>().unwrap_or(r.delta),
+                    fmt_like(r.delta, r.baseline)
+                        .parse::<f64>()
+                        .unwrap_or(r.delta),
                     r.verdict
                 ));
             } else if r.verdict.contains("improved") {
