@@ -1001,3 +1001,40 @@ fn sequence_report_has_the_spec_figures_and_escapes_names() {
     assert!(html.contains("Substitutions, deletions and insertions"));
     assert!(html.contains("No error bars"));
 }
+
+/// The example's report in headless Chromium: the script finishes without
+/// an error, the tables are enhanced, every section and figure is there.
+#[test]
+fn sequence_report_renders_in_chromium() {
+    let exp = common::manifest_dir().join("examples/sequence/exp.toml");
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let o = std::process::Command::new(common::bin())
+        .args([
+            "sequence".as_ref(),
+            exp.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = out.join("report/mt_example_report.html");
+    let Some(dom) =
+        crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "sequence")
+    else {
+        return;
+    };
+    for section in [
+        "Scores and significance",
+        "Systems compared",
+        "Segments that moved",
+        "Errors",
+        "By subgroup and length",
+        "Perplexity",
+        "Data",
+    ] {
+        assert!(dom.contains(section), "{section}");
+    }
+    assert_eq!(dom.matches("<figure").count(), 5, "five figures");
+}
