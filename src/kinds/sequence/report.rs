@@ -458,12 +458,12 @@ fn section_blocks(
             {
                 let t = b.table(
                     &f.name,
-                    "Corpus scores recomputed on each subset (not means of segment scores).",
+                    "Corpus scores recomputed on each subset (not means of segment scores); n_segments counts the subset's segments (the WER family and CER use those with a first-stream reference).",
                     true,
                     true,
                 );
                 let opts = FrameOpts {
-                    counts: &["n_segments", "lower", "upper"],
+                    counts: &["n_segments"],
                     ..FrameOpts::default()
                 };
                 blocks.push(Block::Table(frame_table(t, f, &opts)));

@@ -80,7 +80,8 @@ pub fn frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
 }
 
 /// The tables the report shows: every table but the per-segment and
-/// per-sequence ones, and of `error_counts` each system's
+/// per-sequence ones, the subset scores with a column per metric
+/// ([`subset_views`]), and of `error_counts` each system's
 /// [`REPORT_ERROR_ROWS`] most frequent entries (the others go to the files
 /// only).
 pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
@@ -117,8 +118,12 @@ fn assemble(run: &Run, cfg: &SequenceConfig, to: Use) -> Vec<Frame> {
             out.push(sequences);
         }
     }
-    out.extend(subgroup_frames(run));
-    out.push(length_buckets(run));
+    if files {
+        out.extend(subgroup_frames(run));
+        out.push(length_buckets(run));
+    } else {
+        out.extend(subset_views(run, cfg));
+    }
     if run
         .text_metrics(cfg)
         .iter()
@@ -567,6 +572,67 @@ fn length_buckets(run: &Run) -> Frame {
         .int("n_segments", n)
         .float("score", score)
         .finish("length_buckets")
+}
+
+/// The report's view of the subset scores (`corpus_scores_by_<g>`,
+/// `length_buckets`): a row per subset and system, a column per metric
+/// (named as the report names it), where the files have a row per metric.
+fn subset_views(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
+    let mut out = Vec::new();
+    for (g, _) in &run.segments.subgroups {
+        let subsets: Vec<_> = run
+            .subgroups
+            .iter()
+            .filter(|(c, ..)| c == g)
+            .map(|(_, level, n, scores)| (level.clone(), *n, scores.as_slice()))
+            .collect();
+        out.push(subset_view(
+            run,
+            cfg,
+            &format!("corpus_scores_by_{g}"),
+            g,
+            &subsets,
+        ));
+    }
+    let buckets: Vec<_> = run
+        .buckets
+        .iter()
+        .map(|(label, _, _, n, scores)| (label.clone(), *n, scores.as_slice()))
+        .collect();
+    out.push(subset_view(run, cfg, "length_buckets", "bucket", &buckets));
+    out
+}
+
+/// One subset view: `(label, segments, scores)` per subset.
+fn subset_view(
+    run: &Run,
+    cfg: &SequenceConfig,
+    name: &str,
+    column: &str,
+    subsets: &[(String, usize, &[super::run::SubsetScore])],
+) -> Frame {
+    let metrics = run.text_metrics(cfg);
+    let (mut label, mut n, mut sys) = (vec![], vec![], vec![]);
+    let mut cols: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
+    for (l, count, scores) in subsets {
+        for s in &run.systems {
+            label.push(Some(l.clone()));
+            n.push(*count as i64);
+            sys.push(Some(s.name.clone()));
+            for (c, m) in cols.iter_mut().zip(&metrics) {
+                let x = scores.iter().find(|x| x.system == s.name && x.metric == *m);
+                c.push(x.map_or(f64::NAN, |x| x.score));
+            }
+        }
+    }
+    let mut b = Builder::default()
+        .text(column, label)
+        .int("n_segments", n)
+        .text("system", sys);
+    for (m, c) in metrics.iter().zip(cols) {
+        b = b.float(&metric_name(cfg, m), c);
+    }
+    b.finish(name)
 }
 
 /// Every distinct error entry of a system, sorted by count (descending),
