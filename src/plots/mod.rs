@@ -19,9 +19,9 @@ mod draw;
 mod eval_by_group;
 mod fairness;
 mod forest;
-mod log_strips;
 mod preferences;
 mod score_dist;
+mod strips;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -36,11 +36,11 @@ pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;
 pub use forest::{forest, Forest, ForestPanel};
-pub use log_strips::{log_strips, LogStrips};
 pub use preferences::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
 };
 pub use score_dist::score_distribution;
+pub use strips::{strips, Strips};
 pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
 pub use trend::trend;
 pub use versions::{count_grid, distributions, CountGrid, Distributions};

@@ -1036,5 +1036,5 @@ fn sequence_report_renders_in_chromium() {
     ] {
         assert!(dom.contains(section), "{section}");
     }
-    assert_eq!(dom.matches("<figure").count(), 5, "five figures");
+    assert_eq!(dom.matches("<figure").count(), 6, "six figures");
 }

@@ -1,9 +1,10 @@
 //! Command assembly (sequence): the report's figures (`spec/sequence.md`
 //! 5) through the shared plots: the substitution, deletion and insertion
 //! counts per system (`plots::grouped_bars`), the corpus scores by length
-//! bucket and by subgroup (the same, one panel per metric), the
+//! bucket and by subgroup (the same, one panel per metric), the sentence
+//! scores of the first metric with the corpus score marked and the
 //! per-sequence perplexities on a log scale with the three perplexities
-//! marked (`plots::log_strips`), and the forest plot of each metric's gain
+//! marked (`plots::strips`), and the forest plot of each metric's gain
 //! over the baseline (`plots::forest`).
 //!
 //! Draws only numbers the run computed (the subset scores are
@@ -14,7 +15,7 @@ use anyhow::Result;
 
 use crate::config::sequence::{larger_is_better, SequenceConfig};
 use crate::plots::{
-    forest, grouped_bars, log_strips, BarPanel, Forest, ForestPanel, GroupedBars, LogStrips,
+    forest, grouped_bars, strips, BarPanel, Forest, ForestPanel, GroupedBars, Strips,
 };
 use crate::render::{Block, Builder};
 
@@ -190,6 +191,44 @@ pub fn subset_bars(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<V
     Ok(out)
 }
 
+/// The sentence scores of the first metric (sacreBLEU's or jiwer's
+/// sentence score of each segment), one strip per system, the corpus score
+/// marked.
+pub fn sentence_strips(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Option<Block>> {
+    let Some(m) = run.text_metrics(cfg).first().copied() else {
+        return Ok(None);
+    };
+    let name = metric_name(cfg, m);
+    let rows = run
+        .systems
+        .iter()
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.segment_scores[0].iter().flatten().copied().collect(),
+            )
+        })
+        .collect();
+    let corpus = run.results.iter().map(|r| r[0].score).collect();
+    let d = Strips {
+        name: "sentence_scores".into(),
+        title: format!("Sentence {name} of each segment"),
+        description: format!(
+            "Strip plot: for each of {} systems, every segment's sentence {name} as a dot (a \
+             histogram with many segments), and the corpus {name} as a line: the corpus score \
+             comes from the summed statistics of all segments, not from the mean of sentence \
+             scores.",
+            run.systems.len()
+        ),
+        axis: format!("sentence {name} ({} is better)", better(m)),
+        dot: "one segment".into(),
+        log: false,
+        rows,
+        markers: vec![(format!("corpus {name}"), corpus)],
+    };
+    Ok(Some(Block::Figure(b.figure(strips(&d)?))))
+}
+
 /// The per-sequence perplexities of every system on a log scale, with the
 /// token-weighted, geometric-mean and arithmetic-mean perplexities marked.
 pub fn perplexity_strips(b: &mut Builder, run: &Run) -> Result<Option<Block>> {
@@ -205,7 +244,7 @@ pub fn perplexity_strips(b: &mut Builder, run: &Run) -> Result<Option<Block>> {
         })
         .collect();
     let marker = |f: fn(&super::ppl::PplRun) -> f64| run.ppl.iter().map(f).collect::<Vec<f64>>();
-    let d = LogStrips {
+    let d = Strips {
         name: "perplexity_sequences".into(),
         title: "Perplexity of each sequence".into(),
         description: format!(
@@ -216,6 +255,8 @@ pub fn perplexity_strips(b: &mut Builder, run: &Run) -> Result<Option<Block>> {
             run.ppl.len()
         ),
         axis: "perplexity of a sequence (log scale)".into(),
+        dot: "one sequence".into(),
+        log: true,
         rows,
         markers: vec![
             ("token-weighted".into(), marker(|p| p.numbers.perplexity)),
@@ -229,7 +270,7 @@ pub fn perplexity_strips(b: &mut Builder, run: &Run) -> Result<Option<Block>> {
             ),
         ],
     };
-    Ok(Some(Block::Figure(b.figure(log_strips(&d)?))))
+    Ok(Some(Block::Figure(b.figure(strips(&d)?))))
 }
 
 /// The forest plot of the differences from the baseline: one panel per

@@ -445,7 +445,10 @@ fn section_blocks(
                 blocks.push(Block::Table(frame_table(t, f, &opts)));
             }
         }
-        "segments" => blocks.extend(segment_blocks(run, cfg)),
+        "segments" => {
+            blocks.extend(figures::sentence_strips(b, run, cfg)?);
+            blocks.extend(segment_blocks(run, cfg));
+        }
         "errors" => {
             blocks.extend(figures::error_bars(b, run, cfg)?);
             blocks.extend(error_blocks(b, frames));

@@ -1,26 +1,27 @@
-//! Plots stage: distributions of positive values on a log scale, one strip
-//! per row (a dot per value, spread vertically by a fixed pattern, or a
-//! histogram of log-spaced bins when a row has many values), with marker
-//! lines for summary values of each row (legend on top). `sequence` draws
-//! its per-sequence perplexities with it, the token-weighted, geometric
-//! and arithmetic mean perplexities as the markers. Draws only the values
-//! it is given; touches nothing outside `src/plots/`.
+//! Plots stage: distributions of values on a linear or a log scale, one
+//! strip per row (a dot per value, spread vertically by a fixed pattern, or
+//! a histogram of evenly spaced bins when a row has many values), with
+//! marker lines for summary values of each row (legend on top). `sequence`
+//! draws its sentence scores with it (the corpus score marked) and its
+//! per-sequence perplexities on a log scale (the token-weighted, geometric
+//! and arithmetic mean perplexities marked). Draws only the values it is
+//! given; touches nothing outside `src/plots/`.
 
 use anyhow::Result;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::draw::{
-    axes, dot, line, no_data, rect_alpha, render, text, x_grid, Area, Frame, Scale, AXIS, FS_TICK,
-    TICK,
+    axes, dot, line, nice_domain, no_data, rect_alpha, render, text, x_grid, Area, Frame, Scale,
+    AXIS, FS_TICK, TICK,
 };
-use super::text::{clean, text_width, truncate_px};
+use super::text::{clean, fmt_tick, text_width, truncate_px};
 use super::theme::{finish, series, GRID};
 use super::versions::legend;
 use super::Figure;
 
-/// Rows of positive values and per-row marker values.
+/// Rows of values and per-row marker values.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LogStrips {
+pub struct Strips {
     /// File stem of the figure.
     pub name: String,
     pub title: String,
@@ -28,8 +29,12 @@ pub struct LogStrips {
     pub description: String,
     /// The x axis title.
     pub axis: String,
-    /// `(label, values)` top to bottom; values that are not finite and
-    /// positive are left out.
+    /// What a dot is, for the legend (`one sequence`).
+    pub dot: String,
+    /// A log10 axis (values that are not positive are left out).
+    pub log: bool,
+    /// `(label, values)` top to bottom; values that are not finite are
+    /// left out.
     pub rows: Vec<(String, Vec<f64>)>,
     /// `(name, value per row)`: a short vertical line in its own colour
     /// (series 2, 3, ...) across each row; NaN: none.
@@ -43,9 +48,9 @@ const LEGEND_H: i32 = 30;
 const MAX_DOTS: usize = 400;
 const BINS: usize = 40;
 
-/// The figure (`name`), or a note when no value is positive and finite.
-pub fn log_strips(d: &LogStrips) -> Result<Figure> {
-    let usable = |v: &f64| v.is_finite() && *v > 0.0;
+/// The figure (`name`), or a note when no value can be drawn.
+pub fn strips(d: &Strips) -> Result<Figure> {
+    let usable = |v: &f64| v.is_finite() && (*v > 0.0 || !d.log);
     let all = d
         .rows
         .iter()
@@ -59,7 +64,13 @@ pub fn log_strips(d: &LogStrips) -> Result<Figure> {
     if !lo.is_finite() {
         return no_data(&d.name, &d.title, &d.description, "No values to plot");
     }
-    let (lo, hi, ticks) = log_ticks(lo, hi);
+    let (lo, hi, ticks, decimals) = if d.log {
+        let (lo, hi, ticks) = log_ticks(lo, hi);
+        (lo, hi, ticks, None)
+    } else {
+        let (lo, hi, ticks, decimals) = nice_domain(lo, hi, 6);
+        (lo, hi, ticks, Some(decimals))
+    };
     let labels: Vec<String> = d
         .rows
         .iter()
@@ -78,20 +89,18 @@ pub fn log_strips(d: &LogStrips) -> Result<Figure> {
         bottom: LEGEND_H + 8 + ROW_H * d.rows.len() as i32,
     };
     let width = frame.right + 24;
-    let names: Vec<String> = std::iter::once("one sequence".to_string())
+    let names: Vec<String> = std::iter::once(d.dot.clone())
         .chain(d.markers.iter().map(|(n, _)| n.clone()))
         .collect();
     let raw = render(width as u32, (frame.bottom + 48) as u32, |area| {
         legend(area, &names, frame.right, 14)?;
-        let x = LogScale(Scale::new(
-            (lo.log10(), hi.log10()),
-            (frame.left, frame.right),
-        ));
-        let log_ticks: Vec<f64> = ticks.iter().map(|t| t.log10()).collect();
-        x_grid(area, &frame, &x.0, &log_ticks, 0, false)?;
+        let x = Axis::new(d.log, (lo, hi), (frame.left, frame.right));
+        let grid: Vec<f64> = ticks.iter().map(|&t| x.at(t)).collect();
+        x_grid(area, &frame, &x.scale, &grid, 0, false)?;
         for &t in &ticks {
             let font = TICK.anchor(HPos::Center, VPos::Top);
-            text(area, &tick_label(t), (x.px(t), frame.bottom + 6), font)?;
+            let label = decimals.map_or_else(|| tick_label(t), |k| fmt_tick(t, k));
+            text(area, &label, (x.px(t), frame.bottom + 6), font)?;
         }
         for (i, ((_, values), label)) in d.rows.iter().zip(&labels).enumerate() {
             let top = frame.top + ROW_H * i as i32;
@@ -123,19 +132,38 @@ pub fn log_strips(d: &LogStrips) -> Result<Figure> {
     Ok(finish(&raw, &d.name, &d.title, &d.description))
 }
 
-/// A log10 scale: pixel of a positive value.
-struct LogScale(Scale);
+/// A linear or log10 x axis.
+struct Axis {
+    log: bool,
+    scale: Scale,
+}
 
-impl LogScale {
+impl Axis {
+    fn new(log: bool, (lo, hi): (f64, f64), pixels: (i32, i32)) -> Self {
+        let scale = if log {
+            Scale::new((lo.log10(), hi.log10()), pixels)
+        } else {
+            Scale::new((lo, hi), pixels)
+        };
+        Axis { log, scale }
+    }
+    /// The scale's coordinate of a value.
+    fn at(&self, v: f64) -> f64 {
+        if self.log {
+            v.log10()
+        } else {
+            v
+        }
+    }
     fn px(&self, v: f64) -> i32 {
-        self.0.px(v.log10())
+        self.scale.px(self.at(v))
     }
 }
 
 /// One row: dots spread over the row's height by a fixed pattern (the
 /// golden-ratio sequence: the same picture every run), or with many
-/// values a histogram of [`BINS`] log-spaced bins scaled to the row.
-fn strip(area: &Area, x: &LogScale, values: &[f64], (top, bottom): (i32, i32)) -> Result<()> {
+/// values a histogram of [`BINS`] bins (even on the axis) scaled to the row.
+fn strip(area: &Area, x: &Axis, values: &[f64], (top, bottom): (i32, i32)) -> Result<()> {
     let h = f64::from(bottom - top - 12);
     if values.len() <= MAX_DOTS {
         for (k, &v) in values.iter().enumerate() {
@@ -145,7 +173,7 @@ fn strip(area: &Area, x: &LogScale, values: &[f64], (top, bottom): (i32, i32)) -
         }
         return Ok(());
     }
-    let (l, r) = (x.0.p0, x.0.p1);
+    let (l, r) = (x.scale.p0, x.scale.p1);
     let mut counts = [0usize; BINS];
     for &v in values {
         let t = f64::from(x.px(v) - l) / f64::from((r - l).max(1));
@@ -193,12 +221,14 @@ fn tick_label(t: f64) -> String {
 mod tests {
     use super::*;
 
-    fn strips(n: usize) -> LogStrips {
-        LogStrips {
+    fn sample(n: usize) -> Strips {
+        Strips {
             name: "ppl".into(),
             title: "Perplexity per sequence".into(),
             description: "Dots.".into(),
             axis: "perplexity (log scale)".into(),
+            dot: "one sequence".into(),
+            log: true,
             rows: vec![
                 ("v1".into(), (0..n).map(|i| 1.5 + i as f64).collect()),
                 ("<b>v2</b>".into(), vec![3.0, f64::NAN, 0.0, 40.0]),
@@ -224,17 +254,30 @@ mod tests {
 
     #[test]
     fn strips_escape_labels_skip_bad_values_and_switch_to_bins() {
-        let f = log_strips(&strips(10)).unwrap();
-        assert_eq!(f, log_strips(&strips(10)).unwrap());
+        let f = strips(&sample(10)).unwrap();
+        assert_eq!(f, strips(&sample(10)).unwrap());
         assert!(f.svg.contains("&lt;b&gt;v2") && !f.svg.contains("<b>v2"));
         assert!(f.svg.contains("token-weighted"));
         // 10 + 2 usable dots (NaN and 0 left out)
         assert_eq!(f.svg.matches("<circle").count(), 12);
-        let many = log_strips(&strips(MAX_DOTS + 1)).unwrap();
+        let many = strips(&sample(MAX_DOTS + 1)).unwrap();
         assert_eq!(many.svg.matches("<circle").count(), 2);
-        let mut none = strips(0);
+        let mut none = sample(0);
         none.rows[1].1 = vec![f64::NAN];
         none.markers.clear();
-        assert!(log_strips(&none).unwrap().svg.contains("No values to plot"));
+        assert!(strips(&none).unwrap().svg.contains("No values to plot"));
+    }
+
+    #[test]
+    fn a_linear_axis_keeps_zero_and_negative_values() {
+        let d = Strips {
+            log: false,
+            rows: vec![("a".into(), vec![-5.0, 0.0, 50.0, f64::NAN])],
+            markers: vec![("corpus".into(), vec![20.0])],
+            ..sample(1)
+        };
+        let f = strips(&d).unwrap();
+        assert_eq!(f.svg.matches("<circle").count(), 3);
+        assert!(f.svg.contains("corpus"));
     }
 }
