@@ -542,7 +542,10 @@ pub fn report(
     {
         names.push("errors");
     }
-    names.push("by_subgroup_and_length");
+    // no segment (perplexity alone): no subset to show
+    if !run.buckets.is_empty() || !run.subgroups.is_empty() {
+        names.push("by_subgroup_and_length");
+    }
     if !run.ppl.is_empty() {
         names.push("perplexity");
     }
