@@ -43,6 +43,8 @@ pub struct Strips {
 
 const ROW_H: i32 = 44;
 const PLOT_W: i32 = 560;
+/// The plot's width in the copy for narrow screens.
+const NARROW_W: i32 = 400;
 const LEGEND_H: i32 = 30;
 /// Rows with more values than this get a histogram instead of dots.
 const MAX_DOTS: usize = 400;
@@ -81,55 +83,62 @@ pub fn strips(d: &Strips) -> Result<Figure> {
         .map(|l| text_width(l, FS_TICK))
         .fold(0.0, f64::max)
         .ceil() as i32;
-    let left = 12 + label_w + 10;
-    let frame = Frame {
-        left,
-        top: LEGEND_H + 8,
-        right: left + PLOT_W,
-        bottom: LEGEND_H + 8 + ROW_H * d.rows.len() as i32,
-    };
-    let width = frame.right + 24;
-    let names: Vec<String> = std::iter::once(d.dot.clone())
-        .chain(d.markers.iter().map(|(n, _)| n.clone()))
-        .collect();
-    let raw = render(width as u32, (frame.bottom + 48) as u32, |area| {
-        legend(area, &names, frame.right, 14)?;
-        let x = Axis::new(d.log, (lo, hi), (frame.left, frame.right));
-        let grid: Vec<f64> = ticks.iter().map(|&t| x.at(t)).collect();
-        x_grid(area, &frame, &x.scale, &grid, 0, false)?;
-        for &t in &ticks {
-            let font = TICK.anchor(HPos::Center, VPos::Top);
-            let label = decimals.map_or_else(|| tick_label(t), |k| fmt_tick(t, k));
-            text(area, &label, (x.px(t), frame.bottom + 6), font)?;
-        }
-        for (i, ((_, values), label)) in d.rows.iter().zip(&labels).enumerate() {
-            let top = frame.top + ROW_H * i as i32;
-            let cy = top + ROW_H / 2;
-            let font = TICK.anchor(HPos::Right, VPos::Center);
-            text(area, label, (frame.left - 8, cy), font)?;
-            if i > 0 {
-                line(area, vec![(frame.left, top), (frame.right, top)], GRID, 1)?;
+    // The figure at full width, and narrower for small screens (the page
+    // shows `narrow_svg` below 700 px) so its text stays readable.
+    let draw = |plot_w: i32| -> Result<String> {
+        let left = 12 + label_w + 10;
+        let frame = Frame {
+            left,
+            top: LEGEND_H + 8,
+            right: left + plot_w,
+            bottom: LEGEND_H + 8 + ROW_H * d.rows.len() as i32,
+        };
+        let width = frame.right + 24;
+        let names: Vec<String> = std::iter::once(d.dot.clone())
+            .chain(d.markers.iter().map(|(n, _)| n.clone()))
+            .collect();
+        render(width as u32, (frame.bottom + 48) as u32, |area| {
+            legend(area, &names, frame.right, 14)?;
+            let x = Axis::new(d.log, (lo, hi), (frame.left, frame.right));
+            let grid: Vec<f64> = ticks.iter().map(|&t| x.at(t)).collect();
+            x_grid(area, &frame, &x.scale, &grid, 0, false)?;
+            for &t in &ticks {
+                let font = TICK.anchor(HPos::Center, VPos::Top);
+                let label = decimals.map_or_else(|| tick_label(t), |k| fmt_tick(t, k));
+                text(area, &label, (x.px(t), frame.bottom + 6), font)?;
             }
-            let values: Vec<f64> = values.iter().copied().filter(usable).collect();
-            strip(area, &x, &values, (top, top + ROW_H))?;
-            for (m, (_, per_row)) in d.markers.iter().enumerate() {
-                let v = per_row.get(i).copied().unwrap_or(f64::NAN);
-                if usable(&v) {
-                    let px = x.px(v);
-                    line(
-                        area,
-                        vec![(px, top + 4), (px, top + ROW_H - 4)],
-                        series(m + 1),
-                        3,
-                    )?;
+            for (i, ((_, values), label)) in d.rows.iter().zip(&labels).enumerate() {
+                let top = frame.top + ROW_H * i as i32;
+                let cy = top + ROW_H / 2;
+                let font = TICK.anchor(HPos::Right, VPos::Center);
+                text(area, label, (frame.left - 8, cy), font)?;
+                if i > 0 {
+                    line(area, vec![(frame.left, top), (frame.right, top)], GRID, 1)?;
+                }
+                let values: Vec<f64> = values.iter().copied().filter(usable).collect();
+                strip(area, &x, &values, (top, top + ROW_H))?;
+                for (m, (_, per_row)) in d.markers.iter().enumerate() {
+                    let v = per_row.get(i).copied().unwrap_or(f64::NAN);
+                    if usable(&v) {
+                        let px = x.px(v);
+                        line(
+                            area,
+                            vec![(px, top + 4), (px, top + ROW_H - 4)],
+                            series(m + 1),
+                            3,
+                        )?;
+                    }
                 }
             }
-        }
-        axes(area, &frame)?;
-        let font = AXIS.anchor(HPos::Center, VPos::Top);
-        text(area, &d.axis, (frame.center_x(), frame.bottom + 26), font)
-    })?;
-    Ok(finish(&raw, &d.name, &d.title, &d.description))
+            axes(area, &frame)?;
+            let font = AXIS.anchor(HPos::Center, VPos::Top);
+            text(area, &d.axis, (frame.center_x(), frame.bottom + 26), font)
+        })
+    };
+    let mut figure = finish(&draw(PLOT_W)?, &d.name, &d.title, &d.description);
+    let narrow = format!("{}-narrow", d.name);
+    figure.narrow_svg = Some(finish(&draw(NARROW_W)?, &narrow, &d.title, &d.description).svg);
+    Ok(figure)
 }
 
 /// A linear or log10 x axis.
