@@ -279,15 +279,16 @@ impl Panel {
 }
 
 /// How group labels are drawn under a panel: horizontal lines when every
-/// wrapped label fits its slot, else rotated to read bottom to top.
-struct LabelLayout {
+/// wrapped label fits its slot, else rotated to read bottom to top (also
+/// `bars`' category labels).
+pub(crate) struct LabelLayout {
     lines: Vec<Vec<String>>,
     rotated: bool,
-    height: i32,
+    pub(crate) height: i32,
 }
 
 impl LabelLayout {
-    fn new(labels: &[String], slot: f64) -> Self {
+    pub(crate) fn new(labels: &[String], slot: f64) -> Self {
         let line_h = FS_TICK * LINE;
         let widest = |lines: &[Vec<String>]| {
             lines
@@ -325,7 +326,7 @@ impl LabelLayout {
         }
     }
 
-    fn draw(&self, area: &Area, frame: &Frame, slot: f64) -> Result<()> {
+    pub(crate) fn draw(&self, area: &Area, frame: &Frame, slot: f64) -> Result<()> {
         let line_h = FS_TICK * LINE;
         for (i, lines) in self.lines.iter().enumerate() {
             let cx = f64::from(frame.left) + slot * (i as f64 + 0.5);

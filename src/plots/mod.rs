@@ -12,6 +12,7 @@
 //! (see [`CSS_VARIABLES`]), so a page can theme them.
 
 mod agreement;
+mod bars;
 mod classify;
 mod conditional;
 mod draw;
@@ -21,6 +22,7 @@ mod forest;
 mod preferences;
 mod score_dist;
 mod spans;
+mod strips;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -29,6 +31,7 @@ mod trend;
 mod versions;
 
 pub use agreement::{kappa_heatmap, label_distribution, KappaMatrix, LabelDistribution};
+pub use bars::{grouped_bars, BarPanel, GroupedBars};
 pub use classify::{curves, grid, reliability, Curves, Grid, Reliability};
 pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
@@ -39,6 +42,7 @@ pub use preferences::{
 };
 pub use score_dist::score_distribution;
 pub use spans::{stacked_counts, type_confusion, ConfusionPanel, StackedCounts, TypeConfusion};
+pub use strips::{strips, Strips};
 pub use theme::{CSS_VARIABLES, CSS_VARIABLES_DARK};
 pub use trend::trend;
 pub use versions::{count_grid, distributions, CountGrid, Distributions};

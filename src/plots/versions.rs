@@ -88,8 +88,8 @@ pub fn distributions(d: &Distributions) -> Result<Figure> {
     Ok(finish(&raw, NAME, TITLE, &description))
 }
 
-/// Colour swatches with names, right-aligned at `right`.
-fn legend(area: &Area, names: &[String], right: i32, y: i32) -> Result<()> {
+/// Colour swatches with names, right-aligned at `right` (also `bars`').
+pub(crate) fn legend(area: &Area, names: &[String], right: i32, y: i32) -> Result<()> {
     let shown: Vec<String> = names
         .iter()
         .map(|n| truncate_px(&super::text::clean(n), FS_TICK, 160.0))

@@ -865,3 +865,200 @@ fn sequence_gates_pass_fail_and_refuse_unknown_metrics() {
         &["is the baseline"],
     );
 }
+
+// ------------------------------------------------------------ snapshot of the example (5)
+
+/// The report without the shared stylesheet and script (their text
+/// belongs to the report engine, whose own tests cover them): each
+/// `<style>`/`<script>` element's content replaced by a placeholder, so
+/// that the snapshot follows the sequence report, not the page's CSS.
+fn without_shared_assets(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    loop {
+        let next = ["<style", "<script"]
+            .iter()
+            .filter_map(|tag| rest.find(tag).map(|i| (i, *tag)))
+            .min();
+        let Some((start, tag)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        let open_end = start + rest[start..].find('>').expect("a closed tag") + 1;
+        let close = format!("</{}>", &tag[1..]);
+        let end = open_end + rest[open_end..].find(&close).expect("a closing tag");
+        out.push_str(&rest[..open_end]);
+        out.push_str("[shared]");
+        rest = &rest[end..];
+    }
+}
+
+/// The example's whole output folder (every table, the summary JSON, every
+/// figure, the report with its stylesheet and script left out, the
+/// repository's path replaced by `<repo>`) and its terminal lines (the
+/// output folder replaced by `<out>`) match `tests/snapshots/sequence/`
+/// byte for byte. `UPDATE_SNAPSHOTS=1 cargo test --test integration
+/// sequence_snapshot` rewrites them (review the diff).
+#[test]
+fn sequence_snapshot_of_the_example() {
+    let exp = common::manifest_dir().join("examples/sequence/exp.toml");
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let o = std::process::Command::new(common::bin())
+        .args([
+            "sequence".as_ref(),
+            exp.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let repo = common::manifest_dir().display().to_string();
+    let mut files: Vec<(String, String)> = common::list_files(&out)
+        .into_iter()
+        .map(|f| {
+            let text = fs::read_to_string(out.join(&f))
+                .unwrap()
+                .replace(&repo, "<repo>");
+            let name = f.display().to_string();
+            let text = if name.ends_with(".html") {
+                without_shared_assets(&text)
+            } else {
+                text
+            };
+            (name, text)
+        })
+        .collect();
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    files.push((
+        "stdout.txt".into(),
+        stdout.replace(&out.display().to_string(), "<out>"),
+    ));
+    files.sort();
+    let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+    for part in ["output/", "figure/", "report/"] {
+        assert!(names.iter().any(|n| n.starts_with(part)), "{names:?}");
+    }
+    let dir = common::manifest_dir().join("tests/snapshots/sequence");
+    if common::updating_snapshots() {
+        let _ = fs::remove_dir_all(&dir);
+    }
+    let mut failures = Vec::new();
+    for (f, got) in &files {
+        let path = dir.join(f);
+        if common::updating_snapshots() {
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, got).unwrap();
+            continue;
+        }
+        match fs::read_to_string(&path) {
+            Ok(want) if want == *got => {}
+            Ok(want) => failures.push(format!("{f}: {}", common::first_difference(&want, got))),
+            Err(_) => failures.push(format!("{f}: no snapshot")),
+        }
+    }
+    let want = common::list_files(&dir);
+    assert_eq!(want.len(), files.len(), "files: {want:?} vs {names:?}");
+    assert!(
+        failures.is_empty(),
+        "differ from tests/snapshots/sequence (UPDATE_SNAPSHOTS=1 to rewrite, then review \
+         the diff):\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The figures of spec 5 are in the report, each with its file, and every
+/// system name reaching them is escaped.
+#[test]
+fn sequence_report_has_the_spec_figures_and_escapes_names() {
+    let work = tempfile::TempDir::new().unwrap();
+    let table = TABLE.replace("v2", "<b>v2</b>");
+    fs::write(work.path().join("p.csv"), table).unwrap();
+    let head = HEAD.replace("\"v2\"", "\"<b>v2</b>\"");
+    fs::write(
+        work.path().join("exp.toml"),
+        format!("{head}metrics = [\"bleu\", \"wer\", \"cer\"]\n[intervals]\nreplicates = 50\n"),
+    )
+    .unwrap();
+    let run = common::run_in(work.path(), ["sequence", "exp.toml", "-o", "out"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let html = fs::read_to_string(work.path().join("out/report/x_report.html")).unwrap();
+    assert!(
+        !html.contains("<b>v2"),
+        "a system name reached the HTML unescaped"
+    );
+    for figure in ["differences", "error_types", "scores_by_length"] {
+        let file = work.path().join(format!("out/figure/x_{figure}.svg"));
+        let svg = fs::read_to_string(&file).unwrap_or_else(|_| panic!("{figure}: no file"));
+        assert!(
+            svg.contains("&lt;b&gt;v2"),
+            "{figure}: the name is not escaped"
+        );
+        assert!(!svg.contains("<b>v2"), "{figure}");
+    }
+    assert!(html.contains("Substitutions, deletions and insertions"));
+    assert!(html.contains("No error bars"));
+}
+
+/// The example's report in headless Chromium: the script finishes without
+/// an error, the tables are enhanced, every section and figure is there.
+#[test]
+fn sequence_report_renders_in_chromium() {
+    let exp = common::manifest_dir().join("examples/sequence/exp.toml");
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    let o = std::process::Command::new(common::bin())
+        .args([
+            "sequence".as_ref(),
+            exp.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = out.join("report/mt_example_report.html");
+    let Some(dom) =
+        crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "sequence")
+    else {
+        return;
+    };
+    for section in [
+        "Scores and significance",
+        "Systems compared",
+        "Segments that moved",
+        "Errors",
+        "By subgroup and length",
+        "Perplexity",
+        "Data",
+    ] {
+        assert!(dom.contains(section), "{section}");
+    }
+    assert_eq!(dom.matches("<figure").count(), 6, "six figures");
+}
+
+/// sequence.md 1.1: only `logprobs_file` with `metrics = ["perplexity"]`
+/// (no table, no reference stream) runs; the file's systems in order.
+#[test]
+fn sequence_perplexity_alone_needs_no_reference() {
+    let work = tempfile::TempDir::new().unwrap();
+    let lines = "{\"id\": \"a\", \"system\": \"m1\", \"logprobs\": [null, -1.0, -2.0]}\n\
+                 {\"id\": \"b\", \"system\": \"m1\", \"logprobs\": [-0.5, -1.5]}\n\
+                 {\"id\": \"a\", \"system\": \"m2\", \"logprobs\": [null, -0.5, -1.0]}\n\
+                 {\"id\": \"b\", \"system\": \"m2\", \"logprobs\": [-0.25, -0.75]}\n";
+    fs::write(work.path().join("lp.jsonl"), lines).unwrap();
+    fs::write(
+        work.path().join("exp.toml"),
+        "experiment_id = \"ppl\"\nlogprobs_file = \"lp.jsonl\"\nmetrics = [\"perplexity\"]\n",
+    )
+    .unwrap();
+    let run = common::run_in(work.path(), ["sequence", "exp.toml", "-o", "out"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let report = fs::read_to_string(work.path().join("out/report/ppl_report.html")).unwrap();
+    assert!(report.contains("m1") && report.contains("m2"));
+    // m1: NLL 3 + 2 over 4 tokens -> exp(1.25) = 3.490
+    let summary = fs::read_to_string(work.path().join("out/output/ppl_summary.json")).unwrap();
+    assert!(summary.contains("3.490"), "{summary}");
+}

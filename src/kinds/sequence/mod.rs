@@ -9,12 +9,14 @@
 //! * [`resample`]: sacreBLEU's bootstrap and randomization.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
-//! * [`report`]: the HTML report through `crate::render`.
+//! * [`report`]: the HTML report through `crate::render`; [`figures`]: its
+//!   figures through `crate::plots`.
 //! * this file: the kind's contract ([`Sequence`]), files, terminal lines.
 //!
 //! Command assembly: reads only in `read`, defines no metric of its own,
 //! writes only through the output stage.
 
+pub mod figures;
 pub mod gates;
 pub mod logprobs;
 pub mod ppl;
@@ -160,15 +162,23 @@ impl super::Report for Computed {
 /// One line of data, one per system and metric, one per compared metric.
 fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
     let seg = &run.segments;
-    let mut out = vec![format!(
-        "{}: {} segments ({} rows, {} without a reference), {} systems, nrefs {}",
-        cfg.experiment_id,
-        seg.n(),
-        seg.n_rows,
-        seg.dropped_ids.len(),
-        seg.systems.len(),
-        run.nrefs
-    )];
+    let mut out = if seg.systems.is_empty() {
+        vec![format!(
+            "{}: perplexity of {} system(s) from log-probabilities (no text metric)",
+            cfg.experiment_id,
+            run.ppl.len()
+        )]
+    } else {
+        vec![format!(
+            "{}: {} segments ({} rows, {} without a reference), {} systems, nrefs {}",
+            cfg.experiment_id,
+            seg.n(),
+            seg.n_rows,
+            seg.dropped_ids.len(),
+            seg.systems.len(),
+            run.nrefs
+        )]
+    };
     for (s, results) in run.results.iter().enumerate() {
         let parts: Vec<String> = results
             .iter()
@@ -192,6 +202,19 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
             parts.join("  ")
         ));
     }
+    for p in &run.ppl {
+        let interval = if p.lower.is_finite() {
+            format!(" [{}, {}]", report::fmt(p.lower), report::fmt(p.upper))
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "  {:<16} perplexity {}{interval} over {} sequences",
+            p.system,
+            report::fmt(p.numbers.perplexity),
+            p.numbers.sequences
+        ));
+    }
     for (s, rows) in &run.comparisons {
         for r in rows {
             out.push(format!(
@@ -199,7 +222,9 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
                 run.systems[*s].name,
                 run.systems[run.baseline].name,
                 tables::metric_name(cfg, &r.metric),
-                report::fmt(r.delta).parse::<f64>().unwrap_or(r.delta),
+                report::fmt_like(r.delta, r.baseline)
+                    .parse::<f64>()
+                    .unwrap_or(r.delta),
                 r.verdict
             ));
         }

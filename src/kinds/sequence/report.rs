@@ -17,43 +17,70 @@ use crate::render::tables::{frame_table, FrameOpts};
 use crate::render::{Block, Builder, Decision, Header, Report, Section, Tone};
 use crate::table::Frame;
 
-use super::run::{family, Family, Run};
+use super::figures;
+use super::run::{family, Comparison, Family, Run};
 use super::tables::{self, metric_name, signature};
 
 /// A score as the report shows it: 2 decimals on sacreBLEU's 0-100 scale,
 /// 4 on jiwer's fractions.
 pub fn fmt(x: f64) -> String {
-    if x.abs() >= 2.0 {
+    fmt_like(x, x)
+}
+
+/// `x` with the decimals [`fmt`] gives `like` (a difference with its
+/// scores' decimals: `Δ 0.09` BLEU, not `Δ 0.0900`).
+pub fn fmt_like(x: f64, like: f64) -> String {
+    if like.abs() >= 2.0 {
         fixed(x, 2)
     } else {
         fixed(x, 4)
     }
 }
 
+/// One tile's interval line: `95% CI [a, b] · Δ d · verdict` for a
+/// candidate, `... · baseline` for the baseline.
+fn tile_line(level: f64, (lower, upper): (f64, f64), cmp: Option<&Comparison>) -> String {
+    let ci = if lower.is_finite() {
+        // 0.9 * 100 is 90.00000000000001 in binary64: round to a tenth
+        let pct = (level * 1000.0).round() / 10.0;
+        format!("{pct}% CI [{}, {}]", fmt(lower), fmt(upper))
+    } else {
+        String::new()
+    };
+    match cmp {
+        Some(c) => format!("{ci} · Δ {} · {}", fmt_like(c.delta, c.baseline), c.verdict),
+        None => format!("{ci} · baseline"),
+    }
+}
+
+/// The first screen's tiles: per system, each metric (perplexity last)
+/// with its interval and, for candidates, the verdict against the
+/// baseline.
 fn glance(run: &Run, cfg: &SequenceConfig) -> Vec<Glance> {
     let level = cfg.intervals.map_or(0.95, |i| i.level);
     let mut out = Vec::new();
     for (s, results) in run.results.iter().enumerate() {
-        for (mi, r) in results.iter().enumerate() {
-            let ci = if r.lower.is_finite() {
-                format!("{}% CI [{}, {}]", level * 100.0, fmt(r.lower), fmt(r.upper))
-            } else {
-                String::new()
-            };
-            let cmp = run
-                .comparisons
+        let cmp = |metric: &str| {
+            run.comparisons
                 .iter()
                 .find(|(c, _)| *c == s)
-                .map(|(_, rows)| &rows[mi]);
-            let ci = match cmp {
-                Some(c) => format!("{ci} · Δ {} · {}", fmt(c.delta), c.verdict),
-                None => format!("{ci} · baseline"),
-            };
+                .and_then(|(_, rows)| rows.iter().find(|r| r.metric == metric))
+        };
+        for r in results {
             out.push(Glance {
                 label: format!("{} {}", run.systems[s].name, metric_name(cfg, &r.metric)),
                 value: fmt(r.score),
                 title: signature(cfg, run, &r.metric, "").unwrap_or_default(),
-                ci,
+                ci: tile_line(level, (r.lower, r.upper), cmp(&r.metric)),
+            });
+        }
+        let name = &run.systems[s].name;
+        if let Some(p) = run.ppl.iter().find(|p| &p.system == name) {
+            out.push(Glance {
+                label: format!("{name} perplexity"),
+                value: fmt(p.numbers.perplexity),
+                title: "exp(sum NLL / sum tokens)".into(),
+                ci: tile_line(level, (p.lower, p.upper), cmp("perplexity")),
             });
         }
     }
@@ -93,7 +120,7 @@ pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
         Some(c) => format!(
             "{} is {} {name} {} {base}: {} (margin {} {name}, Holm across metrics).",
             run.systems[best].name,
-            fmt(c.delta.abs()),
+            fmt_like(c.delta.abs(), c.baseline),
             if c.delta >= 0.0 { "above" } else { "below" },
             c.verdict,
             c.margin
@@ -134,7 +161,9 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
                     "{} {} ({:+}, {})",
                     run.systems[*s].name,
                     metric_name(cfg, &r.metric),
-                    fmt(r.delta).parse::<f64>().unwrap_or(r.delta),
+                    fmt_like(r.delta, r.baseline)
+                        .parse::<f64>()
+                        .unwrap_or(r.delta),
                     r.verdict
                 ));
             } else if r.verdict.contains("improved") {
@@ -362,23 +391,131 @@ fn score_blocks(b: &mut Builder, run: &Run, cfg: &SequenceConfig, frames: &[Fram
     blocks
 }
 
-/// The "Errors" section's blocks: the most frequent error chunks.
+/// The "Errors" section's blocks: each system's most frequent error
+/// chunks.
 fn error_blocks(b: &mut Builder, frames: &[Frame]) -> Vec<Block> {
     let mut blocks = Vec::new();
-    let frame = |name: &str| frames.iter().find(|f| f.name == name);
-    if let Some(f) = frame("error_counts") {
-        let top: Vec<usize> = (0..f.nrows().min(tables::REPORT_ERROR_ROWS)).collect();
-        let t = b.table("error_counts", "jiwer's error counts (substitution, insertion and deletion chunks), most frequent first.", true, true);
-        blocks.push(Block::Table(frame_table(
-            t,
-            f,
-            &FrameOpts {
-                rows: Some(&top),
-                ..FrameOpts::default()
-            },
-        )));
+    if let Some(f) = frames.iter().find(|f| f.name == "error_counts") {
+        let caption = format!(
+            "jiwer's error counts (substitution, insertion and deletion chunks): each system's {} most frequent (the table file has every one).",
+            tables::REPORT_ERROR_ROWS
+        );
+        let t = b.table("error_counts", &caption, true, true);
+        blocks.push(Block::Table(frame_table(t, f, &FrameOpts::default())));
     }
     blocks
+}
+
+/// The blocks of the section `name` (after its heading).
+fn section_blocks(
+    b: &mut Builder,
+    name: &str,
+    run: &Run,
+    cfg: &SequenceConfig,
+    frames: &[Frame],
+) -> anyhow::Result<Vec<Block>> {
+    let frame = |name: &str| frames.iter().find(|f| f.name == name);
+    let mut blocks = Vec::new();
+    match name {
+        "scores" => blocks.extend(score_blocks(b, run, cfg, frames)),
+        "systems_compared" => {
+            blocks.extend(figures::gains_forest(b, run, cfg)?);
+            if let Some(f) = frame("system_comparisons") {
+                let caption = format!("Each candidate against {}: the difference with its paired bootstrap interval, the gain (the difference turned where lower is better), p-values (Holm across metrics), margin and verdict.", run.systems[run.baseline].name);
+                let t = b.table("system_comparisons", &caption, true, true);
+                let columns = [
+                    "system",
+                    "statistic",
+                    "delta",
+                    "delta_lower",
+                    "delta_upper",
+                    "gain",
+                    "p_value",
+                    "p_holm",
+                    "margin",
+                    "verdict",
+                    "p_paired_bs",
+                    "p_ar",
+                ];
+                let opts = FrameOpts {
+                    columns: Some(&columns),
+                    p_values: &["p_value", "p_holm", "p_paired_bs", "p_ar"],
+                    ..FrameOpts::default()
+                };
+                blocks.push(Block::Table(frame_table(t, f, &opts)));
+            }
+        }
+        "segments" => {
+            blocks.extend(figures::sentence_strips(b, run, cfg)?);
+            blocks.extend(segment_blocks(run, cfg));
+        }
+        "errors" => {
+            blocks.extend(figures::error_bars(b, run, cfg)?);
+            blocks.extend(error_blocks(b, frames));
+        }
+        "by_subgroup_and_length" => {
+            blocks.extend(figures::subset_bars(b, run, cfg)?);
+            for f in frames
+                .iter()
+                .filter(|f| f.name.starts_with("corpus_scores_by_") || f.name == "length_buckets")
+            {
+                let t = b.table(
+                    &f.name,
+                    "Corpus scores recomputed on each subset (not means of segment scores); n_segments counts the subset's segments (the WER family and CER use those with a first-stream reference).",
+                    true,
+                    true,
+                );
+                let opts = FrameOpts {
+                    counts: &["n_segments"],
+                    ..FrameOpts::default()
+                };
+                blocks.push(Block::Table(frame_table(t, f, &opts)));
+            }
+        }
+        "perplexity" => blocks.extend(perplexity_blocks(b, run, frames)?),
+        _ => blocks.extend(data_blocks(run, cfg)),
+    }
+    Ok(blocks)
+}
+
+/// The "Perplexity" section's blocks: the three perplexities side by side
+/// with what each is, and the per-sequence distribution.
+fn perplexity_blocks(b: &mut Builder, run: &Run, frames: &[Frame]) -> anyhow::Result<Vec<Block>> {
+    let mut blocks = vec![Block::Note(
+        "Three perplexities, often confused: perplexity = exp(sum NLL / sum tokens), weighted \
+         by tokens (lm-eval's); geometric_mean_perplexity = exp(mean of each sequence's NLL per \
+         token) (CS224u's mean perplexity); arithmetic_mean_perplexity = mean of each \
+         sequence's perplexity (Hugging Face evaluate's mean_perplexity). Lower is better; the \
+         interval and the verdicts are the token-weighted one's."
+            .into(),
+    )];
+    if let Some(f) = frames.iter().find(|f| f.name == "perplexity") {
+        let t = b.table(
+            "perplexity",
+            "Perplexity per system (natural-log probabilities).",
+            true,
+            true,
+        );
+        let columns = [
+            "system",
+            "sequences",
+            "tokens",
+            "perplexity",
+            "geometric_mean_perplexity",
+            "arithmetic_mean_perplexity",
+            "bits_per_token",
+            "n_sentinel",
+            "n_empty_sequences",
+        ];
+        let opts = FrameOpts {
+            columns: Some(&columns),
+            counts: &["sequences", "tokens", "n_sentinel", "n_empty_sequences"],
+            ..FrameOpts::default()
+        };
+        blocks.push(Block::Table(frame_table(t, f, &opts)));
+    }
+    blocks.extend(figures::perplexity_strips(b, run)?);
+    Ok(blocks)
 }
 
 /// The sequence report.
@@ -393,7 +530,6 @@ pub fn report(
         .into_iter()
         .collect();
     let frames = tables::report_frames(run, cfg);
-    let frame = |name: &str| frames.iter().find(|f| f.name == name);
     let mut names = vec!["scores"];
     if !run.comparisons.is_empty() {
         names.push("systems_compared");
@@ -402,11 +538,17 @@ pub fn report(
     if run
         .text_metrics(cfg)
         .iter()
-        .any(|m| family(m) == Family::Word)
+        .any(|m| matches!(family(m), Family::Word | Family::Char))
     {
         names.push("errors");
     }
-    names.push("by_subgroup_and_length");
+    // no segment (perplexity alone): no subset to show
+    if !run.buckets.is_empty() || !run.subgroups.is_empty() {
+        names.push("by_subgroup_and_length");
+    }
+    if !run.ppl.is_empty() {
+        names.push("perplexity");
+    }
     names.push("data");
     let ids = b.section_ids(names.iter().copied());
     let mut sections = Vec::new();
@@ -417,31 +559,11 @@ pub fn report(
             "segments" => "Segments that moved",
             "errors" => "Errors",
             "by_subgroup_and_length" => "By subgroup and length",
+            "perplexity" => "Perplexity",
             _ => "Data",
         };
         let mut blocks = vec![Block::Heading(b.heading(2, title))];
-        match *name {
-            "scores" => blocks.extend(score_blocks(&mut b, run, cfg, &frames)),
-            "systems_compared" => {
-                if let Some(f) = frame("system_comparisons") {
-                    blocks.push(table_block(&mut b, f, "Each candidate against the baseline: difference, its interval, the gain (lower is better for TER, the WER family and CER), p-value, Holm across metrics, and the verdict with its margin."));
-                }
-            }
-            "segments" => blocks.extend(segment_blocks(run, cfg)),
-            "errors" => blocks.extend(error_blocks(&mut b, &frames)),
-            "by_subgroup_and_length" => {
-                for f in frames.iter().filter(|f| {
-                    f.name.starts_with("corpus_scores_by_") || f.name == "length_buckets"
-                }) {
-                    blocks.push(table_block(
-                        &mut b,
-                        f,
-                        "Corpus scores recomputed on each subset (not means of segment scores).",
-                    ));
-                }
-            }
-            _ => blocks.extend(data_blocks(run, cfg)),
-        }
+        blocks.extend(section_blocks(&mut b, name, run, cfg, &frames)?);
         sections.push(Section {
             id,
             name: name.to_string(),

@@ -525,9 +525,17 @@ impl Run {
     }
 }
 
+/// Segments with a first reference (WER and CER read that stream only);
+/// 0 without any reference stream (perplexity alone).
+fn first_stream_segments(seg: &Segments) -> usize {
+    seg.refs
+        .first()
+        .map_or(0, |r| r.iter().filter(|r| r.is_some()).count())
+}
+
 fn n_segments_of(seg: &Segments, metric: &str) -> usize {
     match family(metric) {
-        Family::Word | Family::Char => seg.refs[0].iter().filter(|r| r.is_some()).count(),
+        Family::Word | Family::Char => first_stream_segments(seg),
         _ => seg.n(),
     }
 }
@@ -621,7 +629,7 @@ pub fn run(
     } else {
         "var".into()
     };
-    let wer_segments = seg.refs[0].iter().filter(|r| r.is_some()).count();
+    let wer_segments = first_stream_segments(&seg);
     Ok(Run {
         segments: seg,
         systems,

@@ -8,6 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::config::sequence::{larger_is_better, SequenceConfig};
+use crate::metrics::sequence::perplexity::perplexity;
 use crate::metrics::sequence::text::{py_rstrip, py_split};
 use crate::output::json::number;
 use crate::table::{text_values, Column, Frame, Values};
@@ -75,11 +76,35 @@ fn ar_extra(cfg: &SequenceConfig) -> Option<String> {
 
 /// Every table.
 pub fn frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
-    let mut out = vec![
-        corpus_scores(run, cfg),
-        corpus_stats(run, cfg),
-        segment_scores(run, cfg),
-    ];
+    assemble(run, cfg, Use::Files)
+}
+
+/// The tables the report shows: every table but the per-segment and
+/// per-sequence ones, the subset scores with a column per metric
+/// ([`subset_views`]), and of `error_counts` each system's
+/// [`REPORT_ERROR_ROWS`] most frequent entries (the others go to the files
+/// only).
+pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
+    assemble(run, cfg, Use::Report)
+}
+
+/// Who the tables are for: the output files (every table, whole) or the
+/// report (no per-segment or per-sequence table, the top error counts).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Files,
+    Report,
+}
+
+/// The tables in the files' order, for the files or for the report: the
+/// one list both read, so that they cannot drift apart.
+fn assemble(run: &Run, cfg: &SequenceConfig, to: Use) -> Vec<Frame> {
+    let files = to == Use::Files;
+    let mut out = vec![corpus_scores(run, cfg)];
+    if files {
+        out.push(corpus_stats(run, cfg));
+        out.push(segment_scores(run, cfg));
+    }
     if cfg.intervals.is_some() {
         out.push(significance(run, cfg));
         if !run.comparisons.is_empty() {
@@ -87,45 +112,31 @@ pub fn frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
         }
     }
     if !run.ppl.is_empty() {
-        out.extend(perplexity_frames(run));
-    }
-    out.extend(subgroup_frames(run));
-    out.push(length_buckets(run));
-    if run
-        .text_metrics(cfg)
-        .iter()
-        .any(|m| family(m) == Family::Word)
-    {
-        out.push(error_counts(run, usize::MAX));
-    }
-    out
-}
-
-/// The tables the report shows: every table but the per-segment and
-/// per-sequence ones, and the first [`REPORT_ERROR_ROWS`] rows of
-/// `error_counts` (the others go to the files only).
-pub fn report_frames(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
-    let mut out = vec![corpus_scores(run, cfg)];
-    if cfg.intervals.is_some() {
-        out.push(significance(run, cfg));
-        if !run.comparisons.is_empty() {
-            out.push(comparisons(run));
+        let [summary, sequences] = perplexity_frames(run);
+        out.push(summary);
+        if files {
+            out.push(sequences);
         }
     }
-    out.extend(subgroup_frames(run));
-    out.push(length_buckets(run));
+    if files {
+        out.extend(subgroup_frames(run));
+        out.push(length_buckets(run));
+    } else {
+        out.extend(subset_views(run, cfg));
+    }
     if run
         .text_metrics(cfg)
         .iter()
         .any(|m| family(m) == Family::Word)
     {
-        out.push(error_counts(run, REPORT_ERROR_ROWS));
+        let limit = if files { usize::MAX } else { REPORT_ERROR_ROWS };
+        out.push(error_counts(run, limit));
     }
     out
 }
 
-/// Rows of `error_counts` the report shows.
-pub const REPORT_ERROR_ROWS: usize = 60;
+/// Rows of `error_counts` the report shows per system.
+pub const REPORT_ERROR_ROWS: usize = 20;
 
 fn corpus_scores(run: &Run, cfg: &SequenceConfig) -> Frame {
     let (mut sys, mut met, mut name, mut sig, mut verbose) =
@@ -435,7 +446,13 @@ fn comparisons(run: &Run) -> Frame {
 
 type SeqRow = (String, u64, f64, u64);
 
-fn perplexity_frames(run: &Run) -> Vec<Frame> {
+/// A sequence's own perplexity, `exp(nll / tokens)` (NaN without a
+/// token): the table's column and the report's distribution.
+pub fn sequence_perplexity(row: &SeqRow) -> f64 {
+    perplexity(row.2, row.1 as f64)
+}
+
+fn perplexity_frames(run: &Run) -> [Frame; 2] {
     let p = &run.ppl;
     let num = |f: &dyn Fn(&super::ppl::PplRun) -> f64| p.iter().map(f).collect::<Vec<f64>>();
     let text = |i: usize| -> Vec<f64> {
@@ -497,13 +514,11 @@ fn perplexity_frames(run: &Run) -> Vec<Frame> {
         .float("nll", rows.iter().map(|r| r.1 .2).collect())
         .float(
             "perplexity",
-            rows.iter()
-                .map(|r| (r.1 .2 / r.1 .1 as f64).exp())
-                .collect(),
+            rows.iter().map(|r| sequence_perplexity(r.1)).collect(),
         )
         .int("n_sentinel", rows.iter().map(|r| r.1 .3 as i64).collect())
         .finish("perplexity_sequences");
-    vec![summary, sequences]
+    [summary, sequences]
 }
 
 fn subgroup_frames(run: &Run) -> Vec<Frame> {
@@ -559,6 +574,67 @@ fn length_buckets(run: &Run) -> Frame {
         .finish("length_buckets")
 }
 
+/// The report's view of the subset scores (`corpus_scores_by_<g>`,
+/// `length_buckets`): a row per subset and system, a column per metric
+/// (named as the report names it), where the files have a row per metric.
+fn subset_views(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
+    let mut out = Vec::new();
+    for (g, _) in &run.segments.subgroups {
+        let subsets: Vec<_> = run
+            .subgroups
+            .iter()
+            .filter(|(c, ..)| c == g)
+            .map(|(_, level, n, scores)| (level.clone(), *n, scores.as_slice()))
+            .collect();
+        out.push(subset_view(
+            run,
+            cfg,
+            &format!("corpus_scores_by_{g}"),
+            g,
+            &subsets,
+        ));
+    }
+    let buckets: Vec<_> = run
+        .buckets
+        .iter()
+        .map(|(label, _, _, n, scores)| (label.clone(), *n, scores.as_slice()))
+        .collect();
+    out.push(subset_view(run, cfg, "length_buckets", "bucket", &buckets));
+    out
+}
+
+/// One subset view: `(label, segments, scores)` per subset.
+fn subset_view(
+    run: &Run,
+    cfg: &SequenceConfig,
+    name: &str,
+    column: &str,
+    subsets: &[(String, usize, &[super::run::SubsetScore])],
+) -> Frame {
+    let metrics = run.text_metrics(cfg);
+    let (mut label, mut n, mut sys) = (vec![], vec![], vec![]);
+    let mut cols: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
+    for (l, count, scores) in subsets {
+        for s in &run.systems {
+            label.push(Some(l.clone()));
+            n.push(*count as i64);
+            sys.push(Some(s.name.clone()));
+            for (c, m) in cols.iter_mut().zip(&metrics) {
+                let x = scores.iter().find(|x| x.system == s.name && x.metric == *m);
+                c.push(x.map_or(f64::NAN, |x| x.score));
+            }
+        }
+    }
+    let mut b = Builder::default()
+        .text(column, label)
+        .int("n_segments", n)
+        .text("system", sys);
+    for (m, c) in metrics.iter().zip(cols) {
+        b = b.float(&metric_name(cfg, m), c);
+    }
+    b.finish(name)
+}
+
 /// Every distinct error entry of a system, sorted by count (descending),
 /// then type and text: `(type, reference, hypothesis, count)`; the first
 /// `limit` of them.
@@ -595,14 +671,12 @@ pub fn error_rows(run: &Run, s: usize, limit: usize) -> Vec<(&'static str, Strin
         .collect()
 }
 
-/// The `error_counts` table, or its first `limit` rows (the report's).
+/// The `error_counts` table, or each system's first `limit` rows (the
+/// report's).
 fn error_counts(run: &Run, limit: usize) -> Frame {
     let (mut sys, mut ty, mut r, mut h, mut c) = (vec![], vec![], vec![], vec![], vec![]);
     for s in 0..run.systems.len() {
-        if c.len() >= limit {
-            break;
-        }
-        for (t, rr, hh, cc) in error_rows(run, s, limit - c.len()) {
+        for (t, rr, hh, cc) in error_rows(run, s, limit) {
             sys.push(Some(run.systems[s].name.clone()));
             ty.push(Some(t.to_string()));
             r.push(Some(rr));
@@ -617,6 +691,23 @@ fn error_counts(run: &Run, limit: usize) -> Frame {
         .text("hypothesis", h)
         .int("count", c)
         .finish("error_counts")
+}
+
+/// A system's perplexity in the summary JSON.
+fn ppl_summary(p: &super::ppl::PplRun) -> Value {
+    json!({
+        "name": "perplexity",
+        "estimate": number(p.numbers.perplexity),
+        "lower": number(p.lower),
+        "upper": number(p.upper),
+        "bs_mean": number(p.bs_mean),
+        "bs_ci": number(p.bs_ci),
+        "bs_p": p.bs_p,
+        "n_segments": p.numbers.sequences,
+        "geometric_mean_perplexity": number(p.numbers.geometric_mean_perplexity),
+        "arithmetic_mean_perplexity": number(p.numbers.arithmetic_mean_perplexity),
+        "n_sentinel": p.n_sentinel,
+    })
 }
 
 /// `<id>_summary.json` (uncertainty.md 4.2 layout, kind "sequence").
@@ -679,24 +770,18 @@ pub fn summary(run: &Run, cfg: &SequenceConfig) -> Value {
             );
         }
         if let Some(p) = run.ppl.iter().find(|p| p.system == run.systems[s].name) {
-            per.insert(
-                "perplexity".into(),
-                json!({
-                    "name": "perplexity",
-                    "estimate": number(p.numbers.perplexity),
-                    "lower": number(p.lower),
-                    "upper": number(p.upper),
-                    "bs_mean": number(p.bs_mean),
-                    "bs_ci": number(p.bs_ci),
-                    "bs_p": p.bs_p,
-                    "n_segments": p.numbers.sequences,
-                    "geometric_mean_perplexity": number(p.numbers.geometric_mean_perplexity),
-                    "arithmetic_mean_perplexity": number(p.numbers.arithmetic_mean_perplexity),
-                    "n_sentinel": p.n_sentinel,
-                }),
-            );
+            per.insert("perplexity".into(), ppl_summary(p));
         }
         systems.insert(run.systems[s].name.clone(), Value::Object(per));
+    }
+    // systems with log-probabilities and no text (perplexity alone)
+    for p in &run.ppl {
+        if systems.contains_key(&p.system) {
+            continue;
+        }
+        let mut per = serde_json::Map::new();
+        per.insert("perplexity".into(), ppl_summary(p));
+        systems.insert(p.system.clone(), Value::Object(per));
     }
     let comparisons: Vec<Value> = run
         .comparisons

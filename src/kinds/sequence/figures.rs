@@ -1,0 +1,322 @@
+//! Command assembly (sequence): the report's figures (`spec/sequence.md`
+//! 5) through the shared plots: the substitution, deletion and insertion
+//! counts per system (`plots::grouped_bars`), the corpus scores by length
+//! bucket and by subgroup (the same, one panel per metric), the sentence
+//! scores of the first metric with the corpus score marked and the
+//! per-sequence perplexities on a log scale with the three perplexities
+//! marked (`plots::strips`), and the forest plot of each metric's gain
+//! over the baseline (`plots::forest`).
+//!
+//! Draws only numbers the run computed (the subset scores are
+//! `run::subset_scores`, the corpus metric on each subset's summed
+//! statistics); computes no statistic, writes nothing.
+
+use anyhow::Result;
+
+use crate::config::sequence::{larger_is_better, SequenceConfig};
+use crate::plots::{
+    forest, grouped_bars, strips, BarPanel, Forest, ForestPanel, GroupedBars, Strips,
+};
+use crate::render::{Block, Builder};
+
+use super::run::{family, Family, Run, SubsetScore};
+use super::tables::{metric_name, sequence_perplexity};
+
+/// `higher` or `lower`: the better direction of a metric.
+fn better(metric: &str) -> &'static str {
+    if larger_is_better(metric) {
+        "higher"
+    } else {
+        "lower"
+    }
+}
+
+/// `BLEU (higher is better)`: a bar panel's title.
+fn panel_title(cfg: &SequenceConfig, metric: &str) -> String {
+    format!(
+        "{} ({} is better)",
+        metric_name(cfg, metric),
+        better(metric)
+    )
+}
+
+/// `BLEU (higher better)`: a forest panel's title (after its `Δ`).
+fn direction(cfg: &SequenceConfig, metric: &str) -> String {
+    format!("{} ({} better)", metric_name(cfg, metric), better(metric))
+}
+
+/// The S/D/I bars: per system, jiwer's substitutions, deletions and
+/// insertions of words (and of characters with CER), the sums behind
+/// `corpus_stats`; `None` without a WER-family metric or CER.
+pub fn error_bars(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Option<Block>> {
+    let metrics = run.text_metrics(cfg);
+    let n = run.segments.n();
+    let mut panels = Vec::new();
+    for (f, unit) in [(Family::Word, "Word"), (Family::Char, "Character")] {
+        if !metrics.iter().any(|m| family(m) == f) {
+            continue;
+        }
+        // [H, S, D, I, N, P]: S, D, I per system
+        let values = run
+            .systems
+            .iter()
+            .map(|s| s.stats(f).sums(0..n)[1..4].to_vec())
+            .collect();
+        panels.push(BarPanel {
+            title: format!("{unit} errors"),
+            values,
+            intervals: Vec::new(),
+        });
+    }
+    if panels.is_empty() {
+        return Ok(None);
+    }
+    let d = GroupedBars {
+        name: "error_types".into(),
+        title: "Substitutions, deletions and insertions".into(),
+        description: format!(
+            "Grouped bar charts: for each of {} systems, the number of substituted, deleted and \
+             inserted {} against the first reference (jiwer's alignment, summed over the {} \
+             segments that have one).",
+            run.systems.len(),
+            if panels.len() == 2 {
+                "words and characters"
+            } else if metrics.iter().any(|m| family(m) == Family::Word) {
+                "words"
+            } else {
+                "characters"
+            },
+            run.wer_segments
+        ),
+        categories: run.systems.iter().map(|s| s.name.clone()).collect(),
+        series: vec![
+            "substitutions".into(),
+            "deletions".into(),
+            "insertions".into(),
+        ],
+        panels,
+    };
+    Ok(Some(Block::Figure(b.figure(grouped_bars(&d)?))))
+}
+
+/// The bars of one kind of subset (length buckets or a subgroup's levels):
+/// `subsets` = (label, segments, scores of every system and metric).
+fn subset_figure(
+    run: &Run,
+    cfg: &SequenceConfig,
+    subsets: &[(String, usize, &[SubsetScore])],
+    (name, title, what): (String, String, String),
+) -> Result<crate::plots::Figure> {
+    let systems: Vec<String> = run.systems.iter().map(|s| s.name.clone()).collect();
+    let score = |scores: &[SubsetScore], system: &str, metric: &str| {
+        scores
+            .iter()
+            .find(|x| x.system == system && x.metric == metric)
+            .map_or(f64::NAN, |x| x.score)
+    };
+    let panels = run
+        .text_metrics(cfg)
+        .iter()
+        .map(|m| BarPanel {
+            title: panel_title(cfg, m),
+            values: subsets
+                .iter()
+                .map(|(_, _, scores)| systems.iter().map(|s| score(scores, s, m)).collect())
+                .collect(),
+            intervals: Vec::new(),
+        })
+        .collect();
+    let d = GroupedBars {
+        name,
+        title,
+        description: format!(
+            "Grouped bar charts, one per metric: for each {what} (segments in brackets), the \
+             corpus score of each of {} systems recomputed on that subset's segments (not a \
+             mean of segment scores). No error bars: sacreBLEU's bootstrap (and so \
+             rsmreport's) resamples the whole corpus, not each subset; a small subset's score \
+             can move a lot.",
+            systems.len()
+        ),
+        categories: subsets
+            .iter()
+            .map(|(label, n, _)| format!("{label} ({n})"))
+            .collect(),
+        series: systems,
+        panels,
+    };
+    grouped_bars(&d)
+}
+
+/// The bars by length bucket and by each subgroup (their captions say
+/// that they carry no intervals).
+pub fn subset_bars(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Vec<Block>> {
+    let mut out = Vec::new();
+    if !run.buckets.is_empty() {
+        let subsets: Vec<_> = run
+            .buckets
+            .iter()
+            .map(|(label, _, _, n, scores)| (format!("{label} words"), *n, scores.as_slice()))
+            .collect();
+        let fig = subset_figure(
+            run,
+            cfg,
+            &subsets,
+            (
+                "scores_by_length".into(),
+                "Scores by reference length".into(),
+                "length bucket of the first reference (words)".into(),
+            ),
+        )?;
+        out.push(Block::Figure(b.figure(fig)));
+    }
+    for (g, _) in &run.segments.subgroups {
+        let subsets: Vec<_> = run
+            .subgroups
+            .iter()
+            .filter(|(c, ..)| c == g)
+            .map(|(_, level, n, scores)| (level.clone(), *n, scores.as_slice()))
+            .collect();
+        let fig = subset_figure(
+            run,
+            cfg,
+            &subsets,
+            (
+                format!("scores_by_{g}"),
+                format!("Scores by {g}"),
+                format!("level of {g}"),
+            ),
+        )?;
+        out.push(Block::Figure(b.figure(fig)));
+    }
+    Ok(out)
+}
+
+/// The sentence scores of the first metric (sacreBLEU's or jiwer's
+/// sentence score of each segment), one strip per system, the corpus score
+/// marked.
+pub fn sentence_strips(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Option<Block>> {
+    let Some(m) = run.text_metrics(cfg).first().copied() else {
+        return Ok(None);
+    };
+    let name = metric_name(cfg, m);
+    let rows = run
+        .systems
+        .iter()
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.segment_scores[0].iter().flatten().copied().collect(),
+            )
+        })
+        .collect();
+    let corpus = run.results.iter().map(|r| r[0].score).collect();
+    let d = Strips {
+        name: "sentence_scores".into(),
+        title: format!("Sentence {name} of each segment"),
+        description: format!(
+            "Strip plot: for each of {} systems, every segment's sentence {name} as a dot (a \
+             histogram with many segments), and the corpus {name} as a line: the corpus score \
+             comes from the summed statistics of all segments, not from the mean of sentence \
+             scores.",
+            run.systems.len()
+        ),
+        axis: format!("sentence {name} ({} is better)", better(m)),
+        dot: "one segment".into(),
+        log: false,
+        rows,
+        markers: vec![(format!("corpus {name}"), corpus)],
+    };
+    Ok(Some(Block::Figure(b.figure(strips(&d)?))))
+}
+
+/// The per-sequence perplexities of every system on a log scale, with the
+/// token-weighted, geometric-mean and arithmetic-mean perplexities marked.
+pub fn perplexity_strips(b: &mut Builder, run: &Run) -> Result<Option<Block>> {
+    if run.ppl.is_empty() {
+        return Ok(None);
+    }
+    let rows = run
+        .ppl
+        .iter()
+        .map(|p| {
+            let values = p.sequences.iter().map(sequence_perplexity).collect();
+            (p.system.clone(), values)
+        })
+        .collect();
+    let marker = |f: fn(&super::ppl::PplRun) -> f64| run.ppl.iter().map(f).collect::<Vec<f64>>();
+    let d = Strips {
+        name: "perplexity_sequences".into(),
+        title: "Perplexity of each sequence".into(),
+        description: format!(
+            "Strip plot on a log scale: for each of {} systems, every scored sequence's own \
+             perplexity exp(NLL / tokens) as a dot (a histogram with many sequences), and three \
+             lines: the token-weighted perplexity exp(sum NLL / sum tokens), the geometric mean \
+             and the arithmetic mean of the sequences' perplexities.",
+            run.ppl.len()
+        ),
+        axis: "perplexity of a sequence (log scale)".into(),
+        dot: "one sequence".into(),
+        log: true,
+        rows,
+        markers: vec![
+            ("token-weighted".into(), marker(|p| p.numbers.perplexity)),
+            (
+                "geometric mean".into(),
+                marker(|p| p.numbers.geometric_mean_perplexity),
+            ),
+            (
+                "arithmetic mean".into(),
+                marker(|p| p.numbers.arithmetic_mean_perplexity),
+            ),
+        ],
+    };
+    Ok(Some(Block::Figure(b.figure(strips(&d)?))))
+}
+
+/// The forest plot of the differences from the baseline: one panel per
+/// metric (each on its own scale, its better direction in the title), one
+/// line per candidate.
+pub fn gains_forest(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Option<Block>> {
+    let Some((_, first)) = run.comparisons.first() else {
+        return Ok(None);
+    };
+    let levels = run
+        .comparisons
+        .iter()
+        .map(|(s, _)| run.systems[*s].name.clone())
+        .collect();
+    let panels = first
+        .iter()
+        .enumerate()
+        .map(|(mi, r)| ForestPanel {
+            statistic: direction(cfg, &r.metric),
+            points: run
+                .comparisons
+                .iter()
+                .map(|(_, rows)| {
+                    rows.get(mi).map_or((f64::NAN, f64::NAN, f64::NAN), |c| {
+                        (c.delta, c.delta_lower, c.delta_upper)
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    let d = Forest {
+        group: "system".into(),
+        levels,
+        marks: vec![String::new(); run.comparisons.len()],
+        panels,
+    };
+    let mut fig = forest(&d)?;
+    let base = &run.systems[run.baseline].name;
+    fig.name = "differences".into();
+    fig.title = format!("Differences from {base}");
+    fig.description = format!(
+        "Forest plot: for each metric (a panel, on its own scale; higher is better for BLEU, \
+         chrF and WIP, lower for TER, the WER family, CER and perplexity) and each candidate \
+         (a line), the candidate minus {base} on the same segments as a dot with its paired \
+         bootstrap interval as a bar; the dashed line marks no difference. The verdicts and \
+         margins are in the table."
+    );
+    Ok(Some(Block::Figure(b.figure(fig))))
+}
