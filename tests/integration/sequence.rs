@@ -774,25 +774,30 @@ fn sequence_refuses_bad_log_probabilities() {
     );
 }
 
+/// Runs the bundled example into `out` (time stamp fixed); it must succeed.
+fn run_example(out: &Path) -> std::process::Output {
+    let exp = common::manifest_dir().join("examples/sequence/exp.toml");
+    let o = std::process::Command::new(common::bin())
+        .args([
+            "sequence".as_ref(),
+            exp.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
 /// The example twice with the same seed: the same bytes in every file
 /// (the bootstrap spreads blocks over threads; the index stream is one).
 #[test]
 fn sequence_example_same_seed_same_bytes() {
-    let exp = common::manifest_dir().join("examples/sequence/exp.toml");
     let dir = tempfile::TempDir::new().unwrap();
     for out in ["a", "b"] {
-        let o = std::process::Command::new(common::bin())
-            .args([
-                "sequence".as_ref(),
-                exp.as_os_str(),
-                "-o".as_ref(),
-                out.as_ref(),
-            ])
-            .current_dir(dir.path())
-            .env("SOURCE_DATE_EPOCH", "1700000000")
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        run_example(&dir.path().join(out));
     }
     let files = common::list_files(&dir.path().join("a"));
     assert!(files.len() > 8, "{files:?}");
@@ -901,20 +906,9 @@ fn without_shared_assets(html: &str) -> String {
 /// sequence_snapshot` rewrites them (review the diff).
 #[test]
 fn sequence_snapshot_of_the_example() {
-    let exp = common::manifest_dir().join("examples/sequence/exp.toml");
     let tmp = tempfile::TempDir::new().unwrap();
     let out = tmp.path().join("out");
-    let o = std::process::Command::new(common::bin())
-        .args([
-            "sequence".as_ref(),
-            exp.as_os_str(),
-            "-o".as_ref(),
-            out.as_os_str(),
-        ])
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_example(&out);
     let repo = common::manifest_dir().display().to_string();
     let mut files: Vec<(String, String)> = common::list_files(&out)
         .into_iter()
@@ -1006,19 +1000,9 @@ fn sequence_report_has_the_spec_figures_and_escapes_names() {
 /// an error, the tables are enhanced, every section and figure is there.
 #[test]
 fn sequence_report_renders_in_chromium() {
-    let exp = common::manifest_dir().join("examples/sequence/exp.toml");
     let tmp = tempfile::TempDir::new().unwrap();
     let out = tmp.path().join("out");
-    let o = std::process::Command::new(common::bin())
-        .args([
-            "sequence".as_ref(),
-            exp.as_os_str(),
-            "-o".as_ref(),
-            out.as_os_str(),
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_example(&out);
     let report = out.join("report/mt_example_report.html");
     let Some(dom) =
         crate::report::renders_in_chromium(&report, &tmp.path().join("profile"), "sequence")

@@ -170,12 +170,7 @@ pub fn subset_bars(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<V
         out.push(Block::Figure(b.figure(fig)));
     }
     for (g, _) in &run.segments.subgroups {
-        let subsets: Vec<_> = run
-            .subgroups
-            .iter()
-            .filter(|(c, ..)| c == g)
-            .map(|(_, level, n, scores)| (level.clone(), *n, scores.as_slice()))
-            .collect();
+        let subsets = run.subsets_of(g);
         let fig = subset_figure(
             run,
             cfg,

@@ -514,7 +514,19 @@ pub struct Run {
     pub gates: Vec<crate::gates::Outcome>,
 }
 
+/// One level of a subgroup column: level, segments, scores.
+pub type Subset<'a> = (String, usize, &'a [SubsetScore]);
+
 impl Run {
+    /// The levels of subgroup column `g`, in the run's order.
+    pub fn subsets_of(&self, g: &str) -> Vec<Subset<'_>> {
+        self.subgroups
+            .iter()
+            .filter(|(c, ..)| c == g)
+            .map(|(_, level, n, scores)| (level.clone(), *n, scores.as_slice()))
+            .collect()
+    }
+
     /// The metrics computed from segments (config order).
     pub fn text_metrics<'a>(&self, cfg: &'a SequenceConfig) -> Vec<&'a str> {
         cfg.metrics

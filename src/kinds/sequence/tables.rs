@@ -580,12 +580,7 @@ fn length_buckets(run: &Run) -> Frame {
 fn subset_views(run: &Run, cfg: &SequenceConfig) -> Vec<Frame> {
     let mut out = Vec::new();
     for (g, _) in &run.segments.subgroups {
-        let subsets: Vec<_> = run
-            .subgroups
-            .iter()
-            .filter(|(c, ..)| c == g)
-            .map(|(_, level, n, scores)| (level.clone(), *n, scores.as_slice()))
-            .collect();
+        let subsets = run.subsets_of(g);
         out.push(subset_view(
             run,
             cfg,
