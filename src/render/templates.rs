@@ -53,8 +53,8 @@ pub fn engine(kind: &[(&str, &str)]) -> Result<tera::Tera> {
 /// `safe`): the text escaped as every value is, with a line-break
 /// opportunity (`<wbr>`) after each underscore that is followed by at
 /// least three more letters of the name (`roc_<wbr>auc_<wbr>macro`, but
-/// `text_a` whole) and after each `|` (sacreBLEU's signatures,
-/// `nrefs:1|case:mixed|...`), so that a wide table of snake_case names narrows its
+/// `text_a` whole) and after each `|` between two fields (sacreBLEU's
+/// signatures, `nrefs:1|case:mixed|...`; not in `|SMD| = 0.03`), so that a wide table of snake_case names narrows its
 /// columns before it needs a sideways scroll, and a long statistic name
 /// wraps at its parts instead of anywhere; where the table fits, nothing
 /// changes on screen.
@@ -70,7 +70,15 @@ fn breakable(
     for (i, c) in escaped.char_indices() {
         out.push(c);
         if c == '|' {
-            out.push_str("<wbr>");
+            // between two fields (`case:mixed|tok:13a`), not at the edge of
+            // `|SMD|`
+            let before = escaped[..i].chars().next_back();
+            let after = escaped[i + 1..].chars().next();
+            if before.is_some_and(|b| !b.is_whitespace())
+                && after.is_some_and(|a| !a.is_whitespace())
+            {
+                out.push_str("<wbr>");
+            }
             continue;
         }
         if c != '_' {
@@ -198,10 +206,10 @@ mod tests {
             tera.render("t.html.tera", &ctx).unwrap(),
             "&lt;b&gt;_<wbr>roc_<wbr>auc_<wbr>macro &amp; text_a n_<wbr>abstained p_ Δ_κ_<wbr>ΔΔΔ"
         );
-        ctx.insert("x", "nrefs:1|case:mixed|tok:13a");
+        ctx.insert("x", "nrefs:1|case:mixed|tok:13a |SMD| = 0.1 |");
         assert_eq!(
             tera.render("t.html.tera", &ctx).unwrap(),
-            "nrefs:1|<wbr>case:mixed|<wbr>tok:13a"
+            "nrefs:1|<wbr>case:mixed|<wbr>tok:13a |SMD| = 0.1 |"
         );
     }
 

@@ -133,6 +133,14 @@ fn compare_a_folder_with_itself_finds_no_change_and_its_own_numbers() {
         assert!(run
             .stdout
             .contains("change: [+0.000 +0.000 +0.000] (p = 1.000) equivalent"));
+        // exact agreement is a percentage: its change says percentage points
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with("exact_agr ") && l.contains("] pp (")),
+            "{}",
+            run.stdout
+        );
     }
 }
 

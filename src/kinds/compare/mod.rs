@@ -293,10 +293,13 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
     ));
     let line = |scope: &str, r: &DeltaRow| {
         format!(
-            "  {scope:<22} change: [{} {} {}] ({}) {}",
+            "  {scope:<22} change: [{} {} {}]{} ({}) {}",
             signed3(r.delta.1),
             signed3(r.delta.0),
             signed3(r.delta.2),
+            r.statistic
+                .unit()
+                .map_or(String::new(), |u| format!(" {u}")),
             crate::render::format::p_clause(r.p_value),
             r.verdict.name()
         )

@@ -42,6 +42,15 @@ pub struct Statistic {
 }
 
 impl Statistic {
+    /// The unit its differences are in, for a reader of bare numbers:
+    /// `exact_agr` and `adj_agr` are percentages, so their changes are
+    /// percentage points.
+    pub fn unit(&self) -> Option<&'static str> {
+        matches!(self.metric, "exact_agr" | "adj_agr").then_some("pp")
+    }
+}
+
+impl Statistic {
     /// The oriented change from `baseline` to `candidate` the verdict is
     /// taken on (compare spec 2.2, amended): positive is better. `candidate
     /// - baseline` where larger is better, `baseline - candidate` where
