@@ -19,6 +19,7 @@ mod draw;
 mod eval_by_group;
 mod fairness;
 mod forest;
+mod pairs;
 mod preferences;
 mod score_dist;
 mod spans;
@@ -37,6 +38,7 @@ pub use conditional::conditional_scores;
 pub use eval_by_group::eval_by_group;
 pub use fairness::fairness_estimates;
 pub use forest::{forest, Forest, ForestPanel};
+pub use pairs::{pairs, Pairs};
 pub use preferences::{
     model_traits_heatmap, strength_bars, strength_heatmap, StrengthBars, StrengthHeatmap,
 };

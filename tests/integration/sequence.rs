@@ -983,7 +983,7 @@ fn sequence_report_has_the_spec_figures_and_escapes_names() {
         !html.contains("<b>v2"),
         "a system name reached the HTML unescaped"
     );
-    for figure in ["differences", "error_types", "scores_by_length"] {
+    for figure in ["differences", "error_types", "scores_by_length", "baseline_pairs"] {
         let file = work.path().join(format!("out/figure/x_{figure}.svg"));
         let svg = fs::read_to_string(&file).unwrap_or_else(|_| panic!("{figure}: no file"));
         assert!(
@@ -1020,7 +1020,7 @@ fn sequence_report_renders_in_chromium() {
     ] {
         assert!(dom.contains(section), "{section}");
     }
-    assert_eq!(dom.matches("<figure").count(), 6, "six figures");
+    assert_eq!(dom.matches("<figure").count(), 7, "seven figures");
 }
 
 /// sequence.md 1.1: only `logprobs_file` with `metrics = ["perplexity"]`

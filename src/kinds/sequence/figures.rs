@@ -4,8 +4,9 @@
 //! bucket and by subgroup (the same, one panel per metric), the sentence
 //! scores of the first metric with the corpus score marked and the
 //! per-sequence perplexities on a log scale with the three perplexities
-//! marked (`plots::strips`), and the forest plot of each metric's gain
-//! over the baseline (`plots::forest`).
+//! marked (`plots::strips`), each candidate's sentence scores against the
+//! baseline's, segment by segment (`plots::pairs`), and the forest plot of
+//! each metric's gain over the baseline (`plots::forest`).
 //!
 //! Draws only numbers the run computed (the subset scores are
 //! `run::subset_scores`, the corpus metric on each subset's summed
@@ -15,7 +16,7 @@ use anyhow::Result;
 
 use crate::config::sequence::{larger_is_better, SequenceConfig};
 use crate::plots::{
-    forest, grouped_bars, strips, BarPanel, Forest, ForestPanel, GroupedBars, Strips,
+    forest, grouped_bars, pairs, strips, BarPanel, Forest, ForestPanel, GroupedBars, Pairs, Strips,
 };
 use crate::render::{Block, Builder};
 
@@ -222,6 +223,55 @@ pub fn sentence_strips(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Resu
         markers: vec![(format!("corpus {name}"), corpus)],
     };
     Ok(Some(Block::Figure(b.figure(strips(&d)?))))
+}
+
+/// Each candidate's sentence scores (first metric) against the
+/// baseline's on the same segments: points above the diagonal are segments
+/// where the candidate scored higher. `None` with one system.
+pub fn baseline_pairs(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Option<Block>> {
+    let Some(m) = run.text_metrics(cfg).first().copied() else {
+        return Ok(None);
+    };
+    if run.systems.len() < 2 {
+        return Ok(None);
+    }
+    let name = metric_name(cfg, m);
+    let base = &run.systems[run.baseline];
+    let panels: Vec<(String, Vec<(f64, f64)>)> = (0..run.systems.len())
+        .filter(|&s| s != run.baseline)
+        .map(|s| {
+            let cand = &run.systems[s];
+            let points = base.segment_scores[0]
+                .iter()
+                .zip(&cand.segment_scores[0])
+                .filter_map(|(x, y)| Some(((*x)?, (*y)?)))
+                .collect();
+            (cand.name.clone(), points)
+        })
+        .collect();
+    let (above, below) = if larger_is_better(m) {
+        ("candidate higher (better)", "lower (worse)")
+    } else {
+        ("candidate higher (worse)", "lower (better)")
+    };
+    let d = Pairs {
+        name: "baseline_pairs".into(),
+        title: format!("Sentence {name}: each candidate against {}", base.name),
+        description: format!(
+            "Scatter plot, one panel per candidate: each segment's sentence {name} of the \
+             baseline {} (x) against the candidate's (y), a dot per segment (shaded cells with \
+             many segments), the diagonal where both are equal, and how many segments lie \
+             above, on and below it ({} is better).",
+            base.name,
+            better(m)
+        ),
+        x_axis: format!("{} (baseline), sentence {name}", base.name),
+        y_axis: format!("candidate, sentence {name}"),
+        panels,
+        above: above.into(),
+        below: below.into(),
+    };
+    Ok(Some(Block::Figure(b.figure(pairs(&d)?))))
 }
 
 /// The per-sequence perplexities of every system on a log scale, with the

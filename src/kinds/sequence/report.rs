@@ -197,11 +197,6 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
     Some(d)
 }
 
-fn table_block(b: &mut Builder, frame: &Frame, caption: &str) -> Block {
-    let t = b.table(&frame.name, caption, true, true);
-    Block::Table(frame_table(t, frame, &FrameOpts::default()))
-}
-
 fn alignment_lines(run: &Run, cfg: &SequenceConfig, s: usize, i: usize) -> Option<String> {
     let w = super::run::word_segment(cfg, &run.segments, s, i)?;
     let (mut r, mut h, mut o) = (String::new(), String::new(), String::new());
@@ -342,20 +337,14 @@ fn data_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
 
 /// The "Scores and significance" section's blocks: the corpus scores, the
 /// significance table with its note, and the signatures to copy.
-fn score_blocks(b: &mut Builder, run: &Run, cfg: &SequenceConfig, frames: &[Frame]) -> Vec<Block> {
+fn score_blocks(b: &mut Builder, cfg: &SequenceConfig, frames: &[Frame]) -> Vec<Block> {
     let frame = |name: &str| frames.iter().find(|f| f.name == name);
     let mut blocks = Vec::new();
     if let Some(f) = frame("corpus_scores") {
-        let t = b.table("corpus_scores", "Corpus scores of every system with percentile bootstrap intervals (sacreBLEU's and jiwer's definitions; corpus WER is never a mean of segment WERs).", true, true);
-        let columns = [
-            "system",
-            "name",
-            "score",
-            "lower",
-            "upper",
-            "n_segments",
-            "signature",
-        ];
+        let t = b.table("corpus_scores", "Corpus scores of every system with percentile bootstrap intervals (sacreBLEU's and jiwer's definitions; corpus WER is never a mean of segment WERs). Each metric's signature is at the top of the report, under \"Signatures to copy\" (and in the table file).", true, true);
+        // the signatures (one per metric, long) are in the block below: a
+        // column of them made every row tall on a phone
+        let columns = ["system", "name", "score", "lower", "upper", "n_segments"];
         let opts = FrameOpts {
             columns: Some(&columns),
             counts: &["n_segments"],
@@ -368,27 +357,79 @@ fn score_blocks(b: &mut Builder, run: &Run, cfg: &SequenceConfig, frames: &[Fram
                 "sacreBLEU's paired bootstrap: bs_mean ± bs_ci and p-values against the null hypothesis that a candidate equals the baseline. Its strict '>' gives two identical systems p = 1/(B+1) = {}, not 1.",
                 fixed(1.0 / (cfg.intervals.map_or(1000, |i| i.replicates) + 1) as f64, 4)
             )));
-        blocks.push(table_block(b, f, "sacreBLEU's significance table (paired bootstrap, approximate randomization when asked)."));
+        let t = b.table("significance", "sacreBLEU's significance table (paired bootstrap, approximate randomization when asked); its paired signatures are at the top of the report.", true, true);
+        let columns: Vec<&str> = f
+            .columns
+            .iter()
+            .map(|c| c.name.as_str())
+            .filter(|c| !c.starts_with("signature"))
+            .collect();
+        let opts = FrameOpts {
+            columns: Some(&columns),
+            ..FrameOpts::default()
+        };
+        blocks.push(Block::Table(frame_table(t, f, &opts)));
     }
-    let sigs: Vec<String> = run
+    blocks
+}
+
+/// Every signature to copy: each metric's (sacreBLEU's format), the
+/// significance table's paired ones, and each system's BLEU details.
+fn signature_lines(run: &Run, cfg: &SequenceConfig, frames: &[Frame]) -> Vec<String> {
+    let mut sigs: Vec<String> = run
         .text_metrics(cfg)
         .iter()
         .filter_map(|m| signature(cfg, run, m, "").map(|s| format!("{}: {s}", metric_name(cfg, m))))
         .collect();
-    let mut sigs = sigs;
+    if let Some(f) = frames.iter().find(|f| f.name == "significance") {
+        sigs.extend(paired_signatures(f));
+    }
     for s in &run.systems {
         if run.text_metrics(cfg).contains(&"bleu") {
             let v = super::run::bleu_corpus(cfg, s, run.segments.n()).verbose();
             sigs.push(format!("{} BLEU: {v}", s.name));
         }
     }
-    if !sigs.is_empty() {
-        blocks.push(Block::Html(format!(
-                "<p>Signatures (sacreBLEU 2.6.0's format, computed by rsmreport):</p><pre class=\"signatures\">{}</pre>",
-                escape_html(&sigs.join("\n"))
-            )));
+    sigs
+}
+
+/// The first screen's collapsed block of [`signature_lines`] (empty
+/// without a text metric).
+fn signatures_html(run: &Run, cfg: &SequenceConfig, frames: &[Frame]) -> String {
+    let sigs = signature_lines(run, cfg, frames);
+    if sigs.is_empty() {
+        return String::new();
     }
-    blocks
+    format!(
+        "<details class=\"signatures\"><summary>Signatures to copy (sacreBLEU 2.6.0's format, computed by rsmreport)</summary><pre class=\"signatures\">{}</pre></details>",
+        escape_html(&sigs.join("\n"))
+    )
+}
+
+/// The significance table's distinct signatures, each once, named by its
+/// metric: `name (paired bootstrap): ...`, `name (approximate
+/// randomization): ...`.
+fn paired_signatures(f: &Frame) -> Vec<String> {
+    let text = |c: &str, i: usize| match f.column(c).map(|c| c.values.cell(i)) {
+        Some(crate::table::Cell::Text(s)) => Some(s),
+        _ => None,
+    };
+    let mut out: Vec<String> = Vec::new();
+    for i in 0..f.nrows() {
+        let name = text("name", i).unwrap_or_default();
+        for (column, how) in [
+            ("signature", "paired bootstrap"),
+            ("signature_ar", "approximate randomization"),
+        ] {
+            if let Some(sig) = text(column, i).filter(|s| !s.is_empty()) {
+                let line = format!("{name} ({how}): {sig}");
+                if !out.contains(&line) {
+                    out.push(line);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The "Errors" section's blocks: each system's most frequent error
@@ -417,7 +458,7 @@ fn section_blocks(
     let frame = |name: &str| frames.iter().find(|f| f.name == name);
     let mut blocks = Vec::new();
     match name {
-        "scores" => blocks.extend(score_blocks(b, run, cfg, frames)),
+        "scores" => blocks.extend(score_blocks(b, cfg, frames)),
         "systems_compared" => {
             blocks.extend(figures::gains_forest(b, run, cfg)?);
             if let Some(f) = frame("system_comparisons") {
@@ -447,6 +488,7 @@ fn section_blocks(
         }
         "segments" => {
             blocks.extend(figures::sentence_strips(b, run, cfg)?);
+            blocks.extend(figures::baseline_pairs(b, run, cfg)?);
             blocks.extend(segment_blocks(run, cfg));
         }
         "errors" => {
@@ -581,9 +623,13 @@ pub fn report(
         // The decision box carries the headline sentence; without one
         // (a single system) the sentence stands alone.
         description_html: if decision.is_some() {
-            String::new()
+            signatures_html(run, cfg, &frames)
         } else {
-            format!("<p class=\"verdict\">{}</p>", escape_html(&headline_sentence(run, cfg)))
+            format!(
+                "<p class=\"verdict\">{}</p>{}",
+                escape_html(&headline_sentence(run, cfg)),
+                signatures_html(run, cfg, &frames)
+            )
         },
         glance: glance(run, cfg),
         inputs,

@@ -130,17 +130,29 @@ fn next_block(rng: &mut NumpyRng, n: usize, rows: usize) -> DrawBlock {
     DrawBlock { rows, draws }
 }
 
-/// A block's multiplicities, row-major (`rows x n`): how many times each
+/// A block's multiplicities, row-major (`rows x n`), in `w` (all zeros on
+/// entry, and again after [`clear_multiplicities`]): how many times each
 /// segment is drawn in each replicate (a replicate's sums do not depend
-/// on the order of its draws).
-fn multiplicities(block: &DrawBlock, n: usize) -> Vec<f64> {
-    let mut w = vec![0f64; block.rows * n];
+/// on the order of its draws). One buffer serves every block of a thread.
+fn multiplicities(block: &DrawBlock, n: usize, w: &mut Vec<f64>) {
+    if w.len() < block.rows * n {
+        w.resize(block.rows * n, 0.0);
+    }
     for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
         for &i in draws {
             row[i as usize] += 1.0;
         }
     }
-    w
+}
+
+/// Zeros the entries [`multiplicities`] set (only those: the buffer is
+/// large and mostly zero).
+fn clear_multiplicities(block: &DrawBlock, n: usize, w: &mut [f64]) {
+    for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
+        for &i in draws {
+            row[i as usize] = 0.0;
+        }
+    }
 }
 
 /// Largest sum of whole numbers that binary64 holds exactly.
@@ -212,15 +224,16 @@ impl Matrix {
 /// The block's replicate sums, row-major (`rows x int_k`, `rows x float_k`):
 /// the whole-number columns as one product of the multiplicities and the
 /// statistics, the others in segment order.
-fn block_sums(m: &Matrix, block: &DrawBlock, n: usize) -> (Vec<f64>, Vec<f64>) {
+fn block_sums(m: &Matrix, block: &DrawBlock, n: usize, buf: &mut Vec<f64>) -> (Vec<f64>, Vec<f64>) {
     let (ki, kf, rows) = (m.int_k, m.float_k, block.rows);
-    let w = multiplicities(block, n);
+    multiplicities(block, n, buf);
+    let w = &buf[..rows * n];
     let ai = if ki == 0 || n == 0 {
         vec![0f64; rows * ki]
     } else {
         // column-major views of the row-major arrays: (S^T W^T) = (W S)^T
         let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
-        let wt = nalgebra::DMatrixView::from_slice(&w, n, rows);
+        let wt = nalgebra::DMatrixView::from_slice(w, n, rows);
         (st * wt).data.into()
     };
     let mut af = vec![0f64; rows * kf];
@@ -237,6 +250,7 @@ fn block_sums(m: &Matrix, block: &DrawBlock, n: usize) -> (Vec<f64>, Vec<f64>) {
             }
         }
     }
+    clear_multiplicities(block, n, buf);
     (ai, af)
 }
 
@@ -247,10 +261,10 @@ fn block_values(
     metrics: &[&str],
     fams: &[Family],
     m: &Matrix,
-    block: &DrawBlock,
-    n: usize,
+    (block, n): (&DrawBlock, usize),
+    buf: &mut Vec<f64>,
 ) -> Vec<Vec<(f64, bool)>> {
-    let (ints, floats) = block_sums(m, block, n);
+    let (ints, floats) = block_sums(m, block, n, buf);
     let systems = m.cells.len() / fams.len().max(1);
     let mut cells = vec![Vec::with_capacity(block.rows); systems * metrics.len()];
     for (c, &(int, off, k)) in m.cells.iter().enumerate() {
@@ -290,11 +304,12 @@ fn all_blocks(
             .map(|_| {
                 let rx = &rx;
                 scope.spawn(move || {
-                    let mut out = Vec::new();
+                    let (mut out, mut buf) = (Vec::new(), Vec::new());
                     loop {
                         let next = rx.lock().expect("block queue").recv();
                         let Ok((b, block)) = next else { break };
-                        out.push((b, block_values(cfg, metrics, fams, m, &block, n)));
+                        let values = block_values(cfg, metrics, fams, m, (&block, n), &mut buf);
+                        out.push((b, values));
                     }
                     out
                 })

@@ -657,8 +657,15 @@ pub fn error_rows(run: &Run, s: usize, limit: usize) -> Vec<(&'static str, Strin
             .then_with(|| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
     };
     if rows.len() > limit {
-        rows.select_nth_unstable_by(limit, order);
-        rows.truncate(limit);
+        // by count alone first (no text compared): only the rows as
+        // frequent as the last kept one can be among the first `limit`
+        rows.select_nth_unstable_by_key(limit, |r| std::cmp::Reverse(r.3));
+        let least = rows[limit].3;
+        rows.retain(|r| r.3 >= least);
+        if rows.len() > limit {
+            rows.select_nth_unstable_by(limit, order);
+            rows.truncate(limit);
+        }
     }
     rows.sort_unstable_by(order);
     rows.into_iter()
@@ -670,8 +677,19 @@ pub fn error_rows(run: &Run, s: usize, limit: usize) -> Vec<(&'static str, Strin
 /// report's).
 fn error_counts(run: &Run, limit: usize) -> Frame {
     let (mut sys, mut ty, mut r, mut h, mut c) = (vec![], vec![], vec![], vec![], vec![]);
-    for s in 0..run.systems.len() {
-        for (t, rr, hh, cc) in error_rows(run, s, limit) {
+    // each system's rows on its own thread (a sort of up to millions of
+    // distinct entries each), joined in system order
+    let per_system: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..run.systems.len())
+            .map(|s| scope.spawn(move || error_rows(run, s, limit)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("error rows thread"))
+            .collect()
+    });
+    for (s, rows) in per_system.into_iter().enumerate() {
+        for (t, rr, hh, cc) in rows {
             sys.push(Some(run.systems[s].name.clone()));
             ty.push(Some(t.to_string()));
             r.push(Some(rr));

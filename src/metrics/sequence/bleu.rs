@@ -123,7 +123,7 @@ impl BleuRefs {
             .iter()
             .map(|r| {
                 py_split(&options.preprocess(r))
-                    .map(|w| vocab.insert(w.to_string()))
+                    .map(|w| vocab.insert_str(w))
                     .collect()
             })
             .collect();

@@ -45,6 +45,19 @@ impl<K: std::hash::Hash + Eq> Vocab<K> {
     }
 }
 
+impl Vocab<String> {
+    /// [`Vocab::insert`] of a borrowed word: the text is copied only the
+    /// first time it is seen.
+    pub fn insert_str(&mut self, key: &str) -> u32 {
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        let next = self.ids.len() as u32 + 1;
+        self.ids.insert(key.to_string(), next);
+        next
+    }
+}
+
 /// One reference's n-gram counts (orders `1..=max_order`), or the maximum
 /// over several references (BLEU).
 #[derive(Debug, Clone, Default)]

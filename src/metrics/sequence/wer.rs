@@ -53,42 +53,20 @@ static CONTRACTIONS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
 static KALDI: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[<\[][^>\]]*[>\]]").expect("valid pattern"));
 
-/// `RemoveMultipleSpaces` (`\s\s+` -> one space, Python's `\s`).
-fn remove_multiple_spaces(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut run: Vec<char> = Vec::new();
-    for c in s.chars() {
-        if is_py_space(c) {
-            run.push(c);
-            continue;
-        }
-        flush_run(&mut out, &mut run);
-        out.push(c);
+/// `wer_standardize`'s text before the default transform: lowercased,
+/// contractions expanded, Kaldi-style `<...>`/`[...]` tags removed, white
+/// space characters made spaces (`wer_default` leaves the text as it is).
+fn transformed(s: &str, transform: WerTransform) -> std::borrow::Cow<'_, str> {
+    if transform == WerTransform::Default {
+        return std::borrow::Cow::Borrowed(s);
     }
-    flush_run(&mut out, &mut run);
-    out
-}
-
-fn flush_run(out: &mut String, run: &mut Vec<char>) {
-    match run.len() {
-        0 => {}
-        1 => out.push(run[0]),
-        _ => out.push(' '),
+    let mut text = py_lower(s);
+    for (p, r) in CONTRACTIONS.iter() {
+        text = p.replace_all(&text, *r).into_owned();
     }
-    run.clear();
-}
-
-/// The words jiwer compares after `transform`.
-pub fn words(s: &str, transform: WerTransform) -> Vec<String> {
-    let mut text = s.to_string();
-    if transform == WerTransform::Standardize {
-        text = py_lower(&text);
-        for (p, r) in CONTRACTIONS.iter() {
-            text = p.replace_all(&text, *r).into_owned();
-        }
-        text = KALDI.replace_all(&text, "").into_owned();
-        text = text
-            .chars()
+    text = KALDI.replace_all(&text, "").into_owned();
+    std::borrow::Cow::Owned(
+        text.chars()
             .map(|c| {
                 if " \t\n\r\u{b}\u{c}".contains(c) {
                     ' '
@@ -96,14 +74,50 @@ pub fn words(s: &str, transform: WerTransform) -> Vec<String> {
                     c
                 }
             })
-            .collect();
+            .collect(),
+    )
+}
+
+/// `wer_default`'s words of `s`, as slices of it: `RemoveMultipleSpaces`
+/// (`\s\s+` -> one space, Python's `\s`), `Strip`, then the split on
+/// single spaces with empty pieces dropped. So a run of two or more white
+/// space characters, or one space, separates words; a lone tab stays
+/// inside its word; leading and trailing white space separates nothing.
+pub fn for_each_default_word<'a>(s: &'a str, mut f: impl FnMut(&'a str)) {
+    let t = py_strip(s);
+    let mut word_start = 0;
+    let mut it = t.char_indices().peekable();
+    while let Some((at, c)) = it.next() {
+        if !is_py_space(c) {
+            continue;
+        }
+        let (mut end, mut run) = (at + c.len_utf8(), 1);
+        while let Some(&(next, d)) = it.peek() {
+            if !is_py_space(d) {
+                break;
+            }
+            it.next();
+            end = next + d.len_utf8();
+            run += 1;
+        }
+        if run >= 2 || c == ' ' {
+            if word_start < at {
+                f(&t[word_start..at]);
+            }
+            word_start = end;
+        }
     }
-    let text = remove_multiple_spaces(&text);
-    py_strip(&text)
-        .split(' ')
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
+    if word_start < t.len() {
+        f(&t[word_start..]);
+    }
+}
+
+/// The words jiwer compares after `transform`.
+pub fn words(s: &str, transform: WerTransform) -> Vec<String> {
+    let text = transformed(s, transform);
+    let mut out = Vec::new();
+    for_each_default_word(&text, |w| out.push(w.to_string()));
+    out
 }
 
 /// The characters jiwer's `cer_default` compares: `strip()`, code points.
@@ -318,6 +332,57 @@ pub struct ErrorCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// jiwer's `wer_default` spelled out step by step (the reference for
+    /// [`for_each_default_word`]): `RemoveMultipleSpaces`, `Strip`, split.
+    fn words_literal(s: &str) -> Vec<String> {
+        let mut out = String::new();
+        let mut run: Vec<char> = Vec::new();
+        let flush = |out: &mut String, run: &mut Vec<char>| {
+            match run.len() {
+                0 => {}
+                1 => out.push(run[0]),
+                _ => out.push(' '),
+            }
+            run.clear();
+        };
+        for c in s.chars() {
+            if is_py_space(c) {
+                run.push(c);
+                continue;
+            }
+            flush(&mut out, &mut run);
+            out.push(c);
+        }
+        flush(&mut out, &mut run);
+        py_strip(&out)
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn default_words_match_the_literal_transform() {
+        let alphabet = [
+            'a', 'b', ' ', ' ', '\t', '\n', '\u{a0}', '\u{1c}', 'é', '\u{3000}',
+        ];
+        let mut state = 11u64;
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (state >> 59) as usize;
+            for _ in 0..len {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+            }
+            assert_eq!(words(&s, WerTransform::Default), words_literal(&s), "{s:?}");
+        }
+    }
 
     fn w(s: &str) -> Vec<String> {
         words(s, WerTransform::Default)
