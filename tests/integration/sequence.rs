@@ -983,7 +983,12 @@ fn sequence_report_has_the_spec_figures_and_escapes_names() {
         !html.contains("<b>v2"),
         "a system name reached the HTML unescaped"
     );
-    for figure in ["differences", "error_types", "scores_by_length", "baseline_pairs"] {
+    for figure in [
+        "differences",
+        "error_types",
+        "scores_by_length",
+        "baseline_pairs",
+    ] {
         let file = work.path().join(format!("out/figure/x_{figure}.svg"));
         let svg = fs::read_to_string(&file).unwrap_or_else(|_| panic!("{figure}: no file"));
         assert!(

@@ -306,25 +306,34 @@ fn append_parts(systems: &mut Vec<SystemRun>, parts: Vec<SystemRun>) {
     }
     for (sys, part) in systems.iter_mut().zip(parts) {
         for (a, b) in sys.stats.iter_mut().zip(part.stats) {
-            a.values.extend(b.values);
+            a.values.extend_from_slice(&b.values);
         }
         merge_errors(&mut sys.errors, part.errors);
     }
 }
 
-/// A system with no statistics yet (each family's row width set).
-fn empty_run(cfg: &SequenceConfig, seg: &Segments, fams: &[Family], s: usize) -> SystemRun {
+/// A system with no statistics yet (each family's row width set, room
+/// for `n` segments' rows: the columns are not copied as they grow).
+fn empty_run(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    fams: &[Family],
+    (s, n): (usize, usize),
+) -> SystemRun {
     let stats = fams
         .iter()
-        .map(|&f| Stats {
-            family: f,
-            k: match f {
+        .map(|&f| {
+            let k = match f {
                 Family::Bleu => 2 + 2 * cfg.bleu.max_order,
                 Family::Chrf | Family::ChrfPP => 3 * chrf_options(cfg, f).order(),
                 Family::Ter => 2,
                 Family::Word | Family::Char => 6,
-            },
-            values: Vec::new(),
+            };
+            Stats {
+                family: f,
+                k,
+                values: Vec::with_capacity(n * k),
+            }
         })
         .collect();
     SystemRun {
@@ -343,7 +352,7 @@ fn range_systems(
     range: std::ops::Range<usize>,
 ) -> Vec<SystemRun> {
     let mut systems: Vec<SystemRun> = (0..seg.systems.len())
-        .map(|s| empty_run(cfg, seg, fams, s))
+        .map(|s| empty_run(cfg, seg, fams, (s, range.len())))
         .collect();
     let mut start = range.start;
     while start < range.end {

@@ -104,9 +104,19 @@ fn tokenize_regexp(line: &str) -> String {
             s.push(c);
         }
     }
-    let s = pair_rule(&s, |a| !digit(a), dot, "{1} {2} ");
-    let s = pair_rule(&s, dot, |b| !digit(b), " {1} {2}");
-    let s = pair_rule(&s, digit, |b| b == '-', "{1} {2} ");
+    // a rule can only fire where its '.', ',' or '-' is: without one, the
+    // pass would copy the line unchanged
+    let s = if s.contains(['.', ',']) {
+        let s = pair_rule(&s, |a| !digit(a), dot, "{1} {2} ");
+        pair_rule(&s, dot, |b| !digit(b), " {1} {2}")
+    } else {
+        s
+    };
+    let s = if s.contains('-') {
+        pair_rule(&s, digit, |b| b == '-', "{1} {2} ")
+    } else {
+        s
+    };
     py_join_split(&s)
 }
 
@@ -143,10 +153,14 @@ fn pair_rule(
 
 /// `Tokenizer13a`.
 pub fn tokenize_13a(line: &str) -> String {
-    let mut s = line
-        .replace("<skipped>", "")
-        .replace("-\n", "")
-        .replace('\n', " ");
+    // each replacement needs a '<' or a line break to change anything
+    let mut s = if line.contains(['<', '\n']) {
+        line.replace("<skipped>", "")
+            .replace("-\n", "")
+            .replace('\n', " ")
+    } else {
+        line.to_string()
+    };
     if s.contains('&') {
         s = s
             .replace("&quot;", "\"")
