@@ -491,42 +491,52 @@ impl SortedLabels {
     }
 
     /// The body of [`SortedLabels::weighted`], inlined into each variant.
-    /// The lanes are kept as separate arrays (not 16 [`RankSums`]) so that
-    /// [`fold_step`] runs on all of them as vector instructions; a run
-    /// without positives changes only the trapezoid (its average
-    /// precision term is exactly 0 in every lane), so its division is
-    /// skipped.
+    /// Only the runs with positives take a step: the trapezoid is summed
+    /// exactly in integers as `2 TP FP - sum_r dtp_r (2 fp_r - dfp_r)`
+    /// over those runs (`dtp_r`, `dfp_r` the run's weights, `fp_r` the
+    /// negatives up to and including it: each positive-negative pair
+    /// ranked in order counts 2, a tied pair 1), so a run of negatives
+    /// only adds its weights. Whole-number sums below 2^53 are what the
+    /// floating-point trapezoid of [`RankSums`] gives exactly, so both
+    /// numbers are bit for bit [`RankSums`]' (while a replicate's weights
+    /// total below 2^26; beyond that the integer sum is the exact one).
+    /// The average precision steps as [`fold_step`] does, lane by lane in
+    /// run order.
     #[inline(always)]
     fn weighted_any(&self, weight: &[[u16; LANES]]) -> [(f64, f64); LANES] {
         let (mut tp, mut fp) = ([0u32; LANES], [0u32; LANES]);
-        let (mut ap, mut area) = ([0.0f64; LANES], [0.0f64; LANES]);
-        let (mut ptp, mut pfp) = ([0.0f64; LANES], [0.0f64; LANES]);
+        let mut ap = [0.0f64; LANES];
+        let mut ties = [0u64; LANES];
         let mut start = 0usize;
         for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
             let (mid, end) = (mid as usize, end as usize);
-            add_weights(&mut fp, &self.slots[mid..end], weight);
-            if mid > start {
-                add_weights(&mut tp, &self.slots[start..mid], weight);
-                for l in 0..LANES {
-                    let (t, f) = (f64::from(tp[l]), f64::from(fp[l]));
-                    fold_step(&mut ap[l], &mut area[l], (ptp[l], pfp[l]), (t, f));
-                    (ptp[l], pfp[l]) = (t, f);
-                }
-            } else {
-                for l in 0..LANES {
-                    let f = f64::from(fp[l]);
-                    area[l] += (f - pfp[l]) * (ptp[l] + ptp[l]);
-                    pfp[l] = f;
-                }
+            if mid == start {
+                add_weights(&mut fp, &self.slots[mid..end], weight);
+                start = end;
+                continue;
+            }
+            let (mut dtp, mut dfp) = ([0u32; LANES], [0u32; LANES]);
+            add_weights(&mut dtp, &self.slots[start..mid], weight);
+            add_weights(&mut dfp, &self.slots[mid..end], weight);
+            for l in 0..LANES {
+                tp[l] = tp[l].wrapping_add(dtp[l]);
+                fp[l] = fp[l].wrapping_add(dfp[l]);
+                let (t, f) = (f64::from(tp[l]), f64::from(fp[l]));
+                let predicted = t + f;
+                let denominator = if predicted > 0.0 { predicted } else { 1.0 };
+                ap[l] += f64::from(dtp[l]) * (t / denominator);
+                let twice = 2 * u64::from(fp[l]) - u64::from(dfp[l]);
+                ties[l] = ties[l].wrapping_add(u64::from(dtp[l]) * twice);
             }
             start = end;
         }
         std::array::from_fn(|l| {
+            let area = 2 * u64::from(tp[l]) * u64::from(fp[l]) - ties[l];
             let s = RankSums {
                 ap: ap[l],
-                area: area[l],
-                tp: ptp[l],
-                fp: pfp[l],
+                area: area as f64,
+                tp: f64::from(tp[l]),
+                fp: f64::from(fp[l]),
             };
             (s.average_precision(), s.roc_auc())
         })
@@ -653,6 +663,75 @@ pub fn thin(len: usize, cap: usize, essential: impl Fn(usize) -> bool) -> Vec<us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The previous body of [`SortedLabels::weighted`] (every run steps
+    /// [`fold_step`] in floating point): the reference the integer
+    /// trapezoid must equal bit for bit.
+    fn weighted_reference(sl: &SortedLabels, weight: &[[u16; LANES]]) -> [(f64, f64); LANES] {
+        let (mut tp, mut fp) = ([0u32; LANES], [0u32; LANES]);
+        let (mut ap, mut area) = ([0.0f64; LANES], [0.0f64; LANES]);
+        let (mut ptp, mut pfp) = ([0.0f64; LANES], [0.0f64; LANES]);
+        let mut start = 0usize;
+        for (&end, &mid) in sl.ends.iter().zip(&sl.negatives) {
+            let (mid, end) = (mid as usize, end as usize);
+            add_weights(&mut fp, &sl.slots[mid..end], weight);
+            if mid > start {
+                add_weights(&mut tp, &sl.slots[start..mid], weight);
+                for l in 0..LANES {
+                    let (t, f) = (f64::from(tp[l]), f64::from(fp[l]));
+                    fold_step(&mut ap[l], &mut area[l], (ptp[l], pfp[l]), (t, f));
+                    (ptp[l], pfp[l]) = (t, f);
+                }
+            } else {
+                for l in 0..LANES {
+                    let f = f64::from(fp[l]);
+                    area[l] += (f - pfp[l]) * (ptp[l] + ptp[l]);
+                    pfp[l] = f;
+                }
+            }
+            start = end;
+        }
+        std::array::from_fn(|l| {
+            let s = RankSums {
+                ap: ap[l],
+                area: area[l],
+                tp: ptp[l],
+                fp: pfp[l],
+            };
+            (s.average_precision(), s.roc_auc())
+        })
+    }
+
+    /// The integer trapezoid gives the floating-point fold's numbers bit
+    /// for bit: many ties, runs of negatives merged ([`SortedLabels::compact`])
+    /// or not, weights of 0 (lanes where a class has no positive or no
+    /// negative) included.
+    #[test]
+    fn weighted_equals_the_floating_point_fold() {
+        let mut next = draws(23u64);
+        for (n, distinct, blocks, wmax) in [
+            (3000, 40, 100, 4),
+            (5000, 5000, 300, 3),
+            (2000, 3, 50, 2),
+            (40, 10, 40, 2),
+        ] {
+            let s: Vec<f64> = (0..n).map(|_| next(distinct) as f64).collect();
+            let y: Vec<bool> = (0..n).map(|_| next(5) == 0).collect();
+            let slots: Vec<u32> = (0..n).map(|_| next(blocks) as u32).collect();
+            let w: Vec<[u16; LANES]> = (0..blocks)
+                .map(|_| std::array::from_fn(|_| next(wmax) as u16))
+                .collect();
+            let sorted = SortedLabels::new(&s, &y, &slots);
+            let want = weighted_reference(&sorted, &w);
+            for got in [sorted.weighted(&w), sorted.clone().compact().weighted(&w)] {
+                for l in 0..LANES {
+                    assert_eq!(got[l].0.to_bits(), want[l].0.to_bits(), "{n} {l}");
+                    let (a, b) = (got[l].1, want[l].1);
+                    assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+                }
+            }
+        }
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12

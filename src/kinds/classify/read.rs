@@ -624,22 +624,80 @@ fn bad_score(
 
 fn subgroup(column: &str, table: &Table, kept: &[usize]) -> Subgroup {
     let values = &table.column(column).expect("checked").values;
-    let texts: Vec<String> = kept
-        .iter()
-        .map(|&i| cell_text(values, i).unwrap_or_else(|| "(blank)".into()))
-        .collect();
-    let mut levels: Vec<String> = texts.clone();
-    levels.sort();
+    // Each distinct cell's text once (shared cells are looked up by
+    // pointer), then its level: no text per item, no sort of every item.
+    let cells = LabelCells::of(values, kept.iter().copied());
+    let blank = "(blank)";
+    let text = |c: u32| {
+        if c == BLANK {
+            blank
+        } else {
+            cells.texts[c as usize].as_str()
+        }
+    };
+    let mut levels: Vec<&str> = cells.texts.iter().map(String::as_str).collect();
+    if cells.local.contains(&BLANK) {
+        levels.push(blank);
+    }
+    levels.sort_unstable();
     levels.dedup();
-    let index: HashMap<&str, u32, FxBuild> = levels
+    let level_of = |c: u32| levels.binary_search(&text(c)).expect("a level") as u32;
+    let by_text: Vec<u32> = (0..cells.texts.len() as u32).map(level_of).collect();
+    let blank_level = levels.binary_search(&blank).map_or(u32::MAX, |l| l as u32);
+    let codes = cells
+        .local
         .iter()
-        .enumerate()
-        .map(|(i, l)| (l.as_str(), i as u32))
+        .map(|&c| {
+            if c == BLANK {
+                blank_level
+            } else {
+                by_text[c as usize]
+            }
+        })
         .collect();
-    let codes = texts.iter().map(|t| index[t.as_str()]).collect();
     Subgroup {
         column: column.to_string(),
-        levels,
+        levels: levels.into_iter().map(str::to_string).collect(),
         codes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{text_values, Column};
+
+    /// Levels in code-point order; a blank cell (missing or spaces) and
+    /// the text "(blank)" are one level; texts are trimmed; only the kept
+    /// rows count (a level seen only in a dropped row is not one).
+    #[test]
+    fn subgroup_levels_and_codes() {
+        let cells = [
+            Some("news"),
+            Some(" forum "),
+            None,
+            Some("(blank)"),
+            Some("legal"),
+            Some("  "),
+            Some("news"),
+            Some("Zed"),
+            Some("dropped"),
+        ];
+        let table = Table {
+            columns: vec![Column::new("domain", text_values(cells))],
+            nrows: cells.len(),
+        };
+        let kept = [0, 1, 2, 3, 4, 5, 6, 7];
+        let g = subgroup("domain", &table, &kept);
+        assert_eq!(g.levels, ["(blank)", "Zed", "forum", "legal", "news"]);
+        assert_eq!(g.codes, [4, 2, 0, 0, 3, 0, 4, 1]);
+        // Numbers by their text form.
+        let table = Table {
+            columns: vec![Column::new("year", Values::Int(vec![2021, 2020, 2021]))],
+            nrows: 3,
+        };
+        let g = subgroup("year", &table, &[0, 1, 2]);
+        assert_eq!(g.levels, ["2020", "2021"]);
+        assert_eq!(g.codes, [1, 0, 1]);
     }
 }
