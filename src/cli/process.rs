@@ -164,17 +164,19 @@ fn advise(ptr: *mut u8, size: usize) -> *mut u8 {
 }
 
 /// Settings of glibc's malloc for this process, made once at start (the
-/// binary calls this first thing in `main`, through [`install`]): one malloc arena per four
-/// cores (one on this project's 2-core benchmark machine) instead of one
-/// per thread. With one arena per thread, the reading threads grow their
-/// own heaps a few pages at a time (over 100,000 `mprotect` calls at 10M
-/// responses) and keep what they freed to themselves, which raised the
-/// peak memory; a few arenas keep lock contention low on larger machines.
+/// binary calls this first thing in `main`, through [`install`]): one malloc
+/// arena per four cores, and at least two, instead of one per thread. With
+/// one arena per thread, the reading threads grow their own heaps a few
+/// pages at a time (over 100,000 `mprotect` calls at 10M responses) and
+/// keep what they freed to themselves, which raised the peak memory; a few
+/// arenas keep lock contention low on larger machines. One arena alone
+/// serialised every allocation of two working threads on a 2-core machine
+/// (sequence's statistics: 100,000 futex calls on 20,000 segments).
 pub fn configure_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let arenas = i32::try_from(cores.div_ceil(4)).unwrap_or(i32::MAX);
+        let arenas = i32::try_from(cores.div_ceil(4).max(2)).unwrap_or(i32::MAX);
         // SAFETY: `mallopt` only changes malloc's parameters; it is called
         // before any other thread exists.
         unsafe {
