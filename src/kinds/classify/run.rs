@@ -68,16 +68,65 @@ pub struct Ranking {
     pub sorted: Vec<SortedLabels>,
 }
 
+impl Ranking {
+    /// No class yet: [`Ranking::finish`] fills the averages once every
+    /// class is pushed.
+    fn empty() -> Ranking {
+        Ranking {
+            kind: ScoreKind::Scores,
+            average_precision: Vec::new(),
+            roc_auc: Vec::new(),
+            positives: Vec::new(),
+            ap_macro: f64::NAN,
+            ap_weighted: f64::NAN,
+            auc_macro: f64::NAN,
+            auc_weighted: f64::NAN,
+            auc_macro_present: f64::NAN,
+            auc_left_out: Vec::new(),
+            pr: Vec::new(),
+            roc: Vec::new(),
+            pr_full: Vec::new(),
+            roc_full: Vec::new(),
+            sorted: Vec::new(),
+        }
+    }
+
+    /// The macro and weighted averages of the classes pushed, and the
+    /// kind of scores (`probabilities`: every item's row is one).
+    fn finish(&mut self, probabilities: bool) {
+        let (ap, auc, positives) = (&self.average_precision, &self.roc_auc, &self.positives);
+        (self.ap_macro, self.ap_weighted) = macro_weighted(ap, positives);
+        (self.auc_macro, self.auc_weighted) = macro_weighted(auc, positives);
+        let present: Vec<f64> = auc.iter().copied().filter(|a| !a.is_nan()).collect();
+        self.auc_macro_present = present.iter().sum::<f64>() / present.len() as f64;
+        self.auc_left_out = (0..auc.len()).filter(|&j| auc[j].is_nan()).collect();
+        self.kind = if probabilities {
+            ScoreKind::Probabilities
+        } else {
+            ScoreKind::Scores
+        };
+    }
+}
+
 /// How [`evaluate`] orders each class's items for the ranking metrics.
 pub enum Order {
     /// Sorts them (all items): curves with at most `curve_points` points
     /// per curve (0: every point), and the order kept for the subgroups
     /// and the bootstrap.
     Sort { curve_points: usize },
-    /// The sums of every class, given (a subgroup level's, from the order
-    /// of all items: no second sort, `SortedLabels::sums_by_level`); no
-    /// curves.
-    Given(Vec<RankSums>),
+    /// The sums of every class and the probability sums, given (a
+    /// subgroup level's, from the order and the items of all: no second
+    /// sort, `SortedLabels::sums_by_level` and
+    /// [`probability_sums_by_level`]); no curves. The items' scores are
+    /// not read.
+    Given(Box<Given>),
+}
+
+/// A subgroup level's ranking sums (one per class) and probability sums
+/// with its count of tied top scores (`None`: not probabilities).
+pub struct Given {
+    pub sums: Vec<RankSums>,
+    pub probs: Option<(ProbSums, usize)>,
 }
 
 /// Everything about one system on one set of items.
@@ -231,9 +280,10 @@ pub fn evaluate(
         f64::NAN
     };
     let correct = c.correct();
-    let (ranking, probs, ties) = match items.scores {
-        Some(s) => scores(k, positive, items.gold, s, order),
-        None => (None, None, 0),
+    let (ranking, probs, ties) = match (items.scores, order) {
+        (_, Order::Given(given)) => given_scores(*given),
+        (Some(s), Order::Sort { curve_points }) => scores(k, positive, items.gold, s, curve_points),
+        (None, Order::Sort { .. }) => (None, None, 0),
     };
     SystemResult {
         name: name.to_string(),
@@ -275,78 +325,56 @@ fn scores(
     positive: Option<usize>,
     gold: &[u32],
     s: &Scores,
-    order: Order,
+    cap: usize,
 ) -> (Option<Ranking>, Option<ProbSums>, usize) {
     let n = gold.len();
-    let (mut ap, mut auc, mut positives) = (vec![], vec![], vec![]);
-    let (mut pr, mut roc, mut kept) = (vec![], vec![], vec![]);
-    let (mut pr_full, mut roc_full) = (vec![], vec![]);
-    // Only a sort needs item numbers and a truth column.
-    let (items, mut truth): (Vec<u32>, Vec<bool>) = match order {
-        Order::Sort { .. } => ((0..n as u32).collect(), vec![false; n]),
-        Order::Given(_) => (Vec::new(), Vec::new()),
-    };
-    let (cap, mut given) = match order {
-        Order::Sort { curve_points } => (curve_points, None),
-        Order::Given(v) => (0, Some(v.into_iter())),
-    };
+    let mut r = Ranking::empty();
+    let items: Vec<u32> = (0..n as u32).collect();
+    let mut truth = vec![false; n];
     for j in 0..k {
-        if let Some(orders) = given.as_mut() {
-            let sums = orders.next().expect("one sum per class");
-            ap.push(sums.average_precision());
-            auc.push(sums.roc_auc());
-            positives.push(sums.positives());
-            for v in [&mut pr_full, &mut roc_full] {
-                v.push(0);
-            }
-            pr.push(Vec::new());
-            roc.push(Vec::new());
-            continue;
-        }
         for (t, &g) in truth.iter_mut().zip(gold) {
             *t = g as usize == j;
         }
         let sorted = SortedLabels::new(&s[j], &truth, &items);
         let curve = sorted.curve();
-        kept.push(sorted.compact());
-        ap.push(curve.average_precision());
-        auc.push(curve.roc_auc());
-        positives.push(curve.positives());
+        r.sorted.push(sorted.compact());
+        r.average_precision.push(curve.average_precision());
+        r.roc_auc.push(curve.roc_auc());
+        r.positives.push(curve.positives());
         let (points, full) = curve.pr_points_capped(cap);
-        pr.push(points);
-        pr_full.push(full);
+        r.pr.push(points);
+        r.pr_full.push(full);
         let (points, full) = curve.roc_points_capped(cap);
-        roc.push(points);
-        roc_full.push(full);
+        r.roc.push(points);
+        r.roc_full.push(full);
     }
-    let (ap_macro, ap_weighted) = macro_weighted(&ap, &positives);
-    let (auc_macro, auc_weighted) = macro_weighted(&auc, &positives);
-    let present: Vec<f64> = auc.iter().copied().filter(|a| !a.is_nan()).collect();
     let probs = probability_sums(s, gold, positive);
-    let ranking = Ranking {
-        kind: if probs.is_some() {
-            ScoreKind::Probabilities
-        } else {
-            ScoreKind::Scores
-        },
-        auc_macro_present: present.iter().sum::<f64>() / present.len() as f64,
-        auc_left_out: (0..k).filter(|&j| auc[j].is_nan()).collect(),
-        average_precision: ap,
-        roc_auc: auc,
-        positives,
-        ap_macro,
-        ap_weighted,
-        auc_macro,
-        auc_weighted,
-        pr,
-        roc,
-        pr_full,
-        roc_full,
-        sorted: kept,
-    };
+    r.finish(probs.is_some());
     match probs {
-        Some((sums, ties)) => (Some(ranking), Some(sums), ties),
-        None => (Some(ranking), None, 0),
+        Some((sums, ties)) => (Some(r), Some(sums), ties),
+        None => (Some(r), None, 0),
+    }
+}
+
+/// A subgroup level's numbers from its given sums (no curves).
+fn given_scores(given: Given) -> (Option<Ranking>, Option<ProbSums>, usize) {
+    if given.sums.is_empty() {
+        return (None, None, 0);
+    }
+    let mut r = Ranking::empty();
+    for sums in given.sums {
+        r.average_precision.push(sums.average_precision());
+        r.roc_auc.push(sums.roc_auc());
+        r.positives.push(sums.positives());
+        r.pr_full.push(0);
+        r.roc_full.push(0);
+        r.pr.push(Vec::new());
+        r.roc.push(Vec::new());
+    }
+    r.finish(given.probs.is_some());
+    match given.probs {
+        Some((sums, ties)) => (Some(r), Some(sums), ties),
+        None => (Some(r), None, 0),
     }
 }
 
@@ -370,6 +398,40 @@ fn probability_sums(
         ties += usize::from(has_tied_top(&row));
     }
     (!gold.is_empty()).then_some((sums, ties))
+}
+
+/// [`probability_sums`] of each subgroup level (`codes[i]`: item `i`'s
+/// level, below `levels`) in one pass over all items: each level's items
+/// are pushed in the same order as its own pass would push them, so the
+/// sums are bit for bit the same, and no level's scores are copied.
+pub fn probability_sums_by_level(
+    s: &Scores,
+    gold: &[u32],
+    (codes, levels): (&[u32], usize),
+    positive: Option<usize>,
+) -> Vec<Option<(ProbSums, usize)>> {
+    let mut sums = vec![ProbSums::default(); levels];
+    let (mut ties, mut n) = (vec![0usize; levels], vec![0usize; levels]);
+    let mut fine = vec![true; levels];
+    let mut row = vec![0.0; s.columns.len()];
+    for (i, (&g, &l)) in gold.iter().zip(codes).enumerate() {
+        let l = l as usize;
+        n[l] += 1;
+        if !fine[l] {
+            continue;
+        }
+        s.row_into(i, &mut row);
+        if !is_probability_row(&row) {
+            fine[l] = false;
+            continue;
+        }
+        sums[l].push(&row, g as usize, positive, 1.0);
+        ties[l] += usize::from(has_tied_top(&row));
+    }
+    sums.into_iter()
+        .enumerate()
+        .map(|(l, sums)| (fine[l] && n[l] > 0).then_some((sums, ties[l])))
+        .collect()
 }
 
 /// Whether the largest score is there twice or more.
@@ -589,8 +651,10 @@ fn groups(
                     .zip(all)
                     .map(|(s, r)| {
                         let (idx, gold, codes) = (&idx, &gold, g.codes.as_slice());
+                        let whole_gold = data.gold.as_slice();
                         scope.spawn(move || {
-                            system_levels(cfg, (s, r), (codes, idx, gold), (k, positive))
+                            let level_items = (codes, idx.as_slice(), gold.as_slice(), whole_gold);
+                            system_levels(cfg, (s, r), level_items, (k, positive))
                         })
                     })
                     .collect();
@@ -621,16 +685,20 @@ fn groups(
         .collect()
 }
 
+/// Each item's level, each level's items and gold labels, and every
+/// item's gold label.
+type LevelItems<'a> = (&'a [u32], &'a [Vec<usize>], &'a [Vec<u32>], &'a [u32]);
+
 /// One system's numbers on every level of one subgroup: `codes` holds each
 /// item's level, `idx` and `gold` each level's items and gold labels.
 fn system_levels(
     cfg: &ClassifyConfig,
     (s, whole): (&SystemData, &SystemResult),
-    (codes, idx, gold): (&[u32], &[Vec<usize>], &[Vec<u32>]),
+    (codes, idx, gold, whole_gold): LevelItems<'_>,
     (k, positive): (usize, Option<usize>),
 ) -> Vec<SystemResult> {
     let nl = idx.len();
-    // Per level, the ranking sums of each class.
+    // Per level, the ranking sums of each class and the probability sums.
     let mut sums: Vec<Vec<RankSums>> = (0..nl).map(|_| Vec::new()).collect();
     if let Some(r) = whole.ranking.as_ref() {
         for sl in &r.sorted {
@@ -639,18 +707,28 @@ fn system_levels(
             }
         }
     }
+    let probs = match (&s.scores, &whole.ranking) {
+        (Some(sc), Some(_)) => probability_sums_by_level(sc, whole_gold, (codes, nl), positive),
+        _ => vec![None; nl],
+    };
     idx.iter()
         .zip(gold)
-        .zip(sums)
-        .map(|((ix, gold), sums)| {
+        .zip(sums.into_iter().zip(probs))
+        .map(|((ix, gold), (sums, probs))| {
             let pred: Vec<u32> = ix.iter().map(|&i| s.pred[i]).collect();
-            let scores = s.scores.as_ref().map(|sc| sc.subset(ix));
             let items = Items {
                 gold,
                 pred: &pred,
-                scores: scores.as_ref(),
+                scores: None,
             };
-            evaluate(cfg, &s.name, (k, positive), &items, Order::Given(sums))
+            let given = Given { sums, probs };
+            evaluate(
+                cfg,
+                &s.name,
+                (k, positive),
+                &items,
+                Order::Given(Box::new(given)),
+            )
         })
         .collect()
 }
@@ -701,5 +779,41 @@ mod tests {
         }
         let want: Vec<(u32, u32, f64)> = dense.into_iter().map(|((g, p), c)| (g, p, c)).collect();
         assert_eq!(many.cells, want);
+    }
+
+    /// One pass by level gives each level's own probability sums bit for
+    /// bit (`Scores::subset` then [`probability_sums`]), `None` for a
+    /// level with a row that is not probabilities and for an empty level.
+    #[test]
+    fn probability_sums_by_level_are_each_levels_own() {
+        let n = 900;
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let mut rows = Vec::new();
+        for _ in 0..n {
+            let (a, b) = (next(), next());
+            let (lo, hi) = (a.min(b), a.max(b));
+            rows.extend([lo, hi - lo, 1.0 - hi]);
+        }
+        let codes: Vec<u32> = (0..n).map(|i| (i % 7 % 3) as u32).collect();
+        // Level 1 gets one row that is not probabilities; level 3 is empty.
+        let bad = (0..n).filter(|&i| codes[i] == 1).nth(30).unwrap();
+        rows[3 * bad] = 1.5;
+        let gold: Vec<u32> = (0..n).map(|i| (i * 5 % 3) as u32).collect();
+        let scores = Scores::from_rows(&rows, 3);
+        let by_level = probability_sums_by_level(&scores, &gold, (&codes, 4), Some(1));
+        for (l, got) in by_level.iter().enumerate() {
+            let ix: Vec<usize> = (0..n).filter(|&i| codes[i] as usize == l).collect();
+            let g: Vec<u32> = ix.iter().map(|&i| gold[i]).collect();
+            let want = probability_sums(&scores.subset(&ix), &g, Some(1));
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "level {l}");
+        }
+        assert!(by_level[0].is_some() && by_level[2].is_some());
+        assert!(by_level[1].is_none() && by_level[3].is_none());
     }
 }
