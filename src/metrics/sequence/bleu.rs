@@ -147,8 +147,8 @@ impl BleuRefs {
         let mut out = vec![0u64; 2 + 2 * n];
         out[0] = hyp_len;
         out[1] = closest_ref_len(hyp_len, &self.lens);
-        for (order, c) in self.ngrams.clipped_matches(&ids).into_iter().enumerate() {
-            out[2 + order] = c;
+        self.ngrams.clipped_matches_into(&ids, &mut out[2..2 + n]);
+        for order in 0..n {
             out[2 + n + order] = (hyp_len + 1).saturating_sub(order as u64 + 1);
         }
         out
