@@ -13,6 +13,7 @@ use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::paired::{bootstrap_p_value, holm};
 use crate::metrics::sequence::bleu::{bleu_from_stats, BleuOptions, BleuRefs, BleuScore};
 use crate::metrics::sequence::chrf::{chrf_typed, ChrfOptions, ChrfRefs};
+use crate::metrics::sequence::errors::WordIds;
 use crate::metrics::sequence::ter::{ter_from_stats, TerRefs};
 use crate::metrics::sequence::text::py_split;
 use crate::metrics::sequence::wer::{self, ErrorCounts};
@@ -184,36 +185,48 @@ struct Prepared {
 }
 
 /// A segment's WER reference, prepared once for every system: its words,
-/// their ids (first occurrence order) and the ids by word.
+/// their ids (first occurrence order), the ids by word, and the thread's
+/// error-count word ids (by segment id, and by position).
 struct WordRef {
-    words: Vec<String>,
     ids: Vec<u32>,
     vocab: HashMap<String, u32, FxBuild>,
+    global: Vec<u32>,
+    ref_global: Vec<u32>,
 }
 
 impl WordRef {
-    fn new(text: &str, transform: wer::WerTransform) -> WordRef {
+    fn new(text: &str, transform: wer::WerTransform, names: &mut WordIds) -> WordRef {
         let words = wer::words(text, transform);
         let mut vocab: HashMap<String, u32, FxBuild> = HashMap::default();
+        let mut global = Vec::new();
         let ids = words
             .iter()
-            .map(|w| {
-                let next = vocab.len() as u32;
-                match vocab.get(w.as_str()) {
-                    Some(&id) => id,
-                    None => *vocab.entry(w.clone()).or_insert(next),
+            .map(|w| match vocab.get(w.as_str()) {
+                Some(&id) => id,
+                None => {
+                    global.push(names.id(w));
+                    let next = vocab.len() as u32;
+                    *vocab.entry(w.clone()).or_insert(next)
                 }
             })
-            .collect();
-        WordRef { words, ids, vocab }
+            .collect::<Vec<u32>>();
+        let ref_global = ids.iter().map(|&i| global[i as usize]).collect();
+        WordRef {
+            ids,
+            vocab,
+            global,
+            ref_global,
+        }
     }
 }
 
 /// One thread's working memory for the WER segments, reused from segment
-/// to segment.
+/// to segment, and its error-count word ids (shared by the systems).
 #[derive(Default)]
 struct WordScratch {
     ids: Vec<u32>,
+    global: Vec<u32>,
+    names: WordIds,
     align: wer::AlignScratch,
 }
 
@@ -228,16 +241,34 @@ fn word_row(
     errors: &mut ErrorCounts,
 ) -> [f64; 6] {
     let text = wer::transformed(hyp, transform);
-    let mut words: Vec<&str> = Vec::new();
-    wer::for_each_default_word(&text, |w| words.push(w));
-    scratch.ids.clear();
-    scratch.ids.extend(
-        words
-            .iter()
-            .map(|w| r.vocab.get(*w).copied().unwrap_or(u32::MAX)),
-    );
-    let a = wer::align_with(&r.ids, &scratch.ids, &mut scratch.align);
-    wer::add_error_counts(&a, &r.words, &words, " ", errors);
+    let (ids, global) = (&mut scratch.ids, &mut scratch.global);
+    ids.clear();
+    global.clear();
+    wer::for_each_default_word(&text, |w| match r.vocab.get(w) {
+        Some(&id) => {
+            ids.push(id);
+            global.push(r.global[id as usize]);
+        }
+        None => {
+            ids.push(u32::MAX);
+            global.push(scratch.names.id(w));
+        }
+    });
+    let a = wer::align_with(&r.ids, ids, &mut scratch.align);
+    for c in &a.chunks {
+        let side = |e: &mut ErrorCounts, w: &[u32], from: usize, to: usize| {
+            if from < to {
+                e.side_of(&w[from..to])
+            } else {
+                0
+            }
+        };
+        if c.tag != wer::Tag::Equal {
+            let rs = side(errors, &r.ref_global, c.ref_start, c.ref_end);
+            let hs = side(errors, global, c.hyp_start, c.hyp_end);
+            errors.count(rs, hs);
+        }
+    }
     [
         a.hits as f64,
         a.substitutions as f64,
@@ -253,6 +284,7 @@ fn prepare(
     seg: &Segments,
     fams: &[Family],
     range: std::ops::Range<usize>,
+    names: &mut WordIds,
 ) -> Prepared {
     let has = |f: Family| fams.contains(&f);
     let refs: Vec<Vec<&str>> = range.clone().map(|i| seg.present_refs(i)).collect();
@@ -292,7 +324,7 @@ fn prepare(
         words: if has(Family::Word) {
             first
                 .iter()
-                .map(|r| r.map(|t| WordRef::new(t, cfg.wer)))
+                .map(|r| r.map(|t| WordRef::new(t, cfg.wer, names)))
                 .collect()
         } else {
             Vec::new()
@@ -435,11 +467,15 @@ fn range_systems(
     let mut start = range.start;
     while start < range.end {
         let end = (start + CHUNK).min(range.end);
-        let prepared = prepare(cfg, seg, fams, start..end);
+        let prepared = prepare(cfg, seg, fams, start..end, &mut scratch.names);
         for (s, sys) in systems.iter_mut().enumerate() {
             system_run(cfg, seg, &prepared, (s, start), &mut scratch, sys);
         }
         start = end;
+    }
+    // the error counts' words are the thread's, numbered once for all systems
+    for sys in systems.iter_mut() {
+        sys.errors.use_words(scratch.names.clone(), " ");
     }
     systems
 }

@@ -47,13 +47,37 @@ pub struct ErrorEntry {
     pub count: u64,
 }
 
+/// Word ids (`0..`) by text, in first-seen order.
+#[derive(Debug, Clone, Default)]
+pub struct WordIds {
+    words: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32, FxBuild>,
+}
+
+impl WordIds {
+    /// The id of `w`, added when new.
+    pub fn id(&mut self, w: &str) -> u32 {
+        if let Some(&id) = self.ids.get(w) {
+            return id;
+        }
+        let id = self.words.len() as u32;
+        self.words.push(w.into());
+        self.ids.insert(w.into(), id);
+        id
+    }
+
+    /// The word of an id.
+    pub fn word(&self, id: u32) -> &str {
+        &self.words[id as usize]
+    }
+}
+
 /// jiwer's three error-count dictionaries: pairs while counting, distinct
 /// entries and their texts after [`ErrorCounts::finish`].
 #[derive(Debug, Clone, Default)]
 pub struct ErrorCounts {
     sep: String,
-    words: Vec<Box<str>>,
-    word_ids: HashMap<Box<str>, u32, FxBuild>,
+    words: WordIds,
     /// Phrases of more than three words (or ids too large to pack).
     long: Vec<Box<[u32]>>,
     long_ids: HashMap<Box<[u32]>, u32, FxBuild>,
@@ -64,19 +88,17 @@ pub struct ErrorCounts {
 }
 
 impl ErrorCounts {
-    fn word(&mut self, w: &str) -> u32 {
-        if let Some(&id) = self.word_ids.get(w) {
-            return id;
-        }
-        let id = self.words.len() as u32;
-        self.words.push(w.into());
-        self.word_ids.insert(w.into(), id);
-        id
+    /// Takes the word ids a caller numbered itself (with
+    /// [`ErrorCounts::side_of`]) and their separator; instead of
+    /// [`ErrorCounts::side`], before merging or finishing.
+    pub fn use_words(&mut self, words: WordIds, sep: &str) {
+        self.words = words;
+        self.sep = sep.to_string();
     }
 
     /// The side of a chunk of word ids: packed when it can be, else a
     /// long-phrase id.
-    fn side_of(&mut self, ids: &[u32]) -> u64 {
+    pub fn side_of(&mut self, ids: &[u32]) -> u64 {
         if ids.len() <= 3 && ids.iter().all(|&i| i + 1 < 1 << PACK_BITS) {
             return ids
                 .iter()
@@ -123,7 +145,7 @@ impl ErrorCounts {
             &mut big
         };
         for (i, w) in ids.iter_mut().zip(words) {
-            *i = self.word(w.as_ref());
+            *i = self.words.id(w.as_ref());
         }
         let ids: &[u32] = ids;
         self.side_of(ids)
@@ -140,7 +162,7 @@ impl ErrorCounts {
         if self.sep.is_empty() {
             self.sep.clone_from(&from.sep);
         }
-        let map: Vec<u32> = from.words.iter().map(|w| self.word(w)).collect();
+        let map: Vec<u32> = from.words.words.iter().map(|w| self.words.id(w)).collect();
         let mut memo: HashMap<u64, u64, FxBuild> = HashMap::default();
         let mut side = |me: &mut Self, s: u64| -> u64 {
             if s == 0 {
@@ -193,8 +215,7 @@ impl ErrorCounts {
             });
         }
         self.entries = entries;
-        self.words = Vec::new();
-        self.word_ids = HashMap::default();
+        self.words = WordIds::default();
         self.long = Vec::new();
         self.long_ids = HashMap::default();
     }
@@ -206,7 +227,7 @@ impl ErrorCounts {
             if i > 0 {
                 s.push_str(&self.sep);
             }
-            s.push_str(&self.words[id as usize]);
+            s.push_str(self.words.word(id));
         }
         Text::from(s)
     }
