@@ -13,9 +13,14 @@ use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::paired::{bootstrap_p_value, holm};
 use crate::metrics::sequence::bleu::{bleu_from_stats, BleuOptions, BleuRefs, BleuScore};
 use crate::metrics::sequence::chrf::{chrf_typed, ChrfOptions, ChrfRefs};
+use crate::metrics::sequence::errors::WordIds;
 use crate::metrics::sequence::ter::{ter_from_stats, TerRefs};
 use crate::metrics::sequence::text::py_split;
 use crate::metrics::sequence::wer::{self, ErrorCounts};
+
+use std::collections::HashMap;
+
+use crate::table::FxBuild;
 
 use super::read::Segments;
 
@@ -175,8 +180,103 @@ struct Prepared {
     chrf: Vec<ChrfRefs>,
     chrfpp: Vec<ChrfRefs>,
     ter: Vec<TerRefs>,
-    words: Vec<Option<Vec<String>>>,
+    words: Vec<Option<WordRef>>,
     chars: Vec<Option<Vec<String>>>,
+}
+
+/// A segment's WER reference, prepared once for every system: its words,
+/// their ids (first occurrence order), the ids by word, and the thread's
+/// error-count word ids (by segment id, and by position).
+struct WordRef {
+    ids: Vec<u32>,
+    vocab: HashMap<String, u32, FxBuild>,
+    global: Vec<u32>,
+    ref_global: Vec<u32>,
+}
+
+impl WordRef {
+    fn new(text: &str, transform: wer::WerTransform, names: &mut WordIds) -> WordRef {
+        let words = wer::words(text, transform);
+        let mut vocab: HashMap<String, u32, FxBuild> = HashMap::default();
+        let mut global = Vec::new();
+        let ids = words
+            .iter()
+            .map(|w| match vocab.get(w.as_str()) {
+                Some(&id) => id,
+                None => {
+                    global.push(names.id(w));
+                    let next = vocab.len() as u32;
+                    *vocab.entry(w.clone()).or_insert(next)
+                }
+            })
+            .collect::<Vec<u32>>();
+        let ref_global = ids.iter().map(|&i| global[i as usize]).collect();
+        WordRef {
+            ids,
+            vocab,
+            global,
+            ref_global,
+        }
+    }
+}
+
+/// One thread's working memory for the WER segments, reused from segment
+/// to segment, and its error-count word ids (shared by the systems).
+#[derive(Default)]
+struct WordScratch {
+    ids: Vec<u32>,
+    global: Vec<u32>,
+    names: WordIds,
+    align: wer::AlignScratch,
+}
+
+/// One system's WER counts and error entries on one segment: the
+/// hypothesis words borrowed from its text, every word outside the
+/// reference given one id (only reference-hypothesis pairs are compared).
+fn word_row(
+    r: &WordRef,
+    hyp: &str,
+    transform: wer::WerTransform,
+    scratch: &mut WordScratch,
+    errors: &mut ErrorCounts,
+) -> [f64; 6] {
+    let text = wer::transformed(hyp, transform);
+    let (ids, global) = (&mut scratch.ids, &mut scratch.global);
+    ids.clear();
+    global.clear();
+    wer::for_each_default_word(&text, |w| match r.vocab.get(w) {
+        Some(&id) => {
+            ids.push(id);
+            global.push(r.global[id as usize]);
+        }
+        None => {
+            ids.push(u32::MAX);
+            global.push(scratch.names.id(w));
+        }
+    });
+    let a = wer::align_with(&r.ids, ids, &mut scratch.align);
+    for c in &a.chunks {
+        let side = |e: &mut ErrorCounts, w: &[u32], from: usize, to: usize| {
+            if from < to {
+                e.side_of(&w[from..to])
+            } else {
+                0
+            }
+        };
+        if c.tag != wer::Tag::Equal {
+            let rs = side(errors, &r.ref_global, c.ref_start, c.ref_end);
+            let hs = side(errors, global, c.hyp_start, c.hyp_end);
+            errors.count(rs, hs);
+        }
+    }
+    [
+        a.hits as f64,
+        a.substitutions as f64,
+        a.deletions as f64,
+        a.insertions as f64,
+        a.ref_len as f64,
+        a.hyp_len as f64,
+    ]
 }
 
 fn prepare(
@@ -184,6 +284,7 @@ fn prepare(
     seg: &Segments,
     fams: &[Family],
     range: std::ops::Range<usize>,
+    names: &mut WordIds,
 ) -> Prepared {
     let has = |f: Family| fams.contains(&f);
     let refs: Vec<Vec<&str>> = range.clone().map(|i| seg.present_refs(i)).collect();
@@ -220,7 +321,14 @@ fn prepare(
         } else {
             Vec::new()
         },
-        words: first_tokens(Family::Word, &|t| wer::words(t, cfg.wer)),
+        words: if has(Family::Word) {
+            first
+                .iter()
+                .map(|r| r.map(|t| WordRef::new(t, cfg.wer, names)))
+                .collect()
+        } else {
+            Vec::new()
+        },
         chars: first_tokens(Family::Char, &wer::chars),
     }
 }
@@ -231,8 +339,8 @@ fn system_run(
     cfg: &SequenceConfig,
     seg: &Segments,
     p: &Prepared,
-    s: usize,
-    start: usize,
+    (s, start): (usize, usize),
+    scratch: &mut WordScratch,
     into: &mut SystemRun,
 ) {
     let n = p.n;
@@ -253,11 +361,11 @@ fn system_run(
                 } else {
                     &p.chrfpp
                 };
+                let mut row = Vec::with_capacity(k);
                 for (pr, h) in refs.iter().zip(hyps) {
-                    let row = pr.stats(&o, h);
-                    let width = row.len();
-                    v.extend(row.into_iter().map(|x| x as f64));
-                    v.extend(std::iter::repeat_n(0.0, k - width));
+                    pr.stats_into(&o, h, &mut row);
+                    v.extend(row.iter().map(|&x| x as f64));
+                    v.extend(std::iter::repeat_n(0.0, k - row.len()));
                 }
             }
             Family::Ter => {
@@ -266,17 +374,21 @@ fn system_run(
                     v.extend([e as f64, l]);
                 }
             }
-            Family::Word | Family::Char => {
-                for (i, hyp) in hyps.iter().enumerate() {
-                    let (r, h) = match f {
-                        Family::Word => (&p.words[i], wer::words(hyp, cfg.wer)),
-                        _ => (&p.chars[i], wer::chars(hyp)),
-                    };
+            Family::Word => {
+                for (r, hyp) in p.words.iter().zip(hyps) {
+                    match r {
+                        Some(r) => v.extend(word_row(r, hyp, cfg.wer, scratch, errors)),
+                        None => v.extend([0.0; 6]),
+                    }
+                }
+            }
+            Family::Char => {
+                for (r, hyp) in p.chars.iter().zip(hyps) {
                     let Some(r) = r else {
                         v.extend([0.0; 6]);
                         continue;
                     };
-                    let a = wer::align_tokens(r, &h);
+                    let a = wer::align_tokens(r, &wer::chars(hyp));
                     v.extend([
                         a.hits as f64,
                         a.substitutions as f64,
@@ -285,9 +397,6 @@ fn system_run(
                         a.ref_len as f64,
                         a.hyp_len as f64,
                     ]);
-                    if f == Family::Word {
-                        wer::add_error_counts(&a, r, &h, " ", errors);
-                    }
                 }
             }
         }
@@ -308,7 +417,7 @@ fn append_parts(systems: &mut Vec<SystemRun>, parts: Vec<SystemRun>) {
         for (a, b) in sys.stats.iter_mut().zip(part.stats) {
             a.values.extend_from_slice(&b.values);
         }
-        merge_errors(&mut sys.errors, part.errors);
+        sys.errors.merge(part.errors);
     }
 }
 
@@ -354,14 +463,19 @@ fn range_systems(
     let mut systems: Vec<SystemRun> = (0..seg.systems.len())
         .map(|s| empty_run(cfg, seg, fams, (s, range.len())))
         .collect();
+    let mut scratch = WordScratch::default();
     let mut start = range.start;
     while start < range.end {
         let end = (start + CHUNK).min(range.end);
-        let prepared = prepare(cfg, seg, fams, start..end);
+        let prepared = prepare(cfg, seg, fams, start..end, &mut scratch.names);
         for (s, sys) in systems.iter_mut().enumerate() {
-            system_run(cfg, seg, &prepared, s, start, sys);
+            system_run(cfg, seg, &prepared, (s, start), &mut scratch, sys);
         }
         start = end;
+    }
+    // the error counts' words are the thread's, numbered once for all systems
+    for sys in systems.iter_mut() {
+        sys.errors.use_words(scratch.names.clone(), " ");
     }
     systems
 }
@@ -400,22 +514,11 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
                     .map(|m| segment_scores(cfg, seg, sys, m))
                     .collect();
                 sys.segment_scores = scores;
+                sys.errors.finish();
             });
         }
     });
     systems
-}
-
-fn merge_errors(into: &mut ErrorCounts, from: ErrorCounts) {
-    for (k, v) in from.substitutions {
-        *into.substitutions.entry(k).or_insert(0) += v;
-    }
-    for (k, v) in from.insertions {
-        *into.insertions.entry(k).or_insert(0) += v;
-    }
-    for (k, v) in from.deletions {
-        *into.deletions.entry(k).or_insert(0) += v;
-    }
 }
 
 fn segment_scores(

@@ -8,10 +8,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::config::sequence::{larger_is_better, SequenceConfig};
+use crate::metrics::sequence::errors::{ErrorCounts, ErrorEntry, ErrorKind};
 use crate::metrics::sequence::perplexity::perplexity;
 use crate::metrics::sequence::text::{py_rstrip, py_split};
 use crate::output::json::number;
-use crate::table::{text_values, Column, Frame, Values};
+use crate::table::{text_values, Column, Frame, Text, Values};
 
 use super::run::{bleu_corpus, family, is_sacre, Family, Run};
 
@@ -28,6 +29,10 @@ impl Builder {
     }
     fn float(mut self, name: &str, v: Vec<f64>) -> Self {
         self.columns.push(Column::new(name, Values::Float(v)));
+        self
+    }
+    fn values(mut self, name: &str, v: Values) -> Self {
+        self.columns.push(Column::new(name, v));
         self
     }
     fn int(mut self, name: &str, v: Vec<i64>) -> Self {
@@ -630,78 +635,83 @@ fn subset_view(
     b.finish(name)
 }
 
-/// Every distinct error entry of a system, sorted by count (descending),
-/// then type and text: `(type, reference, hypothesis, count)`; the first
-/// `limit` of them.
-pub fn error_rows(run: &Run, s: usize, limit: usize) -> Vec<(&'static str, String, String, u64)> {
-    let e = &run.systems[s].errors;
-    // sorted as borrowed text; only the rows kept are copied
-    let mut rows: Vec<(&'static str, &str, &str, u64)> = Vec::new();
-    rows.extend(
-        e.substitutions
-            .iter()
-            .map(|((r, h), c)| ("substitution", r.as_str(), h.as_str(), *c)),
-    );
-    rows.extend(
-        e.insertions
-            .iter()
-            .map(|(h, c)| ("insertion", "", h.as_str(), *c)),
-    );
-    rows.extend(
-        e.deletions
-            .iter()
-            .map(|(r, c)| ("deletion", r.as_str(), "", *c)),
-    );
-    let order = |a: &(&str, &str, &str, u64), b: &(&str, &str, &str, u64)| {
-        b.3.cmp(&a.3)
-            .then_with(|| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
+/// A system's `error_counts` rows, most frequent first, then by type,
+/// reference and hypothesis text; at most `limit`. The texts are ranked
+/// once (distinct texts, so ranks order as the texts do) and the rows
+/// sorted by integers.
+pub fn error_rows(e: &ErrorCounts, limit: usize) -> Vec<ErrorEntry> {
+    let mut order: Vec<u32> = (0..e.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| e.text(a).cmp(e.text(b)));
+    let mut rank = vec![0u32; order.len()];
+    for (at, &id) in order.iter().enumerate() {
+        rank[id as usize] = at as u32;
+    }
+    let mut rows = e.entries().to_vec();
+    // kinds order as their names (deletion < insertion < substitution)
+    let ranked = |x: Option<u32>| x.map(|id| rank[id as usize]);
+    let key = |r: &ErrorEntry| {
+        (
+            std::cmp::Reverse(r.count),
+            r.kind,
+            ranked(r.reference),
+            ranked(r.hypothesis),
+        )
     };
     if rows.len() > limit {
-        // by count alone first (no text compared): only the rows as
-        // frequent as the last kept one can be among the first `limit`
-        rows.select_nth_unstable_by_key(limit, |r| std::cmp::Reverse(r.3));
-        let least = rows[limit].3;
-        rows.retain(|r| r.3 >= least);
-        if rows.len() > limit {
-            rows.select_nth_unstable_by(limit, order);
-            rows.truncate(limit);
-        }
+        rows.select_nth_unstable_by_key(limit, key);
+        rows.truncate(limit);
     }
-    rows.sort_unstable_by(order);
-    rows.into_iter()
-        .map(|(t, r, h, c)| (t, r.to_string(), h.to_string(), c))
-        .collect()
+    rows.sort_unstable_by_key(key);
+    rows
 }
 
 /// The `error_counts` table, or each system's first `limit` rows (the
-/// report's).
+/// report's). Each distinct text becomes one shared cell.
 fn error_counts(run: &Run, limit: usize) -> Frame {
-    let (mut sys, mut ty, mut r, mut h, mut c) = (vec![], vec![], vec![], vec![], vec![]);
     // each system's rows on its own thread (a sort of up to millions of
     // distinct entries each), joined in system order
     let per_system: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..run.systems.len())
-            .map(|s| scope.spawn(move || error_rows(run, s, limit)))
+            .map(|s| scope.spawn(move || error_rows(&run.systems[s].errors, limit)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("error rows thread"))
             .collect()
     });
+    let total: usize = per_system.iter().map(Vec::len).sum();
+    let (mut sys, mut ty, mut r, mut h) = (
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+    );
+    let mut c = Vec::with_capacity(total);
+    let types: [Text; 3] = [
+        ErrorKind::Deletion,
+        ErrorKind::Insertion,
+        ErrorKind::Substitution,
+    ]
+    .map(|k| Text::from(k.name()));
+    let empty = Text::from("");
     for (s, rows) in per_system.into_iter().enumerate() {
-        for (t, rr, hh, cc) in rows {
-            sys.push(Some(run.systems[s].name.clone()));
-            ty.push(Some(t.to_string()));
-            r.push(Some(rr));
-            h.push(Some(hh));
-            c.push(cc as i64);
+        let e = &run.systems[s].errors;
+        let name = Text::from(run.systems[s].name.as_str());
+        let cell =
+            |x: Option<u32>| Some(x.map_or_else(|| empty.clone(), |id| e.shared(id).clone()));
+        for row in rows {
+            sys.push(Some(name.clone()));
+            ty.push(Some(types[row.kind as usize].clone()));
+            r.push(cell(row.reference));
+            h.push(cell(row.hypothesis));
+            c.push(row.count as i64);
         }
     }
     Builder::default()
-        .text("system", sys)
-        .text("type", ty)
-        .text("reference", r)
-        .text("hypothesis", h)
+        .values("system", Values::Text(sys))
+        .values("type", Values::Text(ty))
+        .values("reference", Values::Text(r))
+        .values("hypothesis", Values::Text(h))
         .int("count", c)
         .finish("error_counts")
 }

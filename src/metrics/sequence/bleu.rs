@@ -140,15 +140,22 @@ impl BleuRefs {
 
     /// `_compute_segment_statistics`: `[hyp_len, ref_len, correct.., total..]`.
     pub fn stats(&self, options: &BleuOptions, hyp: &str) -> Vec<u64> {
+        thread_local! {
+            static IDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
         let n = options.max_order;
         let tokenized = options.preprocess(hyp);
-        let ids: Vec<u32> = py_split(&tokenized).map(|w| self.vocab.get(w)).collect();
-        let hyp_len = ids.len() as u64;
         let mut out = vec![0u64; 2 + 2 * n];
+        // the hypothesis' ids in a buffer of the thread, reused
+        let hyp_len = IDS.with_borrow_mut(|ids| {
+            ids.clear();
+            ids.extend(py_split(&tokenized).map(|w| self.vocab.get(w)));
+            self.ngrams.clipped_matches_into(ids, &mut out[2..2 + n]);
+            ids.len() as u64
+        });
         out[0] = hyp_len;
         out[1] = closest_ref_len(hyp_len, &self.lens);
-        for (order, c) in self.ngrams.clipped_matches(&ids).into_iter().enumerate() {
-            out[2 + order] = c;
+        for order in 0..n {
             out[2 + n + order] = (hyp_len + 1).saturating_sub(order as u64 + 1);
         }
         out

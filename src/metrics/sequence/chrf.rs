@@ -4,7 +4,7 @@
 //! macro-averaged F-beta from summed statistics, in binary64 or under
 //! sacreBLEU's binary32 bootstrap arithmetic (3.2). Pure maths; no I/O.
 
-use super::ngram::{NgramTable, Vocab};
+use super::ngram::{CharVocab, NgramTable, Vocab};
 use super::np32::Num;
 use super::text::{is_py_space, py_lower, py_split};
 
@@ -100,7 +100,7 @@ pub fn remove_punctuation(text: &str) -> Vec<String> {
 /// character and word vocabularies and each reference's n-gram counts.
 #[derive(Debug, Clone, Default)]
 pub struct ChrfRefs {
-    chars: Vocab<char>,
+    chars: CharVocab,
     words: Vocab<String>,
     /// Per reference: character and word n-gram tables.
     refs: Vec<(NgramTable, NgramTable)>,
@@ -108,7 +108,7 @@ pub struct ChrfRefs {
 
 impl ChrfRefs {
     pub fn new(options: &ChrfOptions, refs: &[&str]) -> ChrfRefs {
-        let mut chars = Vocab::default();
+        let mut chars = CharVocab::default();
         let mut words = Vocab::default();
         let ids: Vec<(Vec<u32>, Vec<u32>)> = refs
             .iter()
@@ -141,8 +141,18 @@ impl ChrfRefs {
     /// `_compute_segment_statistics`: the triples of the reference with the
     /// best sentence F (the first on ties); empty without a reference.
     pub fn stats(&self, options: &ChrfOptions, hyp: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.stats_into(options, hyp, &mut out);
+        out
+    }
+
+    /// [`ChrfRefs::stats`] into `out` (cleared first), the hypothesis'
+    /// character ids in a buffer of the thread reused from call to call.
+    pub fn stats_into(&self, options: &ChrfOptions, hyp: &str, out: &mut Vec<u64>) {
+        thread_local! {
+            static IDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
         let text = options.cased(hyp);
-        let hyp_chars: Vec<u32> = options.chars(&text).map(|c| self.chars.get(&c)).collect();
         let hyp_words: Vec<u32> = if options.word_order > 0 {
             remove_punctuation(&text)
                 .iter()
@@ -151,30 +161,62 @@ impl ChrfRefs {
         } else {
             Vec::new()
         };
-        let mut best: Vec<u64> = Vec::new();
+        IDS.with_borrow_mut(|hyp_chars| {
+            hyp_chars.clear();
+            hyp_chars.extend(options.chars(&text).map(|c| self.chars.get(c)));
+            self.best_into(options, hyp_chars, &hyp_words, out);
+        });
+    }
+
+    /// The triples of every reference against the hypothesis ids, the best
+    /// kept in `out` (with one reference, its triples: F is never below 0).
+    fn best_into(
+        &self,
+        options: &ChrfOptions,
+        hyp_chars: &[u32],
+        hyp_words: &[u32],
+        out: &mut Vec<u64>,
+    ) {
+        out.clear();
+        let mut stats = Vec::new();
+        let mut buf = [0u64; 16];
         let mut best_f = -1.0;
         for (rc, rw) in &self.refs {
-            let mut stats = Vec::with_capacity(3 * options.order());
+            let row: &mut Vec<u64> = if self.refs.len() == 1 {
+                &mut *out
+            } else {
+                &mut stats
+            };
+            row.clear();
             for (table, hyp, order) in [
-                (rc, &hyp_chars, options.char_order),
-                (rw, &hyp_words, options.word_order),
+                (rc, hyp_chars, options.char_order),
+                (rw, hyp_words, options.word_order),
             ] {
-                let matched = table.clipped_matches(hyp);
+                let mut long = Vec::new();
+                let matched: &mut [u64] = if order <= buf.len() {
+                    &mut buf[..order]
+                } else {
+                    long.resize(order, 0);
+                    &mut long
+                };
+                table.clipped_matches_into(hyp, matched);
                 for n in 1..=order {
                     let hyp_count = (hyp.len() + 1).saturating_sub(n) as u64;
-                    stats.push(if table.has_order(n) { hyp_count } else { 0 });
-                    stats.push(table.windows(n));
-                    stats.push(matched[n - 1]);
+                    row.push(if table.has_order(n) { hyp_count } else { 0 });
+                    row.push(table.windows(n));
+                    row.push(matched[n - 1]);
                 }
+            }
+            if self.refs.len() == 1 {
+                return;
             }
             let as_f: Vec<f64> = stats.iter().map(|&x| x as f64).collect();
             let f = chrf_from_stats(&as_f, options, false);
             if f > best_f {
                 best_f = f;
-                best = stats;
+                out.clone_from(&stats);
             }
         }
-        best
     }
 }
 

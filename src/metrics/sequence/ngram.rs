@@ -58,6 +58,60 @@ impl Vocab<String> {
     }
 }
 
+/// Character ids of one segment's vocabulary (`1..=len`): ASCII through a
+/// table, other characters through a map. Which id a character gets does
+/// not change any count (ids only tell n-grams apart).
+#[derive(Debug, Clone)]
+pub struct CharVocab {
+    ascii: [u32; 128],
+    other: HashMap<char, u32, FxBuild>,
+    len: u32,
+}
+
+impl Default for CharVocab {
+    fn default() -> Self {
+        CharVocab {
+            ascii: [0; 128],
+            other: HashMap::default(),
+            len: 0,
+        }
+    }
+}
+
+impl CharVocab {
+    /// The id of `c`, adding it when new.
+    pub fn insert(&mut self, c: char) -> u32 {
+        let next = self.len + 1;
+        let id = if c.is_ascii() {
+            let slot = &mut self.ascii[c as usize];
+            if *slot == 0 {
+                *slot = next;
+            }
+            *slot
+        } else {
+            *self.other.entry(c).or_insert(next)
+        };
+        if id == next {
+            self.len = next;
+        }
+        id
+    }
+
+    /// The id of `c`, 0 when it is not in the vocabulary.
+    pub fn get(&self, c: char) -> u32 {
+        if c.is_ascii() {
+            self.ascii[c as usize]
+        } else {
+            self.other.get(&c).copied().unwrap_or(0)
+        }
+    }
+
+    /// Bits per packed id.
+    pub fn bits(&self) -> u32 {
+        u32::BITS - self.len.leading_zeros()
+    }
+}
+
 /// One reference's n-gram counts (orders `1..=max_order`), or the maximum
 /// over several references (BLEU).
 #[derive(Debug, Clone, Default)]
@@ -220,6 +274,15 @@ impl NgramTable {
             let w = (ids.len() + 1).saturating_sub(n) as u64;
             self.windows[n - 1] = self.windows[n - 1].max(w);
         }
+        if self.counts.is_empty() {
+            // nothing to take the maximum with: count in place
+            for_each_ngram(ids, bits, max_order, |n, i, key| {
+                let s = self.slot(n, &ids[i..i + n], key);
+                self.counts[s as usize] += 1;
+                true
+            });
+            return;
+        }
         let mut slots: Vec<u32> = Vec::with_capacity(ids.len() * max_order);
         for_each_ngram(ids, bits, max_order, |n, i, key| {
             slots.push(self.slot(n, &ids[i..i + n], key));
@@ -249,8 +312,25 @@ impl NgramTable {
     /// lacks ends the walk from its start: every longer n-gram from there
     /// contains it, and the table holds every prefix of its n-grams.
     pub fn clipped_matches(&self, hyp: &[u32]) -> Vec<u64> {
-        let mut left = self.counts.clone();
         let mut out = vec![0u64; self.max_order];
+        self.clipped_matches_into(hyp, &mut out);
+        out
+    }
+
+    /// [`NgramTable::clipped_matches`] into `out` (`max_order` values), the
+    /// counts left to spend in a buffer of the thread reused from call to
+    /// call.
+    pub fn clipped_matches_into(&self, hyp: &[u32], out: &mut [u64]) {
+        thread_local! {
+            static LEFT: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        LEFT.with_borrow_mut(|left| self.clipped_with(hyp, left, out));
+    }
+
+    fn clipped_with(&self, hyp: &[u32], left: &mut Vec<u32>, out: &mut [u64]) {
+        left.clear();
+        left.extend_from_slice(&self.counts);
+        out.fill(0);
         for_each_ngram(hyp, self.bits, self.max_order, |n, i, key| {
             let slot = match key {
                 Some(k) => self.packed.get(k),
@@ -264,7 +344,6 @@ impl NgramTable {
             }
             true
         });
-        out
     }
 }
 

@@ -12,6 +12,8 @@ use regex::Regex;
 use super::text::{is_py_space, py_lower, py_strip};
 use crate::table::FxBuild;
 
+pub use super::errors::{ErrorCounts, ErrorKind};
+
 /// jiwer's word transforms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WerTransform {
@@ -56,7 +58,7 @@ static KALDI: LazyLock<Regex> =
 /// `wer_standardize`'s text before the default transform: lowercased,
 /// contractions expanded, Kaldi-style `<...>`/`[...]` tags removed, white
 /// space characters made spaces (`wer_default` leaves the text as it is).
-fn transformed(s: &str, transform: WerTransform) -> std::borrow::Cow<'_, str> {
+pub fn transformed(s: &str, transform: WerTransform) -> std::borrow::Cow<'_, str> {
     if transform == WerTransform::Default {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -158,7 +160,22 @@ pub struct Alignment {
 
 /// rapidfuzz's `Levenshtein.opcodes(reference, hypothesis)` on token ids:
 /// common prefix and suffix stripped, full matrix, its backtracking rule.
+/// Only reference tokens are compared with hypothesis tokens, so every
+/// hypothesis token outside the reference may share one id.
 pub fn align(reference: &[u32], hyp: &[u32]) -> Alignment {
+    align_with(reference, hyp, &mut AlignScratch::default())
+}
+
+/// [`align`]'s working memory (the matrix and the operations), reused
+/// from one pair to the next.
+#[derive(Debug, Clone, Default)]
+pub struct AlignScratch {
+    d: Vec<u32>,
+    ops: Vec<Tag>,
+}
+
+/// [`align`] with reused working memory.
+pub fn align_with(reference: &[u32], hyp: &[u32], scratch: &mut AlignScratch) -> Alignment {
     let prefix = reference
         .iter()
         .zip(hyp)
@@ -175,7 +192,9 @@ pub fn align(reference: &[u32], hyp: &[u32]) -> Alignment {
     let (n1, n2) = (s1.len(), s2.len());
     let width = n1 + 1;
     // d[r * width + c]: distance of r hypothesis and c reference tokens
-    let mut d = vec![0u32; (n2 + 1) * width];
+    let d = &mut scratch.d;
+    d.clear();
+    d.resize((n2 + 1) * width, 0);
     for (c, cell) in d.iter_mut().take(width).enumerate() {
         *cell = c as u32;
     }
@@ -190,7 +209,9 @@ pub fn align(reference: &[u32], hyp: &[u32]) -> Alignment {
     }
     let at = |r: usize, c: usize| d[r * width + c] as i64;
     // the middle's operations, from the end
-    let mut ops: Vec<Tag> = Vec::with_capacity(n1 + n2);
+    let ops = &mut scratch.ops;
+    ops.clear();
+    ops.extend(std::iter::repeat_n(Tag::Equal, suffix));
     let (mut row, mut col) = (n2, n1);
     while row > 0 && col > 0 {
         if at(row, col) == at(row, col - 1) + 1 {
@@ -212,10 +233,10 @@ pub fn align(reference: &[u32], hyp: &[u32]) -> Alignment {
     }
     ops.extend(std::iter::repeat_n(Tag::Delete, col));
     ops.extend(std::iter::repeat_n(Tag::Insert, row));
-    let mut path = vec![Tag::Equal; prefix];
-    path.extend(ops.iter().rev());
-    path.extend(std::iter::repeat_n(Tag::Equal, suffix));
-    chunks_of(&path, reference.len() as u64, hyp.len() as u64)
+    // the path from the end (suffix first), then reversed in place
+    ops.extend(std::iter::repeat_n(Tag::Equal, prefix));
+    ops.reverse();
+    chunks_of(ops, reference.len() as u64, hyp.len() as u64)
 }
 
 fn chunks_of(path: &[Tag], ref_len: u64, hyp_len: u64) -> Alignment {
@@ -301,32 +322,35 @@ pub fn measures(hits: f64, subs: f64, dels: f64, ins: f64, ref_len: f64, hyp_len
 }
 
 /// `collect_error_counts` of one pair, added into `counts`: substitutions
-/// keyed by (reference, hypothesis), insertions and deletions by text.
-pub fn add_error_counts(
+/// keyed by (reference, hypothesis), insertions and deletions by text
+/// (`sep.join` of the chunk's words). Words never contain `sep` (a space:
+/// the transforms split on it), so a chunk's text is its word sequence.
+pub fn add_error_counts<R: AsRef<str>, H: AsRef<str>>(
     a: &Alignment,
-    reference: &[String],
-    hyp: &[String],
+    reference: &[R],
+    hyp: &[H],
     sep: &str,
     counts: &mut ErrorCounts,
 ) {
     for c in &a.chunks {
-        let rtext = || reference[c.ref_start..c.ref_end].join(sep);
-        let htext = || hyp[c.hyp_start..c.hyp_end].join(sep);
+        let r = &reference[c.ref_start..c.ref_end];
+        let h = &hyp[c.hyp_start..c.hyp_end];
         match c.tag {
-            Tag::Substitute => *counts.substitutions.entry((rtext(), htext())).or_insert(0) += 1,
-            Tag::Insert => *counts.insertions.entry(htext()).or_insert(0) += 1,
-            Tag::Delete => *counts.deletions.entry(rtext()).or_insert(0) += 1,
+            Tag::Substitute => {
+                let (r, h) = (counts.side(r, sep), counts.side(h, sep));
+                counts.count(r, h);
+            }
+            Tag::Insert => {
+                let h = counts.side(h, sep);
+                counts.count(0, h);
+            }
+            Tag::Delete => {
+                let r = counts.side(r, sep);
+                counts.count(r, 0);
+            }
             Tag::Equal => {}
         }
     }
-}
-
-/// jiwer's three error-count dictionaries.
-#[derive(Debug, Clone, Default)]
-pub struct ErrorCounts {
-    pub substitutions: HashMap<(String, String), u64, FxBuild>,
-    pub insertions: HashMap<String, u64, FxBuild>,
-    pub deletions: HashMap<String, u64, FxBuild>,
 }
 
 #[cfg(test)]
@@ -418,12 +442,14 @@ mod tests {
             m,
             [0.5, 7.0 / 15.0, 0.6734693877551021, 0.32653061224489793]
         );
+        counts.finish();
+        let find = |k, r, h| counts.find(k, r, h);
         assert_eq!(
-            counts.substitutions[&("was not".to_string(), "wasn't surprising.".to_string())],
+            find(ErrorKind::Substitution, "was not", "wasn't surprising."),
             1
         );
-        assert_eq!(counts.insertions["had"], 1);
-        assert_eq!(counts.deletions["unexpected."], 1);
+        assert_eq!(find(ErrorKind::Insertion, "", "had"), 1);
+        assert_eq!(find(ErrorKind::Deletion, "unexpected.", ""), 1);
     }
 
     #[test]
