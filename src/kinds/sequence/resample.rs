@@ -163,13 +163,73 @@ const EXACT: f64 = 9_007_199_254_740_992.0;
 /// by one matrix product, exact whatever the order of its additions), the
 /// others (TER's mean reference length over several references) summed in
 /// segment order as before.
+///
+/// Of the whole-number columns only a basis is multiplied: a column equal
+/// on every segment to an earlier column plus a constant (chrF's and
+/// BLEU's n-gram totals of orders above 1, the reference lengths every
+/// system shares) is that column's sum plus the constant times the
+/// replicate's draws, the same whole number ([`Derived`]). With bleu, chrf
+/// and wer on three systems this halves the product.
 struct Matrix {
     int_k: usize,
+    /// Basis columns, a row per segment (`n x basis_k`).
     ints: Vec<f64>,
+    basis_k: usize,
+    /// Per whole-number column: how its sum follows from the basis'.
+    derived: Vec<Derived>,
     float_k: usize,
     floats: Vec<f64>,
     /// Per (system, family) in `systems x fams` order: integer part?, offset, width.
     cells: Vec<(bool, usize, usize)>,
+}
+
+/// A whole-number column as `basis column + constant` on every segment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Derived {
+    basis: usize,
+    constant: f64,
+}
+
+/// Rows compared before a column is checked against a candidate basis
+/// column in full.
+const SIGNATURE_ROWS: usize = 16;
+
+/// Splits whole-number columns (`column(c)` of `k`, `n` rows each) into a
+/// basis and columns that are a basis column plus a constant: per column,
+/// its derivation and, for the basis, the basis columns in order.
+fn find_basis(
+    k: usize,
+    n: usize,
+    value: impl Fn(usize, usize) -> f64,
+) -> (Vec<usize>, Vec<Derived>) {
+    let mut by_signature: std::collections::HashMap<Vec<u64>, Vec<usize>> = Default::default();
+    let (mut basis, mut derived) = (Vec::new(), Vec::with_capacity(k));
+    for c in 0..k {
+        let signature: Vec<u64> = (1..n.min(SIGNATURE_ROWS + 1))
+            .map(|i| (value(c, i) - value(c, 0)).to_bits())
+            .collect();
+        let candidates = by_signature.entry(signature).or_default();
+        let found = candidates.iter().copied().find(|&b| {
+            let col = basis[b];
+            let constant = value(c, 0) - value(col, 0);
+            (0..n).all(|i| value(c, i) - value(col, i) == constant)
+        });
+        match found {
+            Some(b) => derived.push(Derived {
+                basis: b,
+                constant: value(c, 0) - value(basis[b], 0),
+            }),
+            None => {
+                candidates.push(basis.len());
+                derived.push(Derived {
+                    basis: basis.len(),
+                    constant: 0.0,
+                });
+                basis.push(c);
+            }
+        }
+    }
+    (basis, derived)
 }
 
 impl Matrix {
@@ -180,6 +240,8 @@ impl Matrix {
                 .all(|&x| x >= 0.0 && x.fract() == 0.0 && x * n as f64 <= EXACT)
         };
         let mut cells = Vec::new();
+        // whole-number columns: (statistics, width, column within them)
+        let mut int_cols: Vec<(&[f64], usize, usize)> = Vec::new();
         let (mut int_k, mut float_k) = (0, 0);
         for sys in systems {
             for &f in fams {
@@ -187,26 +249,36 @@ impl Matrix {
                 if exact(&st.values) {
                     cells.push((true, int_k, st.k));
                     int_k += st.k;
+                    int_cols.extend((0..st.k).map(|j| (st.values.as_slice(), st.k, j)));
                 } else {
                     cells.push((false, float_k, st.k));
                     float_k += st.k;
                 }
             }
         }
-        let mut ints = vec![0f64; n * int_k];
+        let value = |c: usize, i: usize| {
+            let (v, k, j) = int_cols[c];
+            v[i * k + j]
+        };
+        let (basis, derived) = find_basis(int_k, n, value);
+        let basis_k = basis.len();
+        let mut ints = vec![0f64; n * basis_k];
+        for (row, i) in ints.chunks_mut(basis_k.max(1)).zip(0..n) {
+            for (x, &c) in row.iter_mut().zip(&basis) {
+                *x = value(c, i);
+            }
+        }
         let mut floats = vec![0f64; n * float_k];
         let mut cell = cells.iter();
         for sys in systems {
             for &f in fams {
                 let st = sys.stats(f);
                 let &(int, off, k) = cell.next().expect("a cell per system and family");
-                let (to, width) = if int {
-                    (&mut ints, int_k)
-                } else {
-                    (&mut floats, float_k)
-                };
+                if int {
+                    continue;
+                }
                 for i in 0..n {
-                    to[i * width + off..i * width + off + k]
+                    floats[i * float_k + off..i * float_k + off + k]
                         .copy_from_slice(&st.values[i * k..(i + 1) * k]);
                 }
             }
@@ -214,10 +286,27 @@ impl Matrix {
         Matrix {
             int_k,
             ints,
+            basis_k,
+            derived,
             float_k,
             floats,
             cells,
         }
+    }
+
+    /// Every whole-number column's sums (`rows x int_k`) from the basis'
+    /// (`rows x basis_k`) of replicates of `draws` draws each.
+    fn expand(&self, basis_sums: &[f64], rows: usize, draws: usize) -> Vec<f64> {
+        let mut out = Vec::with_capacity(rows * self.int_k);
+        for r in 0..rows {
+            let row = &basis_sums[r * self.basis_k..(r + 1) * self.basis_k];
+            out.extend(
+                self.derived
+                    .iter()
+                    .map(|d| row[d.basis] + d.constant * draws as f64),
+            );
+        }
+        out
     }
 }
 
@@ -225,10 +314,10 @@ impl Matrix {
 /// the whole-number columns as one product of the multiplicities and the
 /// statistics, the others in segment order.
 fn block_sums(m: &Matrix, block: &DrawBlock, n: usize, buf: &mut Vec<f64>) -> (Vec<f64>, Vec<f64>) {
-    let (ki, kf, rows) = (m.int_k, m.float_k, block.rows);
+    let (ki, kf, rows) = (m.basis_k, m.float_k, block.rows);
     multiplicities(block, n, buf);
     let w = &buf[..rows * n];
-    let ai = if ki == 0 || n == 0 {
+    let basis_sums: Vec<f64> = if ki == 0 || n == 0 {
         vec![0f64; rows * ki]
     } else {
         // column-major views of the row-major arrays: (S^T W^T) = (W S)^T
@@ -236,6 +325,8 @@ fn block_sums(m: &Matrix, block: &DrawBlock, n: usize, buf: &mut Vec<f64>) -> (V
         let wt = nalgebra::DMatrixView::from_slice(w, n, rows);
         (st * wt).data.into()
     };
+    // every replicate draws n segments
+    let ai = m.expand(&basis_sums, rows, n);
     let mut af = vec![0f64; rows * kf];
     if kf > 0 {
         for i in 0..n {
@@ -438,5 +529,83 @@ pub fn randomization(
                 results[s][mi].ar_p = Some((counts[mi] + 1) as f64 / (trials + 1) as f64);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basis_keeps_columns_that_are_not_another_plus_a_constant() {
+        let cols: [[f64; 4]; 6] = [
+            [1.0, 2.0, 3.0, 9.0],
+            [3.0, 4.0, 5.0, 11.0], // column 0 + 2
+            [1.0, 2.0, 3.0, 8.0],  // same first rows as column 0, not after
+            [0.0, 1.0, 2.0, 8.0],  // column 0 - 1
+            [5.0, 5.0, 5.0, 5.0],
+            [0.0, 0.0, 0.0, 0.0], // column 4 - 5
+        ];
+        let (basis, derived) = find_basis(6, 4, |c, i| cols[c][i]);
+        assert_eq!(basis, vec![0, 2, 4]);
+        let d = |basis, constant| Derived { basis, constant };
+        assert_eq!(
+            derived,
+            vec![
+                d(0, 0.0),
+                d(0, 2.0),
+                d(1, 0.0),
+                d(0, -1.0),
+                d(2, 0.0),
+                d(2, -5.0)
+            ]
+        );
+    }
+
+    /// The sums of every column from the basis' are the direct sums, bit
+    /// for bit, for multiplicities that total n per replicate.
+    #[test]
+    fn expanded_sums_are_the_direct_sums() {
+        let (n, k, rows) = (50usize, 12usize, 7usize);
+        let mut rng = NumpyRng::new(3);
+        let base: Vec<f64> = (0..n).map(|_| rng.bounded(40) as f64 + 8.0).collect();
+        // column j: the base plus j for even j, independent counts for odd j
+        let cols: Vec<Vec<f64>> = (0..k)
+            .map(|j| {
+                (0..n)
+                    .map(|i| {
+                        if j % 2 == 0 {
+                            base[i] + j as f64
+                        } else {
+                            rng.bounded(10) as f64
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let (basis, derived) = find_basis(k, n, |c, i| cols[c][i]);
+        assert_eq!(basis.len(), 1 + k / 2);
+        let m = Matrix {
+            int_k: k,
+            ints: Vec::new(),
+            basis_k: basis.len(),
+            derived,
+            float_k: 0,
+            floats: Vec::new(),
+            cells: Vec::new(),
+        };
+        let draws: Vec<Vec<usize>> = (0..rows)
+            .map(|_| (0..n).map(|_| rng.bounded(n as u64) as usize).collect())
+            .collect();
+        let sum = |c: usize, r: usize| draws[r].iter().map(|&i| cols[c][i]).sum::<f64>();
+        let basis_sums: Vec<f64> = (0..rows)
+            .flat_map(|r| basis.iter().map(move |&c| (c, r)))
+            .map(|(c, r)| sum(c, r))
+            .collect();
+        let direct: Vec<f64> = (0..rows)
+            .flat_map(|r| (0..k).map(move |c| (c, r)))
+            .map(|(c, r)| sum(c, r))
+            .collect();
+        assert_eq!(m.expand(&basis_sums, rows, n), direct);
     }
 }

@@ -86,69 +86,85 @@ static REGEXP_RULES: LazyLock<[(Regex, &'static str); 4]> = LazyLock::new(|| {
 
 /// `TokenizerRegexp.__call__`: the four rules, then one space between
 /// words. Each rule is a one- or two-character pattern replaced leftmost
-/// first without overlap, so a scan over the characters applies it exactly
-/// as `re.sub` does (`REGEXP_RULES` is the definition; a test compares).
+/// first without overlap, so a scan applies it exactly as `re.sub` does
+/// (`REGEXP_RULES` is the definition; a test compares). The scans go over
+/// the UTF-8 bytes: every class of the rules is ASCII, a byte of a
+/// multi-byte character falls in `[^0-9]` as its character does and in no
+/// other class, so a match starts and ends where the character scan's
+/// does and the spaces go between the same characters.
 fn tokenize_regexp(line: &str) -> String {
     // ([\{-\~\[-\` -\&\(-\+\:-\@\/]): ASCII punctuation but ' , - . and space
-    let spaced =
-        |c: char| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/');
-    let digit = |c: char| c.is_ascii_digit();
-    let dot = |c: char| c == '.' || c == ',';
-    let mut s = String::with_capacity(line.len() * 2);
-    for c in line.chars() {
+    let spaced = |c: u8| matches!(c, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/');
+    let digit = |c: u8| c.is_ascii_digit();
+    let dot = |c: u8| c == b'.' || c == b',';
+    let mut s = Vec::with_capacity(line.len() * 2);
+    for &c in line.as_bytes() {
         if spaced(c) {
-            s.push(' ');
-            s.push(c);
-            s.push(' ');
+            s.extend_from_slice(&[b' ', c, b' ']);
         } else {
             s.push(c);
         }
     }
     // a rule can only fire where its '.', ',' or '-' is: without one, the
     // pass would copy the line unchanged
-    let s = if s.contains(['.', ',']) {
-        let s = pair_rule(&s, |a| !digit(a), dot, "{1} {2} ");
-        pair_rule(&s, dot, |b| !digit(b), " {1} {2}")
+    if memchr::memchr2(b'.', b',', &s).is_some() {
+        s = pair_rule(&s, |a| !digit(a), dot, false);
+        s = pair_rule(&s, dot, |b| !digit(b), true);
+    }
+    if memchr::memchr(b'-', &s).is_some() {
+        s = pair_rule(&s, digit, |b| b == b'-', false);
+    }
+    let s = String::from_utf8(s).expect("spaces are inserted between characters");
+    if s.is_ascii() {
+        ascii_join_split(&s)
     } else {
-        s
-    };
-    let s = if s.contains('-') {
-        pair_rule(&s, digit, |b| b == '-', "{1} {2} ")
-    } else {
-        s
-    };
-    py_join_split(&s)
+        py_join_split(&s)
+    }
 }
 
-/// `re.sub("(A)(B)", template, s)` for one-character classes `A` and `B`:
-/// the template is `"{1} {2} "` or `" {1} {2}"`.
+/// `re.sub("(A)(B)", template, s)` for one-character classes `A` and `B`
+/// on the bytes of `s`: the template is `"{1} {2} "`, or `" {1} {2}"` when
+/// `lead`.
 fn pair_rule(
-    s: &str,
-    first: impl Fn(char) -> bool,
-    second: impl Fn(char) -> bool,
-    template: &str,
-) -> String {
-    let lead = template.starts_with(' ');
-    let mut out = String::with_capacity(s.len() + s.len() / 4);
-    let mut it = s.chars().peekable();
-    while let Some(a) = it.next() {
-        match it.peek() {
+    s: &[u8],
+    first: impl Fn(u8) -> bool,
+    second: impl Fn(u8) -> bool,
+    lead: bool,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() + s.len() / 4);
+    let mut i = 0;
+    while i < s.len() {
+        let a = s[i];
+        match s.get(i + 1) {
             Some(&b) if first(a) && second(b) => {
-                it.next();
                 if lead {
-                    out.push(' ');
+                    out.extend_from_slice(&[b' ', a, b' ', b]);
+                } else {
+                    out.extend_from_slice(&[a, b' ', b, b' ']);
                 }
-                out.push(a);
-                out.push(' ');
-                out.push(b);
-                if !lead {
-                    out.push(' ');
-                }
+                i += 2;
             }
-            _ => out.push(a),
+            _ => {
+                out.push(a);
+                i += 1;
+            }
         }
     }
     out
+}
+
+/// [`py_join_split`] of ASCII text (Python's ASCII white space: `\t`-`\r`,
+/// U+001C-U+001F and the space).
+fn ascii_join_split(s: &str) -> String {
+    let space = |c: &u8| matches!(c, b'\t'..=b'\r' | 0x1c..=0x1f | b' ');
+    let mut out = Vec::with_capacity(s.len());
+    for w in s.as_bytes().split(space).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(b' ');
+        }
+        out.extend_from_slice(w);
+    }
+    String::from_utf8(out).expect("ASCII")
 }
 
 /// `Tokenizer13a`.
@@ -369,7 +385,10 @@ mod tests {
     /// random strings over the characters the rules treat specially.
     #[test]
     fn regexp_scan_matches_the_patterns() {
-        let alphabet: Vec<char> = "a1.,-'& 9(@\u{e9}\u{4e00}\u{1c}\n$".chars().collect();
+        let alphabet: Vec<char> =
+            "a1.,-'& 9(@\u{e9}\u{4e00}\u{1c}\n$\t\u{b}\u{1f}\u{85}\u{a0}<{~`/"
+                .chars()
+                .collect();
         let mut state = 11u64;
         for _ in 0..5000 {
             let mut line = String::new();
