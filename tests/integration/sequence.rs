@@ -998,7 +998,8 @@ fn sequence_report_has_the_spec_figures_and_escapes_names() {
         assert!(!svg.contains("<b>v2"), "{figure}");
     }
     assert!(html.contains("Substitutions, deletions and insertions"));
-    assert!(html.contains("No error bars"));
+    // the subset bars carry the bootstrap's intervals, and say so
+    assert!(html.contains("Error bars: 95% percentile intervals from the same 50 bootstrap"));
 }
 
 /// The example's report in headless Chromium: the script finishes without

@@ -109,33 +109,60 @@ fn subset_figure(
     (name, title, what): (String, String, String),
 ) -> Result<crate::plots::Figure> {
     let systems: Vec<String> = run.systems.iter().map(|s| s.name.clone()).collect();
-    let score = |scores: &[SubsetScore], system: &str, metric: &str| {
+    let find = |scores: &'_ [SubsetScore], system: &str, metric: &str| {
         scores
             .iter()
             .find(|x| x.system == system && x.metric == metric)
-            .map_or(f64::NAN, |x| x.score)
+            .map_or((f64::NAN, (f64::NAN, f64::NAN)), |x| {
+                (x.score, (x.lower, x.upper))
+            })
     };
-    let panels = run
+    let panels: Vec<BarPanel> = run
         .text_metrics(cfg)
         .iter()
-        .map(|m| BarPanel {
-            title: panel_title(cfg, m),
-            values: subsets
+        .map(|m| {
+            let cells: Vec<Vec<(f64, (f64, f64))>> = subsets
                 .iter()
-                .map(|(_, _, scores)| systems.iter().map(|s| score(scores, s, m)).collect())
-                .collect(),
-            intervals: Vec::new(),
+                .map(|(_, _, scores)| systems.iter().map(|s| find(scores, s, m)).collect())
+                .collect();
+            BarPanel {
+                title: panel_title(cfg, m),
+                values: cells
+                    .iter()
+                    .map(|c| c.iter().map(|x| x.0).collect())
+                    .collect(),
+                intervals: cells
+                    .iter()
+                    .map(|c| c.iter().map(|x| x.1).collect())
+                    .collect(),
+            }
         })
         .collect();
+    let with_bars = panels
+        .iter()
+        .flat_map(|p| p.intervals.iter().flatten())
+        .any(|(lo, hi)| lo.is_finite() && hi.is_finite());
+    let bars = match (cfg.intervals, with_bars) {
+        (Some(iv), true) => format!(
+            "Error bars: {}% percentile intervals from the same {} bootstrap replicates as the \
+             overall intervals (the whole corpus resampled; a subset's replicate is its score on \
+             the resampled segments that belong to it); none where over 1% of the replicates \
+             draw no usable segment of the subset.",
+            super::report::level_percent(iv.level),
+            iv.replicates
+        ),
+        (Some(_), false) => "No error bars: the subsets are too small, or too many (more than \
+             512 combinations of levels), for intervals from the bootstrap."
+            .to_string(),
+        (None, _) => "No error bars: intervals are off (`[intervals]`).".to_string(),
+    };
     let d = GroupedBars {
         name,
         title,
         description: format!(
             "Grouped bar charts, one per metric: for each {what} (segments in brackets), the \
              corpus score of each of {} systems recomputed on that subset's segments (not a \
-             mean of segment scores). No error bars: sacreBLEU's bootstrap (and so \
-             rsmreport's) resamples the whole corpus, not each subset; a small subset's score \
-             can move a lot.",
+             mean of segment scores). {bars}",
             systems.len()
         ),
         categories: subsets
@@ -148,8 +175,8 @@ fn subset_figure(
     grouped_bars(&d)
 }
 
-/// The bars by length bucket and by each subgroup (their captions say
-/// that they carry no intervals).
+/// The bars by length bucket and by each subgroup, with the subsets'
+/// intervals where the run has them (their captions say which).
 pub fn subset_bars(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Vec<Block>> {
     let mut out = Vec::new();
     if !run.buckets.is_empty() {

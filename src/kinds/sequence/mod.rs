@@ -19,6 +19,7 @@
 pub mod figures;
 pub mod gates;
 pub mod logprobs;
+pub mod parts;
 pub mod ppl;
 pub mod read;
 pub mod report;

@@ -37,13 +37,22 @@ pub fn fmt_like(x: f64, like: f64) -> String {
     }
 }
 
+/// An interval level as a percentage, to a tenth (0.9 * 100 is
+/// 90.00000000000001 in binary64).
+pub fn level_percent(level: f64) -> f64 {
+    (level * 1000.0).round() / 10.0
+}
+
 /// One tile's interval line: `95% CI [a, b] · Δ d · verdict` for a
 /// candidate, `... · baseline` for the baseline.
 fn tile_line(level: f64, (lower, upper): (f64, f64), cmp: Option<&Comparison>) -> String {
     let ci = if lower.is_finite() {
-        // 0.9 * 100 is 90.00000000000001 in binary64: round to a tenth
-        let pct = (level * 1000.0).round() / 10.0;
-        format!("{pct}% CI [{}, {}]", fmt(lower), fmt(upper))
+        format!(
+            "{}% CI [{}, {}]",
+            level_percent(level),
+            fmt(lower),
+            fmt(upper)
+        )
     } else {
         String::new()
     };

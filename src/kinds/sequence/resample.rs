@@ -11,6 +11,7 @@ use crate::config::sequence::{SeqIntervals, SequenceConfig};
 use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::sequence::rng::NumpyRng;
 
+use super::parts::{Grouping, Parts};
 use super::run::{family, is_sacre, score, Family, MetricResult, SystemRun};
 
 /// numpy's pairwise sum of a float32 array (in binary32).
@@ -112,9 +113,6 @@ fn families_of(metrics: &[&str]) -> Vec<Family> {
 /// Replicates per block: one matrix product gives a block's sums.
 const BLOCK: usize = 32;
 
-/// A block's index and its values per (system, metric) cell.
-type BlockValues = (usize, Vec<Vec<(f64, bool)>>);
-
 /// A block of replicates: the drawn segment indices, row by row.
 struct DrawBlock {
     rows: usize,
@@ -133,24 +131,25 @@ fn next_block(rng: &mut NumpyRng, n: usize, rows: usize) -> DrawBlock {
 /// A block's multiplicities, row-major (`rows x n`), in `w` (all zeros on
 /// entry, and again after [`clear_multiplicities`]): how many times each
 /// segment is drawn in each replicate (a replicate's sums do not depend
-/// on the order of its draws). One buffer serves every block of a thread.
-fn multiplicities(block: &DrawBlock, n: usize, w: &mut Vec<f64>) {
+/// on the order of its draws), segment `i` at column `pos[i]`. One buffer
+/// serves every block of a thread.
+fn multiplicities(block: &DrawBlock, pos: &[u32], n: usize, w: &mut Vec<f64>) {
     if w.len() < block.rows * n {
         w.resize(block.rows * n, 0.0);
     }
     for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
         for &i in draws {
-            row[i as usize] += 1.0;
+            row[pos[i as usize] as usize] += 1.0;
         }
     }
 }
 
 /// Zeros the entries [`multiplicities`] set (only those: the buffer is
 /// large and mostly zero).
-fn clear_multiplicities(block: &DrawBlock, n: usize, w: &mut [f64]) {
+fn clear_multiplicities(block: &DrawBlock, pos: &[u32], n: usize, w: &mut [f64]) {
     for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
         for &i in draws {
-            row[i as usize] = 0.0;
+            row[pos[i as usize] as usize] = 0.0;
         }
     }
 }
@@ -233,7 +232,10 @@ fn find_basis(
 }
 
 impl Matrix {
-    fn new(systems: &[SystemRun], fams: &[Family], n: usize) -> Matrix {
+    /// The statistics of `systems`, the whole-number basis' rows in
+    /// `parts`' order (each part's rows together), the others in segment
+    /// order.
+    fn new(systems: &[SystemRun], fams: &[Family], n: usize, parts: &Parts) -> Matrix {
         // a replicate's sum is at most n x the largest value
         let exact = |v: &[f64]| {
             v.iter()
@@ -263,8 +265,9 @@ impl Matrix {
         let (basis, derived) = find_basis(int_k, n, value);
         let basis_k = basis.len();
         let mut ints = vec![0f64; n * basis_k];
-        for (row, i) in ints.chunks_mut(basis_k.max(1)).zip(0..n) {
-            for (x, &c) in row.iter_mut().zip(&basis) {
+        for i in 0..n {
+            let at = parts.pos[i] as usize * basis_k;
+            for (x, &c) in ints[at..at + basis_k].iter_mut().zip(&basis) {
                 *x = value(c, i);
             }
         }
@@ -295,96 +298,178 @@ impl Matrix {
     }
 
     /// Every whole-number column's sums (`rows x int_k`) from the basis'
-    /// (`rows x basis_k`) of replicates of `draws` draws each.
-    fn expand(&self, basis_sums: &[f64], rows: usize, draws: usize) -> Vec<f64> {
-        let mut out = Vec::with_capacity(rows * self.int_k);
-        for r in 0..rows {
+    /// (`rows x basis_k`), replicate `r` having drawn `draws[r]` segments.
+    fn expand(&self, basis_sums: &[f64], draws: &[f64]) -> Vec<f64> {
+        let mut out = Vec::with_capacity(draws.len() * self.int_k);
+        for (r, &drawn) in draws.iter().enumerate() {
             let row = &basis_sums[r * self.basis_k..(r + 1) * self.basis_k];
             out.extend(
                 self.derived
                     .iter()
-                    .map(|d| row[d.basis] + d.constant * draws as f64),
+                    .map(|d| row[d.basis] + d.constant * drawn),
             );
         }
         out
     }
 }
 
-/// The block's replicate sums, row-major (`rows x int_k`, `rows x float_k`):
-/// the whole-number columns as one product of the multiplicities and the
-/// statistics, the others in segment order.
-fn block_sums(m: &Matrix, block: &DrawBlock, n: usize, buf: &mut Vec<f64>) -> (Vec<f64>, Vec<f64>) {
+/// A block's replicate sums, row-major: over all segments, every
+/// whole-number column (`rows x int_k`) and the others (`rows x
+/// float_k`); per part, its basis sums (`rows x basis_k`), draws (`rows`)
+/// and other sums (`rows x float_k`).
+struct BlockSums {
+    ints: Vec<f64>,
+    floats: Vec<f64>,
+    part_basis: Vec<Vec<f64>>,
+    part_draws: Vec<Vec<f64>>,
+    part_floats: Vec<Vec<f64>>,
+}
+
+/// What every block is summed and scored with.
+struct Ctx<'a> {
+    cfg: &'a SequenceConfig,
+    metrics: &'a [&'a str],
+    fams: &'a [Family],
+    m: &'a Matrix,
+    parts: &'a Parts,
+    n: usize,
+}
+
+/// The block's sums: the whole-number basis by one product of the
+/// multiplicities and the statistics per part (whole numbers, so the
+/// parts' sums add up exactly to the product over all segments), the
+/// others in segment order.
+fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
+    let (m, parts, n) = (ctx.m, ctx.parts, ctx.n);
     let (ki, kf, rows) = (m.basis_k, m.float_k, block.rows);
-    multiplicities(block, n, buf);
+    multiplicities(block, &parts.pos, n, buf);
     let w = &buf[..rows * n];
-    let basis_sums: Vec<f64> = if ki == 0 || n == 0 {
-        vec![0f64; rows * ki]
-    } else {
-        // column-major views of the row-major arrays: (S^T W^T) = (W S)^T
-        let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
-        let wt = nalgebra::DMatrixView::from_slice(w, n, rows);
-        (st * wt).data.into()
-    };
+    // column-major views of the row-major arrays: (S^T W^T) = (W S)^T
+    let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
+    let wt = nalgebra::DMatrixView::from_slice(w, n, rows);
+    let mut total = vec![0f64; rows * ki];
+    let (mut part_basis, mut part_draws) = (Vec::new(), Vec::new());
+    for p in 0..parts.count() {
+        let (a, len) = (parts.start[p], parts.start[p + 1] - parts.start[p]);
+        let sums: Vec<f64> = if ki == 0 || len == 0 {
+            vec![0f64; rows * ki]
+        } else {
+            (st.columns(a, len) * wt.rows(a, len)).as_slice().to_vec()
+        };
+        for (t, x) in total.iter_mut().zip(&sums) {
+            *t += x;
+        }
+        part_basis.push(sums);
+        part_draws.push(
+            (0..rows)
+                .map(|r| w[r * n + a..r * n + a + len].iter().sum())
+                .collect(),
+        );
+    }
     // every replicate draws n segments
-    let ai = m.expand(&basis_sums, rows, n);
-    let mut af = vec![0f64; rows * kf];
+    let ints = m.expand(&total, &vec![n as f64; rows]);
+    let mut floats = vec![0f64; rows * kf];
+    let mut part_floats = vec![vec![0f64; rows * kf]; parts.count()];
     if kf > 0 {
         for i in 0..n {
             let xf = &m.floats[i * kf..(i + 1) * kf];
+            let (at, pf) = (
+                parts.pos[i] as usize,
+                &mut part_floats[parts.part[i] as usize],
+            );
             for r in 0..rows {
-                let mult = w[r * n + i];
+                let mult = w[r * n + at];
                 if mult != 0.0 {
-                    for (a, &x) in af[r * kf..(r + 1) * kf].iter_mut().zip(xf) {
-                        *a += mult * x;
+                    for (j, &x) in xf.iter().enumerate() {
+                        floats[r * kf + j] += mult * x;
+                        pf[r * kf + j] += mult * x;
                     }
                 }
             }
         }
     }
-    clear_multiplicities(block, n, buf);
-    (ai, af)
+    clear_multiplicities(block, &parts.pos, n, buf);
+    BlockSums {
+        ints,
+        floats,
+        part_basis,
+        part_draws,
+        part_floats,
+    }
 }
 
-/// The replicate values of one block: per (system, metric) cell, a value
-/// and its float32 flag per replicate of the block.
-fn block_values(
-    cfg: &SequenceConfig,
-    metrics: &[&str],
-    fams: &[Family],
-    m: &Matrix,
-    (block, n): (&DrawBlock, usize),
-    buf: &mut Vec<f64>,
-) -> Vec<Vec<(f64, bool)>> {
-    let (ints, floats) = block_sums(m, block, n, buf);
-    let systems = m.cells.len() / fams.len().max(1);
-    let mut cells = vec![Vec::with_capacity(block.rows); systems * metrics.len()];
+/// Each (system, metric) cell's value on `rows` replicates' sums (all
+/// whole-number columns, then the others), appended to `cells`; `sacre`:
+/// sacreBLEU's binary32 rule where it has one.
+fn cell_values(
+    ctx: &Ctx,
+    (ints, floats, rows): (&[f64], &[f64], usize),
+    sacre: bool,
+    cells: &mut [Vec<(f64, bool)>],
+) {
+    let (m, metrics) = (ctx.m, ctx.metrics);
     for (c, &(int, off, k)) in m.cells.iter().enumerate() {
-        let (s, f) = (c / fams.len(), fams[c % fams.len()]);
-        for r in 0..block.rows {
+        let (s, f) = (c / ctx.fams.len(), ctx.fams[c % ctx.fams.len()]);
+        for r in 0..rows {
             let sums = if int {
                 &ints[r * m.int_k + off..r * m.int_k + off + k]
             } else {
                 &floats[r * m.float_k + off..r * m.float_k + off + k]
             };
             for (mi, name) in metrics.iter().enumerate().filter(|(_, x)| family(x) == f) {
-                cells[s * metrics.len() + mi].push(score(cfg, name, sums, is_sacre(name)));
+                let binary32 = sacre && is_sacre(name);
+                cells[s * metrics.len() + mi].push(score(ctx.cfg, name, sums, binary32));
             }
         }
     }
-    cells
+}
+
+/// A block's values: per (system, metric) cell, a value and its float32
+/// flag per replicate; per subset (grouping by grouping, level by level),
+/// the same cells' values on the subset's share of the replicates.
+struct BlockValues {
+    block: usize,
+    overall: Vec<Vec<(f64, bool)>>,
+    subsets: Vec<Vec<Vec<(f64, bool)>>>,
+}
+
+fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), buf: &mut Vec<f64>) -> BlockValues {
+    let sums = block_sums(ctx, block, buf);
+    let (m, rows) = (ctx.m, block.rows);
+    let cells = m.cells.len() / ctx.fams.len().max(1) * ctx.metrics.len();
+    let mut overall = vec![Vec::with_capacity(rows); cells];
+    cell_values(ctx, (&sums.ints, &sums.floats, rows), true, &mut overall);
+    let mut subsets = Vec::new();
+    for levels in &ctx.parts.members {
+        for members in levels {
+            let mut basis = vec![0f64; rows * m.basis_k];
+            let mut draws = vec![0f64; rows];
+            let mut floats = vec![0f64; rows * m.float_k];
+            for &p in members {
+                let add = |to: &mut [f64], from: &[f64]| {
+                    to.iter_mut().zip(from).for_each(|(t, x)| *t += x)
+                };
+                add(&mut basis, &sums.part_basis[p]);
+                add(&mut draws, &sums.part_draws[p]);
+                add(&mut floats, &sums.part_floats[p]);
+            }
+            let ints = m.expand(&basis, &draws);
+            let mut values = vec![Vec::with_capacity(rows); cells];
+            cell_values(ctx, (&ints, &floats, rows), false, &mut values);
+            subsets.push(values);
+        }
+    }
+    BlockValues {
+        block: b,
+        overall,
+        subsets,
+    }
 }
 
 /// Every block's values: one thread draws the index stream block by block
 /// (it is sequential), the others sum; the blocks come back in order.
-fn all_blocks(
-    cfg: &SequenceConfig,
-    metrics: &[&str],
-    fams: &[Family],
-    m: &Matrix,
-    seed: u32,
-    n: usize,
-    b_count: usize,
-) -> Vec<BlockValues> {
+fn all_blocks(ctx: &Ctx, seed: u32, b_count: usize) -> Vec<BlockValues> {
+    let n = ctx.n;
     let threads = std::thread::available_parallelism()
         .map_or(1, |t| t.get())
         .clamp(1, 8);
@@ -399,8 +484,7 @@ fn all_blocks(
                     loop {
                         let next = rx.lock().expect("block queue").recv();
                         let Ok((b, block)) = next else { break };
-                        let values = block_values(cfg, metrics, fams, m, (&block, n), &mut buf);
-                        out.push((b, values));
+                        out.push(block_values(ctx, (b, &block), &mut buf));
                     }
                     out
                 })
@@ -422,12 +506,19 @@ fn all_blocks(
             .flat_map(|h| h.join().expect("bootstrap thread"))
             .collect()
     });
-    ordered.sort_by_key(|(b, _)| *b);
+    ordered.sort_by_key(|v| v.block);
     ordered
 }
 
+/// Per grouping, level and (system, metric) cell (system-major): the
+/// percentile interval of the subset's score; empty when the subsets get
+/// none (more than [`super::parts::MAX_PARTS`] parts).
+pub type SubsetIntervals = Vec<Vec<Vec<(f64, f64)>>>;
+
 /// Fills every system's replicates, intervals, `bs_mean`, `bs_ci` and the
-/// candidates' paired-bootstrap p-values.
+/// candidates' paired-bootstrap p-values; returns the intervals of the
+/// subsets of `groupings` from the same replicates.
+#[allow(clippy::too_many_arguments)]
 pub fn bootstrap(
     cfg: &SequenceConfig,
     systems: &[SystemRun],
@@ -436,21 +527,42 @@ pub fn bootstrap(
     iv: SeqIntervals,
     baseline: usize,
     n: usize,
-) {
+    groupings: &[Grouping],
+) -> SubsetIntervals {
     let b_count = iv.replicates;
     let fams = families_of(metrics);
-    let matrix = Matrix::new(systems, &fams, n);
-    let ordered = all_blocks(cfg, metrics, &fams, &matrix, iv.seed, n, b_count);
+    let (parts, with_subsets) = match Parts::new(groupings, n) {
+        Some(p) => (p, true),
+        None => (Parts::new(&[], n).expect("one part"), false),
+    };
+    let matrix = Matrix::new(systems, &fams, n, &parts);
+    let ctx = Ctx {
+        cfg,
+        metrics,
+        fams: &fams,
+        m: &matrix,
+        parts: &parts,
+        n,
+    };
+    let ordered = all_blocks(&ctx, iv.seed, b_count);
     drop(matrix);
+    let cells = systems.len() * metrics.len();
     let mut reps: Vec<Vec<Vec<f64>>> =
         vec![vec![Vec::with_capacity(b_count); metrics.len()]; systems.len()];
     let mut all_f32 = vec![vec![true; metrics.len()]; systems.len()];
-    for (_, cells) in ordered {
-        for (cell, values) in cells.into_iter().enumerate() {
+    let mut subset_reps: Vec<Vec<Vec<f64>>> = Vec::new();
+    for block in ordered {
+        for (cell, values) in block.overall.into_iter().enumerate() {
             let (s, mi) = (cell / metrics.len(), cell % metrics.len());
             for (v, is32) in values {
                 reps[s][mi].push(v);
                 all_f32[s][mi] &= is32;
+            }
+        }
+        subset_reps.resize_with(block.subsets.len(), || vec![Vec::new(); cells]);
+        for (to, from) in subset_reps.iter_mut().zip(block.subsets) {
+            for (t, values) in to.iter_mut().zip(from) {
+                t.extend(values.into_iter().map(|(v, _)| v));
             }
         }
     }
@@ -467,7 +579,36 @@ pub fn bootstrap(
             res.replicates_f32 = all_f32[s][mi];
         }
     }
-    for s in (0..systems.len()).filter(|&s| s != baseline) {
+    paired_p_values(results, baseline);
+    if !with_subsets {
+        return Vec::new();
+    }
+    let mut flat = subset_reps.into_iter();
+    parts
+        .members
+        .iter()
+        .map(|levels| {
+            levels
+                .iter()
+                .map(|_| {
+                    flat.next()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|r| {
+                            let i = percentile_interval(r, iv.level);
+                            (i.lower, i.upper)
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Each candidate's paired-bootstrap p-value against the baseline, metric
+/// by metric.
+fn paired_p_values(results: &mut [Vec<MetricResult>], baseline: usize) {
+    for s in (0..results.len()).filter(|&s| s != baseline) {
         let ps: Vec<f64> = results[s]
             .iter()
             .zip(&results[baseline])
@@ -606,6 +747,115 @@ mod tests {
             .flat_map(|r| (0..k).map(move |c| (c, r)))
             .map(|(c, r)| sum(c, r))
             .collect();
-        assert_eq!(m.expand(&basis_sums, rows, n), direct);
+        assert_eq!(m.expand(&basis_sums, &vec![n as f64; rows]), direct);
+    }
+
+    /// Word statistics of `n` segments (hits, substitutions, deletions,
+    /// insertions, reference and hypothesis words), some rows zero.
+    fn word_run(name: &str, n: usize, rng: &mut NumpyRng) -> SystemRun {
+        let mut values = Vec::new();
+        for _ in 0..n {
+            let (h, s, d, ins) = (
+                rng.bounded(20) as f64,
+                rng.bounded(5) as f64,
+                rng.bounded(3) as f64,
+                rng.bounded(3) as f64,
+            );
+            values.extend([h, s, d, ins, h + s + d, h + s + ins]);
+        }
+        SystemRun {
+            name: name.into(),
+            stats: vec![super::super::run::Stats {
+                family: Family::Word,
+                k: 6,
+                values,
+            }],
+            segment_scores: Vec::new(),
+            errors: Default::default(),
+        }
+    }
+
+    /// The subsets' intervals are those of scoring, replicate by
+    /// replicate, the subset's segments among numpy's draws, and the
+    /// overall numbers do not depend on the subsets.
+    #[test]
+    fn subset_intervals_are_the_subsets_share_of_each_replicate() {
+        let cfg = crate::config::sequence::parse(
+            "experiment_id = \"x\"\npredictions_file = \"p.csv\"\nreference_columns = [\"ref\"]\n\
+             system_columns = [\"a\", \"b\"]\nmetrics = [\"wer\", \"mer\"]\n\
+             [intervals]\nreplicates = 60\nseed = 7\n",
+            std::path::Path::new("exp.toml"),
+        )
+        .expect("a valid config");
+        let iv = cfg.intervals.expect("intervals");
+        let n = 45;
+        let mut rng = NumpyRng::new(11);
+        let systems = vec![word_run("a", n, &mut rng), word_run("b", n, &mut rng)];
+        let groupings = vec![
+            Grouping {
+                levels: 3,
+                of: (0..n as u32).map(|i| i % 3).collect(),
+            },
+            Grouping {
+                levels: 2,
+                of: (0..n as u32).map(|i| u32::from(i % 7 < 2)).collect(),
+            },
+        ];
+        let metrics = ["wer", "mer"];
+        let fresh = || -> Vec<Vec<MetricResult>> {
+            systems
+                .iter()
+                .map(|_| {
+                    metrics
+                        .iter()
+                        .map(|m| MetricResult::estimate(m, 0.3, n))
+                        .collect()
+                })
+                .collect()
+        };
+        let (mut with, mut without) = (fresh(), fresh());
+        let got = bootstrap(&cfg, &systems, &metrics, &mut with, iv, 0, n, &groupings);
+        let none = bootstrap(&cfg, &systems, &metrics, &mut without, iv, 0, n, &[]);
+        assert!(none.is_empty());
+        for (a, b) in with.iter().flatten().zip(without.iter().flatten()) {
+            assert_eq!(a.replicates, b.replicates);
+            assert_eq!(
+                (a.lower.to_bits(), a.upper.to_bits()),
+                (b.lower.to_bits(), b.upper.to_bits())
+            );
+        }
+        // by hand: numpy's draws, row by row, and the subset's rows summed
+        let mut draws = NumpyRng::new(iv.seed);
+        let rows: Vec<Vec<usize>> = (0..iv.replicates)
+            .map(|_| (0..n).map(|_| draws.bounded(n as u64) as usize).collect())
+            .collect();
+        let shape: Vec<usize> = got.iter().map(Vec::len).collect();
+        assert_eq!(shape, vec![3, 2]);
+        for (grouping, got) in groupings.iter().zip(&got) {
+            for (level, got) in got.iter().enumerate() {
+                for (s, sys) in systems.iter().enumerate() {
+                    for (mi, m) in metrics.iter().enumerate() {
+                        let reps: Vec<f64> = rows
+                            .iter()
+                            .map(|drawn| {
+                                let st = sys.stats(Family::Word);
+                                let mine = drawn
+                                    .iter()
+                                    .copied()
+                                    .filter(|&i| grouping.of[i] as usize == level);
+                                score(&cfg, m, &st.sums(mine), false).0
+                            })
+                            .collect();
+                        let want = percentile_interval(&reps, iv.level);
+                        let (lo, hi) = got[s * metrics.len() + mi];
+                        assert_eq!(
+                            (lo.to_bits(), hi.to_bits()),
+                            (want.lower.to_bits(), want.upper.to_bits())
+                        );
+                        assert!(lo.is_finite() && lo <= hi, "{level} {m}: {lo} {hi}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -22,6 +22,7 @@ use std::collections::HashMap;
 
 use crate::table::FxBuild;
 
+use super::parts::Grouping;
 use super::read::Segments;
 
 /// The statistic families: metrics computed from the same segment sums.
@@ -567,6 +568,25 @@ pub struct MetricResult {
     pub ar_p: Option<f64>,
 }
 
+impl MetricResult {
+    /// A metric's estimate, before any interval or test.
+    pub fn estimate(metric: &str, score: f64, n_segments: usize) -> MetricResult {
+        MetricResult {
+            metric: metric.to_string(),
+            score,
+            n_segments,
+            replicates: Vec::new(),
+            replicates_f32: false,
+            lower: f64::NAN,
+            upper: f64::NAN,
+            bs_mean: f64::NAN,
+            bs_ci: f64::NAN,
+            bs_p: None,
+            ar_p: None,
+        }
+    }
+}
+
 /// One compared metric of a candidate.
 #[derive(Debug, Clone)]
 pub struct Comparison {
@@ -591,13 +611,17 @@ pub struct Comparison {
     pub p_ar: Option<f64>,
 }
 
-/// A subset's corpus score: (system, metric, n_segments, score).
+/// A subset's corpus score: (system, metric, n_segments, score) and its
+/// percentile interval from the overall bootstrap's replicates (NaN
+/// without intervals, or where over 1% of the replicates have no score).
 #[derive(Debug, Clone)]
 pub struct SubsetScore {
     pub system: String,
     pub metric: String,
     pub n_segments: usize,
     pub score: f64,
+    pub lower: f64,
+    pub upper: f64,
 }
 
 /// A length bucket: label, lower and upper length (none for `60+`),
@@ -696,26 +720,28 @@ pub fn run(
                 .map(|m| {
                     let st = sys.stats(family(m));
                     let sums = st.sums(0..n);
-                    MetricResult {
-                        metric: m.to_string(),
-                        score: score(cfg, m, &sums, false).0,
-                        n_segments: n_segments_of(&seg, m),
-                        replicates: Vec::new(),
-                        replicates_f32: false,
-                        lower: f64::NAN,
-                        upper: f64::NAN,
-                        bs_mean: f64::NAN,
-                        bs_ci: f64::NAN,
-                        bs_p: None,
-                        ar_p: None,
-                    }
+                    MetricResult::estimate(m, score(cfg, m, &sums, false).0, n_segments_of(&seg, m))
                 })
                 .collect()
         })
         .collect();
+    let (bucket_levels, subgroup_levels) = (bucket_grouping(&seg), subgroup_groupings(&seg));
+    let groupings: Vec<Grouping> = std::iter::once(bucket_levels.clone())
+        .chain(subgroup_levels.iter().map(|(_, g)| g.clone()))
+        .collect();
+    let mut subset_iv = Vec::new();
     if let Some(iv) = cfg.intervals {
-        crate::provenance::timed("bootstrap", || {
-            super::resample::bootstrap(cfg, &systems, &metrics, &mut results, iv, baseline, n)
+        subset_iv = crate::provenance::timed("bootstrap", || {
+            super::resample::bootstrap(
+                cfg,
+                &systems,
+                &metrics,
+                &mut results,
+                iv,
+                baseline,
+                n,
+                &groupings,
+            )
         });
         if cfg.ar_trials > 0 {
             crate::provenance::timed("randomization", || {
@@ -740,8 +766,13 @@ pub fn run(
         super::ppl::run(&logprobs, cfg.intervals, ppl_base)
     });
     let comparisons = compare(cfg, &systems, &results, baseline, &ppl);
-    let subgroups = subsets_by_group(cfg, &seg, &systems, &metrics);
-    let buckets = length_buckets(cfg, &seg, &systems, &metrics);
+    let at = |g: usize, level: usize| subset_iv.get(g).and_then(|l: &Vec<_>| l.get(level));
+    let subgroups = subsets_by_group((cfg, &seg, &systems, &metrics), &subgroup_levels, |j, l| {
+        at(1 + j, l)
+    });
+    let buckets = length_buckets((cfg, &seg, &systems, &metrics), &bucket_levels, |k| {
+        at(0, k)
+    });
     let counts: std::collections::BTreeSet<usize> =
         (0..n).map(|i| seg.present_refs(i).len()).collect();
     let nrefs = if counts.len() == 1 {
@@ -887,12 +918,20 @@ fn compare(
     out
 }
 
+/// What every subset's scores are computed from.
+type SubsetInputs<'a> = (
+    &'a SequenceConfig,
+    &'a Segments,
+    &'a [SystemRun],
+    &'a [&'a str],
+);
+
+/// One subset's scores, system by system and metric by metric, with the
+/// intervals `iv` (the same order) when there are any.
 fn subset_scores(
-    cfg: &SequenceConfig,
-    seg: &Segments,
-    systems: &[SystemRun],
-    metrics: &[&str],
+    (cfg, seg, systems, metrics): SubsetInputs,
     rows: &[usize],
+    iv: Option<&Vec<(f64, f64)>>,
 ) -> Vec<SubsetScore> {
     let mut out = Vec::new();
     for sys in systems {
@@ -907,6 +946,10 @@ fn subset_scores(
                 _ => rows.to_vec(),
             };
             let sums = st.sums(used.iter().copied());
+            let (lower, upper) = iv
+                .and_then(|iv| iv.get(out.len()))
+                .copied()
+                .unwrap_or((f64::NAN, f64::NAN));
             out.push(SubsetScore {
                 system: sys.name.clone(),
                 metric: m.to_string(),
@@ -916,52 +959,86 @@ fn subset_scores(
                 } else {
                     score(cfg, m, &sums, false).0
                 },
+                lower,
+                upper,
             });
         }
     }
     out
 }
 
-fn subsets_by_group(
-    cfg: &SequenceConfig,
-    seg: &Segments,
-    systems: &[SystemRun],
-    metrics: &[&str],
+/// Each subgroup column's levels (sorted) and each segment's level.
+fn subgroup_groupings(seg: &Segments) -> Vec<(Vec<String>, Grouping)> {
+    seg.subgroups
+        .iter()
+        .map(|(_, levels)| {
+            let distinct: std::collections::BTreeSet<&str> =
+                levels.iter().map(String::as_str).collect();
+            let index: HashMap<&str, u32, FxBuild> = distinct
+                .iter()
+                .enumerate()
+                .map(|(i, &l)| (l, i as u32))
+                .collect();
+            let of = levels.iter().map(|l| index[l.as_str()]).collect();
+            let names = distinct.into_iter().map(str::to_string).collect();
+            (
+                names,
+                Grouping {
+                    levels: index.len(),
+                    of,
+                },
+            )
+        })
+        .collect()
+}
+
+fn subsets_by_group<'a>(
+    inputs: SubsetInputs,
+    groupings: &[(Vec<String>, Grouping)],
+    iv: impl Fn(usize, usize) -> Option<&'a Vec<(f64, f64)>>,
 ) -> Vec<(String, String, usize, Vec<SubsetScore>)> {
     let mut out = Vec::new();
-    for (g, levels) in &seg.subgroups {
-        let distinct: std::collections::BTreeSet<&str> =
-            levels.iter().map(String::as_str).collect();
-        for level in distinct {
-            let rows: Vec<usize> = (0..seg.n()).filter(|&i| levels[i] == level).collect();
+    for (j, ((g, _), (names, grouping))) in inputs.1.subgroups.iter().zip(groupings).enumerate() {
+        for (l, level) in names.iter().enumerate() {
+            let rows: Vec<usize> = (0..inputs.1.n())
+                .filter(|&i| grouping.of[i] as usize == l)
+                .collect();
             out.push((
                 g.clone(),
-                level.to_string(),
+                level.clone(),
                 rows.len(),
-                subset_scores(cfg, seg, systems, metrics, &rows),
+                subset_scores(inputs, &rows, iv(j, l)),
             ));
         }
     }
     out
 }
 
-fn length_buckets(
-    cfg: &SequenceConfig,
-    seg: &Segments,
-    systems: &[SystemRun],
-    metrics: &[&str],
+/// Each segment's length bucket (spec 2.6): the words of its first
+/// present reference by tens, `60+` last.
+fn bucket_grouping(seg: &Segments) -> Grouping {
+    let of = (0..seg.n())
+        .map(|i| {
+            let first = seg
+                .present_refs(i)
+                .first()
+                .map_or(0, |r| py_split(r).count());
+            (first / 10).min(6) as u32
+        })
+        .collect();
+    Grouping { levels: 7, of }
+}
+
+fn length_buckets<'a>(
+    inputs: SubsetInputs,
+    buckets: &Grouping,
+    iv: impl Fn(usize) -> Option<&'a Vec<(f64, f64)>>,
 ) -> Vec<Bucket> {
-    let bucket_of = |i: usize| -> usize {
-        let first = seg
-            .present_refs(i)
-            .first()
-            .map_or(0, |r| py_split(r).count());
-        (first / 10).min(6)
-    };
-    let b: Vec<usize> = (0..seg.n()).map(bucket_of).collect();
     let mut out = Vec::new();
     for k in 0..=6 {
-        let rows: Vec<usize> = (0..seg.n()).filter(|&i| b[i] == k).collect();
+        let rows: Vec<usize> = (0..inputs.1.n())
+            .filter(|&i| buckets.of[i] as usize == k)
+            .collect();
         if rows.is_empty() {
             continue;
         }
@@ -975,7 +1052,7 @@ fn length_buckets(
             10 * k,
             upper,
             rows.len(),
-            subset_scores(cfg, seg, systems, metrics, &rows),
+            subset_scores(inputs, &rows, iv(k)),
         ));
     }
     out

@@ -530,8 +530,8 @@ fn subgroup_frames(run: &Run) -> Vec<Frame> {
     let mut out = Vec::new();
     for (g, _) in &run.segments.subgroups {
         let rows: Vec<_> = run.subgroups.iter().filter(|(c, ..)| c == g).collect();
-        let (mut sys, mut lvl, mut met, mut n, mut score) =
-            (vec![], vec![], vec![], vec![], vec![]);
+        let (mut sys, mut lvl, mut met, mut n) = (vec![], vec![], vec![], vec![]);
+        let (mut score, mut lower, mut upper) = (vec![], vec![], vec![]);
         for (_, level, _, scores) in rows {
             for s in scores {
                 sys.push(Some(s.system.clone()));
@@ -539,6 +539,8 @@ fn subgroup_frames(run: &Run) -> Vec<Frame> {
                 met.push(Some(s.metric.clone()));
                 n.push(s.n_segments as i64);
                 score.push(s.score);
+                lower.push(s.lower);
+                upper.push(s.upper);
             }
         }
         out.push(
@@ -548,6 +550,8 @@ fn subgroup_frames(run: &Run) -> Vec<Frame> {
                 .text("metric", met)
                 .int("n_segments", n)
                 .float("score", score)
+                .float("score_lower", lower)
+                .float("score_upper", upper)
                 .finish(&format!("corpus_scores_by_{g}")),
         );
     }
@@ -555,8 +559,9 @@ fn subgroup_frames(run: &Run) -> Vec<Frame> {
 }
 
 fn length_buckets(run: &Run) -> Frame {
-    let (mut sys, mut bucket, mut lo, mut hi, mut met, mut n, mut score) =
-        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut sys, mut bucket, mut lo, mut hi, mut met, mut n) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut score, mut score_lower, mut score_upper) = (vec![], vec![], vec![]);
     for (label, lower, upper, _, scores) in &run.buckets {
         for s in scores {
             sys.push(Some(s.system.clone()));
@@ -566,6 +571,8 @@ fn length_buckets(run: &Run) -> Frame {
             met.push(Some(s.metric.clone()));
             n.push(s.n_segments as i64);
             score.push(s.score);
+            score_lower.push(s.lower);
+            score_upper.push(s.upper);
         }
     }
     Builder::default()
@@ -576,6 +583,8 @@ fn length_buckets(run: &Run) -> Frame {
         .text("metric", met)
         .int("n_segments", n)
         .float("score", score)
+        .float("score_lower", score_lower)
+        .float("score_upper", score_upper)
         .finish("length_buckets")
 }
 
