@@ -456,6 +456,15 @@ fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), buf: &mut Vec<f64>) 
             let ints = m.expand(&basis, &draws);
             let mut values = vec![Vec::with_capacity(rows); cells];
             cell_values(ctx, (&ints, &floats, rows), false, &mut values);
+            // a replicate that drew none of the subset's segments has no
+            // score for it (not the score of empty statistics)
+            for cell in values.iter_mut() {
+                for (v, &drawn) in cell.iter_mut().zip(&draws) {
+                    if drawn == 0.0 {
+                        v.0 = f64::NAN;
+                    }
+                }
+            }
             subsets.push(values);
         }
     }
@@ -800,6 +809,11 @@ mod tests {
                 levels: 2,
                 of: (0..n as u32).map(|i| u32::from(i % 7 < 2)).collect(),
             },
+            // one segment alone: a third of the replicates draw it not at all
+            Grouping {
+                levels: 2,
+                of: (0..n as u32).map(|i| u32::from(i == 0)).collect(),
+            },
         ];
         let metrics = ["wer", "mer"];
         let fresh = || -> Vec<Vec<MetricResult>> {
@@ -830,7 +844,7 @@ mod tests {
             .map(|_| (0..n).map(|_| draws.bounded(n as u64) as usize).collect())
             .collect();
         let shape: Vec<usize> = got.iter().map(Vec::len).collect();
-        assert_eq!(shape, vec![3, 2]);
+        assert_eq!(shape, vec![3, 2, 2]);
         for (grouping, got) in groupings.iter().zip(&got) {
             for (level, got) in got.iter().enumerate() {
                 for (s, sys) in systems.iter().enumerate() {
@@ -843,7 +857,11 @@ mod tests {
                                     .iter()
                                     .copied()
                                     .filter(|&i| grouping.of[i] as usize == level);
-                                score(&cfg, m, &st.sums(mine), false).0
+                                let mine: Vec<usize> = mine.collect();
+                                if mine.is_empty() {
+                                    return f64::NAN;
+                                }
+                                score(&cfg, m, &st.sums(mine.into_iter()), false).0
                             })
                             .collect();
                         let want = percentile_interval(&reps, iv.level);
@@ -852,7 +870,9 @@ mod tests {
                             (lo.to_bits(), hi.to_bits()),
                             (want.lower.to_bits(), want.upper.to_bits())
                         );
-                        assert!(lo.is_finite() && lo <= hi, "{level} {m}: {lo} {hi}");
+                        let alone =
+                            grouping.of.iter().filter(|&&l| l as usize == level).count() == 1;
+                        assert_eq!(lo.is_nan(), alone, "{level} {m}: {lo} {hi}");
                     }
                 }
             }
