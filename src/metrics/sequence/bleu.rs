@@ -122,11 +122,13 @@ impl BleuRefs {
         let ids: Vec<Vec<u32>> = refs
             .iter()
             .map(|r| {
-                py_split(&options.preprocess(r))
-                    .map(|w| vocab.insert_str(w))
-                    .collect()
+                let text = options.preprocess(r);
+                // at most one word per two bytes: no regrowth of the map
+                vocab.reserve(text.len() / 2 + 1);
+                py_split(&text).map(|w| vocab.insert_str(w)).collect()
             })
             .collect();
+        // the table makes room for each reference's n-grams at once
         let mut ngrams = NgramTable::new(vocab.bits(), options.max_order);
         for r in &ids {
             ngrams.add_max(r);

@@ -46,6 +46,11 @@ impl<K: std::hash::Hash + Eq> Vocab<K> {
 }
 
 impl Vocab<String> {
+    /// Makes room for `additional` more words at once.
+    pub fn reserve(&mut self, additional: usize) {
+        self.ids.reserve(additional);
+    }
+
     /// [`Vocab::insert`] of a borrowed word: the text is copied only the
     /// first time it is seen.
     pub fn insert_str(&mut self, key: &str) -> u32 {
@@ -119,116 +124,89 @@ pub struct NgramTable {
     bits: u32,
     max_order: usize,
     packed: PackedMap,
+    /// N-grams too long to pack, to their index in `long_counts`.
     long: HashMap<Box<[u32]>, u32, FxBuild>,
-    /// Count of the n-gram whose slot the maps give.
-    counts: Vec<u32>,
-    /// N-grams (with repeats) per order, `windows[n - 1]`.
+    long_counts: Vec<u32>,
+    /// N-grams (with repeats) per order, `windows[n - 1]`: the most over
+    /// the references.
     windows: Vec<u64>,
-    /// Distinct n-grams per order.
-    distinct: Vec<u64>,
 }
 
 /// An open-addressing map from packed n-gram keys (never 0: no id is 0)
-/// to slots, linear probing in a power-of-two table kept at most half
-/// full: one segment's n-grams stay in a few cache lines' reach, which a
-/// general hash map of `u128` keys did not (sequence.md 6).
+/// to counts, linear probing in a power-of-two table sized for at most
+/// two thirds of an upper bound on the keys (in practice about half
+/// full, and less memory to zero than a half-full bound): one segment's
+/// n-grams stay in a few cache lines' reach, which a general
+/// hash map of `u128` keys did not (sequence.md 6). A count sits at its
+/// key's position, so a lookup reads no slot indirection and the counts to
+/// spend are one copy of `counts`; an empty position has count 0.
 #[derive(Debug, Clone, Default)]
 struct PackedMap {
-    /// `(key, slot)`; key 0 = empty.
-    entries: Vec<(u64, u32)>,
+    /// 0 = empty.
+    keys: Vec<u64>,
+    counts: Vec<u32>,
     len: usize,
 }
 
+/// Fibonacci hashing: the top bits of the product (`shift` = 64 - log2 of
+/// the table size).
+fn home(key: u64, shift: u32) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+}
+
+/// The position of `key` in `keys` (a power of two long, with an empty
+/// position), or of the empty position where it would go.
+#[inline(always)]
+fn probe(keys: &[u64], key: u64) -> usize {
+    let mask = keys.len() - 1;
+    let mut i = home(key, 64 - keys.len().trailing_zeros()) & mask;
+    loop {
+        let k = keys[i];
+        if k == key || k == 0 {
+            return i;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
 impl PackedMap {
+    /// An empty map with room for `n` keys within the load bound.
     fn with_capacity(n: usize) -> PackedMap {
-        let cap = (2 * n.max(4)).next_power_of_two();
+        let cap = Self::room(n);
         PackedMap {
-            entries: vec![(0, 0); cap],
+            keys: vec![0; cap],
+            counts: vec![0; cap],
             len: 0,
         }
     }
 
-    fn home(&self, key: u64) -> usize {
-        let shift = 64 - self.entries.len().trailing_zeros();
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+    /// The table size for `n` keys: at most two thirds full, never full
+    /// (a probe always ends).
+    fn room(n: usize) -> usize {
+        (n + n / 2 + 1).max(8).next_power_of_two()
     }
 
-    fn get(&self, key: u64) -> Option<u32> {
-        if self.entries.is_empty() {
-            return None;
-        }
-        let mask = self.entries.len() - 1;
-        let mut i = self.home(key);
-        loop {
-            let (k, v) = self.entries[i];
-            if k == key {
-                return Some(v);
+    /// Makes room for `additional` more keys at once (one allocation per
+    /// reference, none while counting).
+    fn reserve(&mut self, additional: usize) {
+        let n = self.len + additional;
+        if Self::room(n) > self.keys.len() {
+            let old = std::mem::replace(self, PackedMap::with_capacity(n));
+            for (&k, &c) in old.keys.iter().zip(&old.counts).filter(|e| *e.0 != 0) {
+                let i = probe(&self.keys, k);
+                self.keys[i] = k;
+                self.counts[i] = c;
             }
-            if k == 0 {
-                return None;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// The slot of `key`, `next` when it is new (then inserted).
-    fn get_or_insert(&mut self, key: u64, next: u32) -> u32 {
-        if 2 * (self.len + 1) > self.entries.len() {
-            self.grow();
-        }
-        let mask = self.entries.len() - 1;
-        let mut i = self.home(key);
-        loop {
-            let (k, v) = self.entries[i];
-            if k == key {
-                return v;
-            }
-            if k == 0 {
-                self.entries[i] = (key, next);
-                self.len += 1;
-                return next;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.entries);
-        *self = PackedMap::with_capacity(old.len().max(8));
-        for (k, v) in old.into_iter().filter(|e| e.0 != 0) {
-            self.get_or_insert(k, v);
+            self.len = old.len;
         }
     }
 }
 
-/// Walks every n-gram of orders `1..=max_order` of `ids` that contains no
-/// id 0, giving `(order, start, packed key or None when too long)`; `f`
-/// returning false ends the walk from that start (no longer n-gram from
-/// there is wanted).
-fn for_each_ngram(
-    ids: &[u32],
-    bits: u32,
-    max_order: usize,
-    mut f: impl FnMut(usize, usize, Option<u64>) -> bool,
-) {
-    for i in 0..ids.len() {
-        let mut key: u64 = 0;
-        for n in 1..=max_order.min(ids.len() - i) {
-            let id = ids[i + n - 1];
-            if id == 0 {
-                break;
-            }
-            let packed = if bits as usize * n <= 64 {
-                key = (key << bits) | id as u64;
-                Some(key)
-            } else {
-                None
-            };
-            if !f(n, i, packed) {
-                break;
-            }
-        }
-    }
+/// Where [`NgramTable::tally`] counts one reference: per position of the
+/// packed map, and per index of the long n-grams.
+struct Tally<'a> {
+    packed: &'a mut [u32],
+    long: &'a mut Vec<u32>,
 }
 
 impl NgramTable {
@@ -238,63 +216,115 @@ impl NgramTable {
             bits: bits.max(1),
             max_order,
             windows: vec![0; max_order],
-            distinct: vec![0; max_order],
             ..NgramTable::default()
         }
-    }
-
-    /// The slot of an n-gram, added with count 0 when new.
-    fn slot(&mut self, n: usize, gram: &[u32], key: Option<u64>) -> u32 {
-        let next = self.counts.len() as u32;
-        let slot = match key {
-            Some(k) => self.packed.get_or_insert(k, next),
-            None => *self.long.entry(gram.into()).or_insert(next),
-        };
-        if slot == next {
-            self.counts.push(0);
-            self.distinct[n - 1] += 1;
-        }
-        slot
     }
 
     /// The counts of one reference's ids (every id > 0).
     pub fn from_ids(ids: &[u32], bits: u32, max_order: usize) -> NgramTable {
         let mut t = NgramTable::new(bits, max_order);
-        t.packed = PackedMap::with_capacity(ids.len() * max_order);
         t.add_max(ids);
         t
     }
 
+    /// Orders up to this one pack into a `u64`.
+    fn packable(&self) -> usize {
+        self.max_order.min((64 / self.bits) as usize)
+    }
+
+    /// An upper bound on the distinct packed n-grams of `len` ids: per
+    /// order its windows, and at most `2^(bits * n) - 1` keys.
+    fn packed_bound(&self, len: usize) -> usize {
+        (1..=self.packable().min(len))
+            .map(|n| {
+                let w = len + 1 - n;
+                let key_bits = self.bits as usize * n;
+                if key_bits < 32 {
+                    w.min((1 << key_bits) - 1)
+                } else {
+                    w
+                }
+            })
+            .sum()
+    }
+
     /// Merges a reference in by maximum (BLEU's several references):
-    /// each n-gram's count becomes the larger of the two.
+    /// each n-gram's count becomes the larger of the two. Every id is > 0
+    /// (a reference's ids come from its own vocabulary).
     pub fn add_max(&mut self, ids: &[u32]) {
-        let bits = self.bits;
-        let max_order = self.max_order;
-        for n in 1..=max_order {
+        debug_assert!(!ids.contains(&0), "a reference id is 0");
+        for n in 1..=self.max_order {
             let w = (ids.len() + 1).saturating_sub(n) as u64;
             self.windows[n - 1] = self.windows[n - 1].max(w);
         }
-        if self.counts.is_empty() {
-            // nothing to take the maximum with: count in place
-            for_each_ngram(ids, bits, max_order, |n, i, key| {
-                let s = self.slot(n, &ids[i..i + n], key);
-                self.counts[s as usize] += 1;
-                true
-            });
+        if ids.is_empty() || self.max_order == 0 {
             return;
         }
-        let mut slots: Vec<u32> = Vec::with_capacity(ids.len() * max_order);
-        for_each_ngram(ids, bits, max_order, |n, i, key| {
-            slots.push(self.slot(n, &ids[i..i + n], key));
-            true
-        });
-        let mut own = vec![0u32; self.counts.len()];
-        for &s in &slots {
-            own[s as usize] += 1;
+        self.packed.reserve(self.packed_bound(ids.len()));
+        if self.packed.len == 0 && self.long.is_empty() {
+            // nothing to take the maximum with: count in place
+            let mut packed = std::mem::take(&mut self.packed.counts);
+            let mut long = std::mem::take(&mut self.long_counts);
+            self.tally(
+                ids,
+                Tally {
+                    packed: &mut packed,
+                    long: &mut long,
+                },
+            );
+            self.packed.counts = packed;
+            self.long_counts = long;
+            return;
         }
-        for (e, &c) in self.counts.iter_mut().zip(&own) {
+        let mut packed = vec![0; self.packed.counts.len()];
+        let mut long = vec![0; self.long_counts.len()];
+        self.tally(
+            ids,
+            Tally {
+                packed: &mut packed,
+                long: &mut long,
+            },
+        );
+        for (e, &c) in self.packed.counts.iter_mut().zip(&packed) {
             *e = (*e).max(c);
         }
+        self.long_counts.resize(long.len(), 0);
+        for (e, &c) in self.long_counts.iter_mut().zip(&long) {
+            *e = (*e).max(c);
+        }
+    }
+
+    /// Counts the n-grams of `ids` (every id > 0) into `to`, adding the
+    /// new ones to the maps (the packed map has room for them all); a new
+    /// long n-gram gets the index `to.long.len()`.
+    fn tally(&mut self, ids: &[u32], to: Tally<'_>) {
+        let bits = self.bits;
+        let packable = self.packable();
+        let keys = &mut self.packed.keys[..];
+        let counts = &mut to.packed[..keys.len()];
+        let mut added = 0;
+        for i in 0..ids.len() {
+            let mut key: u64 = 0;
+            for &id in ids[i..].iter().take(packable) {
+                key = (key << bits) | id as u64;
+                let p = probe(keys, key);
+                if keys[p] == 0 {
+                    keys[p] = key;
+                    added += 1;
+                }
+                counts[p] += 1;
+            }
+            let top = self.max_order.min(ids.len() - i);
+            for n in packable + 1..=top {
+                let next = to.long.len() as u32;
+                let at = *self.long.entry(ids[i..i + n].into()).or_insert(next);
+                match to.long.get_mut(at as usize) {
+                    Some(c) => *c += 1,
+                    None => to.long.push(1),
+                }
+            }
+        }
+        self.packed.len += added;
     }
 
     /// N-grams of order `n` with repeats (of one reference: its windows).
@@ -302,9 +332,10 @@ impl NgramTable {
         self.windows[n - 1]
     }
 
-    /// Whether the table has any n-gram of order `n`.
+    /// Whether the table has any n-gram of order `n`: a reference at least
+    /// `n` long (no reference id is 0, so its every window is an n-gram).
     pub fn has_order(&self, n: usize) -> bool {
-        self.distinct[n - 1] > 0
+        self.windows[n - 1] > 0
     }
 
     /// `Σ_g min(c_hyp(g), c_ref(g))` per order (index `n - 1`) for the
@@ -327,23 +358,63 @@ impl NgramTable {
         LEFT.with_borrow_mut(|left| self.clipped_with(hyp, left, out));
     }
 
+    /// The walk of [`NgramTable::clipped_matches`]; `left` holds the packed
+    /// counts to spend, then the long ones.
     fn clipped_with(&self, hyp: &[u32], left: &mut Vec<u32>, out: &mut [u64]) {
-        left.clear();
-        left.extend_from_slice(&self.counts);
         out.fill(0);
-        for_each_ngram(hyp, self.bits, self.max_order, |n, i, key| {
-            let slot = match key {
-                Some(k) => self.packed.get(k),
-                None => self.long.get(&hyp[i..i + n]).copied(),
+        if self.packed.len == 0 && self.long.is_empty() {
+            return;
+        }
+        left.clear();
+        left.extend_from_slice(&self.packed.counts);
+        left.extend_from_slice(&self.long_counts);
+        let bits = self.bits;
+        let keys = &self.packed.keys[..];
+        let (left, left_long) = left.split_at_mut(keys.len());
+        let (short, long) = out.split_at_mut(self.packable());
+        for i in 0..hyp.len() {
+            let mut key: u64 = 0;
+            let mut reached = 0;
+            for (&id, o) in hyp[i..].iter().zip(short.iter_mut()) {
+                if id == 0 {
+                    break;
+                }
+                key = (key << bits) | id as u64;
+                let p = probe(keys, key);
+                if keys[p] == 0 {
+                    break;
+                }
+                let l = &mut left[p];
+                if *l > 0 {
+                    *l -= 1;
+                    *o += 1;
+                }
+                reached += 1;
+            }
+            if reached == short.len() && !long.is_empty() {
+                self.clipped_long(&hyp[i..], left_long, long);
+            }
+        }
+    }
+
+    /// The n-grams too long to pack from the start of `hyp`, after every
+    /// packed one from there matched.
+    #[cold]
+    fn clipped_long(&self, hyp: &[u32], left: &mut [u32], out: &mut [u64]) {
+        let first = self.packable() + 1;
+        for (n, o) in (first..=hyp.len()).zip(out.iter_mut()) {
+            if hyp[n - 1] == 0 {
+                return;
+            }
+            let Some(&at) = self.long.get(&hyp[..n]) else {
+                return;
             };
-            let Some(s) = slot else { return false };
-            let l = &mut left[s as usize];
+            let l = &mut left[at as usize];
             if *l > 0 {
                 *l -= 1;
-                out[n - 1] += 1;
+                *o += 1;
             }
-            true
-        });
+        }
     }
 }
 
@@ -391,6 +462,79 @@ mod tests {
                 assert_eq!(t.windows(n), (r.len() + 1).saturating_sub(n) as u64);
             }
         }
+    }
+
+    /// Several references merged by maximum, against the brute-force
+    /// count of each reference: the clipped count against the maximum of
+    /// the references' counts per n-gram is the largest per-n-gram minimum.
+    #[test]
+    fn maximum_over_references_matches_brute_force() {
+        let mut state = 11u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        let grams = |x: &[u32], n: usize| -> HashMap<Vec<u32>, u64> {
+            let mut m = HashMap::new();
+            for w in x.windows(n) {
+                *m.entry(w.to_vec()).or_insert(0) += 1;
+            }
+            m
+        };
+        for case in 0..300 {
+            // small vocabularies repeat n-grams; 3000 ids do not pack 6-grams
+            let v = [3, 40, 3000][case % 3];
+            let bits = u32::BITS - (v as u32).leading_zeros();
+            let refs: Vec<Vec<u32>> = (0..1 + next(4))
+                .map(|_| (0..next(40)).map(|_| 1 + next(v) as u32).collect())
+                .collect();
+            let h: Vec<u32> = (0..next(40))
+                .map(|_| if next(8) == 0 { 0 } else { 1 + next(v) as u32 })
+                .collect();
+            let mut t = NgramTable::new(bits, 6);
+            for r in &refs {
+                t.add_max(r);
+            }
+            let got = t.clipped_matches(&h);
+            for n in 1..=6 {
+                let mut most: HashMap<Vec<u32>, u64> = HashMap::new();
+                for r in &refs {
+                    for (g, c) in grams(r, n) {
+                        let e = most.entry(g).or_insert(0);
+                        *e = (*e).max(c);
+                    }
+                }
+                let want: u64 = grams(&h, n)
+                    .iter()
+                    .map(|(g, c)| (*c).min(most.get(g).copied().unwrap_or(0)))
+                    .sum();
+                assert_eq!(got[n - 1], want, "case {case} order {n}");
+                let longest = refs.iter().map(|r| r.len()).max().unwrap_or(0);
+                assert_eq!(t.windows(n), (longest + 1).saturating_sub(n) as u64);
+                assert_eq!(t.has_order(n), longest >= n);
+            }
+        }
+    }
+
+    #[test]
+    fn empty_texts() {
+        let t = NgramTable::from_ids(&[], 1, 4);
+        assert_eq!(t.clipped_matches(&[1, 0, 1]), vec![0; 4]);
+        assert!(!t.has_order(1));
+        let t = NgramTable::from_ids(&[1, 2], 2, 4);
+        assert_eq!(t.clipped_matches(&[]), vec![0; 4]);
+        assert_eq!(t.clipped_matches(&[0, 0]), vec![0; 4]);
+        let mut t = NgramTable::new(2, 2);
+        t.add_max(&[]);
+        t.add_max(&[2, 1]);
+        t.add_max(&[]);
+        assert_eq!(t.clipped_matches(&[2, 1, 2, 1]), vec![2, 1]);
+        assert_eq!(
+            NgramTable::from_ids(&[1], 1, 0).clipped_matches(&[1]),
+            Vec::<u64>::new()
+        );
     }
 
     #[test]
