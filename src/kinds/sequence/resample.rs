@@ -113,17 +113,20 @@ fn families_of(metrics: &[&str]) -> Vec<Family> {
 /// Replicates per block: one matrix product gives a block's sums.
 const BLOCK: usize = 32;
 
-/// A block of replicates: the drawn segment indices, row by row.
+/// A block of replicates: the drawn segments' positions in part order
+/// (`Parts::pos`), row by row.
 struct DrawBlock {
     rows: usize,
     draws: Vec<u32>,
 }
 
 /// The next block of numpy's `default_rng(seed).choice(n, (b, n))`, row by
-/// row (drawing is sequential; counting is left to the summing threads).
-fn next_block(rng: &mut NumpyRng, n: usize, rows: usize) -> DrawBlock {
+/// row, each drawn segment `i` as its position `pos[i]` (drawing is
+/// sequential; counting is left to the summing threads).
+fn next_block(rng: &mut NumpyRng, pos: &[u32], rows: usize) -> DrawBlock {
+    let n = pos.len();
     let draws = (0..rows * n)
-        .map(|_| rng.bounded(n as u64) as u32)
+        .map(|_| pos[rng.bounded(n as u64) as usize])
         .collect();
     DrawBlock { rows, draws }
 }
@@ -131,25 +134,25 @@ fn next_block(rng: &mut NumpyRng, n: usize, rows: usize) -> DrawBlock {
 /// A block's multiplicities, row-major (`rows x n`), in `w` (all zeros on
 /// entry, and again after [`clear_multiplicities`]): how many times each
 /// segment is drawn in each replicate (a replicate's sums do not depend
-/// on the order of its draws), segment `i` at column `pos[i]`. One buffer
-/// serves every block of a thread.
-fn multiplicities(block: &DrawBlock, pos: &[u32], n: usize, w: &mut Vec<f64>) {
+/// on the order of its draws), in part order. One buffer serves every
+/// block of a thread.
+fn multiplicities(block: &DrawBlock, n: usize, w: &mut Vec<f64>) {
     if w.len() < block.rows * n {
         w.resize(block.rows * n, 0.0);
     }
     for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
         for &i in draws {
-            row[pos[i as usize] as usize] += 1.0;
+            row[i as usize] += 1.0;
         }
     }
 }
 
 /// Zeros the entries [`multiplicities`] set (only those: the buffer is
 /// large and mostly zero).
-fn clear_multiplicities(block: &DrawBlock, pos: &[u32], n: usize, w: &mut [f64]) {
+fn clear_multiplicities(block: &DrawBlock, n: usize, w: &mut [f64]) {
     for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
         for &i in draws {
-            row[pos[i as usize] as usize] = 0.0;
+            row[i as usize] = 0.0;
         }
     }
 }
@@ -171,7 +174,8 @@ const EXACT: f64 = 9_007_199_254_740_992.0;
 /// and wer on three systems this halves the product.
 struct Matrix {
     int_k: usize,
-    /// Basis columns, a row per segment (`n x basis_k`).
+    /// Basis columns, a row per segment (`n x basis_k`); the last is all
+    /// ones (its sum: the segments a replicate drew).
     ints: Vec<f64>,
     basis_k: usize,
     /// Per whole-number column: how its sum follows from the basis'.
@@ -263,8 +267,8 @@ impl Matrix {
             v[i * k + j]
         };
         let (basis, derived) = find_basis(int_k, n, value);
-        let basis_k = basis.len();
-        let mut ints = vec![0f64; n * basis_k];
+        let basis_k = basis.len() + 1;
+        let mut ints = vec![1f64; n * basis_k];
         for i in 0..n {
             let at = parts.pos[i] as usize * basis_k;
             for (x, &c) in ints[at..at + basis_k].iter_mut().zip(&basis) {
@@ -342,7 +346,7 @@ struct Ctx<'a> {
 fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
     let (m, parts, n) = (ctx.m, ctx.parts, ctx.n);
     let (ki, kf, rows) = (m.basis_k, m.float_k, block.rows);
-    multiplicities(block, &parts.pos, n, buf);
+    multiplicities(block, n, buf);
     let w = &buf[..rows * n];
     // column-major views of the row-major arrays: (S^T W^T) = (W S)^T
     let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
@@ -351,7 +355,7 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
     let (mut part_basis, mut part_draws) = (Vec::new(), Vec::new());
     for p in 0..parts.count() {
         let (a, len) = (parts.start[p], parts.start[p + 1] - parts.start[p]);
-        let sums: Vec<f64> = if ki == 0 || len == 0 {
+        let sums: Vec<f64> = if len == 0 {
             vec![0f64; rows * ki]
         } else {
             (st.columns(a, len) * wt.rows(a, len)).as_slice().to_vec()
@@ -359,12 +363,9 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
         for (t, x) in total.iter_mut().zip(&sums) {
             *t += x;
         }
+        // the ones column: how many of the part's segments each replicate drew
+        part_draws.push((0..rows).map(|r| sums[r * ki + ki - 1]).collect());
         part_basis.push(sums);
-        part_draws.push(
-            (0..rows)
-                .map(|r| w[r * n + a..r * n + a + len].iter().sum())
-                .collect(),
-        );
     }
     // every replicate draws n segments
     let ints = m.expand(&total, &vec![n as f64; rows]);
@@ -388,7 +389,7 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
             }
         }
     }
-    clear_multiplicities(block, &parts.pos, n, buf);
+    clear_multiplicities(block, n, buf);
     BlockSums {
         ints,
         floats,
@@ -478,7 +479,6 @@ fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), buf: &mut Vec<f64>) 
 /// Every block's values: one thread draws the index stream block by block
 /// (it is sequential), the others sum; the blocks come back in order.
 fn all_blocks(ctx: &Ctx, seed: u32, b_count: usize) -> Vec<BlockValues> {
-    let n = ctx.n;
     let threads = std::thread::available_parallelism()
         .map_or(1, |t| t.get())
         .clamp(1, 8);
@@ -503,7 +503,10 @@ fn all_blocks(ctx: &Ctx, seed: u32, b_count: usize) -> Vec<BlockValues> {
         let (mut done, mut b) = (0, 0);
         while done < b_count {
             let rows = BLOCK.min(b_count - done);
-            if tx.send((b, next_block(&mut rng, n, rows))).is_err() {
+            if tx
+                .send((b, next_block(&mut rng, &ctx.parts.pos, rows)))
+                .is_err()
+            {
                 break;
             }
             done += rows;
