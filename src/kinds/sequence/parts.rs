@@ -18,6 +18,15 @@ pub struct Grouping {
     pub of: Vec<u32>,
 }
 
+/// The subsets the bootstrap also scores: the groupings, and which
+/// segments the WER family and CER use (those with a first-stream
+/// reference; the others have all-zero statistics there).
+#[derive(Clone, Copy, Debug)]
+pub struct Subsets<'a> {
+    pub groupings: &'a [Grouping],
+    pub first_ref: &'a [bool],
+}
+
 /// At most this many parts; beyond it (subgroups with many levels crossed
 /// with each other) the subsets get no intervals.
 pub const MAX_PARTS: usize = 512;

@@ -11,7 +11,7 @@ use crate::config::sequence::{SeqIntervals, SequenceConfig};
 use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::sequence::rng::NumpyRng;
 
-use super::parts::{Grouping, Parts};
+use super::parts::{Parts, Subsets};
 use super::run::{family, is_sacre, score, Family, MetricResult, SystemRun};
 
 /// numpy's pairwise sum of a float32 array (in binary32).
@@ -174,8 +174,10 @@ const EXACT: f64 = 9_007_199_254_740_992.0;
 /// and wer on three systems this halves the product.
 struct Matrix {
     int_k: usize,
-    /// Basis columns, a row per segment (`n x basis_k`); the last is all
-    /// ones (its sum: the segments a replicate drew).
+    /// Basis columns, a row per segment (`n x basis_k`); the last two are
+    /// 1 where the segment has a first-stream reference (their sum: the
+    /// segments the WER family and CER can use among those drawn) and all
+    /// ones (the segments drawn).
     ints: Vec<f64>,
     basis_k: usize,
     /// Per whole-number column: how its sum follows from the basis'.
@@ -205,6 +207,13 @@ fn find_basis(
     n: usize,
     value: impl Fn(usize, usize) -> f64,
 ) -> (Vec<usize>, Vec<Derived>) {
+    if n == 0 {
+        let derived = (0..k).map(|c| Derived {
+            basis: c,
+            constant: 0.0,
+        });
+        return ((0..k).collect(), derived.collect());
+    }
     let mut by_signature: std::collections::HashMap<Vec<u64>, Vec<usize>> = Default::default();
     let (mut basis, mut derived) = (Vec::new(), Vec::with_capacity(k));
     for c in 0..k {
@@ -239,7 +248,11 @@ impl Matrix {
     /// The statistics of `systems`, the whole-number basis' rows in
     /// `parts`' order (each part's rows together), the others in segment
     /// order.
-    fn new(systems: &[SystemRun], fams: &[Family], n: usize, parts: &Parts) -> Matrix {
+    fn new(
+        systems: &[SystemRun],
+        fams: &[Family],
+        (n, parts, first_ref): (usize, &Parts, &[bool]),
+    ) -> Matrix {
         // a replicate's sum is at most n x the largest value
         let exact = |v: &[f64]| {
             v.iter()
@@ -267,13 +280,14 @@ impl Matrix {
             v[i * k + j]
         };
         let (basis, derived) = find_basis(int_k, n, value);
-        let basis_k = basis.len() + 1;
+        let basis_k = basis.len() + 2;
         let mut ints = vec![1f64; n * basis_k];
-        for i in 0..n {
-            let at = parts.pos[i] as usize * basis_k;
+        for (i, (&pos, &present)) in parts.pos.iter().zip(first_ref).enumerate() {
+            let at = pos as usize * basis_k;
             for (x, &c) in ints[at..at + basis_k].iter_mut().zip(&basis) {
                 *x = value(c, i);
             }
+            ints[at + basis_k - 2] = f64::from(u8::from(present));
         }
         let mut floats = vec![0f64; n * float_k];
         let mut cell = cells.iter();
@@ -319,13 +333,15 @@ impl Matrix {
 
 /// A block's replicate sums, row-major: over all segments, every
 /// whole-number column (`rows x int_k`) and the others (`rows x
-/// float_k`); per part, its basis sums (`rows x basis_k`), draws (`rows`)
-/// and other sums (`rows x float_k`).
+/// float_k`); per part, its basis sums (`rows x basis_k`), draws (`rows`),
+/// draws with a first-stream reference (`rows`) and other sums (`rows x
+/// float_k`).
 struct BlockSums {
     ints: Vec<f64>,
     floats: Vec<f64>,
     part_basis: Vec<Vec<f64>>,
     part_draws: Vec<Vec<f64>>,
+    part_usable: Vec<Vec<f64>>,
     part_floats: Vec<Vec<f64>>,
 }
 
@@ -352,7 +368,7 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
     let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
     let wt = nalgebra::DMatrixView::from_slice(w, n, rows);
     let mut total = vec![0f64; rows * ki];
-    let (mut part_basis, mut part_draws) = (Vec::new(), Vec::new());
+    let (mut part_basis, mut part_draws, mut part_usable) = (Vec::new(), Vec::new(), Vec::new());
     for p in 0..parts.count() {
         let (a, len) = (parts.start[p], parts.start[p + 1] - parts.start[p]);
         let sums: Vec<f64> = if len == 0 {
@@ -363,7 +379,9 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
         for (t, x) in total.iter_mut().zip(&sums) {
             *t += x;
         }
-        // the ones column: how many of the part's segments each replicate drew
+        // the last two columns: how many of the part's segments each
+        // replicate drew with a first-stream reference, and in all
+        part_usable.push((0..rows).map(|r| sums[r * ki + ki - 2]).collect());
         part_draws.push((0..rows).map(|r| sums[r * ki + ki - 1]).collect());
         part_basis.push(sums);
     }
@@ -395,6 +413,7 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
         floats,
         part_basis,
         part_draws,
+        part_usable,
         part_floats,
     }
 }
@@ -444,7 +463,7 @@ fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), buf: &mut Vec<f64>) 
     for levels in &ctx.parts.members {
         for members in levels {
             let mut basis = vec![0f64; rows * m.basis_k];
-            let mut draws = vec![0f64; rows];
+            let (mut draws, mut usable) = (vec![0f64; rows], vec![0f64; rows]);
             let mut floats = vec![0f64; rows * m.float_k];
             for &p in members {
                 let add = |to: &mut [f64], from: &[f64]| {
@@ -452,16 +471,24 @@ fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), buf: &mut Vec<f64>) 
                 };
                 add(&mut basis, &sums.part_basis[p]);
                 add(&mut draws, &sums.part_draws[p]);
+                add(&mut usable, &sums.part_usable[p]);
                 add(&mut floats, &sums.part_floats[p]);
             }
             let ints = m.expand(&basis, &draws);
             let mut values = vec![Vec::with_capacity(rows); cells];
             cell_values(ctx, (&ints, &floats, rows), false, &mut values);
-            // a replicate that drew none of the subset's segments has no
-            // score for it (not the score of empty statistics)
-            for cell in values.iter_mut() {
-                for (v, &drawn) in cell.iter_mut().zip(&draws) {
-                    if drawn == 0.0 {
+            // a replicate that drew none of the subset's segments a metric
+            // can use has no score for it (not the score of empty
+            // statistics): the WER family and CER need a first-stream
+            // reference
+            for (c, cell) in values.iter_mut().enumerate() {
+                let metric = ctx.metrics[c % ctx.metrics.len()];
+                let drawn = match family(metric) {
+                    Family::Word | Family::Char => &usable,
+                    _ => &draws,
+                };
+                for (v, &d) in cell.iter_mut().zip(drawn) {
+                    if d == 0.0 {
                         v.0 = f64::NAN;
                     }
                 }
@@ -529,7 +556,7 @@ pub type SubsetIntervals = Vec<Vec<Vec<(f64, f64)>>>;
 
 /// Fills every system's replicates, intervals, `bs_mean`, `bs_ci` and the
 /// candidates' paired-bootstrap p-values; returns the intervals of the
-/// subsets of `groupings` from the same replicates.
+/// subsets of `subsets.groupings` from the same replicates.
 #[allow(clippy::too_many_arguments)]
 pub fn bootstrap(
     cfg: &SequenceConfig,
@@ -539,15 +566,15 @@ pub fn bootstrap(
     iv: SeqIntervals,
     baseline: usize,
     n: usize,
-    groupings: &[Grouping],
+    subsets: Subsets,
 ) -> SubsetIntervals {
     let b_count = iv.replicates;
     let fams = families_of(metrics);
-    let (parts, with_subsets) = match Parts::new(groupings, n) {
+    let (parts, with_subsets) = match Parts::new(subsets.groupings, n) {
         Some(p) => (p, true),
         None => (Parts::new(&[], n).expect("one part"), false),
     };
-    let matrix = Matrix::new(systems, &fams, n, &parts);
+    let matrix = Matrix::new(systems, &fams, (n, &parts, subsets.first_ref));
     let ctx = Ctx {
         cfg,
         metrics,
@@ -688,6 +715,7 @@ pub fn randomization(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::sequence::parts::Grouping;
 
     #[test]
     fn basis_keeps_columns_that_are_not_another_plus_a_constant() {
@@ -763,10 +791,15 @@ mod tests {
     }
 
     /// Word statistics of `n` segments (hits, substitutions, deletions,
-    /// insertions, reference and hypothesis words), some rows zero.
-    fn word_run(name: &str, n: usize, rng: &mut NumpyRng) -> SystemRun {
+    /// insertions, reference and hypothesis words); all zero where the
+    /// segment has no first-stream reference.
+    fn word_run(name: &str, first_ref: &[bool], rng: &mut NumpyRng) -> SystemRun {
         let mut values = Vec::new();
-        for _ in 0..n {
+        for &present in first_ref {
+            if !present {
+                values.extend([0.0; 6]);
+                continue;
+            }
             let (h, s, d, ins) = (
                 rng.bounded(20) as f64,
                 rng.bounded(5) as f64,
@@ -802,7 +835,12 @@ mod tests {
         let iv = cfg.intervals.expect("intervals");
         let n = 45;
         let mut rng = NumpyRng::new(11);
-        let systems = vec![word_run("a", n, &mut rng), word_run("b", n, &mut rng)];
+        // every fifth segment has no first-stream reference
+        let first_ref: Vec<bool> = (0..n).map(|i| i % 5 != 4).collect();
+        let systems = vec![
+            word_run("a", &first_ref, &mut rng),
+            word_run("b", &first_ref, &mut rng),
+        ];
         let groupings = vec![
             Grouping {
                 levels: 3,
@@ -816,6 +854,11 @@ mod tests {
             Grouping {
                 levels: 2,
                 of: (0..n as u32).map(|i| u32::from(i == 0)).collect(),
+            },
+            // a level of segments without a first-stream reference only
+            Grouping {
+                levels: 2,
+                of: (0..n as u32).map(|i| u32::from(i % 5 == 4)).collect(),
             },
         ];
         let metrics = ["wer", "mer"];
@@ -831,8 +874,30 @@ mod tests {
                 .collect()
         };
         let (mut with, mut without) = (fresh(), fresh());
-        let got = bootstrap(&cfg, &systems, &metrics, &mut with, iv, 0, n, &groupings);
-        let none = bootstrap(&cfg, &systems, &metrics, &mut without, iv, 0, n, &[]);
+        let subsets = |groupings| Subsets {
+            groupings,
+            first_ref: &first_ref,
+        };
+        let got = bootstrap(
+            &cfg,
+            &systems,
+            &metrics,
+            &mut with,
+            iv,
+            0,
+            n,
+            subsets(&groupings),
+        );
+        let none = bootstrap(
+            &cfg,
+            &systems,
+            &metrics,
+            &mut without,
+            iv,
+            0,
+            n,
+            subsets(&[]),
+        );
         assert!(none.is_empty());
         for (a, b) in with.iter().flatten().zip(without.iter().flatten()) {
             assert_eq!(a.replicates, b.replicates);
@@ -847,35 +912,35 @@ mod tests {
             .map(|_| (0..n).map(|_| draws.bounded(n as u64) as usize).collect())
             .collect();
         let shape: Vec<usize> = got.iter().map(Vec::len).collect();
-        assert_eq!(shape, vec![3, 2, 2]);
+        assert_eq!(shape, vec![3, 2, 2, 2]);
         for (grouping, got) in groupings.iter().zip(&got) {
             for (level, got) in got.iter().enumerate() {
                 for (s, sys) in systems.iter().enumerate() {
                     for (mi, m) in metrics.iter().enumerate() {
-                        let reps: Vec<f64> = rows
-                            .iter()
-                            .map(|drawn| {
-                                let st = sys.stats(Family::Word);
-                                let mine = drawn
-                                    .iter()
-                                    .copied()
-                                    .filter(|&i| grouping.of[i] as usize == level);
-                                let mine: Vec<usize> = mine.collect();
-                                if mine.is_empty() {
-                                    return f64::NAN;
-                                }
-                                score(&cfg, m, &st.sums(mine.into_iter()), false).0
-                            })
-                            .collect();
+                        let reps: Vec<f64> =
+                            rows.iter()
+                                .map(|drawn| {
+                                    let st = sys.stats(Family::Word);
+                                    let mine = drawn.iter().copied().filter(|&i| {
+                                        grouping.of[i] as usize == level && first_ref[i]
+                                    });
+                                    let mine: Vec<usize> = mine.collect();
+                                    if mine.is_empty() {
+                                        return f64::NAN;
+                                    }
+                                    score(&cfg, m, &st.sums(mine.into_iter()), false).0
+                                })
+                                .collect();
                         let want = percentile_interval(&reps, iv.level);
                         let (lo, hi) = got[s * metrics.len() + mi];
                         assert_eq!(
                             (lo.to_bits(), hi.to_bits()),
                             (want.lower.to_bits(), want.upper.to_bits())
                         );
-                        let alone =
-                            grouping.of.iter().filter(|&&l| l as usize == level).count() == 1;
-                        assert_eq!(lo.is_nan(), alone, "{level} {m}: {lo} {hi}");
+                        let usable = (0..n)
+                            .filter(|&i| grouping.of[i] as usize == level && first_ref[i])
+                            .count();
+                        assert_eq!(lo.is_nan(), usable <= 1, "{level} {m}: {lo} {hi}");
                     }
                 }
             }

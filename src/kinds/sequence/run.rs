@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use crate::table::FxBuild;
 
-use super::parts::Grouping;
+use super::parts::{Grouping, Subsets};
 use super::read::Segments;
 
 /// The statistic families: metrics computed from the same segment sums.
@@ -729,6 +729,9 @@ pub fn run(
     let groupings: Vec<Grouping> = std::iter::once(bucket_levels.clone())
         .chain(subgroup_levels.iter().map(|(_, g)| g.clone()))
         .collect();
+    let first_ref: Vec<bool> = (0..n)
+        .map(|i| seg.refs.first().is_some_and(|r| r[i].is_some()))
+        .collect();
     let mut subset_iv = Vec::new();
     if let Some(iv) = cfg.intervals {
         subset_iv = crate::provenance::timed("bootstrap", || {
@@ -740,7 +743,10 @@ pub fn run(
                 iv,
                 baseline,
                 n,
-                &groupings,
+                Subsets {
+                    groupings: &groupings,
+                    first_ref: &first_ref,
+                },
             )
         });
         if cfg.ar_trials > 0 {
