@@ -27,9 +27,34 @@ pub struct Subsets<'a> {
     pub first_ref: &'a [bool],
 }
 
-/// At most this many parts; beyond it (subgroups with many levels crossed
-/// with each other) the subsets get no intervals.
+/// At most this many parts; a grouping that would cross the others into
+/// more (a subgroup with many levels) gets no intervals ([`crossed`]).
 pub const MAX_PARTS: usize = 512;
+
+/// The parts of the groupings taken in order, each kept while the parts
+/// stay at most [`MAX_PARTS`], and which groupings were kept: a subgroup
+/// with many levels loses its own intervals, not the others'.
+pub fn crossed(groupings: &[Grouping], n: usize) -> (Parts, Vec<bool>) {
+    let mut parts = Parts::new(&[], n).expect("one part");
+    let mut chosen: Vec<Grouping> = Vec::new();
+    let kept = groupings
+        .iter()
+        .map(|g| {
+            chosen.push(g.clone());
+            match Parts::new(&chosen, n) {
+                Some(p) => {
+                    parts = p;
+                    true
+                }
+                None => {
+                    chosen.pop();
+                    false
+                }
+            }
+        })
+        .collect();
+    (parts, kept)
+}
 
 /// The segments in part order.
 #[derive(Clone, Debug, PartialEq)]
@@ -147,6 +172,25 @@ mod tests {
         assert_eq!(p.pos, vec![1, 4, 2, 5, 3, 0]);
         assert_eq!(p.members[0], vec![vec![0, 1], vec![2], vec![3, 4]]);
         assert_eq!(p.members[1], vec![vec![0, 2, 3], vec![1, 4]]);
+    }
+
+    #[test]
+    fn a_grouping_with_too_many_levels_is_left_out_alone() {
+        let n = MAX_PARTS + 100;
+        let g = |levels: usize, of: &dyn Fn(usize) -> usize| Grouping {
+            levels,
+            of: (0..n).map(|i| of(i) as u32).collect(),
+        };
+        let groupings = [
+            g(3, &|i| i % 3),
+            g(n, &|i| i),
+            g(2, &|i| usize::from(i % 7 == 0)),
+        ];
+        let (parts, kept) = crossed(&groupings, n);
+        assert_eq!(kept, vec![true, false, true]);
+        assert_eq!(parts.count(), 6);
+        assert_eq!(parts.members.len(), 2);
+        assert_eq!(parts.members[1].len(), 2);
     }
 
     #[test]

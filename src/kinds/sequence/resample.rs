@@ -11,7 +11,7 @@ use crate::config::sequence::{SeqIntervals, SequenceConfig};
 use crate::metrics::bootstrap::percentile_interval;
 use crate::metrics::sequence::rng::NumpyRng;
 
-use super::parts::{Parts, Subsets};
+use super::parts::{crossed, Parts, Subsets};
 use super::run::{family, is_sacre, score, Family, MetricResult, SystemRun};
 
 /// numpy's pairwise sum of a float32 array (in binary32).
@@ -550,8 +550,8 @@ fn all_blocks(ctx: &Ctx, seed: u32, b_count: usize) -> Vec<BlockValues> {
 }
 
 /// Per grouping, level and (system, metric) cell (system-major): the
-/// percentile interval of the subset's score; empty when the subsets get
-/// none (more than [`super::parts::MAX_PARTS`] parts).
+/// percentile interval of the subset's score; no levels for a grouping
+/// left out ([`crossed`]).
 pub type SubsetIntervals = Vec<Vec<Vec<(f64, f64)>>>;
 
 /// Fills every system's replicates, intervals, `bs_mean`, `bs_ci` and the
@@ -570,10 +570,7 @@ pub fn bootstrap(
 ) -> SubsetIntervals {
     let b_count = iv.replicates;
     let fams = families_of(metrics);
-    let (parts, with_subsets) = match Parts::new(subsets.groupings, n) {
-        Some(p) => (p, true),
-        None => (Parts::new(&[], n).expect("one part"), false),
-    };
+    let (parts, kept) = crossed(subsets.groupings, n);
     let matrix = Matrix::new(systems, &fams, (n, &parts, subsets.first_ref));
     let ctx = Ctx {
         cfg,
@@ -619,16 +616,18 @@ pub fn bootstrap(
         }
     }
     paired_p_values(results, baseline);
-    if !with_subsets {
-        return Vec::new();
-    }
+    // the kept groupings' levels in order, then an empty list for each
+    // grouping left out
     let mut flat = subset_reps.into_iter();
-    parts
-        .members
-        .iter()
-        .map(|levels| {
-            levels
-                .iter()
+    let mut members = parts.members.iter();
+    kept.iter()
+        .map(|&k| {
+            let levels = if k {
+                members.next().map_or(0, Vec::len)
+            } else {
+                0
+            };
+            (0..levels)
                 .map(|_| {
                     flat.next()
                         .unwrap_or_default()
