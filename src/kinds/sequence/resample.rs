@@ -333,15 +333,13 @@ impl Matrix {
 
 /// A block's replicate sums, row-major: over all segments, every
 /// whole-number column (`rows x int_k`) and the others (`rows x
-/// float_k`); per part, its basis sums (`rows x basis_k`), draws (`rows`),
-/// draws with a first-stream reference (`rows`) and other sums (`rows x
-/// float_k`).
+/// float_k`); per part, its basis sums (`rows x basis_k`, the last two
+/// columns its segments drawn with a first-stream reference and in all)
+/// and other sums (`rows x float_k`).
 struct BlockSums {
     ints: Vec<f64>,
     floats: Vec<f64>,
     part_basis: Vec<Vec<f64>>,
-    part_draws: Vec<Vec<f64>>,
-    part_usable: Vec<Vec<f64>>,
     part_floats: Vec<Vec<f64>>,
 }
 
@@ -368,7 +366,7 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
     let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
     let wt = nalgebra::DMatrixView::from_slice(w, n, rows);
     let mut total = vec![0f64; rows * ki];
-    let (mut part_basis, mut part_draws, mut part_usable) = (Vec::new(), Vec::new(), Vec::new());
+    let mut part_basis = Vec::with_capacity(parts.count());
     for p in 0..parts.count() {
         let (a, len) = (parts.start[p], parts.start[p + 1] - parts.start[p]);
         let sums: Vec<f64> = if len == 0 {
@@ -379,10 +377,6 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
         for (t, x) in total.iter_mut().zip(&sums) {
             *t += x;
         }
-        // the last two columns: how many of the part's segments each
-        // replicate drew with a first-stream reference, and in all
-        part_usable.push((0..rows).map(|r| sums[r * ki + ki - 2]).collect());
-        part_draws.push((0..rows).map(|r| sums[r * ki + ki - 1]).collect());
         part_basis.push(sums);
     }
     // every replicate draws n segments
@@ -412,8 +406,6 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
         ints,
         floats,
         part_basis,
-        part_draws,
-        part_usable,
         part_floats,
     }
 }
@@ -462,18 +454,20 @@ fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), buf: &mut Vec<f64>) 
     let mut subsets = Vec::new();
     for levels in &ctx.parts.members {
         for members in levels {
-            let mut basis = vec![0f64; rows * m.basis_k];
-            let (mut draws, mut usable) = (vec![0f64; rows], vec![0f64; rows]);
+            let ki = m.basis_k;
+            let mut basis = vec![0f64; rows * ki];
             let mut floats = vec![0f64; rows * m.float_k];
             for &p in members {
                 let add = |to: &mut [f64], from: &[f64]| {
                     to.iter_mut().zip(from).for_each(|(t, x)| *t += x)
                 };
                 add(&mut basis, &sums.part_basis[p]);
-                add(&mut draws, &sums.part_draws[p]);
-                add(&mut usable, &sums.part_usable[p]);
                 add(&mut floats, &sums.part_floats[p]);
             }
+            // the basis' last two columns: the subset's segments drawn with
+            // a first-stream reference, and in all
+            let column = |j: usize| -> Vec<f64> { (0..rows).map(|r| basis[r * ki + j]).collect() };
+            let (usable, draws) = (column(ki - 2), column(ki - 1));
             let ints = m.expand(&basis, &draws);
             let mut values = vec![Vec::with_capacity(rows); cells];
             cell_values(ctx, (&ints, &floats, rows), false, &mut values);
@@ -616,8 +610,8 @@ pub fn bootstrap(
         }
     }
     paired_p_values(results, baseline);
-    // the kept groupings' levels in order, then an empty list for each
-    // grouping left out
+    // per grouping: the next kept grouping's levels, or none where it was
+    // left out
     let mut flat = subset_reps.into_iter();
     let mut members = parts.members.iter();
     kept.iter()
