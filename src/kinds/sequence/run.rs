@@ -185,55 +185,35 @@ struct Prepared {
     chars: Vec<Option<Vec<String>>>,
 }
 
-/// A segment's WER reference, prepared once for every system: its words,
-/// their ids (first occurrence order), the ids by word, and the thread's
-/// error-count word ids (by segment id, and by position).
+/// A segment's WER reference, prepared once for every system: its words'
+/// ids in the thread's [`WordIds`] (the error counts' ids too). The
+/// alignment compares only reference with hypothesis words, so ids that
+/// are equal exactly where the words are equal are all it needs.
 struct WordRef {
     ids: Vec<u32>,
-    vocab: HashMap<String, u32, FxBuild>,
-    global: Vec<u32>,
-    ref_global: Vec<u32>,
 }
 
 impl WordRef {
     fn new(text: &str, transform: wer::WerTransform, names: &mut WordIds) -> WordRef {
-        let words = wer::words(text, transform);
-        let mut vocab: HashMap<String, u32, FxBuild> = HashMap::default();
-        let mut global = Vec::new();
-        let ids = words
-            .iter()
-            .map(|w| match vocab.get(w.as_str()) {
-                Some(&id) => id,
-                None => {
-                    global.push(names.id(w));
-                    let next = vocab.len() as u32;
-                    *vocab.entry(w.clone()).or_insert(next)
-                }
-            })
-            .collect::<Vec<u32>>();
-        let ref_global = ids.iter().map(|&i| global[i as usize]).collect();
-        WordRef {
-            ids,
-            vocab,
-            global,
-            ref_global,
-        }
+        let text = wer::transformed(text, transform);
+        let mut ids = Vec::new();
+        wer::for_each_default_word(&text, |w| ids.push(names.id(w)));
+        WordRef { ids }
     }
 }
 
 /// One thread's working memory for the WER segments, reused from segment
-/// to segment, and its error-count word ids (shared by the systems).
+/// to segment, and its word ids (shared by the systems and the error
+/// counts).
 #[derive(Default)]
 struct WordScratch {
     ids: Vec<u32>,
-    global: Vec<u32>,
     names: WordIds,
     align: wer::AlignScratch,
 }
 
 /// One system's WER counts and error entries on one segment: the
-/// hypothesis words borrowed from its text, every word outside the
-/// reference given one id (only reference-hypothesis pairs are compared).
+/// hypothesis words borrowed from its text and given the thread's ids.
 fn word_row(
     r: &WordRef,
     hyp: &str,
@@ -242,19 +222,9 @@ fn word_row(
     errors: &mut ErrorCounts,
 ) -> [f64; 6] {
     let text = wer::transformed(hyp, transform);
-    let (ids, global) = (&mut scratch.ids, &mut scratch.global);
+    let (ids, names) = (&mut scratch.ids, &mut scratch.names);
     ids.clear();
-    global.clear();
-    wer::for_each_default_word(&text, |w| match r.vocab.get(w) {
-        Some(&id) => {
-            ids.push(id);
-            global.push(r.global[id as usize]);
-        }
-        None => {
-            ids.push(u32::MAX);
-            global.push(scratch.names.id(w));
-        }
-    });
+    wer::for_each_default_word(&text, |w| ids.push(names.id(w)));
     let a = wer::align_with(&r.ids, ids, &mut scratch.align);
     for c in &a.chunks {
         let side = |e: &mut ErrorCounts, w: &[u32], from: usize, to: usize| {
@@ -265,8 +235,8 @@ fn word_row(
             }
         };
         if c.tag != wer::Tag::Equal {
-            let rs = side(errors, &r.ref_global, c.ref_start, c.ref_end);
-            let hs = side(errors, global, c.hyp_start, c.hyp_end);
+            let rs = side(errors, &r.ids, c.ref_start, c.ref_end);
+            let hs = side(errors, ids, c.hyp_start, c.hyp_end);
             errors.count(rs, hs);
         }
     }

@@ -159,22 +159,36 @@ pub struct Alignment {
 }
 
 /// rapidfuzz's `Levenshtein.opcodes(reference, hypothesis)` on token ids:
-/// common prefix and suffix stripped, full matrix, its backtracking rule.
-/// Only reference tokens are compared with hypothesis tokens, so every
+/// common prefix and suffix stripped, the distance matrix's backtracking
+/// rule. Only reference tokens are compared with hypothesis tokens, so every
 /// hypothesis token outside the reference may share one id.
 pub fn align(reference: &[u32], hyp: &[u32]) -> Alignment {
     align_with(reference, hyp, &mut AlignScratch::default())
 }
 
-/// [`align`]'s working memory (the matrix and the operations), reused
-/// from one pair to the next.
+/// [`align`]'s working memory (the pattern masks, the matrix's deltas and
+/// the operations), reused from one pair to the next.
 #[derive(Debug, Clone, Default)]
 pub struct AlignScratch {
-    d: Vec<u32>,
+    /// Each distinct reference token's row in `masks`.
+    rows: HashMap<u32, u32, FxBuild>,
+    /// Per distinct reference token, `words` masks of its positions.
+    masks: Vec<u64>,
+    /// Each hypothesis token's row in `masks` (`u32::MAX`: none).
+    hyp_rows: Vec<u32>,
+    /// The distance matrix's horizontal deltas of hypothesis rows `1..`:
+    /// bit `c - 1` of `plus` (`minus`) is set where `d[r][c] - d[r][c - 1]`
+    /// is 1 (-1); `words` per row.
+    plus: Vec<u64>,
+    minus: Vec<u64>,
     ops: Vec<Tag>,
 }
 
-/// [`align`] with reused working memory.
+/// [`align`] with reused working memory. The matrix `d[r][c]` (distance of
+/// the first `r` hypothesis and `c` reference tokens of the middle) is kept
+/// as its row deltas, computed 64 columns at a time by Hyyrö's bit-vector
+/// recurrence (Hyyrö 2003; rapidfuzz's `levenshtein_hyrroe2003_block`):
+/// the backtracking reads only whether a delta is 1 or -1.
 pub fn align_with(reference: &[u32], hyp: &[u32], scratch: &mut AlignScratch) -> Alignment {
     let prefix = reference
         .iter()
@@ -190,36 +204,28 @@ pub fn align_with(reference: &[u32], hyp: &[u32], scratch: &mut AlignScratch) ->
     let s1 = &reference[prefix..reference.len() - suffix];
     let s2 = &hyp[prefix..hyp.len() - suffix];
     let (n1, n2) = (s1.len(), s2.len());
-    let width = n1 + 1;
-    // d[r * width + c]: distance of r hypothesis and c reference tokens
-    let d = &mut scratch.d;
-    d.clear();
-    d.resize((n2 + 1) * width, 0);
-    for (c, cell) in d.iter_mut().take(width).enumerate() {
-        *cell = c as u32;
+    let words = n1.div_ceil(64);
+    if n1 > 0 && n2 > 0 {
+        delta_rows(s1, s2, scratch);
     }
-    for r in 1..=n2 {
-        d[r * width] = r as u32;
-        for c in 1..=n1 {
-            let sub = d[(r - 1) * width + c - 1] + u32::from(s1[c - 1] != s2[r - 1]);
-            let del = d[r * width + c - 1] + 1;
-            let ins = d[(r - 1) * width + c] + 1;
-            d[r * width + c] = sub.min(del).min(ins);
-        }
-    }
-    let at = |r: usize, c: usize| d[r * width + c] as i64;
+    let set = |v: &[u64], r: usize, c: usize| {
+        (v[(r - 1) * words + (c - 1) / 64] >> ((c - 1) % 64)) & 1 == 1
+    };
+    let (plus, minus) = (&scratch.plus, &scratch.minus);
     // the middle's operations, from the end
     let ops = &mut scratch.ops;
     ops.clear();
     ops.extend(std::iter::repeat_n(Tag::Equal, suffix));
     let (mut row, mut col) = (n2, n1);
     while row > 0 && col > 0 {
-        if at(row, col) == at(row, col - 1) + 1 {
+        // d[row][col] == d[row][col - 1] + 1
+        if set(plus, row, col) {
             col -= 1;
             ops.push(Tag::Delete);
         } else {
             row -= 1;
-            if row > 0 && at(row, col) - at(row, col - 1) == -1 {
+            // d[row][col] - d[row][col - 1] == -1
+            if row > 0 && set(minus, row, col) {
                 ops.push(Tag::Insert);
             } else {
                 col -= 1;
@@ -237,6 +243,63 @@ pub fn align_with(reference: &[u32], hyp: &[u32], scratch: &mut AlignScratch) ->
     ops.extend(std::iter::repeat_n(Tag::Equal, prefix));
     ops.reverse();
     chunks_of(ops, reference.len() as u64, hyp.len() as u64)
+}
+
+/// The row deltas of `d` for hypothesis rows `1..=s2.len()` into
+/// `scratch.plus` and `scratch.minus` (both sides non-empty). Row 0
+/// (`d[0][c] = c`) has every delta 1. Per row and word of 64 columns, the
+/// carries of the row's horizontal deltas go to the next word.
+fn delta_rows(s1: &[u32], s2: &[u32], scratch: &mut AlignScratch) {
+    let words = s1.len().div_ceil(64);
+    let AlignScratch {
+        rows,
+        masks,
+        hyp_rows,
+        plus,
+        minus,
+        ..
+    } = scratch;
+    rows.clear();
+    masks.clear();
+    for (i, &t) in s1.iter().enumerate() {
+        let next = (masks.len() / words) as u32;
+        let row = *rows.entry(t).or_insert(next);
+        if row == next {
+            masks.resize(masks.len() + words, 0);
+        }
+        masks[row as usize * words + i / 64] |= 1 << (i % 64);
+    }
+    hyp_rows.clear();
+    hyp_rows.extend(s2.iter().map(|t| rows.get(t).copied().unwrap_or(u32::MAX)));
+    plus.clear();
+    minus.clear();
+    plus.resize(s2.len() * words, 0);
+    minus.resize(s2.len() * words, 0);
+    // the previous row's vertical deltas in Hyyrö's terms are this
+    // matrix's row deltas: row 0 all 1
+    let (mut vp, mut vn) = (vec![!0u64; words], vec![0u64; words]);
+    for (r, &m) in hyp_rows.iter().enumerate() {
+        let (mut hp_carry, mut hn_carry) = (1u64, 0u64);
+        for w in 0..words {
+            let pm = if m == u32::MAX {
+                0
+            } else {
+                masks[m as usize * words + w]
+            };
+            let x = pm | hn_carry;
+            let d0 = (((x & vp[w]).wrapping_add(vp[w])) ^ vp[w]) | x | vn[w];
+            let hp = vn[w] | !(d0 | vp[w]);
+            let hn = d0 & vp[w];
+            let hp_shifted = (hp << 1) | hp_carry;
+            let hn_shifted = (hn << 1) | hn_carry;
+            hp_carry = hp >> 63;
+            hn_carry = hn >> 63;
+            vp[w] = hn_shifted | !(d0 | hp_shifted);
+            vn[w] = hp_shifted & d0;
+        }
+        plus[r * words..(r + 1) * words].copy_from_slice(&vp);
+        minus[r * words..(r + 1) * words].copy_from_slice(&vn);
+    }
 }
 
 fn chunks_of(path: &[Tag], ref_len: u64, hyp_len: u64) -> Alignment {
@@ -461,5 +524,97 @@ mod tests {
         );
         assert_eq!(measures(0.0, 0.0, 0.0, 8.0, 0.0, 8.0), [8.0, 1.0, 1.0, 0.0]);
         assert_eq!(measures(0.0, 0.0, 0.0, 0.0, 0.0, 0.0), [0.0, 0.0, 0.0, 1.0]);
+    }
+
+    /// The distance matrix written out cell by cell and backtracked with
+    /// rapidfuzz's rule: the reference for [`align_with`]'s bit rows.
+    fn align_full_matrix(reference: &[u32], hyp: &[u32]) -> Alignment {
+        let prefix = reference
+            .iter()
+            .zip(hyp)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let suffix = reference[prefix..]
+            .iter()
+            .rev()
+            .zip(hyp[prefix..].iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let s1 = &reference[prefix..reference.len() - suffix];
+        let s2 = &hyp[prefix..hyp.len() - suffix];
+        let (n1, n2) = (s1.len(), s2.len());
+        let mut d = vec![vec![0i64; n1 + 1]; n2 + 1];
+        for (c, cell) in d[0].iter_mut().enumerate() {
+            *cell = c as i64;
+        }
+        for r in 1..=n2 {
+            d[r][0] = r as i64;
+            for c in 1..=n1 {
+                let sub = d[r - 1][c - 1] + i64::from(s1[c - 1] != s2[r - 1]);
+                d[r][c] = sub.min(d[r][c - 1] + 1).min(d[r - 1][c] + 1);
+            }
+        }
+        let mut ops = vec![Tag::Equal; suffix];
+        let (mut row, mut col) = (n2, n1);
+        while row > 0 && col > 0 {
+            if d[row][col] == d[row][col - 1] + 1 {
+                col -= 1;
+                ops.push(Tag::Delete);
+            } else {
+                row -= 1;
+                if row > 0 && d[row][col] - d[row][col - 1] == -1 {
+                    ops.push(Tag::Insert);
+                } else {
+                    col -= 1;
+                    ops.push(if s1[col] != s2[row] {
+                        Tag::Substitute
+                    } else {
+                        Tag::Equal
+                    });
+                }
+            }
+        }
+        ops.extend(std::iter::repeat_n(Tag::Delete, col));
+        ops.extend(std::iter::repeat_n(Tag::Insert, row));
+        ops.extend(std::iter::repeat_n(Tag::Equal, prefix));
+        ops.reverse();
+        chunks_of(&ops, reference.len() as u64, hyp.len() as u64)
+    }
+
+    /// The bit rows give the full matrix's alignment, within one word of
+    /// 64 reference tokens and across several (the carries), on small and
+    /// large alphabets, one scratch reused throughout.
+    #[test]
+    fn bit_rows_align_as_the_full_matrix() {
+        let mut state = 5u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        let mut scratch = AlignScratch::default();
+        for case in 0..6_000 {
+            let max_len = [8, 70, 200][case % 3];
+            let alphabet = [2, 5, 40][(case / 3) % 3];
+            let r: Vec<u32> = (0..next(max_len)).map(|_| next(alphabet) as u32).collect();
+            let h: Vec<u32> = if case % 4 == 0 {
+                // an edited copy: long common runs, prefix and suffix
+                let mut h = Vec::new();
+                for &t in &r {
+                    match next(10) {
+                        0 => {}
+                        1 => h.push(t + 1),
+                        2 => h.extend([t, next(alphabet) as u32]),
+                        _ => h.push(t),
+                    }
+                }
+                h
+            } else {
+                (0..next(max_len)).map(|_| next(alphabet) as u32).collect()
+            };
+            let want = align_full_matrix(&r, &h);
+            assert_eq!(align_with(&r, &h, &mut scratch), want, "{r:?} {h:?}");
+        }
     }
 }
