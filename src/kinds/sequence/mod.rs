@@ -92,6 +92,22 @@ struct Computed {
     inputs: Vec<InputCtx>,
 }
 
+impl Computed {
+    /// The tables' files, in the files' order.
+    fn table_files(&self, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
+        let (id, ext) = (&self.cfg.experiment_id, self.cfg.file_format.extension());
+        timed("tables", || super::Report::tables(self))
+            .iter()
+            .map(|f| {
+                Ok(OutputFile {
+                    path: Path::new("output").join(format!("{id}_{}.{ext}", f.name)),
+                    bytes: table_bytes(f, self.cfg.file_format, epoch)?,
+                })
+            })
+            .collect()
+    }
+}
+
 fn table_bytes(f: &crate::table::Frame, format: FileFormat, epoch: i64) -> anyhow::Result<Vec<u8>> {
     Ok(match format {
         FileFormat::Csv => crate::output::write::to_delimited(f, b','),
@@ -122,26 +138,30 @@ impl super::Report for Computed {
 
     fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
         let epoch = crate::provenance::generation_epoch();
-        let out = Path::new("output");
         let id = &self.cfg.experiment_id;
-        let ext = self.cfg.file_format.extension();
-        for f in timed("tables", || self.tables()) {
-            emit(&OutputFile {
-                path: out.join(format!("{id}_{}.{ext}", f.name)),
-                bytes: table_bytes(&f, self.cfg.file_format, epoch)?,
-            })?;
+        // the report on its own thread while the tables are built and
+        // formatted; the files are emitted in the same order as before
+        let (tables, report) = std::thread::scope(|scope| {
+            let report = scope.spawn(|| {
+                let report = timed("report", || {
+                    report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
+                })?;
+                crate::render::report_files(&report)
+            });
+            let tables = self.table_files(epoch);
+            (tables, report.join().expect("report thread"))
+        });
+        for f in tables? {
+            emit(&f)?;
         }
         emit(&OutputFile {
-            path: out.join(format!("{id}_summary.json")),
+            path: Path::new("output").join(format!("{id}_summary.json")),
             bytes: crate::output::json::bytes(&self.summary()),
         })?;
         for f in crate::gates::files(id, &self.run.gates) {
             emit(&f)?;
         }
-        let report = timed("report", || {
-            report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
-        })?;
-        for f in crate::render::report_files(&report)? {
+        for f in report? {
             emit(&f)?;
         }
         Ok(())
