@@ -645,25 +645,18 @@ fn subset_view(
 }
 
 /// A system's `error_counts` rows, most frequent first, then by type,
-/// reference and hypothesis text; at most `limit`. The texts are ranked
-/// once (distinct texts, so ranks order as the texts do) and the rows
-/// sorted by integers.
+/// reference and hypothesis text; at most `limit`. Text ids order as
+/// their texts ([`ErrorCounts::finish`]), so the rows sort by integers.
 pub fn error_rows(e: &ErrorCounts, limit: usize) -> Vec<ErrorEntry> {
-    let mut order: Vec<u32> = (0..e.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| e.text(a).cmp(e.text(b)));
-    let mut rank = vec![0u32; order.len()];
-    for (at, &id) in order.iter().enumerate() {
-        rank[id as usize] = at as u32;
-    }
     let mut rows = e.entries().to_vec();
-    // kinds order as their names (deletion < insertion < substitution)
-    let ranked = |x: Option<u32>| x.map(|id| rank[id as usize]);
+    // kinds order as their names (deletion < insertion < substitution),
+    // text ids as their texts
     let key = |r: &ErrorEntry| {
         (
             std::cmp::Reverse(r.count),
             r.kind,
-            ranked(r.reference),
-            ranked(r.hypothesis),
+            r.reference,
+            r.hypothesis,
         )
     };
     if rows.len() > limit {

@@ -47,22 +47,39 @@ pub struct ErrorEntry {
     pub count: u64,
 }
 
-/// Word ids (`0..`) by text, in first-seen order.
+/// Word ids (`0..`) by text, in first-seen order. A word of at most 15
+/// bytes is looked up as one packed integer (its bytes and length), so a
+/// lookup compares no text; longer words by their text.
 #[derive(Debug, Clone, Default)]
 pub struct WordIds {
     words: Vec<Box<str>>,
-    ids: HashMap<Box<str>, u32, FxBuild>,
+    short: HashMap<u128, u32, FxBuild>,
+    long: HashMap<Box<str>, u32, FxBuild>,
+}
+
+/// A word of at most 15 bytes as its bytes above its length (distinct
+/// words, distinct keys).
+fn packed_word(w: &str) -> Option<u128> {
+    let b = w.as_bytes();
+    (b.len() < 16).then(|| {
+        b.iter().rev().fold(0u128, |k, &c| (k << 8) | u128::from(c)) << 8 | b.len() as u128
+    })
 }
 
 impl WordIds {
     /// The id of `w`, added when new.
     pub fn id(&mut self, w: &str) -> u32 {
-        if let Some(&id) = self.ids.get(w) {
-            return id;
+        let next = self.words.len() as u32;
+        let id = match packed_word(w) {
+            Some(k) => *self.short.entry(k).or_insert(next),
+            None => match self.long.get(w) {
+                Some(&id) => id,
+                None => *self.long.entry(w.into()).or_insert(next),
+            },
+        };
+        if id == next {
+            self.words.push(w.into());
         }
-        let id = self.words.len() as u32;
-        self.words.push(w.into());
-        self.ids.insert(w.into(), id);
         id
     }
 
@@ -195,9 +212,18 @@ impl ErrorCounts {
             .collect();
         sides.sort_unstable();
         sides.dedup();
-        self.texts = sides.iter().map(|&s| self.text_of(s)).collect();
+        let texts: Vec<Text> = sides.iter().map(|&s| self.text_of(s)).collect();
+        // text ids in the texts' order: readers rank entries by id
+        let mut order: Vec<u32> = (0..texts.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| texts[a as usize].cmp(&texts[b as usize]));
+        let mut rank = vec![0u32; order.len()];
+        for (at, &i) in order.iter().enumerate() {
+            rank[i as usize] = at as u32;
+        }
+        self.texts = order.iter().map(|&i| texts[i as usize].clone()).collect();
+        drop(texts);
         let id = |s: u64| -> Option<u32> {
-            (s != 0).then(|| sides.binary_search(&s).expect("a counted side") as u32)
+            (s != 0).then(|| rank[sides.binary_search(&s).expect("a counted side")])
         };
         let mut entries = Vec::new();
         for run in pairs.chunk_by(|a, b| a == b) {
@@ -237,7 +263,8 @@ impl ErrorCounts {
         &self.entries
     }
 
-    /// Distinct texts (ids `0..len`).
+    /// Distinct texts (ids `0..len`, in the texts' order: a smaller id is
+    /// a text that sorts first).
     pub fn len(&self) -> usize {
         self.texts.len()
     }
@@ -272,6 +299,27 @@ impl ErrorCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids in first-seen order, the same for the same word, short (packed)
+    /// and long alike, words with a NUL or of 15 and 16 bytes included.
+    #[test]
+    fn word_ids_number_words_in_first_seen_order() {
+        let mut state = 9u64;
+        let mut ids = WordIds::default();
+        let mut want: HashMap<String, u32> = HashMap::new();
+        for _ in 0..20_000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let len = (state >> 59) as usize % 20;
+            let w: String = (0..len)
+                .map(|i| ['a', '\0', 'é', 'b'][((state >> (20 + 2 * i)) & 3) as usize])
+                .collect();
+            let next = want.len() as u32;
+            let expected = *want.entry(w.clone()).or_insert(next);
+            assert_eq!(ids.id(&w), expected, "{w:?}");
+            assert_eq!(ids.word(expected), w);
+        }
+        assert!(want.keys().any(|w| w.len() == 15) && want.keys().any(|w| w.len() == 16));
+    }
 
     /// Counting in two parts and merging gives the counts of one part with
     /// everything, whatever the phrase lengths.
@@ -326,6 +374,8 @@ mod tests {
         a.merge(b);
         for e in [&mut one, &mut a] {
             e.finish();
+            // ids order as their texts
+            assert!((1..e.len() as u32).all(|i| e.text(i - 1) < e.text(i)));
             assert_eq!(e.entries().len(), all.len());
             for ((k, r, h), c) in &all {
                 assert_eq!(e.find(*k, r, h), *c);
