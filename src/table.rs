@@ -210,9 +210,13 @@ impl std::hash::Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
+            // the remainder as a zero-padded little-endian word, byte by
+            // byte (a copy of up to 7 bytes into a buffer calls memcpy)
+            let last = rest
+                .iter()
+                .rev()
+                .fold(0u64, |w, &b| (w << 8) | u64::from(b));
+            self.add(last);
         }
     }
 
@@ -561,6 +565,25 @@ mod tests {
             .map(|i| build.hash_one(format!("R{i:07}").as_str()) & 0x3ff)
             .collect();
         assert!(low.len() > 500, "{} distinct low-bit patterns", low.len());
+    }
+
+    /// A tail of 1-7 bytes is hashed as the zero-padded little-endian
+    /// word (so every hash, and every map's order, stays as it was).
+    #[test]
+    fn fx_hash_tail_is_the_zero_padded_word() {
+        use std::hash::Hasher;
+        let bytes: Vec<u8> = (1..=23u8).map(|b| b.wrapping_mul(37)).collect();
+        for len in 0..=bytes.len() {
+            let mut h = FxHasher::default();
+            h.write(&bytes[..len]);
+            let mut want = FxHasher::default();
+            for c in bytes[..len].chunks(8) {
+                let mut w = [0u8; 8];
+                w[..c.len()].copy_from_slice(c);
+                want.add(u64::from_le_bytes(w));
+            }
+            assert_eq!(h.finish(), want.finish(), "{len} bytes");
+        }
     }
 
     #[test]

@@ -11,8 +11,64 @@ pub fn is_py_space(c: char) -> bool {
 
 /// Python's `str.split()` without arguments: runs of white space separate,
 /// leading and trailing white space give no empty piece.
-pub fn py_split(s: &str) -> impl Iterator<Item = &str> {
-    s.split(is_py_space).filter(|w| !w.is_empty())
+pub fn py_split(s: &str) -> PySplit<'_> {
+    PySplit { s, at: 0 }
+}
+
+/// The iterator of [`py_split`]: ASCII bytes are classified by a table,
+/// other characters decoded.
+#[derive(Debug, Clone)]
+pub struct PySplit<'a> {
+    s: &'a str,
+    at: usize,
+}
+
+/// Whether the character starting at byte `i` of `s` is white space, and
+/// its length: ASCII inline, other characters decoded out of line.
+#[inline(always)]
+pub fn space_at(s: &str, i: usize) -> (bool, usize) {
+    let b = s.as_bytes()[i];
+    if b.is_ascii() {
+        (matches!(b, b'\t'..=b'\r' | 0x1c..=0x1f | b' '), 1)
+    } else {
+        wide_space_at(s, i)
+    }
+}
+
+#[inline(never)]
+fn wide_space_at(s: &str, i: usize) -> (bool, usize) {
+    let c = s[i..].chars().next().expect("a character starts here");
+    (is_py_space(c), c.len_utf8())
+}
+
+impl<'a> Iterator for PySplit<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let n = self.s.len();
+        let mut i = self.at;
+        while i < n {
+            let (space, len) = space_at(self.s, i);
+            if !space {
+                break;
+            }
+            i += len;
+        }
+        if i == n {
+            self.at = n;
+            return None;
+        }
+        let start = i;
+        while i < n {
+            let (space, len) = space_at(self.s, i);
+            if space {
+                break;
+            }
+            i += len;
+        }
+        self.at = i;
+        Some(&self.s[start..i])
+    }
 }
 
 /// Python's `str.rstrip()`.
@@ -46,6 +102,28 @@ pub fn py_join_split(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The split by bytes is the split by characters, on random strings
+    /// over ASCII and other white space and other characters.
+    #[test]
+    fn split_is_the_split_by_characters() {
+        let alphabet: Vec<char> =
+            "ab \t\n\u{b}\u{1c}\u{1f}\u{85}\u{a0}\u{3000}\u{200b}\u{e9}\u{4e00}\u{1f600}"
+                .chars()
+                .collect();
+        let mut state = 7u64;
+        for _ in 0..20_000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let len = (state >> 59) as usize;
+            let mut s = String::new();
+            for _ in 0..len {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                s.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+            }
+            let want: Vec<&str> = s.split(is_py_space).filter(|w| !w.is_empty()).collect();
+            assert_eq!(py_split(&s).collect::<Vec<_>>(), want, "{s:?}");
+        }
+    }
 
     #[test]
     fn python_white_space_includes_information_separators() {

@@ -93,18 +93,42 @@ static REGEXP_RULES: LazyLock<[(Regex, &'static str); 4]> = LazyLock::new(|| {
 /// other class, so a match starts and ends where the character scan's
 /// does and the spaces go between the same characters.
 fn tokenize_regexp(line: &str) -> String {
-    // ([\{-\~\[-\` -\&\(-\+\:-\@\/]): ASCII punctuation but ' , - . and space
-    let spaced = |c: u8| matches!(c, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/');
+    regexp_rules(&[line])
+}
+
+/// Bytes of the first rule's class `[\{-\~\[-\` -\&\(-\+\:-\@\/]`: ASCII
+/// punctuation but `' , - .` and the space.
+static SPACED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] =
+            matches!(b, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/');
+        c += 1;
+    }
+    t
+};
+
+/// [`tokenize_regexp`] of the concatenated `pieces` (13a pads its line
+/// with a space on each side without copying it first).
+fn regexp_rules(pieces: &[&str]) -> String {
     let digit = |c: u8| c.is_ascii_digit();
     let dot = |c: u8| c == b'.' || c == b',';
-    let mut s = Vec::with_capacity(line.len() * 2);
-    for &c in line.as_bytes() {
-        if spaced(c) {
-            s.extend_from_slice(&[b' ', c, b' ']);
+    let len: usize = pieces.iter().map(|p| p.len()).sum();
+    // the first rule: at most three bytes per byte, written in place
+    let mut s = vec![0u8; 3 * len];
+    let mut at = 0;
+    for &c in pieces.iter().flat_map(|p| p.as_bytes()) {
+        if SPACED[c as usize] {
+            s[at..at + 3].copy_from_slice(&[b' ', c, b' ']);
+            at += 3;
         } else {
-            s.push(c);
+            s[at] = c;
+            at += 1;
         }
     }
+    s.truncate(at);
     // a rule can only fire where its '.', ',' or '-' is: without one, the
     // pass would copy the line unchanged
     if memchr::memchr2(b'.', b',', &s).is_some() {
@@ -114,10 +138,10 @@ fn tokenize_regexp(line: &str) -> String {
     if memchr::memchr(b'-', &s).is_some() {
         s = pair_rule(&s, digit, |b| b == b'-', false);
     }
-    let s = String::from_utf8(s).expect("spaces are inserted between characters");
-    if s.is_ascii() {
+    if pieces.iter().all(|p| p.is_ascii()) {
         ascii_join_split(&s)
     } else {
+        let s = String::from_utf8(s).expect("spaces are inserted between characters");
         py_join_split(&s)
     }
 }
@@ -155,36 +179,45 @@ fn pair_rule(
 
 /// [`py_join_split`] of ASCII text (Python's ASCII white space: `\t`-`\r`,
 /// U+001C-U+001F and the space).
-fn ascii_join_split(s: &str) -> String {
-    let space = |c: &u8| matches!(c, b'\t'..=b'\r' | 0x1c..=0x1f | b' ');
+fn ascii_join_split(s: &[u8]) -> String {
     let mut out = Vec::with_capacity(s.len());
-    for w in s.as_bytes().split(space).filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
-            out.push(b' ');
+    let mut gap = false;
+    for &c in s {
+        if matches!(c, b'\t'..=b'\r' | 0x1c..=0x1f | b' ') {
+            gap = !out.is_empty();
+        } else {
+            if gap {
+                out.push(b' ');
+                gap = false;
+            }
+            out.push(c);
         }
-        out.extend_from_slice(w);
     }
     String::from_utf8(out).expect("ASCII")
 }
 
 /// `Tokenizer13a`.
 pub fn tokenize_13a(line: &str) -> String {
+    use std::borrow::Cow;
     // each replacement needs a '<' or a line break to change anything
-    let mut s = if line.contains(['<', '\n']) {
-        line.replace("<skipped>", "")
-            .replace("-\n", "")
-            .replace('\n', " ")
+    let mut s = if memchr::memchr2(b'<', b'\n', line.as_bytes()).is_some() {
+        Cow::Owned(
+            line.replace("<skipped>", "")
+                .replace("-\n", "")
+                .replace('\n', " "),
+        )
     } else {
-        line.to_string()
+        Cow::Borrowed(line)
     };
-    if s.contains('&') {
-        s = s
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">");
+    if memchr::memchr(b'&', s.as_bytes()).is_some() {
+        s = Cow::Owned(
+            s.replace("&quot;", "\"")
+                .replace("&amp;", "&")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">"),
+        );
     }
-    tokenize_regexp(&format!(" {s} "))
+    regexp_rules(&[" ", &s, " "])
 }
 
 static INTL_RULES: LazyLock<[(Regex, &'static str); 3]> = LazyLock::new(|| {

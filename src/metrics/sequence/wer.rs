@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::text::{is_py_space, py_lower, py_strip};
+use super::text::{py_lower, py_strip, space_at};
 use crate::table::FxBuild;
 
 pub use super::errors::{ErrorCounts, ErrorKind};
@@ -88,26 +88,30 @@ pub fn transformed(s: &str, transform: WerTransform) -> std::borrow::Cow<'_, str
 pub fn for_each_default_word<'a>(s: &'a str, mut f: impl FnMut(&'a str)) {
     let t = py_strip(s);
     let mut word_start = 0;
-    let mut it = t.char_indices().peekable();
-    while let Some((at, c)) = it.next() {
-        if !is_py_space(c) {
+    let mut at = 0;
+    while at < t.len() {
+        let (space, len) = space_at(t, at);
+        if !space {
+            at += len;
             continue;
         }
-        let (mut end, mut run) = (at + c.len_utf8(), 1);
-        while let Some(&(next, d)) = it.peek() {
-            if !is_py_space(d) {
+        let lone_space = len == 1 && t.as_bytes()[at] == b' ';
+        let (mut end, mut run) = (at + len, 1);
+        while end < t.len() {
+            let (space, len) = space_at(t, end);
+            if !space {
                 break;
             }
-            it.next();
-            end = next + d.len_utf8();
+            end += len;
             run += 1;
         }
-        if run >= 2 || c == ' ' {
+        if run >= 2 || lone_space {
             if word_start < at {
                 f(&t[word_start..at]);
             }
             word_start = end;
         }
+        at = end;
     }
     if word_start < t.len() {
         f(&t[word_start..]);
@@ -418,6 +422,7 @@ pub fn add_error_counts<R: AsRef<str>, H: AsRef<str>>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::text::is_py_space;
     use super::*;
 
     /// jiwer's `wer_default` spelled out step by step (the reference for
