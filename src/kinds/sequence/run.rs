@@ -475,20 +475,38 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
     for part in parts {
         append_parts(&mut systems, part);
     }
-    std::thread::scope(|scope| {
-        for sys in systems.iter_mut() {
-            scope.spawn(move || {
-                let scores = cfg
-                    .metrics
-                    .iter()
-                    .filter(|m| *m != "perplexity")
-                    .map(|m| segment_scores(cfg, seg, sys, m))
-                    .collect();
-                sys.segment_scores = scores;
-                sys.errors.finish();
-            });
+    // each system's sentence scores and its error counts' finish as tasks
+    // of their own (twice as many threads as systems: the cores stay busy
+    // to the end with three systems on two cores)
+    let mut errors: Vec<ErrorCounts> = systems
+        .iter_mut()
+        .map(|s| std::mem::take(&mut s.errors))
+        .collect();
+    let scores: Vec<Vec<Vec<Option<f64>>>> = std::thread::scope(|scope| {
+        for e in errors.iter_mut() {
+            scope.spawn(move || e.finish());
         }
+        let handles: Vec<_> = systems
+            .iter()
+            .map(|sys| {
+                scope.spawn(move || {
+                    cfg.metrics
+                        .iter()
+                        .filter(|m| *m != "perplexity")
+                        .map(|m| segment_scores(cfg, seg, sys, m))
+                        .collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("sentence scores thread"))
+            .collect()
     });
+    for ((sys, e), sc) in systems.iter_mut().zip(errors).zip(scores) {
+        sys.errors = e;
+        sys.segment_scores = sc;
+    }
     systems
 }
 
