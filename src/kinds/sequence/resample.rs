@@ -131,28 +131,45 @@ fn next_block(rng: &mut NumpyRng, pos: &[u32], rows: usize) -> DrawBlock {
     DrawBlock { rows, draws }
 }
 
-/// A block's multiplicities, row-major (`rows x n`), in `w` (all zeros on
-/// entry, and again after [`clear_multiplicities`]): how many times each
-/// segment is drawn in each replicate (a replicate's sums do not depend
-/// on the order of its draws), in part order. One buffer serves every
-/// block of a thread.
-fn multiplicities(block: &DrawBlock, n: usize, w: &mut Vec<f64>) {
+/// A summing thread's working memory, reused from block to block: the
+/// block's multiplicities (`rows x n`, row-major) and one replicate's
+/// counts (all zeros between replicates).
+#[derive(Default)]
+struct Scratch {
+    w: Vec<f64>,
+    counts: Vec<u16>,
+}
+
+/// A block's multiplicities into `scratch.w`: how many times each segment
+/// is drawn in each replicate (a replicate's sums do not depend on the
+/// order of its draws), in part order. A replicate's draws are counted in
+/// 16-bit counters (a quarter of the row: the random increments stay in
+/// cache), then the row is written in order; a counter that would wrap
+/// sends the replicate to counting in the row itself.
+fn multiplicities(block: &DrawBlock, n: usize, scratch: &mut Scratch) {
+    let Scratch { w, counts } = scratch;
     if w.len() < block.rows * n {
         w.resize(block.rows * n, 0.0);
     }
+    counts.resize(n, 0);
     for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
+        let mut wrapped = false;
         for &i in draws {
-            row[i as usize] += 1.0;
+            let c = &mut counts[i as usize];
+            *c = c.wrapping_add(1);
+            wrapped |= *c == 0;
         }
-    }
-}
-
-/// Zeros the entries [`multiplicities`] set (only those: the buffer is
-/// large and mostly zero).
-fn clear_multiplicities(block: &DrawBlock, n: usize, w: &mut [f64]) {
-    for (row, draws) in w.chunks_mut(n.max(1)).zip(block.draws.chunks(n.max(1))) {
-        for &i in draws {
-            row[i as usize] = 0.0;
+        if wrapped {
+            counts.fill(0);
+            row.fill(0.0);
+            for &i in draws {
+                row[i as usize] += 1.0;
+            }
+            continue;
+        }
+        for (x, c) in row.iter_mut().zip(counts.iter_mut()) {
+            *x = f64::from(*c);
+            *c = 0;
         }
     }
 }
@@ -357,11 +374,11 @@ struct Ctx<'a> {
 /// multiplicities and the statistics per part (whole numbers, so the
 /// parts' sums add up exactly to the product over all segments), the
 /// others in segment order.
-fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
+fn block_sums(ctx: &Ctx, block: &DrawBlock, scratch: &mut Scratch) -> BlockSums {
     let (m, parts, n) = (ctx.m, ctx.parts, ctx.n);
     let (ki, kf, rows) = (m.basis_k, m.float_k, block.rows);
-    multiplicities(block, n, buf);
-    let w = &buf[..rows * n];
+    multiplicities(block, n, scratch);
+    let w = &scratch.w[..rows * n];
     // column-major views of the row-major arrays: (S^T W^T) = (W S)^T
     let st = nalgebra::DMatrixView::from_slice(&m.ints, ki, n);
     let wt = nalgebra::DMatrixView::from_slice(w, n, rows);
@@ -401,7 +418,6 @@ fn block_sums(ctx: &Ctx, block: &DrawBlock, buf: &mut Vec<f64>) -> BlockSums {
             }
         }
     }
-    clear_multiplicities(block, n, buf);
     BlockSums {
         ints,
         floats,
@@ -445,8 +461,8 @@ struct BlockValues {
     subsets: Vec<Vec<Vec<(f64, bool)>>>,
 }
 
-fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), buf: &mut Vec<f64>) -> BlockValues {
-    let sums = block_sums(ctx, block, buf);
+fn block_values(ctx: &Ctx, (b, block): (usize, &DrawBlock), scratch: &mut Scratch) -> BlockValues {
+    let sums = block_sums(ctx, block, scratch);
     let (m, rows) = (ctx.m, block.rows);
     let cells = m.cells.len() / ctx.fams.len().max(1) * ctx.metrics.len();
     let mut overall = vec![Vec::with_capacity(rows); cells];
@@ -510,11 +526,11 @@ fn all_blocks(ctx: &Ctx, seed: u32, b_count: usize) -> Vec<BlockValues> {
             .map(|_| {
                 let rx = &rx;
                 scope.spawn(move || {
-                    let (mut out, mut buf) = (Vec::new(), Vec::new());
+                    let (mut out, mut scratch) = (Vec::new(), Scratch::default());
                     loop {
                         let next = rx.lock().expect("block queue").recv();
                         let Ok((b, block)) = next else { break };
-                        out.push(block_values(ctx, (b, &block), &mut buf));
+                        out.push(block_values(ctx, (b, &block), &mut scratch));
                     }
                     out
                 })
@@ -709,6 +725,31 @@ pub fn randomization(
 mod tests {
     use super::*;
     use crate::kinds::sequence::parts::Grouping;
+
+    /// The multiplicities are the draws' counts, row by row, whether a
+    /// 16-bit counter wraps (one segment drawn 70,000 times) or not, and
+    /// the counters are left at zero for the next block.
+    #[test]
+    fn multiplicities_count_the_draws_even_past_a_counter() {
+        let n = 70_000;
+        let mut draws = vec![3u32; n];
+        draws[5] = 1;
+        draws.extend((0..n as u32).map(|i| (i * 7) % 11));
+        let block = DrawBlock { rows: 2, draws };
+        let mut scratch = Scratch::default();
+        for _ in 0..2 {
+            multiplicities(&block, n, &mut scratch);
+            let (first, second) = scratch.w[..2 * n].split_at(n);
+            assert_eq!((first[3], first[1]), ((n - 1) as f64, 1.0));
+            assert_eq!(first.iter().sum::<f64>(), n as f64);
+            let mut want = vec![0.0; n];
+            for d in 0..n {
+                want[(d * 7) % 11] += 1.0;
+            }
+            assert_eq!(second, &want[..]);
+            assert!(scratch.counts.iter().all(|&c| c == 0));
+        }
+    }
 
     #[test]
     fn basis_keeps_columns_that_are_not_another_plus_a_constant() {
