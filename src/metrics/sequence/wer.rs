@@ -194,6 +194,29 @@ pub struct AlignScratch {
 /// recurrence (Hyyrö 2003; rapidfuzz's `levenshtein_hyrroe2003_block`):
 /// the backtracking reads only whether a delta is 1 or -1.
 pub fn align_with(reference: &[u32], hyp: &[u32], scratch: &mut AlignScratch) -> Alignment {
+    let (prefix, suffix) = common_affix(reference, hyp);
+    let s1 = &reference[prefix..reference.len() - suffix];
+    let s2 = &hyp[prefix..hyp.len() - suffix];
+    let words = s1.len().div_ceil(64);
+    if !s1.is_empty() && !s2.is_empty() {
+        delta_rows(s1, s2, scratch);
+    }
+    let set = |v: &[u64], r: usize, c: usize| {
+        (v[(r - 1) * words + (c - 1) / 64] >> ((c - 1) % 64)) & 1 == 1
+    };
+    let (plus, minus) = (&scratch.plus, &scratch.minus);
+    backtrack(
+        (s1, s2),
+        (prefix, suffix),
+        |r, c| set(plus, r, c),
+        |r, c| set(minus, r, c),
+        &mut scratch.ops,
+    );
+    chunks_of(&scratch.ops, reference.len() as u64, hyp.len() as u64)
+}
+
+/// The lengths of the common prefix and (of the rest) common suffix.
+fn common_affix(reference: &[u32], hyp: &[u32]) -> (usize, usize) {
     let prefix = reference
         .iter()
         .zip(hyp)
@@ -205,31 +228,31 @@ pub fn align_with(reference: &[u32], hyp: &[u32], scratch: &mut AlignScratch) ->
         .zip(hyp[prefix..].iter().rev())
         .take_while(|(a, b)| a == b)
         .count();
-    let s1 = &reference[prefix..reference.len() - suffix];
-    let s2 = &hyp[prefix..hyp.len() - suffix];
-    let (n1, n2) = (s1.len(), s2.len());
-    let words = n1.div_ceil(64);
-    if n1 > 0 && n2 > 0 {
-        delta_rows(s1, s2, scratch);
-    }
-    let set = |v: &[u64], r: usize, c: usize| {
-        (v[(r - 1) * words + (c - 1) / 64] >> ((c - 1) % 64)) & 1 == 1
-    };
-    let (plus, minus) = (&scratch.plus, &scratch.minus);
+    (prefix, suffix)
+}
+
+/// rapidfuzz's backtracking from `d[s2.len()][s1.len()]` into `ops`: the
+/// whole path, affixes included, in order. `plus(r, c)` and `minus(r, c)`
+/// tell whether the row delta `d[r][c] - d[r][c - 1]` is 1 or -1
+/// (`r, c >= 1`).
+fn backtrack(
+    (s1, s2): (&[u32], &[u32]),
+    (prefix, suffix): (usize, usize),
+    plus: impl Fn(usize, usize) -> bool,
+    minus: impl Fn(usize, usize) -> bool,
+    ops: &mut Vec<Tag>,
+) {
     // the middle's operations, from the end
-    let ops = &mut scratch.ops;
     ops.clear();
     ops.extend(std::iter::repeat_n(Tag::Equal, suffix));
-    let (mut row, mut col) = (n2, n1);
+    let (mut row, mut col) = (s2.len(), s1.len());
     while row > 0 && col > 0 {
-        // d[row][col] == d[row][col - 1] + 1
-        if set(plus, row, col) {
+        if plus(row, col) {
             col -= 1;
             ops.push(Tag::Delete);
         } else {
             row -= 1;
-            // d[row][col] - d[row][col - 1] == -1
-            if row > 0 && set(minus, row, col) {
+            if row > 0 && minus(row, col) {
                 ops.push(Tag::Insert);
             } else {
                 col -= 1;
@@ -246,7 +269,6 @@ pub fn align_with(reference: &[u32], hyp: &[u32], scratch: &mut AlignScratch) ->
     // the path from the end (suffix first), then reversed in place
     ops.extend(std::iter::repeat_n(Tag::Equal, prefix));
     ops.reverse();
-    chunks_of(ops, reference.len() as u64, hyp.len() as u64)
 }
 
 /// The row deltas of `d` for hypothesis rows `1..=s2.len()` into
@@ -534,17 +556,7 @@ mod tests {
     /// The distance matrix written out cell by cell and backtracked with
     /// rapidfuzz's rule: the reference for [`align_with`]'s bit rows.
     fn align_full_matrix(reference: &[u32], hyp: &[u32]) -> Alignment {
-        let prefix = reference
-            .iter()
-            .zip(hyp)
-            .take_while(|(a, b)| a == b)
-            .count();
-        let suffix = reference[prefix..]
-            .iter()
-            .rev()
-            .zip(hyp[prefix..].iter().rev())
-            .take_while(|(a, b)| a == b)
-            .count();
+        let (prefix, suffix) = common_affix(reference, hyp);
         let s1 = &reference[prefix..reference.len() - suffix];
         let s2 = &hyp[prefix..hyp.len() - suffix];
         let (n1, n2) = (s1.len(), s2.len());
@@ -559,30 +571,14 @@ mod tests {
                 d[r][c] = sub.min(d[r][c - 1] + 1).min(d[r - 1][c] + 1);
             }
         }
-        let mut ops = vec![Tag::Equal; suffix];
-        let (mut row, mut col) = (n2, n1);
-        while row > 0 && col > 0 {
-            if d[row][col] == d[row][col - 1] + 1 {
-                col -= 1;
-                ops.push(Tag::Delete);
-            } else {
-                row -= 1;
-                if row > 0 && d[row][col] - d[row][col - 1] == -1 {
-                    ops.push(Tag::Insert);
-                } else {
-                    col -= 1;
-                    ops.push(if s1[col] != s2[row] {
-                        Tag::Substitute
-                    } else {
-                        Tag::Equal
-                    });
-                }
-            }
-        }
-        ops.extend(std::iter::repeat_n(Tag::Delete, col));
-        ops.extend(std::iter::repeat_n(Tag::Insert, row));
-        ops.extend(std::iter::repeat_n(Tag::Equal, prefix));
-        ops.reverse();
+        let mut ops = Vec::new();
+        backtrack(
+            (s1, s2),
+            (prefix, suffix),
+            |r, c| d[r][c] - d[r][c - 1] == 1,
+            |r, c| d[r][c] - d[r][c - 1] == -1,
+            &mut ops,
+        );
         chunks_of(&ops, reference.len() as u64, hyp.len() as u64)
     }
 
