@@ -110,7 +110,7 @@ impl BleuOptions {
 /// vocabulary, n-gram counts merged by maximum, and lengths.
 #[derive(Debug, Clone, Default)]
 pub struct BleuRefs {
-    vocab: Vocab<String>,
+    vocab: Vocab,
     ngrams: NgramTable,
     lens: Vec<u64>,
 }

@@ -101,7 +101,7 @@ pub fn remove_punctuation(text: &str) -> Vec<String> {
 #[derive(Debug, Clone, Default)]
 pub struct ChrfRefs {
     chars: CharVocab,
-    words: Vocab<String>,
+    words: Vocab,
     /// Per reference: character and word n-gram tables.
     refs: Vec<(NgramTable, NgramTable)>,
 }
@@ -118,7 +118,7 @@ impl ChrfRefs {
                 let w = if options.word_order > 0 {
                     remove_punctuation(&text)
                         .into_iter()
-                        .map(|w| words.insert(w))
+                        .map(|w| words.insert_str(&w))
                         .collect()
                 } else {
                     Vec::new()

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use super::ngram::Vocab;
 use crate::table::{FxBuild, Text};
 
 /// Bits per word id in a packed chunk (three ids per `u64`).
@@ -47,37 +48,19 @@ pub struct ErrorEntry {
     pub count: u64,
 }
 
-/// Word ids (`0..`) by text, in first-seen order. A word of at most 15
-/// bytes is looked up as one packed integer (its bytes and length), so a
-/// lookup compares no text; longer words by their text.
+/// Word ids (`0..`) by text, in first-seen order: a [`Vocab`]'s ids less
+/// one, and the words by id.
 #[derive(Debug, Clone, Default)]
 pub struct WordIds {
     words: Vec<Box<str>>,
-    short: HashMap<u128, u32, FxBuild>,
-    long: HashMap<Box<str>, u32, FxBuild>,
-}
-
-/// A word of at most 15 bytes as its bytes above its length (distinct
-/// words, distinct keys).
-fn packed_word(w: &str) -> Option<u128> {
-    let b = w.as_bytes();
-    (b.len() < 16).then(|| {
-        b.iter().rev().fold(0u128, |k, &c| (k << 8) | u128::from(c)) << 8 | b.len() as u128
-    })
+    ids: Vocab,
 }
 
 impl WordIds {
     /// The id of `w`, added when new.
     pub fn id(&mut self, w: &str) -> u32 {
-        let next = self.words.len() as u32;
-        let id = match packed_word(w) {
-            Some(k) => *self.short.entry(k).or_insert(next),
-            None => match self.long.get(w) {
-                Some(&id) => id,
-                None => *self.long.entry(w.into()).or_insert(next),
-            },
-        };
-        if id == next {
+        let id = self.ids.insert_str(w) - 1;
+        if id as usize == self.words.len() {
             self.words.push(w.into());
         }
         id

@@ -14,52 +14,54 @@
 
 use std::collections::HashMap;
 
+use super::text::packed_word;
 use crate::table::FxBuild;
 
-/// Token ids of one segment's vocabulary (`1..=len`), built from the
-/// references.
+/// Word ids of one segment's vocabulary (`1..=len`, in first-seen order),
+/// built from the references: a word of at most 15 bytes is keyed by its
+/// packed bytes ([`packed_word`]: no text copied or compared), a longer
+/// one by its text.
 #[derive(Debug, Clone, Default)]
-pub struct Vocab<K: std::hash::Hash + Eq> {
-    ids: HashMap<K, u32, FxBuild>,
+pub struct Vocab {
+    short: HashMap<u128, u32, FxBuild>,
+    long: HashMap<String, u32, FxBuild>,
 }
 
-impl<K: std::hash::Hash + Eq> Vocab<K> {
-    /// The id of `key`, adding it when new.
-    pub fn insert(&mut self, key: K) -> u32 {
-        let next = self.ids.len() as u32 + 1;
-        *self.ids.entry(key).or_insert(next)
+impl Vocab {
+    fn len(&self) -> u32 {
+        (self.short.len() + self.long.len()) as u32
     }
 
-    /// The id of `key`, 0 when it is not in the vocabulary.
-    pub fn get<Q>(&self, key: &Q) -> u32
-    where
-        K: std::borrow::Borrow<Q>,
-        Q: std::hash::Hash + Eq + ?Sized,
-    {
-        self.ids.get(key).copied().unwrap_or(0)
+    /// Makes room for `additional` more words at once.
+    pub fn reserve(&mut self, additional: usize) {
+        self.short.reserve(additional);
+    }
+
+    /// The id of `word`, added when new (its text copied only if long).
+    pub fn insert_str(&mut self, word: &str) -> u32 {
+        let next = self.len() + 1;
+        match packed_word(word) {
+            Some(k) => *self.short.entry(k).or_insert(next),
+            None => match self.long.get(word) {
+                Some(&id) => id,
+                None => *self.long.entry(word.to_string()).or_insert(next),
+            },
+        }
+    }
+
+    /// The id of `word`, 0 when it is not in the vocabulary.
+    pub fn get(&self, word: &str) -> u32 {
+        match packed_word(word) {
+            Some(k) => self.short.get(&k),
+            None => self.long.get(word),
+        }
+        .copied()
+        .unwrap_or(0)
     }
 
     /// Bits per packed id.
     pub fn bits(&self) -> u32 {
-        u32::BITS - (self.ids.len() as u32).leading_zeros()
-    }
-}
-
-impl Vocab<String> {
-    /// Makes room for `additional` more words at once.
-    pub fn reserve(&mut self, additional: usize) {
-        self.ids.reserve(additional);
-    }
-
-    /// [`Vocab::insert`] of a borrowed word: the text is copied only the
-    /// first time it is seen.
-    pub fn insert_str(&mut self, key: &str) -> u32 {
-        if let Some(&id) = self.ids.get(key) {
-            return id;
-        }
-        let next = self.ids.len() as u32 + 1;
-        self.ids.insert(key.to_string(), next);
-        next
+        u32::BITS - self.len().leading_zeros()
     }
 }
 
@@ -421,6 +423,21 @@ impl NgramTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids `1..` in first-seen order for short and long words alike, 0
+    /// outside the vocabulary, the bits of the largest id.
+    #[test]
+    fn vocab_numbers_words_from_one() {
+        let mut v = Vocab::default();
+        let words = ["a", "fifteen-bytes-x", "sixteen-bytes-xy", "a", "", "b\0"];
+        let ids: Vec<u32> = words.iter().map(|w| v.insert_str(w)).collect();
+        assert_eq!(ids, [1, 2, 3, 1, 4, 5]);
+        for (w, id) in words.iter().zip(&ids) {
+            assert_eq!(v.get(w), *id);
+        }
+        assert_eq!((v.get("b"), v.get("sixteen-bytes-xz")), (0, 0));
+        assert_eq!(v.bits(), 3);
+    }
 
     /// The clipped counts by brute force over n-gram vectors.
     fn brute(r: &[u32], h: &[u32], n: usize) -> u64 {

@@ -71,6 +71,16 @@ impl<'a> Iterator for PySplit<'a> {
     }
 }
 
+/// A word of at most 15 bytes as one integer, its bytes above its length
+/// (distinct words, distinct keys): looked up in a map without comparing
+/// or copying text.
+pub fn packed_word(w: &str) -> Option<u128> {
+    let b = w.as_bytes();
+    (b.len() < 16).then(|| {
+        b.iter().rev().fold(0u128, |k, &c| (k << 8) | u128::from(c)) << 8 | b.len() as u128
+    })
+}
+
 /// Python's `str.rstrip()`.
 pub fn py_rstrip(s: &str) -> &str {
     s.trim_end_matches(is_py_space)
