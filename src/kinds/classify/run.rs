@@ -335,11 +335,10 @@ fn scores(
         for (t, &g) in truth.iter_mut().zip(gold) {
             *t = g as usize == j;
         }
-        let sorted = SortedLabels::new(&s[j], &truth, &items);
-        let curve = sorted.curve();
-        r.sorted.push(sorted.compact());
-        r.average_precision.push(curve.average_precision());
-        r.roc_auc.push(curve.roc_auc());
+        let (sorted, curve, sums) = SortedLabels::with_curve(&s[j], &truth, &items, true);
+        r.sorted.push(sorted);
+        r.average_precision.push(sums.average_precision());
+        r.roc_auc.push(sums.roc_auc());
         r.positives.push(curve.positives());
         let (points, full) = curve.pr_points_capped(cap);
         r.pr.push(points);
