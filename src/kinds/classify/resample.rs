@@ -391,8 +391,14 @@ fn system_blocks(
     let sys = &data.systems[s];
     let confusion = BlockCells::new(blocks, &data.gold, &sys.pred, &result.confusion);
     let scores = sys.scores.as_ref();
-    // Probability sums where the estimate found probabilities.
+    // Probability sums where the estimate found probabilities: taken in
+    // the metrics' pass over the same blocks when it had them.
+    let taken = result.ranking.as_ref().and_then(|r| r.parts.as_ref());
+    let taken = taken.and_then(|p| p.blocks.clone());
     let probs = scores.filter(|_| result.probs.is_some()).map(|sc| {
+        if let Some(sums) = taken {
+            return sums;
+        }
         let mut sums = vec![ProbSums::default(); blocks.len()];
         let mut row = vec![0.0; k];
         for (i, &b) in blocks.of_response.iter().enumerate() {
@@ -584,16 +590,28 @@ pub fn parallel<T: Send>(
         .collect()
 }
 
+/// The blocks the whole data's items are dealt into for the bootstrap.
+pub fn whole_data_blocks(n: usize, settings: &Settings) -> Blocks {
+    Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed)
+}
+
 /// Every interval and paired difference of the run, on
-/// [`default_threads`] threads.
+/// [`default_threads`] threads; `blocks` are [`whole_data_blocks`] (the
+/// results' part sums, if any, were taken over them).
 pub fn run(
     cfg: &ClassifyConfig,
     data: &Data,
     results: &[SystemResult],
-    positive: Option<usize>,
-    settings: &Settings,
+    (positive, settings): (Option<usize>, &Settings),
+    blocks: Blocks,
 ) -> Intervals {
-    run_with_threads(cfg, data, results, (positive, settings), default_threads())
+    run_on(
+        cfg,
+        data,
+        results,
+        (positive, settings),
+        (blocks, default_threads()),
+    )
 }
 
 /// [`run`] on `threads` threads (the numbers do not depend on it).
@@ -604,8 +622,18 @@ pub fn run_with_threads(
     (positive, settings): (Option<usize>, &Settings),
     threads: usize,
 ) -> Intervals {
+    let blocks = whole_data_blocks(data.n(), settings);
+    run_on(cfg, data, results, (positive, settings), (blocks, threads))
+}
+
+fn run_on(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    results: &[SystemResult],
+    (positive, settings): (Option<usize>, &Settings),
+    (blocks, threads): (Blocks, usize),
+) -> Intervals {
     let (n, k) = (data.n(), data.k());
-    let blocks = Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed);
     let systems: Vec<SystemBlocks> = crate::provenance::timed("bootstrap: blocks", || {
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..data.systems.len())
@@ -1128,6 +1156,7 @@ mod tests {
                     gold: &data.gold,
                     pred: &s.pred,
                     scores: s.scores.as_ref(),
+                    parts: Default::default(),
                 };
                 let order = super::super::run::Order::Sort { curve_points: 0 };
                 super::super::run::evaluate(cfg, &s.name, (3, None), &items, order)
