@@ -8,6 +8,8 @@ use anyhow::{anyhow, Result};
 use polars::prelude::{Column, DataType, ParquetReader, SerReader};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
     let mut file = std::fs::File::open(path)
@@ -39,38 +41,53 @@ pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
     Ok(Table { columns, nrows })
 }
 
-/// [`convert`] of every column, the columns shared out over the cores
-/// (each thread a contiguous run of columns, results in file order: the
-/// same table whatever the number of threads).
+/// [`convert`] of every column, the columns shared out over the cores:
+/// each thread takes the next column not yet taken, the columns read as
+/// text first (they cost the most: a float column without nulls is only
+/// moved, [`owned_floats`]). Results in file order: the same table
+/// whatever the number of threads and whichever thread took a column.
 fn convert_all(cols: Vec<Column>, text_columns: &[&str]) -> Vec<Result<Values>> {
-    let one = |col: Column| {
-        let text = text_columns.contains(&col.name().as_str());
-        convert(col, text)
-    };
+    let text: Vec<bool> = cols
+        .iter()
+        .map(|c| text_columns.contains(&c.name().as_str()))
+        .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || cols.len() < 2 {
-        return cols.into_iter().map(one).collect();
-    }
-    let per = cols.len().div_ceil(threads);
-    let mut parts: Vec<Vec<Column>> = Vec::new();
-    let mut cols = cols.into_iter();
-    loop {
-        let part: Vec<Column> = cols.by_ref().take(per).collect();
-        if part.is_empty() {
-            break;
-        }
-        parts.push(part);
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
+        return cols
             .into_iter()
-            .map(|part| scope.spawn(move || part.into_iter().map(one).collect::<Vec<_>>()))
+            .zip(text)
+            .map(|(c, t)| convert(c, t))
+            .collect();
+    }
+    let mut order: Vec<usize> = (0..cols.len()).collect();
+    order.sort_by_key(|&i| !text[i]);
+    let cols: Vec<Mutex<Option<Column>>> = cols.into_iter().map(|c| Mutex::new(Some(c))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                return done;
+            };
+            let col = cols[i]
+                .lock()
+                .expect("a column lock")
+                .take()
+                .expect("taken once");
+            done.push((i, convert(col, text[i])));
+        }
+    };
+    let mut out: Vec<(usize, Result<Values>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.min(cols.len()))
+            .map(|_| scope.spawn(work))
             .collect();
         handles
             .into_iter()
             .flat_map(|h| h.join().expect("a column-converting thread panicked"))
             .collect()
-    })
+    });
+    out.sort_unstable_by_key(|&(i, _)| i);
+    out.into_iter().map(|(_, v)| v).collect()
 }
 
 /// The values of a `Float64` column without nulls as the vector polars
