@@ -2,10 +2,11 @@
 //! makes: the global allocator ([`ParserAllocator`]: a clean exit when a
 //! damaged file makes a parser ask for more memory than the computer has,
 //! and the huge-page hint for large blocks), glibc's malloc settings
-//! ([`configure_malloc`]) and the panic hook that keeps a panic inside a
-//! guarded third-party parser (which the library turns into an error
-//! naming the file) off the terminal, and the SIGBUS handler that lets the
-//! library map large input files ([`handle_bus_error`]).
+//! ([`configure_malloc`]; [`reuse_freed_memory`] for `classify`) and the
+//! panic hook that keeps a panic inside a guarded third-party parser
+//! (which the library turns into an error naming the file) off the
+//! terminal, and the SIGBUS handler that lets the library map large input
+//! files ([`handle_bus_error`]).
 
 use rsmreport::input::{allocation_limit, guarded_file, in_guarded_parser};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -185,6 +186,25 @@ pub fn configure_malloc() {
     }
 }
 
+/// For `classify`, which frees and allocates blocks of a few MiB over
+/// and over (a million items: a sort buffer, a curve and an order per
+/// class and system): glibc's mmap threshold fixed at 32 MiB (its
+/// largest dynamic value) and its trim threshold at 256 MiB, so such a
+/// block freed is reused from malloc's heap instead of being given back
+/// and faulted in again as fresh zeroed pages. On 1M x 3 x 10 with 6
+/// decimals (parquet), page faults 280k -> 175k and system time 0.9-1.0
+/// -> 0.6 s, peak memory unchanged (700 MB); from CSV, whose reading frees
+/// more, the peak is 707 -> 824 MB. Blocks over 32 MiB are still mapped
+/// on their own (and advised to use huge pages, [`advise`]).
+pub fn reuse_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only changes malloc's parameters (under its lock).
+    unsafe {
+        sys::mallopt(sys::M_MMAP_THRESHOLD, 32 << 20);
+        sys::mallopt(sys::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}
+
 #[cfg(target_os = "linux")]
 mod sys {
     pub const MADV_HUGEPAGE: i32 = 14;
@@ -194,6 +214,10 @@ mod sys {
     pub const SIG_ERR: usize = usize::MAX;
     #[cfg(target_env = "gnu")]
     pub const M_ARENA_MAX: i32 = -8;
+    #[cfg(target_env = "gnu")]
+    pub const M_TRIM_THRESHOLD: i32 = -1;
+    #[cfg(target_env = "gnu")]
+    pub const M_MMAP_THRESHOLD: i32 = -3;
     unsafe extern "C" {
         pub fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
         pub fn __errno_location() -> *mut i32;

@@ -8,6 +8,8 @@ use anyhow::{anyhow, Result};
 use polars::prelude::{Column, DataType, ParquetReader, SerReader};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
     let mut file = std::fs::File::open(path)
@@ -27,39 +29,96 @@ pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
             .map_err(cannot)?
     };
     let nrows = df.height();
-    let converted = convert_all(df.columns(), text_columns);
-    let mut columns = Vec::with_capacity(df.width());
-    for (col, values) in df.columns().iter().zip(converted) {
-        let name = col.name().to_string();
+    let names: Vec<String> = df.columns().iter().map(|c| c.name().to_string()).collect();
+    // The frame's columns are moved out, so that a float column's values
+    // can be taken without a copy ([`owned_floats`]).
+    let converted = convert_all(df.into_columns(), text_columns);
+    let mut columns = Vec::with_capacity(names.len());
+    for (name, values) in names.into_iter().zip(converted) {
         let values = values.map_err(|e| anyhow!("{}: column '{name}': {e}", path.display()))?;
         columns.push(TableColumn::new(name, values));
     }
     Ok(Table { columns, nrows })
 }
 
-/// [`convert`] of every column, the columns shared out over the cores
-/// (each thread a contiguous run of columns, results in file order: the
-/// same table whatever the number of threads).
-fn convert_all(cols: &[Column], text_columns: &[&str]) -> Vec<Result<Values>> {
-    let one = |col: &Column| convert(col, text_columns.contains(&col.name().as_str()));
+/// [`convert`] of every column, the columns shared out over the cores:
+/// each thread takes the next column not yet taken, the columns read as
+/// text first (they cost the most: a float column without nulls is only
+/// moved, [`owned_floats`]). Results in file order: the same table
+/// whatever the number of threads and whichever thread took a column.
+fn convert_all(cols: Vec<Column>, text_columns: &[&str]) -> Vec<Result<Values>> {
+    let text: Vec<bool> = cols
+        .iter()
+        .map(|c| text_columns.contains(&c.name().as_str()))
+        .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || cols.len() < 2 {
-        return cols.iter().map(one).collect();
+        return cols
+            .into_iter()
+            .zip(text)
+            .map(|(c, t)| convert(c, t))
+            .collect();
     }
-    let per = cols.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = cols
-            .chunks(per)
-            .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+    let mut order: Vec<usize> = (0..cols.len()).collect();
+    order.sort_by_key(|&i| !text[i]);
+    let cols: Vec<Mutex<Option<Column>>> = cols.into_iter().map(|c| Mutex::new(Some(c))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                return done;
+            };
+            let col = cols[i]
+                .lock()
+                .expect("a column lock")
+                .take()
+                .expect("taken once");
+            done.push((i, convert(col, text[i])));
+        }
+    };
+    let mut out: Vec<(usize, Result<Values>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.min(cols.len()))
+            .map(|_| scope.spawn(work))
             .collect();
         handles
             .into_iter()
             .flat_map(|h| h.join().expect("a column-converting thread panicked"))
             .collect()
-    })
+    });
+    out.sort_unstable_by_key(|&(i, _)| i);
+    out.into_iter().map(|(_, v)| v).collect()
 }
 
-fn convert(col: &Column, text: bool) -> Result<Values> {
+/// The values of a `Float64` column without nulls as the vector polars
+/// decoded them into, when it holds them in one chunk that nothing else
+/// shares (the usual case for a file just read): no copy of the column.
+/// `None` otherwise (the caller copies).
+fn owned_floats(col: &mut Column) -> Option<Vec<f64>> {
+    type F64Array = <polars::prelude::Float64Type as polars::prelude::PolarsDataType>::Array;
+    if col.dtype() != &DataType::Float64 || col.null_count() > 0 {
+        return None;
+    }
+    let series = col.into_materialized_series();
+    if series.n_chunks() != 1 {
+        return None;
+    }
+    // SAFETY: the chunk is replaced by one of the same type and length
+    // only when its values are taken, and the column is not used after.
+    let chunks = unsafe { series.chunks_mut() };
+    let array = chunks[0].as_any_mut().downcast_mut::<F64Array>()?;
+    let (dtype, values, validity) = std::mem::take(array).into_inner();
+    // A column without nulls may still carry a validity mask: all set.
+    match values.into_mut().either(Err, Ok) {
+        Ok(v) => Some(v),
+        Err(values) => {
+            *array = F64Array::new(dtype, values, validity);
+            None
+        }
+    }
+}
+
+fn convert(mut col: Column, text: bool) -> Result<Values> {
     let dtype = col.dtype().clone();
     let has_nulls = col.null_count() > 0;
     if text {
@@ -108,6 +167,9 @@ fn convert(col: &Column, text: bool) -> Result<Values> {
         let c = col.cast(&DataType::Float64)?;
         let ca = c.f64()?;
         if !has_nulls {
+            if let Some(v) = owned_floats(&mut col) {
+                return Ok(Values::Float(v));
+            }
             // Without nulls, each chunk's values are the column's: copied
             // as slices, not cell by cell through an optional value.
             let mut out = Vec::with_capacity(ca.len());
@@ -135,4 +197,29 @@ fn convert(col: &Column, text: bool) -> Result<Values> {
     // Strings, and any other type by its text form.
     let c = col.cast(&DataType::String)?;
     Ok(text_values(c.str()?.iter()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::{NamedFrom, Series};
+
+    /// A float column nothing else holds gives its own values; one whose
+    /// values are shared gives `None` and stays whole; both convert to the
+    /// same values.
+    #[test]
+    fn owned_floats_only_when_unshared() {
+        let values = vec![0.25, 1.0, -3.5, 1e-300];
+        let mut col = Column::from(Series::new("x".into(), values.clone()));
+        let shared = col.clone();
+        assert_eq!(owned_floats(&mut col), None);
+        assert_eq!(
+            col.f64().unwrap().to_vec_null_aware().left(),
+            Some(values.clone())
+        );
+        drop(shared);
+        assert_eq!(owned_floats(&mut col), Some(values.clone()));
+        let converted = convert(Column::from(Series::new("x".into(), values.clone())), false);
+        assert!(matches!(converted, Ok(Values::Float(v)) if v == values));
+    }
 }

@@ -61,11 +61,27 @@ pub fn top_label(row: &[f64]) -> (usize, f64) {
     best
 }
 
-impl ProbSums {
-    /// Adds one item: its probabilities `row` (label order), its gold class,
-    /// the positive class of a binary task, and weight `w`.
-    pub fn push(&mut self, row: &[f64], gold: usize, positive: Option<usize>, w: f64) {
-        let sq: f64 = row
+/// What one item adds to [`ProbSums`], before its weight.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbTerms {
+    /// `sum_k (S_ik - Y_ik)^2`.
+    squares: f64,
+    /// The positive class's error (binary tasks).
+    positive_error: Option<f64>,
+    /// `ln clip(S_i,gold)`.
+    log_p: f64,
+    bin: usize,
+    confidence: f64,
+    /// 1 where the top label is the gold one, else 0.
+    correct: f64,
+}
+
+impl ProbTerms {
+    /// The terms of probabilities `row` (label order) with gold class
+    /// `gold` and the positive class of a binary task.
+    #[inline]
+    pub fn of(row: &[f64], gold: usize, positive: Option<usize>) -> ProbTerms {
+        let squares: f64 = row
             .iter()
             .enumerate()
             .map(|(k, &p)| {
@@ -73,19 +89,41 @@ impl ProbSums {
                 d * d
             })
             .sum();
+        let positive_error = positive.map(|pos| row[pos] - f64::from(u8::from(pos == gold)));
+        let p = row[gold].clamp(LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS);
+        let (top, confidence) = top_label(row);
+        ProbTerms {
+            squares,
+            positive_error,
+            log_p: p.ln(),
+            bin: bin_of(confidence),
+            confidence,
+            correct: f64::from(u8::from(top == gold)),
+        }
+    }
+}
+
+impl ProbSums {
+    /// Adds one item: its probabilities `row` (label order), its gold class,
+    /// the positive class of a binary task, and weight `w`.
+    pub fn push(&mut self, row: &[f64], gold: usize, positive: Option<usize>, w: f64) {
+        self.add(&ProbTerms::of(row, gold, positive), w);
+    }
+
+    /// Adds one item's terms with weight `w` ([`ProbSums::push`] of its
+    /// row): an item's terms computed once can go into several sums.
+    #[inline]
+    pub fn add(&mut self, t: &ProbTerms, w: f64) {
         self.n += w;
-        self.brier += w * sq;
-        if let Some(pos) = positive {
-            let d = row[pos] - f64::from(u8::from(pos == gold));
+        self.brier += w * t.squares;
+        if let Some(d) = t.positive_error {
             self.brier_positive += w * d * d;
         }
-        let p = row[gold].clamp(LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS);
-        self.log_loss -= w * p.ln();
-        let (top, c) = top_label(row);
-        let b = bin_of(c);
+        self.log_loss -= w * t.log_p;
+        let b = t.bin;
         self.bin_n[b] += w;
-        self.bin_confidence[b] += w * c;
-        self.bin_correct[b] += w * f64::from(u8::from(top == gold));
+        self.bin_confidence[b] += w * t.confidence;
+        self.bin_correct[b] += w * t.correct;
     }
 
     /// `self += w * other`.

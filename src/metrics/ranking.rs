@@ -8,7 +8,8 @@
 //!
 //! One sort per class ([`sort_descending`]):
 //! [`RankCurve::new`] then counts in one pass over the distinct
-//! thresholds. [`SortedLabels`] keeps, for the bootstrap, each item's
+//! thresholds ([`SortedLabels::with_curve`]: the order, the curve and its
+//! sums from that one pass). [`SortedLabels`] keeps, for the bootstrap, each item's
 //! weight slot in score order, so a replicate re-counts without sorting
 //! again, [`LANES`] replicates per pass. [`RankSums`] is the one
 //! definition of average precision and ROC AUC over a curve's counts.
@@ -129,7 +130,7 @@ impl RankCurve {
     pub fn roc_points_capped(&self, cap: usize) -> (Vec<(f64, f64, f64)>, usize) {
         let kept = self.roc_kept();
         let full = kept.len();
-        let keep = thin(full, cap, |_| true);
+        let keep = thin_all(full, cap);
         (
             keep.into_iter().map(|i| self.roc_point(kept[i])).collect(),
             full,
@@ -303,16 +304,24 @@ fn by_sorting(scores: &[f64], tag: &impl Fn(usize) -> u32) -> Ordered {
 }
 
 /// The tags of `order` (sorted by descending key) and each distinct key
-/// with the end of its run.
-fn runs_of(order: Vec<(u64, u32)>) -> Ordered {
-    let mut runs: Vec<(u64, u32)> = Vec::new();
-    for (i, &(k, _)) in order.iter().enumerate() {
-        match runs.last_mut() {
-            Some(last) if last.0 == k => last.1 = i as u32 + 1,
-            _ => runs.push((k, i as u32 + 1)),
+/// with the end of its run, the runs written over the front of `order`
+/// (a run never starts after the item it is read from): no second buffer
+/// of the items' size.
+fn runs_of(mut order: Vec<(u64, u32)>) -> Ordered {
+    let mut tags = Vec::with_capacity(order.len());
+    let mut runs = 0usize;
+    for i in 0..order.len() {
+        let (k, t) = order[i];
+        tags.push(t);
+        if runs > 0 && order[runs - 1].0 == k {
+            order[runs - 1].1 = i as u32 + 1;
+        } else {
+            order[runs] = (k, i as u32 + 1);
+            runs += 1;
         }
     }
-    (order.into_iter().map(|(_, t)| t).collect(), runs)
+    order.truncate(runs);
+    (tags, order)
 }
 
 /// The most distinct scores [`by_counting`] takes.
@@ -415,24 +424,64 @@ pub const LANES: usize = 16;
 impl SortedLabels {
     /// `slot[i]` is item `i`'s weight slot (below 2^31).
     pub fn new(scores: &[f64], positive: &[bool], slot: &[u32]) -> SortedLabels {
+        let (mut sorted, curve, _) = SortedLabels::with_curve(scores, positive, slot, false);
+        sorted.thresholds = curve.thresholds;
+        sorted
+    }
+
+    /// [`SortedLabels::new`], its [`SortedLabels::curve`] and the curve's
+    /// [`RankSums`] (folded over the same counts in the same order, so
+    /// bit for bit [`RankCurve::average_precision`] and
+    /// [`RankCurve::roc_auc`]) in one pass over the runs after the sort;
+    /// with `compact`, the order is [`SortedLabels::compact`]'s. The
+    /// order holds no thresholds (the curve has them).
+    pub fn with_curve(
+        scores: &[f64],
+        positive: &[bool],
+        slot: &[u32],
+        compact: bool,
+    ) -> (SortedLabels, RankCurve, RankSums) {
         let tag = |i: usize| slot[i] | if positive[i] { POSITIVE_BIT } else { 0 };
         let (mut slots, runs) =
             by_counting(scores, &tag).unwrap_or_else(|| by_sorting(scores, &tag));
-        let (mut ends, mut negatives, mut thresholds) = (Vec::new(), Vec::new(), Vec::new());
-        let mut start = 0;
+        let m = runs.len();
+        let (mut ends, mut negatives) = (Vec::with_capacity(m), Vec::with_capacity(m));
+        let mut curve = RankCurve {
+            thresholds: Vec::with_capacity(m),
+            tps: Vec::with_capacity(m),
+            fps: Vec::with_capacity(m),
+        };
+        let mut sums = RankSums::default();
+        let (mut start, mut tp, mut last_negative_only) = (0usize, 0usize, false);
         for (k, end) in runs {
             let end = end as usize;
-            ends.push(end as u32);
-            negatives.push((start + positives_first(&mut slots[start..end])) as u32);
-            thresholds.push(unkey(k));
+            let positives = positives_first(&mut slots[start..end]);
+            tp += positives;
+            let (t, f) = (tp as f64, (end - tp) as f64);
+            curve.thresholds.push(unkey(k));
+            curve.tps.push(t);
+            curve.fps.push(f);
+            sums.step(t, f);
+            // `compact`: a run without positives after another is merged.
+            let negative_only = positives == 0;
+            if compact && negative_only && last_negative_only {
+                *ends.last_mut().expect("a run before") = end as u32;
+            } else {
+                ends.push(end as u32);
+                negatives.push((start + positives) as u32);
+            }
+            last_negative_only = negative_only;
             start = end;
         }
-        SortedLabels {
+        ends.shrink_to_fit();
+        negatives.shrink_to_fit();
+        let sorted = SortedLabels {
             slots,
             ends,
             negatives,
-            thresholds,
-        }
+            thresholds: Vec::new(),
+        };
+        (sorted, curve, sums)
     }
 
     /// The same order with item `i`'s slot replaced by `map[slot]` (the
@@ -644,20 +693,44 @@ pub fn thin(len: usize, cap: usize, essential: impl Fn(usize) -> bool) -> Vec<us
         return (0..len).collect();
     }
     let cap = cap.max(2);
-    let (kept, others): (Vec<usize>, Vec<usize>) =
-        (0..len).partition(|&i| i == 0 || i + 1 == len || essential(i));
+    let kept: Vec<usize> = (0..len)
+        .filter(|&i| i == 0 || i + 1 == len || essential(i))
+        .collect();
     if kept.len() >= cap {
-        let m = kept.len();
-        return (0..cap)
-            .map(|i| kept[(i * (m - 1) + (cap - 1) / 2) / (cap - 1)])
-            .collect();
+        return spaced(kept.len(), cap).map(|i| kept[i]).collect();
     }
+    // The others' ranks `(2 i + 1) q / (2 budget)`, found in one more
+    // pass instead of a list of every other point.
     let budget = cap - kept.len();
-    let q = others.len();
-    let mut out = kept;
-    out.extend((0..budget).map(|i| others[(2 * i + 1) * q / (2 * budget)]));
-    out.sort_unstable();
+    let q = len - kept.len();
+    let mut out = Vec::with_capacity(cap);
+    let (mut next, mut rank, mut k) = (0usize, 0usize, 0usize);
+    for i in 0..len {
+        if k < kept.len() && kept[k] == i {
+            out.push(i);
+            k += 1;
+            continue;
+        }
+        while next < budget && (2 * next + 1) * q / (2 * budget) == rank {
+            out.push(i);
+            next += 1;
+        }
+        rank += 1;
+    }
     out
+}
+
+/// [`thin`] where every point is essential, without listing them.
+fn thin_all(len: usize, cap: usize) -> Vec<usize> {
+    if cap == 0 || len <= cap {
+        return (0..len).collect();
+    }
+    spaced(len, cap.max(2)).collect()
+}
+
+/// `cap` (at least 2) of `m` ranks evenly spaced, both ends included.
+fn spaced(m: usize, cap: usize) -> impl Iterator<Item = usize> {
+    (0..cap).map(move |i| (i * (m - 1) + (cap - 1) / 2) / (cap - 1))
 }
 
 #[cfg(test)]
@@ -980,6 +1053,65 @@ mod tests {
         }
         assert_eq!(c.pr_points_capped(0).0.len(), full_pr.len());
         assert_eq!(c.roc_points_capped(n_roc).0.len(), n_roc);
+    }
+
+    /// One pass gives what [`SortedLabels::new`], [`SortedLabels::curve`],
+    /// [`SortedLabels::compact`] and the curve's folds give, bit for bit,
+    /// counted or sorted.
+    #[test]
+    fn with_curve_is_new_curve_and_compact() {
+        for distinct in [3u64, 50, 1_000_000] {
+            let (s, y) = random_class(distinct + 7, 4000, distinct);
+            let slots: Vec<u32> = (0..4000).collect();
+            let full = SortedLabels::new(&s, &y, &slots);
+            let (want_curve, want) = (full.curve(), full.clone().compact());
+            for compact in [false, true] {
+                let (got, curve, sums) = SortedLabels::with_curve(&s, &y, &slots, compact);
+                assert_eq!(curve, want_curve);
+                let w = if compact { &want } else { &full };
+                assert_eq!((&got.slots, &got.ends), (&w.slots, &w.ends));
+                assert_eq!(got.negatives, w.negatives);
+                let ap = want_curve.average_precision().to_bits();
+                assert_eq!(sums.average_precision().to_bits(), ap);
+                assert_eq!(sums.roc_auc().to_bits(), want_curve.roc_auc().to_bits());
+            }
+        }
+    }
+
+    /// The partition [`thin`] made before (every other point listed).
+    fn thin_reference(len: usize, cap: usize, essential: impl Fn(usize) -> bool) -> Vec<usize> {
+        if cap == 0 || len <= cap {
+            return (0..len).collect();
+        }
+        let cap = cap.max(2);
+        let (kept, others): (Vec<usize>, Vec<usize>) =
+            (0..len).partition(|&i| i == 0 || i + 1 == len || essential(i));
+        if kept.len() >= cap {
+            let m = kept.len();
+            return (0..cap)
+                .map(|i| kept[(i * (m - 1) + (cap - 1) / 2) / (cap - 1)])
+                .collect();
+        }
+        let budget = cap - kept.len();
+        let q = others.len();
+        let mut out = kept;
+        out.extend((0..budget).map(|i| others[(2 * i + 1) * q / (2 * budget)]));
+        out.sort_unstable();
+        out
+    }
+
+    /// [`thin`] and [`thin_all`] pick the points the partition picked.
+    #[test]
+    fn thinning_picks_as_the_partition_did() {
+        for len in [0usize, 1, 2, 3, 7, 10, 99, 1000, 4321] {
+            for cap in [0usize, 1, 2, 3, 10, 100, 5000] {
+                for every in [1usize, 2, 7, 50, 100_000] {
+                    let e = |i: usize| i % every == 3;
+                    assert_eq!(thin(len, cap, e), thin_reference(len, cap, e));
+                }
+                assert_eq!(thin_all(len, cap), thin_reference(len, cap, |_| true));
+            }
+        }
     }
 
     /// Keys order as the scores do, signs and tiny values included.

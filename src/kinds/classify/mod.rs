@@ -165,24 +165,35 @@ fn files(
 ) -> anyhow::Result<Vec<OutputFile>> {
     let out = Path::new("output");
     let ext = cfg.file_format.extension();
-    let mut files = Vec::new();
-    for f in tables::frames(a) {
-        files.push(OutputFile {
-            path: out.join(format!("{}_{}.{ext}", a.id, f.name)),
-            bytes: table_bytes(&f, cfg.file_format, epoch)?,
-        });
-    }
     let (path, sha) = inputs.first().map_or((String::new(), String::new()), |i| {
         (i.path.clone(), i.sha256.clone())
     });
+    // The report on a thread of its own while the tables are built, and
+    // the tables' bytes on the threads: the same files, in the same order.
+    let (tables, report) = std::thread::scope(|scope| {
+        let report =
+            scope.spawn(|| crate::render::report_files(&report::report(a, inputs, epoch)?));
+        let frames = tables::frames(a);
+        let bytes = resample::parallel(resample::default_threads(), frames.len(), |t| {
+            table_bytes(&frames[t], cfg.file_format, epoch)
+        });
+        let tables: Vec<(String, anyhow::Result<Vec<u8>>)> =
+            frames.iter().map(|f| f.name.clone()).zip(bytes).collect();
+        (tables, report.join().expect("the report thread panicked"))
+    });
+    let mut files = Vec::new();
+    for (name, bytes) in tables {
+        files.push(OutputFile {
+            path: out.join(format!("{}_{name}.{ext}", a.id)),
+            bytes: bytes?,
+        });
+    }
     files.push(OutputFile {
         path: out.join(format!("{}_summary.json", a.id)),
         bytes: tables::summary_json(a, &sha, &path),
     });
     files.extend(crate::gates::files(&a.id, &a.gates));
-    files.extend(crate::render::report_files(&report::report(
-        a, inputs, epoch,
-    )?)?);
+    files.extend(report?);
     Ok(files)
 }
 

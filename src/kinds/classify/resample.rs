@@ -191,6 +191,16 @@ struct SparseBlocks {
 
 impl SparseBlocks {
     fn new(blocks: &Blocks, cell_of: impl Fn(usize) -> usize, n_cells: usize) -> SparseBlocks {
+        if n_cells > 0 && blocks.len() * n_cells <= DENSE_CELLS {
+            SparseBlocks::counted(blocks, cell_of, n_cells)
+        } else {
+            SparseBlocks::listed(blocks, cell_of, n_cells)
+        }
+    }
+
+    /// [`SparseBlocks::new`] by listing each block's cells, then counting
+    /// them block by block (many blocks times cells).
+    fn listed(blocks: &Blocks, cell_of: impl Fn(usize) -> usize, n_cells: usize) -> SparseBlocks {
         let m = blocks.len();
         let mut by_block: Vec<Vec<u32>> = vec![Vec::new(); m];
         for (i, &b) in blocks.of_response.iter().enumerate() {
@@ -215,6 +225,27 @@ impl SparseBlocks {
                 scratch[c as usize] = 0.0;
             }
             touched.clear();
+            out.starts.push(out.cells.len());
+        }
+        out
+    }
+
+    /// [`SparseBlocks::new`] by counting every (block, cell) pair in one
+    /// dense table (few blocks times cells): the same counts, each
+    /// block's cells in order.
+    fn counted(blocks: &Blocks, cell_of: impl Fn(usize) -> usize, n_cells: usize) -> SparseBlocks {
+        let mut counts = vec![0u32; blocks.len() * n_cells];
+        for (i, &b) in blocks.of_response.iter().enumerate() {
+            counts[b as usize * n_cells + cell_of(i)] += 1;
+        }
+        let mut out = SparseBlocks {
+            starts: vec![0],
+            cells: Vec::new(),
+        };
+        for block in counts.chunks(n_cells.max(1)).take(blocks.len()) {
+            let nonzero = block.iter().enumerate().filter(|(_, &x)| x > 0);
+            out.cells
+                .extend(nonzero.map(|(c, &x)| (c as u32, f64::from(x))));
             out.starts.push(out.cells.len());
         }
         out
@@ -277,15 +308,24 @@ impl BlockCells {
     /// (each block's cells are among its cells).
     fn new(blocks: &Blocks, gold: &[u32], pred: &[u32], all: &Confusion) -> BlockCells {
         let cells: Vec<(u32, u32)> = all.cells.iter().map(|c| (c.0, c.1)).collect();
-        let sparse = SparseBlocks::new(
-            blocks,
-            |i| {
-                cells
-                    .binary_search(&(gold[i], pred[i]))
-                    .expect("every item's cell is in the whole data's matrix")
-            },
-            cells.len(),
-        );
+        let search = |i: usize| {
+            cells
+                .binary_search(&(gold[i], pred[i]))
+                .expect("every item's cell is in the whole data's matrix")
+        };
+        // Few labels: each (gold, predicted)'s cell from a table instead of
+        // a search per item.
+        let (k, cols) = (all.k, all.k + 1);
+        let sparse = if k * cols <= 1 << 16 {
+            let mut table = vec![u32::MAX; k * cols];
+            for (c, &(g, p)) in cells.iter().enumerate() {
+                table[g as usize * cols + p as usize] = c as u32;
+            }
+            let cell_of = |i: usize| table[gold[i] as usize * cols + pred[i] as usize] as usize;
+            SparseBlocks::new(blocks, cell_of, cells.len())
+        } else {
+            SparseBlocks::new(blocks, search, cells.len())
+        };
         BlockCells { sparse, cells }
     }
 
@@ -351,8 +391,14 @@ fn system_blocks(
     let sys = &data.systems[s];
     let confusion = BlockCells::new(blocks, &data.gold, &sys.pred, &result.confusion);
     let scores = sys.scores.as_ref();
-    // Probability sums where the estimate found probabilities.
+    // Probability sums where the estimate found probabilities: taken in
+    // the metrics' pass over the same blocks when it had them.
+    let taken = result.ranking.as_ref().and_then(|r| r.parts.as_ref());
+    let taken = taken.and_then(|p| p.blocks.clone());
     let probs = scores.filter(|_| result.probs.is_some()).map(|sc| {
+        if let Some(sums) = taken {
+            return sums;
+        }
         let mut sums = vec![ProbSums::default(); blocks.len()];
         let mut row = vec![0.0; k];
         for (i, &b) in blocks.of_response.iter().enumerate() {
@@ -387,16 +433,9 @@ fn system_blocks(
 /// replicate.
 type RankValues = (Vec<f64>, Vec<f64>);
 
-/// The AP/AUC of every ranked system in replicates `batch * LANES ..`
-/// (at most [`LANES`], below `replicates`): one pass per class and system
-/// for the whole batch. Each lane's numbers depend on its replicate only.
-fn rank_batch(
-    systems: &[SystemBlocks],
-    blocks: &Blocks,
-    seed: u64,
-    batch: usize,
-    replicates: usize,
-) -> Vec<Vec<Option<RankValues>>> {
+/// The block counts of replicates `batch * LANES ..` (at most [`LANES`],
+/// below `replicates`; the other lanes 0), block by block.
+fn batch_weights(blocks: &Blocks, seed: u64, batch: usize, replicates: usize) -> Vec<[u16; LANES]> {
     let first = batch * LANES;
     let lanes = LANES.min(replicates - first);
     // A replicate draws as many blocks as there are (at most MAX_BLOCKS):
@@ -409,15 +448,52 @@ fn rank_batch(
             w[l] = u16::try_from(c).expect("a block count below MAX_BLOCKS");
         }
     }
-    let mut out: Vec<Vec<Option<RankValues>>> = vec![vec![None; systems.len()]; lanes];
-    for (s, sb) in systems.iter().enumerate() {
-        let Some(classes) = &sb.rank else { continue };
-        for sl in classes {
-            let values = sl.weighted(&weight);
-            for (l, &(ap, auc)) in values.iter().take(lanes).enumerate() {
-                let slot = out[l][s].get_or_insert_with(Default::default);
-                slot.0.push(ap);
-                slot.1.push(auc);
+    weight
+}
+
+/// The AP/AUC of every ranked system in the first `replicates`
+/// replicates, by replicate then system: one pass per class, system and
+/// batch of [`LANES`] replicates. The passes are shared out evenly over
+/// the threads (not whole batches: 13 batches on 2 threads left one
+/// thread a batch more); each lane's numbers depend on its replicate only.
+fn rank_replicates_values(
+    systems: &[SystemBlocks],
+    blocks: &Blocks,
+    (seed, replicates): (u64, usize),
+    threads: usize,
+) -> Vec<Vec<Option<RankValues>>> {
+    let batches = replicates.div_ceil(LANES);
+    let weights: Vec<Vec<[u16; LANES]>> = parallel(threads, batches, |batch| {
+        batch_weights(blocks, seed, batch, replicates)
+    });
+    // Every (batch, system, class) pass.
+    let passes: Vec<(usize, &SortedLabels)> = (0..batches)
+        .flat_map(|batch| {
+            systems
+                .iter()
+                .filter_map(|sb| sb.rank.as_ref())
+                .flatten()
+                .map(move |sl| (batch, sl))
+        })
+        .collect();
+    let values = parallel(threads, passes.len(), |p| {
+        let (batch, sl) = passes[p];
+        sl.weighted(&weights[batch])
+    });
+    let mut values = values.into_iter();
+    let mut out: Vec<Vec<Option<RankValues>>> = vec![vec![None; systems.len()]; replicates];
+    for batch in 0..batches {
+        let first = batch * LANES;
+        let lanes = LANES.min(replicates - first);
+        for (s, sb) in systems.iter().enumerate() {
+            let Some(classes) = &sb.rank else { continue };
+            for _ in classes {
+                let v = values.next().expect("one pass per class");
+                for (l, &(ap, auc)) in v.iter().take(lanes).enumerate() {
+                    let slot = out[first + l][s].get_or_insert_with(Default::default);
+                    slot.0.push(ap);
+                    slot.1.push(auc);
+                }
             }
         }
     }
@@ -514,16 +590,28 @@ pub fn parallel<T: Send>(
         .collect()
 }
 
+/// The blocks the whole data's items are dealt into for the bootstrap.
+pub fn whole_data_blocks(n: usize, settings: &Settings) -> Blocks {
+    Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed)
+}
+
 /// Every interval and paired difference of the run, on
-/// [`default_threads`] threads.
+/// [`default_threads`] threads; `blocks` are [`whole_data_blocks`] (the
+/// results' part sums, if any, were taken over them).
 pub fn run(
     cfg: &ClassifyConfig,
     data: &Data,
     results: &[SystemResult],
-    positive: Option<usize>,
-    settings: &Settings,
+    (positive, settings): (Option<usize>, &Settings),
+    blocks: Blocks,
 ) -> Intervals {
-    run_with_threads(cfg, data, results, (positive, settings), default_threads())
+    run_on(
+        cfg,
+        data,
+        results,
+        (positive, settings),
+        (blocks, default_threads()),
+    )
 }
 
 /// [`run`] on `threads` threads (the numbers do not depend on it).
@@ -534,8 +622,18 @@ pub fn run_with_threads(
     (positive, settings): (Option<usize>, &Settings),
     threads: usize,
 ) -> Intervals {
+    let blocks = whole_data_blocks(data.n(), settings);
+    run_on(cfg, data, results, (positive, settings), (blocks, threads))
+}
+
+fn run_on(
+    cfg: &ClassifyConfig,
+    data: &Data,
+    results: &[SystemResult],
+    (positive, settings): (Option<usize>, &Settings),
+    (blocks, threads): (Blocks, usize),
+) -> Intervals {
     let (n, k) = (data.n(), data.k());
-    let blocks = Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed);
     let systems: Vec<SystemBlocks> = crate::provenance::timed("bootstrap: blocks", || {
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..data.systems.len())
@@ -562,13 +660,9 @@ pub fn run_with_threads(
     };
     let ranks: Vec<Vec<Option<RankValues>>> = if ranked > 0 {
         crate::provenance::timed("bootstrap: ranking", || {
-            parallel(threads, rank_replicates.div_ceil(LANES), |batch| {
-                rank_batch(&systems, &blocks, settings.seed, batch, rank_replicates)
-            })
+            let stream = (settings.seed, rank_replicates);
+            rank_replicates_values(&systems, &blocks, stream, threads)
         })
-        .into_iter()
-        .flatten()
-        .collect()
     } else {
         Vec::new()
     };
@@ -899,12 +993,9 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize
     for g in &data.subgroups {
         let nl = g.levels.len();
         let blocks = Blocks::deal(n, None, Some(&g.codes), nl, MAX_BLOCKS, settings.seed);
-        let sparse: Vec<BlockCells> = data
-            .systems
-            .iter()
-            .zip(&whole)
-            .map(|(sys, all)| BlockCells::new(&blocks, &data.gold, &sys.pred, all))
-            .collect();
+        let sparse: Vec<BlockCells> = parallel(threads, data.systems.len(), |s| {
+            BlockCells::new(&blocks, &data.gold, &data.systems[s].pred, &whole[s])
+        });
         let range = |l: usize| blocks.starts[l]..blocks.starts[l + 1];
         let ones = vec![1u32; blocks.len()];
         let estimate: Vec<[f64; 5]> = (0..nl)
@@ -955,6 +1046,21 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counting every (block, cell) pair in a table gives the cells that
+    /// listing each block's gives.
+    #[test]
+    fn counted_block_cells_are_the_listed_ones() {
+        let n = 5000;
+        let mut g = crate::metrics::bootstrap::Rng::from_seed(9);
+        let cell: Vec<usize> = (0..n).map(|_| g.below(7) as usize * 3).collect();
+        for (n_blocks, n_cells) in [(1000, 21), (40, 25), (5000, 19)] {
+            let blocks = Blocks::deal(n, None, None, 1, n_blocks, 4);
+            let a = SparseBlocks::counted(&blocks, |i| cell[i] % n_cells, n_cells);
+            let b = SparseBlocks::listed(&blocks, |i| cell[i] % n_cells, n_cells);
+            assert_eq!((a.starts, a.cells), (b.starts, b.cells));
+        }
+    }
 
     /// The compared statistics are the ones `[margins]` accepts.
     #[test]
@@ -1050,6 +1156,7 @@ mod tests {
                     gold: &data.gold,
                     pred: &s.pred,
                     scores: s.scores.as_ref(),
+                    parts: Default::default(),
                 };
                 let order = super::super::run::Order::Sort { curve_points: 0 };
                 super::super::run::evaluate(cfg, &s.name, (3, None), &items, order)

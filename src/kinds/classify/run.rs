@@ -13,7 +13,7 @@ use super::read::{Data, Scores, SystemData};
 use super::resample::{self, Intervals};
 use crate::config::classify::ClassifyConfig;
 use crate::metrics::bootstrap::wilson_interval;
-use crate::metrics::calibration::{is_probability_row, ProbSums};
+use crate::metrics::calibration::{is_probability_row, ProbSums, ProbTerms};
 use crate::metrics::classification::{label_report_cells, LabelReport};
 use crate::metrics::paired::mcnemar_exact_p;
 use crate::metrics::ranking::{macro_weighted, RankSums, SortedLabels};
@@ -66,6 +66,29 @@ pub struct Ranking {
     /// [`SortedLabels::compact`]), for the subgroups and the bootstrap;
     /// kept on all items only, and dropped once they are done.
     pub sorted: Vec<SortedLabels>,
+    /// With probabilities, on all items: the probability sums of each
+    /// subgroup level and resampling block, taken in the pass of the whole
+    /// data's ([`probability_sums_of_parts`]), for the subgroups and the
+    /// bootstrap; dropped once they are done.
+    pub parts: Option<Box<PartSums>>,
+}
+
+/// The probability sums of the parts of [`Parts`], in its order.
+#[derive(Clone, Debug)]
+pub struct PartSums {
+    /// Per subgroup column, per level (as `probability_sums_by_level`).
+    pub levels: Vec<Vec<Option<(ProbSums, usize)>>>,
+    /// Per block of [`Parts::blocks`] (an empty block's sums are 0).
+    pub blocks: Option<Vec<ProbSums>>,
+}
+
+/// The partitions of all items whose probability sums a system's pass
+/// takes beside the whole data's: each subgroup column's codes and number
+/// of levels, and the bootstrap's blocks of items.
+#[derive(Clone, Copy, Default)]
+pub struct Parts<'a> {
+    pub levels: &'a [(&'a [u32], usize)],
+    pub blocks: Option<&'a crate::analysis::intervals::design::Blocks>,
 }
 
 impl Ranking {
@@ -88,6 +111,7 @@ impl Ranking {
             pr_full: Vec::new(),
             roc_full: Vec::new(),
             sorted: Vec::new(),
+            parts: None,
         }
     }
 
@@ -163,6 +187,8 @@ pub struct Items<'a> {
     pub gold: &'a [u32],
     pub pred: &'a [u32],
     pub scores: Option<&'a Scores>,
+    /// Other partitions of the items whose probability sums to take.
+    pub parts: Parts<'a>,
 }
 
 /// The `K x (K + 1)` confusion counts (gold rows; the `K` labels then
@@ -282,7 +308,9 @@ pub fn evaluate(
     let correct = c.correct();
     let (ranking, probs, ties) = match (items.scores, order) {
         (_, Order::Given(given)) => given_scores(*given),
-        (Some(s), Order::Sort { curve_points }) => scores(k, positive, items.gold, s, curve_points),
+        (Some(s), Order::Sort { curve_points }) => {
+            scores((k, positive), items.gold, (s, items.parts), curve_points)
+        }
         (None, Order::Sort { .. }) => (None, None, 0),
     };
     SystemResult {
@@ -321,10 +349,9 @@ pub fn f1_index(beta: &[f64]) -> usize {
 }
 
 fn scores(
-    k: usize,
-    positive: Option<usize>,
+    (k, positive): (usize, Option<usize>),
     gold: &[u32],
-    s: &Scores,
+    (s, parts): (&Scores, Parts<'_>),
     cap: usize,
 ) -> (Option<Ranking>, Option<ProbSums>, usize) {
     let n = gold.len();
@@ -335,11 +362,10 @@ fn scores(
         for (t, &g) in truth.iter_mut().zip(gold) {
             *t = g as usize == j;
         }
-        let sorted = SortedLabels::new(&s[j], &truth, &items);
-        let curve = sorted.curve();
-        r.sorted.push(sorted.compact());
-        r.average_precision.push(curve.average_precision());
-        r.roc_auc.push(curve.roc_auc());
+        let (sorted, curve, sums) = SortedLabels::with_curve(&s[j], &truth, &items, true);
+        r.sorted.push(sorted);
+        r.average_precision.push(sums.average_precision());
+        r.roc_auc.push(sums.roc_auc());
         r.positives.push(curve.positives());
         let (points, full) = curve.pr_points_capped(cap);
         r.pr.push(points);
@@ -348,7 +374,8 @@ fn scores(
         r.roc.push(points);
         r.roc_full.push(full);
     }
-    let probs = probability_sums(s, gold, positive);
+    let (probs, part_sums) = probability_parts(s, gold, positive, parts);
+    r.parts = part_sums.map(Box::new);
     r.finish(probs.is_some());
     match probs {
         Some((sums, ties)) => (Some(r), Some(sums), ties),
@@ -386,51 +413,106 @@ fn probability_sums(
     gold: &[u32],
     positive: Option<usize>,
 ) -> Option<(ProbSums, usize)> {
-    let mut sums = ProbSums::default();
-    let mut ties = 0;
-    let mut row = vec![0.0; s.columns.len()];
-    for (i, &g) in gold.iter().enumerate() {
-        s.row_into(i, &mut row);
-        if !is_probability_row(&row) {
-            return None;
-        }
-        sums.push(&row, g as usize, positive, 1.0);
-        ties += usize::from(has_tied_top(&row));
+    let mut all = probability_sums_of_parts(s, gold, &[(None, 1)], positive);
+    all.pop().and_then(|mut whole| whole.pop()).flatten()
+}
+
+/// [`probability_sums`] on all items and, when `parts` has any, the sums
+/// of its parts, from one pass ([`probability_sums_of_parts`]). The
+/// blocks' sums only with probabilities (the bootstrap needs no others).
+fn probability_parts(
+    s: &Scores,
+    gold: &[u32],
+    positive: Option<usize>,
+    parts: Parts<'_>,
+) -> (Option<(ProbSums, usize)>, Option<PartSums>) {
+    if parts.levels.is_empty() && parts.blocks.is_none() {
+        return (probability_sums(s, gold, positive), None);
     }
-    (!gold.is_empty()).then_some((sums, ties))
+    let mut partitions: Vec<Partition<'_>> = vec![(None, 1)];
+    partitions.extend(parts.levels.iter().map(|&(codes, m)| (Some(codes), m)));
+    if let Some(b) = parts.blocks {
+        partitions.push((Some(b.of_response.as_slice()), b.len()));
+    }
+    let mut all = probability_sums_of_parts(s, gold, &partitions, positive).into_iter();
+    let whole = all.next().and_then(|mut w| w.pop()).flatten();
+    let levels: Vec<_> = all.by_ref().take(parts.levels.len()).collect();
+    let blocks = all.next().filter(|_| whole.is_some()).map(|b| {
+        b.into_iter()
+            .map(|x| x.map(|(sums, _)| sums).unwrap_or_default())
+            .collect()
+    });
+    (whole, Some(PartSums { levels, blocks }))
 }
 
 /// [`probability_sums`] of each subgroup level (`codes[i]`: item `i`'s
-/// level, below `levels`) in one pass over all items: each level's items
-/// are pushed in the same order as its own pass would push them, so the
-/// sums are bit for bit the same, and no level's scores are copied.
+/// level, below `levels`) in one pass over all items
+/// ([`probability_sums_of_parts`]).
 pub fn probability_sums_by_level(
     s: &Scores,
     gold: &[u32],
     (codes, levels): (&[u32], usize),
     positive: Option<usize>,
 ) -> Vec<Option<(ProbSums, usize)>> {
-    let mut sums = vec![ProbSums::default(); levels];
-    let (mut ties, mut n) = (vec![0usize; levels], vec![0usize; levels]);
-    let mut fine = vec![true; levels];
+    let mut all = probability_sums_of_parts(s, gold, &[(Some(codes), levels)], positive);
+    all.pop().expect("one partition")
+}
+
+/// The items cut in `parts` ways: each item's part (`None`: every item in
+/// part 0) and how many parts.
+type Partition<'a> = (Option<&'a [u32]>, usize);
+
+/// [`probability_sums`] of every part of each partition of the items, in
+/// one pass over all items: each item's terms are computed once
+/// ([`ProbTerms`]) and added to its part in every partition, in item order,
+/// so each part's sums are bit for bit those of its own pass, and no
+/// part's scores are copied. A part is `None` once one of its rows is not
+/// probabilities, and when it has no item.
+pub fn probability_sums_of_parts(
+    s: &Scores,
+    gold: &[u32],
+    partitions: &[Partition<'_>],
+    positive: Option<usize>,
+) -> Vec<Vec<Option<(ProbSums, usize)>>> {
+    let new = |&(_, m): &Partition<'_>| vec![(ProbSums::default(), 0usize, 0usize, true); m];
+    // Per part: the sums, the tied items, the items, whether it is fine.
+    let mut acc: Vec<Vec<(ProbSums, usize, usize, bool)>> = partitions.iter().map(new).collect();
+    let mut live: usize = partitions.iter().map(|p| p.1).sum();
     let mut row = vec![0.0; s.columns.len()];
-    for (i, (&g, &l)) in gold.iter().zip(codes).enumerate() {
-        let l = l as usize;
-        n[l] += 1;
-        if !fine[l] {
-            continue;
+    for (i, &g) in gold.iter().enumerate() {
+        if live == 0 {
+            // Every part has a row that is not probabilities: all `None`.
+            break;
         }
         s.row_into(i, &mut row);
-        if !is_probability_row(&row) {
-            fine[l] = false;
-            continue;
+        let terms = is_probability_row(&row).then(|| {
+            (
+                ProbTerms::of(&row, g as usize, positive),
+                has_tied_top(&row),
+            )
+        });
+        for (acc, &(codes, _)) in acc.iter_mut().zip(partitions) {
+            let part = &mut acc[codes.map_or(0, |c| c[i] as usize)];
+            part.2 += 1;
+            match (&terms, part.3) {
+                (_, false) => {}
+                (Some((t, tied)), true) => {
+                    part.0.add(t, 1.0);
+                    part.1 += usize::from(*tied);
+                }
+                (None, true) => {
+                    part.3 = false;
+                    live -= 1;
+                }
+            }
         }
-        sums[l].push(&row, g as usize, positive, 1.0);
-        ties[l] += usize::from(has_tied_top(&row));
     }
-    sums.into_iter()
-        .enumerate()
-        .map(|(l, sums)| (fine[l] && n[l] > 0).then_some((sums, ties[l])))
+    acc.into_iter()
+        .map(|parts| {
+            let sums = parts.into_iter();
+            sums.map(|(sums, ties, n, fine)| (fine && n > 0).then_some((sums, ties)))
+                .collect()
+        })
         .collect()
 }
 
@@ -504,11 +586,12 @@ impl Analysis {
     }
 }
 
-fn items_of<'a>(sys: &'a SystemData, gold: &'a [u32]) -> Items<'a> {
+fn items_of<'a>(sys: &'a SystemData, gold: &'a [u32], parts: Parts<'a>) -> Items<'a> {
     Items {
         gold,
         pred: &sys.pred,
         scores: sys.scores.as_ref(),
+        parts,
     }
 }
 
@@ -525,6 +608,19 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
                 .iter()
                 .position(|l| crate::config::classify::same_label(l, p, cfg.ordinal))
         });
+    let settings = cfg.intervals.filter(|i| i.replicates > 0);
+    // The bootstrap's blocks, so that each system's pass over its
+    // probabilities also sums them by block (and by subgroup level).
+    let blocks = settings.map(|st| resample::whole_data_blocks(data.n(), &st));
+    let levels: Vec<(&[u32], usize)> = data
+        .subgroups
+        .iter()
+        .map(|g| (g.codes.as_slice(), g.levels.len()))
+        .collect();
+    let parts = Parts {
+        levels: &levels,
+        blocks: blocks.as_ref(),
+    };
     let systems: Vec<SystemResult> = crate::provenance::timed("metrics", || {
         std::thread::scope(|scope| {
             let handles: Vec<_> = data
@@ -535,7 +631,8 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
                         let order = Order::Sort {
                             curve_points: cfg.curve_points,
                         };
-                        evaluate(cfg, &s.name, (k, positive), &items_of(s, &data.gold), order)
+                        let items = items_of(s, &data.gold, parts);
+                        evaluate(cfg, &s.name, (k, positive), &items, order)
                     })
                 })
                 .collect();
@@ -547,16 +644,17 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
     });
     let comparisons = comparisons(cfg, data);
     let groups = crate::provenance::timed("subgroups", || groups(cfg, data, positive, &systems));
-    let intervals = cfg.intervals.filter(|i| i.replicates > 0).map(|settings| {
+    let intervals = settings.zip(blocks).map(|(settings, blocks)| {
         crate::provenance::timed("bootstrap", || {
-            resample::run(cfg, data, &systems, positive, &settings)
+            resample::run(cfg, data, &systems, (positive, &settings), blocks)
         })
     });
-    // The orders served the subgroups and the bootstrap: the report does
-    // not need them.
+    // The orders and part sums served the subgroups and the bootstrap: the
+    // report does not need them.
     let mut systems = systems;
     for r in systems.iter_mut().filter_map(|s| s.ranking.as_mut()) {
         r.sorted = Vec::new();
+        r.parts = None;
     }
     let mut gold_counts = vec![0usize; k];
     for &g in &data.gold {
@@ -634,7 +732,8 @@ fn groups(
 ) -> Vec<GroupResult> {
     data.subgroups
         .iter()
-        .map(|g| {
+        .enumerate()
+        .map(|(column, g)| {
             let (k, nl) = (data.k(), g.levels.len());
             let mut idx: Vec<Vec<usize>> = vec![Vec::new(); nl];
             for (i, &c) in g.codes.iter().enumerate() {
@@ -654,7 +753,7 @@ fn groups(
                         let whole_gold = data.gold.as_slice();
                         scope.spawn(move || {
                             let level_items = (codes, idx.as_slice(), gold.as_slice(), whole_gold);
-                            system_levels(cfg, (s, r), level_items, (k, positive))
+                            system_levels(cfg, (s, r, column), level_items, (k, positive))
                         })
                     })
                     .collect();
@@ -693,7 +792,7 @@ type LevelItems<'a> = (&'a [u32], &'a [Vec<usize>], &'a [Vec<u32>], &'a [u32]);
 /// item's level, `idx` and `gold` each level's items and gold labels.
 fn system_levels(
     cfg: &ClassifyConfig,
-    (s, whole): (&SystemData, &SystemResult),
+    (s, whole, column): (&SystemData, &SystemResult, usize),
     (codes, idx, gold, whole_gold): LevelItems<'_>,
     (k, positive): (usize, Option<usize>),
 ) -> Vec<SystemResult> {
@@ -707,8 +806,13 @@ fn system_levels(
             }
         }
     }
-    let probs = match (&s.scores, &whole.ranking) {
-        (Some(sc), Some(_)) => probability_sums_by_level(sc, whole_gold, (codes, nl), positive),
+    // Taken in the metrics' pass when it had the subgroups.
+    let taken = whole.ranking.as_ref().and_then(|r| r.parts.as_ref());
+    let probs = match (&s.scores, &whole.ranking, taken) {
+        (Some(_), Some(_), Some(p)) => p.levels[column].clone(),
+        (Some(sc), Some(_), None) => {
+            probability_sums_by_level(sc, whole_gold, (codes, nl), positive)
+        }
         _ => vec![None; nl],
     };
     idx.iter()
@@ -720,6 +824,7 @@ fn system_levels(
                 gold,
                 pred: &pred,
                 scores: None,
+                parts: Parts::default(),
             };
             let given = Given { sums, probs };
             evaluate(
@@ -815,5 +920,61 @@ mod tests {
         }
         assert!(by_level[0].is_some() && by_level[2].is_some());
         assert!(by_level[1].is_none() && by_level[3].is_none());
+    }
+
+    /// All items, the levels and blocks in one pass give each one's own
+    /// sums bit for bit (the blocks' as `ProbSums::push` item by item);
+    /// with a row that is not probabilities, the whole data's and its
+    /// level's are `None` and the blocks are dropped.
+    #[test]
+    fn parts_in_one_pass_are_each_ones_own() {
+        let n = 700;
+        let mut state = 3u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let mut rows = Vec::new();
+        for _ in 0..n {
+            let (a, b) = (next(), next());
+            rows.extend([a.min(b), a.max(b) - a.min(b), 1.0 - a.max(b)]);
+        }
+        let gold: Vec<u32> = (0..n).map(|i| (i * 7 % 3) as u32).collect();
+        let codes: Vec<u32> = (0..n).map(|i| (i % 5 % 3) as u32).collect();
+        let settings = crate::config::intervals::Intervals {
+            replicates: 10,
+            ..Default::default()
+        };
+        let blocks = resample::whole_data_blocks(n, &settings);
+        let levels = [(codes.as_slice(), 3)];
+        let parts = Parts {
+            levels: &levels,
+            blocks: Some(&blocks),
+        };
+        for bad in [None, Some(123)] {
+            let mut rows = rows.clone();
+            if let Some(i) = bad {
+                rows[3 * i] = -0.5;
+            }
+            let scores = Scores::from_rows(&rows, 3);
+            let (whole, got) = probability_parts(&scores, &gold, Some(2), parts);
+            let got = got.expect("parts asked for");
+            let want = probability_sums(&scores, &gold, Some(2));
+            assert_eq!(format!("{whole:?}"), format!("{want:?}"));
+            let by_level = probability_sums_by_level(&scores, &gold, (&codes, 3), Some(2));
+            assert_eq!(format!("{:?}", got.levels[0]), format!("{by_level:?}"));
+            let mut by_block = vec![ProbSums::default(); blocks.len()];
+            let mut row = vec![0.0; 3];
+            for (i, &b) in blocks.of_response.iter().enumerate() {
+                scores.row_into(i, &mut row);
+                by_block[b as usize].push(&row, gold[i] as usize, Some(2), 1.0);
+            }
+            match bad {
+                None => assert_eq!(got.blocks, Some(by_block)),
+                Some(_) => assert!(whole.is_none() && got.blocks.is_none()),
+            }
+        }
     }
 }
