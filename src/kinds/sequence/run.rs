@@ -459,22 +459,27 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
         .map_or(1, |t| t.get())
         .clamp(1, 8);
     let per = n.div_ceil(threads).max(CHUNK);
-    let parts: Vec<Vec<SystemRun>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..n.div_ceil(per).max(1))
-            .map(|t| {
-                let range = (t * per).min(n)..((t + 1) * per).min(n);
-                scope.spawn(move || range_systems(cfg, seg, fams, range))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("statistics thread"))
-            .collect()
+
+    let parts: Vec<Vec<SystemRun>> = crate::provenance::timed("statistics: segments", || {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..n.div_ceil(per).max(1))
+                .map(|t| {
+                    let range = (t * per).min(n)..((t + 1) * per).min(n);
+                    scope.spawn(move || range_systems(cfg, seg, fams, range))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("statistics thread"))
+                .collect()
+        })
     });
     let mut systems: Vec<SystemRun> = Vec::new();
-    for part in parts {
-        append_parts(&mut systems, part);
-    }
+    crate::provenance::timed("statistics: join", || {
+        for part in parts {
+            append_parts(&mut systems, part);
+        }
+    });
     // each system's sentence scores and its error counts' finish as tasks
     // of their own (twice as many threads as systems: the cores stay busy
     // to the end with three systems on two cores)
@@ -482,27 +487,30 @@ fn all_systems(cfg: &SequenceConfig, seg: &Segments, fams: &[Family]) -> Vec<Sys
         .iter_mut()
         .map(|s| std::mem::take(&mut s.errors))
         .collect();
-    let scores: Vec<Vec<Vec<Option<f64>>>> = std::thread::scope(|scope| {
-        for e in errors.iter_mut() {
-            scope.spawn(move || e.finish());
-        }
-        let handles: Vec<_> = systems
-            .iter()
-            .map(|sys| {
-                scope.spawn(move || {
-                    cfg.metrics
-                        .iter()
-                        .filter(|m| *m != "perplexity")
-                        .map(|m| segment_scores(cfg, seg, sys, m))
-                        .collect()
-                })
+    let scores: Vec<Vec<Vec<Option<f64>>>> =
+        crate::provenance::timed("statistics: sentence scores", || {
+            std::thread::scope(|scope| {
+                for e in errors.iter_mut() {
+                    scope.spawn(move || e.finish());
+                }
+                let handles: Vec<_> = systems
+                    .iter()
+                    .map(|sys| {
+                        scope.spawn(move || {
+                            cfg.metrics
+                                .iter()
+                                .filter(|m| *m != "perplexity")
+                                .map(|m| segment_scores(cfg, seg, sys, m))
+                                .collect()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("sentence scores thread"))
+                    .collect()
             })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("sentence scores thread"))
-            .collect()
-    });
+        });
     for ((sys, e), sc) in systems.iter_mut().zip(errors).zip(scores) {
         sys.errors = e;
         sys.segment_scores = sc;
