@@ -92,22 +92,6 @@ struct Computed {
     inputs: Vec<InputCtx>,
 }
 
-impl Computed {
-    /// The tables' files, in the files' order.
-    fn table_files(&self, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
-        let (id, ext) = (&self.cfg.experiment_id, self.cfg.file_format.extension());
-        timed("tables", || super::Report::tables(self))
-            .iter()
-            .map(|f| {
-                Ok(OutputFile {
-                    path: Path::new("output").join(format!("{id}_{}.{ext}", f.name)),
-                    bytes: table_bytes(f, self.cfg.file_format, epoch)?,
-                })
-            })
-            .collect()
-    }
-}
-
 fn table_bytes(f: &crate::table::Frame, format: FileFormat, epoch: i64) -> anyhow::Result<Vec<u8>> {
     Ok(match format {
         FileFormat::Csv => crate::output::write::to_delimited(f, b','),
@@ -138,30 +122,33 @@ impl super::Report for Computed {
 
     fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
         let epoch = crate::provenance::generation_epoch();
-        let id = &self.cfg.experiment_id;
-        // the report on its own thread while the tables are built and
-        // formatted; the files are emitted in the same order as before
-        let (tables, report) = std::thread::scope(|scope| {
+        let (id, ext) = (&self.cfg.experiment_id, self.cfg.file_format.extension());
+        let out = Path::new("output");
+        // the report is made on its own thread while each table is built,
+        // formatted and handed on; the files keep their order
+        let report = std::thread::scope(|scope| {
             let report = scope.spawn(|| {
                 let report = timed("report", || {
                     report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
                 })?;
                 crate::render::report_files(&report)
             });
-            let tables = self.table_files(epoch);
-            (tables, report.join().expect("report thread"))
-        });
-        for f in tables? {
-            emit(&f)?;
-        }
-        emit(&OutputFile {
-            path: Path::new("output").join(format!("{id}_summary.json")),
-            bytes: crate::output::json::bytes(&self.summary()),
+            for f in timed("tables", || super::Report::tables(self)) {
+                emit(&OutputFile {
+                    path: out.join(format!("{id}_{}.{ext}", f.name)),
+                    bytes: table_bytes(&f, self.cfg.file_format, epoch)?,
+                })?;
+            }
+            emit(&OutputFile {
+                path: out.join(format!("{id}_summary.json")),
+                bytes: crate::output::json::bytes(&self.summary()),
+            })?;
+            for f in crate::gates::files(id, &self.run.gates) {
+                emit(&f)?;
+            }
+            report.join().expect("report thread")
         })?;
-        for f in crate::gates::files(id, &self.run.gates) {
-            emit(&f)?;
-        }
-        for f in report? {
+        for f in report {
             emit(&f)?;
         }
         Ok(())

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 use super::text::packed_word;
 use crate::table::FxBuild;
 
-/// Word ids of one segment's vocabulary (`1..=len`, in first-seen order),
-/// built from the references: a word of at most 15 bytes is keyed by its
+/// Word ids (`1..=len`, in first-seen order): one segment's vocabulary,
+/// built from its references, or a thread's words (`errors::WordIds`). A
+/// word of at most 15 bytes is keyed by its
 /// packed bytes ([`packed_word`]: no text copied or compared), a longer
 /// one by its text.
 #[derive(Debug, Clone, Default)]

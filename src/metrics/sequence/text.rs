@@ -15,12 +15,18 @@ pub fn py_split(s: &str) -> PySplit<'_> {
     PySplit { s, at: 0 }
 }
 
-/// The iterator of [`py_split`]: ASCII bytes are classified by a table,
-/// other characters decoded.
+/// The iterator of [`py_split`]: ASCII bytes are tested as bytes
+/// ([`is_ascii_py_space`]), other characters decoded.
 #[derive(Debug, Clone)]
 pub struct PySplit<'a> {
     s: &'a str,
     at: usize,
+}
+
+/// [`is_py_space`] of an ASCII byte: `\t`-`\r`, U+001C-U+001F and the space.
+#[inline(always)]
+pub fn is_ascii_py_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | 0x1c..=0x1f | b' ')
 }
 
 /// Whether the character starting at byte `i` of `s` is white space, and
@@ -29,7 +35,7 @@ pub struct PySplit<'a> {
 pub fn space_at(s: &str, i: usize) -> (bool, usize) {
     let b = s.as_bytes()[i];
     if b.is_ascii() {
-        (matches!(b, b'\t'..=b'\r' | 0x1c..=0x1f | b' '), 1)
+        (is_ascii_py_space(b), 1)
     } else {
         wide_space_at(s, i)
     }

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::text::{py_join_split, py_lower, py_strip};
+use super::text::{is_ascii_py_space, py_join_split, py_lower, py_strip};
 
 /// The BLEU tokenizers sacreBLEU offers without extra packages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,7 +183,7 @@ fn ascii_join_split(s: &[u8]) -> String {
     let mut out = Vec::with_capacity(s.len());
     let mut gap = false;
     for &c in s {
-        if matches!(c, b'\t'..=b'\r' | 0x1c..=0x1f | b' ') {
+        if is_ascii_py_space(c) {
             gap = !out.is_empty();
         } else {
             if gap {

@@ -185,6 +185,8 @@ pub struct AlignScratch {
     /// is 1 (-1); `words` per row.
     plus: Vec<u64>,
     minus: Vec<u64>,
+    /// The row being computed (Hyyrö's vertical deltas).
+    row: (Vec<u64>, Vec<u64>),
     ops: Vec<Tag>,
 }
 
@@ -283,6 +285,7 @@ fn delta_rows(s1: &[u32], s2: &[u32], scratch: &mut AlignScratch) {
         hyp_rows,
         plus,
         minus,
+        row: (vp, vn),
         ..
     } = scratch;
     rows.clear();
@@ -303,7 +306,10 @@ fn delta_rows(s1: &[u32], s2: &[u32], scratch: &mut AlignScratch) {
     minus.resize(s2.len() * words, 0);
     // the previous row's vertical deltas in Hyyrö's terms are this
     // matrix's row deltas: row 0 all 1
-    let (mut vp, mut vn) = (vec![!0u64; words], vec![0u64; words]);
+    vp.clear();
+    vp.resize(words, !0);
+    vn.clear();
+    vn.resize(words, 0);
     for (r, &m) in hyp_rows.iter().enumerate() {
         let (mut hp_carry, mut hn_carry) = (1u64, 0u64);
         for w in 0..words {
@@ -323,8 +329,8 @@ fn delta_rows(s1: &[u32], s2: &[u32], scratch: &mut AlignScratch) {
             vp[w] = hn_shifted | !(d0 | hp_shifted);
             vn[w] = hp_shifted & d0;
         }
-        plus[r * words..(r + 1) * words].copy_from_slice(&vp);
-        minus[r * words..(r + 1) * words].copy_from_slice(&vn);
+        plus[r * words..(r + 1) * words].copy_from_slice(vp);
+        minus[r * words..(r + 1) * words].copy_from_slice(vn);
     }
 }
 
