@@ -431,8 +431,15 @@ fn range_systems(
     fams: &[Family],
     range: std::ops::Range<usize>,
 ) -> Vec<SystemRun> {
+    // the first part's columns have room for every segment: the later
+    // parts are appended to them without moving them
+    let room = if range.start == 0 {
+        seg.n()
+    } else {
+        range.len()
+    };
     let mut systems: Vec<SystemRun> = (0..seg.systems.len())
-        .map(|s| empty_run(cfg, seg, fams, (s, range.len())))
+        .map(|s| empty_run(cfg, seg, fams, (s, room)))
         .collect();
     let mut scratch = WordScratch::default();
     let mut start = range.start;
@@ -525,17 +532,16 @@ fn segment_scores(
     metric: &str,
 ) -> Vec<Option<f64>> {
     let st = run.stats(family(metric));
+    // sentence BLEU: sacreBLEU's effective order
+    let sentence_bleu = BleuOptions {
+        effective_order: true,
+        ..cfg.bleu.clone()
+    };
     (0..seg.n())
         .map(|i| {
             let row = st.row(i);
             match st.family {
-                Family::Bleu => {
-                    let o = BleuOptions {
-                        effective_order: true,
-                        ..cfg.bleu.clone()
-                    };
-                    Some(bleu_from_stats(row, &o, false).score)
-                }
+                Family::Bleu => Some(bleu_from_stats(row, &sentence_bleu, false).score),
                 Family::Word | Family::Char => seg.refs[0][i]
                     .as_ref()
                     .map(|_| score(cfg, metric, row, false).0),
