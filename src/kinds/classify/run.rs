@@ -63,9 +63,10 @@ pub struct Ranking {
     /// than `pr[j].len()` when the table's curve was thinned).
     pub pr_full: Vec<usize>,
     pub roc_full: Vec<usize>,
-    /// Per class, the items in score order (slots: item numbers,
-    /// [`SortedLabels::compact`]), for the subgroups and the bootstrap;
-    /// kept on all items only, and dropped once they are done.
+    /// Per class, the items in score order (slots: item numbers; the
+    /// compacted order of [`SortedLabels::with_curve`]), for the subgroups
+    /// and the bootstrap; kept on all items only, and dropped once they
+    /// are done.
     pub sorted: Vec<SortedLabels>,
     /// On all items, when subgroups or resampling blocks were asked for
     /// ([`Parts`]): the probability sums of each subgroup level and block,
