@@ -149,17 +149,35 @@ enum Command {
 #[global_allocator]
 static ALLOCATOR: cli::process::ParserAllocator = cli::process::ParserAllocator;
 
+/// Parses the command line first, while no other thread exists, so that
+/// the process-wide settings can depend on the command (glibc's malloc
+/// thresholds for `classify`, [`cli::process::install`]).
 fn main() -> ExitCode {
-    cli::process::install();
-    ExitCode::from(main_with(std::env::args_os()))
+    let parsed = Cli::try_parse_from(std::env::args_os());
+    let classify = matches!(
+        parsed,
+        Ok(Cli {
+            command: Command::Classify { .. },
+            ..
+        })
+    );
+    cli::process::install(classify);
+    ExitCode::from(run_parsed(parsed))
 }
 
 /// The whole command line on `args` (the program's name first): parses
 /// them (usage errors and `--help` print as clap prints them), runs the
 /// command, prints an error with its whole chain, and returns the exit
-/// code. Never ends the process, so the Python module calls it too.
+/// code. Never ends the process: the Python module's entry (the binary's
+/// `main` parses before its process-wide settings, then [`run_parsed`]).
+#[cfg_attr(not(rsmreport_embedded), allow(dead_code))]
 pub(crate) fn main_with(args: impl IntoIterator<Item = OsString>) -> u8 {
-    let cli = match Cli::try_parse_from(args) {
+    run_parsed(Cli::try_parse_from(args))
+}
+
+/// [`main_with`] once the arguments are parsed.
+fn run_parsed(parsed: Result<Cli, clap::Error>) -> u8 {
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // What `Cli::parse` does before it exits: help and version on

@@ -11,6 +11,5 @@ pub fn run(experiment: &Path, output: OutputArgs) -> anyhow::Result<()> {
         "classify",
         experiment,
     )?;
-    super::process::reuse_freed_memory();
     run_kind::<classify::Classify>(config, output.destination())
 }

@@ -11,10 +11,15 @@
 use rsmreport::input::{allocation_limit, guarded_file, in_guarded_parser};
 use std::alloc::{GlobalAlloc, Layout, System};
 
-/// Everything process-wide, first thing in `main`: malloc's settings and
-/// the panic hook (the allocator is registered in `main.rs`).
-pub fn install() {
+/// Everything process-wide, in `main` before any other thread starts:
+/// malloc's settings (with [`reuse_freed_memory`] when `classify`, the
+/// command being `classify`) and the panic hook (the allocator is
+/// registered in `main.rs`).
+pub fn install(classify: bool) {
     configure_malloc();
+    if classify {
+        reuse_freed_memory();
+    }
     handle_bus_error();
     // A panic inside a third-party file parser is turned into an error that
     // names the file (`input::guarded`): do not print it as a panic.
@@ -196,9 +201,13 @@ pub fn configure_malloc() {
 /// -> 0.6 s, peak memory unchanged (700 MB); from CSV, whose reading frees
 /// more, the peak is 707 -> 824 MB. Blocks over 32 MiB are still mapped
 /// on their own (and advised to use huge pages, [`advise`]).
-pub fn reuse_freed_memory() {
+///
+/// Called from [`install`], not by the command: the Python module, which
+/// runs commands in its own process, leaves malloc as it is.
+fn reuse_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only changes malloc's parameters (under its lock).
+    // SAFETY: `mallopt` only changes malloc's parameters; it is called
+    // before any other thread exists.
     unsafe {
         sys::mallopt(sys::M_MMAP_THRESHOLD, 32 << 20);
         sys::mallopt(sys::M_TRIM_THRESHOLD, 256 << 20);

@@ -103,8 +103,10 @@ fn owned_floats(col: &mut Column) -> Option<Vec<f64>> {
     if series.n_chunks() != 1 {
         return None;
     }
-    // SAFETY: the chunk is replaced by one of the same type and length
-    // only when its values are taken, and the column is not used after.
+    // SAFETY: taking the values leaves the chunk empty while the series
+    // still records the old length; it is restored (same type, values and
+    // validity) when the values cannot be taken. When they are taken, the
+    // caller uses the column no more: it is only dropped.
     let chunks = unsafe { series.chunks_mut() };
     let array = chunks[0].as_any_mut().downcast_mut::<F64Array>()?;
     let (dtype, values, validity) = std::mem::take(array).into_inner();
@@ -164,12 +166,16 @@ fn convert(mut col: Column, text: bool) -> Result<Values> {
         });
     }
     if dtype.is_float() {
-        let c = col.cast(&DataType::Float64)?;
-        let ca = c.f64()?;
+        // Before the cast: a cast to its own type shares the column's
+        // values, which could then not be taken.
         if !has_nulls {
             if let Some(v) = owned_floats(&mut col) {
                 return Ok(Values::Float(v));
             }
+        }
+        let c = col.cast(&DataType::Float64)?;
+        let ca = c.f64()?;
+        if !has_nulls {
             // Without nulls, each chunk's values are the column's: copied
             // as slices, not cell by cell through an optional value.
             let mut out = Vec::with_capacity(ca.len());
@@ -221,5 +227,33 @@ mod tests {
         assert_eq!(owned_floats(&mut col), Some(values.clone()));
         let converted = convert(Column::from(Series::new("x".into(), values.clone())), false);
         assert!(matches!(converted, Ok(Values::Float(v)) if v == values));
+    }
+
+    /// [`convert`] of a float column nothing else holds gives the
+    /// column's own buffer, not a copy; a shared one is copied, the same
+    /// values.
+    #[test]
+    fn convert_moves_an_unshared_float_column() {
+        let values = vec![0.5, -2.0, 7.25, f64::MAX];
+        let col = Column::from(Series::new("x".into(), values.clone()));
+        let data = col.f64().unwrap().cont_slice().unwrap().as_ptr();
+        match convert(col, false) {
+            Ok(Values::Float(v)) => {
+                assert_eq!(v, values);
+                assert_eq!(v.as_ptr(), data, "the column's buffer, reused");
+            }
+            _ => panic!("a float column converts to floats"),
+        }
+        let col = Column::from(Series::new("x".into(), values.clone()));
+        let shared = col.clone();
+        let data = col.f64().unwrap().cont_slice().unwrap().as_ptr();
+        match convert(col, false) {
+            Ok(Values::Float(v)) => {
+                assert_eq!(v, values);
+                assert_ne!(v.as_ptr(), data, "a shared buffer is copied");
+            }
+            _ => panic!("a float column converts to floats"),
+        }
+        drop(shared);
     }
 }

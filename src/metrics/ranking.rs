@@ -49,7 +49,7 @@ impl RankCurve {
     /// The curve of `scores` with `positive[i]` the 0/1 truth of item `i`.
     pub fn new(scores: &[f64], positive: &[bool]) -> RankCurve {
         let slots: Vec<u32> = (0..scores.len() as u32).collect();
-        SortedLabels::new(scores, positive, &slots).curve()
+        SortedLabels::with_curve(scores, positive, &slots, false).1
     }
 
     /// Positives (the last cumulative count), 0 without items.
@@ -412,8 +412,6 @@ pub struct SortedLabels {
     slots: Vec<u32>,
     ends: Vec<u32>,
     negatives: Vec<u32>,
-    /// The distinct scores, descending (one per end).
-    thresholds: Vec<f64>,
 }
 
 const POSITIVE_BIT: u32 = 1 << 31;
@@ -422,19 +420,25 @@ const POSITIVE_BIT: u32 = 1 << 31;
 pub const LANES: usize = 16;
 
 impl SortedLabels {
-    /// `slot[i]` is item `i`'s weight slot (below 2^31).
+    /// `slot[i]` is item `i`'s weight slot (below 2^31): the order of
+    /// [`SortedLabels::with_curve`], one run per distinct score.
     pub fn new(scores: &[f64], positive: &[bool], slot: &[u32]) -> SortedLabels {
-        let (mut sorted, curve, _) = SortedLabels::with_curve(scores, positive, slot, false);
-        sorted.thresholds = curve.thresholds;
-        sorted
+        SortedLabels::with_curve(scores, positive, slot, false).0
     }
 
-    /// [`SortedLabels::new`], its [`SortedLabels::curve`] and the curve's
-    /// [`RankSums`] (folded over the same counts in the same order, so
-    /// bit for bit [`RankCurve::average_precision`] and
-    /// [`RankCurve::roc_auc`]) in one pass over the runs after the sort;
-    /// with `compact`, the order is [`SortedLabels::compact`]'s. The
-    /// order holds no thresholds (the curve has them).
+    /// The order, its unweighted curve (each item counted once) and the
+    /// curve's [`RankSums`] (folded over the same counts in the same
+    /// order, so bit for bit [`RankCurve::average_precision`] and
+    /// [`RankCurve::roc_auc`]) in one pass over the runs after the sort.
+    /// The order holds no thresholds (the curve has them).
+    ///
+    /// With `compact`, the order for the bootstrap and the subgroups:
+    /// consecutive scores with no positive are merged into one run (their
+    /// steps only add to the trapezoid, at the same true positives, and
+    /// whole-number sums do not depend on how they are grouped). On scores
+    /// written with 6 decimals most distinct scores hold one negative
+    /// item, so this keeps about two runs per positive instead of one per
+    /// item; every sum is bit for bit the same.
     pub fn with_curve(
         scores: &[f64],
         positive: &[bool],
@@ -479,7 +483,6 @@ impl SortedLabels {
             slots,
             ends,
             negatives,
-            thresholds: Vec::new(),
         };
         (sorted, curve, sums)
     }
@@ -495,26 +498,7 @@ impl SortedLabels {
                 .collect(),
             ends: self.ends.clone(),
             negatives: self.negatives.clone(),
-            thresholds: self.thresholds.clone(),
         }
-    }
-
-    /// The unweighted curve (each item counted once).
-    pub fn curve(&self) -> RankCurve {
-        let mut out = RankCurve {
-            thresholds: self.thresholds.clone(),
-            tps: Vec::with_capacity(self.ends.len()),
-            fps: Vec::with_capacity(self.ends.len()),
-        };
-        let (mut tp, mut start) = (0usize, 0usize);
-        for &end in &self.ends {
-            let run = &self.slots[start..end as usize];
-            tp += run.iter().filter(|&&s| s & POSITIVE_BIT != 0).count();
-            start = end as usize;
-            out.tps.push(tp as f64);
-            out.fps.push((start - tp) as f64);
-        }
-        out
     }
 
     /// Average precision and ROC AUC of [`LANES`] weightings at once:
@@ -591,50 +575,7 @@ impl SortedLabels {
         })
     }
 
-    /// The unweighted sums (each item counted once): the same numbers as
-    /// [`SortedLabels::curve`]'s average precision and ROC AUC, without
-    /// the thresholds (so also after [`SortedLabels::compact`]).
-    pub fn sums(&self) -> RankSums {
-        let mut sums = RankSums::default();
-        let (mut tp, mut start) = (0usize, 0usize);
-        for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
-            tp += mid as usize - start;
-            start = end as usize;
-            sums.step(tp as f64, (start - tp) as f64);
-        }
-        sums
-    }
-
-    /// The same order for the bootstrap and the subgroups: consecutive
-    /// scores with no positive are merged into one run (their steps only
-    /// add to the trapezoid, at the same true positives, and whole-number
-    /// sums do not depend on how they are grouped), and the thresholds are
-    /// dropped. On scores written with 6 decimals most distinct scores
-    /// hold one negative item, so this keeps about two runs per positive
-    /// instead of one per item; every sum is bit for bit the same.
-    pub fn compact(self) -> SortedLabels {
-        let (mut ends, mut negatives) = (Vec::new(), Vec::new());
-        let (mut start, mut last_negative_only) = (0u32, false);
-        for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
-            let negative_only = mid == start;
-            if negative_only && last_negative_only {
-                *ends.last_mut().expect("a run before") = end;
-            } else {
-                ends.push(end);
-                negatives.push(mid);
-            }
-            last_negative_only = negative_only;
-            start = end;
-        }
-        SortedLabels {
-            slots: self.slots,
-            ends,
-            negatives,
-            thresholds: Vec::new(),
-        }
-    }
-
-    /// The unweighted sums ([`SortedLabels::sums`]) of each subgroup
+    /// The unweighted sums (as [`SortedLabels::with_curve`]'s) of each subgroup
     /// level's items: `level[i]` is item `i`'s level (below `levels`; the
     /// slots must be item numbers). One pass over this order: each level
     /// steps at the runs where it has items, which are the distinct scores
@@ -736,6 +677,68 @@ fn spaced(m: usize, cap: usize) -> impl Iterator<Item = usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The references [`SortedLabels::with_curve`] is checked against,
+    /// each computed by itself from an order of one run per score.
+    impl SortedLabels {
+        /// The unweighted curve (each item counted once), with the
+        /// distinct `scores` descending as its thresholds.
+        fn curve(&self, scores: &[f64]) -> RankCurve {
+            let mut thresholds = scores.to_vec();
+            thresholds.sort_unstable_by(|a, b| b.total_cmp(a));
+            thresholds.dedup();
+            let mut out = RankCurve {
+                thresholds,
+                tps: Vec::with_capacity(self.ends.len()),
+                fps: Vec::with_capacity(self.ends.len()),
+            };
+            let (mut tp, mut start) = (0usize, 0usize);
+            for &end in &self.ends {
+                let run = &self.slots[start..end as usize];
+                tp += run.iter().filter(|&&s| s & POSITIVE_BIT != 0).count();
+                start = end as usize;
+                out.tps.push(tp as f64);
+                out.fps.push((start - tp) as f64);
+            }
+            out
+        }
+
+        /// The unweighted sums, from the runs' ends and negatives (so
+        /// also of a compacted order).
+        fn sums(&self) -> RankSums {
+            let mut sums = RankSums::default();
+            let (mut tp, mut start) = (0usize, 0usize);
+            for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
+                tp += mid as usize - start;
+                start = end as usize;
+                sums.step(tp as f64, (start - tp) as f64);
+            }
+            sums
+        }
+
+        /// The same order with consecutive runs without positives merged
+        /// (`compact` of [`SortedLabels::with_curve`]).
+        fn compact(self) -> SortedLabels {
+            let (mut ends, mut negatives) = (Vec::new(), Vec::new());
+            let (mut start, mut last_negative_only) = (0u32, false);
+            for (&end, &mid) in self.ends.iter().zip(&self.negatives) {
+                let negative_only = mid == start;
+                if negative_only && last_negative_only {
+                    *ends.last_mut().expect("a run before") = end;
+                } else {
+                    ends.push(end);
+                    negatives.push(mid);
+                }
+                last_negative_only = negative_only;
+                start = end;
+            }
+            SortedLabels {
+                slots: self.slots,
+                ends,
+                negatives,
+            }
+        }
+    }
 
     /// The previous body of [`SortedLabels::weighted`] (every run steps
     /// [`fold_step`] in floating point): the reference the integer
@@ -958,7 +961,7 @@ mod tests {
             let (s, y) = random_class(distinct, 4000, distinct);
             let slots: Vec<u32> = (0..4000).collect();
             let full = SortedLabels::new(&s, &y, &slots);
-            let curve = full.curve();
+            let curve = full.curve(&s);
             let compact = full.clone().compact();
             let sums = compact.sums();
             assert_eq!(
@@ -1055,8 +1058,8 @@ mod tests {
         assert_eq!(c.roc_points_capped(n_roc).0.len(), n_roc);
     }
 
-    /// One pass gives what [`SortedLabels::new`], [`SortedLabels::curve`],
-    /// [`SortedLabels::compact`] and the curve's folds give, bit for bit,
+    /// One pass gives what the curve counted again from the order, the
+    /// order compacted afterwards and the curve's folds give, bit for bit,
     /// counted or sorted.
     #[test]
     fn with_curve_is_new_curve_and_compact() {
@@ -1064,7 +1067,7 @@ mod tests {
             let (s, y) = random_class(distinct + 7, 4000, distinct);
             let slots: Vec<u32> = (0..4000).collect();
             let full = SortedLabels::new(&s, &y, &slots);
-            let (want_curve, want) = (full.curve(), full.clone().compact());
+            let (want_curve, want) = (full.curve(&s), full.clone().compact());
             for compact in [false, true] {
                 let (got, curve, sums) = SortedLabels::with_curve(&s, &y, &slots, compact);
                 assert_eq!(curve, want_curve);

@@ -18,7 +18,7 @@
 //! Reads and writes nothing.
 
 use super::read::Data;
-use super::run::{betas_with_one, kappa_of, Confusion, SystemResult};
+use super::run::{betas_with_one, kappa_of, probability_sums_by_block, Confusion, SystemResult};
 use crate::analysis::intervals::design::{Blocks, MAX_BLOCKS};
 use crate::config::classify::ClassifyConfig;
 use crate::config::intervals::Intervals as Settings;
@@ -392,20 +392,16 @@ fn system_blocks(
     let confusion = BlockCells::new(blocks, &data.gold, &sys.pred, &result.confusion);
     let scores = sys.scores.as_ref();
     // Probability sums where the estimate found probabilities: taken in
-    // the metrics' pass over the same blocks when it had them.
+    // the metrics' pass when it had these blocks, else taken here.
     let taken = result.ranking.as_ref().and_then(|r| r.parts.as_ref());
-    let taken = taken.and_then(|p| p.blocks.clone());
+    let taken = taken
+        .and_then(|p| p.blocks.as_ref())
+        .filter(|b| b.are_of(blocks));
     let probs = scores.filter(|_| result.probs.is_some()).map(|sc| {
-        if let Some(sums) = taken {
-            return sums;
-        }
-        let mut sums = vec![ProbSums::default(); blocks.len()];
-        let mut row = vec![0.0; k];
-        for (i, &b) in blocks.of_response.iter().enumerate() {
-            sc.row_into(i, &mut row);
-            sums[b as usize].push(&row, data.gold[i] as usize, positive, 1.0);
-        }
-        sums
+        taken.map_or_else(
+            || probability_sums_by_block(sc, &data.gold, blocks, positive).sums,
+            |b| b.sums.clone(),
+        )
     });
     let rank = scores.map(
         |sc| match result.ranking.as_ref().filter(|r| r.sorted.len() == k) {
@@ -593,6 +589,29 @@ pub fn parallel<T: Send>(
 /// The blocks the whole data's items are dealt into for the bootstrap.
 pub fn whole_data_blocks(n: usize, settings: &Settings) -> Blocks {
     Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed)
+}
+
+/// Which blocks sums were taken over: the items, the blocks and a digest
+/// of each item's block (one multiply per item), so that sums taken over
+/// other blocks (another seed or other data) are not used for these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlocksKey {
+    items: usize,
+    blocks: usize,
+    digest: u64,
+}
+
+impl BlocksKey {
+    pub fn of(blocks: &Blocks) -> BlocksKey {
+        let digest = blocks.of_response.iter().fold(0u64, |h, &b| {
+            (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95)
+        });
+        BlocksKey {
+            items: blocks.of_response.len(),
+            blocks: blocks.len(),
+            digest,
+        }
+    }
 }
 
 /// Every interval and paired difference of the run, on
@@ -1162,6 +1181,65 @@ mod tests {
                 super::super::run::evaluate(cfg, &s.name, (3, None), &items, order)
             })
             .collect()
+    }
+
+    /// Block sums the metrics' pass took over other blocks (another seed)
+    /// are not used: the bootstrap takes its own, as when none were
+    /// taken; those taken over its own blocks are the same.
+    #[test]
+    fn block_sums_over_other_blocks_are_taken_again() {
+        let (cfg, mut data) = small();
+        let n = data.n();
+        let sc = data.systems[0].scores.as_ref().expect("scores");
+        let (mut rows, mut row) = (Vec::with_capacity(n * 3), vec![0.0; 3]);
+        for i in 0..n {
+            sc.row_into(i, &mut row);
+            let total: f64 = row.iter().sum();
+            rows.extend(row.iter().map(|x| x / total));
+        }
+        let probs = crate::kinds::classify::read::Scores::from_rows(&rows, 3);
+        data.systems[0].scores = Some(probs);
+        let settings = Settings {
+            replicates: 20,
+            ..Settings::default()
+        };
+        let blocks = whole_data_blocks(n, &settings);
+        let other = Settings {
+            seed: settings.seed + 1,
+            ..settings
+        };
+        let other = whole_data_blocks(n, &other);
+        let evaluated = |b: Option<&Blocks>| {
+            let s = &data.systems[0];
+            let items = super::super::run::Items {
+                gold: &data.gold,
+                pred: &s.pred,
+                scores: s.scores.as_ref(),
+                parts: super::super::run::Parts {
+                    levels: &[],
+                    blocks: b,
+                },
+            };
+            let order = super::super::run::Order::Sort { curve_points: 0 };
+            super::super::run::evaluate(&cfg, &s.name, (3, None), &items, order)
+        };
+        let (none, own, wrong) = (
+            evaluated(None),
+            evaluated(Some(&blocks)),
+            evaluated(Some(&other)),
+        );
+        let taken = |r: &SystemResult| {
+            let parts = r.ranking.as_ref().and_then(|r| r.parts.as_ref());
+            parts.and_then(|p| p.blocks.clone()).expect("block sums")
+        };
+        assert!(none.probs.is_some() && none.ranking.as_ref().unwrap().parts.is_none());
+        assert!(taken(&own).are_of(&blocks) && !taken(&wrong).are_of(&blocks));
+        assert_ne!(taken(&own).sums, taken(&wrong).sums);
+        let sums = |r: &SystemResult| system_blocks(&data, (0, r), &blocks, None).probs;
+        let want = sums(&none).expect("probabilities");
+        assert_eq!(want, taken(&own).sums);
+        assert_eq!(sums(&own), Some(want.clone()));
+        assert_eq!(sums(&wrong), Some(want));
     }
 
     /// Uncertainty spec 2.4: the same seed gives the same numbers with 1

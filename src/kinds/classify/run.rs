@@ -11,6 +11,7 @@
 
 use super::read::{Data, Scores, SystemData};
 use super::resample::{self, Intervals};
+use crate::analysis::intervals::design::Blocks;
 use crate::config::classify::ClassifyConfig;
 use crate::metrics::bootstrap::wilson_interval;
 use crate::metrics::calibration::{is_probability_row, ProbSums, ProbTerms};
@@ -62,14 +63,17 @@ pub struct Ranking {
     /// than `pr[j].len()` when the table's curve was thinned).
     pub pr_full: Vec<usize>,
     pub roc_full: Vec<usize>,
-    /// Per class, the items in score order (slots: item numbers,
-    /// [`SortedLabels::compact`]), for the subgroups and the bootstrap;
-    /// kept on all items only, and dropped once they are done.
+    /// Per class, the items in score order (slots: item numbers; the
+    /// compacted order of [`SortedLabels::with_curve`]), for the subgroups
+    /// and the bootstrap; kept on all items only, and dropped once they
+    /// are done.
     pub sorted: Vec<SortedLabels>,
-    /// With probabilities, on all items: the probability sums of each
-    /// subgroup level and resampling block, taken in the pass of the whole
-    /// data's ([`probability_sums_of_parts`]), for the subgroups and the
-    /// bootstrap; dropped once they are done.
+    /// On all items, when subgroups or resampling blocks were asked for
+    /// ([`Parts`]): the probability sums of each subgroup level and block,
+    /// taken in the pass of the whole data's
+    /// ([`probability_sums_of_parts`]; `None` sums where the scores are
+    /// not probabilities), for the subgroups and the bootstrap; dropped
+    /// once they are done.
     pub parts: Option<Box<PartSums>>,
 }
 
@@ -78,8 +82,35 @@ pub struct Ranking {
 pub struct PartSums {
     /// Per subgroup column, per level (as `probability_sums_by_level`).
     pub levels: Vec<Vec<Option<(ProbSums, usize)>>>,
-    /// Per block of [`Parts::blocks`] (an empty block's sums are 0).
-    pub blocks: Option<Vec<ProbSums>>,
+    /// Per block of [`Parts::blocks`], with probabilities only.
+    pub blocks: Option<BlockSums>,
+}
+
+/// The probability sums of each block of a [`Blocks`] (an empty block's
+/// sums are 0), with the key of the blocks they were taken over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockSums {
+    pub key: resample::BlocksKey,
+    pub sums: Vec<ProbSums>,
+}
+
+impl BlockSums {
+    /// From the sums of each block of `blocks` as
+    /// [`probability_sums_of_parts`] gives them.
+    fn new(blocks: &Blocks, parts: Vec<Option<(ProbSums, usize)>>) -> BlockSums {
+        let sums = parts.into_iter();
+        BlockSums {
+            key: resample::BlocksKey::of(blocks),
+            sums: sums
+                .map(|x| x.map(|(s, _)| s).unwrap_or_default())
+                .collect(),
+        }
+    }
+
+    /// Whether these are the sums of the blocks of `blocks`.
+    pub fn are_of(&self, blocks: &Blocks) -> bool {
+        self.sums.len() == blocks.len() && self.key == resample::BlocksKey::of(blocks)
+    }
 }
 
 /// The partitions of all items whose probability sums a system's pass
@@ -88,7 +119,7 @@ pub struct PartSums {
 #[derive(Clone, Copy, Default)]
 pub struct Parts<'a> {
     pub levels: &'a [(&'a [u32], usize)],
-    pub blocks: Option<&'a crate::analysis::intervals::design::Blocks>,
+    pub blocks: Option<&'a Blocks>,
 }
 
 impl Ranking {
@@ -437,12 +468,24 @@ fn probability_parts(
     let mut all = probability_sums_of_parts(s, gold, &partitions, positive).into_iter();
     let whole = all.next().and_then(|mut w| w.pop()).flatten();
     let levels: Vec<_> = all.by_ref().take(parts.levels.len()).collect();
-    let blocks = all.next().filter(|_| whole.is_some()).map(|b| {
-        b.into_iter()
-            .map(|x| x.map(|(sums, _)| sums).unwrap_or_default())
-            .collect()
-    });
+    let blocks = (parts.blocks.zip(all.next()))
+        .filter(|_| whole.is_some())
+        .map(|(b, sums)| BlockSums::new(b, sums));
     (whole, Some(PartSums { levels, blocks }))
+}
+
+/// The probability sums of each block of `blocks` in one pass over all
+/// items ([`probability_sums_of_parts`]), for scores that are
+/// probabilities on every item.
+pub fn probability_sums_by_block(
+    s: &Scores,
+    gold: &[u32],
+    blocks: &Blocks,
+    positive: Option<usize>,
+) -> BlockSums {
+    let partition = [(Some(blocks.of_response.as_slice()), blocks.len())];
+    let mut all = probability_sums_of_parts(s, gold, &partition, positive);
+    BlockSums::new(blocks, all.pop().expect("one partition"))
 }
 
 /// [`probability_sums`] of each subgroup level (`codes[i]`: item `i`'s
@@ -972,7 +1015,13 @@ mod tests {
                 by_block[b as usize].push(&row, gold[i] as usize, Some(2), 1.0);
             }
             match bad {
-                None => assert_eq!(got.blocks, Some(by_block)),
+                None => {
+                    let got = got.blocks.expect("probabilities");
+                    assert!(got.are_of(&blocks));
+                    assert_eq!(got.sums, by_block);
+                    let alone = probability_sums_by_block(&scores, &gold, &blocks, Some(2));
+                    assert_eq!(alone, got);
+                }
                 Some(_) => assert!(whole.is_none() && got.blocks.is_none()),
             }
         }
