@@ -929,13 +929,9 @@ mod tests {
         assert_eq!(many.cells, want);
     }
 
-    /// One pass by level gives each level's own probability sums bit for
-    /// bit (`Scores::subset` then [`probability_sums`]), `None` for a
-    /// level with a row that is not probabilities and for an empty level.
-    #[test]
-    fn probability_sums_by_level_are_each_levels_own() {
-        let n = 900;
-        let mut state = 7u64;
+    /// `n` rows of three seeded random probabilities that sum to 1.
+    fn random_probability_rows(n: usize, seed: u64) -> Vec<f64> {
+        let mut state = seed;
         let mut next = move || {
             state = state
                 .wrapping_mul(6364136223846793005)
@@ -948,6 +944,16 @@ mod tests {
             let (lo, hi) = (a.min(b), a.max(b));
             rows.extend([lo, hi - lo, 1.0 - hi]);
         }
+        rows
+    }
+
+    /// One pass by level gives each level's own probability sums bit for
+    /// bit (`Scores::subset` then [`probability_sums`]), `None` for a
+    /// level with a row that is not probabilities and for an empty level.
+    #[test]
+    fn probability_sums_by_level_are_each_levels_own() {
+        let n = 900;
+        let mut rows = random_probability_rows(n, 7);
         let codes: Vec<u32> = (0..n).map(|i| (i % 7 % 3) as u32).collect();
         // Level 1 gets one row that is not probabilities; level 3 is empty.
         let bad = (0..n).filter(|&i| codes[i] == 1).nth(30).unwrap();
@@ -972,18 +978,7 @@ mod tests {
     #[test]
     fn parts_in_one_pass_are_each_ones_own() {
         let n = 700;
-        let mut state = 3u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / (1u64 << 31) as f64
-        };
-        let mut rows = Vec::new();
-        for _ in 0..n {
-            let (a, b) = (next(), next());
-            rows.extend([a.min(b), a.max(b) - a.min(b), 1.0 - a.max(b)]);
-        }
+        let rows = random_probability_rows(n, 3);
         let gold: Vec<u32> = (0..n).map(|i| (i * 7 % 3) as u32).collect();
         let codes: Vec<u32> = (0..n).map(|i| (i % 5 % 3) as u32).collect();
         let settings = crate::config::intervals::Intervals {
