@@ -931,13 +931,8 @@ mod tests {
 
     /// `n` rows of three seeded random probabilities that sum to 1.
     fn random_probability_rows(n: usize, seed: u64) -> Vec<f64> {
-        let mut state = seed;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / (1u64 << 31) as f64
-        };
+        let mut rng = crate::metrics::bootstrap::Rng::from_seed(seed);
+        let mut next = move || rng.next_f64();
         let mut rows = Vec::new();
         for _ in 0..n {
             let (a, b) = (next(), next());

@@ -195,16 +195,18 @@ impl ErrorCounts {
             .collect();
         sides.sort_unstable();
         sides.dedup();
-        let texts: Vec<Text> = sides.iter().map(|&s| self.text_of(s)).collect();
         // text ids in the texts' order: readers rank entries by id
-        let mut order: Vec<u32> = (0..texts.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| texts[a as usize].cmp(&texts[b as usize]));
-        let mut rank = vec![0u32; order.len()];
-        for (at, &i) in order.iter().enumerate() {
-            rank[i as usize] = at as u32;
+        let mut texts: Vec<(Text, usize)> = sides
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (self.text_of(s), i))
+            .collect();
+        texts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut rank = vec![0u32; texts.len()];
+        for (at, &(_, i)) in texts.iter().enumerate() {
+            rank[i] = at as u32;
         }
-        self.texts = order.iter().map(|&i| texts[i as usize].clone()).collect();
-        drop(texts);
+        self.texts = texts.into_iter().map(|(t, _)| t).collect();
         let id = |s: u64| -> Option<u32> {
             (s != 0).then(|| rank[sides.binary_search(&s).expect("a counted side")])
         };
@@ -287,14 +289,13 @@ mod tests {
     /// and long alike, words with a NUL or of 15 and 16 bytes included.
     #[test]
     fn word_ids_number_words_in_first_seen_order() {
-        let mut state = 9u64;
+        let mut rng = crate::metrics::bootstrap::Rng::from_seed(9);
         let mut ids = WordIds::default();
         let mut want: HashMap<String, u32> = HashMap::new();
         for _ in 0..20_000 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-            let len = (state >> 59) as usize % 20;
+            let len = rng.below(20);
             let w: String = (0..len)
-                .map(|i| ['a', '\0', 'é', 'b'][((state >> (20 + 2 * i)) & 3) as usize])
+                .map(|_| ['a', '\0', 'é', 'b'][rng.below(4) as usize])
                 .collect();
             let next = want.len() as u32;
             let expected = *want.entry(w.clone()).or_insert(next);

@@ -487,13 +487,8 @@ mod tests {
     /// the references' counts per n-gram is the largest per-n-gram minimum.
     #[test]
     fn maximum_over_references_matches_brute_force() {
-        let mut state = 11u64;
-        let mut next = |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        let mut rng = crate::metrics::bootstrap::Rng::from_seed(11);
+        let mut next = |m: u64| rng.below(m);
         let grams = |x: &[u32], n: usize| -> HashMap<Vec<u32>, u64> {
             let mut m = HashMap::new();
             for w in x.windows(n) {

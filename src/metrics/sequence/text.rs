@@ -127,14 +127,12 @@ mod tests {
             "ab \t\n\u{b}\u{1c}\u{1f}\u{85}\u{a0}\u{3000}\u{200b}\u{e9}\u{4e00}\u{1f600}"
                 .chars()
                 .collect();
-        let mut state = 7u64;
+        let mut rng = crate::metrics::bootstrap::Rng::from_seed(7);
         for _ in 0..20_000 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-            let len = (state >> 59) as usize;
+            let len = rng.below(32);
             let mut s = String::new();
             for _ in 0..len {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-                s.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+                s.push(alphabet[rng.below(alphabet.len() as u64) as usize]);
             }
             let want: Vec<&str> = s.split(is_py_space).filter(|w| !w.is_empty()).collect();
             assert_eq!(py_split(&s).collect::<Vec<_>>(), want, "{s:?}");

@@ -593,13 +593,8 @@ mod tests {
     /// large alphabets, one scratch reused throughout.
     #[test]
     fn bit_rows_align_as_the_full_matrix() {
-        let mut state = 5u64;
-        let mut next = |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        let mut rng = crate::metrics::bootstrap::Rng::from_seed(5);
+        let mut next = |m: u64| rng.below(m);
         let mut scratch = AlignScratch::default();
         for case in 0..6_000 {
             let max_len = [8, 70, 200][case % 3];
