@@ -2,16 +2,21 @@
 //! CSV writer on 1,000,000 simulated responses (`cargo bench --bench
 //! metrics`; `cargo bench --bench metrics -- kappa` for one). Reads and
 //! writes no files; must not change any library code path it measures.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark prints"
+)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rsmreport::metrics::agreement::kappa;
-use rsmreport::metrics::association::pearson;
-use rsmreport::metrics::block::{metric_block, DiffMethod};
-use rsmreport::metrics::fairness::fairness_analysis;
-use rsmreport::metrics::prmse::true_score_basis;
-use rsmreport::output::write::to_delimited;
-use rsmreport::simulate::{generate, SimulationSpec};
-use rsmreport::table::{Column, Frame, Values};
+use rsmreport_cli::simulate::{generate, SimulationSpec};
+use rsmreport_core::table::{Column, Frame, Values};
+use rsmreport_io::output::write::to_delimited;
+use rsmreport_metrics::agreement::kappa;
+use rsmreport_metrics::association::pearson;
+use rsmreport_metrics::block::{metric_block, DiffMethod};
+use rsmreport_metrics::fairness::fairness_analysis;
+use rsmreport_metrics::prmse::true_score_basis;
 use std::hint::black_box;
 
 const N: usize = 1_000_000;
@@ -22,7 +27,7 @@ struct Data {
     system: Vec<f64>,
     codes: Vec<u32>,
     labels: Vec<String>,
-    ids: Vec<Option<rsmreport::table::Text>>,
+    ids: Vec<Option<rsmreport_core::table::Text>>,
 }
 
 fn data() -> Data {

@@ -572,7 +572,8 @@ def self_test():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser.add_argument("--root", default=os.path.join(here, "crates", "rsmreport"))
     parser.add_argument("--edges", action="store_true", help="list every edge between top-level modules")
     parser.add_argument("--self-test", action="store_true", help="run on small synthetic trees")
     args = parser.parse_args()

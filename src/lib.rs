@@ -1,71 +1,243 @@
-//! rsmreport: evaluation reports for automated scoring engines, at parity with
-//! RSMTool's `rsmeval`.
+//! The `rsmreport` command line: the clap definitions and the dispatch to
+//! one thin file per command in [`cli`] (which run the report kinds of the
+//! library and end in `cli::finish`). Errors are printed with their whole
+//! chain. Exit codes: 0 success, 2 usage or configuration error, 1 data or
+//! runtime error, 3 a quality gate of severity `fail` failed (everything
+//! was written).
 //!
-//! The tree shows the **stages** and the **report kinds**
-//! (`docs/architecture.md` draws the whole picture and says how to add a
-//! kind). Plain data is passed from one stage to the next; a module uses
-//! only the stages above it in this list and the leaf modules.
-//!
-//! **Leaf modules** (import nothing of the crate): [`table`] (the data
-//! model), [`schema`] (reference table and column names, `All data`/`No
-//! info`, NA tokens, file-name rules), [`pyrepr`] (Python-repr numbers),
-//! [`provenance`] (checksums, generation time, timings), [`error`] (the
-//! two classes of failure, carried by the error's type).
-//!
-//! **Stages**, top to bottom:
-//!
-//! 1. [`config`]: raw TOML/JSON -> validated [`config::Experiment`] (and the
-//!    other kinds' configurations, through one value reader);
-//! 2. [`input`]: predictions, annotation and archived files -> [`table::Table`];
-//! 3. [`preprocess`]: filters, scaling, trimming, rounding -> [`preprocess::Prepared`];
-//! 4. [`metrics`]: pure maths on `f64` slices (no I/O, no tables);
-//! 5. [`analysis`]: every computed table, as [`table::Frame`]s;
-//! 6. [`gates`] (quality gates), [`plots`] (SVG figures) and [`render`]
-//!    (the report engine, which knows no kind: a [`render::Report`] -> one
-//!    HTML page, as bytes);
-//! 7. [`output`]: the only stage that writes files.
-//!
-//! **Report kinds** ([`kinds`]), one folder each, all run by one contract:
-//! [`kinds::run`] takes a [`kinds::Request`] (the kind's parsed
-//! configuration and the [`kinds::Destination`] of its files) and gives a
-//! [`kinds::Outcome`] (files as bytes, tables and summary as data,
-//! terminal lines, gate results, input provenance) or an error whose
-//! [`error::Class`] says whether it is about the request or the data:
-//!
-//! * [`kinds::evaluation`]: `rsmreport build` and `check`;
-//! * [`kinds::compare`] and [`kinds::summarize`]: paired verdicts over
-//!   archived output folders;
-//! * [`kinds::agree`]: rater agreement on an annotation file;
-//! * [`kinds::preferences`]: pairwise-preference annotations;
-//! * [`kinds::classify`]: classifiers against gold labels.
-//!
-//! Outside both, [`simulate`] generates realistic predictions files
-//! (`rsmreport simulate`) for learning and benchmarks. The binary
-//! (`src/main.rs` and its `cli` module) holds one thin file per command,
-//! the exit codes and everything process-wide (allocator, malloc settings,
-//! panic hook); the library never ends the process, prints no result and
-//! changes no process-wide setting.
+//! This is a library (`rsmreport_cli`) so that the binary (`src/main.rs`:
+//! the global allocator and [`main`]) and the Python module (`python/`,
+//! which links this crate and calls [`main_with`]) run the same command
+//! line: the same arguments, output bytes and exit codes. Only this crate
+//! prints and picks exit codes; the libraries below it never do.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
-// Leaf modules.
-pub mod error;
-pub mod provenance;
-pub mod pyrepr;
-pub mod schema;
-pub mod table;
-
-// Stages.
-pub mod analysis;
-pub mod config;
-pub mod gates;
-pub mod input;
-pub mod metrics;
-pub mod output;
-pub mod plots;
-pub mod preprocess;
-pub mod render;
-
-// Report kinds.
-pub mod kinds;
-
-// Aside.
+pub mod cli;
 pub mod simulate;
+
+use clap::{Parser, Subcommand};
+use cli::summarize::SummaryOrder;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "rsmreport",
+    version,
+    about = "Evaluation reports for automated scoring engines, with the numbers of RSMTool's rsmeval",
+    long_about = None
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Print nothing but errors and failed quality gates.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate the predictions of an experiment and write every table.
+    Build {
+        /// The experiment definition (`.toml`, or an rsmeval `.json` config).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+        /// Quality gates to evaluate besides the experiment's own (a TOML file with
+        /// [[gates]] tables and/or gates_preset); a failed gate exits with code 3.
+        #[arg(long, value_name = "FILE")]
+        gates: Option<PathBuf>,
+    },
+    /// Validate the experiment and its data and print what a build would do; writes nothing.
+    Check {
+        /// The experiment definition (`.toml`, or an rsmeval `.json` config).
+        experiment: PathBuf,
+        /// A gates file, as for `build`.
+        #[arg(long, value_name = "FILE")]
+        gates: Option<PathBuf>,
+    },
+    /// Compare two archived output folders (of `build`, or of RSMTool's rsmeval/rsmtool):
+    /// paired differences with intervals, p-values and verdicts.
+    Compare {
+        /// The baseline's experiment folder (or its output/ subfolder).
+        baseline: PathBuf,
+        /// The candidate's experiment folder (or its output/ subfolder).
+        candidate: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+        /// A compare.toml (labels, score type, subgroups, [intervals], [margins]).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Quality gates (a TOML file with [[gates]] tables and/or gates_preset): on the
+        /// candidate's statistics, and delta.* gates on the differences; a failed gate
+        /// exits with code 3.
+        #[arg(long, value_name = "FILE")]
+        gates: Option<PathBuf>,
+        /// Compare two folders that share no response (a new test form, a new sample):
+        /// unpaired differences, no verdict stronger than "likely".
+        #[arg(long)]
+        unpaired: bool,
+    },
+    /// Summarize archived output folders of model versions: one row per version with
+    /// intervals, the difference of each from a baseline with its verdict, trend figures.
+    Summarize {
+        /// The experiment folders (of `build`, or of RSMTool's rsmeval/rsmtool).
+        #[arg(required = true, value_name = "DIR")]
+        folders: Vec<PathBuf>,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+        /// The folder the others are compared with [default: the first]; summarized too
+        /// when it is not among the folders.
+        #[arg(long, value_name = "DIR")]
+        baseline: Option<PathBuf>,
+        /// The order of the rows: as given, or by model_version (numbers compared as numbers).
+        #[arg(long, value_enum, default_value_t = SummaryOrder::Given)]
+        order: SummaryOrder,
+        /// The summary's id, the prefix of its files.
+        #[arg(long, default_value = "versions")]
+        id: String,
+    },
+    /// Agreement among raters of an annotation file (no system score): every
+    /// coefficient with its interval, pairs, categories, the classification view.
+    Agree {
+        /// The agreement experiment (`.toml`).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
+    /// Generated text against references: BLEU, chrF, TER (sacreBLEU), WER, CER
+    /// (jiwer), sacreBLEU's paired bootstrap, intervals and verdicts against a baseline.
+    Sequence {
+        /// The experiment file (`.toml`: predictions_file or references + [systems]).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
+    /// Span annotations: agreement among annotators (pairwise F1 under four
+    /// criteria) and, against a reference, seqeval and nervaluate scores with
+    /// intervals and verdicts against a baseline.
+    Spans {
+        /// The spans experiment (`.toml`).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
+    /// Audit pairwise preference annotations: how strongly each annotator follows a
+    /// reference annotator (Feedback Forensics' metrics, seeded intervals, a report).
+    Preferences {
+        /// The experiment file (`.toml`: pairs_file, reference_column, annotator_columns, ...).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
+    /// Classifiers against gold labels: per-class and averaged metrics, curves,
+    /// calibration, intervals and paired verdicts against a baseline.
+    Classify {
+        /// The experiment file (`.toml`: predictions_file, gold_column, system_columns, ...).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
+    /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
+    /// with a scale file and a matching experiment file.
+    #[command(long_about = cli::simulate::SIMULATE_ABOUT)]
+    Simulate(Box<cli::simulate::SimulateArgs>),
+}
+
+/// The binary's whole run: parses the command line first, while no other
+/// thread exists, so that the process-wide settings can depend on the
+/// command (glibc's malloc thresholds for `classify`,
+/// [`cli::process::install`]), then runs it. The Python module calls
+/// [`main_with`] instead, which changes no process-wide setting.
+pub fn main() -> ExitCode {
+    let parsed = Cli::try_parse_from(std::env::args_os());
+    let classify = matches!(
+        parsed,
+        Ok(Cli {
+            command: Command::Classify { .. },
+            ..
+        })
+    );
+    cli::process::install(classify);
+    ExitCode::from(run_parsed(parsed))
+}
+
+/// The whole command line on `args` (the program's name first): parses
+/// them (usage errors and `--help` print as clap prints them), runs the
+/// command, prints an error with its whole chain, and returns the exit
+/// code. Never ends the process: the Python module's entry (the binary's
+/// `main` parses before its process-wide settings, then [`run_parsed`]).
+pub fn main_with(args: impl IntoIterator<Item = OsString>) -> u8 {
+    run_parsed(Cli::try_parse_from(args))
+}
+
+/// [`main_with`] once the arguments are parsed.
+fn run_parsed(parsed: Result<Cli, clap::Error>) -> u8 {
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) => {
+            // What `Cli::parse` does before it exits: help and version on
+            // stdout (exit 0), usage errors on stderr (exit 2).
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    cli::set_quiet(cli.quiet);
+    cli::progress::install();
+    let result = run(cli);
+    cli::progress::clear();
+    match result {
+        Ok(()) => 0,
+        Err(error) => {
+            cli::warn(&format!("error: {error:#}"));
+            cli::exit_code(&error)
+        }
+    }
+}
+
+/// Hands each command to its file in `cli`.
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Build {
+            experiment,
+            output,
+            gates,
+        } => cli::build::run(&experiment, output, gates.as_deref()),
+        Command::Check { experiment, gates } => cli::check::run(&experiment, gates.as_deref()),
+        Command::Compare {
+            baseline,
+            candidate,
+            output,
+            config,
+            gates,
+            unpaired,
+        } => cli::compare::run(cli::compare::CompareArgs {
+            baseline: &baseline,
+            candidate: &candidate,
+            output,
+            config: config.as_deref(),
+            gates: gates.as_deref(),
+            unpaired,
+        }),
+        Command::Summarize {
+            folders,
+            output,
+            baseline,
+            order,
+            id,
+        } => cli::summarize::run(cli::summarize::SummarizeArgs {
+            folders,
+            output,
+            baseline,
+            order,
+            id,
+        }),
+        Command::Agree { experiment, output } => cli::agree::run(&experiment, output),
+        Command::Sequence { experiment, output } => cli::sequence::run(&experiment, output),
+        Command::Spans { experiment, output } => cli::spans::run(&experiment, output),
+        Command::Preferences { experiment, output } => cli::preferences::run(&experiment, output),
+        Command::Classify { experiment, output } => cli::classify::run(&experiment, output),
+        Command::Simulate(args) => cli::simulate::run(*args),
+    }
+}

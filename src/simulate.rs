@@ -59,9 +59,9 @@
 //! responses have a second score and nothing else. The data do not depend on
 //! the chunk size used to stream them.
 
-use crate::pyrepr::py_float;
-use crate::table::{Cell, Column, Table, Values};
 use anyhow::{bail, ensure, Result};
+use rsmreport_core::pyrepr::py_float;
+use rsmreport_core::table::{Cell, Column, Table, Values};
 
 /// Column names of the predictions file.
 pub const ID_COLUMN: &str = "response_id";
@@ -998,17 +998,20 @@ fn chunk_table(spec: &SimulationSpec, rows: usize, cells: ChunkColumns) -> Table
     let text_h1 = spec.non_numeric > 0.0;
     let text_system = spec.non_numeric > 0.0;
     let with_h2 = spec.double_scored > 0.0;
-    let mut columns = vec![Column::new(ID_COLUMN, crate::table::text_values(ids))];
+    let mut columns = vec![Column::new(
+        ID_COLUMN,
+        rsmreport_core::table::text_values(ids),
+    )];
     for (g, values) in spec.subgroups.iter().zip(groups) {
         columns.push(Column::new(
             g.name.clone(),
-            crate::table::text_values(values),
+            rsmreport_core::table::text_values(values),
         ));
     }
     columns.push(Column::new(
         H1_COLUMN,
         if text_h1 {
-            crate::table::text_values(h1_text)
+            rsmreport_core::table::text_values(h1_text)
         } else {
             Values::Int(h1_int)
         },
@@ -1034,7 +1037,7 @@ fn chunk_table(spec: &SimulationSpec, rows: usize, cells: ChunkColumns) -> Table
     columns.push(Column::new(
         SYSTEM_COLUMN,
         if text_system {
-            crate::table::text_values(sys_text)
+            rsmreport_core::table::text_values(sys_text)
         } else {
             Values::Float(sys_float)
         },
@@ -1191,8 +1194,8 @@ pub fn experiment_toml(spec: &SimulationSpec, paths: &ConfigPaths) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::association::pearson;
-    use crate::metrics::summary::{mean, sd};
+    use rsmreport_metrics::association::pearson;
+    use rsmreport_metrics::summary::{mean, sd};
 
     fn int_column(t: &Table, name: &str) -> Vec<f64> {
         t.column(name).unwrap().values.to_numeric()
@@ -1293,8 +1296,9 @@ mod tests {
         .unwrap();
         let names: Vec<&str> = t.names();
         assert_eq!(names, ["response_id", "L1", "gender", "h1", "h2", "system"]);
-        let frame = crate::table::Frame::new("t", None, t.columns.clone());
-        let csv = String::from_utf8(crate::output::write::to_delimited(&frame, b',')).unwrap();
+        let frame = rsmreport_core::table::Frame::new("t", None, t.columns.clone());
+        let csv =
+            String::from_utf8(rsmreport_io::output::write::to_delimited(&frame, b',')).unwrap();
         assert_eq!(csv, PINNED_CSV, "got:\n{csv}");
     }
 

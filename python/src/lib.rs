@@ -3,7 +3,7 @@
 //! It calls the library's one entry point and nothing else: a kind's
 //! `load`/`request` (its configuration, as the command line reads it),
 //! `rsmreport::kinds::run`, and the [`Outcome`]'s tables, summary, gates
-//! and files; errors keep their class (`rsmreport::error::class`) and the
+//! and files; errors keep their class (`rsmreport_core::error::class`) and the
 //! command line's `error:` text, and become `rsmreport.ConfigError` (exit
 //! code 2) or `rsmreport.DataError` (1); a panic is caught here and becomes
 //! `rsmreport.InternalError`. Every run releases the GIL. The command line
@@ -14,28 +14,17 @@
 //! The Python half (`python/rsmreport/`) turns what this gives into
 //! DataFrames and the result object.
 
-// (Not in this crate's own test build: the binary's unit tests name its
-// crate root's items, and they run with the binary.)
-#[cfg(not(test))]
-#[allow(dead_code, unused_imports, clippy::all)]
-#[path = "../../src/main.rs"]
-mod binary;
-
-// The binary's `say!` macro names `$crate::cli`.
-#[cfg(not(test))]
-use binary::cli;
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
-use rsmreport::error::Class;
 use rsmreport::kinds::{
     self, agree, classify, compare, evaluation, preferences, sequence, spans, summarize,
 };
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
+use rsmreport_core::error::Class;
 use sha2::{Digest, Sha256};
 
 /// The exception of class `name` in `rsmreport._errors` with `message`.
@@ -53,7 +42,7 @@ fn exception(py: Python<'_>, name: &str, message: String) -> PyErr {
 /// A failed run as its Python exception: the command line's `error:` text
 /// (the whole chain), the class from the error's type.
 fn run_error(py: Python<'_>, error: &anyhow::Error) -> PyErr {
-    let name = match rsmreport::error::class(error) {
+    let name = match rsmreport_core::error::class(error) {
         Class::Config => "ConfigError",
         Class::Data => "DataError",
     };
@@ -115,7 +104,7 @@ fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
         (serde_json::to_string_pretty(&value)?, "json")
     } else {
         let text = toml::to_string(&value).map_err(|e| {
-            rsmreport::error::config(anyhow::anyhow!(
+            rsmreport_core::error::config(anyhow::anyhow!(
                 "the configuration dict cannot be written as TOML ({e}); use strings, numbers, \
                  booleans, lists and dicts (no None)"
             ))
@@ -125,7 +114,7 @@ fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
     let name = value
         .get("experiment_id")
         .and_then(|v| v.as_str())
-        .filter(|s| rsmreport::schema::check_file_name_part(s, "experiment_id").is_ok())
+        .filter(|s| rsmreport_core::schema::check_file_name_part(s, "experiment_id").is_ok())
         .unwrap_or(kind)
         .to_string();
     let digest = Sha256::digest(format!("{name}\n{text}").as_bytes());
@@ -174,7 +163,7 @@ fn unused_tables(args: &Args, known: &[&str]) -> anyhow::Result<()> {
         .iter()
         .find(|(r, _)| !known.contains(&r.as_str()))
     {
-        Some((role, _)) => Err(rsmreport::error::config(anyhow::anyhow!(
+        Some((role, _)) => Err(rsmreport_core::error::config(anyhow::anyhow!(
             "{} reads no {role} table",
             args.kind
         ))),
@@ -192,9 +181,9 @@ fn build_config(args: &Args) -> anyhow::Result<evaluation::BuildConfig> {
     }
     if let Some(p) = table(args, "scale") {
         match &mut cfg.exp.scale_with {
-            rsmreport::config::ScaleWith::File(file) => *file = p.clone(),
+            rsmreport_config::ScaleWith::File(file) => *file = p.clone(),
             _ => {
-                return Err(rsmreport::error::config(anyhow::anyhow!(
+                return Err(rsmreport_core::error::config(anyhow::anyhow!(
                     "scale= is a scale table, but the experiment's scale_with names no file; \
                      set scale_with to the file the table replaces"
                 )))
@@ -206,15 +195,15 @@ fn build_config(args: &Args) -> anyhow::Result<evaluation::BuildConfig> {
 
 /// `sequence`'s configuration with its segment table (Input A) given as
 /// data in place of `predictions_file`.
-fn sequence_config(args: &Args) -> anyhow::Result<rsmreport::config::sequence::SequenceConfig> {
-    use rsmreport::config::sequence::Source;
+fn sequence_config(args: &Args) -> anyhow::Result<rsmreport_config::sequence::SequenceConfig> {
+    use rsmreport_config::sequence::Source;
     unused_tables(args, &["predictions"])?;
     let mut cfg = sequence::load(&needed(args)?)?;
     if let Some(p) = table(args, "predictions") {
         match &mut cfg.source {
             Source::Table { file, .. } => *file = p.clone(),
             _ => {
-                return Err(rsmreport::error::config(anyhow::anyhow!(
+                return Err(rsmreport_core::error::config(anyhow::anyhow!(
                     "predictions= is the segment table of predictions_file, but the experiment \
                      names no predictions_file (it reads text files or only log-probabilities); \
                      set predictions_file with reference_columns and system_columns"
@@ -228,12 +217,12 @@ fn sequence_config(args: &Args) -> anyhow::Result<rsmreport::config::sequence::S
 /// `spans`' configuration with its span table (`format = "table"`) and
 /// documents table given as data in place of `input_file` and
 /// `documents_file`.
-fn spans_config(args: &Args) -> anyhow::Result<rsmreport::config::spans::SpansConfig> {
+fn spans_config(args: &Args) -> anyhow::Result<rsmreport_config::spans::SpansConfig> {
     unused_tables(args, &["spans", "documents"])?;
     let mut cfg = spans::load(&needed(args)?)?;
     if let Some(p) = table(args, "spans") {
-        if cfg.format != rsmreport::config::spans::Format::Table {
-            return Err(rsmreport::error::config(anyhow::anyhow!(
+        if cfg.format != rsmreport_config::spans::Format::Table {
+            return Err(rsmreport_core::error::config(anyhow::anyhow!(
                 "spans= is a span table, but the experiment's format is not \"table\" (its \
                  input_file is JSON lines or CoNLL text, which is read from a file)"
             )));
@@ -257,7 +246,9 @@ fn go<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<Ra
         config,
         destination,
     })?;
-    let written = outcome.write()?;
+    // The notes (stale temporary folders removed) are the command line's
+    // to print; the module prints nothing.
+    let written = outcome.write()?.files;
     Ok(Ran { outcome, written })
 }
 
@@ -267,7 +258,7 @@ fn needed(args: &Args) -> anyhow::Result<PathBuf> {
     match (&args.config, &args.config_json) {
         (Some(path), _) => Ok(path.clone()),
         (None, Some(json)) => config_file(&args.kind, json),
-        (None, None) => Err(rsmreport::error::config(anyhow::anyhow!(
+        (None, None) => Err(rsmreport_core::error::config(anyhow::anyhow!(
             "{} needs a configuration (a path or a dict)",
             args.kind
         ))),
@@ -310,7 +301,7 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
                 "given" => summarize::run::Order::Given,
                 "model_version" | "model-version" => summarize::run::Order::ModelVersion,
                 other => {
-                    return Err(rsmreport::error::config(anyhow::anyhow!(
+                    return Err(rsmreport_core::error::config(anyhow::anyhow!(
                         "order = {other:?}: it is \"given\" or \"model_version\""
                     )))
                 }
@@ -346,7 +337,7 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
         }
         "sequence" => go::<sequence::Sequence>(sequence_config(&args)?, destination),
         "spans" => go::<spans::Spans>(spans_config(&args)?, destination),
-        other => Err(rsmreport::error::config(anyhow::anyhow!(
+        other => Err(rsmreport_core::error::config(anyhow::anyhow!(
             "unknown report kind {other}"
         ))),
     }
@@ -452,7 +443,7 @@ impl NativeOutcome {
                     .tables()
                     .iter()
                     .map(|frame| {
-                        let file = rsmreport::output::csv_file(&id, frame);
+                        let file = rsmreport_io::output::csv_file(&id, frame);
                         (frame.name.clone(), PyBytes::new(py, &file.bytes))
                     })
                     .collect()
@@ -502,7 +493,9 @@ impl NativeOutcome {
     /// relative to it.
     #[pyo3(signature = (dir, overwrite=false))]
     fn save(&self, py: Python<'_>, dir: PathBuf, overwrite: bool) -> PyResult<Vec<PathBuf>> {
-        guarded(py, || self.with(|o| o.save(&dir, overwrite)))
+        guarded(py, || {
+            self.with(|o| o.save(&dir, overwrite).map(|w| w.files))
+        })
     }
 }
 
@@ -513,7 +506,7 @@ impl NativeOutcome {
 #[pyfunction]
 fn cli_main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> PyResult<u8> {
     use std::io::Write;
-    let code = py.detach(|| catch_unwind(|| binary::main_with(argv)));
+    let code = py.detach(|| catch_unwind(|| rsmreport_cli::main_with(argv)));
     let _ = std::io::stdout().flush();
     match code {
         Ok(code) => Ok(code),

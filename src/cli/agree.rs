@@ -6,6 +6,6 @@ use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs) -> anyhow::Result<()> {
     let config =
-        rsmreport::config::kind_hint::with_hint(agree::load(experiment), "agree", experiment)?;
+        rsmreport_config::kind_hint::with_hint(agree::load(experiment), "agree", experiment)?;
     run_kind::<agree::Agree>(config, output.destination())
 }

@@ -6,7 +6,7 @@ use rsmreport::kinds::evaluation;
 use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs, gates: Option<&Path>) -> anyhow::Result<()> {
-    let config = rsmreport::config::kind_hint::with_hint(
+    let config = rsmreport_config::kind_hint::with_hint(
         evaluation::load(experiment, gates),
         "build",
         experiment,

@@ -6,10 +6,7 @@ use rsmreport::kinds::classify;
 use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs) -> anyhow::Result<()> {
-    let config = rsmreport::config::kind_hint::with_hint(
-        classify::load(experiment),
-        "classify",
-        experiment,
-    )?;
+    let config =
+        rsmreport_config::kind_hint::with_hint(classify::load(experiment), "classify", experiment)?;
     run_kind::<classify::Classify>(config, output.destination())
 }

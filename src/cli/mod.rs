@@ -76,12 +76,12 @@ impl fmt::Display for GatesFailed {
 impl std::error::Error for GatesFailed {}
 
 /// The exit code of an error: 3 for failed gates, else its class's
-/// (`rsmreport::error`: 2 configuration, 1 data).
+/// (`rsmreport_core::error`: 2 configuration, 1 data).
 pub fn exit_code(error: &anyhow::Error) -> u8 {
     if error.is::<GatesFailed>() {
         3
     } else {
-        rsmreport::error::class(error).exit_code()
+        rsmreport_core::error::class(error).exit_code()
     }
 }
 
@@ -103,7 +103,12 @@ pub fn run_kind<K: Kind>(config: K::Config, destination: Destination) -> anyhow:
 /// failed (every file was written).
 pub fn finish(outcome: Outcome) -> anyhow::Result<()> {
     let written = match outcome.write() {
-        Ok(written) => written,
+        Ok(written) => {
+            for note in &written.notes {
+                warn(note);
+            }
+            written.files
+        }
         Err(e) => {
             // Ending now: leave the run's allocations to the OS (below).
             std::mem::forget(outcome);

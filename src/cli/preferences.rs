@@ -6,7 +6,7 @@ use rsmreport::kinds::preferences;
 use std::path::Path;
 
 pub fn run(experiment: &Path, output: OutputArgs) -> anyhow::Result<()> {
-    let config = rsmreport::config::kind_hint::with_hint(
+    let config = rsmreport_config::kind_hint::with_hint(
         preferences::load(experiment),
         "preferences",
         experiment,

@@ -8,7 +8,7 @@
 //! terminal, and the SIGBUS handler that lets the library map large input
 //! files ([`handle_bus_error`]).
 
-use rsmreport::input::{allocation_limit, guarded_file, in_guarded_parser};
+use rsmreport_io::input::{allocation_limit, guarded_file, in_guarded_parser};
 use std::alloc::{GlobalAlloc, Layout, System};
 
 /// Everything process-wide, in `main` before any other thread starts:
@@ -42,7 +42,7 @@ fn handle_bus_error() {
         // async-signal-safe `write` and `_exit`.
         let previous = unsafe { sys::signal(sys::SIGBUS, on_bus_error as *const () as usize) };
         if previous != sys::SIG_ERR {
-            rsmreport::input::mapped::allow_mapping();
+            rsmreport_io::input::mapped::allow_mapping();
         }
     }
 }
@@ -50,7 +50,7 @@ fn handle_bus_error() {
 #[cfg(target_os = "linux")]
 extern "C" fn on_bus_error(_signal: i32) {
     let mut name = [0u8; 1024];
-    let len = rsmreport::input::mapped::mapped_file(&mut name);
+    let len = rsmreport_io::input::mapped::mapped_file(&mut name);
     let write = |bytes: &[u8]| {
         // SAFETY: writes the bytes of a live slice to stderr.
         unsafe { sys::write(2, bytes.as_ptr(), bytes.len()) };
@@ -70,7 +70,7 @@ extern "C" fn on_bus_error(_signal: i32) {
 
 /// The system allocator, except that an allocation larger than the
 /// computer's memory requested while a parser reads a file (inside
-/// `rsmreport::input`'s guarded parsers) ends the process with an error
+/// `rsmreport_io::input`'s guarded parsers) ends the process with an error
 /// naming the file and exit code 1, rather than aborting with "memory
 /// allocation failed".
 pub struct ParserAllocator;

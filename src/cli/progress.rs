@@ -6,7 +6,7 @@
 //! so pipes, files and CI logs never see it, and the outputs are the same
 //! bytes either way.
 //!
-//! The stages are the library's own [`rsmreport::provenance::timed`]
+//! The stages are the library's own [`rsmreport_core::provenance::timed`]
 //! stages, reported through its stage hook: nothing is threaded through
 //! the maths, and the library draws nothing. Before anything else reaches
 //! the terminal (the command's last lines, an error), [`clear`] removes the
@@ -79,7 +79,7 @@ pub fn install() {
             .map_or(DELAY, Duration::from_millis),
         shown: false,
     });
-    rsmreport::provenance::set_stage_hook(stage);
+    rsmreport_core::provenance::set_stage_hook(stage);
     std::thread::spawn(|| loop {
         std::thread::sleep(TICK);
         let mut guard = lock();

@@ -2,9 +2,10 @@
 //! with a scale file and a matching experiment file. Its options are
 //! defined here (the clap `Args` of the `simulate` subcommand).
 
+use crate::simulate;
 use anyhow::{bail, Context, Result};
-use rsmreport::output::file::TableFormat;
-use rsmreport::{output, simulate};
+use rsmreport_io::output;
+use rsmreport_io::output::file::TableFormat;
 use std::path::{Path, PathBuf};
 
 pub const SIMULATE_ABOUT: &str = "\
@@ -195,7 +196,7 @@ struct Plan {
     out: PathBuf,
     format: TableFormat,
     /// The scale file with its format and its rows, drawn up front.
-    scale: Option<(PathBuf, TableFormat, rsmreport::table::Table)>,
+    scale: Option<(PathBuf, TableFormat, rsmreport_core::table::Table)>,
     write_config: Option<PathBuf>,
     force: bool,
 }
@@ -258,7 +259,7 @@ fn plan(args: SimulateArgs) -> Result<Plan> {
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
-    let mut plan = plan(args).map_err(rsmreport::error::config)?;
+    let mut plan = plan(args).map_err(rsmreport_core::error::config)?;
     let sim = &mut plan.sim;
     let chunks = std::iter::from_fn(|| sim.next_chunk(1 << 16));
     output::file::write_table_chunks(&plan.out, plan.format, plan.force, chunks)?;

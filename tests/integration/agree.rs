@@ -14,9 +14,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rsmreport::metrics::raters::alpha::{AlphaBootstrap, Level};
-use rsmreport::metrics::raters::rows::coefficient_rows;
-use rsmreport::metrics::raters::{positions, CountTables};
+use rsmreport_metrics::raters::alpha::{AlphaBootstrap, Level};
+use rsmreport_metrics::raters::rows::coefficient_rows;
+use rsmreport_metrics::raters::{positions, CountTables};
 use tempfile::TempDir;
 
 use crate::common::{self, table, Run};

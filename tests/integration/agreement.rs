@@ -1,7 +1,7 @@
 //! The agreement fixtures (`tests/fixtures/agreement`, copied from
 //! `../shared/spec/fixtures/agreement` without the `ff-*` pairwise cases):
 //! every value of every case's `expected.json` is recomputed from the input
-//! file with `rsmreport::metrics::raters` and `metrics::classification`,
+//! file with `rsmreport_metrics::raters` and `metrics::classification`,
 //! and compared with `|a - e| <= 1e-9 |e| + 1e-12` (the fixture README's
 //! tolerance; NaN only matches NaN, integers exactly).
 //!
@@ -15,13 +15,13 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rsmreport::metrics::classification as clf;
-use rsmreport::metrics::raters::alpha::{krippendorff_alpha, Level};
-use rsmreport::metrics::raters::chance;
-use rsmreport::metrics::raters::fleiss::fleiss_kappa_complete;
-use rsmreport::metrics::raters::icc::{f_ppf, icc, ICC_NAMES};
-use rsmreport::metrics::raters::pairs::{self, TableMethod};
-use rsmreport::metrics::raters::{positions, CountTables, Estimate, Kernel, PairTable, Weights};
+use rsmreport_metrics::classification as clf;
+use rsmreport_metrics::raters::alpha::{krippendorff_alpha, Level};
+use rsmreport_metrics::raters::chance;
+use rsmreport_metrics::raters::fleiss::fleiss_kappa_complete;
+use rsmreport_metrics::raters::icc::{f_ppf, icc, ICC_NAMES};
+use rsmreport_metrics::raters::pairs::{self, TableMethod};
+use rsmreport_metrics::raters::{positions, CountTables, Estimate, Kernel, PairTable, Weights};
 use serde_json::Value;
 
 use super::common::manifest_dir;
@@ -71,7 +71,7 @@ impl Actual {
             ("t_df", e.df),
             (
                 "t_quantile_0975",
-                rsmreport::metrics::distributions::t_ppf(0.975, e.df),
+                rsmreport_metrics::distributions::t_ppf(0.975, e.df),
             ),
         ] {
             self.num(format!("{path}.{k}"), v);

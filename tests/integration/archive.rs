@@ -1,4 +1,4 @@
-//! The archive reader (`rsmreport::input::archive`, compare spec 1): real
+//! The archive reader (`rsmreport_io::input::archive`, compare spec 1): real
 //! rsmeval output folders (the fixtures' `expected/` folders, ours and,
 //! when `../shared` is beside the clone, the reference's csv, tsv and xlsx
 //! ones), an `rsmreport build` folder, and every bad folder of spec 5 that
@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rsmreport::input::archive::{self, Format, Problem};
+use rsmreport_io::input::archive::{self, Format, Problem};
 use tempfile::TempDir;
 
 use crate::common;
@@ -65,8 +65,8 @@ fn eval_n(a: &archive::Archive) -> usize {
     let eval = a.table("eval").unwrap();
     let n = eval.column("N").unwrap();
     match n.values.cell(0) {
-        rsmreport::table::Cell::Int(v) => v as usize,
-        rsmreport::table::Cell::Float(v) => v as usize,
+        rsmreport_core::table::Cell::Int(v) => v as usize,
+        rsmreport_core::table::Cell::Float(v) => v as usize,
         other => panic!("N is {other:?}"),
     }
 }
@@ -136,7 +136,7 @@ fn archive_reads_an_rsmreport_build_folder() {
     let labels = eval.column(archive::INDEX).unwrap();
     assert_eq!(
         labels.values.cell(1),
-        rsmreport::table::Cell::Text("scale_trim".into())
+        rsmreport_core::table::Cell::Text("scale_trim".into())
     );
 }
 

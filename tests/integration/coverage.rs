@@ -18,8 +18,8 @@
 use std::path::Path;
 
 use rsmreport::analysis::intervals::{compute, IntervalResults};
-use rsmreport::config::{self, intervals::Intervals, ConfigKind, Experiment};
-use rsmreport::simulate::{SimulationSpec, Simulator};
+use rsmreport_cli::simulate::{SimulationSpec, Simulator};
+use rsmreport_config::{self as config, intervals::Intervals, ConfigKind, Experiment};
 
 /// The statistics studied: (`_ci` source, metric, name in the table).
 const STATS: [(&str, &str, &str); 6] = [
@@ -79,7 +79,7 @@ fn evaluate(
             let labels: Vec<String> = match &frame.index {
                 Some(ix) => (0..ix.len())
                     .map(|i| match ix.cell(i) {
-                        rsmreport::table::Cell::Text(s) => s,
+                        rsmreport_core::table::Cell::Text(s) => s,
                         _ => String::new(),
                     })
                     .collect(),

@@ -385,7 +385,7 @@ fn errors_damaged_file_that_panics_the_parser() {
         *b = 106;
     }
     fs::write(&path, &bytes).unwrap();
-    let found = rsmreport::input::read_table(&path, &["id"])
+    let found = rsmreport_io::input::read_table(&path, &["id"])
         .is_err_and(|e| format!("{e:#}").contains("it is damaged or not a parquet file ("));
     if !found {
         eprintln!("skipped: no one-byte change makes the parquet reader panic any more");

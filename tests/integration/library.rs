@@ -7,11 +7,11 @@
 //! written.
 
 use crate::common::manifest_dir;
-use rsmreport::error::{class, Class};
 use rsmreport::kinds::{
     self, agree, classify, compare, evaluation, preferences, sequence, summarize,
 };
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
+use rsmreport_core::error::{class, Class};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -55,7 +55,7 @@ fn check_outcome(o: &Outcome, table_suffix: &str) {
     assert!(table_files > 0, "{}: no {table_suffix} file", o.kind);
     assert!(o.dir.is_none(), "{}: Nowhere has no folder", o.kind);
     assert!(
-        o.write().unwrap().is_empty(),
+        o.write().unwrap().files.is_empty(),
         "{}: Nowhere writes nothing",
         o.kind
     );
@@ -126,7 +126,7 @@ fn library_compares_and_summarizes_saved_outcomes() {
     let b = tmp.path().join("b");
     for (exp, dir) in [("exp.toml", &a), ("gates-fail/exp.toml", &b)] {
         let o = compute::<evaluation::Build>(evaluation::load(&example(exp), None).unwrap());
-        let written = o.save(dir, false).unwrap();
+        let written = o.save(dir, false).unwrap().files;
         assert_eq!(written.len(), o.files().unwrap().len());
         // Saving again needs force, and never writes into an input.
         assert_eq!(class(&o.save(dir, false).unwrap_err()), Class::Config);
@@ -164,7 +164,7 @@ fn library_compares_and_summarizes_saved_outcomes() {
     })
     .unwrap();
     assert!(!out.exists(), "nothing is written before `write`");
-    let written = outcome.write().unwrap();
+    let written = outcome.write().unwrap().files;
     for f in outcome.files().unwrap() {
         if f.path.extension().is_some_and(|e| e == "csv") {
             assert_eq!(

@@ -81,6 +81,11 @@
 //!   progress`).
 //!
 //! See `tests/README.md` for the layout, the fixtures and how to refresh them.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "tests say what they compared and skipped"
+)]
 
 mod agree;
 mod agreement;

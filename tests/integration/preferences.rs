@@ -4,7 +4,7 @@
 //! For each `tests/fixtures/preferences/<case>/` (copies of the shared
 //! `fixtures/agreement/ff-*` cases: our own simulated and hand-made data)
 //! the test reads `case.toml` and `pairs.csv`, computes every value of
-//! `expected.json` with `rsmreport::metrics::preferences` (the summary's
+//! `expected.json` with `rsmreport_metrics::preferences` (the summary's
 //! vote counts, then for the whole table and for every subset value the
 //! overview and the per-annotator metrics) and compares them with the
 //! fixture's tolerance `|a - e| <= 1e-9 |e| + 1e-12` (integers exactly).
@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use rsmreport::metrics::preferences::{
+use rsmreport_metrics::preferences::{
     annotator_intervals, annotator_metrics, normalize_votes, overall_stats, text_len, vote_tables,
     BootstrapSpec, PairSet, Vote,
 };
@@ -971,28 +971,31 @@ fn preferences_every_input_format_gives_the_csvs_tables() {
         .collect();
     fs::write(root.join("pairs.jsonl"), jsonl).unwrap();
     // And as parquet and xlsx, written by rsmreport's own writers.
-    let columns: Vec<rsmreport::table::Column> = header
+    let columns: Vec<rsmreport_core::table::Column> = header
         .iter()
         .enumerate()
         .map(|(j, h)| {
             let cells = records.iter().map(|r| Some(r[j].as_str()));
-            rsmreport::table::Column::new(h.as_str(), rsmreport::table::text_values(cells))
+            rsmreport_core::table::Column::new(
+                h.as_str(),
+                rsmreport_core::table::text_values(cells),
+            )
         })
         .collect();
-    let table = rsmreport::table::Table {
+    let table = rsmreport_core::table::Table {
         columns: columns.clone(),
         nrows: records.len(),
     };
-    let parquet = rsmreport::output::file::TableFormat::Parquet;
-    rsmreport::output::file::write_table_chunks(
+    let parquet = rsmreport_io::output::file::TableFormat::Parquet;
+    rsmreport_io::output::file::write_table_chunks(
         &root.join("pairs.parquet"),
         parquet,
         false,
         [table],
     )
     .unwrap();
-    let frame = rsmreport::table::Frame::new("pairs", None, columns);
-    let xlsx = rsmreport::output::write::to_xlsx(&frame, 0).unwrap();
+    let frame = rsmreport_core::table::Frame::new("pairs", None, columns);
+    let xlsx = rsmreport_io::output::write::to_xlsx(&frame, 0).unwrap();
     fs::write(root.join("pairs.xlsx"), xlsx).unwrap();
     for ext in ["tsv", "jsonl", "parquet", "xlsx"] {
         let toml = SMALL_TOML.replace("pairs.csv", &format!("pairs.{ext}"));

@@ -172,7 +172,7 @@ fn prmse_columns(path: &Path) -> [Vec<f64>; 5] {
 /// the `raw` row of `true_score_eval_all_raters` is the same PRMSE.
 #[test]
 fn raters_prmse_rsmtool_four_rater_pins() {
-    use rsmreport::metrics::prmse::true_score_basis;
+    use rsmreport_metrics::prmse::true_score_basis;
     let near = |a: f64, b: f64, what: &str| {
         assert!((a - b).abs() <= 5e-8, "{what}: {a} vs {b} (7 decimals)")
     };

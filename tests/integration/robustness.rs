@@ -28,9 +28,9 @@ use tempfile::TempDir;
 
 use crate::common::table::{read_table, Cell, Table as OutTable};
 use crate::common::{self, Run};
-use rsmreport::config::{self, ConfigKind};
-use rsmreport::input;
-use rsmreport::table::Values;
+use rsmreport_config::{self as config, ConfigKind};
+use rsmreport_core::table::Values;
+use rsmreport_io::input;
 
 // ---------------------------------------------------------------------------
 // Degenerate data: builds, with the reference's values

@@ -102,14 +102,14 @@ impl Rows {
             .map(str::to_string)
             .collect();
         let names: Vec<&str> = header.iter().map(String::as_str).collect();
-        let table = rsmreport::input::read_table(path, &names).unwrap();
+        let table = rsmreport_io::input::read_table(path, &names).unwrap();
         let cols: Vec<(String, Vec<Option<String>>)> = header
             .iter()
             .map(|h| {
                 let c = table.column(h).unwrap();
                 let v = (0..table.nrows)
                     .map(|i| match c.values.cell(i) {
-                        rsmreport::table::Cell::Text(s) => Some(s),
+                        rsmreport_core::table::Cell::Text(s) => Some(s),
                         _ => None,
                     })
                     .collect();

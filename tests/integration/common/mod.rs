@@ -361,7 +361,7 @@ pub fn truncate(s: &str, n: usize) -> String {
 /// True if `text` contains `n` as a whole number (not as part of a longer
 /// number such as `1600` for `60`).
 pub fn contains_number(text: &str, n: u64) -> bool {
-    let grouped = rsmreport::render::format::thousands(n);
+    let grouped = rsmreport_report::render::format::thousands(n);
     contains_digits(text, &grouped) || contains_digits(text, &n.to_string())
 }
 

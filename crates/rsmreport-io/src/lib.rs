@@ -1,0 +1,15 @@
+//! rsmreport-io: reading and writing files, the two ends of every run.
+//!
+//! * [`input`] (stage 2): csv, tsv, xlsx, jsonl and parquet readers with
+//!   pandas-like type inference, guarded third-party parsers, archived
+//!   output folders;
+//! * [`output`] (stage 7): the bytes of every table format and the only
+//!   code that writes files (output folder checks, `--force`, the
+//!   temporary folder moved into place when complete).
+//!
+//! Depends on `rsmreport-core` only: it knows no configuration, no
+//! statistic and no report kind.
+#![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
+
+pub mod input;
+pub mod output;

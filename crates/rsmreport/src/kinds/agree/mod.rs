@@ -1,0 +1,151 @@
+//! `rsmreport agree EXP` (`spec/agreement.md` 1.2, 3, 4, 6, 7): agreement
+//! among raters of an annotation file with no system score.
+//!
+//! * [`read`]: the annotation file, coded and checked, with its checksum.
+//! * [`run`]: every number (the analysis stage's rater analyses, shared
+//!   with `build`).
+//! * [`tables`]: the tables of spec 3 and 4, `<id>_agree.json`, and the
+//!   headline rows and verdict the report and the terminal share.
+//! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
+//! * this file: the kind's contract ([`Agree`], run by
+//!   [`crate::kinds::run`]), its files and terminal lines.
+//!
+//! Command assembly: reads the annotation file (in `read` only), defines no
+//! statistic of its own, and writes only through the output stage. Must not
+//! touch `evaluation`, `compare` or the metrics it calls.
+
+pub mod read;
+pub mod report;
+pub mod run;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::agreement::run::Agreement;
+use rsmreport_config::agree::AgreeConfig;
+use rsmreport_core::provenance::timed;
+use rsmreport_io::output::OutputFile;
+use rsmreport_report::render::context::InputCtx;
+use tables::{headline, verdict};
+
+/// `rsmreport agree`: run it with [`crate::kinds::run`].
+pub struct Agree;
+
+/// Reads and validates an agree experiment file (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<AgreeConfig> {
+    rsmreport_config::agree::load(path).map_err(rsmreport_core::error::config)
+}
+
+impl super::Kind for Agree {
+    type Config = AgreeConfig;
+    const NAME: &'static str = "agree";
+
+    fn default_dir(cfg: &AgreeConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.experiment_id))
+    }
+
+    fn inputs(cfg: &AgreeConfig) -> Vec<PathBuf> {
+        vec![cfg.origin.clone(), cfg.annotations_path.clone()]
+    }
+
+    fn compute(cfg: AgreeConfig) -> anyhow::Result<Box<dyn super::Report>> {
+        let (ratings, input) = read::read(&cfg)?;
+        let agreement = run::run(&cfg, ratings);
+        Ok(Box::new(Computed {
+            agreement,
+            cfg,
+            input,
+        }))
+    }
+}
+
+/// A finished agree run.
+struct Computed {
+    agreement: Agreement,
+    cfg: AgreeConfig,
+    input: InputCtx,
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.cfg.experiment_id
+    }
+
+    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
+        tables::frames(&self.agreement, &self.cfg)
+            .into_iter()
+            .filter(|f| f.is_writable())
+            .collect()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let json = tables::agree_json(&self.agreement, &self.cfg);
+        super::json_value(&json)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        vec![self.input.clone()]
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = rsmreport_core::provenance::generation_epoch();
+        let files = files(&self.agreement, &self.cfg, vec![self.input.clone()], epoch)?;
+        files.iter().try_for_each(emit)
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.agreement, &self.cfg)
+    }
+}
+
+/// Every output file: the tables, `<id>_agree.json`, the report and its
+/// figures.
+fn files(
+    a: &Agreement,
+    cfg: &AgreeConfig,
+    inputs: Vec<InputCtx>,
+    epoch: i64,
+) -> anyhow::Result<Vec<OutputFile>> {
+    let mut files = timed("tables", || tables::data_files(a, cfg));
+    let report = timed("report", || report::report(a, cfg, inputs, epoch))?;
+    files.extend(timed("report files", || {
+        rsmreport_report::render::report_files(&report)
+    })?);
+    Ok(files)
+}
+
+/// The terminal lines: one per headline coefficient with its interval.
+fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
+    let s = &a.overall;
+    let mut out = vec![format!(
+        "{}: {} items, {} raters, {} ratings ({} missing), {} categories",
+        cfg.experiment_id,
+        rsmreport_report::render::format::thousands(s.summary.n_rows as u64),
+        s.n_raters,
+        rsmreport_report::render::format::thousands(s.summary.n_ratings),
+        rsmreport_report::render::format::thousands(s.missing),
+        a.ratings.categories.labels.len()
+    )];
+    let f = rsmreport_report::render::format::num3;
+    for i in headline(s, cfg) {
+        let r = &s.rows[i];
+        let name = if r.weights == "none" {
+            r.coefficient.to_string()
+        } else {
+            format!("{} ({})", r.coefficient, r.weights)
+        };
+        let line = format!(
+            "  {name:<30} {:>6}  [{}, {}]  {}",
+            f(r.estimate.value),
+            f(r.estimate.lower),
+            f(r.estimate.upper),
+            s.interpretation[i].unwrap_or("")
+        );
+        out.push(line.trim_end().to_string());
+    }
+    if let Some((head, why)) = verdict(s, cfg) {
+        out.push(format!("{head}: {why}"));
+    }
+    out.extend(s.notes.iter().map(|n| format!("note: {n}")));
+    out
+}

@@ -1,0 +1,269 @@
+//! `rsmreport classify EXP` (`spec/classify.md`): one or more classifiers
+//! against gold labels, with scikit-learn's numbers, curves, calibration,
+//! intervals and paired verdicts against a baseline.
+//!
+//! * [`read`]: the predictions file as label codes and score columns.
+//! * [`run`]: every number (all items and each subgroup level).
+//! * [`resample`]: the seeded block bootstrap (intervals, paired deltas).
+//! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
+//! * [`gates`]: the quality gates (parsed before reading, judged after).
+//! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
+//! * this file: the kind's contract ([`Classify`], run by
+//!   [`crate::kinds::run`]): read with the checksum, refuse an empty
+//!   input, analyse, judge the gates; the files and terminal lines.
+//!
+//! Command assembly: reads the predictions file (in `read` only), defines
+//! no statistic of its own (`rsmreport_metrics` does), and writes only
+//! through the output stage. Touches no other kind.
+
+pub mod gates;
+pub mod read;
+pub mod report;
+pub(crate) mod report_figures;
+pub mod resample;
+pub mod run;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+
+use rsmreport_config::classify::ClassifyConfig;
+use rsmreport_core::provenance::{self, timed};
+use rsmreport_core::schema::FileFormat;
+use rsmreport_io::output::OutputFile;
+use rsmreport_report::render::context::InputCtx;
+use run::Analysis;
+
+/// `rsmreport classify`: run it with [`crate::kinds::run`].
+pub struct Classify;
+
+/// A validated classify request: the experiment and its quality gates
+/// (parsed with it, so that a bad gate is refused before any work).
+#[derive(Clone, Debug)]
+pub struct ClassifyRequest {
+    pub cfg: ClassifyConfig,
+    pub gates: Vec<rsmreport_config::gates::Gate>,
+}
+
+/// Reads and validates a classify experiment file and its gates
+/// (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<ClassifyRequest> {
+    let cfg = rsmreport_config::classify::load(path).map_err(rsmreport_core::error::config)?;
+    let gates = gates::parse(&cfg).map_err(rsmreport_core::error::config)?;
+    Ok(ClassifyRequest { cfg, gates })
+}
+
+impl super::Kind for Classify {
+    type Config = ClassifyRequest;
+    const NAME: &'static str = "classify";
+
+    fn default_dir(r: &ClassifyRequest) -> Option<PathBuf> {
+        Some(PathBuf::from(&r.cfg.experiment_id))
+    }
+
+    fn inputs(r: &ClassifyRequest) -> Vec<PathBuf> {
+        vec![r.cfg.origin.clone(), r.cfg.predictions_file.clone()]
+    }
+
+    fn compute(r: ClassifyRequest) -> anyhow::Result<Box<dyn super::Report>> {
+        let ClassifyRequest { cfg, gates } = r;
+        let (read, sha256) = provenance::read_with_checksum(&cfg.predictions_file, || {
+            timed("read predictions", || read::read(&cfg))
+        });
+        let data = read?;
+        if data.n() == 0 {
+            return Err(anyhow!(
+                "{}: no item has a gold label in column '{}' ({} rows read, every gold cell blank)",
+                cfg.predictions_file.display(),
+                cfg.gold_column,
+                data.n_rows
+            ));
+        }
+        let mut analysis = timed("analyse", || run::analyse(&cfg, &data));
+        analysis.gates =
+            gates::evaluate(&gates, &cfg, &analysis).map_err(rsmreport_core::error::config)?;
+        let input = InputCtx {
+            role: "predictions".into(),
+            path: cfg.predictions_file.display().to_string(),
+            rows: data.n_rows.to_string(),
+            sha256: sha256?,
+        };
+        Ok(Box::new(Computed {
+            analysis,
+            cfg,
+            input,
+            _data: data,
+        }))
+    }
+}
+
+/// A finished classify run. The items read are kept with it (a caller
+/// that ends the process right after writing need not free them).
+struct Computed {
+    analysis: Analysis,
+    cfg: ClassifyConfig,
+    input: InputCtx,
+    _data: read::Data,
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.analysis.id
+    }
+
+    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
+        tables::frames(&self.analysis)
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let a = &self.analysis;
+        let json = tables::summary_json(a, &self.input.sha256, &self.input.path);
+        super::json_value(&json)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        vec![self.input.clone()]
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.analysis.gates
+    }
+
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        report::decision(&self.analysis, &tables::comparison_rows(&self.analysis))
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = provenance::generation_epoch();
+        let files = timed("report and tables", || {
+            files(&self.analysis, &self.cfg, vec![self.input.clone()], epoch)
+        })?;
+        files.iter().try_for_each(emit)
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.analysis)
+    }
+}
+
+/// A table's bytes in the configured format.
+fn table_bytes(
+    f: &rsmreport_core::table::Frame,
+    format: FileFormat,
+    epoch: i64,
+) -> anyhow::Result<Vec<u8>> {
+    Ok(match format {
+        FileFormat::Csv => rsmreport_io::output::write::to_delimited(f, b','),
+        FileFormat::Tsv => rsmreport_io::output::write::to_delimited(f, b'\t'),
+        FileFormat::Xlsx => rsmreport_io::output::write::to_xlsx(f, epoch)?,
+    })
+}
+
+/// Every output file: the tables, `<id>_summary.json`, the report and its
+/// figures.
+fn files(
+    a: &Analysis,
+    cfg: &ClassifyConfig,
+    inputs: Vec<rsmreport_report::render::context::InputCtx>,
+    epoch: i64,
+) -> anyhow::Result<Vec<OutputFile>> {
+    let out = Path::new("output");
+    let ext = cfg.file_format.extension();
+    let (path, sha) = inputs.first().map_or((String::new(), String::new()), |i| {
+        (i.path.clone(), i.sha256.clone())
+    });
+    // The report on a thread of its own while the tables are built, and
+    // the tables' bytes on the threads: the same files, in the same order.
+    let (tables, report) = std::thread::scope(|scope| {
+        let report = scope
+            .spawn(|| rsmreport_report::render::report_files(&report::report(a, inputs, epoch)?));
+        let frames = tables::frames(a);
+        let bytes = resample::parallel(resample::default_threads(), frames.len(), |t| {
+            table_bytes(&frames[t], cfg.file_format, epoch)
+        });
+        let tables: Vec<(String, anyhow::Result<Vec<u8>>)> =
+            frames.iter().map(|f| f.name.clone()).zip(bytes).collect();
+        (tables, report.join().expect("the report thread panicked"))
+    });
+    let mut files = Vec::new();
+    for (name, bytes) in tables {
+        files.push(OutputFile {
+            path: out.join(format!("{}_{name}.{ext}", a.id)),
+            bytes: bytes?,
+        });
+    }
+    files.push(OutputFile {
+        path: out.join(format!("{}_summary.json", a.id)),
+        bytes: tables::summary_json(a, &sha, &path),
+    });
+    files.extend(crate::gates::files(&a.id, &a.gates));
+    files.extend(report?);
+    Ok(files)
+}
+
+use rsmreport_report::render::format::{num3 as fixed, p_clause, signed3, thousands};
+
+/// One line per system (accuracy and macro F1 with intervals), then one
+/// per compared statistic of each candidate, criterion-style.
+fn terminal_lines(a: &Analysis) -> Vec<String> {
+    let mut out = vec![format!(
+        "{}: {} items ({} rows, {} without a gold label), {} labels",
+        a.id,
+        thousands(a.n as u64),
+        thousands(a.n_rows as u64),
+        thousands(a.n_dropped_blank_gold as u64),
+        thousands(a.k() as u64)
+    )];
+    let width = a
+        .systems
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let ci = |s: usize, m: &str| {
+        a.intervals
+            .as_ref()
+            .and_then(|iv| iv.get(s, "overall", m))
+            .filter(|r| r.interval.lower.is_finite())
+            .map_or_else(String::new, |r| {
+                format!(
+                    " [{}, {}]",
+                    fixed(r.interval.lower),
+                    fixed(r.interval.upper)
+                )
+            })
+    };
+    for (s, sys) in a.systems.iter().enumerate() {
+        out.push(format!(
+            "  {:<width$}  accuracy {}{}  macro F1 {}{}{}",
+            sys.name,
+            fixed(sys.report.accuracy),
+            ci(s, "accuracy"),
+            fixed(sys.macro_f(a.f1())),
+            ci(s, "macro_f1"),
+            if sys.n_abstained > 0 {
+                format!("  ({} abstained)", thousands(sys.n_abstained as u64))
+            } else {
+                String::new()
+            }
+        ));
+    }
+    for r in tables::comparison_rows(a)
+        .iter()
+        .filter(|r| r.scope == "overall")
+    {
+        out.push(format!(
+            "  {} vs {}: {} change: [{} {} {}] ({}) {}",
+            a.systems[r.candidate].name,
+            a.systems[r.baseline].name,
+            r.statistic,
+            signed3(r.delta.1),
+            signed3(r.delta.0),
+            signed3(r.delta.2),
+            p_clause(r.p_value),
+            r.verdict
+        ));
+    }
+    out
+}

@@ -1,0 +1,323 @@
+//! `rsmreport compare` (compare spec): model versions from archived
+//! output folders.
+//!
+//! * [`read`]: both folders through the archive reader
+//!   ([`rsmreport_io::input::archive`]), with the checksum of every file read.
+//! * [`run`]: one comparison: [`pairing`] finds the responses two folders
+//!   share, [`paired`] computes the paired differences with the code of
+//!   `build`, [`preflight`] says what is compared, [`stored`] the old /
+//!   new / Δ of the tables both folders stored, [`between`] the two
+//!   versions against each other on the paired responses, [`gates`] the
+//!   quality gates of `--gates`, [`verdict`] the one verdict rule (compare
+//!   spec 2.3) of `compare`, `summarize` and `classify`.
+//! * [`tables`]: the tables and `<cid>_compare.json`.
+//! * [`report`]: the HTML report with the sections 3-9 of [`sections`].
+//! * this file: the kind's contract ([`Compare`], run by
+//!   [`crate::kinds::run`]): open both folders, hash every input while
+//!   comparing, judge the gates; the files and terminal lines.
+//!
+//! `summarize` ([`crate::kinds::summarize`]) builds on [`run::headline_deltas`]
+//! and [`read`]. Not yet built (issue 13): resampling test takers.
+//!
+//! Command assembly: reads the folders (in `read` only); writes no files
+//! and computes no statistic itself (the statistics come from the functions
+//! `build` uses).
+
+pub mod between;
+pub mod gates;
+pub mod paired;
+pub mod pairing;
+pub mod preflight;
+pub mod read;
+pub mod report;
+pub mod run;
+pub mod sections;
+pub mod stored;
+pub mod tables;
+pub mod verdict;
+
+use std::path::{Path, PathBuf};
+
+use rsmreport_config::compare::CompareConfig;
+use rsmreport_core::error;
+use rsmreport_core::provenance::timed;
+use rsmreport_io::input::archive::{Archive, ArchiveError};
+use rsmreport_io::output::OutputFile;
+use rsmreport_report::render::context::InputCtx;
+use rsmreport_report::render::format::signed3;
+
+/// What `rsmreport compare` is asked: the two folders, the comparison's
+/// configuration and the files it came from.
+#[derive(Clone, Debug)]
+pub struct CompareRequest {
+    pub baseline: PathBuf,
+    pub candidate: PathBuf,
+    pub config: CompareConfig,
+    /// The compare.toml the configuration came from, if any.
+    pub config_file: Option<PathBuf>,
+    /// The gates file (`--gates`); its gates are read once the folders
+    /// are open (they are checked against the candidate's tables).
+    pub gates_file: Option<PathBuf>,
+}
+
+/// The request of `compare BASELINE CANDIDATE`: reads and validates the
+/// compare.toml `config_file`, if any (configuration errors).
+pub fn load(
+    baseline: &Path,
+    candidate: &Path,
+    config_file: Option<&Path>,
+    gates_file: Option<&Path>,
+    unpaired: bool,
+) -> anyhow::Result<CompareRequest> {
+    let names = run::statistic_names();
+    let mut config = match config_file {
+        Some(path) => rsmreport_config::compare::load(path, &names).map_err(error::config)?,
+        None => CompareConfig::default(),
+    };
+    config.unpaired = unpaired;
+    Ok(CompareRequest {
+        baseline: baseline.to_path_buf(),
+        candidate: candidate.to_path_buf(),
+        config,
+        config_file: config_file.map(Path::to_path_buf),
+        gates_file: gates_file.map(Path::to_path_buf),
+    })
+}
+
+/// `rsmreport compare`: run it with [`crate::kinds::run`].
+pub struct Compare;
+
+impl super::Kind for Compare {
+    type Config = CompareRequest;
+    const NAME: &'static str = "compare";
+
+    /// Named by the labels read from the folders ([`Report::default_dir`]).
+    fn default_dir(_: &CompareRequest) -> Option<PathBuf> {
+        None
+    }
+
+    fn inputs(r: &CompareRequest) -> Vec<PathBuf> {
+        run::input_paths(
+            &[&r.baseline, &r.candidate],
+            &[r.config_file.as_deref(), r.gates_file.as_deref()],
+        )
+    }
+
+    fn compute(r: CompareRequest) -> anyhow::Result<Box<dyn super::Report>> {
+        let (b, c) =
+            read::open_both(&r.baseline, &r.candidate).map_err(ArchiveError::classified)?;
+        let gate_list = match &r.gates_file {
+            Some(file) => compare_gates(file, &r.config, &b, &c)?,
+            None => Vec::new(),
+        };
+        let (cmp, records) = std::thread::scope(|scope| {
+            let records = scope.spawn(|| records(&r, &b, &c));
+            let cmp = run::compare(&b, &c, &r.config);
+            (cmp, records.join().expect("the checksum thread panicked"))
+        });
+        let mut cmp = cmp.map_err(ArchiveError::classified)?;
+        let records = records?;
+        cmp.gates =
+            gates::evaluate(&gate_list, &cmp, &c).map_err(|e| error::config(anyhow::anyhow!(e)))?;
+        Ok(Box::new(Computed {
+            cmp,
+            records,
+            _folders: (b, c),
+        }))
+    }
+}
+
+/// The gates of `--gates FILE` for a comparison, validated against its
+/// subgroups and the candidate's score types (configuration errors).
+fn compare_gates(
+    file: &Path,
+    cfg: &CompareConfig,
+    baseline: &Archive,
+    candidate: &Archive,
+) -> anyhow::Result<Vec<rsmreport_config::gates::Gate>> {
+    let subgroups = cfg
+        .subgroups
+        .clone()
+        .unwrap_or_else(|| run::both_sides(baseline.subgroups.iter().chain(&candidate.subgroups)));
+    let score_type = run::stored_score_type(baseline, candidate, cfg);
+    let no_min = |_: &str| 0;
+    let cx = gates::context(
+        &subgroups,
+        candidate,
+        &score_type,
+        cfg.intervals.replicates > 0,
+        &no_min,
+    );
+    rsmreport_config::gates::load_file_in(file, &cx).map_err(error::config)
+}
+
+/// The records of every input (the folders' files, the config and gates
+/// files), hashed while the comparison runs.
+fn records(r: &CompareRequest, b: &Archive, c: &Archive) -> anyhow::Result<Vec<InputRecord>> {
+    let rows = |a: &Archive| {
+        a.table("pred_processed")
+            .map_or_else(String::new, |t| t.nrows.to_string())
+    };
+    let mut out = vec![
+        read::folder_record("baseline", b, rows(b))?,
+        read::folder_record("candidate", c, rows(c))?,
+    ];
+    for (role, file) in [("config", &r.config_file), ("gates", &r.gates_file)] {
+        if let Some(f) = file {
+            out.push(read::file_record(role, f)?);
+        }
+    }
+    Ok(out)
+}
+
+/// A finished comparison. The two folders read are kept with it (a
+/// caller that ends the process right after writing need not free their
+/// many small allocations).
+struct Computed {
+    cmp: Comparison,
+    records: Vec<InputRecord>,
+    _folders: (Archive, Archive),
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.cmp.id
+    }
+
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        Some(report::decision(&self.cmp))
+    }
+
+    /// Compare spec 2: the labels name the default folder, also when
+    /// comparison_id names the files.
+    fn default_dir(&self) -> PathBuf {
+        PathBuf::from(run::default_id(
+            &self.cmp.baseline_label,
+            &self.cmp.candidate_label,
+        ))
+    }
+
+    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
+        tables::frames(&self.cmp)
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let json = tables::compare_json(&self.cmp, &self.records);
+        super::json_value(&json)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.records.iter().map(InputRecord::ctx).collect()
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.cmp.gates
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = rsmreport_core::provenance::generation_epoch();
+        let files = timed("report and tables", || {
+            files(&self.cmp, &self.records, epoch)
+        })?;
+        files.iter().try_for_each(emit)
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.cmp)
+    }
+}
+use paired::DeltaRow;
+use read::InputRecord;
+use run::Comparison;
+use tables::regressed_levels;
+
+/// Every output file of a comparison: the tables, the JSON, and the
+/// report with its figures (`inputs`: the two folders, for provenance).
+fn files(c: &Comparison, inputs: &[InputRecord], epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
+    let mut out = tables::data_files(c, inputs);
+    let rows = inputs.iter().map(InputRecord::ctx).collect();
+    out.extend(rsmreport_report::render::report_files_named(
+        &report::report(c, rows, epoch)?,
+        "compare",
+    )?);
+    Ok(out)
+}
+
+/// The preflight table on the terminal (compare spec 2.1): one line per
+/// row, `item  status  baseline | candidate` (`-` for an empty value).
+fn preflight_lines(c: &Comparison) -> Vec<String> {
+    let mut out = vec!["preflight (baseline | candidate):".to_string()];
+    let width = c
+        .preflight
+        .iter()
+        .map(|r| r.item.chars().count())
+        .max()
+        .unwrap_or(0);
+    let shown = |s: &str| {
+        if s.is_empty() {
+            "-".to_string()
+        } else {
+            rsmreport_report::render::format::leading_count(s)
+        }
+    };
+    for r in &c.preflight {
+        let pad = width - r.item.chars().count();
+        let line = format!(
+            "  {}{}  {:<13}  {} | {}",
+            r.item,
+            " ".repeat(pad),
+            r.status,
+            shown(&r.baseline),
+            shown(&r.candidate)
+        );
+        out.push(line);
+    }
+    out
+}
+
+/// The terminal lines: the preflight table, then criterion-style one line
+/// per whole-set statistic and one per regressed subgroup level.
+fn terminal_lines(c: &Comparison) -> Vec<String> {
+    let mut out = preflight_lines(c);
+    out.push(format!(
+        "compare {} (baseline) -> {} (candidate), {}{}:",
+        c.baseline_label,
+        c.candidate_label,
+        c.score_type,
+        match (c.paired, c.overall.first()) {
+            (true, _) => ", paired",
+            (false, Some(r)) if r.delta.1.is_finite() => ", unpaired",
+            (false, Some(_)) => ", stored estimates only",
+            (false, None) => "",
+        }
+    ));
+    let line = |scope: &str, r: &DeltaRow| {
+        format!(
+            "  {scope:<22} change: [{} {} {}]{} ({}) {}",
+            signed3(r.delta.1),
+            signed3(r.delta.0),
+            signed3(r.delta.2),
+            r.statistic
+                .unit()
+                .map_or(String::new(), |u| format!(" {u}")),
+            rsmreport_report::render::format::p_clause(r.p_value),
+            r.verdict.name()
+        )
+    };
+    for r in &c.overall {
+        out.push(line(r.statistic.name, r));
+    }
+    for (g, r) in regressed_levels(c) {
+        out.push(line(
+            &format!("{} {g}={}", r.row.statistic.name, r.level),
+            &r.row,
+        ));
+    }
+    out.extend(
+        crate::kinds::compare::report::directions(c)
+            .into_iter()
+            .map(|d| format!("  {d}")),
+    );
+    out.extend(c.notes.iter().map(|n| format!("note: {n}")));
+    out
+}

@@ -1,0 +1,121 @@
+//! Command assembly (compare, and summarize through it): opens the
+//! archived folders with the archive reader ([`rsmreport_io::input::archive`])
+//! and records what was read: the SHA-256 of every file read from each
+//! folder, the folder's digest over them ([`rsmreport_core::provenance::FolderDigest`]),
+//! and the checksum of each other file given (a config, a gates file).
+//!
+//! Reads the folders and hashes the files it read; computes no statistic;
+//! writes nothing.
+
+use std::path::Path;
+
+use anyhow::anyhow;
+use serde_json::{json, Value};
+
+use rsmreport_core::provenance::{folder_digest, sha256_file, timed, FolderDigest};
+use rsmreport_io::input::archive::{self, Archive, ArchiveError};
+use rsmreport_report::render::context::InputCtx;
+
+/// Both folders at once (each reads its tables on threads of its own);
+/// an error names the side.
+pub fn open_both(baseline: &Path, candidate: &Path) -> Result<(Archive, Archive), ArchiveError> {
+    let open = |dir: &Path, role: &str| {
+        archive::open_arg(dir).map_err(|e| ArchiveError {
+            problem: e.problem,
+            error: anyhow!("the {role} folder: {e}"),
+        })
+    };
+    timed("open folders", || {
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| open(candidate, "candidate"));
+            let b = open(baseline, "baseline");
+            let c = other.join().expect("reading the candidate folder panicked");
+            Ok((b?, c?))
+        })
+    })
+}
+
+/// One input for provenance: a folder (with every file read from it) or
+/// a single file.
+#[derive(Clone, Debug)]
+pub struct InputRecord {
+    pub role: String,
+    /// The folder or file as given.
+    pub path: String,
+    /// The responses (or rows) it holds, blank when not known.
+    pub rows: String,
+    pub digest: FolderDigest,
+    /// A folder (its digest covers the files read from it), not one file.
+    pub folder: bool,
+}
+
+impl InputRecord {
+    /// Its row of the report's inputs table.
+    pub fn ctx(&self) -> InputCtx {
+        InputCtx {
+            role: self.role.clone(),
+            path: if self.folder {
+                folder_label(&self.path, self.digest.files.len())
+            } else {
+                self.path.clone()
+            },
+            rows: self.rows.clone(),
+            sha256: self.digest.sha256.clone(),
+        }
+    }
+}
+
+/// A folder's entry in the report's inputs table: its path and what its
+/// SHA-256 is (the JSON's `inputs` lists every file with its own).
+pub fn folder_label(path: &str, files: usize) -> String {
+    format!("{path} (folder: {files} files read; the SHA-256 of their sorted sha256sum listing)")
+}
+
+/// The record of a folder: every file the archive reader read from it.
+pub fn folder_record(role: &str, a: &Archive, rows: String) -> anyhow::Result<InputRecord> {
+    Ok(InputRecord {
+        role: role.to_string(),
+        path: a.dir.display().to_string(),
+        rows,
+        digest: folder_digest(&a.dir, &a.files_read())?,
+        folder: true,
+    })
+}
+
+/// The record of a single file (a config, a gates file).
+pub fn file_record(role: &str, path: &Path) -> anyhow::Result<InputRecord> {
+    let sha256 = sha256_file(path)?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Ok(InputRecord {
+        role: role.to_string(),
+        path: path.display().to_string(),
+        rows: String::new(),
+        digest: FolderDigest {
+            sha256: sha256.clone(),
+            files: vec![(name, sha256)],
+        },
+        folder: false,
+    })
+}
+
+/// The `inputs` of a JSON file: each input with its checksum and, for a
+/// folder, the checksum of every file read from it.
+pub fn inputs_json(inputs: &[InputRecord]) -> Value {
+    Value::Array(
+        inputs
+            .iter()
+            .map(|i| {
+                json!({
+                    "role": i.role,
+                    "path": i.path,
+                    "sha256": i.digest.sha256,
+                    "files": i.digest.files.iter()
+                        .map(|(file, sha256)| json!({"file": file, "sha256": sha256}))
+                        .collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,395 @@
+//! Command assembly (compare): the output files and terminal lines of a
+//! comparison (compare spec 2.6): `<cid>_compare_verdicts.csv`,
+//! `<cid>_compare_preflight.csv`, the old / new / Δ tables
+//! `_compare_eval`, `_compare_consistency`, `_compare_true_score`,
+//! `_compare_fairness_by_<g>`, the level rows `_compare_by_<g>`,
+//! `<cid>_compare.json`, and the
+//! criterion-style verdict lines.
+//!
+//! Produces bytes and text; writes nothing (the output stage does).
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use rsmreport_io::output::json::number;
+
+use crate::kinds::compare::paired::{DeltaRow, LevelRow};
+use crate::kinds::compare::read::{inputs_json, InputRecord};
+use crate::kinds::compare::run::Comparison;
+use crate::kinds::compare::stored::StoredRow;
+use rsmreport_core::table::{text_values, Column, Frame, Values};
+use rsmreport_io::output::OutputFile;
+
+/// The columns of the verdict table: spec 2.6's (amended: the oriented
+/// `gain` and its interval after `delta_upper`), then the margin of the
+/// verdict and the analytic cross-check of spec 2.2 (`zou`: its interval
+/// of Δ; `mcnemar`: its p-value).
+pub const VERDICT_COLUMNS: [&str; 23] = [
+    "scope",
+    "statistic",
+    "baseline",
+    "baseline_lower",
+    "baseline_upper",
+    "candidate",
+    "candidate_lower",
+    "candidate_upper",
+    "delta",
+    "delta_lower",
+    "delta_upper",
+    "gain",
+    "gain_lower",
+    "gain_upper",
+    "p_value",
+    "p_holm",
+    "verdict",
+    "paired",
+    "margin",
+    "cross_check",
+    "cross_check_lower",
+    "cross_check_upper",
+    "cross_check_p",
+];
+
+/// `(scope, row, p_holm)` of every verdict line: the whole set, then each
+/// subgroup's levels.
+fn lines(c: &Comparison) -> Vec<(String, &DeltaRow, f64)> {
+    let mut out: Vec<(String, &DeltaRow, f64)> = c
+        .overall
+        .iter()
+        .map(|r| ("overall".to_string(), r, f64::NAN))
+        .collect();
+    for (g, rows) in &c.groups {
+        out.extend(
+            rows.iter()
+                .map(|r| (format!("{g}={}", r.level), &r.row, r.p_holm)),
+        );
+    }
+    out
+}
+
+/// The verdict table as a frame.
+pub fn verdict_frame(c: &Comparison) -> Frame {
+    let rows = lines(c);
+    let num =
+        |f: &dyn Fn(&(String, &DeltaRow, f64)) -> f64| Values::Float(rows.iter().map(f).collect());
+    let text = |f: &dyn Fn(&(String, &DeltaRow, f64)) -> String| {
+        text_values(rows.iter().map(|r| Some(f(r))))
+    };
+    let values = vec![
+        text(&|r| r.0.clone()),
+        text(&|r| r.1.statistic.name.to_string()),
+        num(&|r| r.1.baseline.0),
+        num(&|r| r.1.baseline.1),
+        num(&|r| r.1.baseline.2),
+        num(&|r| r.1.candidate.0),
+        num(&|r| r.1.candidate.1),
+        num(&|r| r.1.candidate.2),
+        num(&|r| r.1.delta.0),
+        num(&|r| r.1.delta.1),
+        num(&|r| r.1.delta.2),
+        num(&|r| r.1.gain.0),
+        num(&|r| r.1.gain.1),
+        num(&|r| r.1.gain.2),
+        num(&|r| r.1.p_value),
+        num(&|r| r.2),
+        text(&|r| r.1.verdict.name().to_string()),
+        text(&|_| c.paired.to_string()),
+        num(&|r| r.1.margin),
+        text_values(
+            rows.iter()
+                .map(|r| r.1.cross_check.map(|x| x.method.to_string())),
+        ),
+        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.lower)),
+        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.upper)),
+        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.p_value)),
+    ];
+    let columns = VERDICT_COLUMNS
+        .iter()
+        .zip(values)
+        .map(|(name, v)| Column::new(*name, v))
+        .collect();
+    Frame::new("compare_verdicts", None, columns)
+}
+
+/// The preflight table as a frame.
+pub fn preflight_frame(c: &Comparison) -> Frame {
+    let col =
+        |name: &str, f: &dyn Fn(&crate::kinds::compare::preflight::PreflightRow) -> String| {
+            Column::new(name, text_values(c.preflight.iter().map(|r| Some(f(r)))))
+        };
+    Frame::new(
+        "compare_preflight",
+        None,
+        vec![
+            col("item", &|r| r.item.clone()),
+            col("baseline", &|r| r.baseline.clone()),
+            col("candidate", &|r| r.candidate.clone()),
+            col("status", &|r| r.status.to_string()),
+        ],
+    )
+}
+
+/// The columns of the stored old / new / Δ tables.
+pub const STORED_COLUMNS: [&str; 6] = [
+    "table",
+    "row",
+    "statistic",
+    "baseline",
+    "candidate",
+    "delta",
+];
+
+/// A part's stored rows as a frame named `name`.
+pub fn stored_frame(name: &str, rows: &[StoredRow]) -> Frame {
+    let text = |f: &dyn Fn(&StoredRow) -> String| text_values(rows.iter().map(|r| Some(f(r))));
+    let num = |f: &dyn Fn(&StoredRow) -> f64| Values::Float(rows.iter().map(f).collect());
+    let values = vec![
+        text(&|r| r.table.clone()),
+        text(&|r| r.row.clone()),
+        text(&|r| r.statistic.clone()),
+        num(&|r| r.baseline),
+        num(&|r| r.candidate),
+        num(&|r| r.delta),
+    ];
+    let columns = STORED_COLUMNS
+        .iter()
+        .zip(values)
+        .map(|(n, v)| Column::new(*n, v))
+        .collect();
+    Frame::new(name, None, columns)
+}
+
+/// `_compare_true_score`: the paired PRMSE (table `paired`, with its
+/// intervals, p-value and verdict) then the stored `true_score_eval` rows
+/// (no intervals, no verdict).
+pub fn true_score_frame(c: &Comparison) -> Frame {
+    let paired: Vec<&DeltaRow> = c
+        .overall
+        .iter()
+        .filter(|r| r.statistic.name == "PRMSE")
+        .collect();
+    let stored = &c.extra.true_score.rows;
+    let mut lines: Vec<[String; 4]> = Vec::new();
+    let mut nums: Vec<[f64; 13]> = Vec::new();
+    for r in &paired {
+        lines.push([
+            "paired".into(),
+            c.score_type.clone(),
+            "PRMSE".into(),
+            r.verdict.name().into(),
+        ]);
+        let (b, k, d, g) = (r.baseline, r.candidate, r.delta, r.gain);
+        nums.push([
+            b.0, b.1, b.2, k.0, k.1, k.2, d.0, d.1, d.2, g.0, g.1, g.2, r.p_value,
+        ]);
+    }
+    for r in stored {
+        lines.push([
+            r.table.clone(),
+            r.row.clone(),
+            r.statistic.clone(),
+            String::new(),
+        ]);
+        let mut row = [f64::NAN; 13];
+        row[0] = r.baseline;
+        row[3] = r.candidate;
+        row[6] = r.delta;
+        // The stored tables' statistics are not oriented: no gain.
+        nums.push(row);
+    }
+    let text = |j: usize| text_values(lines.iter().map(|l| Some(l[j].clone())));
+    let num = |j: usize| Values::Float(nums.iter().map(|n| n[j]).collect());
+    let mut columns: Vec<Column> = ["table", "row", "statistic"]
+        .iter()
+        .enumerate()
+        .map(|(j, n)| Column::new(*n, text(j)))
+        .collect();
+    columns.extend(
+        VERDICT_COLUMNS[2..15]
+            .iter()
+            .enumerate()
+            .map(|(j, n)| Column::new(*n, num(j))),
+    );
+    columns.push(Column::new("verdict", text(3)));
+    Frame::new("compare_true_score", None, columns)
+}
+
+/// `_compare_by_<g>`: one row per level and statistic.
+pub fn level_frame(c: &Comparison, group: &str, rows: &[LevelRow]) -> Frame {
+    let num =
+        |f: &dyn Fn(&DeltaRow) -> f64| Values::Float(rows.iter().map(|r| f(&r.row)).collect());
+    let mut columns = vec![
+        Column::new(
+            "level",
+            text_values(rows.iter().map(|r| Some(r.level.clone()))),
+        ),
+        Column::new(
+            "statistic",
+            text_values(rows.iter().map(|r| Some(r.row.statistic.name))),
+        ),
+        Column::new("N", Values::Int(rows.iter().map(|r| r.n as i64).collect())),
+    ];
+    let values = [
+        num(&|r| r.baseline.0),
+        num(&|r| r.baseline.1),
+        num(&|r| r.baseline.2),
+        num(&|r| r.candidate.0),
+        num(&|r| r.candidate.1),
+        num(&|r| r.candidate.2),
+        num(&|r| r.delta.0),
+        num(&|r| r.delta.1),
+        num(&|r| r.delta.2),
+        num(&|r| r.gain.0),
+        num(&|r| r.gain.1),
+        num(&|r| r.gain.2),
+        num(&|r| r.p_value),
+        Values::Float(rows.iter().map(|r| r.p_holm).collect()),
+    ];
+    columns.extend(
+        VERDICT_COLUMNS[2..16]
+            .iter()
+            .zip(values)
+            .map(|(n, v)| Column::new(*n, v)),
+    );
+    columns.push(Column::new(
+        "verdict",
+        text_values(rows.iter().map(|r| Some(r.row.verdict.name()))),
+    ));
+    columns.push(Column::new(
+        "paired",
+        text_values(rows.iter().map(|_| Some(c.paired.to_string()))),
+    ));
+    Frame::new(format!("compare_by_{group}"), None, columns)
+}
+
+/// The frames of report sections 3-7 (spec 2.6); empty ones are not
+/// written.
+pub fn section_frames(c: &Comparison) -> Vec<Frame> {
+    let x = &c.extra;
+    let mut out = vec![
+        stored_frame("compare_eval", &x.eval.rows),
+        stored_frame("compare_consistency", &x.consistency.rows),
+        true_score_frame(c),
+    ];
+    out.extend(c.groups.iter().map(|(g, rows)| level_frame(c, g, rows)));
+    out.extend(
+        x.fairness
+            .iter()
+            .map(|(g, p)| stored_frame(&format!("compare_fairness_by_{g}"), &p.rows)),
+    );
+    out.retain(Frame::is_writable);
+    out
+}
+
+/// The two versions against each other, for the JSON (`null` when
+/// unpaired).
+fn between_json(c: &Comparison) -> Value {
+    let Some(b) = &c.extra.between else {
+        return Value::Null;
+    };
+    json!({
+        "n": b.n,
+        "corr": {"trimmed": number(b.corr[0]), "rounded": number(b.corr[1])},
+        "exact_agr": {"trimmed": number(b.exact[0]), "rounded": number(b.exact[1])},
+        "rounded_changed": b.changed,
+    })
+}
+
+/// `<cid>_compare.json` (`compare_version` 1): the settings, the
+/// preflight, the notes and every verdict line.
+pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
+    let triple = |t: (f64, f64, f64)| json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)});
+    let verdicts: Vec<Value> = lines(c)
+        .iter()
+        .map(|(scope, r, holm)| {
+            json!({
+                "scope": scope,
+                "statistic": r.statistic.name,
+                "baseline": triple(r.baseline),
+                "candidate": triple(r.candidate),
+                "delta": triple(r.delta),
+                "gain": triple(r.gain),
+                "p_value": number(r.p_value),
+                "p_holm": number(*holm),
+                "margin_better": match r.statistic.better {
+                    rsmreport_metrics::paired::Better::Larger => "larger",
+                    rsmreport_metrics::paired::Better::Smaller => "smaller",
+                },
+                "margin": number(r.margin),
+                "verdict": r.verdict.name(),
+                "cross_check": r.cross_check.map(|x| json!({
+                    "method": x.method,
+                    "lower": number(x.lower),
+                    "upper": number(x.upper),
+                    "p_value": number(x.p_value),
+                })),
+            })
+        })
+        .collect();
+    let preflight: Vec<Value> = c
+        .preflight
+        .iter()
+        .map(|r| json!({"item": r.item, "baseline": r.baseline, "candidate": r.candidate, "status": r.status}))
+        .collect();
+    let margins: serde_json::Map<String, Value> = c
+        .margins
+        .iter()
+        .map(|(n, m)| (n.to_string(), number(*m)))
+        .collect();
+    let words: Vec<Value> = crate::kinds::compare::verdict::Verdict::ALL
+        .iter()
+        .map(|v| json!({"verdict": v.name(), "condition": v.condition(), "meaning": v.meaning()}))
+        .collect();
+    let doc = json!({
+        "compare_version": 1,
+        "comparison_id": c.id,
+        "baseline": c.baseline_label,
+        "candidate": c.candidate_label,
+        "score_type": c.score_type,
+        "paired": c.paired,
+        "intervals": c.settings.saved(),
+        "notes": c.notes,
+        "preflight": preflight,
+        "verdicts": verdicts,
+        "margins": margins,
+        "verdict_words": words,
+        "headline_score_types": {"baseline": c.headline[0], "candidate": c.headline[1]},
+        "between": between_json(c),
+        "gates": (!c.gates.is_empty()).then(|| crate::gates::json::summary(&c.gates)),
+        "inputs": inputs_json(inputs),
+    });
+    rsmreport_io::output::json::bytes(&doc)
+}
+
+/// The tables and the JSON of a comparison.
+/// The tables, in the order their files are written.
+pub fn frames(c: &Comparison) -> Vec<Frame> {
+    let mut frames = vec![verdict_frame(c), preflight_frame(c)];
+    frames.extend(section_frames(c));
+    frames
+}
+
+pub fn data_files(c: &Comparison, inputs: &[InputRecord]) -> Vec<OutputFile> {
+    let out = Path::new("output");
+    let mut files: Vec<OutputFile> = frames(c)
+        .iter()
+        .map(|f| rsmreport_io::output::csv_file(&c.id, f))
+        .collect();
+    files.push(OutputFile {
+        path: out.join(format!("{}_compare.json", c.id)),
+        bytes: compare_json(c, inputs),
+    });
+    files.extend(crate::gates::files(&c.id, &c.gates));
+    files
+}
+
+/// The subgroup levels whose verdict is `regressed`, as `(subgroup,
+/// row)`: listed on the terminal and in the report's Verdicts (compare
+/// spec 2.5, 1).
+pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow)> {
+    c.groups
+        .iter()
+        .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
+        .filter(|(_, r)| r.row.verdict == crate::kinds::compare::verdict::Verdict::Regressed)
+}

@@ -1,0 +1,300 @@
+//! The `build` command's quality gates (gates spec): its run's tables as
+//! [`Results`] for [`crate::gates::evaluate`], the Quality gates panel
+//! under the report header, and the terminal lines. The statistics are
+//! read from the run's tables and intervals, never recomputed.
+//!
+//! No I/O (the caller prints the terminal lines).
+
+use crate::gates::{self, Outcome, Results, Stat, Status};
+use crate::kinds::evaluation::run::Run;
+use rsmreport_config::gates::{Cell as Location, ScoreTypes, WILLIAMSON2012};
+use rsmreport_report::render::context::{Cell, Row};
+use rsmreport_report::render::format::num3;
+use rsmreport_report::render::tables::{head, text_cell};
+use rsmreport_report::render::{Block, Panel};
+
+/// A run's results as gates see them.
+pub struct RunResults<'a> {
+    run: &'a Run,
+    types: ScoreTypes,
+}
+
+impl<'a> RunResults<'a> {
+    pub fn new(run: &'a Run) -> Self {
+        RunResults {
+            run,
+            types: ScoreTypes::of(&run.exp),
+        }
+    }
+}
+
+/// Why a table a gate reads does not exist in this run.
+fn missing_table(run: &Run, table: &str) -> String {
+    let hh_based = ["consistency", "degradation", "disattenuated_correlations"]
+        .iter()
+        .any(|t| table.starts_with(t));
+    if hh_based && run.prepared.sc2.is_none() {
+        return "needs a second human score (second_human_score_column), and the experiment \
+                has none"
+            .into();
+    }
+    if table == "true_score_eval" {
+        return "needs a second human score or rater_error_variance (true_score_eval is not \
+                computed)"
+            .into();
+    }
+    format!("not computed in this experiment (there is no {table} table)")
+}
+
+impl Results for RunResults<'_> {
+    fn stat(&self, cell: &Location) -> Result<Stat, String> {
+        let frame = self
+            .run
+            .analysis
+            .frame(&cell.table)
+            .filter(|f| f.is_writable())
+            .ok_or_else(|| missing_table(self.run, &cell.table))?;
+        let estimate = frame.value_at(&cell.row, &cell.column).ok_or_else(|| {
+            format!(
+                "not computed in this experiment ({} has no value for {} in row \"{}\")",
+                cell.table, cell.column, cell.row
+            )
+        })?;
+        let interval = self
+            .run
+            .intervals
+            .as_ref()
+            .and_then(|r| r.get(&cell.table, &cell.row, &cell.column))
+            .map(|r| (r.interval.lower, r.interval.upper));
+        Ok(Stat { estimate, interval })
+    }
+
+    fn levels(&self, group: &str) -> Vec<(String, u64)> {
+        let Some(g) = self.run.prepared.groups.iter().find(|g| g.name == group) else {
+            return Vec::new();
+        };
+        g.labels
+            .iter()
+            .cloned()
+            .zip(g.counts().into_iter().map(|n| n as u64))
+            .collect()
+    }
+
+    fn n(&self) -> u64 {
+        self.run.prepared.n() as u64
+    }
+
+    fn double_scored(&self, level: Option<(&str, &str)>) -> Option<u64> {
+        let (table, row) = match level {
+            None => ("consistency".to_string(), ""),
+            Some((g, l)) => (format!("consistency_by_{g}"), l),
+        };
+        let frame = self.run.analysis.frame(&table)?;
+        let n = frame.value_at(row, "N")?;
+        Some(if n.is_finite() && n > 0.0 {
+            n as u64
+        } else {
+            0
+        })
+    }
+
+    fn types(&self) -> &ScoreTypes {
+        &self.types
+    }
+}
+
+/// The gate results of `run` (in gate order); an error when a
+/// `<subgroup>=<level>` scope names a level that is not in the data.
+pub fn evaluate(run: &Run) -> Result<Vec<Outcome>, String> {
+    let results = RunResults::new(run);
+    gates::check_levels(&run.exp.gates, &results)?;
+    Ok(gates::evaluate(&run.exp.gates, &results))
+}
+
+/// `3 passed, 1 failed, 2 skipped` (statuses with no line left out).
+pub fn counts_text(outcomes: &[Outcome]) -> String {
+    let parts: Vec<String> = gates::counts(outcomes)
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| {
+            let word = match s {
+                Status::Pass => "passed",
+                Status::Fail => "failed",
+                Status::Warn => "warned",
+                Status::Skipped => "skipped",
+                Status::Nan => "NaN",
+            };
+            format!("{n} {word}")
+        })
+        .collect();
+    parts.join(", ")
+}
+
+/// The terminal lines: one per line that fails the run or warns, then the
+/// counts.
+pub fn terminal_lines(outcomes: &[Outcome]) -> Vec<String> {
+    let mut out: Vec<String> = gates::display_order(outcomes)
+        .into_iter()
+        .filter(|o| o.fails() || matches!(o.status, Status::Warn | Status::Nan))
+        .map(|o| {
+            let tag = if o.fails() { "FAILED" } else { "warning" };
+            format!(
+                "gate {tag}: {} [{}]: {}",
+                o.gate.name,
+                o.scope_text(),
+                o.reason
+            )
+        })
+        .collect();
+    out.push(format!(
+        "gates: {} result lines: {}",
+        outcomes.len(),
+        counts_text(outcomes)
+    ));
+    out
+}
+
+/// The Quality gates panel, or `None` without gates; `what` is what the
+/// gates judge (`build`, `comparison`).
+pub fn panel(
+    doc: &mut rsmreport_report::render::Builder,
+    outcomes: &[Outcome],
+    what: &str,
+) -> Option<Panel> {
+    if outcomes.is_empty() {
+        return None;
+    }
+    // The panel's own id, apart from its heading's (ids are unique).
+    let id = doc.section_ids(["gates"]).remove(0);
+    let heading = doc.heading(2, "Quality gates");
+    let mut blocks = vec![Block::Heading(heading)];
+    let verdict = if gates::failed(outcomes) {
+        format!("The {what} fails its quality gates (exit code 3)")
+    } else {
+        format!("The {what} passes its quality gates")
+    };
+    // The order is only worth a word when something did not pass.
+    let order = if outcomes
+        .iter()
+        .any(|o| matches!(o.status, Status::Fail | Status::Nan | Status::Warn))
+    {
+        " Failures and warnings are listed first."
+    } else {
+        ""
+    };
+    blocks.push(Block::Paragraph(format!(
+        "{verdict}: {} result lines, {}.{order}",
+        outcomes.len(),
+        counts_text(outcomes)
+    )));
+    blocks.push(Block::Table(table(doc, outcomes)));
+    let prefix = doc.file_prefix().to_string();
+    blocks.push(Block::Note(note(outcomes, &prefix)));
+    Some(Panel {
+        id,
+        class: "gates".into(),
+        blocks,
+    })
+}
+
+fn table(
+    doc: &mut rsmreport_report::render::Builder,
+    outcomes: &[Outcome],
+) -> rsmreport_report::render::context::Table {
+    let mut t = doc.table(
+        "gates",
+        "Every gate result: the statistic's estimate and interval, the condition, and why it \
+         passed or not.",
+        true,
+        true,
+    );
+    t.columns = vec![
+        head("Gate", false),
+        head("Scope", false),
+        head("Value", true),
+        head("Condition", false),
+        head("Status", false),
+        head("Reason", false),
+    ];
+    t.rows = gates::display_order(outcomes)
+        .into_iter()
+        .map(|o| Row {
+            cells: vec![
+                // A long gate name wraps (th.wrap), so that the scope
+                // and the status stay beside it on a narrow screen.
+                Cell {
+                    header: true,
+                    class: "wrap".into(),
+                    title: o.gate.origin.clone(),
+                    ..text_cell(&o.gate.name)
+                },
+                text_cell(&o.scope_text()),
+                value_cell(o),
+                text_cell(&o.gate.condition()),
+                status_cell(o),
+                text_cell(&o.reason),
+            ],
+            class: String::new(),
+        })
+        .collect();
+    rsmreport_report::render::tables::stick_column(&mut t, "Status");
+    t
+}
+
+fn value_cell(o: &Outcome) -> Cell {
+    let ci = o
+        .interval
+        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
+        .map_or_else(String::new, |(lo, hi)| {
+            format!("[{}, {}]", num3(lo), num3(hi))
+        });
+    Cell {
+        text: if o.status == Status::Skipped {
+            String::new()
+        } else {
+            num3(o.estimate)
+        },
+        class: "num".into(),
+        value: rsmreport_report::render::format::raw_value(o.estimate),
+        ci,
+        ..Cell::default()
+    }
+}
+
+fn status_cell(o: &Outcome) -> Cell {
+    let class = if o.fails() {
+        "gate-status gate-fail"
+    } else {
+        match o.status {
+            Status::Pass => "gate-status gate-pass",
+            Status::Warn | Status::Nan => "gate-status gate-warn",
+            _ => "gate-status gate-skipped",
+        }
+    };
+    Cell {
+        text: o.status.name().to_string(),
+        class: class.into(),
+        title: format!("severity {}", o.gate.severity.name()),
+        ..Cell::default()
+    }
+}
+
+/// What the statuses mean, and the preset's source when it is used.
+fn note(outcomes: &[Outcome], id: &str) -> String {
+    let mut s = format!(
+        "A gate of severity fail that fails (or whose statistic is NaN) fails the build; one of \
+         severity warn is reported only. Skipped lines were not checked: the group is below \
+         min_n, or the statistic is not computed in this experiment. Intervals are shown \
+         under the value; a gate on a bound compares that end of the interval. The same \
+         results are in output/{id}_gates.json and, for CI systems, output/{id}_gates.xml \
+         (JUnit).",
+    );
+    if outcomes
+        .iter()
+        .any(|o| o.gate.origin.contains("williamson2012"))
+    {
+        s.push_str(" The preset williamson2012 follows ");
+        s.push_str(WILLIAMSON2012);
+    }
+    s
+}

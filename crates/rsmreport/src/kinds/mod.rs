@@ -1,0 +1,235 @@
+//! The report kinds and the one contract they are all run by.
+//!
+//! Every kind is run the same way, by [`run`]: a [`Request`] (the kind's
+//! configuration, already parsed and validated, and the [`Destination`] of
+//! its files) goes in; an [`Outcome`] comes out (the computed [`Report`]:
+//! its files as bytes, its tables and summary as data, its terminal lines,
+//! gate results and input provenance), or an error whose class
+//! ([`rsmreport_core::error::class`]: configuration, exit 2, or data, exit 1) comes
+//! from its type. [`run`] checks the destination before any input is read
+//! (an output folder is never one of the inputs or inside one, and a
+//! non-empty one is replaced only with `force`); the kind reads its inputs
+//! with their checksums, refuses empty ones, computes every number and
+//! evaluates its gates ([`Kind::compute`]). Nothing is written by a run:
+//! [`Outcome::write`] (or [`Outcome::save`], to another folder) hands the
+//! files to the output stage. The command line, a test or the Python
+//! module all call these and nothing else; `docs/architecture.md` says why
+//! a trait.
+//!
+//! The kinds, one folder each with the same files (`read`, `run`,
+//! `tables`, `report`, and the contract in `mod.rs`):
+//!
+//! * [`evaluation`]: `rsmreport build` and `check` (an experiment's
+//!   predictions against human scores, at parity with RSMTool's rsmeval);
+//! * [`compare`] and [`summarize`]: paired verdicts over archived output
+//!   folders;
+//! * [`agree`]: rater agreement on an annotation file;
+//! * [`preferences`]: pairwise-preference annotations against a reference
+//!   annotator;
+//! * [`classify`]: classifiers against gold labels.
+//!
+//! Report sections live only inside their kind. This module writes
+//! nothing, prints nothing and never ends the process.
+
+pub mod agree;
+pub mod classify;
+pub mod compare;
+pub mod evaluation;
+pub mod preferences;
+pub mod sequence;
+pub mod spans;
+pub mod summarize;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::gates;
+use rsmreport_core::table::Frame;
+use rsmreport_io::output::{self, OutputFile};
+use rsmreport_report::render::context::InputCtx;
+
+/// Where a run's files go; checked by [`run`] before any input is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// Compute only and write nothing (the outcome can still be saved
+    /// with [`Outcome::save`]).
+    Nowhere,
+    /// The folder `dir` (`None`: the kind's default, `./<id>`). A
+    /// non-empty folder is replaced only with `force`, only when it holds
+    /// nothing but rsmreport output, and only once the new output is
+    /// complete.
+    Folder { dir: Option<PathBuf>, force: bool },
+}
+
+/// A validated request of one kind: its configuration (already parsed)
+/// and where its files go.
+pub struct Request<C> {
+    pub config: C,
+    pub destination: Destination,
+}
+
+/// A report kind: what it reads and how it computes. Run it with [`run`].
+pub trait Kind {
+    /// The kind's validated configuration (with its command's arguments).
+    type Config;
+    /// The command's name (`build`, `classify`, ...).
+    const NAME: &'static str;
+    /// The default output folder, when it is known before running
+    /// (compare names it from the labels in its folders: `None`, and
+    /// [`Report::default_dir`] names it).
+    fn default_dir(config: &Self::Config) -> Option<PathBuf>;
+    /// Every file and folder the run reads: the output folder may be none
+    /// of them and lie inside none of them.
+    fn inputs(config: &Self::Config) -> Vec<PathBuf>;
+    /// Reads the inputs (with their checksums; an empty input is a data
+    /// error), computes every number and evaluates the gates.
+    fn compute(config: Self::Config) -> Result<Box<dyn Report>>;
+}
+
+/// What a kind computed, before anything is written.
+pub trait Report: Send {
+    /// The id that prefixes every file name.
+    fn id(&self) -> &str;
+    /// The default output folder (`./<id>` unless the kind says otherwise).
+    fn default_dir(&self) -> PathBuf {
+        PathBuf::from(self.id())
+    }
+    /// The tables, as data, in the order their files are written.
+    fn tables(&self) -> Vec<Frame>;
+    /// The summary document (the `output/<id>_<kind>.json` file's content).
+    fn summary(&self) -> serde_json::Value;
+    /// The inputs read, each with its rows and SHA-256.
+    fn inputs(&self) -> Vec<InputCtx>;
+    /// The quality gates' results (empty without gates).
+    fn gates(&self) -> &[gates::Outcome] {
+        &[]
+    }
+    /// Every output file, each handed to `emit` as soon as its bytes exist.
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()>;
+    /// The terminal lines of a finished run (`written`: the files written,
+    /// relative to `dir`).
+    fn lines(&self, written: &[PathBuf], dir: &Path) -> Vec<String>;
+    /// What the run decided (the report's first lines; the terminal's
+    /// `warning:` lines and last line, `overall: ...`); `None` when the
+    /// kind decides nothing.
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        None
+    }
+}
+
+/// The summary document of a kind's JSON bytes (which its own writer
+/// made, so they are JSON).
+fn json_value(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).expect("a kind's summary bytes are JSON")
+}
+
+/// A finished run: the report and where it goes.
+pub struct Outcome {
+    /// The kind's name.
+    pub kind: &'static str,
+    /// The checked output folder (`None` for [`Destination::Nowhere`]).
+    pub dir: Option<PathBuf>,
+    /// Whether `dir` may replace an earlier rsmreport output folder.
+    pub force: bool,
+    /// Every file and folder the run read.
+    pub read: Vec<PathBuf>,
+    /// What was computed.
+    pub report: Box<dyn Report>,
+}
+
+/// Runs the request of kind `K`: checks the destination (configuration
+/// errors) before any input is read, computes, and checks a default
+/// folder that only the result names (compare's).
+pub fn run<K: Kind>(request: Request<K::Config>) -> Result<Outcome> {
+    let Request {
+        config,
+        destination,
+    } = request;
+    let read = K::inputs(&config);
+    let folder = match destination {
+        Destination::Nowhere => None,
+        Destination::Folder { dir, force } => {
+            Some((dir.or_else(|| K::default_dir(&config)), force))
+        }
+    };
+    if let Some((Some(dir), force)) = &folder {
+        check_destination(dir, *force, &read)?;
+    }
+    let report = K::compute(config)?;
+    let (dir, force) = match folder {
+        None => (None, false),
+        Some((Some(dir), force)) => (Some(dir), force),
+        Some((None, force)) => {
+            let dir = report.default_dir();
+            check_destination(&dir, force, &read)?;
+            (Some(dir), force)
+        }
+    };
+    Ok(Outcome {
+        kind: K::NAME,
+        dir,
+        force,
+        read,
+        report,
+    })
+}
+
+/// Whether `dir` may receive a run's files: it is none of the inputs and
+/// lies inside none of them, and a non-empty folder is replaced only with
+/// `force` (configuration errors).
+pub fn check_destination(dir: &Path, force: bool, read: &[PathBuf]) -> Result<()> {
+    output::refuse_inputs_inside(dir, read).map_err(rsmreport_core::error::config)?;
+    output::check_output_dir(dir, force).map_err(rsmreport_core::error::config)
+}
+
+impl Outcome {
+    /// Every output file with its bytes, in the order they are written.
+    pub fn files(&self) -> Result<Vec<OutputFile>> {
+        let mut out = Vec::new();
+        self.report.files(&mut |f| {
+            out.push(f.clone());
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Writes the files into the checked folder, each as soon as its
+    /// bytes exist (nothing for [`Destination::Nowhere`]); returns the
+    /// paths written, relative to the folder, and the notes for the user.
+    pub fn write(&self) -> Result<output::Written> {
+        match &self.dir {
+            Some(dir) => self.write_to(dir, self.force),
+            None => Ok(output::Written::default()),
+        }
+    }
+
+    /// Writes the files into `dir`, checked as [`run`] checks a
+    /// destination: the bytes [`Outcome::write`] would write there.
+    pub fn save(&self, dir: &Path, force: bool) -> Result<output::Written> {
+        check_destination(dir, force, &self.read)?;
+        self.write_to(dir, force)
+    }
+
+    fn write_to(&self, dir: &Path, force: bool) -> Result<output::Written> {
+        rsmreport_core::provenance::timed("write", || {
+            output::write_output_dir_with(dir, force, |sink| {
+                self.report.files(&mut |f| sink.put(f))
+            })
+        })
+    }
+
+    /// The terminal lines, once `written` (relative paths) are written.
+    pub fn lines(&self, written: &[PathBuf]) -> Vec<String> {
+        let dir = self
+            .dir
+            .clone()
+            .unwrap_or_else(|| self.report.default_dir());
+        self.report.lines(written, &dir)
+    }
+
+    /// Whether a gate of severity `fail` failed.
+    pub fn gates_failed(&self) -> bool {
+        gates::failed(self.report.gates())
+    }
+}

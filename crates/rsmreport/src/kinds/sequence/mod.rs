@@ -1,0 +1,245 @@
+//! `rsmreport sequence EXP` (`spec/sequence.md`): generated text against
+//! references with sacreBLEU 2.6.0's and jiwer 4.0.0's numbers (BLEU,
+//! chrF/chrF++, TER, WER/MER/WIL/WIP, CER), sacreBLEU's paired bootstrap
+//! and approximate randomization, intervals and verdicts against a
+//! baseline.
+//!
+//! * [`read`]: the segments (a table or text files), with checksums.
+//! * [`run`]: every number, from `rsmreport_metrics::sequence`.
+//! * [`resample`]: sacreBLEU's bootstrap and randomization.
+//! * [`gates`]: the quality gates (parsed before reading, judged after).
+//! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
+//! * [`report`]: the HTML report through `rsmreport_report::render`; [`figures`]: its
+//!   figures through `rsmreport_report::plots`.
+//! * this file: the kind's contract ([`Sequence`]), files, terminal lines.
+//!
+//! Command assembly: reads only in `read`, defines no metric of its own,
+//! writes only through the output stage.
+
+pub mod figures;
+pub mod gates;
+pub mod logprobs;
+pub mod parts;
+pub mod ppl;
+pub mod read;
+pub mod report;
+pub mod resample;
+pub mod run;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use rsmreport_config::sequence::SequenceConfig;
+use rsmreport_core::provenance::timed;
+use rsmreport_core::schema::FileFormat;
+use rsmreport_io::output::OutputFile;
+use rsmreport_report::render::context::InputCtx;
+
+/// `rsmreport sequence`: run it with [`crate::kinds::run`].
+pub struct Sequence;
+
+/// Reads and validates a sequence experiment file (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<SequenceConfig> {
+    let mut cfg = rsmreport_config::sequence::load(path).map_err(rsmreport_core::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(rsmreport_core::error::config)?;
+    Ok(cfg)
+}
+
+impl super::Kind for Sequence {
+    type Config = SequenceConfig;
+    const NAME: &'static str = "sequence";
+
+    fn default_dir(cfg: &SequenceConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.experiment_id))
+    }
+
+    fn inputs(cfg: &SequenceConfig) -> Vec<PathBuf> {
+        cfg.inputs()
+    }
+
+    fn compute(cfg: SequenceConfig) -> anyhow::Result<Box<dyn super::Report>> {
+        let (segments, mut inputs) = read::read(&cfg)?;
+        let mut lp = Vec::new();
+        if let (Some(path), true) = (
+            &cfg.logprobs_file,
+            cfg.metrics.iter().any(|m| m == "perplexity"),
+        ) {
+            let (read, sha) = rsmreport_core::provenance::read_with_checksum(path, || {
+                logprobs::read(path, &segments.systems, cfg.sentinel)
+            });
+            lp = read?;
+            inputs.push(InputCtx {
+                role: "log-probabilities".into(),
+                path: path.display().to_string(),
+                rows: lp
+                    .iter()
+                    .map(|s| s.sequences.len())
+                    .sum::<usize>()
+                    .to_string(),
+                sha256: sha?,
+            });
+        }
+        let mut run = run::run(&cfg, segments, lp)?;
+        run.gates = gates::evaluate(&cfg.parsed_gates, &run);
+        Ok(Box::new(Computed { run, cfg, inputs }))
+    }
+}
+
+/// A finished sequence run.
+struct Computed {
+    run: run::Run,
+    cfg: SequenceConfig,
+    inputs: Vec<InputCtx>,
+}
+
+fn table_bytes(
+    f: &rsmreport_core::table::Frame,
+    format: FileFormat,
+    epoch: i64,
+) -> anyhow::Result<Vec<u8>> {
+    Ok(match format {
+        FileFormat::Csv => rsmreport_io::output::write::to_delimited(f, b','),
+        FileFormat::Tsv => rsmreport_io::output::write::to_delimited(f, b'\t'),
+        FileFormat::Xlsx => rsmreport_io::output::write::to_xlsx(f, epoch)?,
+    })
+}
+
+impl super::Report for Computed {
+    fn id(&self) -> &str {
+        &self.cfg.experiment_id
+    }
+
+    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
+        tables::frames(&self.run, &self.cfg)
+            .into_iter()
+            .filter(|f| f.is_writable())
+            .collect()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        tables::summary(&self.run, &self.cfg)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.inputs.clone()
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = rsmreport_core::provenance::generation_epoch();
+        let (id, ext) = (&self.cfg.experiment_id, self.cfg.file_format.extension());
+        let out = Path::new("output");
+        // the report is made on its own thread while each table is built,
+        // formatted and handed on; the files keep their order
+        let report = std::thread::scope(|scope| {
+            let report = scope.spawn(|| {
+                let report = timed("report", || {
+                    report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
+                })?;
+                rsmreport_report::render::report_files(&report)
+            });
+            for f in timed("tables", || super::Report::tables(self)) {
+                emit(&OutputFile {
+                    path: out.join(format!("{id}_{}.{ext}", f.name)),
+                    bytes: table_bytes(&f, self.cfg.file_format, epoch)?,
+                })?;
+            }
+            emit(&OutputFile {
+                path: out.join(format!("{id}_summary.json")),
+                bytes: rsmreport_io::output::json::bytes(&self.summary()),
+            })?;
+            for f in crate::gates::files(id, &self.run.gates) {
+                emit(&f)?;
+            }
+            report.join().expect("report thread")
+        })?;
+        for f in report {
+            emit(&f)?;
+        }
+        Ok(())
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.run.gates
+    }
+
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        report::decision(&self.run, &self.cfg)
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        terminal_lines(&self.run, &self.cfg)
+    }
+}
+
+/// One line of data, one per system and metric, one per compared metric.
+fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
+    let seg = &run.segments;
+    let mut out = if seg.systems.is_empty() {
+        vec![format!(
+            "{}: perplexity of {} system(s) from log-probabilities (no text metric)",
+            cfg.experiment_id,
+            run.ppl.len()
+        )]
+    } else {
+        vec![format!(
+            "{}: {} segments ({} rows, {} without a reference), {} systems, nrefs {}",
+            cfg.experiment_id,
+            seg.n(),
+            seg.n_rows,
+            seg.dropped_ids.len(),
+            seg.systems.len(),
+            run.nrefs
+        )]
+    };
+    for (s, results) in run.results.iter().enumerate() {
+        let parts: Vec<String> = results
+            .iter()
+            .map(|r| {
+                let name = tables::metric_name(cfg, &r.metric);
+                if r.lower.is_finite() {
+                    format!(
+                        "{name} {} [{}, {}]",
+                        report::fmt(r.score),
+                        report::fmt(r.lower),
+                        report::fmt(r.upper)
+                    )
+                } else {
+                    format!("{name} {}", report::fmt(r.score))
+                }
+            })
+            .collect();
+        out.push(format!(
+            "  {:<16} {}",
+            run.systems[s].name,
+            parts.join("  ")
+        ));
+    }
+    for p in &run.ppl {
+        let interval = if p.lower.is_finite() {
+            format!(" [{}, {}]", report::fmt(p.lower), report::fmt(p.upper))
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "  {:<16} perplexity {}{interval} over {} sequences",
+            p.system,
+            report::fmt(p.numbers.perplexity),
+            p.numbers.sequences
+        ));
+    }
+    for (s, rows) in &run.comparisons {
+        for r in rows {
+            out.push(format!(
+                "  {} vs {}: {} {:+} -> {}",
+                run.systems[*s].name,
+                run.systems[run.baseline].name,
+                tables::metric_name(cfg, &r.metric),
+                report::fmt_like(r.delta, r.baseline)
+                    .parse::<f64>()
+                    .unwrap_or(r.delta),
+                r.verdict
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,194 @@
+//! `rsmreport spans EXP` (`spec/spans.md`): agreement among annotators of
+//! span annotations, and span-level evaluation against a reference at
+//! seqeval, nervaluate and bratiaa parity.
+//!
+//! * [`read`]: the inputs (span table, Prodigy, CoNLL, BIO JSON lines)
+//!   with their checksums, in one shape.
+//! * [`run`]: every number of spec 3-4 (`metrics::spans`).
+//! * [`resample`]: the bootstrap over documents and the comparisons.
+//! * [`tables`] and [`subgroups`]: the tables of spec 5 and the summary.
+//! * [`report`]: the HTML report through `rsmreport_report::render`, with the
+//!   figures of [`figures`].
+//! * [`gates`]: the quality gates (parsed in [`load`], before any data).
+//! * this file: the kind's contract ([`Spans`], run by
+//!   [`crate::kinds::run`]), its files and terminal lines.
+//!
+//! Command assembly: reads only in `read`, defines no statistic of its
+//! own, writes only through the output stage.
+
+pub mod figures;
+pub mod gates;
+pub mod read;
+pub mod report;
+pub mod resample;
+pub mod run;
+pub mod subgroups;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use rsmreport_config::spans::SpansConfig;
+use rsmreport_core::provenance::timed;
+use rsmreport_core::schema::FileFormat;
+use rsmreport_io::output::OutputFile;
+use rsmreport_report::render::context::InputCtx;
+
+/// `rsmreport spans`: run it with [`crate::kinds::run`].
+pub struct Spans;
+
+/// Reads and validates a spans experiment file (configuration errors).
+pub fn load(path: &Path) -> anyhow::Result<SpansConfig> {
+    let mut cfg = rsmreport_config::spans::load(path).map_err(rsmreport_core::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(rsmreport_core::error::config)?;
+    Ok(cfg)
+}
+
+/// Everything computed.
+pub struct Analysis {
+    pub cfg: SpansConfig,
+    pub data: read::Data,
+    pub res: run::Results,
+    pub agree_iv: resample::AgreementIntervals,
+    pub sys_iv: resample::SystemIntervals,
+    pub gates: Vec<crate::gates::Outcome>,
+}
+
+impl super::Kind for Spans {
+    type Config = SpansConfig;
+    const NAME: &'static str = "spans";
+
+    fn default_dir(cfg: &SpansConfig) -> Option<PathBuf> {
+        Some(PathBuf::from(&cfg.experiment_id))
+    }
+
+    fn inputs(cfg: &SpansConfig) -> Vec<PathBuf> {
+        let mut v = vec![cfg.origin.clone(), cfg.input_file.clone()];
+        v.extend(cfg.documents_file.clone());
+        v
+    }
+
+    fn compute(cfg: SpansConfig) -> anyhow::Result<Box<dyn super::Report>> {
+        let data = timed("read", || read::read(&cfg))?;
+        let res = timed("spans", || run::run(&cfg, &data));
+        let n_docs = data.documents.len();
+        let agree_iv = timed("agreement intervals", || {
+            resample::agreement(&res, n_docs, cfg.intervals.as_ref())
+        });
+        let sys_iv = timed("system intervals", || {
+            resample::systems(&res, &cfg, n_docs, &data.labels)
+        });
+        let mut a = Analysis {
+            cfg,
+            data,
+            res,
+            agree_iv,
+            sys_iv,
+            gates: Vec::new(),
+        };
+        a.gates = gates::evaluate(&a.cfg.parsed_gates, &a);
+        Ok(Box::new(a))
+    }
+}
+
+impl super::Report for Analysis {
+    fn id(&self) -> &str {
+        &self.cfg.experiment_id
+    }
+
+    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
+        tables::frames(self)
+            .into_iter()
+            .filter(|f| f.is_writable())
+            .collect()
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        tables::summary(self)
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.data.inputs.clone()
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.gates
+    }
+
+    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let epoch = rsmreport_core::provenance::generation_epoch();
+        let out = Path::new("output");
+        let id = &self.cfg.experiment_id;
+        let ext = self.cfg.file_format.extension();
+        for f in self.tables() {
+            let bytes = match self.cfg.file_format {
+                FileFormat::Csv => rsmreport_io::output::write::to_delimited(&f, b','),
+                FileFormat::Tsv => rsmreport_io::output::write::to_delimited(&f, b'\t'),
+                FileFormat::Xlsx => rsmreport_io::output::write::to_xlsx(&f, epoch)?,
+            };
+            emit(&OutputFile {
+                path: out.join(format!("{id}_{}.{ext}", f.name)),
+                bytes,
+            })?;
+        }
+        let json = rsmreport_io::output::json::bytes(&tables::summary(self));
+        emit(&OutputFile {
+            path: out.join(format!("{id}_summary.json")),
+            bytes: json,
+        })?;
+        for f in crate::gates::files(id, &self.gates) {
+            emit(&f)?;
+        }
+        let report = timed("report", || {
+            report::report(self, self.data.inputs.clone(), epoch)
+        })?;
+        for f in rsmreport_report::render::report_files(&report)? {
+            emit(&f)?;
+        }
+        Ok(())
+    }
+
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        Some(report::decision(self))
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        let mut out = vec![format!(
+            "{}: {} documents, {} annotators, {} labels",
+            self.cfg.experiment_id,
+            self.data.documents.len(),
+            self.data.annotators.len(),
+            self.data.labels.len()
+        )];
+        out.push(format!("  {}", report::headline(self)));
+        for (k, sys) in self.res.systems.iter().enumerate() {
+            let avg = &sys.modes[sys.headline].2;
+            let iv = &self.sys_iv.stats[k][0];
+            out.push(format!(
+                "  {}: micro F1 {} [{}, {}]  macro F1 {}",
+                self.data.annotators[sys.annotator],
+                rsmreport_report::render::format::num3(avg[0].f1),
+                rsmreport_report::render::format::num3(iv.lower),
+                rsmreport_report::render::format::num3(iv.upper),
+                rsmreport_report::render::format::num3(avg[1].f1)
+            ));
+        }
+        for c in self
+            .sys_iv
+            .comparisons
+            .iter()
+            .filter(|c| c.statistic == "micro_f1")
+        {
+            out.push(format!(
+                "  {} vs {}: {} {:+.3} [{:+.3}, {:+.3}] {}",
+                self.data.annotators[c.candidate],
+                self.data.annotators[c.baseline],
+                c.statistic,
+                c.delta,
+                c.interval.lower,
+                c.interval.upper,
+                c.verdict
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,544 @@
+//! Command assembly (spans): the report of `spec/spans.md` 6 through the
+//! report engine. First screen: the headline mean pairwise F1 (strict and
+//! overlap) with its interval and one honest sentence, or with a
+//! reference one tile per system (micro F1 with interval, macro F1,
+//! verdict). Then the data, the agreement tables and heat map, types
+//! (the type-confusion heat maps with kappa) and boundaries (the
+//! disagreement bars), the worst documents with two annotators' spans
+//! side by side, profiles, the seqeval rows, the nervaluate block with its quirks named,
+//! the comparisons and the subgroups. Every user string is escaped by the
+//! engine or by `escape_html`.
+//!
+//! Produces a [`Report`] value; computes no statistic; writes nothing.
+
+use super::tables::{self, agreement_rows};
+use super::Analysis;
+use rsmreport_core::table::Frame;
+use rsmreport_report::render::context::{Glance, InputCtx};
+use rsmreport_report::render::format::{escape_html, num3};
+use rsmreport_report::render::tables::{frame_table, FrameOpts};
+use rsmreport_report::render::{Block, Builder, Decision, Header, Report, Section, Tone};
+
+fn ci_text(level: f64, lo: f64, hi: f64) -> String {
+    if lo.is_finite() && hi.is_finite() {
+        format!("{}% CI [{}, {}]", level * 100.0, num3(lo), num3(hi))
+    } else {
+        String::new()
+    }
+}
+
+fn level(a: &Analysis) -> f64 {
+    a.cfg.intervals.map_or(0.95, |i| i.level)
+}
+
+/// The headline sentence: mean pairwise strict F1 with its interval.
+pub fn headline(a: &Analysis) -> String {
+    let rows = agreement_rows(a);
+    let r = &rows[0];
+    let iv = &a.agree_iv.mean[0];
+    let ci = if iv.lower.is_finite() {
+        format!(" ({}-{})", num3(iv.lower), num3(iv.upper))
+    } else {
+        String::new()
+    };
+    format!(
+        "mean pairwise strict F1 {}{ci} over {} pairs of {} annotators; overlap {}",
+        num3(r.mean),
+        r.n_pairs,
+        a.data.annotators.len(),
+        num3(rows[2].mean)
+    )
+}
+
+/// What the span report decides (issue 38's pattern), the header's
+/// first lines and the terminal's last: with a reference, the best system
+/// by micro F1 and whether it differs really from the runner-up, the badge
+/// from the comparisons against the baseline; without one, the agreement
+/// level (no kappa scale words: it is positive specific agreement); the
+/// gates' status either way.
+pub fn decision(a: &Analysis) -> Decision {
+    let failed = a.gates.iter().filter(|o| o.fails()).count();
+    let n_gates = a.gates.len();
+    if a.res.reference.is_none() || a.res.systems.is_empty() {
+        let sentence = format!(
+            "{}. F1 between annotators is positive specific agreement, not corrected for chance.",
+            capitalised(&headline(a))
+        );
+        let badge = format!("strict F1 {}", num3(agreement_rows(a)[0].mean));
+        return Decision::new(Tone::Info, badge, sentence).with_gates(failed, n_gates, true);
+    }
+    let name = |k: usize| a.data.annotators[k].as_str();
+    let mut worse = Vec::new();
+    let (mut regressed, mut improved) = (0usize, 0usize);
+    for c in a.sys_iv.comparisons.iter().filter(|c| c.scope == "overall") {
+        if c.verdict.contains("regressed") {
+            regressed += 1;
+            worse.push(format!(
+                "{} {} ({:+.3}, {})",
+                name(c.candidate),
+                c.statistic,
+                c.delta,
+                c.verdict
+            ));
+        } else if c.verdict.contains("improved") {
+            improved += 1;
+        }
+    }
+    let mut sentence = best_sentence(a);
+    let single = a.res.systems.len() < 2;
+    if let (false, Some(b)) = (single, a.res.baseline) {
+        if worse.is_empty() {
+            sentence.push_str(&format!(
+                " No overall statistic got worse than the baseline {}.",
+                name(b)
+            ));
+        } else {
+            sentence.push_str(&format!(
+                " Worse than the baseline {}: {}.",
+                name(b),
+                worse.join("; ")
+            ));
+        }
+    }
+    let (tone, badge) = if single {
+        (Tone::Info, "one system scored".to_string())
+    } else {
+        Decision::comparison_badge(regressed, improved)
+    };
+    Decision::new(tone, badge, sentence).with_gates(failed, n_gates, single)
+}
+
+/// The sentence naming the best system by micro F1 and whether it differs
+/// really from the runner-up (paired bootstrap over documents).
+fn best_sentence(a: &Analysis) -> String {
+    let name = |k: usize| a.data.annotators[k].as_str();
+    let reference = a.res.reference.map_or("", name);
+    let (k, best) = a
+        .res
+        .systems
+        .iter()
+        .enumerate()
+        .max_by(|x, y| {
+            let f = |s: &super::run::System| s.modes[s.headline].2[0].f1;
+            f(x.1).total_cmp(&f(y.1)).then(y.0.cmp(&x.0))
+        })
+        .expect("a system");
+    let iv = &a.sys_iv.stats[k][0];
+    let ci = if iv.lower.is_finite() {
+        format!(" [{}, {}]", num3(iv.lower), num3(iv.upper))
+    } else {
+        String::new()
+    };
+    let mut s = format!(
+        "{} has the highest micro F1 against {reference}: {}{ci}.",
+        name(best.annotator),
+        num3(best.modes[best.headline].2[0].f1)
+    );
+    if let Some(l) = &a.sys_iv.lead {
+        let ci = if l.interval.lower.is_finite() {
+            format!(" [{:+.3}, {:+.3}]", l.interval.lower, l.interval.upper)
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            " Against the runner-up {}: {:+.3}{ci} ({}).",
+            name(l.baseline),
+            l.delta,
+            l.verdict
+        ));
+    }
+    s
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
+fn glance(a: &Analysis) -> Vec<Glance> {
+    let lv = level(a);
+    if a.res.reference.is_some() {
+        return a
+            .res
+            .systems
+            .iter()
+            .enumerate()
+            .map(|(k, sys)| {
+                let avg = &sys.modes[sys.headline].2;
+                let iv = &a.sys_iv.stats[k][0];
+                let verdict = a
+                    .sys_iv
+                    .comparisons
+                    .iter()
+                    .find(|c| c.candidate == sys.annotator && c.statistic == "micro_f1")
+                    .map(|c| format!(" · {} vs baseline", c.verdict))
+                    .unwrap_or_default();
+                Glance {
+                    label: format!("{} micro F1", a.data.annotators[sys.annotator]),
+                    value: num3(avg[0].f1),
+                    title: format!("macro F1 {}", num3(avg[1].f1)),
+                    ci: format!(
+                        "{} · macro F1 {}{verdict}",
+                        ci_text(lv, iv.lower, iv.upper),
+                        num3(avg[1].f1)
+                    ),
+                }
+            })
+            .collect();
+    }
+    let rows = agreement_rows(a);
+    [
+        (0usize, "mean pairwise strict F1"),
+        (2, "mean pairwise overlap F1"),
+    ]
+    .iter()
+    .map(|&(k, label)| {
+        let iv = &a.agree_iv.mean[k];
+        Glance {
+            label: label.into(),
+            value: num3(rows[k].mean),
+            title: format!("{} pairs", rows[k].n_pairs),
+            ci: ci_text(lv, iv.lower, iv.upper),
+        }
+    })
+    .collect()
+}
+
+fn table_of(b: &mut Builder, f: &Frame, caption: &str) -> Block {
+    let t = b.table(&f.name, caption, true, true);
+    Block::Table(frame_table(t, f, &FrameOpts::default()))
+}
+
+fn find<'a>(frames: &'a [Frame], name: &str) -> Option<&'a Frame> {
+    frames.iter().find(|f| f.name == name && f.is_writable())
+}
+
+fn data_blocks(a: &Analysis) -> Vec<Block> {
+    let d = &a.data;
+    let mut out = vec![Block::Paragraph(format!(
+        "{} documents, {} annotators ({}), {} labels ({}).",
+        d.documents.len(),
+        d.annotators.len(),
+        d.annotators.join(", "),
+        d.labels.len(),
+        d.labels.join(", ")
+    ))];
+    let missing: Vec<String> = d
+        .covered
+        .iter()
+        .enumerate()
+        .flat_map(|(doc, cov)| {
+            cov.iter()
+                .enumerate()
+                .filter(|(_, c)| !**c)
+                .map(move |(k, _)| format!("{} / {}", d.documents[doc], d.annotators[k]))
+        })
+        .collect();
+    if !missing.is_empty() {
+        out.push(Block::Note(format!(
+            "{} (document, annotator) pairs not annotated (missing, not 'marked nothing'): {}{}",
+            missing.len(),
+            missing
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; "),
+            if missing.len() > 20 { "; ..." } else { "" }
+        )));
+    }
+    for (answer, n) in &d.skipped {
+        out.push(Block::Note(format!(
+            "{n} Prodigy lines with answer '{answer}' skipped"
+        )));
+    }
+    if let Some(t) = &d.tokens {
+        for (k, p) in t.first_problem.iter().enumerate() {
+            if let Some((line, msg)) = p {
+                out.push(Block::Warning(format!(
+                    "{}: {} invalid transitions, {} prefixes outside the scheme; first at {} line {line}: {msg}",
+                    d.annotators[k],
+                    t.invalid[k],
+                    t.outside[k],
+                    a.cfg.input_file.display()
+                )));
+            }
+        }
+    }
+    out
+}
+
+/// A side-by-side cell: long words (labels) wrap instead of widening the
+/// page on a phone.
+const CELL: &str = "vertical-align:top;overflow-wrap:anywhere";
+
+/// The worst documents (up to 5), each with the spans of the pair that
+/// agrees least there side by side.
+fn worst_blocks(a: &Analysis) -> Vec<Block> {
+    let mut out = Vec::new();
+    for r in a
+        .res
+        .documents
+        .iter()
+        .filter(|r| r.worst_pair.is_some())
+        .take(5)
+    {
+        let doc = r.doc;
+        let (x, y) = r.worst_pair.expect("filtered");
+        let text = a.data.texts[doc].as_deref();
+        let show = |k: usize| -> String {
+            let spans = &a.res.distinct[doc][k];
+            if spans.is_empty() {
+                return "<em>(nothing marked)</em>".into();
+            }
+            spans
+                .iter()
+                .map(|s| {
+                    let words = text.map(|t| {
+                        t.chars()
+                            .skip(s.start as usize)
+                            .take(s.len() as usize)
+                            .collect::<String>()
+                    });
+                    format!(
+                        "<mark style=\"background:#FFE680;color:#111\">{}</mark> <small>{} [{}, {})</small>",
+                        escape_html(words.as_deref().unwrap_or("")),
+                        escape_html(&a.data.labels[s.label as usize]),
+                        s.start,
+                        s.end
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("<br>")
+        };
+        out.push(Block::Html(format!(
+            "<div class=\"spans-doc\"><p><strong>{}</strong>: mean strict F1 {}; the pair that agrees least here:</p>\
+             <table style=\"width:100%;table-layout:fixed\"><thead><tr><th style=\"{CELL};text-align:left\">{}</th><th style=\"{CELL};text-align:left\">{}</th></tr></thead><tbody><tr>\
+             <td style=\"{CELL}\">{}</td><td style=\"{CELL}\">{}</td></tr></tbody></table></div>",
+            escape_html(&a.data.documents[doc]),
+            num3(r.mean_f1),
+            escape_html(&a.data.annotators[x]),
+            escape_html(&a.data.annotators[y]),
+            show(x),
+            show(y)
+        )));
+    }
+    out
+}
+
+/// The section names in order, with their headings.
+fn section_names(a: &Analysis, frames: &[Frame]) -> Vec<(&'static str, &'static str)> {
+    let mut names = vec![
+        ("data", "Data"),
+        ("agreement", "Agreement between annotators"),
+        ("documents", "Documents"),
+        ("annotators", "Annotators"),
+    ];
+    if a.res.reference.is_some() {
+        names.insert(0, ("systems", "Systems against the reference"));
+    }
+    if frames.iter().any(is_subgroup) {
+        names.push(("subgroups", "Subgroups"));
+    }
+    names
+}
+
+/// A subgroup table's caption, naming what it holds and the column.
+fn subgroup_caption(name: &str) -> String {
+    match (
+        name.strip_prefix("span_agreement_by_"),
+        name.strip_prefix("system_scores_by_"),
+    ) {
+        (Some(g), _) => format!("Agreement between annotators per level of {g}."),
+        (_, Some(g)) => format!(
+            "Each system against the reference per level of {g} (set counts on the level's documents)."
+        ),
+        _ => "Per subgroup level.".into(),
+    }
+}
+
+fn is_subgroup(f: &Frame) -> bool {
+    f.name.contains("_by_")
+        && f.name != "span_agreement_by_type"
+        && f.name != "span_agreement_by_document"
+        && f.is_writable()
+}
+
+fn tables_of(b: &mut Builder, frames: &[Frame], list: &[(&str, &str)]) -> Vec<Block> {
+    list.iter()
+        .filter_map(|(name, caption)| find(frames, name).map(|f| table_of(b, f, caption)))
+        .collect()
+}
+
+/// The agreement section in the order of spec 6: the headline, the
+/// criteria and pairs, the heat map of pairwise F1, the per-type table,
+/// the type-confusion heat maps with kappa (and their tables), the
+/// boundary-disagreement bars (and their table).
+fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> anyhow::Result<Vec<Block>> {
+    let mut out = vec![Block::Paragraph(format!(
+        "{}. F1 between annotators is positive specific agreement (Hripcsak and Rothschild \
+         2005): the share of marked spans both annotators mark. It is not corrected for \
+         chance, so no kappa scale applies to it.",
+        headline(a)
+    ))];
+    out.extend(tables_of(b, frames, &[
+        ("span_agreement", "Mean pairwise F1 per criterion (strict: same start, end and label; exact: same boundaries; overlap: overlapping, same label; overlap_any: overlapping), with its bootstrap interval over documents, and the pooled F1."),
+        ("span_agreement_pairs", "Every pair of annotators on the documents both annotated."),
+    ]));
+    out.push(super::figures::pairs_heatmap(b, a)?);
+    out.extend(tables_of(
+        b,
+        frames,
+        &[("span_agreement_by_type", "Per label (strict and overlap).")],
+    ));
+    out.push(Block::Heading(b.heading(3, "Labels of matched spans")));
+    out.extend(super::figures::confusion_heatmaps(b, a)?);
+    out.extend(tables_of(b, frames, &[
+        ("type_agreement", "Labels of matched spans: Cohen's kappa on the label pairs (scikit-learn's); exact: same boundaries, overlap_any: the overlapping spans' matching."),
+        ("type_confusion", "Label pairs of matched spans."),
+    ]));
+    out.push(Block::Heading(b.heading(3, "Boundaries of matched spans")));
+    out.extend(super::figures::boundary_bars(b, a)?);
+    out.extend(tables_of(
+        b,
+        frames,
+        &[(
+            "boundary_disagreements",
+            "Pairs matched under overlap: which boundaries differ.",
+        )],
+    ));
+    Ok(out)
+}
+
+fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+    let mut out: Vec<Block> = a
+        .res
+        .systems
+        .iter()
+        .filter_map(|s| s.strict_note.clone().map(Block::Note))
+        .collect();
+    if let Some(f) = find(frames, "system_comparisons") {
+        let t = b.table(
+            &f.name,
+            "Each system against the baseline: paired bootstrap over documents, compare.md's \
+             verdict words and margins; per-type rows Holm-adjusted (all columns in the CSV).",
+            true,
+            true,
+        );
+        let columns = [
+            "system",
+            "scope",
+            "statistic",
+            "baseline",
+            "candidate",
+            "delta",
+            "delta_lower",
+            "delta_upper",
+            "p_holm",
+            "verdict",
+        ];
+        let opts = FrameOpts {
+            columns: Some(&columns),
+            ..FrameOpts::default()
+        };
+        out.push(Block::Table(frame_table(t, f, &opts)));
+    }
+    out.extend(tables_of(b, frames, &[
+        ("system_scores", "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0)."),
+    ]));
+    if let Some(f) = find(frames, "nervaluate") {
+        out.push(Block::Note(
+            "nervaluate 1.2.1, reproduced with its quirks: each prediction takes the first free \
+             true entity in input order (greedy, order-dependent); overlap is measured on the \
+             true entity only (asymmetric); the per-type rows re-run every scheme on one type, \
+             so a wrong type is INC overall but SPU and MIS per type."
+                .into(),
+        ));
+        out.push(table_of(
+            b,
+            f,
+            "The nervaluate block (ent_type, exact, partial, strict).",
+        ));
+    }
+    out
+}
+
+/// The report.
+pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
+    let frames = tables::frames(a);
+    let mut b = Builder::new(&a.cfg.experiment_id, false);
+    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+        .into_iter()
+        .collect();
+    let names = section_names(a, &frames);
+    let ids = b.section_ids(names.iter().map(|n| n.0));
+    let mut sections = Vec::new();
+    for ((name, title), id) in names.into_iter().zip(ids) {
+        let mut blocks = vec![Block::Heading(b.heading(2, title))];
+        blocks.extend(match name {
+            "data" => data_blocks(a),
+            "agreement" => agreement_blocks(&mut b, a, &frames)?,
+            "documents" => {
+                let mut d = worst_blocks(a);
+                if let Some(f) = find(&frames, "span_agreement_by_document") {
+                    let t = b.table(
+                        &f.name,
+                        "Per document, worst first (the 50 worst here; every document in the CSV).",
+                        true,
+                        true,
+                    );
+                    let rows: Vec<usize> = (0..f.nrows().min(50)).collect();
+                    let opts = FrameOpts {
+                        rows: Some(&rows),
+                        ..FrameOpts::default()
+                    };
+                    d.push(Block::Table(frame_table(t, f, &opts)));
+                }
+                d
+            }
+            "annotators" => tables_of(
+                &mut b,
+                &frames,
+                &[
+                    ("annotator_profiles", "Each annotator."),
+                    ("label_distribution", "Distinct spans per label."),
+                ],
+            ),
+            "systems" => {
+                let mut v = systems_blocks(&mut b, a, &frames);
+                v.extend(super::figures::comparison_forests(&mut b, a)?);
+                v
+            }
+            _ => {
+                let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
+                subs.into_iter()
+                    .map(|f| table_of(&mut b, f, &subgroup_caption(&f.name)))
+                    .collect()
+            }
+        });
+        sections.push(Section {
+            id,
+            name: name.to_string(),
+            kind: "builtin".into(),
+            blocks,
+        });
+    }
+    let header = Header {
+        intro_html: format!(
+            "Span annotations of <strong>{}</strong> annotators on <strong>{}</strong> documents{}.",
+            a.data.annotators.len(),
+            a.data.documents.len(),
+            a.res.reference.map_or(String::new(), |r| format!(
+                ", scored against <strong>{}</strong>",
+                escape_html(&a.data.annotators[r])
+            ))
+        ),
+        description_html: format!("<p>{}</p>", escape_html(&headline(a))),
+        glance: glance(a),
+        inputs,
+        decision: Some(decision(a)),
+        ..Header::new("Span report", a.cfg.experiment_id.clone(), epoch)
+    };
+    Ok(b.finish(header, panels, sections, &[]))
+}
