@@ -132,7 +132,9 @@ class Result:
 
     @property
     def summary(self) -> dict:
-        """The summary JSON document (``output/<id>_<kind>.json``), as a dict."""
+        """The summary JSON document (``output/<id>_summary.json``), as a dict:
+        the envelope (``kind``, ``summary_version``, ``experiment_id``,
+        ``model_version``, ``description``), then the kind's own keys."""
         if self._summary is None:
             self._summary = json.loads(self._native.summary_json())
         return self._summary

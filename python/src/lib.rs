@@ -25,6 +25,7 @@ use rsmreport::kinds::{
 };
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
 use rsmreport_core::error::Class;
+use rsmreport_core::schema::FileFormat;
 use sha2::{Digest, Sha256};
 
 /// The exception of class `name` in `rsmreport._errors` with `message`.
@@ -436,24 +437,27 @@ impl NativeOutcome {
     /// Every table as `(name, CSV bytes)`, the bytes of the CLI's
     /// `output/<id>_<name>.csv`, in the order the files are written.
     fn tables<'py>(&self, py: Python<'py>) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
-        caught(py, || {
+        let tables = guarded(py, || {
             self.with(|o| {
-                let id = o.report.id().to_string();
+                let id = o.report.id();
                 o.report
                     .tables()
-                    .iter()
                     .map(|frame| {
-                        let file = rsmreport_io::output::csv_file(&id, frame);
-                        (frame.name.clone(), PyBytes::new(py, &file.bytes))
+                        let csv = rsmreport_io::output::table_file(id, &frame, FileFormat::Csv, 0)?;
+                        Ok((frame.name.clone(), csv.bytes))
                     })
-                    .collect()
+                    .collect::<anyhow::Result<Vec<_>>>()
             })
-        })
+        })?;
+        Ok(tables
+            .into_iter()
+            .map(|(name, bytes)| (name, PyBytes::new(py, &bytes)))
+            .collect())
     }
 
-    /// The summary document, as JSON text.
+    /// The summary document (`output/<id>_summary.json`), as JSON text.
     fn summary_json(&self, py: Python<'_>) -> PyResult<String> {
-        caught(py, || self.with(|o| o.report.summary().to_string()))
+        caught(py, || self.with(|o| o.summary().to_string()))
     }
 
     /// The gates file's document (`output/<id>_gates.json`), as JSON text.

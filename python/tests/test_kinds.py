@@ -56,12 +56,12 @@ def test_output_dir_writes_the_cli_folder_bytes(kind, cli_out, tmp_path):
 @pytest.mark.parametrize("kind", KINDS)
 def test_summary_is_the_summary_file(kind, cli_out, py_results):
     r = py_results[kind]
-    docs = [
-        json.loads(p.read_text())
-        for p in (cli_out[kind] / "output").glob(f"{r.id}_*.json")
-        if not p.name.endswith("_gates.json")
-    ]
-    assert r.summary in docs
+    file = cli_out[kind] / "output" / f"{r.id}_summary.json"
+    assert r.summary == json.loads(file.read_text())
+    envelope = ["kind", "summary_version", "experiment_id", "model_version", "description"]
+    assert all(key in r.summary for key in envelope)
+    assert r.summary["kind"] == kind
+    assert r.summary["experiment_id"] == r.id
 
 
 def test_nothing_is_written_without_output_dir(tmp_path, monkeypatch):

@@ -146,7 +146,7 @@ fn agree_example_builds_and_matches_metrics_raters() {
         "output/sentiment_round2_agreement_pairs.csv",
         "output/sentiment_round2_classification_summary.csv",
         "output/sentiment_round2_agreement_by_source.csv",
-        "output/sentiment_round2_agree.json",
+        "output/sentiment_round2_summary.json",
         "figure/sentiment_round2_agreement_pairs_heatmap.svg",
         "report/sentiment_round2_report.html",
     ] {

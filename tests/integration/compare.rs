@@ -195,7 +195,7 @@ fn compare_a_folder_with_itself_has_zero_deltas_in_every_section_table() {
     assert_eq!(by.header[2], "N");
     assert!(by.header.contains(&"p_holm".to_string()));
     let json: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(out.join(format!("output/{cid}_compare.json"))).unwrap(),
+        &fs::read_to_string(out.join(format!("output/{cid}_summary.json"))).unwrap(),
     )
     .unwrap();
     assert_eq!(json["between"]["rounded_changed"], 0);
@@ -388,7 +388,7 @@ fn compare_a_better_candidate_is_improved() {
     // The default folder: <baseline label>_vs_<candidate label>.
     let out = tmp.path().join("engine_v1_vs_engine_v2");
     assert!(out
-        .join("output/engine_v1_vs_engine_v2_compare.json")
+        .join("output/engine_v1_vs_engine_v2_summary.json")
         .is_file());
     let rows = verdicts(&out);
     for stat in ["wtkappa", "corr", "RMSE"] {
@@ -405,7 +405,7 @@ fn compare_a_better_candidate_is_improved() {
         .stdout
         .contains("compare engine v1 (baseline) -> engine v2 (candidate), raw_trim, paired"));
     let json: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(out.join("output/engine_v1_vs_engine_v2_compare.json")).unwrap(),
+        &fs::read_to_string(out.join("output/engine_v1_vs_engine_v2_summary.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(json["compare_version"], 1);
@@ -726,7 +726,7 @@ fn compare_resamples_test_takers_when_both_folders_name_them() {
         let run = compare(tmp.path(), &args);
         ok(&run);
         let json: serde_json::Value = serde_json::from_str(
-            &fs::read_to_string(out.join("output/engine_v1_vs_engine_v2_compare.json")).unwrap(),
+            &fs::read_to_string(out.join("output/engine_v1_vs_engine_v2_summary.json")).unwrap(),
         )
         .unwrap();
         json["intervals"]["unit"].as_str().unwrap().to_string()

@@ -133,7 +133,7 @@ fn compare_trust_a_shifted_level_shows_the_signed_dsm_change_in_words() {
     assert!(html.contains("DSM 0.02") && html.contains("exact_agr 1 percentage points"));
     assert!(html.contains("a real change too small to matter"));
     let json: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(out.join("output/v1_vs_v2_compare.json")).unwrap(),
+        &fs::read_to_string(out.join("output/v1_vs_v2_summary.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(json["margins"]["DSM"], 0.02);

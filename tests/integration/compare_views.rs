@@ -80,7 +80,7 @@ fn compare_views_cross_checks_and_regressed_levels() {
     assert!(num(&exact[20]).is_nan());
     assert_eq!(text(&overall("wtkappa")[19]), "Empty");
     let json: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(out.join(format!("output/{cid}_compare.json"))).unwrap(),
+        &fs::read_to_string(out.join(format!("output/{cid}_summary.json"))).unwrap(),
     )
     .unwrap();
     let line = json["verdicts"]

@@ -31,7 +31,7 @@ fn compute<K: Kind>(config: K::Config) -> Outcome {
 /// The outcome has tables with rows, a summary object, inputs with
 /// checksums, a report among its files, and each table file's bytes.
 fn check_outcome(o: &Outcome, table_suffix: &str) {
-    let tables = o.report.tables();
+    let tables: Vec<_> = o.report.tables().collect();
     assert!(!tables.is_empty(), "{}: no table", o.kind);
     assert!(
         tables.iter().any(|t| t.nrows() > 0),

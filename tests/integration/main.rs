@@ -14,6 +14,14 @@
 //!   (`cargo test --test integration agree_`).
 //! * [`archive`]: reading archived output folders (rsmeval's and ours) for
 //!   `compare` and `summarize` (`cargo test --test integration archive`).
+//! * [`old_archives`]: folders written by the release before the one
+//!   archive format (commit 8648b92, `tests/fixtures/archives/`) stay
+//!   readable: compare and summarize of its build folders as that release
+//!   gave them, its other kinds' folders named, newer summary versions
+//!   refused (`cargo test --test integration old_archives`).
+//! * [`layout`]: the archive format's folder layout: every file of every
+//!   kind's bundled example output, in writing order, and the summary's
+//!   envelope (`cargo test --test integration layout`).
 //! * [`compare`]: `rsmreport compare` end to end: self-comparison, rsmeval
 //!   vs rsmreport folders, a better candidate, bad input
 //!   (`cargo test --test integration compare`).
@@ -102,7 +110,9 @@ mod errors;
 mod gates;
 mod inputs;
 mod kinds_snapshot;
+mod layout;
 mod library;
+mod old_archives;
 mod parity;
 mod preferences;
 mod progress;

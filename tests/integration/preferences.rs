@@ -1397,7 +1397,7 @@ fn check_model_view(case_name: &str, expected: &Value, out: &Path, id: &str) {
         metric_row(&mut c, &base, &h, r);
     }
     let json: Value = serde_json::from_str(
-        &fs::read_to_string(out.join(format!("output/{id}_preferences.json"))).unwrap(),
+        &fs::read_to_string(out.join(format!("output/{id}_summary.json"))).unwrap(),
     )
     .unwrap();
     let models = &json["models"];

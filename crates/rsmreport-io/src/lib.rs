@@ -5,7 +5,9 @@
 //!   output folders;
 //! * [`output`] (stage 7): the bytes of every table format and the only
 //!   code that writes files (output folder checks, `--force`, the
-//!   temporary folder moved into place when complete).
+//!   temporary folder moved into place when complete);
+//! * [`summary`]: the archive format's summary file (`<id>_summary.json`,
+//!   its envelope and version), which the writer and the reader share.
 //!
 //! Depends on `rsmreport-core` only: it knows no configuration, no
 //! statistic and no report kind.
@@ -13,3 +15,4 @@
 
 pub mod input;
 pub mod output;
+pub mod summary;

@@ -5,7 +5,11 @@
 //! saved configuration (`<id>_rsmeval.json` or `<id>_rsmtool.json`), the
 //! table format (csv, tsv, xlsx) from the files; every table is optional
 //! except `eval`, and a table that is present must have the reference's
-//! columns.
+//! columns. A summary (`<id>_summary.json`) of a newer format than this
+//! rsmreport knows is refused ([`crate::summary::check_version`]); the
+//! folders of the other kinds are named by the kind that wrote them, also
+//! those of releases whose summary had another name
+//! ([`crate::summary::LEGACY`]).
 //!
 //! Reads files; writes nothing; computes no statistic (the commands
 //! recompute them from the per-response tables with the metric code of
@@ -178,7 +182,7 @@ impl Archive {
     pub fn files_read(&self) -> Vec<PathBuf> {
         let mut files = vec![self.config_file.clone()];
         if self.summary.is_some() {
-            files.push(self.output.join(format!("{}_summary.json", self.id)));
+            files.push(self.output.join(crate::summary::file_name(&self.id)));
         }
         files.extend(self.tables.keys().map(|name| self.path_of(name)));
         files
@@ -576,7 +580,7 @@ pub fn open(dir: &Path, id: Option<&str>) -> Result<Archive, ArchiveError> {
     let format = table_format(&output, &names, &id)?;
     let config_file = output.join(format!("{id}_{tool}.json"));
     let config = read_config(&config_file)?;
-    let summary = read_summary(&output.join(format!("{id}_summary.json")))?;
+    let summary = read_summary(&output.join(crate::summary::file_name(&id)))?;
     let producer = producer(tool, summary.as_ref());
     let subgroups = configured_subgroups(&config).unwrap_or_else(|| subgroups(&names, &id, format));
     let mut archive = Archive {
@@ -648,32 +652,22 @@ fn saved_config(name: &str) -> Option<(&str, &'static str)> {
 }
 
 /// The rsmreport command that wrote an output folder without a saved
-/// build configuration, from the files only that command writes:
-/// `<id>_agree.json`, `<id>_preferences.json`, `<a>_vs_<b>_compare.json`,
-/// or a `<id>_summary.json` that names its `kind` (classify, sequence,
-/// spans) or is summarize's (`summarize_version`).
+/// build configuration, from its summary file (`crate::summary`): the
+/// `kind` of a `<id>_summary.json`, or the kind named by a summary file of
+/// releases up to 8648b92 (`<id>_agree.json`, `<id>_preferences.json`,
+/// `<a>_vs_<b>_compare.json`, summarize's `summarize_version`).
 fn written_by(output: &Path, names: &[String]) -> Option<String> {
-    for (suffix, kind) in [
-        ("_agree.json", "agree"),
-        ("_preferences.json", "preferences"),
-        ("_compare.json", "compare"),
-    ] {
-        if names.iter().any(|n| n.ends_with(suffix)) {
-            return Some(kind.to_string());
-        }
-    }
-    names
-        .iter()
-        .filter(|n| n.ends_with("_summary.json"))
-        .find_map(|n| {
-            let text = std::fs::read_to_string(output.join(n)).ok()?;
-            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-            match v.get("kind").and_then(|k| k.as_str()) {
-                Some(k) if k.chars().all(|c| c.is_ascii_lowercase()) => Some(k.to_string()),
-                _ if v.get("summarize_version").is_some() => Some("summarize".to_string()),
-                _ => None,
-            }
-        })
+    let is_summary = |n: &&String| {
+        n.ends_with("_summary.json")
+            || crate::summary::LEGACY
+                .iter()
+                .any(|(suffix, _)| n.ends_with(suffix))
+    };
+    names.iter().filter(is_summary).find_map(|n| {
+        let text = std::fs::read_to_string(output.join(n)).ok()?;
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        crate::summary::kind_of(n, &doc)
+    })
 }
 
 /// The experiment of the folder: the only saved configuration, or the
@@ -773,12 +767,16 @@ fn read_config(path: &Path) -> Result<Map<String, Value>, ArchiveError> {
     }
 }
 
+/// The folder's `<id>_summary.json`, if any; a summary of a newer format
+/// than this rsmreport reads is refused (exit 2: the user chose the
+/// folder; `crate::summary::check_version`).
 fn read_summary(path: &Path) -> Result<Option<Value>, ArchiveError> {
-    if path.is_file() {
-        read_json(path).map(Some)
-    } else {
-        Ok(None)
+    if !path.is_file() {
+        return Ok(None);
     }
+    let doc = read_json(path)?;
+    crate::summary::check_version(path, &doc).map_err(|e| usage(anyhow!(e)))?;
+    Ok(Some(doc))
 }
 
 /// rsmreport when its summary says so, else the tool of the saved

@@ -1,7 +1,7 @@
 //! Stage 6: the only stage that writes files.
 //!
-//! Producing bytes ([`each_table_file`], `write::to_delimited`,
-//! `write::to_xlsx`) is separate from putting them on disk
+//! Producing bytes ([`table_file`], `write::to_delimited`,
+//! `write::to_xlsx`, [`json::bytes`]) is separate from putting them on disk
 //! ([`write_output_dir_with`]), which builds the whole output folder in a
 //! temporary sibling and moves it into place only when every file was
 //! written, so a failed run never damages an earlier report. A run killed
@@ -33,62 +33,28 @@ pub struct OutputFile {
     pub bytes: Vec<u8>,
 }
 
-/// The CSV file `output/<id>_<frame name>.csv` of a frame: the table
-/// files of the kinds that write CSV only (compare, summarize, agree,
-/// preferences).
-pub fn csv_file(id: &str, frame: &Frame) -> OutputFile {
-    OutputFile {
-        path: Path::new("output").join(format!("{id}_{}.csv", frame.name)),
-        bytes: write::to_delimited(frame, b','),
-    }
-}
-
 /// Sub-folders rsmreport creates in an output folder.
 pub const SUBFOLDERS: [&str; 3] = ["output", "figure", "report"];
 
 use rsmreport_core::schema::check_file_name_part;
 
-/// The tables of one experiment as the writer receives them: the
-/// experiment id (the file-name prefix), the table format, and the bytes of
-/// the saved configuration (`<id>_rsmeval.json`), so that `output` never
-/// reads the configuration itself.
-pub struct TableFiles<'a> {
-    pub id: &'a str,
-    pub format: FileFormat,
-    pub saved_config: Vec<u8>,
-}
-
-/// The intermediate tables as files (`output/<id>_<name>.<ext>`), plus the
-/// saved configuration `output/<id>_rsmeval.json`, each handed to `emit` as
-/// soon as its bytes exist (and dropped after). Frames without rows or
-/// columns are skipped (spec 4.1). `created` (seconds since the Unix
-/// epoch) is the creation time recorded in xlsx files.
-pub fn each_table_file(
-    spec: TableFiles<'_>,
-    frames: &[Frame],
-    created: i64,
-    emit: &mut dyn FnMut(&OutputFile) -> Result<()>,
-) -> Result<()> {
-    let id = spec.id;
-    emit(&OutputFile {
-        path: Path::new("output").join(format!("{id}_rsmeval.json")),
-        bytes: spec.saved_config,
-    })?;
-    let ext = spec.format.extension();
-    for frame in frames.iter().filter(|f| f.is_writable()) {
-        check_file_name_part(&frame.name, "table name")?;
-        let bytes = match spec.format {
-            FileFormat::Csv => write::to_delimited(frame, b','),
-            FileFormat::Tsv => write::to_delimited(frame, b'\t'),
-            FileFormat::Xlsx => write::to_xlsx(frame, created)
-                .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
-        };
-        emit(&OutputFile {
-            path: Path::new("output").join(format!("{id}_{}.{ext}", frame.name)),
-            bytes,
-        })?;
-    }
-    Ok(())
+/// The file `output/<id>_<frame name>.<ext>` of one table in `format`:
+/// the one table writer of every kind (CSV and TSV through
+/// [`write::to_delimited`], xlsx through [`write::to_xlsx`], whose document
+/// properties record `created`, seconds since the Unix epoch). The frame's
+/// name must be usable in a file name.
+pub fn table_file(id: &str, frame: &Frame, format: FileFormat, created: i64) -> Result<OutputFile> {
+    check_file_name_part(&frame.name, "table name")?;
+    let bytes = match format {
+        FileFormat::Csv => write::to_delimited(frame, b','),
+        FileFormat::Tsv => write::to_delimited(frame, b'\t'),
+        FileFormat::Xlsx => write::to_xlsx(frame, created)
+            .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
+    };
+    Ok(OutputFile {
+        path: Path::new("output").join(format!("{id}_{}.{}", frame.name, format.extension())),
+        bytes,
+    })
 }
 
 /// Whether a folder exists and holds anything.

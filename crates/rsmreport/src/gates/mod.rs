@@ -125,8 +125,9 @@ impl Outcome {
 }
 
 /// The result files of gates, `output/<id>_gates.json` and
-/// `output/<id>_gates.xml` (JUnit): one definition for every kind; none
-/// without results.
+/// `output/<id>_gates.xml` (JUnit): one definition for every kind, which
+/// the shared writer (`crate::kinds::archive`) writes whenever the run has
+/// gates (gate results); none without.
 pub fn files(id: &str, outcomes: &[Outcome]) -> Vec<rsmreport_io::output::OutputFile> {
     if outcomes.is_empty() {
         return Vec::new();

@@ -3,18 +3,23 @@
 //! Every kind is run the same way, by [`run`]: a [`Request`] (the kind's
 //! configuration, already parsed and validated, and the [`Destination`] of
 //! its files) goes in; an [`Outcome`] comes out (the computed [`Report`]:
-//! its files as bytes, its tables and summary as data, its terminal lines,
-//! gate results and input provenance), or an error whose class
-//! ([`rsmreport_core::error::class`]: configuration, exit 2, or data, exit 1) comes
-//! from its type. [`run`] checks the destination before any input is read
-//! (an output folder is never one of the inputs or inside one, and a
-//! non-empty one is replaced only with `force`); the kind reads its inputs
-//! with their checksums, refuses empty ones, computes every number and
-//! evaluates its gates ([`Kind::compute`]). Nothing is written by a run:
-//! [`Outcome::write`] (or [`Outcome::save`], to another folder) hands the
-//! files to the output stage. The command line, a test or the Python
-//! module all call these and nothing else; `docs/architecture.md` says why
-//! a trait.
+//! its tables and summary as data, its report page and figures, its
+//! terminal lines, gate results and input provenance), or an error whose
+//! class ([`rsmreport_core::error::class`]: configuration, exit 2, or
+//! data, exit 1) comes from its type. [`run`] checks the destination
+//! before any input is read (an output folder is never one of the inputs
+//! or inside one, and a non-empty one is replaced only with `force`); the
+//! kind reads its inputs with their checksums, refuses empty ones,
+//! computes every number and evaluates its gates ([`Kind::compute`]).
+//! Nothing is written by a run: [`Outcome::write`] (or [`Outcome::save`],
+//! to another folder) hands the files to the output stage.
+//!
+//! Kinds return data; one writer writes: no kind makes a file. The shared
+//! writer, [`archive`], turns a report's data into the files of the
+//! archive format (the same names, order and table writers for every
+//! kind, `<id>_summary.json` with its envelope, the gate files whenever
+//! the run has gates). The command line, a test or the Python module all
+//! call these and nothing else; `docs/architecture.md` says why a trait.
 //!
 //! The kinds, one folder each with the same files (`read`, `run`,
 //! `tables`, `report`, and the contract in `mod.rs`):
@@ -26,12 +31,15 @@
 //! * [`agree`]: rater agreement on an annotation file;
 //! * [`preferences`]: pairwise-preference annotations against a reference
 //!   annotator;
-//! * [`classify`]: classifiers against gold labels.
+//! * [`classify`]: classifiers against gold labels;
+//! * [`sequence`]: generated text against references;
+//! * [`spans`]: span annotations and taggers.
 //!
 //! Report sections live only inside their kind. This module writes
 //! nothing, prints nothing and never ends the process.
 
 pub mod agree;
+pub mod archive;
 pub mod classify;
 pub mod compare;
 pub mod evaluation;
@@ -40,11 +48,14 @@ pub mod sequence;
 pub mod spans;
 pub mod summarize;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use crate::gates;
+use archive::{CommonKeys, Described};
+use rsmreport_core::schema::FileFormat;
 use rsmreport_core::table::Frame;
 use rsmreport_io::output::{self, OutputFile};
 use rsmreport_report::render::context::InputCtx;
@@ -71,10 +82,14 @@ pub struct Request<C> {
 
 /// A report kind: what it reads and how it computes. Run it with [`run`].
 pub trait Kind {
-    /// The kind's validated configuration (with its command's arguments).
-    type Config;
+    /// The kind's validated configuration (with its command's arguments),
+    /// which gives the common keys of the summary ([`Described`]).
+    type Config: Described;
     /// The command's name (`build`, `classify`, ...).
     const NAME: &'static str;
+    /// The kind its summary names (`kind`): the command's name, but
+    /// `build` for `check`, which describes a build.
+    const SUMMARY_KIND: &'static str = Self::NAME;
     /// The default output folder, when it is known before running
     /// (compare names it from the labels in its folders: `None`, and
     /// [`Report::default_dir`] names it).
@@ -87,17 +102,30 @@ pub trait Kind {
     fn compute(config: Self::Config) -> Result<Box<dyn Report>>;
 }
 
-/// What a kind computed, before anything is written.
-pub trait Report: Send {
+/// A report's tables, each made when the writer reaches it, in the order
+/// their files are written.
+pub type Tables<'a> = Box<dyn Iterator<Item = Cow<'a, Frame>> + 'a>;
+
+/// What a kind computed, as data: the shared writer ([`archive`]) makes
+/// the files.
+pub trait Report: Send + Sync {
     /// The id that prefixes every file name.
     fn id(&self) -> &str;
     /// The default output folder (`./<id>` unless the kind says otherwise).
     fn default_dir(&self) -> PathBuf {
         PathBuf::from(self.id())
     }
-    /// The tables, as data, in the order their files are written.
-    fn tables(&self) -> Vec<Frame>;
-    /// The summary document (the `output/<id>_<kind>.json` file's content).
+    /// The tables whose files are written (`output/<id>_<name>.<ext>`), in
+    /// that order; the writer formats each and drops its bytes before it
+    /// asks for the next.
+    fn tables(&self) -> Tables<'_>;
+    /// The format of the table files: the configuration's `file_format`
+    /// (csv for the kinds without that key).
+    fn table_format(&self) -> FileFormat {
+        FileFormat::Csv
+    }
+    /// The kind's own keys of the summary (settings and headline
+    /// statistics); [`Outcome::summary`] adds the envelope.
     fn summary(&self) -> serde_json::Value;
     /// The inputs read, each with its rows and SHA-256.
     fn inputs(&self) -> Vec<InputCtx>;
@@ -105,8 +133,22 @@ pub trait Report: Send {
     fn gates(&self) -> &[gates::Outcome] {
         &[]
     }
-    /// Every output file, each handed to `emit` as soon as its bytes exist.
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()>;
+    /// The report page with its figures; `epoch` (seconds since the Unix
+    /// epoch) is the time its header shows.
+    fn report(&self, epoch: i64) -> Result<rsmreport_report::render::Report>;
+    /// The report page's name: `report/<id>_<name>.html`.
+    fn report_name(&self) -> &'static str {
+        "report"
+    }
+    /// A saved configuration written before the tables (build's
+    /// `output/<id>_rsmeval.json`, the file rsmeval writes).
+    fn saved_configuration(&self) -> Option<OutputFile> {
+        None
+    }
+    /// Whether the run writes files at all (`check` writes none).
+    fn writes_files(&self) -> bool {
+        true
+    }
     /// The terminal lines of a finished run (`written`: the files written,
     /// relative to `dir`).
     fn lines(&self, written: &[PathBuf], dir: &Path) -> Vec<String>;
@@ -116,6 +158,16 @@ pub trait Report: Send {
     fn decision(&self) -> Option<rsmreport_report::render::Decision> {
         None
     }
+}
+
+/// A report's tables from frames it holds (borrowed, not copied).
+pub fn borrowed(frames: &[Frame]) -> Tables<'_> {
+    Box::new(frames.iter().map(Cow::Borrowed))
+}
+
+/// A report's tables from frames made for the purpose.
+pub fn owned<'a>(frames: Vec<Frame>) -> Tables<'a> {
+    Box::new(frames.into_iter().map(Cow::Owned))
 }
 
 /// The summary document of a kind's JSON bytes (which its own writer
@@ -128,6 +180,10 @@ fn json_value(bytes: &[u8]) -> serde_json::Value {
 pub struct Outcome {
     /// The kind's name.
     pub kind: &'static str,
+    /// The kind its summary names ([`Kind::SUMMARY_KIND`]).
+    pub summary_kind: &'static str,
+    /// The common keys of its configuration, for the summary's envelope.
+    pub keys: CommonKeys,
     /// The checked output folder (`None` for [`Destination::Nowhere`]).
     pub dir: Option<PathBuf>,
     /// Whether `dir` may replace an earlier rsmreport output folder.
@@ -147,6 +203,7 @@ pub fn run<K: Kind>(request: Request<K::Config>) -> Result<Outcome> {
         destination,
     } = request;
     let read = K::inputs(&config);
+    let keys = config.common_keys();
     let folder = match destination {
         Destination::Nowhere => None,
         Destination::Folder { dir, force } => {
@@ -168,6 +225,8 @@ pub fn run<K: Kind>(request: Request<K::Config>) -> Result<Outcome> {
     };
     Ok(Outcome {
         kind: K::NAME,
+        summary_kind: K::SUMMARY_KIND,
+        keys,
         dir,
         force,
         read,
@@ -184,14 +243,21 @@ pub fn check_destination(dir: &Path, force: bool, read: &[PathBuf]) -> Result<()
 }
 
 impl Outcome {
-    /// Every output file with its bytes, in the order they are written.
+    /// Every output file with its bytes, in the order they are written
+    /// ([`archive::each_file`]).
     pub fn files(&self) -> Result<Vec<OutputFile>> {
         let mut out = Vec::new();
-        self.report.files(&mut |f| {
+        archive::each_file(self, &mut |f| {
             out.push(f.clone());
             Ok(())
         })?;
         Ok(out)
+    }
+
+    /// The summary document, `output/<id>_summary.json`: the envelope
+    /// and the kind's own keys ([`archive::summary`]).
+    pub fn summary(&self) -> serde_json::Value {
+        archive::summary(self)
     }
 
     /// Writes the files into the checked folder, each as soon as its
@@ -214,7 +280,7 @@ impl Outcome {
     fn write_to(&self, dir: &Path, force: bool) -> Result<output::Written> {
         rsmreport_core::provenance::timed("write", || {
             output::write_output_dir_with(dir, force, |sink| {
-                self.report.files(&mut |f| sink.put(f))
+                archive::each_file(self, &mut |f| sink.put(f))
             })
         })
     }

@@ -4,14 +4,15 @@
 //! * [`read`]: the annotation file, coded and checked, with its checksum.
 //! * [`run`]: every number (the analysis stage's rater analyses, shared
 //!   with `build`).
-//! * [`tables`]: the tables of spec 3 and 4, `<id>_agree.json`, and the
+//! * [`tables`]: the tables of spec 3 and 4, the summary's keys, and the
 //!   headline rows and verdict the report and the terminal share.
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
 //! * this file: the kind's contract ([`Agree`], run by
-//!   [`crate::kinds::run`]), its files and terminal lines.
+//!   [`crate::kinds::run`]): its data for the shared writer
+//!   ([`crate::kinds::archive`]) and terminal lines.
 //!
 //! Command assembly: reads the annotation file (in `read` only), defines no
-//! statistic of its own, and writes only through the output stage. Must not
+//! statistic of its own, and makes no file. Must not
 //! touch `evaluation`, `compare` or the metrics it calls.
 
 pub mod read;
@@ -23,8 +24,6 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::agreement::run::Agreement;
 use rsmreport_config::agree::AgreeConfig;
-use rsmreport_core::provenance::timed;
-use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 use tables::{headline, verdict};
 
@@ -71,11 +70,13 @@ impl super::Report for Computed {
         &self.cfg.experiment_id
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        tables::frames(&self.agreement, &self.cfg)
-            .into_iter()
-            .filter(|f| f.is_writable())
-            .collect()
+    fn tables(&self) -> super::Tables<'_> {
+        Box::new(
+            tables::frames(&self.agreement, &self.cfg)
+                .into_iter()
+                .filter(|f| f.is_writable())
+                .map(std::borrow::Cow::Owned),
+        )
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -87,31 +88,13 @@ impl super::Report for Computed {
         vec![self.input.clone()]
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let epoch = rsmreport_core::provenance::generation_epoch();
-        let files = files(&self.agreement, &self.cfg, vec![self.input.clone()], epoch)?;
-        files.iter().try_for_each(emit)
+    fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
+        report::report(&self.agreement, &self.cfg, vec![self.input.clone()], epoch)
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         terminal_lines(&self.agreement, &self.cfg)
     }
-}
-
-/// Every output file: the tables, `<id>_agree.json`, the report and its
-/// figures.
-fn files(
-    a: &Agreement,
-    cfg: &AgreeConfig,
-    inputs: Vec<InputCtx>,
-    epoch: i64,
-) -> anyhow::Result<Vec<OutputFile>> {
-    let mut files = timed("tables", || tables::data_files(a, cfg));
-    let report = timed("report", || report::report(a, cfg, inputs, epoch))?;
-    files.extend(timed("report files", || {
-        rsmreport_report::render::report_files(&report)
-    })?);
-    Ok(files)
 }
 
 /// The terminal lines: one per headline coefficient with its interval.

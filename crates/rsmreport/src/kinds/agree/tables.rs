@@ -3,14 +3,14 @@
 //! `_label_distribution`, `_classification`, `_classification_summary`,
 //! `_data_description`, and each as `_by_<subgroup>` with the level as
 //! first column), `<id>_agreement_tests` (the tests of no agreement beyond
-//! chance reported beside the coefficients), `<id>_agree.json`, and the
-//! words shared by the report and the terminal (headline rows, verdict).
+//! chance reported beside the coefficients), the summary's keys
+//! (`<id>_summary.json`), and the words shared by the report and the
+//! terminal (headline rows, verdict).
 //!
 //! Produces bytes and text; writes nothing (the output stage does) and
 //! computes no statistic.
 
 use rsmreport_report::render::format::num3;
-use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -19,7 +19,6 @@ use rsmreport_io::output::json::number;
 use crate::analysis::agreement::run::{Agreement, Scope};
 use rsmreport_config::agree::AgreeConfig;
 use rsmreport_core::table::{Column, Frame, Values};
-use rsmreport_io::output::OutputFile;
 use rsmreport_metrics::raters::alpha::Level;
 use rsmreport_metrics::raters::rows::{CoefficientRow, NullTest};
 use rsmreport_metrics::raters::scales::{benchmark, Benchmark, Scale};
@@ -200,7 +199,7 @@ fn scope_json(s: &Scope, cfg: &AgreeConfig) -> Value {
 }
 
 /// The experiment's settings as read (the report's provenance and
-/// `<id>_agree.json`).
+/// the summary).
 pub fn settings_json(cfg: &AgreeConfig) -> Value {
     use rsmreport_config::agree::Layout;
     let columns = match &cfg.layout {
@@ -226,7 +225,8 @@ pub fn settings_json(cfg: &AgreeConfig) -> Value {
     })
 }
 
-/// `<id>_agree.json` (`agree_version` 1).
+/// The summary's keys (`agree_version` 1; the file `<id>_agree.json` of
+/// releases up to 8648b92, now `<id>_summary.json` with the envelope).
 pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
     let groups: serde_json::Map<String, Value> = a
         .groups
@@ -252,21 +252,6 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
         "by_subgroup": groups,
     });
     rsmreport_io::output::json::bytes(&doc)
-}
-
-/// The tables and the JSON.
-pub fn data_files(a: &Agreement, cfg: &AgreeConfig) -> Vec<OutputFile> {
-    let id = &cfg.experiment_id;
-    let mut files: Vec<OutputFile> = frames(a, cfg)
-        .iter()
-        .filter(|f| f.is_writable())
-        .map(|f| rsmreport_io::output::csv_file(id, f))
-        .collect();
-    files.push(OutputFile {
-        path: Path::new("output").join(format!("{id}_agree.json")),
-        bytes: agree_json(a, cfg),
-    });
-    files
 }
 
 /// irrCAC's probabilistic benchmark of a row on `scale`; none for percent

@@ -10,11 +10,12 @@
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
 //! * this file: the kind's contract ([`Classify`], run by
 //!   [`crate::kinds::run`]): read with the checksum, refuse an empty
-//!   input, analyse, judge the gates; the files and terminal lines.
+//!   input, analyse, judge the gates; its data for the shared writer
+//!   ([`crate::kinds::archive`]) and terminal lines.
 //!
 //! Command assembly: reads the predictions file (in `read` only), defines
-//! no statistic of its own (`rsmreport_metrics` does), and writes only
-//! through the output stage. Touches no other kind.
+//! no statistic of its own (`rsmreport_metrics` does), and makes no file.
+//! Touches no other kind.
 
 pub mod gates;
 pub mod read;
@@ -31,7 +32,6 @@ use anyhow::anyhow;
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_core::provenance::{self, timed};
 use rsmreport_core::schema::FileFormat;
-use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 use run::Analysis;
 
@@ -112,8 +112,12 @@ impl super::Report for Computed {
         &self.analysis.id
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        tables::frames(&self.analysis)
+    fn tables(&self) -> super::Tables<'_> {
+        super::owned(tables::frames(&self.analysis))
+    }
+
+    fn table_format(&self) -> FileFormat {
+        self.cfg.file_format
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -134,72 +138,13 @@ impl super::Report for Computed {
         report::decision(&self.analysis, &tables::comparison_rows(&self.analysis))
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let epoch = provenance::generation_epoch();
-        let files = timed("report and tables", || {
-            files(&self.analysis, &self.cfg, vec![self.input.clone()], epoch)
-        })?;
-        files.iter().try_for_each(emit)
+    fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
+        report::report(&self.analysis, vec![self.input.clone()], epoch)
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         terminal_lines(&self.analysis)
     }
-}
-
-/// A table's bytes in the configured format.
-fn table_bytes(
-    f: &rsmreport_core::table::Frame,
-    format: FileFormat,
-    epoch: i64,
-) -> anyhow::Result<Vec<u8>> {
-    Ok(match format {
-        FileFormat::Csv => rsmreport_io::output::write::to_delimited(f, b','),
-        FileFormat::Tsv => rsmreport_io::output::write::to_delimited(f, b'\t'),
-        FileFormat::Xlsx => rsmreport_io::output::write::to_xlsx(f, epoch)?,
-    })
-}
-
-/// Every output file: the tables, `<id>_summary.json`, the report and its
-/// figures.
-fn files(
-    a: &Analysis,
-    cfg: &ClassifyConfig,
-    inputs: Vec<rsmreport_report::render::context::InputCtx>,
-    epoch: i64,
-) -> anyhow::Result<Vec<OutputFile>> {
-    let out = Path::new("output");
-    let ext = cfg.file_format.extension();
-    let (path, sha) = inputs.first().map_or((String::new(), String::new()), |i| {
-        (i.path.clone(), i.sha256.clone())
-    });
-    // The report on a thread of its own while the tables are built, and
-    // the tables' bytes on the threads: the same files, in the same order.
-    let (tables, report) = std::thread::scope(|scope| {
-        let report = scope
-            .spawn(|| rsmreport_report::render::report_files(&report::report(a, inputs, epoch)?));
-        let frames = tables::frames(a);
-        let bytes = resample::parallel(resample::default_threads(), frames.len(), |t| {
-            table_bytes(&frames[t], cfg.file_format, epoch)
-        });
-        let tables: Vec<(String, anyhow::Result<Vec<u8>>)> =
-            frames.iter().map(|f| f.name.clone()).zip(bytes).collect();
-        (tables, report.join().expect("the report thread panicked"))
-    });
-    let mut files = Vec::new();
-    for (name, bytes) in tables {
-        files.push(OutputFile {
-            path: out.join(format!("{}_{name}.{ext}", a.id)),
-            bytes: bytes?,
-        });
-    }
-    files.push(OutputFile {
-        path: out.join(format!("{}_summary.json", a.id)),
-        bytes: tables::summary_json(a, &sha, &path),
-    });
-    files.extend(crate::gates::files(&a.id, &a.gates));
-    files.extend(report?);
-    Ok(files)
 }
 
 use rsmreport_report::render::format::{num3 as fixed, p_clause, signed3, thousands};

@@ -10,11 +10,12 @@
 //!   versions against each other on the paired responses, [`gates`] the
 //!   quality gates of `--gates`, [`verdict`] the one verdict rule (compare
 //!   spec 2.3) of `compare`, `summarize` and `classify`.
-//! * [`tables`]: the tables and `<cid>_compare.json`.
+//! * [`tables`]: the tables and the summary's keys.
 //! * [`report`]: the HTML report with the sections 3-9 of [`sections`].
 //! * this file: the kind's contract ([`Compare`], run by
 //!   [`crate::kinds::run`]): open both folders, hash every input while
-//!   comparing, judge the gates; the files and terminal lines.
+//!   comparing, judge the gates; its data for the shared writer
+//!   ([`crate::kinds::archive`]) and terminal lines.
 //!
 //! `summarize` ([`crate::kinds::summarize`]) builds on [`run::headline_deltas`]
 //! and [`read`]. Not yet built (issue 13): resampling test takers.
@@ -40,9 +41,7 @@ use std::path::{Path, PathBuf};
 
 use rsmreport_config::compare::CompareConfig;
 use rsmreport_core::error;
-use rsmreport_core::provenance::timed;
 use rsmreport_io::input::archive::{Archive, ArchiveError};
-use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 use rsmreport_report::render::format::signed3;
 
@@ -197,8 +196,8 @@ impl super::Report for Computed {
         ))
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        tables::frames(&self.cmp)
+    fn tables(&self) -> super::Tables<'_> {
+        super::owned(tables::frames(&self.cmp))
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -214,12 +213,14 @@ impl super::Report for Computed {
         &self.cmp.gates
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let epoch = rsmreport_core::provenance::generation_epoch();
-        let files = timed("report and tables", || {
-            files(&self.cmp, &self.records, epoch)
-        })?;
-        files.iter().try_for_each(emit)
+    fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
+        let rows = self.records.iter().map(InputRecord::ctx).collect();
+        report::report(&self.cmp, rows, epoch)
+    }
+
+    /// `report/<cid>_compare.html` (compare spec 2.6).
+    fn report_name(&self) -> &'static str {
+        "compare"
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
@@ -230,18 +231,6 @@ use paired::DeltaRow;
 use read::InputRecord;
 use run::Comparison;
 use tables::regressed_levels;
-
-/// Every output file of a comparison: the tables, the JSON, and the
-/// report with its figures (`inputs`: the two folders, for provenance).
-fn files(c: &Comparison, inputs: &[InputRecord], epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
-    let mut out = tables::data_files(c, inputs);
-    let rows = inputs.iter().map(InputRecord::ctx).collect();
-    out.extend(rsmreport_report::render::report_files_named(
-        &report::report(c, rows, epoch)?,
-        "compare",
-    )?);
-    Ok(out)
-}
 
 /// The preflight table on the terminal (compare spec 2.1): one line per
 /// row, `item  status  baseline | candidate` (`-` for an empty value).

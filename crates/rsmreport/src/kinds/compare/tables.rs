@@ -3,12 +3,10 @@
 //! `<cid>_compare_preflight.csv`, the old / new / Δ tables
 //! `_compare_eval`, `_compare_consistency`, `_compare_true_score`,
 //! `_compare_fairness_by_<g>`, the level rows `_compare_by_<g>`,
-//! `<cid>_compare.json`, and the
-//! criterion-style verdict lines.
+//! the summary's keys, and the criterion-style verdict lines.
 //!
-//! Produces bytes and text; writes nothing (the output stage does).
-
-use std::path::Path;
+//! Produces data and text; makes no file (the shared writer,
+//! `crate::kinds::archive`, does).
 
 use serde_json::{json, Value};
 
@@ -19,7 +17,6 @@ use crate::kinds::compare::read::{inputs_json, InputRecord};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::stored::StoredRow;
 use rsmreport_core::table::{text_values, Column, Frame, Values};
-use rsmreport_io::output::OutputFile;
 
 /// The columns of the verdict table: spec 2.6's (amended: the oriented
 /// `gain` and its interval after `delta_upper`), then the margin of the
@@ -296,8 +293,10 @@ fn between_json(c: &Comparison) -> Value {
     })
 }
 
-/// `<cid>_compare.json` (`compare_version` 1): the settings, the
-/// preflight, the notes and every verdict line.
+/// The summary's keys (`compare_version` 1; the file `<cid>_compare.json`
+/// of releases up to 8648b92, now `<cid>_summary.json` with the
+/// envelope): the settings, the preflight, the notes and every verdict
+/// line.
 pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
     let triple = |t: (f64, f64, f64)| json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)});
     let verdicts: Vec<Value> = lines(c)
@@ -362,26 +361,11 @@ pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
     rsmreport_io::output::json::bytes(&doc)
 }
 
-/// The tables and the JSON of a comparison.
 /// The tables, in the order their files are written.
 pub fn frames(c: &Comparison) -> Vec<Frame> {
     let mut frames = vec![verdict_frame(c), preflight_frame(c)];
     frames.extend(section_frames(c));
     frames
-}
-
-pub fn data_files(c: &Comparison, inputs: &[InputRecord]) -> Vec<OutputFile> {
-    let out = Path::new("output");
-    let mut files: Vec<OutputFile> = frames(c)
-        .iter()
-        .map(|f| rsmreport_io::output::csv_file(&c.id, f))
-        .collect();
-    files.push(OutputFile {
-        path: out.join(format!("{}_compare.json", c.id)),
-        bytes: compare_json(c, inputs),
-    });
-    files.extend(crate::gates::files(&c.id, &c.gates));
-    files
 }
 
 /// The subgroup levels whose verdict is `regressed`, as `(subgroup,

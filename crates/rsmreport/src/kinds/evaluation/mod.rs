@@ -5,18 +5,20 @@
 //!   the list of every file a build reads.
 //! * [`run`]: preprocess, analysis, intervals and gates (the tables come
 //!   from the analysis stage, `crate::analysis`).
-//! * [`tables`]: `<id>_summary.json` (the tables themselves are the
-//!   analysis stage's frames, written by `rsmreport_io::output`).
+//! * [`tables`]: the summary's keys (the tables themselves are the
+//!   analysis stage's frames).
 //! * [`report`]: the HTML report, with the built-in report sections of
 //!   [`sections`] and the gates panel of [`gates`].
 //! * this file: the contracts of `build` ([`Build`]) and `check`
 //!   ([`Check`], which writes nothing and gives an account of what a build
-//!   would do), run by [`crate::kinds::run`]: the files, terminal lines
-//!   and `check`'s account.
+//!   would do), run by [`crate::kinds::run`]: its data for the shared
+//!   writer ([`crate::kinds::archive`]; a build also saves its
+//!   configuration, `<id>_rsmeval.json`), terminal lines and `check`'s
+//!   account.
 //!
 //! Command assembly: reads the inputs (in `read` only) and the custom
-//! section files (in `report`), defines no statistic of its own, and writes
-//! only through the output stage.
+//! section files (in `report`), defines no statistic of its own, and makes
+//! no file.
 
 pub mod gates;
 pub mod read;
@@ -34,7 +36,6 @@ use crate::analysis;
 use crate::preprocess::Exclusion;
 use rsmreport_config::{self as config, Experiment};
 use rsmreport_core::error;
-use rsmreport_core::provenance::{generation_epoch, timed};
 use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 use rsmreport_report::render::format::thousands;
@@ -109,6 +110,7 @@ pub struct Check;
 impl super::Kind for Check {
     type Config = BuildConfig;
     const NAME: &'static str = "check";
+    const SUMMARY_KIND: &'static str = "build";
 
     fn default_dir(cfg: &BuildConfig) -> Option<PathBuf> {
         <Build as super::Kind>::default_dir(cfg)
@@ -135,8 +137,20 @@ impl super::Report for Built {
         Some(report::decision(&self.0))
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        self.0.analysis.frames.clone()
+    /// The analysis stage's frames that have rows and columns (spec 4.1).
+    fn tables(&self) -> super::Tables<'_> {
+        Box::new(
+            self.0
+                .analysis
+                .frames
+                .iter()
+                .filter(|f| f.is_writable())
+                .map(std::borrow::Cow::Borrowed),
+        )
+    }
+
+    fn table_format(&self) -> rsmreport_core::schema::FileFormat {
+        self.0.exp.file_format
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -160,8 +174,16 @@ impl super::Report for Built {
         &self.0.gates
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
-        files(&self.0, emit)
+    /// Drawn from the per-group results, never from the responses: small.
+    fn report(&self, epoch: i64) -> Result<rsmreport_report::render::Report> {
+        report::report(&self.0, epoch)
+    }
+
+    fn saved_configuration(&self) -> Option<OutputFile> {
+        Some(OutputFile {
+            path: Path::new("output").join(format!("{}_rsmeval.json", self.0.exp.experiment_id)),
+            bytes: rsmreport_config::saved_config_json(&self.0.exp).into_bytes(),
+        })
     }
 
     fn lines(&self, written: &[PathBuf], dir: &Path) -> Vec<String> {
@@ -178,8 +200,12 @@ impl super::Report for Checked {
         self.0.id()
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
+    fn tables(&self) -> super::Tables<'_> {
         self.0.tables()
+    }
+
+    fn table_format(&self) -> rsmreport_core::schema::FileFormat {
+        self.0.table_format()
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -190,42 +216,17 @@ impl super::Report for Checked {
         self.0.inputs()
     }
 
-    fn files(&self, _emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
-        Ok(())
+    fn report(&self, epoch: i64) -> Result<rsmreport_report::render::Report> {
+        self.0.report(epoch)
+    }
+
+    fn writes_files(&self) -> bool {
+        false
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         describe(&self.0 .0).lines().map(str::to_string).collect()
     }
-}
-
-/// Every file of the output folder, each handed to `emit` as soon as its
-/// bytes exist: the tables first, then the report (which is small: it is
-/// drawn from the per-group results, never from the responses).
-/// Everything that carries a time (the report's header, the xlsx tables'
-/// document properties) gets the same one, [`generation_epoch`].
-fn files(run: &Run, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result<()> {
-    let epoch = generation_epoch();
-    timed("format and write tables", || {
-        let spec = rsmreport_io::output::TableFiles {
-            id: &run.exp.experiment_id,
-            format: run.exp.file_format,
-            saved_config: rsmreport_config::saved_config_json(&run.exp).into_bytes(),
-        };
-        rsmreport_io::output::each_table_file(spec, &run.analysis.frames, epoch, emit)
-    })?;
-    emit(&OutputFile {
-        path: Path::new("output").join(format!("{}_summary.json", run.exp.experiment_id)),
-        bytes: tables::summary_json(run),
-    })?;
-    if !run.exp.gates.is_empty() {
-        let files = crate::gates::files(&run.exp.experiment_id, &run.gates);
-        files.iter().try_for_each(&mut *emit)?;
-    }
-    let report = timed("report", || {
-        rsmreport_report::render::report_files(&report::report(run, epoch)?)
-    })?;
-    timed("write report", || report.iter().try_for_each(&mut *emit))
 }
 
 /// The terminal line of a finished build: the responses evaluated and the

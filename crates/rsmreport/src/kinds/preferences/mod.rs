@@ -8,14 +8,14 @@
 //! * [`run`]: every number, from the pure maths of
 //!   `rsmreport_metrics::preferences` (whole set and each subset value).
 //! * [`models`]: the model view of spec 6 (traits by model).
-//! * [`tables`]: the tables and `<id>_preferences.json`.
+//! * [`tables`]: the tables and the summary's keys.
 //! * this file: the kind's contract ([`Preferences`], run by
-//!   [`crate::kinds::run`]), its files and terminal lines.
+//!   [`crate::kinds::run`]): its data for the shared writer
+//!   ([`crate::kinds::archive`]) and terminal lines.
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
 //!
-//! Reads the pairs file (in `read` only) and produces bytes; writing them
-//! is the output stage's job (`rsmreport_io::output`). Touches no other command's
-//! assembly (`build`, `compare`).
+//! Reads the pairs file (in `read` only) and makes no file. Touches no
+//! other command's assembly (`build`, `compare`).
 
 pub mod models;
 pub mod read;
@@ -27,11 +27,9 @@ use std::path::{Path, PathBuf};
 
 use rsmreport_config::preferences::PreferencesConfig;
 use rsmreport_core::provenance::{self, timed};
-use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 use rsmreport_report::render::format::{num3, signed3};
 use run::Analysis;
-use tables::data_files;
 
 /// `rsmreport preferences`: run it with [`crate::kinds::run`].
 pub struct Preferences;
@@ -104,8 +102,8 @@ impl super::Report for Computed {
         &self.analysis.id
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        tables::frames(&self.analysis)
+    fn tables(&self) -> super::Tables<'_> {
+        super::owned(tables::frames(&self.analysis))
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -117,18 +115,8 @@ impl super::Report for Computed {
         self.inputs.clone()
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let epoch = provenance::generation_epoch();
-        let files = timed("report and tables", || -> anyhow::Result<_> {
-            let mut out = data_files(&self.analysis);
-            out.extend(rsmreport_report::render::report_files(&report::report(
-                &self.analysis,
-                self.inputs.clone(),
-                epoch,
-            )?)?);
-            Ok(out)
-        })?;
-        files.iter().try_for_each(emit)
+    fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
+        report::report(&self.analysis, self.inputs.clone(), epoch)
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {

@@ -1,12 +1,10 @@
 //! Command assembly (preferences): the tables of spec 4:
 //! `<id>_annotator_metrics.csv` (sorted by strength), `<id>_overall.csv`,
 //! `<id>_votes.csv`, `<id>_exclusions.csv` (and `<id>_model_traits.csv`),
-//! and `<id>_preferences.json`.
+//! and the summary's keys.
 //!
 //! Produces bytes and text from an [`Analysis`]; computes nothing new and
 //! writes nothing (the output stage does).
-
-use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -15,7 +13,6 @@ use rsmreport_io::output::json::number;
 use super::models::{ModelScope, ModelTraits, ModelView};
 use super::run::{Analysis, Scope, VoteColumn};
 use rsmreport_core::table::{text_values, Frame, Values};
-use rsmreport_io::output::OutputFile;
 use rsmreport_metrics::preferences::{
     AnnotatorIntervals, AnnotatorMetrics, Exclusions, Vote, VoteValue,
 };
@@ -334,8 +331,10 @@ fn models_json(v: &ModelView) -> Value {
     })
 }
 
-/// `<id>_preferences.json` (`preferences_version` 1): the settings and
-/// every table as records.
+/// The summary's keys (`preferences_version` 1; the file
+/// `<id>_preferences.json` of releases up to 8648b92, now
+/// `<id>_summary.json` with the envelope): the settings and every table as
+/// records.
 pub fn preferences_json(a: &Analysis) -> Vec<u8> {
     let doc = json!({
         "preferences_version": 1,
@@ -369,7 +368,6 @@ pub fn preferences_json(a: &Analysis) -> Vec<u8> {
     rsmreport_io::output::json::bytes(&doc)
 }
 
-/// The tables and the JSON.
 /// The tables, in the order their files are written.
 pub fn frames(a: &Analysis) -> Vec<Frame> {
     let mut frames = vec![
@@ -380,17 +378,4 @@ pub fn frames(a: &Analysis) -> Vec<Frame> {
     ];
     frames.extend(model_traits_frame(a));
     frames
-}
-
-pub fn data_files(a: &Analysis) -> Vec<OutputFile> {
-    let out = Path::new("output");
-    let mut files: Vec<OutputFile> = frames(a)
-        .iter()
-        .map(|f| rsmreport_io::output::csv_file(&a.id, f))
-        .collect();
-    files.push(OutputFile {
-        path: out.join(format!("{}_preferences.json", a.id)),
-        bytes: preferences_json(a),
-    });
-    files
 }

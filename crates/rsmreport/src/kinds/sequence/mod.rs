@@ -8,13 +8,14 @@
 //! * [`run`]: every number, from `rsmreport_metrics::sequence`.
 //! * [`resample`]: sacreBLEU's bootstrap and randomization.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
-//! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
+//! * [`tables`]: the tables of spec 4 and the summary's keys.
 //! * [`report`]: the HTML report through `rsmreport_report::render`; [`figures`]: its
 //!   figures through `rsmreport_report::plots`.
-//! * this file: the kind's contract ([`Sequence`]), files, terminal lines.
+//! * this file: the kind's contract ([`Sequence`]): its data for the
+//!   shared writer ([`crate::kinds::archive`]) and terminal lines.
 //!
 //! Command assembly: reads only in `read`, defines no metric of its own,
-//! writes only through the output stage.
+//! makes no file.
 
 pub mod figures;
 pub mod gates;
@@ -32,7 +33,6 @@ use std::path::{Path, PathBuf};
 use rsmreport_config::sequence::SequenceConfig;
 use rsmreport_core::provenance::timed;
 use rsmreport_core::schema::FileFormat;
-use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 
 /// `rsmreport sequence`: run it with [`crate::kinds::run`].
@@ -92,28 +92,23 @@ struct Computed {
     inputs: Vec<InputCtx>,
 }
 
-fn table_bytes(
-    f: &rsmreport_core::table::Frame,
-    format: FileFormat,
-    epoch: i64,
-) -> anyhow::Result<Vec<u8>> {
-    Ok(match format {
-        FileFormat::Csv => rsmreport_io::output::write::to_delimited(f, b','),
-        FileFormat::Tsv => rsmreport_io::output::write::to_delimited(f, b'\t'),
-        FileFormat::Xlsx => rsmreport_io::output::write::to_xlsx(f, epoch)?,
-    })
-}
-
 impl super::Report for Computed {
     fn id(&self) -> &str {
         &self.cfg.experiment_id
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        tables::frames(&self.run, &self.cfg)
-            .into_iter()
-            .filter(|f| f.is_writable())
-            .collect()
+    fn tables(&self) -> super::Tables<'_> {
+        let frames = timed("tables", || tables::frames(&self.run, &self.cfg));
+        Box::new(
+            frames
+                .into_iter()
+                .filter(|f| f.is_writable())
+                .map(std::borrow::Cow::Owned),
+        )
+    }
+
+    fn table_format(&self) -> FileFormat {
+        self.cfg.file_format
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -124,38 +119,8 @@ impl super::Report for Computed {
         self.inputs.clone()
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let epoch = rsmreport_core::provenance::generation_epoch();
-        let (id, ext) = (&self.cfg.experiment_id, self.cfg.file_format.extension());
-        let out = Path::new("output");
-        // the report is made on its own thread while each table is built,
-        // formatted and handed on; the files keep their order
-        let report = std::thread::scope(|scope| {
-            let report = scope.spawn(|| {
-                let report = timed("report", || {
-                    report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
-                })?;
-                rsmreport_report::render::report_files(&report)
-            });
-            for f in timed("tables", || super::Report::tables(self)) {
-                emit(&OutputFile {
-                    path: out.join(format!("{id}_{}.{ext}", f.name)),
-                    bytes: table_bytes(&f, self.cfg.file_format, epoch)?,
-                })?;
-            }
-            emit(&OutputFile {
-                path: out.join(format!("{id}_summary.json")),
-                bytes: rsmreport_io::output::json::bytes(&self.summary()),
-            })?;
-            for f in crate::gates::files(id, &self.run.gates) {
-                emit(&f)?;
-            }
-            report.join().expect("report thread")
-        })?;
-        for f in report {
-            emit(&f)?;
-        }
-        Ok(())
+    fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
+        report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
     }
 
     fn gates(&self) -> &[crate::gates::Outcome] {

@@ -11,10 +11,11 @@
 //!   figures of [`figures`].
 //! * [`gates`]: the quality gates (parsed in [`load`], before any data).
 //! * this file: the kind's contract ([`Spans`], run by
-//!   [`crate::kinds::run`]), its files and terminal lines.
+//!   [`crate::kinds::run`]): its data for the shared writer
+//!   ([`crate::kinds::archive`]) and terminal lines.
 //!
 //! Command assembly: reads only in `read`, defines no statistic of its
-//! own, writes only through the output stage.
+//! own, makes no file.
 
 pub mod figures;
 pub mod gates;
@@ -30,7 +31,6 @@ use std::path::{Path, PathBuf};
 use rsmreport_config::spans::SpansConfig;
 use rsmreport_core::provenance::timed;
 use rsmreport_core::schema::FileFormat;
-use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 
 /// `rsmreport spans`: run it with [`crate::kinds::run`].
@@ -95,11 +95,17 @@ impl super::Report for Analysis {
         &self.cfg.experiment_id
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        tables::frames(self)
-            .into_iter()
-            .filter(|f| f.is_writable())
-            .collect()
+    fn tables(&self) -> super::Tables<'_> {
+        Box::new(
+            tables::frames(self)
+                .into_iter()
+                .filter(|f| f.is_writable())
+                .map(std::borrow::Cow::Owned),
+        )
+    }
+
+    fn table_format(&self) -> FileFormat {
+        self.cfg.file_format
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -114,37 +120,8 @@ impl super::Report for Analysis {
         &self.gates
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let epoch = rsmreport_core::provenance::generation_epoch();
-        let out = Path::new("output");
-        let id = &self.cfg.experiment_id;
-        let ext = self.cfg.file_format.extension();
-        for f in self.tables() {
-            let bytes = match self.cfg.file_format {
-                FileFormat::Csv => rsmreport_io::output::write::to_delimited(&f, b','),
-                FileFormat::Tsv => rsmreport_io::output::write::to_delimited(&f, b'\t'),
-                FileFormat::Xlsx => rsmreport_io::output::write::to_xlsx(&f, epoch)?,
-            };
-            emit(&OutputFile {
-                path: out.join(format!("{id}_{}.{ext}", f.name)),
-                bytes,
-            })?;
-        }
-        let json = rsmreport_io::output::json::bytes(&tables::summary(self));
-        emit(&OutputFile {
-            path: out.join(format!("{id}_summary.json")),
-            bytes: json,
-        })?;
-        for f in crate::gates::files(id, &self.gates) {
-            emit(&f)?;
-        }
-        let report = timed("report", || {
-            report::report(self, self.data.inputs.clone(), epoch)
-        })?;
-        for f in rsmreport_report::render::report_files(&report)? {
-            emit(&f)?;
-        }
-        Ok(())
+    fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
+        report::report(self, self.data.inputs.clone(), epoch)
     }
 
     fn decision(&self) -> Option<rsmreport_report::render::Decision> {

@@ -7,10 +7,11 @@
 //! * [`read`]: the folders through the archive reader, with the checksum
 //!   of every file read.
 //! * [`run`]: the summary from the opened archives.
-//! * [`tables`]: its tables and `<sid>_summary.json`.
+//! * [`tables`]: its tables and the summary's keys.
 //! * [`report`]: its HTML report through the engine `rsmreport_report::render`.
 //! * this file: the kind's contract ([`Summarize`], run by
-//!   [`crate::kinds::run`]), its files and terminal lines.
+//!   [`crate::kinds::run`]): its data for the shared writer
+//!   ([`crate::kinds::archive`]) and terminal lines.
 //!
 //! Pure: works on archives read by [`rsmreport_io::input::archive`]; writes no
 //! files and computes no statistic itself (the statistics and the
@@ -26,11 +27,9 @@ use std::path::{Path, PathBuf};
 use rsmreport_core::error;
 use rsmreport_core::provenance::timed;
 use rsmreport_io::input::archive::ArchiveError;
-use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::InputCtx;
 use rsmreport_report::render::format::{num3, signed3 as signed};
 use run::Summary;
-use tables::data_files;
 
 /// What `rsmreport summarize` is asked: the folders in order, the
 /// position of the baseline among them, the order of the rows and the
@@ -126,8 +125,8 @@ impl super::Report for Computed {
         Some(report::decision(&self.summary))
     }
 
-    fn tables(&self) -> Vec<rsmreport_core::table::Frame> {
-        tables::frames(&self.summary)
+    fn tables(&self) -> super::Tables<'_> {
+        super::owned(tables::frames(&self.summary))
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -151,25 +150,13 @@ impl super::Report for Computed {
             .collect()
     }
 
-    fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        let epoch = rsmreport_core::provenance::generation_epoch();
-        let files = timed("report and tables", || files(&self.summary, epoch))?;
-        files.iter().try_for_each(emit)
+    fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
+        report::report(&self.summary, epoch)
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         terminal_lines(&self.summary)
     }
-}
-
-/// Every output file: the tables, the JSON and the report with its
-/// figures.
-fn files(s: &Summary, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
-    let mut out = data_files(s);
-    out.extend(rsmreport_report::render::report_files(&report::report(
-        s, epoch,
-    )?)?);
-    Ok(out)
 }
 
 /// `1 version`, `3 versions`.

@@ -1,12 +1,11 @@
 //! Command assembly (summarize): the output files and terminal lines of a
 //! summary of model versions (compare spec 3): `<sid>_summary.csv` (one
 //! row per version), `<sid>_summary_deltas.csv`,
-//! `<sid>_summary_worst_dsm.csv`, `<sid>_summary_fairness.csv` and
-//! `<sid>_summary.json`.
+//! `<sid>_summary_worst_dsm.csv`, `<sid>_summary_fairness.csv` and the
+//! summary's keys.
 //!
-//! Produces bytes and text; writes nothing (the output stage does).
-
-use std::path::Path;
+//! Produces data and text; makes no file (the shared writer,
+//! `crate::kinds::archive`, does).
 
 use serde_json::{json, Value};
 
@@ -15,7 +14,6 @@ use rsmreport_io::output::json::number;
 use crate::kinds::compare::read::InputRecord;
 use crate::kinds::summarize::run::{Summary, Version};
 use rsmreport_core::table::{text_values, Column, Frame, Values};
-use rsmreport_io::output::OutputFile;
 
 /// The statistics of the version table, in column order.
 pub fn statistic_names(s: &Summary) -> Vec<&'static str> {
@@ -241,7 +239,8 @@ fn inputs_json(versions: &[Version]) -> Value {
     crate::kinds::compare::read::inputs_json(&records)
 }
 
-/// `<sid>_summary.json` (`summarize_version` 1).
+/// The summary's keys (`summarize_version` 1; `<sid>_summary.json` with
+/// the envelope).
 pub fn summary_json(s: &Summary) -> Vec<u8> {
     let best: serde_json::Map<String, Value> = s
         .best
@@ -261,7 +260,6 @@ pub fn summary_json(s: &Summary) -> Vec<u8> {
     rsmreport_io::output::json::bytes(&doc)
 }
 
-/// The tables and the JSON of a summary.
 /// The tables, in the order their files are written.
 pub fn frames(s: &Summary) -> Vec<Frame> {
     let mut frames = vec![version_frame(s), delta_frame(s)];
@@ -271,17 +269,4 @@ pub fn frames(s: &Summary) -> Vec<Frame> {
             .filter(Frame::is_writable),
     );
     frames
-}
-
-pub fn data_files(s: &Summary) -> Vec<OutputFile> {
-    let out = Path::new("output");
-    let mut files: Vec<OutputFile> = frames(s)
-        .iter()
-        .map(|f| rsmreport_io::output::csv_file(&s.id, f))
-        .collect();
-    files.push(OutputFile {
-        path: out.join(format!("{}_summary.json", s.id)),
-        bytes: summary_json(s),
-    });
-    files
 }
