@@ -33,6 +33,7 @@
 
 pub mod agree;
 pub mod classify;
+pub mod common;
 pub mod compare;
 pub mod evaluation;
 pub mod preferences;

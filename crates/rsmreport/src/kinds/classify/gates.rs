@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::resample::{self, COMPARED};
 use super::run::Analysis;
 use crate::gates::{judge, Outcome, Stat};
+use crate::kinds::common::gates::unknown_metric;
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_config::closest;
 use rsmreport_config::gates::{parse_targeted, Gate, Scope};
@@ -86,12 +87,8 @@ fn check_metric(cfg: &ClassifyConfig, metric: &str) -> Result<bool, String> {
         return class_ok(c);
     }
     let names = known(cfg);
-    let hint = closest(metric, names.iter().map(String::as_str))
-        .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-    Err(format!(
-        "unknown metric \"{metric}\" for classify{hint} (the metrics are {})",
-        names.join(", ")
-    ))
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Err(unknown_metric("classify", metric, &names, "the metrics"))
 }
 
 /// The systems a gate table applies to (its `system` key, or all; the

@@ -28,6 +28,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 
+use crate::kinds::common::parallel::{default_threads, parallel};
+
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_core::provenance::{self, timed};
 use rsmreport_core::schema::FileFormat;
@@ -179,7 +181,7 @@ fn files(
         let report = scope
             .spawn(|| rsmreport_report::render::report_files(&report::report(a, inputs, epoch)?));
         let frames = tables::frames(a);
-        let bytes = resample::parallel(resample::default_threads(), frames.len(), |t| {
+        let bytes = parallel(default_threads(), frames.len(), |t| {
             table_bytes(&frames[t], cfg.file_format, epoch)
         });
         let tables: Vec<(String, anyhow::Result<Vec<u8>>)> =

@@ -630,7 +630,7 @@ pub fn shown_rows<'r>(
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report> {
     let rows = comparison_rows(a);
     let mut b = Builder::new(&a.id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &a.gates, "run")
         .into_iter()
         .collect();
     let names = [

@@ -20,6 +20,7 @@
 use super::read::Data;
 use super::run::{betas_with_one, kappa_of, probability_sums_by_block, Confusion, SystemResult};
 use crate::analysis::intervals::design::{Blocks, MAX_BLOCKS};
+use crate::kinds::common::parallel::{default_threads, parallel};
 use nalgebra::DMatrix;
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_config::intervals::Intervals as Settings;
@@ -107,7 +108,7 @@ impl Intervals {
 /// `gain` with interval `[lo, hi]` and margin `m`: compare's one verdict
 /// function, for paired items.
 pub fn verdict(lo: f64, hi: f64, m: f64) -> &'static str {
-    use crate::kinds::compare::verdict as words;
+    use crate::kinds::common::verdict as words;
     words::verdict(lo, hi, m, words::Rules::PAIRED).name()
 }
 
@@ -552,38 +553,6 @@ fn draw_all(blocks: &Blocks, settings: &Settings, threads: usize) -> Vec<Vec<u32
         blocks.draw(&mut replicate_rng(settings.seed, r as u64), &mut counts);
         counts
     })
-}
-
-/// The threads the bootstrap uses by default.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 16)
-}
-
-/// Runs `f(r)` for every replicate on `threads` threads; the result of
-/// replicate `r` is at index `r` whatever the thread count.
-pub fn parallel<T: Send>(
-    threads: usize,
-    replicates: usize,
-    f: impl Fn(usize) -> T + Sync,
-) -> Vec<T> {
-    let threads = threads.max(1);
-    let chunk = replicates.div_ceil(threads).max(1);
-    let mut out: Vec<Option<T>> = (0..replicates).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        for (c, slots) in out.chunks_mut(chunk).enumerate() {
-            let f = &f;
-            scope.spawn(move || {
-                for (i, slot) in slots.iter_mut().enumerate() {
-                    *slot = Some(f(c * chunk + i));
-                }
-            });
-        }
-    });
-    out.into_iter()
-        .map(|x| x.expect("every replicate ran"))
-        .collect()
 }
 
 /// The blocks the whole data's items are dealt into for the bootstrap.

@@ -34,7 +34,6 @@ pub mod run;
 pub mod sections;
 pub mod stored;
 pub mod tables;
-pub mod verdict;
 
 use std::path::{Path, PathBuf};
 

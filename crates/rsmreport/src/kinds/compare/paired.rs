@@ -13,8 +13,8 @@ use crate::analysis::intervals::design::{
 };
 use crate::analysis::intervals::stats::{by_group, overall, ByGroup, GroupSums, Overall};
 use crate::analysis::intervals::{overall_sums, replicate, Replicated, Replicates};
+use crate::kinds::common::verdict::{verdict, Rules, Verdict};
 use crate::kinds::compare::pairing::Pairing;
-use crate::kinds::compare::verdict::{verdict, Rules, Verdict};
 use rsmreport_config::intervals::Intervals;
 use rsmreport_io::input::archive::Responses;
 use rsmreport_metrics::association::pearson;

@@ -7,10 +7,10 @@
 //!
 //! Produces a [`Report`] value; writes nothing.
 
+use crate::kinds::common::verdict::Verdict;
 use crate::kinds::compare::paired::{DeltaRow, LevelRow};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::sections;
-use crate::kinds::compare::verdict::Verdict;
 use rsmreport_report::render::context::{Cell, Glance, InputCtx, Row, Table};
 use rsmreport_report::render::format::{escape_html, num3, thousands};
 use rsmreport_report::render::tables::{head, p_value_cell, stick_column, text_cell};
@@ -614,7 +614,7 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 /// The comparison's report; `inputs` are the two folders.
 pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let mut b = Builder::new(&c.id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &c.gates, "comparison")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &c.gates, "comparison")
         .into_iter()
         .collect();
     let sections = sections(&mut b, c)?;

@@ -3,12 +3,12 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
+use crate::kinds::common::verdict::Verdict;
 use crate::kinds::compare::paired::{
     self, Aligned, DeltaRow, LevelRow, Side, Statistic, BY_LEVEL, HEADLINE,
 };
 use crate::kinds::compare::pairing::{pair, Pairing};
 use crate::kinds::compare::preflight::{self, PreflightRow};
-use crate::kinds::compare::verdict::Verdict;
 use rsmreport_config::compare::{CompareConfig, Units};
 use rsmreport_config::intervals::Intervals;
 use rsmreport_core::schema::NO_INFO;

@@ -8,12 +8,12 @@
 
 use anyhow::Result;
 
+use crate::kinds::common::rounded;
 use crate::kinds::compare::between::Between;
 use crate::kinds::compare::paired::{LevelRow, BY_LEVEL};
 use crate::kinds::compare::report::{delta_cells, number};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
-use crate::kinds::evaluation::sections::rounded;
 use rsmreport_report::plots;
 use rsmreport_report::render::context::{Cell, Row, Table};
 use rsmreport_report::render::format::{count_f64, distinct_labels, raw_value, score_label};
@@ -514,8 +514,8 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::common::verdict::Verdict;
     use crate::kinds::compare::paired::DeltaRow;
-    use crate::kinds::compare::verdict::Verdict;
 
     fn level(level: &str, stat: usize, delta: f64) -> LevelRow {
         LevelRow {

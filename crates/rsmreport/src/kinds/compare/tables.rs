@@ -337,7 +337,7 @@ pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
         .iter()
         .map(|(n, m)| (n.to_string(), number(*m)))
         .collect();
-    let words: Vec<Value> = crate::kinds::compare::verdict::Verdict::ALL
+    let words: Vec<Value> = crate::kinds::common::verdict::Verdict::ALL
         .iter()
         .map(|v| json!({"verdict": v.name(), "condition": v.condition(), "meaning": v.meaning()}))
         .collect();
@@ -391,5 +391,5 @@ pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow
     c.groups
         .iter()
         .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
-        .filter(|(_, r)| r.row.verdict == crate::kinds::compare::verdict::Verdict::Regressed)
+        .filter(|(_, r)| r.row.verdict == crate::kinds::common::verdict::Verdict::Regressed)
 }

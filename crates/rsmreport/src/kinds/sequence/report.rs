@@ -577,7 +577,7 @@ pub fn report(
     epoch: i64,
 ) -> anyhow::Result<Report> {
     let mut b = Builder::new(&cfg.experiment_id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &run.gates, "run")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &run.gates, "run")
         .into_iter()
         .collect();
     let frames = tables::report_frames(run, cfg);

@@ -7,7 +7,7 @@
 //!
 //! Defines no metric of its own; reads and writes nothing.
 
-use crate::kinds::compare::verdict as words;
+use crate::kinds::common::verdict as words;
 use rsmreport_config::sequence::{larger_is_better, SequenceConfig};
 use rsmreport_metrics::bootstrap::percentile_interval;
 use rsmreport_metrics::paired::{bootstrap_p_value, holm};

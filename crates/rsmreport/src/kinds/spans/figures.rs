@@ -15,10 +15,9 @@ use anyhow::Result;
 
 use super::run::{kappa_of, PairResult};
 use super::Analysis;
-use crate::kinds::classify::report_figures::safe;
 use rsmreport_report::plots::{
-    forest, kappa_heatmap, stacked_counts, type_confusion, ConfusionPanel, Forest, ForestPanel,
-    KappaMatrix, StackedCounts, TypeConfusion,
+    file_safe, forest, kappa_heatmap, stacked_counts, type_confusion, ConfusionPanel, Forest,
+    ForestPanel, KappaMatrix, StackedCounts, TypeConfusion,
 };
 use rsmreport_report::render::format::{num3, thousands};
 use rsmreport_report::render::{Block, Builder};
@@ -59,7 +58,7 @@ pub fn comparison_forests(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         let base = &a.data.annotators[mine[0].baseline];
         let name = &a.data.annotators[cand];
         let d = Forest {
-            group: safe(name),
+            group: file_safe(name),
             levels: mine
                 .iter()
                 .map(|c| match c.scope.strip_prefix("label=") {
@@ -77,7 +76,7 @@ pub fn comparison_forests(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
             }],
         };
         let mut fig = forest(&d)?;
-        fig.name = format!("spans_forest_{}", safe(name));
+        fig.name = format!("spans_forest_{}", file_safe(name));
         fig.title = format!("Differences of {name} from {base}");
         fig.description = format!(
             "Forest plot: for each statistic (micro and macro F1, micro precision and recall, \

@@ -468,7 +468,7 @@ fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block>
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let frames = tables::frames(a);
     let mut b = Builder::new(&a.cfg.experiment_id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &a.gates, "run")
         .into_iter()
         .collect();
     let names = section_names(a, &frames);

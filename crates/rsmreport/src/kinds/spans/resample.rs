@@ -12,7 +12,8 @@
 //! Reads and writes nothing.
 
 use super::run::{score_rows, Results};
-use crate::kinds::compare::verdict::{self as words, Rules};
+use crate::kinds::common::parallel::{default_threads, parallel};
+use crate::kinds::common::verdict::{self as words, Rules};
 use rsmreport_config::intervals::Intervals;
 use rsmreport_config::spans::SpansConfig;
 use rsmreport_metrics::bootstrap::{percentile_interval, replicate_rng, Interval, Plan};
@@ -198,8 +199,8 @@ fn agreement_draws<T: Count>(
     let rows: Vec<T> = feature_rows(res, n_docs);
     let plan = Plan::single(n_docs);
     let reps = iv.replicates as usize;
-    let threads = crate::kinds::classify::resample::default_threads();
-    let blocks = crate::kinds::classify::resample::parallel(threads, reps.div_ceil(BLOCK), |b| {
+    let threads = default_threads();
+    let blocks = parallel(threads, reps.div_ceil(BLOCK), |b| {
         let (r0, n) = (b * BLOCK, BLOCK.min(reps - b * BLOCK));
         let mut w = vec![0u32; n_docs];
         let mut weights = vec![0u32; n_docs * BLOCK];

@@ -7,8 +7,6 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use std::cmp::Ordering;
-
 use crate::kinds::compare::paired::{
     self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN,
 };
@@ -280,31 +278,6 @@ fn version(o: &Opened, settings: &Intervals) -> (Version, Option<SideRun>) {
     (version, run)
 }
 
-/// `a` before `b` in natural order: runs of digits compare as numbers
-/// (`v2` < `v10`).
-pub(crate) fn natural(a: &str, b: &str) -> Ordering {
-    let key = |s: &str| -> Vec<(u8, u128, String)> {
-        let mut out = Vec::new();
-        let mut chars = s.chars().peekable();
-        while let Some(&c) = chars.peek() {
-            let digit = c.is_ascii_digit();
-            let mut run = String::new();
-            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit() == digit) {
-                run.push(d);
-                chars.next();
-            }
-            let n = if digit {
-                run.parse().unwrap_or(u128::MAX)
-            } else {
-                0
-            };
-            out.push((u8::from(!digit), n, run));
-        }
-        out
-    };
-    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
-}
-
 /// The positions of `opened` in the requested order.
 fn ordered(opened: &[Opened], order: Order) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..opened.len()).collect();
@@ -316,7 +289,7 @@ fn ordered(opened: &[Opened], order: Order) -> Vec<usize> {
                 _ => a.label().to_string(),
             }
         };
-        idx.sort_by(|&x, &y| natural(&key(x), &key(y)));
+        idx.sort_by(|&x, &y| rsmreport_core::order::natural(&key(x), &key(y)));
     }
     idx
 }
@@ -480,7 +453,7 @@ fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String
             .iter_mut()
             .filter(|r| ["exact_agr", "adj_agr", "RMSE"].contains(&r.statistic.name))
         {
-            r.verdict = crate::kinds::compare::verdict::Verdict::NotComparable;
+            r.verdict = crate::kinds::common::verdict::Verdict::NotComparable;
         }
     }
 }
@@ -633,12 +606,5 @@ mod tests {
             version("b", &[("corr", 0.5)]),
         ];
         assert_eq!(best(&rows), vec![("corr", 0)]);
-    }
-
-    #[test]
-    fn natural_order_compares_numbers_as_numbers() {
-        let mut v = vec!["v10", "v2", "v1.10", "v1.9", "alpha", "v2b"];
-        v.sort_by(|a, b| natural(a, b));
-        assert_eq!(v, ["alpha", "v1.9", "v1.10", "v2", "v2b", "v10"]);
     }
 }
