@@ -211,7 +211,7 @@ fn gain(a: &Analysis, s: usize, scope: &str, statistic: &str) -> Result<Stat, St
         .intervals
         .iter()
         .flat_map(|iv| &iv.deltas)
-        .find(|d| d.candidate == s && d.scope == scope && d.statistic == statistic)
+        .find(|d| d.candidate_system == s && d.scope == scope && d.statistic == statistic)
         .ok_or_else(|| {
             format!(
                 "{statistic} was not compared (the systems need {})",
@@ -222,7 +222,7 @@ fn gain(a: &Analysis, s: usize, scope: &str, statistic: &str) -> Result<Stat, St
                 }
             )
         })?;
-    let (est, lo, hi) = row.gain;
+    let (est, lo, hi) = (row.gain.value, row.gain.lower, row.gain.upper);
     Ok(Stat {
         estimate: est,
         interval: (lo.is_finite() && hi.is_finite()).then_some((lo, hi)),

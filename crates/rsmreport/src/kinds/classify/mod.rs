@@ -257,12 +257,12 @@ fn terminal_lines(a: &Analysis) -> Vec<String> {
     {
         out.push(format!(
             "  {} vs {}: {} change: [{} {} {}] ({}) {}",
-            a.systems[r.candidate].name,
-            a.systems[r.baseline].name,
+            a.systems[r.candidate_system].name,
+            a.systems[r.baseline_system].name,
             r.statistic,
-            signed3(r.delta.1),
-            signed3(r.delta.0),
-            signed3(r.delta.2),
+            signed3(r.delta.lower),
+            signed3(r.delta.value),
+            signed3(r.delta.upper),
             p_clause(r.p_value),
             r.verdict
         ));

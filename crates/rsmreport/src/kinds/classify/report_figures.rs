@@ -9,7 +9,8 @@
 use anyhow::Result;
 
 use super::run::{Analysis, SystemResult};
-use super::tables::ComparisonRow;
+use super::tables::McNemar;
+use crate::kinds::common::comparison::ComparisonRow;
 use rsmreport_core::schema::NONE_LABEL;
 use rsmreport_report::plots::{
     curves, file_safe, forest, grid, reliability, Curves, Forest, ForestPanel, Grid, Reliability,
@@ -83,13 +84,18 @@ pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Ve
 }
 
 /// The forest plot of the paired differences of each candidate.
-pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> Result<Vec<Block>> {
+pub fn forest_blocks(
+    b: &mut Builder,
+    a: &Analysis,
+    rows: &[ComparisonRow<McNemar>],
+) -> Result<Vec<Block>> {
     let mut out = Vec::new();
     for c in &a.comparisons {
-        let mine: Vec<&ComparisonRow> = super::report::shown_rows(a, rows, MAX_FIGURE_CATEGORIES)
-            .into_iter()
-            .filter(|r| r.candidate == c.candidate)
-            .collect();
+        let mine: Vec<&ComparisonRow<McNemar>> =
+            super::report::shown_rows(a, rows, MAX_FIGURE_CATEGORIES)
+                .into_iter()
+                .filter(|r| r.candidate_system == c.candidate)
+                .collect();
         let levels = mine
             .iter()
             .map(|r| {
@@ -100,7 +106,7 @@ pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> R
                 format!("{}{scope}", r.statistic)
             })
             .collect();
-        let marks = mine.iter().map(|r| r.verdict.clone()).collect();
+        let marks = mine.iter().map(|r| r.verdict.to_string()).collect();
         let d = Forest {
             group: file_safe(&a.systems[c.candidate].name),
             levels,
@@ -110,7 +116,10 @@ pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> R
                     "gain, {} vs {}",
                     a.systems[c.candidate].name, a.systems[c.baseline].name
                 ),
-                points: mine.iter().map(|r| r.gain).collect(),
+                points: mine
+                    .iter()
+                    .map(|r| (r.gain.value, r.gain.lower, r.gain.upper))
+                    .collect(),
             }],
         };
         let mut fig = forest(&d)?;

@@ -20,14 +20,16 @@
 use super::read::Data;
 use super::run::{betas_with_one, kappa_of, probability_sums_by_block, Confusion, SystemResult};
 use crate::analysis::intervals::design::{Blocks, MAX_BLOCKS};
+use crate::kinds::common::comparison::{adjust_holm, ComparisonRow, Estimate};
 use crate::kinds::common::parallel::{default_threads, parallel};
+use crate::kinds::common::verdict::Verdict;
 use nalgebra::DMatrix;
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_config::intervals::Intervals as Settings;
 use rsmreport_metrics::bootstrap::{percentile_interval, replicate_rng, Interval};
 use rsmreport_metrics::calibration::ProbSums;
 use rsmreport_metrics::classification::label_report_cells;
-use rsmreport_metrics::paired::{bootstrap_p_value, holm};
+use rsmreport_metrics::paired::bootstrap_p_value;
 use rsmreport_metrics::ranking::{macro_weighted, SortedLabels, LANES};
 use rsmreport_metrics::raters::Weights;
 
@@ -54,24 +56,6 @@ pub struct CiRow {
     pub replicates: usize,
 }
 
-/// One paired difference (spec 3).
-#[derive(Clone, Debug)]
-pub struct DeltaRow {
-    pub baseline: usize,
-    pub candidate: usize,
-    /// `overall` or `class=<label>`.
-    pub scope: String,
-    pub statistic: String,
-    pub base: (f64, Interval),
-    pub cand: (f64, Interval),
-    pub delta: (f64, f64, f64),
-    pub gain: (f64, f64, f64),
-    pub p_value: f64,
-    /// Holm-adjusted across classes (per-class rows), NaN otherwise.
-    pub p_holm: f64,
-    pub verdict: String,
-}
-
 /// One subgroup level's interval.
 #[derive(Clone, Debug)]
 pub struct LevelCi {
@@ -91,7 +75,9 @@ pub struct Intervals {
     pub rank_replicates: usize,
     pub blocks: usize,
     pub rows: Vec<CiRow>,
-    pub deltas: Vec<DeltaRow>,
+    /// The paired differences (spec 3), scope `overall` or
+    /// `class=<label>`; per-class rows Holm-adjusted across classes.
+    pub deltas: Vec<ComparisonRow>,
     pub levels: Vec<LevelCi>,
 }
 
@@ -102,14 +88,6 @@ impl Intervals {
             .iter()
             .find(|r| r.system == system && r.row == row && r.metric == metric)
     }
-}
-
-/// The verdict words of compare.md 2.3 (amended) on the oriented change
-/// `gain` with interval `[lo, hi]` and margin `m`: compare's one verdict
-/// function, for paired items.
-pub fn verdict(lo: f64, hi: f64, m: f64) -> &'static str {
-    use crate::kinds::common::verdict as words;
-    words::verdict(lo, hi, m, words::Rules::PAIRED).name()
 }
 
 /// The names of the statistics of one system, in replicate order:
@@ -851,7 +829,7 @@ fn collect_deltas(
                 ("overall".into(), stat.to_string(), larger, cfg.margin(stat)),
             ));
         }
-        let mut class_rows: Vec<DeltaRow> = (0..data.k())
+        let mut class_rows: Vec<ComparisonRow> = (0..data.k())
             .map(|k| {
                 let (i, j) = (base_names.len() + 3 * k + 1, cand_names.len() + 3 * k + 1);
                 let scope = format!("class={}", data.labels[k]);
@@ -866,22 +844,15 @@ fn collect_deltas(
                 )
             })
             .collect();
-        let adjusted = holm(&class_rows.iter().map(|r| r.p_value).collect::<Vec<_>>());
-        for (r, p) in class_rows.iter_mut().zip(adjusted) {
-            r.p_holm = p;
-            let strong = !matches!(
-                r.verdict.as_str(),
-                "equivalent" | "no detectable change" | "not testable"
-            );
-            if strong && p.partial_cmp(&(1.0 - out.level)) != Some(std::cmp::Ordering::Less) {
-                r.verdict = "no detectable change (after Holm)".into();
-            }
-        }
+        adjust_holm(&mut class_rows, out.level);
         rows.extend(class_rows);
         out.deltas.extend(rows);
     }
 }
 
+/// The paired difference of statistic `i` of the baseline `b` and `j` of
+/// the candidate `c` (the same statistic), over the first `reps`
+/// replicates, judged without Holm's adjustment.
 fn delta_row(
     out: &Intervals,
     (b, i): (usize, usize),
@@ -890,7 +861,7 @@ fn delta_row(
     values: &[Vec<Vec<f64>>],
     reps: usize,
     (scope, statistic, larger, margin): (String, String, bool, f64),
-) -> DeltaRow {
+) -> ComparisonRow {
     let base_reps = column(values, b, i, reps);
     let cand_reps = column(values, c, j, reps);
     let deltas: Vec<f64> = cand_reps
@@ -900,44 +871,36 @@ fn delta_row(
         .collect();
     let (eb, ec) = (estimates[b][i], estimates[c][j]);
     let d = ec - eb;
-    let iv = if d.is_nan() {
-        Interval::nan()
-    } else {
-        percentile_interval(&deltas, out.level)
+    let interval = |e: f64, r: &[f64]| {
+        if e.is_nan() {
+            Interval::nan()
+        } else {
+            percentile_interval(r, out.level)
+        }
     };
-    let delta = (d, iv.lower, iv.upper);
-    let gain = if larger {
-        delta
-    } else {
-        (-d, -iv.upper, -iv.lower)
-    };
-    let ci = |e: f64, r: &[f64]| {
-        (
-            e,
-            if e.is_nan() {
-                Interval::nan()
-            } else {
-                percentile_interval(r, out.level)
-            },
-        )
-    };
-    DeltaRow {
-        baseline: b,
-        candidate: c,
+    let delta = Estimate::with(d, &interval(d, &deltas));
+    let mut row = ComparisonRow {
+        baseline_system: b,
+        candidate_system: c,
         scope,
         statistic,
-        base: ci(eb, &base_reps),
-        cand: ci(ec, &cand_reps),
+        baseline: Estimate::with(eb, &interval(eb, &base_reps)),
+        candidate: Estimate::with(ec, &interval(ec, &cand_reps)),
         delta,
-        gain,
+        gain: if larger { delta } else { delta.negated() },
         p_value: if d.is_nan() {
             f64::NAN
         } else {
             bootstrap_p_value(&deltas)
         },
         p_holm: f64::NAN,
-        verdict: verdict(gain.1, gain.2, margin).to_string(),
-    }
+        verdict: Verdict::NotTestable,
+        margin,
+        paired: true,
+        extra: (),
+    };
+    row.verdict = row.judged(None);
+    row
 }
 
 /// The label statistics with an interval per subgroup level.
@@ -1058,26 +1021,6 @@ mod tests {
             rsmreport_config::classify::COMPARED_STATISTICS[..names.len()],
             names[..]
         );
-    }
-
-    #[test]
-    fn verdict_words_follow_compare_2_3_amended() {
-        let m = 0.01;
-        assert_eq!(verdict(0.02, 0.05, m), "improved");
-        assert_eq!(verdict(-0.05, -0.02, m), "regressed");
-        assert_eq!(verdict(0.005, 0.03, m), "likely improved");
-        // A drop of [-0.038, -0.009]: it may be four times the margin.
-        assert_eq!(verdict(-0.038, -0.009, m), "likely regressed");
-        assert_eq!(verdict(0.002, 0.008, m), "changed within margin");
-        assert_eq!(verdict(-0.008, -0.002, m), "changed within margin");
-        assert_eq!(verdict(-0.005, 0.005, m), "equivalent");
-        assert_eq!(verdict(0.0, 0.0, m), "equivalent");
-        assert_eq!(verdict(-0.02, 0.03, m), "no detectable change");
-        assert_eq!(verdict(-0.005, 0.03, m), "no detectable change");
-        assert_eq!(verdict(f64::NAN, 0.1, m), "not testable");
-        // The edges: lo = m is not above the margin.
-        assert_eq!(verdict(0.01, 0.02, m), "likely improved");
-        assert_eq!(verdict(-0.02, -0.01, m), "likely regressed");
     }
 
     fn small() -> (ClassifyConfig, Data) {
@@ -1251,7 +1194,7 @@ mod tests {
             .iter()
             .find(|d| d.statistic == "accuracy")
             .unwrap();
-        assert!(d.delta.0 > 0.0 && d.p_value < 0.05, "{d:?}");
+        assert!(d.delta.value > 0.0 && d.p_value < 0.05, "{d:?}");
     }
 
     /// Every replicate's cells from the one matrix product equal the

@@ -119,6 +119,13 @@ impl Verdict {
     }
 }
 
+impl std::fmt::Display for Verdict {
+    /// The word ([`Verdict::name`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What else a verdict depends on besides the interval and the margin.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rules {

@@ -361,13 +361,13 @@ pub fn gains_forest(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<
         .iter()
         .enumerate()
         .map(|(mi, r)| ForestPanel {
-            statistic: direction(cfg, &r.metric),
+            statistic: direction(cfg, &r.statistic),
             points: run
                 .comparisons
                 .iter()
                 .map(|(_, rows)| {
                     rows.get(mi).map_or((f64::NAN, f64::NAN, f64::NAN), |c| {
-                        (c.delta, c.delta_lower, c.delta_upper)
+                        (c.delta.value, c.delta.lower, c.delta.upper)
                     })
                 })
                 .collect(),

@@ -142,11 +142,11 @@ fn stat(run: &Run, s: usize, metric: &str) -> Result<Stat, String> {
             .iter()
             .filter(|(c, _)| *c == s)
             .flat_map(|(_, rows)| rows)
-            .find(|r| r.metric == key)
+            .find(|r| r.statistic == key)
             .ok_or_else(|| format!("{key} of {name} was not compared with the baseline"))?;
         return Ok(Stat {
-            estimate: row.delta,
-            interval: interval(row.delta_lower, row.delta_upper),
+            estimate: row.delta.value,
+            interval: interval(row.delta.lower, row.delta.upper),
         });
     }
     if metric == "perplexity" {

@@ -233,10 +233,10 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
                 "  {} vs {}: {} {:+} -> {}",
                 run.systems[*s].name,
                 run.systems[run.baseline].name,
-                tables::metric_name(cfg, &r.metric),
-                report::fmt_like(r.delta, r.baseline)
+                tables::metric_name(cfg, &r.statistic),
+                report::fmt_like(r.delta.value, r.baseline.value)
                     .parse::<f64>()
-                    .unwrap_or(r.delta),
+                    .unwrap_or(r.delta.value),
                 r.verdict
             ));
         }

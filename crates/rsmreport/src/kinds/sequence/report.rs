@@ -57,7 +57,11 @@ fn tile_line(level: f64, (lower, upper): (f64, f64), cmp: Option<&Comparison>) -
         String::new()
     };
     match cmp {
-        Some(c) => format!("{ci} · Δ {} · {}", fmt_like(c.delta, c.baseline), c.verdict),
+        Some(c) => format!(
+            "{ci} · Δ {} · {}",
+            fmt_like(c.delta.value, c.baseline.value),
+            c.verdict
+        ),
         None => format!("{ci} · baseline"),
     }
 }
@@ -73,7 +77,7 @@ fn glance(run: &Run, cfg: &SequenceConfig) -> Vec<Glance> {
             run.comparisons
                 .iter()
                 .find(|(c, _)| *c == s)
-                .and_then(|(_, rows)| rows.iter().find(|r| r.metric == metric))
+                .and_then(|(_, rows)| rows.iter().find(|r| r.statistic == metric))
         };
         for r in results {
             out.push(Glance {
@@ -129,8 +133,12 @@ pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
         Some(c) => format!(
             "{} is {} {name} {} {base}: {} (margin {} {name}, Holm across metrics).",
             run.systems[best].name,
-            fmt_like(c.delta.abs(), c.baseline),
-            if c.delta >= 0.0 { "above" } else { "below" },
+            fmt_like(c.delta.value.abs(), c.baseline.value),
+            if c.delta.value >= 0.0 {
+                "above"
+            } else {
+                "below"
+            },
             c.verdict,
             c.margin
         ),
@@ -164,18 +172,18 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
     let (mut worse, mut regressed, mut improved) = (Vec::new(), 0usize, 0usize);
     for (s, rows) in &run.comparisons {
         for r in rows {
-            if r.verdict.contains("regressed") {
+            if r.verdict.direction() == Some(false) {
                 regressed += 1;
                 worse.push(format!(
                     "{} {} ({:+}, {})",
                     run.systems[*s].name,
-                    metric_name(cfg, &r.metric),
-                    fmt_like(r.delta, r.baseline)
+                    metric_name(cfg, &r.statistic),
+                    fmt_like(r.delta.value, r.baseline.value)
                         .parse::<f64>()
-                        .unwrap_or(r.delta),
+                        .unwrap_or(r.delta.value),
                     r.verdict
                 ));
-            } else if r.verdict.contains("improved") {
+            } else if r.verdict.direction() == Some(true) {
                 improved += 1;
             }
         }

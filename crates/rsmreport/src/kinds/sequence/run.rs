@@ -7,10 +7,11 @@
 //!
 //! Defines no metric of its own; reads and writes nothing.
 
-use crate::kinds::common::verdict as words;
+use crate::kinds::common::comparison::{adjust_holm, ComparisonRow, Estimate};
+use crate::kinds::common::verdict::Verdict;
 use rsmreport_config::sequence::{larger_is_better, SequenceConfig};
 use rsmreport_metrics::bootstrap::percentile_interval;
-use rsmreport_metrics::paired::{bootstrap_p_value, holm};
+use rsmreport_metrics::paired::bootstrap_p_value;
 use rsmreport_metrics::sequence::bleu::{bleu_from_stats, BleuOptions, BleuRefs, BleuScore};
 use rsmreport_metrics::sequence::chrf::{chrf_typed, ChrfOptions, ChrfRefs};
 use rsmreport_metrics::sequence::errors::WordIds;
@@ -590,29 +591,17 @@ impl MetricResult {
     }
 }
 
-/// One compared metric of a candidate.
-#[derive(Debug, Clone)]
-pub struct Comparison {
-    pub metric: String,
-    pub baseline: f64,
-    pub baseline_lower: f64,
-    pub baseline_upper: f64,
-    pub candidate: f64,
-    pub candidate_lower: f64,
-    pub candidate_upper: f64,
-    pub delta: f64,
-    pub delta_lower: f64,
-    pub delta_upper: f64,
-    pub gain: f64,
-    pub gain_lower: f64,
-    pub gain_upper: f64,
-    pub p_value: f64,
-    pub p_holm: f64,
-    pub verdict: String,
-    pub margin: f64,
+/// What sequence adds to a comparison row: sacreBLEU's paired bootstrap
+/// and approximate randomization p-values (`None` where not computed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SacreTests {
     pub p_paired_bs: Option<f64>,
     pub p_ar: Option<f64>,
 }
+
+/// One compared metric of a candidate: the shared comparison row, whole
+/// set (`scope` `overall`), paired, the statistic the metric's key.
+pub type Comparison = ComparisonRow<SacreTests>;
 
 /// A subset's corpus score: (system, metric, n_segments, score) and its
 /// percentile interval from the overall bootstrap's replicates (NaN
@@ -809,11 +798,15 @@ pub fn run(
     })
 }
 
+/// The perplexity row of candidate `c` (system `s`) against the baseline
+/// `b` (system `baseline`). Lower is better: the gain is the negated
+/// delta. The verdict's rules are those of a paired row even when the two
+/// did not score the same sequences (no interval then: `not testable`).
 fn ppl_row(
     cfg: &SequenceConfig,
     iv: rsmreport_config::sequence::SeqIntervals,
-    c: &super::ppl::PplRun,
-    b: &super::ppl::PplRun,
+    (c, b): (&super::ppl::PplRun, &super::ppl::PplRun),
+    (s, baseline): (usize, usize),
 ) -> Comparison {
     let paired = super::ppl::paired(c, b);
     let diffs: Vec<f64> = if paired {
@@ -826,31 +819,29 @@ fn ppl_row(
         Vec::new()
     };
     let d = percentile_interval(&diffs, iv.level);
-    let delta = c.numbers.perplexity - b.numbers.perplexity;
+    let delta = Estimate::with(c.numbers.perplexity - b.numbers.perplexity, &d);
     Comparison {
-        metric: "perplexity".into(),
-        baseline: b.numbers.perplexity,
-        baseline_lower: b.lower,
-        baseline_upper: b.upper,
-        candidate: c.numbers.perplexity,
-        candidate_lower: c.lower,
-        candidate_upper: c.upper,
+        baseline_system: baseline,
+        candidate_system: s,
+        scope: "overall".into(),
+        statistic: "perplexity".into(),
+        baseline: Estimate::new(b.numbers.perplexity, b.lower, b.upper),
+        candidate: Estimate::new(c.numbers.perplexity, c.lower, c.upper),
         delta,
-        delta_lower: d.lower,
-        delta_upper: d.upper,
-        gain: -delta,
-        gain_lower: -d.upper,
-        gain_upper: -d.lower,
+        gain: delta.negated(),
         p_value: if paired {
             bootstrap_p_value(&diffs)
         } else {
             f64::NAN
         },
         p_holm: f64::NAN,
-        verdict: String::new(),
+        verdict: Verdict::NotTestable,
         margin: cfg.margin("perplexity"),
-        p_paired_bs: c.bs_p,
-        p_ar: None,
+        paired: true,
+        extra: SacreTests {
+            p_paired_bs: c.bs_p,
+            p_ar: None,
+        },
     }
 }
 
@@ -876,52 +867,38 @@ fn compare(
                     .zip(&b.replicates)
                     .map(|(x, y)| x - y)
                     .collect();
-                let iv_d = percentile_interval(&diffs, iv.level);
-                let delta = c.score - b.score;
-                let larger = larger_is_better(&c.metric);
-                let (gain, gl, gu) = if larger {
-                    (delta, iv_d.lower, iv_d.upper)
-                } else {
-                    (-delta, -iv_d.upper, -iv_d.lower)
-                };
+                let delta =
+                    Estimate::with(c.score - b.score, &percentile_interval(&diffs, iv.level));
                 Comparison {
-                    metric: c.metric.clone(),
-                    baseline: b.score,
-                    baseline_lower: b.lower,
-                    baseline_upper: b.upper,
-                    candidate: c.score,
-                    candidate_lower: c.lower,
-                    candidate_upper: c.upper,
+                    baseline_system: baseline,
+                    candidate_system: s,
+                    scope: "overall".into(),
+                    statistic: c.metric.clone(),
+                    baseline: Estimate::new(b.score, b.lower, b.upper),
+                    candidate: Estimate::new(c.score, c.lower, c.upper),
                     delta,
-                    delta_lower: iv_d.lower,
-                    delta_upper: iv_d.upper,
-                    gain,
-                    gain_lower: gl,
-                    gain_upper: gu,
+                    gain: if larger_is_better(&c.metric) {
+                        delta
+                    } else {
+                        delta.negated()
+                    },
                     p_value: bootstrap_p_value(&diffs),
                     p_holm: f64::NAN,
-                    verdict: String::new(),
+                    verdict: Verdict::NotTestable,
                     margin: cfg.margin(&c.metric),
-                    p_paired_bs: c.bs_p,
-                    p_ar: c.ar_p,
+                    paired: true,
+                    extra: SacreTests {
+                        p_paired_bs: c.bs_p,
+                        p_ar: c.ar_p,
+                    },
                 }
             })
             .collect();
         let find = |name: &str| ppl.iter().find(|p| p.system == name);
         if let (Some(c), Some(b)) = (find(&systems[s].name), find(&systems[baseline].name)) {
-            rows.push(ppl_row(cfg, iv, c, b));
+            rows.push(ppl_row(cfg, iv, (c, b), (s, baseline)));
         }
-        let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
-        for (r, ph) in rows.iter_mut().zip(holm(&p)) {
-            r.p_holm = ph;
-            let rules = words::Rules {
-                paired: true,
-                holm: Some((ph, iv.level)),
-            };
-            r.verdict = words::verdict(r.gain_lower, r.gain_upper, r.margin, rules)
-                .name()
-                .to_string();
-        }
+        adjust_holm(&mut rows, iv.level);
         out.push((s, rows));
     }
     out

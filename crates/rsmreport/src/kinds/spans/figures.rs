@@ -50,12 +50,15 @@ pub fn pairs_heatmap(b: &mut Builder, a: &Analysis) -> Result<Block> {
 /// bootstrap intervals and verdicts.
 pub fn comparison_forests(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
     let comps = &a.sys_iv.comparisons;
-    let mut candidates: Vec<usize> = comps.iter().map(|c| c.candidate).collect();
+    let mut candidates: Vec<usize> = comps.iter().map(|c| c.candidate_system).collect();
     candidates.dedup();
     let mut out = Vec::new();
     for cand in candidates {
-        let mine: Vec<_> = comps.iter().filter(|c| c.candidate == cand).collect();
-        let base = &a.data.annotators[mine[0].baseline];
+        let mine: Vec<_> = comps
+            .iter()
+            .filter(|c| c.candidate_system == cand)
+            .collect();
+        let base = &a.data.annotators[mine[0].baseline_system];
         let name = &a.data.annotators[cand];
         let d = Forest {
             group: file_safe(name),
@@ -71,7 +74,7 @@ pub fn comparison_forests(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
                 statistic: format!("{name} - {base}"),
                 points: mine
                     .iter()
-                    .map(|c| (c.delta, c.interval.lower, c.interval.upper))
+                    .map(|c| (c.delta.value, c.delta.lower, c.delta.upper))
                     .collect(),
             }],
         };
