@@ -225,7 +225,7 @@ impl super::Report for Computed {
         terminal_lines(&self.cmp)
     }
 }
-use paired::DeltaRow;
+use paired::VerdictRow;
 use read::InputRecord;
 use run::Comparison;
 use tables::regressed_levels;
@@ -285,18 +285,19 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
         c.score_type,
         match (c.paired, c.overall.first()) {
             (true, _) => ", paired",
-            (false, Some(r)) if r.delta.1.is_finite() => ", unpaired",
+            (false, Some(r)) if r.delta.lower.is_finite() => ", unpaired",
             (false, Some(_)) => ", stored estimates only",
             (false, None) => "",
         }
     ));
-    let line = |scope: &str, r: &DeltaRow| {
+    let line = |scope: &str, r: &VerdictRow| {
         format!(
             "  {scope:<22} change: [{} {} {}]{} ({}) {}",
-            signed3(r.delta.1),
-            signed3(r.delta.0),
-            signed3(r.delta.2),
-            r.statistic
+            signed3(r.delta.lower),
+            signed3(r.delta.value),
+            signed3(r.delta.upper),
+            r.extra
+                .statistic
                 .unit()
                 .map_or(String::new(), |u| format!(" {u}")),
             rsmreport_report::render::format::p_clause(r.p_value),
@@ -304,11 +305,11 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
         )
     };
     for r in &c.overall {
-        out.push(line(r.statistic.name, r));
+        out.push(line(&r.statistic, r));
     }
     for (g, r) in regressed_levels(c) {
         out.push(line(
-            &format!("{} {g}={}", r.row.statistic.name, r.level),
+            &format!("{} {g}={}", r.row.statistic, r.level),
             &r.row,
         ));
     }

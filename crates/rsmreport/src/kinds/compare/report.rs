@@ -7,8 +7,9 @@
 //!
 //! Produces a [`Report`] value; writes nothing.
 
+use crate::kinds::common::comparison::Estimate;
 use crate::kinds::common::verdict::Verdict;
-use crate::kinds::compare::paired::{DeltaRow, LevelRow};
+use crate::kinds::compare::paired::{LevelRow, VerdictRow};
 use crate::kinds::compare::run::Comparison;
 use crate::kinds::compare::sections;
 use rsmreport_report::render::context::{Cell, Glance, InputCtx, Row, Table};
@@ -37,13 +38,13 @@ pub(crate) fn verdict_class(v: Verdict) -> &'static str {
 /// [`interval_cell`](rsmreport_report::render::tables::interval_cell).
 pub(crate) use rsmreport_report::render::tables::interval_cell as number;
 
-fn triple(t: (f64, f64, f64)) -> Cell {
-    number(t.0, Some((t.1, t.2)))
+fn triple(e: Estimate) -> Cell {
+    number(e.value, Some((e.lower, e.upper)))
 }
 
 /// The cells of one difference: baseline, candidate, Δ (signed), gain
 /// (oriented: positive is better), p, verdict.
-pub(crate) fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
+pub(crate) fn delta_cells(r: &VerdictRow) -> Vec<Cell> {
     vec![
         triple(r.baseline),
         triple(r.candidate),
@@ -90,7 +91,7 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
         .map(|r| Row {
             cells: std::iter::once(Cell {
                 header: true,
-                ..text_cell(r.statistic.name)
+                ..text_cell(&r.statistic)
             })
             .chain(delta_cells(r))
             .chain(std::iter::once(text_cell(&cross_check_text(r))))
@@ -103,8 +104,8 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
 }
 
 /// The cross-check of a verdict row in words (empty without one).
-fn cross_check_text(r: &DeltaRow) -> String {
-    match r.cross_check {
+fn cross_check_text(r: &VerdictRow) -> String {
+    match r.extra.cross_check {
         Some(x) if x.method == "zou" => format!("Zou: [{}, {}]", num3(x.lower), num3(x.upper)),
         Some(x) if x.p_value < 0.001 => "McNemar: p < 0.001".into(),
         Some(x) if x.p_value.is_finite() => {
@@ -129,9 +130,9 @@ fn regressed_table(b: &mut Builder, c: &Comparison) -> Option<Table> {
                     header: true,
                     ..text_cell(&format!("{g}={}", r.level))
                 },
-                text_cell(r.row.statistic.name),
-                number(r.row.delta.0, Some((r.row.delta.1, r.row.delta.2))),
-                p_value_cell(r.p_holm),
+                text_cell(&r.row.statistic),
+                triple(r.row.delta),
+                p_value_cell(r.row.p_holm),
             ],
             class: String::new(),
         })
@@ -192,11 +193,11 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
                     header: true,
                     ..text_cell(&r.level)
                 },
-                text_cell(r.row.statistic.name),
+                text_cell(&r.row.statistic),
                 rsmreport_report::render::tables::count_cell(r.n as f64),
             ];
             cells.extend(delta_cells(&r.row));
-            cells.push(p_value_cell(r.p_holm));
+            cells.push(p_value_cell(r.row.p_holm));
             Row {
                 cells,
                 class: String::new(),
@@ -339,7 +340,7 @@ pub(crate) fn directions(c: &Comparison) -> Vec<String> {
         .filter_map(|r| direction(r, None));
     let levels = c.groups.iter().flat_map(|(g, rows)| {
         rows.iter()
-            .filter(|r| r.row.statistic.absolute && moved(&r.row))
+            .filter(|r| r.row.extra.statistic.absolute && moved(&r.row))
             .filter_map(move |r| direction(&r.row, Some(&format!("{g}={}", r.level))))
     });
     overall.chain(levels).collect()
@@ -347,8 +348,8 @@ pub(crate) fn directions(c: &Comparison) -> Vec<String> {
 
 /// Whether a level's signed statistic moved enough to be worth words: its
 /// sign flipped, or its verdict says it changed.
-fn moved(r: &DeltaRow) -> bool {
-    let (b, c) = (r.baseline.0, r.candidate.0);
+fn moved(r: &VerdictRow) -> bool {
+    let (b, c) = (r.baseline.value, r.candidate.value);
     let flipped = b * c < 0.0;
     flipped || r.verdict.direction().is_some() || r.verdict == Verdict::ChangedWithinMargin
 }
@@ -431,7 +432,7 @@ fn verdict_intro(c: &Comparison) -> String {
             c.settings.level * 100.0,
             rsmreport_report::render::format::thousands(c.settings.replicates)
         )
-    } else if c.overall.iter().any(|r| r.delta.1.is_finite()) {
+    } else if c.overall.iter().any(|r| r.delta.lower.is_finite()) {
         format!(
             "Unpaired: different responses, differences mix the engine and the sample. The \
              versions share no response, so each version's {} statistics come from its own \
@@ -477,7 +478,7 @@ pub(crate) fn ground_warning(c: &Comparison) -> Option<String> {
 
 /// How many of `rows` regressed, improved, and were tested at all.
 pub(crate) fn verdict_counts<'r>(
-    rows: impl Iterator<Item = &'r DeltaRow>,
+    rows: impl Iterator<Item = &'r VerdictRow>,
 ) -> (usize, usize, usize) {
     let (mut regressed, mut improved, mut tested) = (0, 0, 0);
     for r in rows {
@@ -546,7 +547,7 @@ pub fn decision(c: &Comparison) -> Decision {
         .overall
         .iter()
         .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::LikelyRegressed))
-        .map(|r| format!("Δ {}", r.statistic.name))
+        .map(|r| format!("Δ {}", r.statistic))
         .collect();
     d
 }
@@ -555,16 +556,16 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
     let glance = c
         .overall
         .iter()
-        .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.name))
+        .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.as_str()))
         .map(|r| Glance {
-            label: format!("Δ {}", r.statistic.name),
-            value: format!("{:+.3}", r.delta.0),
-            title: format!("{}: {}", r.statistic.name, r.verdict.name()),
+            label: format!("Δ {}", r.statistic),
+            value: format!("{:+.3}", r.delta.value),
+            title: format!("{}: {}", r.statistic, r.verdict.name()),
             ci: format!(
                 "{}% CI [{}, {}]",
                 c.settings.level * 100.0,
-                num3(r.delta.1),
-                num3(r.delta.2)
+                num3(r.delta.lower),
+                num3(r.delta.upper)
             ),
         })
         .collect();
@@ -579,7 +580,7 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
                 value: c.candidate_label.clone(),
             },
         ],
-        intro_html: if c.paired || c.overall.iter().all(|r| r.delta.1.is_nan()) {
+        intro_html: if c.paired || c.overall.iter().all(|r| r.delta.lower.is_nan()) {
             format!(
                 "This report compares the candidate <strong>{}</strong> with the baseline \
                  <strong>{}</strong> on the responses both evaluated.",

@@ -5,7 +5,7 @@
 
 use crate::kinds::common::verdict::Verdict;
 use crate::kinds::compare::paired::{
-    self, Aligned, DeltaRow, LevelRow, Side, Statistic, BY_LEVEL, HEADLINE,
+    self, Aligned, LevelRow, Side, Statistic, VerdictRow, BY_LEVEL, HEADLINE,
 };
 use crate::kinds::compare::pairing::{pair, Pairing};
 use crate::kinds::compare::preflight::{self, PreflightRow};
@@ -27,7 +27,7 @@ pub struct Comparison {
     /// Whether the verdicts come from paired responses.
     pub paired: bool,
     pub preflight: Vec<PreflightRow>,
-    pub overall: Vec<DeltaRow>,
+    pub overall: Vec<VerdictRow>,
     /// Per subgroup, its level rows.
     pub groups: Vec<(String, Vec<LevelRow>)>,
     /// Sentences for the user: warnings of the preflight, missing files,
@@ -321,7 +321,7 @@ fn not_comparable(cmp: &mut Comparison) {
             .iter_mut()
             .flat_map(|(_, rows)| rows.iter_mut().map(|r| &mut r.row)),
     );
-    for r in rows.filter(|r| SCALE_BOUND.contains(&r.statistic.name)) {
+    for r in rows.filter(|r| SCALE_BOUND.contains(&r.statistic.as_str())) {
         r.verdict = Verdict::NotComparable;
     }
 }
@@ -500,7 +500,7 @@ pub fn headline_deltas(
     candidate: &Responses,
     score_type: &str,
     cfg: &CompareConfig,
-) -> Option<(bool, Vec<DeltaRow>)> {
+) -> Option<(bool, Vec<VerdictRow>)> {
     let margin = |s: &Statistic| margin(cfg, s);
     let p = pair(baseline, candidate);
     let takers = test_takers(cfg, [baseline, candidate]).unwrap_or(false);
@@ -597,6 +597,7 @@ fn groups(
                         .or_else(|| group_codes(rc, g, p.pairs.iter().map(|&(_, j)| j)))?;
                     let stream = k as u64 + 1;
                     Some(paired::group_deltas(
+                        g,
                         data,
                         &codes,
                         &labels,
@@ -648,6 +649,7 @@ fn unpaired<'a>(
             continue;
         };
         let rows = paired::unpaired_group_deltas(
+            g,
             [(sb, &cb, &lb), (sc, &cc, &lc)],
             k as u64 + 1,
             &cfg.intervals,
@@ -703,7 +705,7 @@ pub fn stored_estimate(
 
 /// The headline statistics' stored estimates of both sides (compare spec
 /// 2.4, no per-response files): no interval, verdict `not testable`.
-fn stored_rows(b: &Archive, c: &Archive, score_type: &str) -> Vec<DeltaRow> {
+fn stored_rows(b: &Archive, c: &Archive, score_type: &str) -> Vec<VerdictRow> {
     HEADLINE
         .iter()
         .filter_map(|st| {

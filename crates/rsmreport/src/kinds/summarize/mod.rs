@@ -220,15 +220,15 @@ fn terminal_lines(s: &Summary) -> Vec<String> {
         let kind = if *paired { "paired" } else { "unpaired" };
         for r in rows
             .iter()
-            .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.name))
+            .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.as_str()))
         {
             out.push(format!(
                 "  {:<20} {:<8} change: [{} {} {}] ({kind}) {}",
                 v.label,
-                r.statistic.name,
-                signed(r.delta.1),
-                signed(r.delta.0),
-                signed(r.delta.2),
+                r.statistic,
+                signed(r.delta.lower),
+                signed(r.delta.value),
+                signed(r.delta.upper),
                 r.verdict.name()
             ));
         }

@@ -116,7 +116,7 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
             s.versions.iter().any(|v| {
                 v.delta
                     .as_ref()
-                    .is_some_and(|(_, r)| r.iter().any(|r| r.statistic.name == *n))
+                    .is_some_and(|(_, r)| r.iter().any(|r| r.statistic == *n))
             })
         })
         .collect();
@@ -134,16 +134,16 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
             text_cell(if *paired { "yes" } else { "no" }),
         ];
         for n in &names {
-            cells.push(match rows.iter().find(|r| r.statistic.name == *n) {
+            cells.push(match rows.iter().find(|r| r.statistic == *n) {
                 Some(r) => Cell {
                     class: format!("num {}", verdict_class(r.verdict)),
                     title: format!(
                         "{} (gain {}, {})",
                         r.verdict.name(),
-                        num3(r.gain.0),
+                        num3(r.gain.value),
                         rsmreport_report::render::format::p_clause(r.p_value)
                     ),
-                    ..number(r.delta.0, Some((r.delta.1, r.delta.2)))
+                    ..number(r.delta.value, Some((r.delta.lower, r.delta.upper)))
                 },
                 None => text_cell(""),
             });

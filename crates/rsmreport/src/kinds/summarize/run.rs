@@ -8,7 +8,7 @@
 //! Pure: works on opened archives; writes nothing.
 
 use crate::kinds::compare::paired::{
-    self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN,
+    self, Side, SideRun, VerdictRow, VersionEstimate, HEADLINE, HUMAN_HUMAN,
 };
 use crate::kinds::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
 use crate::kinds::summarize::read::Opened;
@@ -59,14 +59,14 @@ pub struct Version {
     /// Responses evaluated (NaN when unknown).
     pub n: f64,
     /// The headline statistics and `hh.*`; intervals NaN when `stored`.
-    pub estimates: Vec<Estimate>,
+    pub estimates: Vec<VersionEstimate>,
     /// The estimates are the stored tables' (no per-response file).
     pub stored: bool,
     pub worst: Vec<WorstLevel>,
     pub fairness: Vec<Fairness>,
     /// Against the baseline (`None` for the baseline itself): whether
     /// paired, and the verdict rows.
-    pub delta: Option<(bool, Vec<DeltaRow>)>,
+    pub delta: Option<(bool, Vec<VerdictRow>)>,
     /// The responses shared with the baseline and how many of them have
     /// other human scores (`None` for the baseline, or without
     /// per-response files).
@@ -77,7 +77,7 @@ pub struct Version {
 }
 
 impl Version {
-    pub fn estimate(&self, name: &str) -> Option<&Estimate> {
+    pub fn estimate(&self, name: &str) -> Option<&VersionEstimate> {
         self.estimates.iter().find(|e| e.name == name)
     }
 }
@@ -144,10 +144,10 @@ fn primary_score_type(a: &Archive) -> String {
 /// The stored estimates of a folder without per-response files, with the
 /// intervals its build stored at the summary's `level` (`<table>_ci`; none
 /// in an rsmeval folder, nor at another level).
-fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<Estimate> {
+fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<VersionEstimate> {
     let nan = f64::NAN;
     let headline = HEADLINE.iter().filter_map(|st| {
-        Some(Estimate {
+        Some(VersionEstimate {
             name: st.name,
             value: stored_estimate(a, st, score_type, level)?,
         })
@@ -157,7 +157,7 @@ fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<Estimate> 
         let (lo, hi) = a
             .stored_interval(("consistency", "", metric), Some(level))
             .unwrap_or((nan, nan));
-        Some(Estimate {
+        Some(VersionEstimate {
             name,
             value: (v, lo, hi),
         })
@@ -305,7 +305,7 @@ fn delta(
     [base, cand]: [&Version; 2],
     runs: [Option<&SideRun>; 2],
     cfg: &CompareConfig,
-) -> (bool, Vec<DeltaRow>) {
+) -> (bool, Vec<VerdictRow>) {
     if let (Some(rb), Some(rc)) = (&b.responses, &c.responses) {
         if let [Some(sb), Some(sc)] = runs {
             let takers = side_takers(&cfg.intervals);
@@ -451,7 +451,7 @@ fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String
     if let Some((_, rows)) = &mut v.delta {
         for r in rows
             .iter_mut()
-            .filter(|r| ["exact_agr", "adj_agr", "RMSE"].contains(&r.statistic.name))
+            .filter(|r| ["exact_agr", "adj_agr", "RMSE"].contains(&r.statistic.as_str()))
         {
             r.verdict = crate::kinds::common::verdict::Verdict::NotComparable;
         }
@@ -522,7 +522,7 @@ fn notes(versions: &[Version], base: usize) -> Vec<String> {
             ));
         }
         if let Some((false, rows)) = &v.delta {
-            if rows.iter().any(|r| r.delta.1.is_finite()) {
+            if rows.iter().any(|r| r.delta.lower.is_finite()) {
                 out.push(format!(
                     "{} shares no response with the baseline: its differences are unpaired",
                     v.label
@@ -549,7 +549,7 @@ mod tests {
             n: 10.0,
             estimates: stats
                 .iter()
-                .map(|&(name, v)| Estimate {
+                .map(|&(name, v)| VersionEstimate {
                     name,
                     value: (v, f64::NAN, f64::NAN),
                 })
