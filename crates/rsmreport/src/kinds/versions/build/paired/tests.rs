@@ -63,7 +63,7 @@ fn settings(replicates: u64, seed: u64) -> Intervals {
 }
 
 fn deltas(b: &Responses, c: &Responses, replicates: u64, seed: u64) -> Vec<VerdictRow> {
-    let p = crate::kinds::compare::pairing::pair(b, c);
+    let p = crate::kinds::versions::build::pairing::pair(b, c);
     let data = align(b, c, &p, "raw_trim", false).expect("both sides have raw_trim");
     overall_deltas(&data, &settings(replicates, seed), &|s| s.margin)
 }
@@ -186,7 +186,7 @@ fn zero_replicates_are_not_testable() {
 /// Levels a, b, c for response i (i % 3); the paired data of `versions`.
 fn grouped(n: usize, seed: u64, sd_b: f64, sd_c: f64) -> (Aligned, Vec<u32>, Vec<String>) {
     let (b, c) = versions(n, seed, sd_b, sd_c);
-    let p = crate::kinds::compare::pairing::pair(&b, &c);
+    let p = crate::kinds::versions::build::pairing::pair(&b, &c);
     let data = align(&b, &c, &p, "raw_trim", false).unwrap();
     let codes = (0..n as u32).map(|i| i % 3).collect();
     (data, codes, vec!["a".into(), "b".into(), "c".into()])
@@ -413,7 +413,7 @@ fn stored_rows_have_the_difference_and_no_verdict() {
 fn single_response_test_takers_give_the_response_intervals() {
     // Every response its own test taker: the same deal, the same numbers.
     let (b, c) = versions(500, 31, 0.6, 0.5);
-    let p = crate::kinds::compare::pairing::pair(&b, &c);
+    let p = crate::kinds::versions::build::pairing::pair(&b, &c);
     let mut data = align(&b, &c, &p, "raw_trim", false).unwrap();
     let by_response = overall_deltas(&data, &settings(100, 4), &|s| s.margin);
     data.units = Some((0..500).collect());
@@ -446,7 +446,7 @@ fn resampling_test_takers_widens_intervals_of_clustered_differences() {
         c.scores[round].1[i] = round_half_even(v);
     }
     c.candidates = Some((0..2000).map(|i| i / 10).collect());
-    let p = crate::kinds::compare::pairing::pair(&b, &c);
+    let p = crate::kinds::versions::build::pairing::pair(&b, &c);
     let mut b2 = b.clone();
     b2.candidates = c.candidates.clone();
     let by_response = align(&b2, &c, &p, "raw_trim", false).unwrap();
@@ -480,7 +480,7 @@ fn bits_of(rows: &[VerdictRow]) -> String {
 /// bit for bit, with and without second human scores and test takers.
 #[test]
 fn two_side_runs_of_the_same_responses_give_the_paired_rows() {
-    use crate::kinds::compare::run::{headline_deltas, same_responses};
+    use crate::kinds::versions::build::deltas::{headline_deltas, same_responses};
     use rsmreport_config::compare::CompareConfig;
     use rsmreport_config::intervals::Unit;
     for (sc2, unit) in [
@@ -524,7 +524,7 @@ fn two_side_runs_of_the_same_responses_give_the_paired_rows() {
 /// sends `summarize` down the general path.
 #[test]
 fn responses_that_differ_are_not_the_same() {
-    use crate::kinds::compare::run::same_responses;
+    use crate::kinds::versions::build::deltas::same_responses;
     use rsmreport_config::compare::{CompareConfig, Units};
     let cfg = CompareConfig {
         intervals: settings(10, 1),

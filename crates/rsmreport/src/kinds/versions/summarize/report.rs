@@ -10,9 +10,9 @@
 
 use anyhow::Result;
 
-use crate::kinds::compare::report::{number, verdict_class};
-use crate::kinds::summarize::run::Summary;
-use crate::kinds::summarize::tables::{statistic_names, subgroups};
+use crate::kinds::versions::report::{number, verdict_class};
+use crate::kinds::versions::summarize::run::Summary;
+use crate::kinds::versions::summarize::tables::{statistic_names, subgroups};
 use rsmreport_report::render::context::{Cell, Glance, InputCtx, Row, Table};
 use rsmreport_report::render::format::{escape_html, num3, raw_value};
 use rsmreport_report::render::tables::{head, text_cell};
@@ -109,7 +109,7 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
         true,
         true,
     );
-    let names: Vec<&str> = crate::kinds::compare::paired::HEADLINE
+    let names: Vec<&str> = crate::kinds::versions::build::paired::HEADLINE
         .iter()
         .map(|st| st.name)
         .filter(|n| {
@@ -272,7 +272,7 @@ fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
                 .join(", ")
         )));
     }
-    for st in crate::kinds::compare::paired::HEADLINE {
+    for st in crate::kinds::versions::build::paired::HEADLINE {
         let values: Vec<(f64, f64, f64)> = s
             .versions
             .iter()
@@ -353,7 +353,7 @@ fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
 /// first in the badge; a warning per version whose shared responses have
 /// other human scores than the baseline's.
 pub fn decision(s: &Summary) -> Decision {
-    use crate::kinds::compare::report::{verdict_badge, verdict_counts};
+    use crate::kinds::versions::report::{verdict_badge, verdict_counts};
     use rsmreport_report::render::format::thousands;
     let base = &s.versions[s.baseline];
     let gates = |v: &super::run::Version| match v.gates_passed {
@@ -404,7 +404,7 @@ pub fn decision(s: &Summary) -> Decision {
             format!(
                 "{} of {} regressed",
                 thousands(regressed_versions as u64),
-                super::versions(others)
+                super::count_versions(others)
             ),
         )
     } else if improved_versions > 0 {
@@ -473,7 +473,10 @@ fn header(s: &Summary, epoch: i64) -> Header {
             .iter()
             .map(|v| InputCtx {
                 role: v.label.clone(),
-                path: crate::kinds::compare::read::folder_label(&v.folder, v.inputs.files.len()),
+                path: crate::kinds::versions::folders::folder_label(
+                    &v.folder,
+                    v.inputs.files.len(),
+                ),
                 rows: if v.n.is_finite() {
                     format!("{}", v.n)
                 } else {

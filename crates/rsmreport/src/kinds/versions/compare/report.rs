@@ -9,34 +9,15 @@
 
 use crate::kinds::common::comparison::Estimate;
 use crate::kinds::common::verdict::Verdict;
-use crate::kinds::compare::paired::{LevelRow, VerdictRow};
-use crate::kinds::compare::run::Comparison;
-use crate::kinds::compare::sections;
+use crate::kinds::versions::build::paired::{LevelRow, VerdictRow};
+use crate::kinds::versions::compare::run::Comparison;
+use crate::kinds::versions::compare::sections;
+use crate::kinds::versions::report::{number, verdict_badge, verdict_class, verdict_counts};
 use rsmreport_report::render::context::{Cell, Glance, InputCtx, Row, Table};
 use rsmreport_report::render::format::{escape_html, num3, thousands};
 use rsmreport_report::render::tables::{head, p_value_cell, stick_column, text_cell};
 use rsmreport_report::render::{Block, Decision, Header, Section, Tone, Version};
 use rsmreport_report::render::{Builder, Report};
-
-/// The CSS class of a verdict cell (the colour repeats the word).
-pub(crate) fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Improved => "verdict verdict-improved",
-        Verdict::LikelyImproved => "verdict verdict-improved verdict-likely",
-        Verdict::Regressed => "verdict verdict-regressed",
-        Verdict::LikelyRegressed => "verdict verdict-regressed verdict-likely",
-        Verdict::ChangedWithinMargin => "verdict verdict-within",
-        Verdict::Equivalent
-        | Verdict::NoDetectableChange
-        | Verdict::NoDetectableChangeAfterHolm
-        | Verdict::NotTestable
-        | Verdict::NotComparable => "verdict verdict-none",
-    }
-}
-
-/// A number with its interval under it: the report engine's
-/// [`interval_cell`](rsmreport_report::render::tables::interval_cell).
-pub(crate) use rsmreport_report::render::tables::interval_cell as number;
 
 fn triple(e: Estimate) -> Cell {
     number(e.value, Some((e.lower, e.upper)))
@@ -123,7 +104,7 @@ fn cross_check_text(r: &VerdictRow) -> String {
 /// one row each: level, statistic, Δ with its interval, p (Holm); `None`
 /// when no level regressed.
 fn regressed_table(b: &mut Builder, c: &Comparison) -> Option<Table> {
-    let rows: Vec<Row> = crate::kinds::compare::tables::regressed_levels(c)
+    let rows: Vec<Row> = crate::kinds::versions::compare::tables::regressed_levels(c)
         .map(|(g, r)| Row {
             cells: vec![
                 Cell {
@@ -330,9 +311,9 @@ fn words_table(b: &mut Builder) -> Table {
 
 /// The direction of `SMD` and of every `DSM` level that moved (a sign
 /// flip, or a verdict other than `equivalent` or `no detectable change`)
-/// in words ([`crate::kinds::compare::paired::direction`]).
+/// in words ([`crate::kinds::versions::build::paired::direction`]).
 pub(crate) fn directions(c: &Comparison) -> Vec<String> {
-    use crate::kinds::compare::paired::direction;
+    use crate::kinds::versions::build::paired::direction;
     let overall = c
         .overall
         .iter()
@@ -474,37 +455,6 @@ pub(crate) fn ground_warning(c: &Comparison) -> Option<String> {
         100.0 * g.differing as f64 / g.common.max(1) as f64,
         thousands(g.paired as u64)
     ))
-}
-
-/// How many of `rows` regressed, improved, and were tested at all.
-pub(crate) fn verdict_counts<'r>(
-    rows: impl Iterator<Item = &'r VerdictRow>,
-) -> (usize, usize, usize) {
-    let (mut regressed, mut improved, mut tested) = (0, 0, 0);
-    for r in rows {
-        match r.verdict {
-            Verdict::Regressed | Verdict::LikelyRegressed => regressed += 1,
-            Verdict::Improved | Verdict::LikelyImproved => improved += 1,
-            _ => {}
-        }
-        if !matches!(r.verdict, Verdict::NotTestable | Verdict::NotComparable) {
-            tested += 1;
-        }
-    }
-    (regressed, improved, tested)
-}
-
-/// The badge and tone of verdict counts `(regressed, improved, tested)`.
-pub(crate) fn verdict_badge(
-    (regressed, improved, tested): (usize, usize, usize),
-) -> (Tone, &'static str) {
-    match (regressed, improved) {
-        _ if tested == 0 => (Tone::Info, "not testable"),
-        (0, 0) => (Tone::Pass, "no regression"),
-        (0, _) => (Tone::Pass, "improved"),
-        (_, 0) => (Tone::Fail, "regressed"),
-        _ => (Tone::Warn, "mixed"),
-    }
 }
 
 /// What the comparison decided (issue 38): the overall verdict with its

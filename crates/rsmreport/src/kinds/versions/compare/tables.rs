@@ -15,10 +15,10 @@ use serde_json::{json, Value};
 use rsmreport_io::output::json::number;
 
 use crate::kinds::common::comparison::{self, Estimate, Field, Spelling};
-use crate::kinds::compare::paired::{CrossCheck, LevelRow, VerdictRow};
-use crate::kinds::compare::read::{inputs_json, InputRecord};
-use crate::kinds::compare::run::Comparison;
-use crate::kinds::compare::stored::StoredRow;
+use crate::kinds::versions::build::paired::{CrossCheck, LevelRow, VerdictRow};
+use crate::kinds::versions::compare::run::Comparison;
+use crate::kinds::versions::compare::stored::StoredRow;
+use crate::kinds::versions::folders::{inputs_json, InputRecord};
 use rsmreport_core::table::{text_values, Column, Frame, Values};
 use rsmreport_io::output::OutputFile;
 
@@ -60,7 +60,8 @@ pub fn verdict_frame(c: &Comparison) -> Frame {
 /// The preflight table as a frame.
 pub fn preflight_frame(c: &Comparison) -> Frame {
     let col =
-        |name: &str, f: &dyn Fn(&crate::kinds::compare::preflight::PreflightRow) -> String| {
+        |name: &str,
+         f: &dyn Fn(&crate::kinds::versions::compare::preflight::PreflightRow) -> String| {
             Column::new(name, text_values(c.preflight.iter().map(|r| Some(f(r)))))
         };
     Frame::new(

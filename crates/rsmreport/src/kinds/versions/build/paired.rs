@@ -1,5 +1,7 @@
-//! Command assembly (compare): the paired differences of the whole-set
-//! headline statistics (compare spec 2.2, 2.3). The responses both folders
+//! Command assembly (the version workflow, `build`'s folders): the
+//! headline statistics of `build`'s tables and their paired differences
+//! (compare spec 2.2, 2.3), as rows of the shared comparison table
+//! ([`VerdictRow`]). The responses both folders
 //! share ([`super::pairing`]) are resampled once per replicate and both
 //! versions' statistics are computed on that resample by the code of the
 //! intervals ([`crate::analysis::intervals::stats::overall`], the same
@@ -15,7 +17,7 @@ use crate::analysis::intervals::stats::{by_group, overall, ByGroup, GroupSums, O
 use crate::analysis::intervals::{overall_sums, replicate, Replicated, Replicates};
 use crate::kinds::common::comparison::{adjust_holm, ComparisonRow, Estimate};
 use crate::kinds::common::verdict::{verdict, Rules, Verdict};
-use crate::kinds::compare::pairing::Pairing;
+use crate::kinds::versions::build::pairing::Pairing;
 use rsmreport_config::intervals::Intervals;
 use rsmreport_io::input::archive::Responses;
 use rsmreport_metrics::association::pearson;

@@ -2,7 +2,10 @@
 //! version with its headline statistics and their intervals, the agreement
 //! of the human scores, the worst subgroup level's DSM, the fairness
 //! models, and the difference of each version from a baseline with its
-//! verdict.
+//! verdict. One command of the version workflow
+//! ([`crate::kinds::versions`]): the differences are `versions::build`'s
+//! (the rows `compare` shows for the whole set); it uses no module of
+//! `compare`.
 //!
 //! * [`read`]: the folders through the archive reader, with the checksum
 //!   of every file read.
@@ -14,7 +17,8 @@
 //!
 //! Pure: works on archives read by [`rsmreport_io::input::archive`]; writes no
 //! files and computes no statistic itself (the statistics and the
-//! differences come from the functions `build` and `compare` use).
+//! differences come from the functions `build` uses, through
+//! `versions::build`).
 
 pub mod read;
 pub mod report;
@@ -87,7 +91,7 @@ fn with_baseline(mut dirs: Vec<PathBuf>, baseline: Option<PathBuf>) -> (Vec<Path
 /// `rsmreport summarize`: run it with [`crate::kinds::run`].
 pub struct Summarize;
 
-impl super::Kind for Summarize {
+impl crate::kinds::Kind for Summarize {
     type Config = SummarizeRequest;
     const NAME: &'static str = "summarize";
 
@@ -96,10 +100,10 @@ impl super::Kind for Summarize {
     }
 
     fn inputs(r: &SummarizeRequest) -> Vec<PathBuf> {
-        crate::kinds::compare::run::input_paths(&r.folders, &[])
+        crate::kinds::versions::folders::input_paths(&r.folders, &[])
     }
 
-    fn compute(r: SummarizeRequest) -> anyhow::Result<Box<dyn super::Report>> {
+    fn compute(r: SummarizeRequest) -> anyhow::Result<Box<dyn crate::kinds::Report>> {
         let opened = timed("open folders", || read::open_all(&r.folders))
             .map_err(ArchiveError::classified)?;
         let settings = run::settings(&opened[r.baseline].archive);
@@ -117,7 +121,7 @@ struct Computed {
     opened: Vec<read::Opened>,
 }
 
-impl super::Report for Computed {
+impl crate::kinds::Report for Computed {
     fn id(&self) -> &str {
         &self.summary.id
     }
@@ -131,7 +135,7 @@ impl super::Report for Computed {
     }
 
     fn summary(&self) -> serde_json::Value {
-        super::json_value(&tables::summary_json(&self.summary))
+        crate::kinds::json_value(&tables::summary_json(&self.summary))
     }
 
     /// Each version's folder (its responses, the digest of the files read
@@ -173,7 +177,7 @@ fn files(s: &Summary, epoch: i64) -> anyhow::Result<Vec<OutputFile>> {
 }
 
 /// `1 version`, `3 versions`.
-pub(crate) fn versions(n: usize) -> String {
+pub(crate) fn count_versions(n: usize) -> String {
     format!(
         "{} version{}",
         rsmreport_report::render::format::thousands(n as u64),
@@ -187,7 +191,7 @@ fn terminal_lines(s: &Summary) -> Vec<String> {
     let base = &s.versions[s.baseline];
     let mut out = vec![format!(
         "summarize {} (baseline {}):",
-        versions(s.versions.len()),
+        count_versions(s.versions.len()),
         base.label
     )];
     for v in &s.versions {

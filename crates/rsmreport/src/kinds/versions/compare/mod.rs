@@ -1,23 +1,23 @@
-//! `rsmreport compare` (compare spec): model versions from archived
-//! output folders.
+//! `rsmreport compare` (compare spec): two model versions from archived
+//! output folders, one command of the version workflow
+//! ([`crate::kinds::versions`]).
 //!
-//! * [`read`]: both folders through the archive reader
-//!   ([`rsmreport_io::input::archive`]), with the checksum of every file read.
-//! * [`run`]: one comparison: [`pairing`] finds the responses two folders
-//!   share, [`paired`] computes the paired differences with the code of
-//!   `build`, [`preflight`] says what is compared, [`stored`] the old /
-//!   new / Δ of the tables both folders stored, [`between`] the two
-//!   versions against each other on the paired responses, [`gates`] the
-//!   quality gates of `--gates`, [`verdict`] the one verdict rule (compare
-//!   spec 2.3) of `compare`, `summarize` and `classify`.
+//! * [`run`]: one comparison: both folders through the archive reader
+//!   (`versions::folders`, with the checksum of every file read), the
+//!   responses they share and their paired differences
+//!   (`versions::build`: the code of `build`), [`preflight`] says what is
+//!   compared, [`stored`] the old / new / Δ of the tables both folders
+//!   stored, [`between`] the two versions against each other on the
+//!   paired responses, [`gates`] the quality gates of `--gates`; the
+//!   verdicts are the shared rows and rule (`kinds::common`).
 //! * [`tables`]: the tables and `<cid>_compare.json`.
 //! * [`report`]: the HTML report with the sections 3-9 of [`sections`].
 //! * this file: the kind's contract ([`Compare`], run by
 //!   [`crate::kinds::run`]): open both folders, hash every input while
 //!   comparing, judge the gates; the files and terminal lines.
 //!
-//! `summarize` ([`crate::kinds::summarize`]) builds on [`run::headline_deltas`]
-//! and [`read`]. Not yet built (issue 13): resampling test takers.
+//! Uses no module of `summarize` (what both use sits beside them in
+//! `versions`).
 //!
 //! Command assembly: reads the folders (in `read` only); writes no files
 //! and computes no statistic itself (the statistics come from the functions
@@ -25,10 +25,7 @@
 
 pub mod between;
 pub mod gates;
-pub mod paired;
-pub mod pairing;
 pub mod preflight;
-pub mod read;
 pub mod report;
 pub mod run;
 pub mod sections;
@@ -86,7 +83,7 @@ pub fn load(
 /// `rsmreport compare`: run it with [`crate::kinds::run`].
 pub struct Compare;
 
-impl super::Kind for Compare {
+impl crate::kinds::Kind for Compare {
     type Config = CompareRequest;
     const NAME: &'static str = "compare";
 
@@ -96,13 +93,13 @@ impl super::Kind for Compare {
     }
 
     fn inputs(r: &CompareRequest) -> Vec<PathBuf> {
-        run::input_paths(
+        crate::kinds::versions::folders::input_paths(
             &[&r.baseline, &r.candidate],
             &[r.config_file.as_deref(), r.gates_file.as_deref()],
         )
     }
 
-    fn compute(r: CompareRequest) -> anyhow::Result<Box<dyn super::Report>> {
+    fn compute(r: CompareRequest) -> anyhow::Result<Box<dyn crate::kinds::Report>> {
         let (b, c) =
             read::open_both(&r.baseline, &r.candidate).map_err(ArchiveError::classified)?;
         let gate_list = match &r.gates_file {
@@ -178,7 +175,7 @@ struct Computed {
     _folders: (Archive, Archive),
 }
 
-impl super::Report for Computed {
+impl crate::kinds::Report for Computed {
     fn id(&self) -> &str {
         &self.cmp.id
     }
@@ -202,7 +199,7 @@ impl super::Report for Computed {
 
     fn summary(&self) -> serde_json::Value {
         let json = tables::compare_json(&self.cmp, &self.records);
-        super::json_value(&json)
+        crate::kinds::json_value(&json)
     }
 
     fn inputs(&self) -> Vec<InputCtx> {
@@ -225,8 +222,8 @@ impl super::Report for Computed {
         terminal_lines(&self.cmp)
     }
 }
-use paired::VerdictRow;
-use read::InputRecord;
+use crate::kinds::versions::build::paired::VerdictRow;
+use crate::kinds::versions::folders::{self as read, InputRecord};
 use run::Comparison;
 use tables::regressed_levels;
 
@@ -314,7 +311,7 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
         ));
     }
     out.extend(
-        crate::kinds::compare::report::directions(c)
+        crate::kinds::versions::compare::report::directions(c)
             .into_iter()
             .map(|d| format!("  {d}")),
     );

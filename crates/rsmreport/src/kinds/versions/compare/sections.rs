@@ -9,11 +9,12 @@
 use anyhow::Result;
 
 use crate::kinds::common::rounded;
-use crate::kinds::compare::between::Between;
-use crate::kinds::compare::paired::{LevelRow, BY_LEVEL};
-use crate::kinds::compare::report::{delta_cells, number};
-use crate::kinds::compare::run::Comparison;
-use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
+use crate::kinds::versions::build::paired::{LevelRow, BY_LEVEL};
+use crate::kinds::versions::compare::between::Between;
+use crate::kinds::versions::compare::report::delta_cells;
+use crate::kinds::versions::compare::run::Comparison;
+use crate::kinds::versions::compare::stored::{Matrices, OneSide, Part, StoredRow};
+use crate::kinds::versions::report::number;
 use rsmreport_report::plots;
 use rsmreport_report::render::context::{Cell, Row, Table};
 use rsmreport_report::render::format::{count_f64, distinct_labels, raw_value, score_label};
@@ -519,7 +520,7 @@ mod tests {
     use super::*;
     use crate::kinds::common::comparison::Estimate;
     use crate::kinds::common::verdict::Verdict;
-    use crate::kinds::compare::paired::{Compared, VerdictRow};
+    use crate::kinds::versions::build::paired::{Compared, VerdictRow};
 
     fn level(level: &str, stat: usize, delta: f64) -> LevelRow {
         LevelRow {

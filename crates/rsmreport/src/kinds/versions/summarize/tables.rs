@@ -13,9 +13,9 @@ use serde_json::{json, Value};
 use rsmreport_io::output::json::number;
 
 use crate::kinds::common::comparison::{self, Estimate, Field, Spelling};
-use crate::kinds::compare::paired::VerdictRow;
-use crate::kinds::compare::read::InputRecord;
-use crate::kinds::summarize::run::{Summary, Version};
+use crate::kinds::versions::build::paired::VerdictRow;
+use crate::kinds::versions::folders::InputRecord;
+use crate::kinds::versions::summarize::run::{Summary, Version};
 use rsmreport_core::table::{text_values, Column, Frame, Values};
 use rsmreport_io::output::OutputFile;
 
@@ -30,11 +30,11 @@ pub fn statistic_names(s: &Summary) -> Vec<&'static str> {
         }
     }
     let order = |n: &str| {
-        crate::kinds::compare::paired::HEADLINE
+        crate::kinds::versions::build::paired::HEADLINE
             .iter()
             .map(|s| s.name)
             .chain(
-                crate::kinds::compare::paired::HUMAN_HUMAN
+                crate::kinds::versions::build::paired::HUMAN_HUMAN
                     .iter()
                     .map(|h| h.0),
             )
@@ -142,7 +142,10 @@ pub fn delta_frame(s: &Summary) -> Frame {
 
 /// The worst level of each subgroup, one row per version and subgroup.
 pub fn worst_frame(s: &Summary) -> Frame {
-    let rows: Vec<(&Version, &crate::kinds::summarize::run::WorstLevel)> = s
+    let rows: Vec<(
+        &Version,
+        &crate::kinds::versions::summarize::run::WorstLevel,
+    )> = s
         .versions
         .iter()
         .flat_map(|v| v.worst.iter().map(move |w| (v, w)))
@@ -161,7 +164,7 @@ pub fn worst_frame(s: &Summary) -> Frame {
 
 /// The fairness models, one row per version, subgroup and model.
 pub fn fairness_frame(s: &Summary) -> Frame {
-    let rows: Vec<(&Version, &crate::kinds::summarize::run::Fairness)> = s
+    let rows: Vec<(&Version, &crate::kinds::versions::summarize::run::Fairness)> = s
         .versions
         .iter()
         .flat_map(|v| v.fairness.iter().map(move |f| (v, f)))
@@ -234,7 +237,7 @@ fn inputs_json(versions: &[Version]) -> Value {
             folder: true,
         })
         .collect();
-    crate::kinds::compare::read::inputs_json(&records)
+    crate::kinds::versions::folders::inputs_json(&records)
 }
 
 /// `<sid>_summary.json` (`summarize_version` 1).

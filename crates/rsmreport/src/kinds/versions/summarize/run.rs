@@ -7,11 +7,13 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use crate::kinds::compare::paired::{
+use crate::kinds::versions::build::deltas::{
+    headline_deltas, margin, same_responses, stored_estimate, Ground,
+};
+use crate::kinds::versions::build::paired::{
     self, Side, SideRun, VerdictRow, VersionEstimate, HEADLINE, HUMAN_HUMAN,
 };
-use crate::kinds::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
-use crate::kinds::summarize::read::Opened;
+use crate::kinds::versions::summarize::read::Opened;
 use rsmreport_config::compare::CompareConfig;
 use rsmreport_config::intervals::Intervals;
 use rsmreport_io::input::archive::Archive;
@@ -70,7 +72,7 @@ pub struct Version {
     /// The responses shared with the baseline and how many of them have
     /// other human scores (`None` for the baseline, or without
     /// per-response files).
-    pub ground: Option<crate::kinds::compare::run::Ground>,
+    pub ground: Option<Ground>,
     /// Whether the folder's own quality gates passed (its summary JSON's
     /// `gates.passed`); `None` when it had none.
     pub gates_passed: Option<bool>,
@@ -380,8 +382,8 @@ pub fn summarize(
                 &cfg,
             ));
             if let (Some(rb), Some(rc)) = (&opened[baseline].responses, &opened[i].responses) {
-                let p = crate::kinds::compare::pairing::pair(rb, rc);
-                versions[row].ground = Some(crate::kinds::compare::run::Ground {
+                let p = crate::kinds::versions::build::pairing::pair(rb, rc);
+                versions[row].ground = Some(Ground {
                     common: p.common,
                     differing: p.sc1_mismatches.len(),
                     paired: p.pairs.len(),
@@ -436,7 +438,7 @@ pub fn distinct_folders(dirs: &[std::path::PathBuf]) -> Result<(), String> {
 /// scale): a note, and its agreement rates and RMSE differences marked
 /// `not comparable` (compare spec 2.4, amended).
 fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String>) {
-    use crate::kinds::compare::preflight::config_text;
+    use crate::kinds::versions::build::config_text;
     let range = |a: &Archive| (config_text(a, "trim_min"), config_text(a, "trim_max"));
     let (rb, rv) = (range(base), range(a));
     if [&rb.0, &rb.1, &rv.0, &rv.1].iter().any(|t| t.is_empty()) || rb == rv {

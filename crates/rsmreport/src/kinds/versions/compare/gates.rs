@@ -10,8 +10,8 @@
 //! folder; writes nothing.
 
 use crate::gates::{Results, Stat};
-use crate::kinds::compare::paired::VerdictRow;
-use crate::kinds::compare::run::Comparison;
+use crate::kinds::versions::build::paired::VerdictRow;
+use crate::kinds::versions::compare::run::Comparison;
 use rsmreport_config::gates::{Cell, Context, ScoreTypes};
 use rsmreport_io::input::archive::Archive;
 
@@ -256,7 +256,7 @@ pub fn evaluate(
 
 #[cfg(test)]
 mod tests {
-    use crate::kinds::compare::paired::{BY_LEVEL, HEADLINE};
+    use crate::kinds::versions::build::paired::{BY_LEVEL, HEADLINE};
     use rsmreport_config::gates::{DELTA_BY_LEVEL, DELTA_OVERALL};
 
     #[test]
