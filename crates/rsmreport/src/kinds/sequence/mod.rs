@@ -5,8 +5,12 @@
 //! baseline.
 //!
 //! * [`read`]: the segments (a table or text files), with checksums.
-//! * [`run`]: every number, from `rsmreport_metrics::sequence`.
-//! * [`resample`]: sacreBLEU's bootstrap and randomization.
+//! * [`run`]: every number, from `rsmreport_metrics::sequence`, in order:
+//!   [`families`] (a metric key's family and value), [`statistics`] (the
+//!   segment statistics, on threads), [`resample`] (sacreBLEU's bootstrap
+//!   and randomization, the subsets' parts in [`parts`]), [`ppl`]
+//!   (perplexity from [`logprobs`]), [`comparisons`] (each candidate
+//!   against the baseline), [`subsets`] (subgroups and length buckets).
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
 //! * [`report`]: the HTML report through `rsmreport_report::render`; [`figures`]: its
@@ -16,6 +20,8 @@
 //! Command assembly: reads only in `read`, defines no metric of its own,
 //! writes only through the output stage.
 
+pub mod comparisons;
+pub mod families;
 pub mod figures;
 pub mod gates;
 pub mod logprobs;
@@ -25,6 +31,8 @@ pub mod read;
 pub mod report;
 pub mod resample;
 pub mod run;
+pub mod statistics;
+pub mod subsets;
 pub mod tables;
 
 use std::path::{Path, PathBuf};

@@ -17,8 +17,10 @@ use rsmreport_report::render::format::{escape_html, fixed};
 use rsmreport_report::render::tables::{frame_table, FrameOpts};
 use rsmreport_report::render::{Block, Builder, Decision, Header, Report, Section, Tone};
 
+use super::comparisons::Comparison;
+use super::families::{family, Family};
 use super::figures;
-use super::run::{family, Comparison, Family, Run};
+use super::run::Run;
 use super::tables::{self, metric_name, signature};
 
 /// A score as the report shows it: 2 decimals on sacreBLEU's 0-100 scale,
@@ -215,7 +217,7 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
 }
 
 fn alignment_lines(run: &Run, cfg: &SequenceConfig, s: usize, i: usize) -> Option<String> {
-    let w = super::run::word_segment(cfg, &run.segments, s, i)?;
+    let w = super::statistics::word_segment(cfg, &run.segments, s, i)?;
     let (mut r, mut h, mut o) = (String::new(), String::new(), String::new());
     for c in &w.alignment.chunks {
         let rs: Vec<&str> = w.ref_words[c.ref_start..c.ref_end]
@@ -403,7 +405,7 @@ fn signature_lines(run: &Run, cfg: &SequenceConfig, frames: &[Frame]) -> Vec<Str
     }
     for s in &run.systems {
         if run.text_metrics(cfg).contains(&"bleu") {
-            let v = super::run::bleu_corpus(cfg, s, run.segments.n()).verbose();
+            let v = super::statistics::bleu_corpus(cfg, s, run.segments.n()).verbose();
             sigs.push(format!("{} BLEU: {v}", s.name));
         }
     }

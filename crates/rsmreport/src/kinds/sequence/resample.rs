@@ -14,8 +14,10 @@ use rsmreport_metrics::bootstrap::percentile_interval;
 use rsmreport_metrics::sequence::rng::NumpyRng;
 use rsmreport_metrics::sequence::significance::{add_one_p, estimate_ci, paired_bootstrap_p};
 
+use super::families::{family, is_sacre, score, Family};
 use super::parts::{crossed, Parts, Subsets};
-use super::run::{family, is_sacre, score, Family, MetricResult, SystemRun};
+use super::run::MetricResult;
+use super::statistics::SystemRun;
 
 /// `_paired_bs_test`'s p-value of a candidate against the baseline
 /// (binary32 when both replicate arrays are `float32`).
@@ -769,7 +771,7 @@ mod tests {
         }
         SystemRun {
             name: name.into(),
-            stats: vec![super::super::run::Stats {
+            stats: vec![super::super::families::Stats {
                 family: Family::Word,
                 k: 6,
                 values,

@@ -14,7 +14,11 @@ use rsmreport_metrics::sequence::errors::{ErrorCounts, ErrorEntry, ErrorKind};
 use rsmreport_metrics::sequence::perplexity::perplexity;
 use rsmreport_metrics::sequence::text::{py_rstrip, py_split};
 
-use super::run::{bleu_corpus, family, is_sacre, Comparison, Family, Run, SacreTests};
+use super::comparisons::{Comparison, SacreTests};
+use super::families::{chrf_options, family, is_sacre, Family};
+use super::run::Run;
+use super::statistics::bleu_corpus;
+use super::subsets::SubsetScore;
 use crate::kinds::common::comparison::{self, Field, Spelling};
 
 /// A frame under construction, column by column.
@@ -49,8 +53,8 @@ impl Builder {
 pub fn metric_name(cfg: &SequenceConfig, metric: &str) -> String {
     match metric {
         "bleu" => "BLEU".into(),
-        "chrf" => super::run::chrf_options(cfg, Family::Chrf).name(),
-        "chrf++" => super::run::chrf_options(cfg, Family::ChrfPP).name(),
+        "chrf" => chrf_options(cfg, Family::Chrf).name(),
+        "chrf++" => chrf_options(cfg, Family::ChrfPP).name(),
         "perplexity" => "perplexity".into(),
         other => other.to_uppercase(),
     }
@@ -61,8 +65,8 @@ pub fn signature(cfg: &SequenceConfig, run: &Run, metric: &str, extra: &str) -> 
     let nrefs = run.nrefs.as_str();
     Some(match metric {
         "bleu" => cfg.bleu.signature(nrefs, extra),
-        "chrf" => super::run::chrf_options(cfg, Family::Chrf).signature(nrefs, extra),
-        "chrf++" => super::run::chrf_options(cfg, Family::ChrfPP).signature(nrefs, extra),
+        "chrf" => chrf_options(cfg, Family::Chrf).signature(nrefs, extra),
+        "chrf++" => chrf_options(cfg, Family::ChrfPP).signature(nrefs, extra),
         "ter" => cfg.ter.signature(nrefs, extra),
         _ => return None,
     })
@@ -565,7 +569,7 @@ fn subset_view(
     cfg: &SequenceConfig,
     name: &str,
     column: &str,
-    subsets: &[(String, usize, &[super::run::SubsetScore])],
+    subsets: &[(String, usize, &[SubsetScore])],
 ) -> Frame {
     let metrics = run.text_metrics(cfg);
     let (mut label, mut n, mut sys) = (vec![], vec![], vec![]);
