@@ -17,8 +17,8 @@
 use anyhow::{anyhow, Result};
 use serde_json::Value;
 
-use super::resample::{self, COMPARED};
 use super::run::Analysis;
+use super::statistics::{self, COMPARED};
 use crate::gates::{judge, Outcome, Stat};
 use crate::kinds::common::gates::unknown_metric;
 use rsmreport_config::classify::ClassifyConfig;
@@ -30,7 +30,7 @@ const PER_CLASS: [&str; 3] = ["recall", "precision", "f1"];
 
 /// Every headline statistic a gate accepts (for this configuration).
 fn headline(cfg: &ClassifyConfig) -> Vec<String> {
-    resample::stat_names(cfg, true, true)
+    statistics::stat_names(cfg, true, true)
 }
 
 /// `recall[cat]` as `("recall", "cat")`.
@@ -192,7 +192,7 @@ fn own(
             interval: (lo.is_finite() && hi.is_finite()).then_some((lo, hi)),
         });
     }
-    resample::estimate_named(cfg, &a.labels, r, row, metric)
+    statistics::estimate_named(cfg, &a.labels, r, row, metric)
         .map(|estimate| Stat {
             estimate,
             interval: None,

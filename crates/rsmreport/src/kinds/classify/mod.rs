@@ -4,7 +4,9 @@
 //!
 //! * [`read`]: the predictions file as label codes and score columns.
 //! * [`run`]: every number (all items and each subgroup level).
-//! * [`resample`]: the seeded block bootstrap (intervals, paired deltas).
+//! * [`resample`]: the seeded block bootstrap (intervals), on the block
+//!   sums of [`blocks`] and the statistic lists of [`statistics`]; the
+//!   paired differences against the baseline in [`deltas`].
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
@@ -14,14 +16,19 @@
 //!
 //! Command assembly: reads the predictions file (in `read` only), defines
 //! no statistic of its own (`rsmreport_metrics` does), and writes only
-//! through the output stage. Touches no other kind.
+//! through the output stage. Of the other kinds it uses none: the verdict,
+//! the comparison row and table, the gates panel and the parallel map are
+//! the shared kind layer's (`kinds::common`).
 
+pub mod blocks;
+pub mod deltas;
 pub mod gates;
 pub mod read;
 pub mod report;
 pub(crate) mod report_figures;
 pub mod resample;
 pub mod run;
+pub mod statistics;
 pub mod tables;
 
 use std::path::{Path, PathBuf};

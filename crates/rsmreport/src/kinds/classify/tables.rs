@@ -9,8 +9,9 @@
 use rsmreport_io::output::json::number;
 use serde_json::{json, Map, Value};
 
-use super::resample::{CiRow, COMPARED};
+use super::resample::CiRow;
 use super::run::{Analysis, SystemResult};
+use super::statistics::COMPARED;
 use crate::kinds::common::comparison::{self, ComparisonRow, Estimate, Field, Spelling};
 use crate::kinds::common::verdict::Verdict;
 use rsmreport_config::classify::ClassifyConfig;
