@@ -782,7 +782,8 @@ pub fn group_deltas(
         group,
         [&run, &run],
         [&counts, &counts],
-        (settings.level, margin, true),
+        settings.level,
+        (margin, true),
     )
 }
 
@@ -829,7 +830,8 @@ pub fn unpaired_group_deltas(
         group,
         [&runs[0], &runs[1]],
         [&counts[0], &counts[1]],
-        (settings.level, margin, false),
+        settings.level,
+        (margin, false),
     )
 }
 
@@ -841,7 +843,8 @@ fn level_rows(
     group: &str,
     runs: [&Run; 2],
     counts: [&[(&str, usize)]; 2],
-    (level, margin, paired): (f64, &dyn Fn(&Statistic) -> f64, bool),
+    level: f64,
+    (margin, paired): (&dyn Fn(&Statistic) -> f64, bool),
 ) -> Vec<LevelRow> {
     let mut out = Vec::new();
     for st in &BY_LEVEL {
