@@ -22,10 +22,20 @@ It fails (exit 1, naming the file and line of one reference per edge) if
 
   (a) imports between top-level modules close a cycle;
   (b) a module other than `kinds` imports `kinds`;
-  (c) a leaf module (table, schema, pyrepr, provenance, error) imports
+  (c) a file of one kind refers to another kind: under `src/kinds/`, every
+      folder (or file) but `common` is a kind, and no file under
+      `kinds/<a>/` may name `kinds::<b>` (also in a grouped `use
+      crate::kinds::{..}`) or reach `<b>` through `super::` (`super::<b>`
+      from `kinds/<a>.rs` or `kinds/<a>/mod.rs`, `super::super::<b>` one
+      level down, ...) for another kind `b`. `kinds/common/` is the shared
+      layer: every kind may use it, and it names no kind. `kinds/mod.rs`
+      (the contract that runs them all) is not checked. Test code counts
+      here (a kind's tests use no other kind either);
+  (d) a leaf module (table, schema, pyrepr, provenance, error) imports
       anything of the crate.
 
-Limits: only `crate::` paths are seen. A `super::` chain that climbs out of
+Limits: only `crate::` paths are seen (rule (c) also follows `super::`
+chains, through inline modules, and `kinds::` paths). A `super::` chain that climbs out of
 a top-level module to the crate root (none exists today), a `#[path]`
 attribute, a `use` through a re-export and a macro that builds a path from
 pieces are not followed. Only the exact attribute `#[cfg(test)]` marks test
@@ -40,6 +50,7 @@ import tempfile
 
 LEAVES = {"table", "schema", "pyrepr", "provenance", "error"}
 KINDS = "kinds"
+SHARED_KIND_LAYER = "common"
 
 
 # ---------------------------------------------------------------- lexing
@@ -323,6 +334,124 @@ def references(code):
     return refs
 
 
+# ------------------------------------------------------- kinds apart (c)
+
+
+def kind_names(src):
+    """The kinds: every folder and `.rs` file of `src/kinds/` but `mod.rs`
+    and the shared layer."""
+    root = os.path.join(src, KINDS)
+    if not os.path.isdir(root):
+        return []
+    out = []
+    for entry in sorted(os.listdir(root)):
+        name = entry[:-3] if entry.endswith(".rs") else entry
+        path = os.path.join(root, entry)
+        if entry == "mod.rs" or name == SHARED_KIND_LAYER:
+            continue
+        if os.path.isdir(path) or entry.endswith(".rs"):
+            out.append(name)
+    return sorted(set(out))
+
+
+def module_path(src, path):
+    """The module path of file `path` (`src/kinds/a/b.rs` -> kinds, a, b;
+    `src/kinds/a/mod.rs` -> kinds, a)."""
+    rel = os.path.relpath(path, src).replace(os.sep, "/")
+    parts = rel[:-3].split("/")
+    if parts[-1] == "mod":
+        parts = parts[:-1]
+    return parts
+
+
+INLINE_SCAN = re.compile(r"(?<![\w$])mod\s+(\w+)\s*\{|([{}])")
+KIND_REF = re.compile(
+    r"(?<![\w$])(?:(kinds)\s*::\s*(\{|\w+)|((?:super\s*::\s*)+)(\{|\w+))"
+)
+
+
+def inline_depths(code):
+    """`[(offset, depth)]`: from `offset` on, the code is `depth` inline
+    modules deep (`mod tests { ... }` counts one)."""
+    events, stack, depth = [(0, 0)], [], 0
+    for m in INLINE_SCAN.finditer(code):
+        if m.group(1):
+            depth += 1
+            stack.append(depth)
+            events.append((m.end(), len(stack)))
+        elif m.group(2) == "{":
+            depth += 1
+        else:
+            if stack and stack[-1] == depth:
+                stack.pop()
+                events.append((m.end(), len(stack)))
+            depth -= 1
+    return events
+
+
+def depth_at(events, offset):
+    d = 0
+    for at, depth in events:
+        if at > offset:
+            break
+        d = depth
+    return d
+
+
+def kind_references(src, path, code):
+    """`(kind, line)` of every reference in `code` (file `path`) to a
+    module `kinds::<kind>`: every `kinds::x` path (`crate::kinds::x`, and
+    grouped `kinds::{x, y}`), and `super::` chains resolved from the
+    file's module (and the inline modules around the reference)."""
+    here = module_path(src, path)
+    events = inline_depths(code)
+    refs = []
+    for m in KIND_REF.finditer(code):
+        line = code.count("\n", 0, m.start()) + 1
+        if m.group(1):
+            heads = group_heads(code, m.start(2)) if m.group(2) == "{" else [m.group(2)]
+            refs.extend((h, line) for h in heads)
+            continue
+        ups = m.group(3).count("super")
+        inner = here + ["<inline>"] * depth_at(events, m.start())
+        base = inner[: len(inner) - ups]
+        heads = group_heads(code, m.start(4)) if m.group(4) == "{" else [m.group(4)]
+        if base == [KINDS]:
+            refs.extend((h, line) for h in heads)
+    return refs
+
+
+def kinds_apart(src):
+    """Problems of rule (c): a file of one kind naming another kind, or of
+    the shared layer naming any."""
+    kinds = kind_names(src)
+    root = os.path.join(src, KINDS)
+    problems = []
+    for folder, _, files in sorted(os.walk(root)):
+        for f in sorted(files):
+            if not f.endswith(".rs"):
+                continue
+            path = os.path.join(folder, f)
+            here = module_path(src, path)
+            if len(here) < 2:
+                continue  # kinds/mod.rs: the contract names every kind
+            owner = here[1]
+            with open(path, encoding="utf-8") as fh:
+                code = blank(fh.read())
+            seen = set()
+            for target, line in kind_references(src, path, code):
+                if target not in kinds or target == owner or target in seen:
+                    continue
+                seen.add(target)
+                rel = os.path.relpath(path, os.path.dirname(src))
+                who = "the shared kind layer %s" % SHARED_KIND_LAYER if owner == SHARED_KIND_LAYER else "kind %s" % owner
+                problems.append(
+                    "%s refers to kind %s (%s:%d); what two kinds share belongs in kinds/%s"
+                    % (who, target, rel, line, SHARED_KIND_LAYER)
+                )
+    return kinds, problems
+
+
 # ---------------------------------------------------------------- checks
 
 
@@ -426,6 +555,8 @@ def check(root, show_edges=False, out=sys.stdout):
     for (a, b), refs in sorted(edges.items()):
         if b == KINDS and a != KINDS:
             problems.append("%s imports %s (only the binary and the kinds may): %s" % (a, KINDS, where(refs)))
+    kinds, apart = kinds_apart(os.path.join(root, "src"))
+    problems.extend(apart)
     for (a, b), refs in sorted(edges.items()):
         if a in LEAVES:
             problems.append("leaf module %s imports %s (a leaf imports nothing of the crate): %s" % (a, b, where(refs)))
@@ -436,7 +567,8 @@ def check(root, show_edges=False, out=sys.stdout):
         return 1
     print(
         "check-layers: ok: %d top-level modules, %d edges between them, no cycle, "
-        "no stage imports kinds, leaves import nothing" % (len(mods), len(edges)),
+        "no stage imports kinds, %d kinds apart (beside kinds/%s), leaves import nothing"
+        % (len(mods), len(edges), len(kinds), SHARED_KIND_LAYER),
         file=out,
     )
     return 0
@@ -474,7 +606,20 @@ def base_tree():
             "use crate::{metrics::mean, table::{self, Table}};\n"
             "pub fn run() -> f64 { crate::metrics::mean() }\n"
         ),
-        "src/kinds/mod.rs": "pub struct Run;\nuse crate::analysis::run;\n",
+        "src/kinds/mod.rs": (
+            "pub struct Run;\nuse crate::analysis::run;\n"
+            "pub mod alpha;\npub mod beta;\npub mod common;\n"
+        ),
+        "src/kinds/common/mod.rs": "//! Names no kind: not crate::kinds::alpha.\npub fn shared() {}\n",
+        "src/kinds/alpha/mod.rs": (
+            "mod run;\nuse crate::kinds::common::shared;\n"
+            "#[cfg(test)]\nmod tests {\n    use super::run::x;\n}\n"
+        ),
+        "src/kinds/alpha/run.rs": (
+            "pub fn x() {}\n// crate::kinds::beta in a comment\n"
+            'const S: &str = "kinds::beta";\n'
+        ),
+        "src/kinds/beta.rs": "use super::common::shared;\npub fn y() { shared(); }\n",
     }
 
 
@@ -560,6 +705,61 @@ def self_test():
             },
             0,
             ["ok: 4 top-level modules, 4 edges", "metrics -> table  (2 references"],
+        ),
+    ]
+    cases += [
+        (
+            "a kind naming another kind fails",
+            {"src/kinds/alpha/run.rs": "use crate::kinds::beta::y;\npub fn x() {}\n"},
+            1,
+            ["kind alpha refers to kind beta (src/kinds/alpha/run.rs:1)"],
+        ),
+        (
+            "a grouped use naming another kind fails",
+            {"src/kinds/beta.rs": "use crate::kinds::{\n    common::shared,\n    alpha::x,\n};\n"},
+            1,
+            ["kind beta refers to kind alpha (src/kinds/beta.rs:1)"],
+        ),
+        (
+            "super chains to another kind fail",
+            {
+                "src/kinds/beta.rs": "use super::common::shared;\nuse super::alpha;\n",
+                "src/kinds/alpha/run.rs": "pub fn x() { super::super::beta::y(); }\n",
+            },
+            1,
+            [
+                "kind beta refers to kind alpha (src/kinds/beta.rs:2)",
+                "kind alpha refers to kind beta (src/kinds/alpha/run.rs:1)",
+            ],
+        ),
+        (
+            "super chains count inline modules",
+            {
+                "src/kinds/alpha/run.rs": (
+                    "pub fn x() {}\n#[cfg(test)]\nmod tests {\n"
+                    "    use super::super::run::x;\n"
+                    "    fn f() { super::super::super::beta::y(); }\n}\n"
+                )
+            },
+            1,
+            ["kind alpha refers to kind beta (src/kinds/alpha/run.rs:5)"],
+        ),
+        (
+            "the shared layer names no kind",
+            {"src/kinds/common/mod.rs": "pub fn shared() { super::beta::y(); }\n"},
+            1,
+            ["the shared kind layer common refers to kind beta (src/kinds/common/mod.rs:1)"],
+        ),
+        (
+            "a kind's own paths and the shared layer pass",
+            {
+                "src/kinds/alpha/run.rs": (
+                    "use crate::kinds::alpha::run;\nuse crate::kinds::common::shared;\n"
+                    "#[cfg(test)]\nmod tests {\n    use super::super::run::x;\n}\n"
+                )
+            },
+            0,
+            ["2 kinds apart (beside kinds/common)"],
         ),
     ]
     results = [run_case(*c) for c in cases]

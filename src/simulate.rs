@@ -2,8 +2,9 @@
 //! `rsmreport simulate`, a seeded generator of realistic predictions files.
 //! Pure: no I/O, no clock, no environment. It builds [`Table`]s (and the
 //! text of a matching experiment file); the binary's `simulate` command
-//! hands them to `output::file`, which writes them. Of the crate it uses
-//! only the leaf modules `table` and `pyrepr` (number text).
+//! hands them to `output::file`, which writes them. Of the library it uses
+//! only the leaf modules `table` and `pyrepr` (number text) and the one
+//! random generator (`rsmreport_metrics::bootstrap::Xoshiro256`).
 //!
 //! # Design
 //!
@@ -48,7 +49,8 @@
 //! # Determinism
 //!
 //! The same spec gives the same values on every platform: the random numbers
-//! come from xoshiro256** seeded with SplitMix64 (both implemented here),
+//! come from xoshiro256** seeded with SplitMix64 (the metrics crate's
+//! generator with the `**` scrambler),
 //! normal deviates from Marsaglia's polar method, and the only transcendental
 //! functions used (`ln` in the polar method, `exp` for the moments of the
 //! clipped normal) are implemented here with `+ - * /` and `sqrt`, which
@@ -62,6 +64,7 @@
 use anyhow::{bail, ensure, Result};
 use rsmreport_core::pyrepr::py_float;
 use rsmreport_core::table::{Cell, Column, Table, Values};
+use rsmreport_metrics::bootstrap::{StarStar, Xoshiro256};
 
 /// Column names of the predictions file.
 pub const ID_COLUMN: &str = "response_id";
@@ -433,72 +436,34 @@ pub struct Derived {
 // ---------------------------------------------------------------------------
 // Random numbers
 
-/// SplitMix64 (Steele, Lea and Flood 2014): seeds the generators.
-#[derive(Clone, Debug)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-/// xoshiro256** (Blackman and Vigna 2018) plus a cached second normal.
+/// The generator of every stream: the project's one xoshiro256
+/// (`rsmreport_metrics::bootstrap`) with the `**` scrambler (the files a
+/// seed gives depend on it), plus a cached second normal.
 #[derive(Clone, Debug)]
 struct Rng {
-    s: [u64; 4],
+    inner: Xoshiro256<StarStar>,
     spare: Option<f64>,
 }
 
 impl Rng {
     /// Stream `stream` of `seed`: independent streams for independent parts
-    /// of the design.
+    /// of the design (the state: four SplitMix64 outputs of `seed ^ stream
+    /// * K`).
     fn new(seed: u64, stream: u64) -> Self {
-        let mut sm = SplitMix64(seed ^ stream.wrapping_mul(0xA076_1D64_78BD_642F));
-        let mut s = [0u64; 4];
-        for x in &mut s {
-            *x = sm.next_u64();
+        Rng {
+            inner: Xoshiro256::from_seed(seed ^ stream.wrapping_mul(0xA076_1D64_78BD_642F)),
+            spare: None,
         }
-        Rng { s, spare: None }
-    }
-
-    #[cfg(test)]
-    fn from_state(s: [u64; 4]) -> Self {
-        Rng { s, spare: None }
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        let s = &mut self.s;
-        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
     }
 
     /// Uniform in `[0, 1)` with 53 random bits.
     fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.inner.next_f64()
     }
 
     /// Uniform integer in `0..n` (`n > 0`), unbiased (Lemire 2019).
     fn below(&mut self, n: u64) -> u64 {
-        let mut m = u128::from(self.next_u64()) * u128::from(n);
-        if (m as u64) < n {
-            let threshold = n.wrapping_neg() % n;
-            while (m as u64) < threshold {
-                m = u128::from(self.next_u64()) * u128::from(n);
-            }
-        }
-        (m >> 64) as u64
+        self.inner.below(n)
     }
 
     /// Standard normal deviate (Marsaglia's polar method).
@@ -1199,16 +1164,6 @@ mod tests {
 
     fn int_column(t: &Table, name: &str) -> Vec<f64> {
         t.column(name).unwrap().values.to_numeric()
-    }
-
-    #[test]
-    fn xoshiro_and_splitmix_match_their_reference_outputs() {
-        let mut r = Rng::from_state([1, 2, 3, 4]);
-        assert_eq!(r.next_u64(), 11520);
-        assert_eq!(r.next_u64(), 0);
-        assert_eq!(r.next_u64(), 1_509_978_240);
-        let mut sm = SplitMix64(0);
-        assert_eq!(sm.next_u64(), 0xE220_A839_7B1D_CDAF);
     }
 
     #[test]

@@ -123,7 +123,7 @@ pub fn finish(outcome: Outcome) -> anyhow::Result<()> {
     }
     let gates = outcome.report.gates();
     if !gates.is_empty() {
-        for line in rsmreport::kinds::evaluation::gates::terminal_lines(gates) {
+        for line in rsmreport::kinds::common::gates::terminal_lines(gates) {
             if !quiet() || line.starts_with("gate FAILED") {
                 warn(&line);
             }

@@ -352,7 +352,7 @@ fn archive_rsmeval_and_rsmreport_folders_of_one_experiment_pair_fully() {
         theirs.responses().unwrap().unwrap(),
         ours.responses().unwrap().unwrap(),
     );
-    let p = rsmreport::kinds::compare::pairing::pair(&b, &c);
+    let p = rsmreport::kinds::versions::build::pairing::pair(&b, &c);
     assert_eq!((p.common, p.pairs.len()), (1993, 1993));
     assert!(p.sc1_mismatches.is_empty() && p.sc2_mismatches.is_empty() && p.sc2_compared);
     assert!(!p.low_overlap());

@@ -678,7 +678,10 @@ fn sequence_refuses_bad_configuration_with_the_key_and_closest_value() {
         "[intervals]\nlevel = 1.5\n",
         &["intervals.level", "between 0 and 1"],
     );
-    config_error("[margins]\nbleu = -1.0\n", &["margins.bleu", ">= 0"]);
+    config_error(
+        "[margins]\nbleu = -1.0\n",
+        &["margins.bleu", "a number of 0 or more"],
+    );
     let (code, err, written) = bad(
         "experiment_id = \"x\"\npredictions_file = \"p.csv\"\nreference_columns = [\"ref\"]\nsystem_columns = [\"ref\", \"v2\"]\n",
         &[("p.csv", TABLE)],

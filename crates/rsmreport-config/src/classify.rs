@@ -362,7 +362,10 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
         intervals,
         curve_points: curve_points(raw)?,
         gates: raw.get("gates").cloned(),
-        margins: margins(raw)?,
+        margins: crate::margins::every(raw.get("margins"), &COMPARED_STATISTICS, |_| {
+            DEFAULT_MARGIN
+        })
+        .map_err(|m| ("margins", m))?,
         origin: path.to_path_buf(),
     })
 }
@@ -380,22 +383,6 @@ fn curve_points(raw: &RawConfig) -> Result<usize, Bad> {
         )),
         Some(n) => Ok(n as usize),
     }
-}
-
-/// `[margins]` (compare's parser), every compared statistic with its
-/// margin.
-fn margins(raw: &RawConfig) -> Result<Vec<(String, f64)>, Bad> {
-    let given = super::compare::margins(raw.get("margins"), &COMPARED_STATISTICS)
-        .map_err(|m| ("margins", m))?;
-    Ok(COMPARED_STATISTICS
-        .iter()
-        .map(|s| {
-            (
-                s.to_string(),
-                given.get(*s).copied().unwrap_or(DEFAULT_MARGIN),
-            )
-        })
-        .collect())
 }
 
 fn positive_label(

@@ -12,7 +12,7 @@ use anyhow::{anyhow, Result};
 use serde_json::Value;
 
 use super::intervals::{self, Intervals};
-use super::{closest, RawConfig};
+use super::RawConfig;
 
 /// The keys of a `compare.toml`.
 pub const KEYS: [&str; 8] = [
@@ -96,7 +96,8 @@ fn values(raw: &RawConfig, statistics: &[&str]) -> Result<CompareConfig, (&'stat
             },
             Err(m) => return Err(("intervals", m)),
         },
-        margins: margins(raw.get("margins"), statistics).map_err(|m| ("margins", m))?,
+        margins: super::margins::parse(raw.get("margins"), statistics)
+            .map_err(|m| ("margins", m))?,
         unpaired: false,
     })
 }
@@ -109,46 +110,6 @@ fn units(v: Option<&Value>) -> Units {
         Some(u) if u.eq_ignore_ascii_case("candidate") => Units::TestTakers,
         _ => Units::Auto,
     }
-}
-
-/// The `[margins]` table: a margin of 0 or more per named statistic (also
-/// `classify`'s, with its statistics).
-pub fn margins(v: Option<&Value>, statistics: &[&str]) -> Result<BTreeMap<String, f64>, String> {
-    let table = match v {
-        None | Some(Value::Null) => return Ok(BTreeMap::new()),
-        Some(Value::Object(t)) => t,
-        Some(other) => {
-            return Err(format!(
-                "margins must be a table of margins by statistic (for example [margins] with \
-                 wtkappa = 0.01), but it is {}",
-                super::value::describe(other)
-            ))
-        }
-    };
-    let mut out = BTreeMap::new();
-    for (name, value) in table {
-        if !statistics.contains(&name.as_str()) {
-            let hint = closest(name, statistics.iter().copied())
-                .map_or_else(String::new, |c| format!("; did you mean margins.{c}?"));
-            return Err(format!(
-                "margins.{name} is not a statistic of the comparison{hint} (they are {})",
-                statistics.join(", ")
-            ));
-        }
-        match value.as_f64() {
-            Some(m) if m >= 0.0 && m.is_finite() => {
-                out.insert(name.clone(), m);
-            }
-            _ => {
-                return Err(format!(
-                    "margins.{name} must be a number of 0 or more (the practical margin of the \
-                     verdict), but it is {}",
-                    super::value::describe(value)
-                ))
-            }
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@
 //! `keys` holds its key catalogue, `sections` the section rules (spec 5.1),
 //! `saved` the text of the saved copy (spec 1.4). The other kinds' files:
 //! [`agree`], [`classify`], [`compare`] (the optional `compare.toml`) and
-//! [`preferences`]; [`intervals`] and [`gates`] are tables several kinds
-//! share.
+//! [`preferences`]; [`intervals`], [`margins`] and [`gates`] are tables
+//! several kinds share.
 #![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
 use std::path::{Path, PathBuf};
 
@@ -27,6 +27,7 @@ pub mod gates;
 pub mod intervals;
 mod keys;
 pub mod kind_hint;
+pub mod margins;
 mod parse;
 pub mod preferences;
 mod saved;

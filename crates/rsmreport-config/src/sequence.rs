@@ -121,7 +121,8 @@ pub struct SequenceConfig {
     pub intervals: Option<SeqIntervals>,
     pub ar_trials: usize,
     pub sentinel: Sentinel,
-    /// A margin per metric key.
+    /// A margin per metric key (every one of [`METRICS`]: `[margins]`, else
+    /// [`default_margin`]).
     pub margins: Vec<(String, f64)>,
     /// The config file.
     pub origin: PathBuf,
@@ -494,22 +495,6 @@ fn metrics(raw: &RawConfig) -> Result<Vec<String>, Bad> {
     Ok(out)
 }
 
-fn margins(raw: &RawConfig) -> Result<Vec<(String, f64)>, Bad> {
-    let t = table(raw, "margins", &METRICS)?;
-    let mut out = Vec::new();
-    for (k, _) in t.iter() {
-        let v = number(&t, "margins", k)?.unwrap_or(f64::NAN);
-        if v.is_nan() || v < 0.0 || !v.is_finite() {
-            return Err((
-                "margins",
-                format!("margins.{k} must be a number >= 0, but it is {v}"),
-            ));
-        }
-        out.push((k.clone(), v));
-    }
-    Ok(out)
-}
-
 fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source, Bad> {
     let table_file = text(raw, "predictions_file")?;
     let references = names(raw, "references")?;
@@ -687,7 +672,8 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SequenceConfig, Bad> {
         intervals: intervals(raw)?,
         ar_trials,
         sentinel,
-        margins: margins(raw)?,
+        margins: crate::margins::every(raw.get("margins"), &METRICS, default_margin)
+            .map_err(|m| ("margins", m))?,
         origin: path.to_path_buf(),
         gates: raw.get("gates").cloned(),
         parsed_gates: Vec::new(),

@@ -356,27 +356,14 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
         repair,
         file_format: file_format(raw)?,
         intervals,
-        margins: margins(raw)?,
+        margins: crate::margins::every(raw.get("margins"), &COMPARED_STATISTICS, |_| {
+            DEFAULT_MARGIN
+        })
+        .map_err(|m| ("margins", m))?,
         gates,
         parsed_gates: Vec::new(),
         origin: path.to_path_buf(),
     })
-}
-
-/// `[margins]` (compare's parser), every compared statistic with its
-/// margin.
-fn margins(raw: &RawConfig) -> Result<Vec<(String, f64)>, Bad> {
-    let given = super::compare::margins(raw.get("margins"), &COMPARED_STATISTICS)
-        .map_err(|m| ("margins", m))?;
-    Ok(COMPARED_STATISTICS
-        .iter()
-        .map(|s| {
-            (
-                s.to_string(),
-                given.get(*s).copied().unwrap_or(DEFAULT_MARGIN),
-            )
-        })
-        .collect())
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! * [`Rng`] and [`replicate_rng`]: a small fast generator (xoshiro256++
 //!   seeded through SplitMix64) with one independent stream per
 //!   `(seed, replicate)` pair, so replicate `b` is the same whatever the
-//!   thread count or the order replicates run in (spec 2.4).
+//!   thread count or the order replicates run in (spec 2.4). [`Rng`] is
+//!   [`Xoshiro256`] with the `++` scrambler, the project's one generator
+//!   (`rsmreport simulate` draws from it with the `**` scrambler).
 //! * [`Plan`]: sampling units grouped into strata; [`Plan::draw_counts`]
 //!   fills how often each unit is drawn in one replicate (spec 2.1, 2.2).
 //! * [`random_blocks`]: a seeded balanced random partition of iid units into
@@ -58,30 +60,79 @@ impl SplitMix64 {
     }
 }
 
-/// xoshiro256++ (Blackman and Vigna 2019): 256 bits of state, period
-/// `2^256 - 1`, passes BigCrush; a handful of shifts, xors and one add per
-/// 64 bits. Not cryptographic (nothing here needs that).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rng {
-    s: [u64; 4],
+/// The output function of a xoshiro256 generator: the one state
+/// transition of Blackman and Vigna (2018), two published scramblers of
+/// the state into 64 output bits.
+pub trait Scrambler {
+    /// The output of state `s`, before the transition.
+    fn output(s: &[u64; 4]) -> u64;
 }
 
-impl Rng {
+/// xoshiro256++ (Blackman and Vigna 2019): `rotl(s0 + s3, 23) + s0`. The
+/// bootstrap's generator ([`Rng`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlusPlus;
+
+impl Scrambler for PlusPlus {
+    #[inline(always)]
+    fn output(s: &[u64; 4]) -> u64 {
+        s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0])
+    }
+}
+
+/// xoshiro256** (Blackman and Vigna 2018): `rotl(s1 * 5, 7) * 9`. The
+/// generator of `rsmreport simulate`, whose seeded files it fixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StarStar;
+
+impl Scrambler for StarStar {
+    #[inline(always)]
+    fn output(s: &[u64; 4]) -> u64 {
+        s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9)
+    }
+}
+
+/// xoshiro256 (Blackman and Vigna 2018, 2019): 256 bits of state, period
+/// `2^256 - 1`, passes BigCrush; a handful of shifts, xors and one add or
+/// two multiplies per 64 bits, by its scrambler `S`. Not cryptographic
+/// (nothing here needs that). The project's one generator: the bootstrap
+/// draws from [`Rng`] (`++`, seeded by [`Xoshiro256::from_seed`] or per
+/// replicate by [`replicate_rng`]); `rsmreport simulate` from
+/// `Xoshiro256<StarStar>` seeded by [`Xoshiro256::from_seed`] of its own
+/// stream keys. The two scramblers give different numbers from one state,
+/// and each fixes outputs (bootstrap intervals, simulated files), so both
+/// are kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Xoshiro256<S> {
+    s: [u64; 4],
+    scrambler: std::marker::PhantomData<S>,
+}
+
+/// The bootstrap's generator: xoshiro256++.
+pub type Rng = Xoshiro256<PlusPlus>;
+
+impl<S: Scrambler> Xoshiro256<S> {
     /// A generator whose state is four SplitMix64 outputs of `seed` (the
     /// seeding the xoshiro authors recommend; the state is never all zero
     /// because SplitMix64 outputs four consecutive values of a bijection).
-    pub fn from_seed(seed: u64) -> Rng {
+    pub fn from_seed(seed: u64) -> Self {
         let mut sm = SplitMix64::new(seed);
-        Rng {
-            s: [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()],
+        Self::from_state([sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()])
+    }
+
+    /// A generator in state `s` (not all zero).
+    pub fn from_state(s: [u64; 4]) -> Self {
+        Xoshiro256 {
+            s,
+            scrambler: std::marker::PhantomData,
         }
     }
 
     /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
+        let result = S::output(&self.s);
         let s = &mut self.s;
-        let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
         let t = s[1] << 17;
         s[2] ^= s[0];
         s[3] ^= s[1];
@@ -135,9 +186,7 @@ pub fn replicate_rng(seed: u64, replicate: u64) -> Rng {
     let mut a = SplitMix64::new(seed);
     let mut c = SplitMix64::new(replicate ^ REPLICATE_KEY);
     let (a1, c1) = (a.next_u64(), c.next_u64());
-    Rng {
-        s: [a1, c1, a.next_u64(), c.next_u64()],
-    }
+    Rng::from_state([a1, c1, a.next_u64(), c.next_u64()])
 }
 
 // ---------------------------------------------------------------------------
@@ -523,7 +572,7 @@ mod tests {
         // State [1, 2, 3, 4]: outputs of the reference xoshiro256plusplus.c
         // (Blackman & Vigna), as in the rand_xoshiro crate's test. The first
         // by hand: rotl(1 + 4, 23) + 1 = 5 * 2^23 + 1 = 41943041.
-        let mut rng = Rng { s: [1, 2, 3, 4] };
+        let mut rng = Rng::from_state([1, 2, 3, 4]);
         let expected = [
             41943041,
             58720359,
@@ -545,7 +594,32 @@ mod tests {
     fn from_seed_is_four_splitmix_outputs() {
         let mut sm = SplitMix64::new(1234567);
         let s = [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()];
-        assert_eq!(Rng::from_seed(1234567), Rng { s });
+        assert_eq!(Rng::from_seed(1234567), Rng::from_state(s));
+    }
+
+    #[test]
+    fn xoshiro256starstar_matches_reference_vector() {
+        // State [1, 2, 3, 4]: outputs of the reference xoshiro256starstar.c
+        // (Blackman & Vigna), as in the rand_xoshiro crate's test. The first
+        // by hand: rotl(2 * 5, 7) * 9 = 1280 * 9 = 11520.
+        let mut rng = Xoshiro256::<StarStar>::from_state([1, 2, 3, 4]);
+        let expected = [
+            11520,
+            0,
+            1509978240,
+            1215971899390074240,
+            1216172134540287360,
+            607988272756665600,
+            16172922978634559625,
+            8476171486693032832,
+            10595114339597558777,
+            2904607092377533576,
+        ];
+        for e in expected {
+            assert_eq!(rng.next_u64(), e);
+        }
+        // SplitMix64 from 0: the reference splitmix64.c's first output.
+        assert_eq!(SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
     }
 
     #[test]

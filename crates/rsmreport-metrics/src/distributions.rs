@@ -1,6 +1,7 @@
 //! Stage 4 (metrics): the Student t, Fisher F and incomplete beta
 //! functions the regressions and intervals need (`metrics::ols`
-//! re-exports the public ones).
+//! re-exports the public ones), and the one bisection of a monotone
+//! condition that the quantiles found by search use ([`bisect`]).
 //!
 //! Pure maths on `f64`: no I/O, no tables; this file must not touch files,
 //! frames or report code.
@@ -15,6 +16,30 @@ use statrs::function::gamma::ln_gamma;
 // (1.95985 instead of 1.95997 at df = 1e6) and its `beta_reg` stops after 140
 // continued-fraction terms, so the incomplete beta and the t quantile are
 // computed here (continued fraction without that cap; Newton refinement).
+
+/// Bisection (e.g. Press et al., *Numerical Recipes*, 3rd ed., 9.1.1) of a
+/// condition that holds below a boundary and fails above it: halves `[lo,
+/// hi]`, keeping `below(lo)` true and `below(hi)` false, until no float
+/// lies strictly between the two ends, then returns their midpoint (the
+/// boundary to the last bit). At most 2,100 halvings: more than any pair
+/// of finite `f64` ends needs (about 1,075 below 1 and 1,024 above), so
+/// the loop ends on adjacent floats, never on the count. The caller
+/// brackets the boundary (`below(lo)`, `!below(hi)`); the ends are never
+/// evaluated.
+pub fn bisect(mut lo: f64, mut hi: f64, below: impl Fn(f64) -> bool) -> f64 {
+    for _ in 0..2100 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if below(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
 
 /// Two-sided p-value of a t statistic: `P(|T| > |t|)`, `T ~ t(df)`.
 pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
@@ -241,4 +266,40 @@ fn stirling_corr(x: f64) -> f64 {
         sum = sum * x2 + c;
     }
     sum / x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bisect;
+
+    /// Within `ulps` units in the last place of `want`.
+    fn close(got: f64, want: f64, ulps: u64) -> bool {
+        got.to_bits().abs_diff(want.to_bits()) <= ulps
+    }
+
+    /// Published constants as boundaries: sqrt(2) = 1.4142135623730951
+    /// (`x^2 < 2`), the cube root of 10 = 2.154434690031884 (`x^3 < 10`),
+    /// ln 2 = 0.6931471805599453 (the median of Exp(1): `1 - e^-x < 1/2`);
+    /// a boundary of 1e-300 from `[0, 1]` (about 1,000 halvings) and one of
+    /// 1e300 from `[0, 2^1000]`: each to the last bit or next to it.
+    #[test]
+    fn bisection_finds_boundaries_to_the_last_bit() {
+        assert!(close(
+            bisect(1.0, 2.0, |x| x * x < 2.0),
+            std::f64::consts::SQRT_2,
+            1
+        ));
+        assert!(close(
+            bisect(0.0, 10.0, |x| x * x * x < 10.0),
+            2.154_434_690_031_884,
+            1
+        ));
+        let ln2 = bisect(0.0, 100.0, |x| 1.0 - (-x).exp() < 0.5);
+        assert!(close(ln2, std::f64::consts::LN_2, 2), "{ln2}");
+        assert!(close(bisect(0.0, 1.0, |x| x < 1e-300), 1e-300, 1));
+        assert!(close(bisect(0.0, 2f64.powi(1000), |x| x < 1e300), 1e300, 1));
+        // The ends are never evaluated: a condition false everywhere
+        // inside gives the lower end's neighbour.
+        assert_eq!(bisect(1.0, 1.0 + f64::EPSILON, |_| unreachable!()), 1.0);
+    }
 }

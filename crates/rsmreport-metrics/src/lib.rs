@@ -42,6 +42,7 @@
 //! | the same from additive sums (bootstrap) | [`prmse::TrueScoreSums::evaluate`] | the same formulas | NaN as above, and when no response is left |
 //! | fairness: OSA, OSD, CSD estimates and R² | [`fairness::fairness_analysis`] | RSMTool fairness (statsmodels `ols`; spec 3.15) | NaN, no level, without a usable row; a model above [`fairness::MAX_FIT_WORK`] is not fitted (NaN) |
 //! | mean, variance, sd, sum | [`summary::mean`], [`summary::var`], [`summary::sd`], [`summary::pairwise_sum`] | numpy (pairwise summation, 8192-element chunks) | sum 0.0 when empty; mean NaN when empty; var and sd NaN when `n <= ddof` |
+//! | sum and mean of a `float32` array, in binary32 | [`summary::pairwise_sum_f32`], [`summary::mean_f32`] | numpy (the same pairwise order, `float32` accumulators) | sum 0.0 when empty; mean NaN when empty |
 //! | min, max | [`summary::min`], [`summary::max`] | numpy | NaN when empty or any value is NaN |
 //! | mean and sd skipping NaN | [`summary::nan_mean_sd`] | pandas `Series.mean()`, `.std()` | mean NaN without a value; sd NaN below two |
 //! | round half to even | [`round_half_even`] | numpy `rint` | NaN stays NaN, `-0.5` gives `-0.0` |
@@ -56,7 +57,7 @@
 //! | Wilson interval of a proportion | [`bootstrap::wilson_interval`] | Wilson 1927 (Newcombe 1998, method 3) | NaN when n = 0, successes outside `[0, n]` or a bad level |
 //! | Cohen's kappa with its Fleiss-Cohen-Everitt interval | [`bootstrap::kappa_fce_interval`] | SAS `PROC FREQ / AGREE` | all NaN for a bad table, a zero total, `p_e = 1` or a bad level; a negative variance counts as 0 |
 //! | Student t tails and quantile, F tail, incomplete beta | [`distributions::t_two_sided_p`], [`distributions::t_sf`], [`distributions::t_ppf`], [`distributions::f_sf`], [`distributions::beta_reg`] (also re-exported by [`ols`]) | scipy.stats (the tests' values) | NaN for NaN or `df <= 0`; `t_ppf` gives `-+inf` at p = 0, 1; `f_sf` 1 for `f <= 0` |
-//! | F quantile | [`raters::icc::f_ppf`] | bisection on [`distributions::f_sf`] | NaN for a bad p or df; `inf` beyond 1e300 |
+//! | F quantile | [`raters::icc::f_ppf`] | bisection ([`distributions::bisect`]) on [`distributions::f_sf`] | NaN for a bad p or df; `inf` beyond 1e300 |
 //! | OLS fit (dense, or from cell statistics) | [`ols::ols`], [`ols::ols_grouped`] | statsmodels `OLS(y, X).fit()` (`pinv`); NIST StRD | the affected quantities NaN (rank deficiency, zero residual df, empty design, non-finite values) |
 //! | nested F test | [`ols::nested_f_test`] | statsmodels `compare_f_test` | NaN when the degrees of freedom make no test |
 //! | bootstrap p-value of a difference | [`paired::bootstrap_p_value`] | compare spec 2.2 | NaN without a finite replicate |
@@ -128,6 +129,18 @@
 //! | the nervaluate block (ent_type, exact, partial, strict) | [`spans::nervaluate::block`] | nervaluate 1.2.1 `Evaluator(...).evaluate()`, quirks kept | all counts 0, P = R = F1 = 0 |
 //! | agreement counts of two annotators in a document (strict, exact, overlap, overlap_any) | [`spans::agreement::pair_doc`], [`spans::agreement::match_overlap`] | spans.md 3; bratiaa 0.1.4 instance F1 (strict); scipy maximum bipartite matching (size) | empty sets give a = b = c = 0 |
 //! | pair F1 `2a / (2a + b + c)`, mean and population SD over pairs | [`spans::agreement::Abc::f1`], [`spans::agreement::mean_sd`] | bratiaa 0.1.4 (numpy mean, std ddof 0) | NaN on 0/0; mean and SD NaN without a defined value |
+//!
+//! ## Sequences (`sequence`): significance
+//!
+//! The text metrics themselves (BLEU, chrF, TER, the WER family) are
+//! indexed in [`sequence`]'s module docs; these rows are the statistics on
+//! their bootstrap replicates.
+//!
+//! | Statistic | Function | Reference | Degenerate input |
+//! |---|---|---|---|
+//! | bootstrap mean and half-width | [`sequence::significance::estimate_ci`] | sacreBLEU 2.6.0 `estimate_ci` (binary32 for `float32` arrays) | panics on no replicate, as sacreBLEU fails |
+//! | paired bootstrap p-value | [`sequence::significance::paired_bootstrap_p`] | sacreBLEU 2.6.0 `_paired_bs_test` | `1 / (B + 1)` at least |
+//! | add-one p-value of a resampling test | [`sequence::significance::add_one_p`] | sacreBLEU 2.6.0 (`_paired_bs_test`, `_paired_ar_test`) | 1 when every trial exceeds |
 //!
 //! ## Same statistic, several functions
 //!

@@ -15,26 +15,32 @@ const PW_BLOCKSIZE: usize = 128;
 /// (left to right over chunks, pairwise inside each chunk).
 pub const NUMPY_BUFSIZE: usize = 8192;
 
+/// A float numpy sums pairwise in its own precision: `f64` (`float64`
+/// arrays) or `f32` (`float32` arrays, summed in binary32 as numpy does).
+trait Float: Copy + Default + std::ops::Add<Output = Self> + std::ops::AddAssign {}
+impl Float for f64 {}
+impl Float for f32 {}
+
 /// Adds `b` into `a`, component by component.
 #[inline(always)]
-fn add_into<const N: usize>(a: &mut [f64; N], b: [f64; N]) {
+fn add_into<T: Float, const N: usize>(a: &mut [T; N], b: [T; N]) {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
     }
 }
 
 /// numpy `pairwise_sum` (loops_utils.h) of `f(i)` for `i` in
-/// `start..start + n`, for `N` independent sums at once. Every component is
-/// summed in exactly numpy's order.
-fn pw<const N: usize, F: Fn(usize) -> [f64; N]>(start: usize, n: usize, f: &F) -> [f64; N] {
+/// `start..start + n`, for `N` independent sums at once, in `T`'s
+/// precision. Every component is summed in exactly numpy's order.
+fn pw<T: Float, const N: usize, F: Fn(usize) -> [T; N]>(start: usize, n: usize, f: &F) -> [T; N] {
     if n < 8 {
-        let mut res = [0.0; N];
+        let mut res = [T::default(); N];
         for i in start..start + n {
             add_into(&mut res, f(i));
         }
         res
     } else if n <= PW_BLOCKSIZE {
-        let mut r: [[f64; N]; 8] = std::array::from_fn(|j| f(start + j));
+        let mut r: [[T; N]; 8] = std::array::from_fn(|j| f(start + j));
         let end = start + n;
         let blocks_end = end - n % 8;
         let mut i = start + 8;
@@ -44,7 +50,7 @@ fn pw<const N: usize, F: Fn(usize) -> [f64; N]>(start: usize, n: usize, f: &F) -
             }
             i += 8;
         }
-        let mut res = [0.0; N];
+        let mut res = [T::default(); N];
         for (k, out) in res.iter_mut().enumerate() {
             *out = ((r[0][k] + r[1][k]) + (r[2][k] + r[3][k]))
                 + ((r[4][k] + r[5][k]) + (r[6][k] + r[7][k]));
@@ -70,7 +76,14 @@ fn pw<const N: usize, F: Fn(usize) -> [f64; N]>(start: usize, n: usize, f: &F) -
 /// allocating, in the same order numpy sums the materialised array.
 #[inline]
 pub fn pairwise_sum_by<const N: usize, F: Fn(usize) -> [f64; N]>(n: usize, f: F) -> [f64; N] {
-    let mut res = [0.0; N];
+    chunked_sum(n, f)
+}
+
+/// `0 + pw(chunk_0) + pw(chunk_1) + ...` over chunks of [`NUMPY_BUFSIZE`]
+/// elements, in `T`'s precision: numpy's `add.reduce`.
+#[inline(always)]
+fn chunked_sum<T: Float, const N: usize, F: Fn(usize) -> [T; N]>(n: usize, f: F) -> [T; N] {
+    let mut res = [T::default(); N];
     let mut start = 0;
     while start < n {
         let len = (n - start).min(NUMPY_BUFSIZE);
@@ -87,6 +100,20 @@ pub fn pairwise_sum_by<const N: usize, F: Fn(usize) -> [f64; N]>(n: usize, f: F)
 /// added left to right. 0.0 for an empty slice.
 pub fn pairwise_sum(x: &[f64]) -> f64 {
     pairwise_sum_by(x.len(), |i| [x[i]])[0]
+}
+
+/// `np.sum(x)` of a `float32` array: [`pairwise_sum`]'s order (the same
+/// chunks, accumulators and splits), every addition in binary32, as numpy
+/// sums a `float32` array in its own type (sacreBLEU's bootstrap arrays,
+/// `sequence.md` 3.2). 0.0 for an empty slice.
+pub fn pairwise_sum_f32(x: &[f32]) -> f32 {
+    chunked_sum(x.len(), |i| [x[i]])[0]
+}
+
+/// `np.mean(x)` of a `float32` array: [`pairwise_sum_f32`] divided by `n`
+/// in binary32 (numpy 2's `float32` mean); NaN when empty.
+pub fn mean_f32(x: &[f32]) -> f32 {
+    pairwise_sum_f32(x) / x.len() as f32
 }
 
 /// `np.mean(x)` = `pairwise_sum(x) / n`; NaN when empty.
@@ -222,6 +249,34 @@ mod tests {
         // numpy starts from the identity 0.0, so -0.0 sums to +0.0.
         assert!(pairwise_sum(&[-0.0]).is_sign_positive());
         assert_eq!(pairwise_sum(&[1.0, 2.0, 3.0, 4.0]), 10.0);
+    }
+
+    /// numpy's `float32` sum, by hand: binary32 has a spacing of 2 above
+    /// 2^24, where adding 1 is a tie rounded to the even 2^24. Three values
+    /// (a plain loop): 2^24 + 1 + 1 stays 2^24. Sixteen values, 2^24 then
+    /// fifteen 1s: accumulator 0 is 2^24 + 1 = 2^24, the other seven 1 + 1
+    /// = 2, combined `((2^24 + 2) + (2 + 2)) + ((2 + 2) + (2 + 2))` = 2^24 +
+    /// 14 (every step exact); a left-to-right sum stays at 2^24 and the
+    /// exact sum is 2^24 + 15. The mean is (2^24 + 14) / 16 = 1048576.875.
+    #[test]
+    fn float32_sums_are_numpys_pairwise_binary32_sums() {
+        let big = 16_777_216.0f32;
+        assert_eq!(pairwise_sum_f32(&[big, 1.0, 1.0]), big);
+        let mut x = vec![big];
+        x.extend([1.0f32; 15]);
+        assert_eq!(pairwise_sum_f32(&x), 16_777_230.0);
+        assert_eq!(x.iter().fold(0.0f32, |a, v| a + v), big);
+        // (2^24 + 14) / 16 = 1048576.875 exactly (3 fraction bits left).
+        assert_eq!(mean_f32(&x), 16_777_230.0 / 16.0);
+        assert_eq!(mean_f32(&[1.0, 2.0, 3.0, 4.0]), 2.5);
+        assert!(mean_f32(&[]).is_nan());
+        assert_eq!(pairwise_sum_f32(&[]), 0.0);
+        // Whole numbers far below 2^24: every partial sum is exact, so the
+        // binary32 sum is the binary64 one, over several 8192-value chunks.
+        let mut g = Lcg(5);
+        let ints: Vec<f64> = (0..20_000).map(|_| (g.next() * 100.0).floor()).collect();
+        let singles: Vec<f32> = ints.iter().map(|&v| v as f32).collect();
+        assert_eq!(f64::from(pairwise_sum_f32(&singles)), pairwise_sum(&ints));
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //! cancellation at large `n`). A tail is the sum of the outcomes from `k`
 //! away from the mode, each term the previous one times a ratio, stopped
 //! once the terms no longer change the sum: the terms fall at least
-//! geometrically there, so a tail costs `O(sqrt(n))` terms.
+//! geometrically there, so a tail costs `O(sqrt(n))` terms. The interval's
+//! ends are found by [`crate::distributions::bisect`].
+
+use crate::distributions::bisect;
 
 /// `ln(2 pi)`.
 const LN_2PI: f64 = 1.837_877_066_409_345_5;
@@ -175,23 +178,6 @@ pub fn clopper_pearson(successes: u64, trials: u64, level: f64) -> (f64, f64) {
         _ => bisect(phat, 1.0, |p| lower_tail(x, n, p) > half_alpha),
     };
     (lower, upper)
-}
-
-/// The boundary in `[lo, hi]` where `below(p)` turns from true to false,
-/// to adjacent floats (at most a few thousand halvings).
-fn bisect(mut lo: f64, mut hi: f64, below: impl Fn(f64) -> bool) -> f64 {
-    for _ in 0..2100 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if below(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! the infinities IEEE arithmetic gives, never a panic.
 
 use super::CountTables;
-use crate::distributions::f_sf;
+use crate::distributions::{bisect, f_sf};
 
 /// One intraclass correlation with its F test and interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -182,7 +182,7 @@ fn icc2_bounds(n: f64, k: f64, icc2: f64, ms: [f64; 3], p: f64) -> (f64, f64, f6
 }
 
 /// Quantile of the F distribution: the `f` with `P(F <= f) = p` (`0 < p <
-/// 1`), by bisection on [`f_sf`] to full precision. NaN for NaN or
+/// 1`), by bisection ([`bisect`]) on [`f_sf`] to full precision. NaN for NaN or
 /// non-positive degrees of freedom.
 pub fn f_ppf(p: f64, d1: f64, d2: f64) -> f64 {
     if !(p > 0.0 && p < 1.0 && d1 > 0.0 && d2 > 0.0) || d1.is_infinite() || d2.is_infinite() {
@@ -197,18 +197,7 @@ pub fn f_ppf(p: f64, d1: f64, d2: f64) -> f64 {
             return f64::INFINITY;
         }
     }
-    for _ in 0..2000 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if f_sf(mid, d1, d2) > alpha {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
+    bisect(lo, hi, |mid| f_sf(mid, d1, d2) > alpha)
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! ([`ter`]), the WER family and CER ([`wer`]) and its error counts
 //! ([`errors`]), perplexities
 //! ([`perplexity`]), exact n-gram matching ([`ngram`]), Python's string rules ([`text`]), numpy's float32
-//! promotion ([`np32`]) and numpy's `default_rng` streams ([`rng`]). Pure
+//! promotion ([`np32`]), numpy's `default_rng` streams ([`rng`]) and sacreBLEU's
+//! significance statistics on bootstrap replicates ([`significance`]). Pure
 //! functions on strings and numbers; nothing here reads or writes files.
 
 pub mod bleu;
@@ -14,6 +15,7 @@ pub mod ngram;
 pub mod np32;
 pub mod perplexity;
 pub mod rng;
+pub mod significance;
 pub mod ter;
 pub mod text;
 pub mod tokenize;

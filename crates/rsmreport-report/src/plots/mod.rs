@@ -67,6 +67,23 @@ pub struct Figure {
     pub narrow_svg: Option<String>,
 }
 
+/// `label` (a system, annotator or column name) as part of a figure's
+/// [`Figure::name`], which is part of a file name: letters, digits and
+/// `-` kept, every other character `_` (`model v2/large` gives
+/// `model_v2_large`). Knows no kind: every kind names its figures so.
+pub fn file_safe(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Figure 6.1: human and machine score distributions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScoreDistribution {

@@ -186,19 +186,7 @@ const CELL_H: i32 = 28;
 /// per subset value, each cell coloured by strength and labelled with it.
 pub fn strength_heatmap(d: &StrengthHeatmap) -> Result<Figure> {
     let column = clean(&d.column);
-    // The name is part of a file name: letters, digits, `-` and `_` only.
-    let safe: String = d
-        .column
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = format!("strength_by_{safe}");
+    let name = format!("strength_by_{}", super::file_safe(&d.column));
     let title = format!("Strength by {column}");
     let description = format!(
         "Heat map of strength for {} annotators (rows) and {} values of {column} \

@@ -26,27 +26,35 @@
 //!
 //! * [`evaluation`]: `rsmreport build` and `check` (an experiment's
 //!   predictions against human scores, at parity with RSMTool's rsmeval);
-//! * [`compare`] and [`summarize`]: paired verdicts over archived output
-//!   folders;
+//! * [`versions`]: the version workflow over archived output folders, two
+//!   commands with their own contracts, [`compare`] (two folders) and
+//!   [`summarize`] (many), re-exported here under their command names;
 //! * [`agree`]: rater agreement on an annotation file;
 //! * [`preferences`]: pairwise-preference annotations against a reference
 //!   annotator;
 //! * [`classify`]: classifiers against gold labels;
-//! * [`sequence`]: generated text against references;
-//! * [`spans`]: span annotations and taggers.
+//! * [`sequence`]: text against references (sacreBLEU, jiwer, perplexity);
+//! * [`spans`]: span annotations (seqeval, nervaluate, agreement).
 //!
-//! Report sections live only inside their kind. This module writes
-//! nothing, prints nothing and never ends the process.
+//! [`common`] is the shared kind layer: what several kinds use (the
+//! verdict and the comparison row, the gates panel, the parallel map, the
+//! rater-agreement blocks) lives there, owned by none. No file of one kind
+//! uses another kind's module (`scripts/check-layers.py`, rule (c)). Report
+//! sections live only inside their kind. This module writes nothing,
+//! prints nothing and never ends the process.
 
 pub mod agree;
 pub mod archive;
 pub mod classify;
-pub mod compare;
+pub mod common;
 pub mod evaluation;
 pub mod preferences;
 pub mod sequence;
 pub mod spans;
-pub mod summarize;
+pub mod versions;
+
+/// The two commands of [`versions`], under their command names.
+pub use versions::{compare, summarize};
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

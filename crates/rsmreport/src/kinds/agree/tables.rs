@@ -17,11 +17,12 @@ use serde_json::{json, Value};
 use rsmreport_io::output::json::number;
 
 use crate::analysis::agreement::run::{Agreement, Scope};
+use crate::kinds::common::agreement::{row_benchmark, scale_name};
 use rsmreport_config::agree::AgreeConfig;
 use rsmreport_core::table::{Column, Frame, Values};
 use rsmreport_metrics::raters::alpha::Level;
-use rsmreport_metrics::raters::rows::{CoefficientRow, NullTest};
-use rsmreport_metrics::raters::scales::{benchmark, Benchmark, Scale};
+use rsmreport_metrics::raters::rows::NullTest;
+use rsmreport_metrics::raters::scales::Scale;
 
 use crate::analysis::agreement::tables::{
     agreement_frame, category_frame, classification_frame, classification_summary_frame,
@@ -254,18 +255,6 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
     rsmreport_io::output::json::bytes(&doc)
 }
 
-/// irrCAC's probabilistic benchmark of a row on `scale`; none for percent
-/// agreement, which is not chance-corrected and gets no label anywhere
-/// (the interpretation column leaves it blank too).
-pub fn row_benchmark(scale: Scale, r: &CoefficientRow) -> Benchmark {
-    let value = if r.coefficient == "percent_agreement" {
-        f64::NAN
-    } else {
-        r.estimate.value
-    };
-    benchmark(scale, value, r.estimate.se)
-}
-
 /// The headline rows: the coefficients that fit the declared level, the
 /// one a verdict rests on first. Nominal: Krippendorff's alpha (nominal),
 /// Fleiss' kappa and Gwet's AC1; ordinal: alpha (ordinal), the
@@ -410,15 +399,4 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
         format!("{head} under Krippendorff's (1980) benchmark"),
         format!("{why}{label}."),
     ))
-}
-
-/// The reference of an interpretation scale.
-pub fn scale_name(s: Scale) -> &'static str {
-    match s {
-        Scale::LandisKoch => "Landis and Koch (1977)",
-        Scale::Grove => "Grove et al. (1981)",
-        Scale::Krippendorff => "Krippendorff (1980)",
-        Scale::RietveldVanHout => "Rietveld and van Hout (1993)",
-        Scale::Green => "Green (1997)",
-    }
 }

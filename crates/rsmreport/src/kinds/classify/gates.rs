@@ -17,9 +17,10 @@
 use anyhow::{anyhow, Result};
 use serde_json::Value;
 
-use super::resample::{self, COMPARED};
 use super::run::Analysis;
+use super::statistics::{self, COMPARED};
 use crate::gates::{judge, Outcome, Stat};
+use crate::kinds::common::gates::unknown_metric;
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_config::closest;
 use rsmreport_config::gates::{parse_targeted, Gate, Scope};
@@ -29,7 +30,7 @@ const PER_CLASS: [&str; 3] = ["recall", "precision", "f1"];
 
 /// Every headline statistic a gate accepts (for this configuration).
 fn headline(cfg: &ClassifyConfig) -> Vec<String> {
-    resample::stat_names(cfg, true, true)
+    statistics::stat_names(cfg, true, true)
 }
 
 /// `recall[cat]` as `("recall", "cat")`.
@@ -86,12 +87,8 @@ fn check_metric(cfg: &ClassifyConfig, metric: &str) -> Result<bool, String> {
         return class_ok(c);
     }
     let names = known(cfg);
-    let hint = closest(metric, names.iter().map(String::as_str))
-        .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-    Err(format!(
-        "unknown metric \"{metric}\" for classify{hint} (the metrics are {})",
-        names.join(", ")
-    ))
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Err(unknown_metric("classify", metric, &names, "the metrics"))
 }
 
 /// The systems a gate table applies to (its `system` key, or all; the
@@ -195,7 +192,7 @@ fn own(
             interval: (lo.is_finite() && hi.is_finite()).then_some((lo, hi)),
         });
     }
-    resample::estimate_named(cfg, &a.labels, r, row, metric)
+    statistics::estimate_named(cfg, &a.labels, r, row, metric)
         .map(|estimate| Stat {
             estimate,
             interval: None,
@@ -214,7 +211,7 @@ fn gain(a: &Analysis, s: usize, scope: &str, statistic: &str) -> Result<Stat, St
         .intervals
         .iter()
         .flat_map(|iv| &iv.deltas)
-        .find(|d| d.candidate == s && d.scope == scope && d.statistic == statistic)
+        .find(|d| d.candidate_system == s && d.scope == scope && d.statistic == statistic)
         .ok_or_else(|| {
             format!(
                 "{statistic} was not compared (the systems need {})",
@@ -225,7 +222,7 @@ fn gain(a: &Analysis, s: usize, scope: &str, statistic: &str) -> Result<Stat, St
                 }
             )
         })?;
-    let (est, lo, hi) = row.gain;
+    let (est, lo, hi) = (row.gain.value, row.gain.lower, row.gain.upper);
     Ok(Stat {
         estimate: est,
         interval: (lo.is_finite() && hi.is_finite()).then_some((lo, hi)),

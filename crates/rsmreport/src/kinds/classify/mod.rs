@@ -4,7 +4,9 @@
 //!
 //! * [`read`]: the predictions file as label codes and score columns.
 //! * [`run`]: every number (all items and each subgroup level).
-//! * [`resample`]: the seeded block bootstrap (intervals, paired deltas).
+//! * [`resample`]: the seeded block bootstrap (intervals), on the block
+//!   sums of [`blocks`] and the statistic lists of [`statistics`]; the
+//!   paired differences against the baseline in [`deltas`].
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
@@ -15,14 +17,19 @@
 //!
 //! Command assembly: reads the predictions file (in `read` only), defines
 //! no statistic of its own (`rsmreport_metrics` does), and makes no file.
-//! Touches no other kind.
+//! Of the other kinds it uses none: the verdict,
+//! the comparison row and table, the gates panel and the parallel map are
+//! the shared kind layer's (`kinds::common`).
 
+pub mod blocks;
+pub mod deltas;
 pub mod gates;
 pub mod read;
 pub mod report;
 pub(crate) mod report_figures;
 pub mod resample;
 pub mod run;
+pub mod statistics;
 pub mod tables;
 
 use std::path::{Path, PathBuf};
@@ -200,12 +207,12 @@ fn terminal_lines(a: &Analysis) -> Vec<String> {
     {
         out.push(format!(
             "  {} vs {}: {} change: [{} {} {}] ({}) {}",
-            a.systems[r.candidate].name,
-            a.systems[r.baseline].name,
+            a.systems[r.candidate_system].name,
+            a.systems[r.baseline_system].name,
             r.statistic,
-            signed3(r.delta.1),
-            signed3(r.delta.0),
-            signed3(r.delta.2),
+            signed3(r.delta.lower),
+            signed3(r.delta.value),
+            signed3(r.delta.upper),
             p_clause(r.p_value),
             r.verdict
         ));

@@ -11,7 +11,8 @@
 use anyhow::Result;
 
 use super::run::{Analysis, SystemResult};
-use super::tables::{comparison_rows, summary_columns, summary_value, ComparisonRow};
+use super::tables::{comparison_rows, summary_columns, summary_value, McNemar};
+use crate::kinds::common::comparison::ComparisonRow;
 use rsmreport_core::schema::NONE_LABEL;
 use rsmreport_report::render::context::{Cell, Glance, InputCtx, Row, Table};
 use rsmreport_report::render::format::{escape_html, num3, signed3, thousands};
@@ -65,15 +66,20 @@ fn level_pct(a: &Analysis) -> String {
 
 /// The candidate rows of one statistic (overall scope).
 fn verdict_of<'r>(
-    rows: &'r [ComparisonRow],
+    rows: &'r [ComparisonRow<McNemar>],
     candidate: usize,
     stat: &str,
-) -> Option<&'r ComparisonRow> {
+) -> Option<&'r ComparisonRow<McNemar>> {
     rows.iter()
-        .find(|r| r.candidate == candidate && r.scope == "overall" && r.statistic == stat)
+        .find(|r| r.candidate_system == candidate && r.scope == "overall" && r.statistic == stat)
 }
 
-fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i64) -> Header {
+fn header(
+    a: &Analysis,
+    rows: &[ComparisonRow<McNemar>],
+    inputs: Vec<InputCtx>,
+    epoch: i64,
+) -> Header {
     let mut glance = Vec::new();
     for (s, sys) in a.systems.iter().enumerate() {
         let ci = |m: &str| {
@@ -97,7 +103,7 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
                     String::new()
                 }
             },
-            |r| format!("vs {}: {}", a.systems[r.baseline].name, r.verdict),
+            |r| format!("vs {}: {}", a.systems[r.baseline_system].name, r.verdict),
         );
         glance.push(Glance {
             label: format!("{} accuracy", sys.name),
@@ -150,7 +156,7 @@ fn header(a: &Analysis, rows: &[ComparisonRow], inputs: Vec<InputCtx>, epoch: i6
 /// the best system's sentence, plus, for every candidate, the overall
 /// statistics that got worse (calibration, Brier and log loss included)
 /// and the gates; `None` for a single system without gates.
-pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
+pub fn decision(a: &Analysis, rows: &[ComparisonRow<McNemar>]) -> Option<Decision> {
     let failed = a.gates.iter().filter(|o| o.fails()).count();
     if a.systems.len() < 2 && a.gates.is_empty() {
         return None;
@@ -158,16 +164,16 @@ pub fn decision(a: &Analysis, rows: &[ComparisonRow]) -> Option<Decision> {
     let mut worse = Vec::new();
     let (mut regressed, mut improved) = (0usize, 0usize);
     for r in rows.iter().filter(|r| r.scope == "overall") {
-        if r.verdict.contains("regressed") {
+        if r.verdict.direction() == Some(false) {
             regressed += 1;
             worse.push(format!(
                 "{} {} ({}, {})",
-                a.systems[r.candidate].name,
+                a.systems[r.candidate_system].name,
                 r.statistic,
-                signed3(r.delta.0),
+                signed3(r.delta.value),
                 r.verdict
             ));
-        } else if r.verdict.contains("improved") {
+        } else if r.verdict.direction() == Some(true) {
             improved += 1;
         }
     }
@@ -226,7 +232,7 @@ fn calibration_worse(a: &Analysis) -> Vec<String> {
 
 /// The sentence naming the best system by macro F1 and whether its lead
 /// over the baseline is real.
-pub fn best_sentence(a: &Analysis, rows: &[ComparisonRow]) -> String {
+pub fn best_sentence(a: &Analysis, rows: &[ComparisonRow<McNemar>]) -> String {
     let f1 = a.f1();
     let best = (0..a.systems.len())
         .max_by(|&x, &y| {
@@ -247,10 +253,10 @@ pub fn best_sentence(a: &Analysis, rows: &[ComparisonRow]) -> String {
         match verdict_of(rows, best, "macro_f1") {
             Some(r) => s.push_str(&format!(
                 " Against the baseline {base}: macro F1 {} by {:+.3}{} ({}).",
-                if r.delta.0 >= 0.0 { "up" } else { "down" },
-                r.delta.0,
-                if r.delta.1.is_finite() {
-                    format!(" [{:+.3}, {:+.3}]", r.delta.1, r.delta.2)
+                if r.delta.value >= 0.0 { "up" } else { "down" },
+                r.delta.value,
+                if r.delta.lower.is_finite() {
+                    format!(" [{:+.3}, {:+.3}]", r.delta.lower, r.delta.upper)
                 } else {
                     String::new()
                 },
@@ -512,7 +518,7 @@ fn intervals_sentence(a: &Analysis) -> String {
 fn comparisons_section(
     b: &mut Builder,
     a: &Analysis,
-    rows: &[ComparisonRow],
+    rows: &[ComparisonRow<McNemar>],
 ) -> Result<Vec<Block>> {
     let mut blocks = vec![Block::Heading(b.heading(2, "Systems compared"))];
     if a.systems.len() < 2 {
@@ -558,32 +564,32 @@ fn comparisons_section(
         .into_iter()
         .map(|r| {
             row(vec![
-                row_head(&a.systems[r.candidate].name),
+                row_head(&a.systems[r.candidate_system].name),
                 text_cell(&r.scope),
                 text_cell(&r.statistic),
                 // `verdict`: the column narrow screens keep in view (stick_column below).
                 Cell {
                     class: "verdict".into(),
-                    ..text_cell(&r.verdict)
+                    ..text_cell(r.verdict.name())
                 },
                 Cell {
-                    ci: ci_text(r.delta.1, r.delta.2),
-                    ..num(r.delta.0)
+                    ci: ci_text(r.delta.lower, r.delta.upper),
+                    ..num(r.delta.value)
                 },
                 Cell {
-                    ci: ci_text(r.gain.1, r.gain.2),
-                    ..num(r.gain.0)
+                    ci: ci_text(r.gain.lower, r.gain.upper),
+                    ..num(r.gain.value)
                 },
                 p_value_cell(r.p_value),
                 p_value_cell(r.p_holm),
-                p_value_cell(r.mcnemar_p),
+                p_value_cell(r.extra.p),
                 Cell {
-                    ci: ci_text(r.base.1, r.base.2),
-                    ..num(r.base.0)
+                    ci: ci_text(r.baseline.lower, r.baseline.upper),
+                    ..num(r.baseline.value)
                 },
                 Cell {
-                    ci: ci_text(r.cand.1, r.cand.2),
-                    ..num(r.cand.0)
+                    ci: ci_text(r.candidate.lower, r.candidate.upper),
+                    ..num(r.candidate.value)
                 },
             ])
         })
@@ -608,9 +614,9 @@ fn comparisons_section(
 /// classes with the most gold items (every row with fewer classes).
 pub fn shown_rows<'r>(
     a: &Analysis,
-    rows: &'r [ComparisonRow],
+    rows: &'r [ComparisonRow<McNemar>],
     max: usize,
-) -> Vec<&'r ComparisonRow> {
+) -> Vec<&'r ComparisonRow<McNemar>> {
     let gold: Vec<f64> = a.gold_counts.iter().map(|&c| c as f64).collect();
     let shown: Vec<&str> = most_frequent(&gold, max)
         .into_iter()
@@ -630,7 +636,7 @@ pub fn shown_rows<'r>(
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report> {
     let rows = comparison_rows(a);
     let mut b = Builder::new(&a.id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &a.gates, "run")
         .into_iter()
         .collect();
     let names = [

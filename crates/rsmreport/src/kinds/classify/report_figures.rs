@@ -9,10 +9,11 @@
 use anyhow::Result;
 
 use super::run::{Analysis, SystemResult};
-use super::tables::ComparisonRow;
+use super::tables::McNemar;
+use crate::kinds::common::comparison::ComparisonRow;
 use rsmreport_core::schema::NONE_LABEL;
 use rsmreport_report::plots::{
-    curves, forest, grid, reliability, Curves, Forest, ForestPanel, Grid, Reliability,
+    curves, file_safe, forest, grid, reliability, Curves, Forest, ForestPanel, Grid, Reliability,
 };
 use rsmreport_report::render::context::Term;
 use rsmreport_report::render::format::{num3, thousands};
@@ -22,19 +23,6 @@ use rsmreport_report::render::Builder;
 
 /// Most points of a drawn curve (the tables keep up to `curve_points`).
 const MAX_POINTS: usize = 1000;
-
-/// A figure-file-safe version of a name (also `spans`' figures).
-pub(crate) fn safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
 
 /// The heat map of the confusion matrix normalised by gold row.
 pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Vec<Block>> {
@@ -71,7 +59,7 @@ pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Ve
     }
     let k = shown.len();
     let g = Grid {
-        name: format!("confusion_{}", safe(&sys.name)),
+        name: format!("confusion_{}", file_safe(&sys.name)),
         title: format!("{}: share of gold", sys.name),
         description: format!(
             "Heat map of {k} gold labels (rows) by {cols} predicted labels (columns) of {}: each \
@@ -96,13 +84,18 @@ pub fn confusion(b: &mut Builder, a: &Analysis, sys: &SystemResult) -> Result<Ve
 }
 
 /// The forest plot of the paired differences of each candidate.
-pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> Result<Vec<Block>> {
+pub fn forest_blocks(
+    b: &mut Builder,
+    a: &Analysis,
+    rows: &[ComparisonRow<McNemar>],
+) -> Result<Vec<Block>> {
     let mut out = Vec::new();
     for c in &a.comparisons {
-        let mine: Vec<&ComparisonRow> = super::report::shown_rows(a, rows, MAX_FIGURE_CATEGORIES)
-            .into_iter()
-            .filter(|r| r.candidate == c.candidate)
-            .collect();
+        let mine: Vec<&ComparisonRow<McNemar>> =
+            super::report::shown_rows(a, rows, MAX_FIGURE_CATEGORIES)
+                .into_iter()
+                .filter(|r| r.candidate_system == c.candidate)
+                .collect();
         let levels = mine
             .iter()
             .map(|r| {
@@ -113,9 +106,9 @@ pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> R
                 format!("{}{scope}", r.statistic)
             })
             .collect();
-        let marks = mine.iter().map(|r| r.verdict.clone()).collect();
+        let marks = mine.iter().map(|r| r.verdict.to_string()).collect();
         let d = Forest {
-            group: safe(&a.systems[c.candidate].name),
+            group: file_safe(&a.systems[c.candidate].name),
             levels,
             marks,
             panels: vec![ForestPanel {
@@ -123,7 +116,10 @@ pub fn forest_blocks(b: &mut Builder, a: &Analysis, rows: &[ComparisonRow]) -> R
                     "gain, {} vs {}",
                     a.systems[c.candidate].name, a.systems[c.baseline].name
                 ),
-                points: mine.iter().map(|r| r.gain).collect(),
+                points: mine
+                    .iter()
+                    .map(|r| (r.gain.value, r.gain.lower, r.gain.upper))
+                    .collect(),
             }],
         };
         let mut fig = forest(&d)?;
@@ -222,7 +218,7 @@ pub fn curves_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
             .filter(|&j| !r.pr[j].is_empty())
             .collect();
         let pr = Curves {
-            name: format!("pr_{}", safe(&sys.name)),
+            name: format!("pr_{}", file_safe(&sys.name)),
             title: format!("{}: precision-recall per class", sys.name),
             description: format!(
                 "Precision against recall of {} for {} classes, one vs rest.",
@@ -248,7 +244,7 @@ pub fn curves_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
                 .collect(),
         };
         let roc = Curves {
-            name: format!("roc_{}", safe(&sys.name)),
+            name: format!("roc_{}", file_safe(&sys.name)),
             title: format!("{}: ROC per class", sys.name),
             description: format!(
                 "True against false positive rate of {} for {} classes, one vs rest.",
@@ -326,7 +322,7 @@ pub fn calibration_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> 
             .map(|(i, (n, c, acc))| (i as f64 / 10.0, (i + 1) as f64 / 10.0, n, c, acc))
             .collect();
         let d = Reliability {
-            name: format!("reliability_{}", safe(&sys.name)),
+            name: format!("reliability_{}", file_safe(&sys.name)),
             title: format!("{}: reliability (ECE {})", sys.name, num3(p.ece())),
             description: format!(
                 "Reliability diagram of {}: accuracy against mean confidence per bin, the \
@@ -370,7 +366,7 @@ pub fn groups_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
             values.extend(g.levels.iter().map(|l| l.systems[s].macro_f(f1)));
         }
         let d = Grid {
-            name: format!("macro_f1_by_{}", safe(&g.column)),
+            name: format!("macro_f1_by_{}", file_safe(&g.column)),
             title: format!("Macro F1 by {}", g.column),
             description: format!(
                 "Macro F1 of each system (rows) on each level of {} (columns).",

@@ -1,5 +1,9 @@
-//! Command assembly (classify): the intervals of spec 2 and the paired
-//! inference of spec 3 (uncertainty.md 2; compare.md 2.2-2.3 amended).
+//! Command assembly (classify): the block bootstrap of spec 2
+//! (uncertainty.md 2): every replicate's statistics, the intervals of each
+//! system's statistics and of each subgroup level's, and the replicates
+//! the paired differences of spec 3 are taken from ([`super::deltas`]).
+//! The block sums are [`super::blocks`]', the statistics in replicate
+//! order [`super::statistics`]'; the threads `kinds::common::parallel`.
 //!
 //! Items are dealt at random into at most 1,000 blocks (each item its own
 //! block up to 1,000 items: then it is the plain item bootstrap); a
@@ -17,27 +21,25 @@
 //!
 //! Reads and writes nothing.
 
+use super::blocks::{system_blocks, whole_data_blocks, BlockCells, SystemBlocks};
+use super::deltas::collect_deltas;
 use super::read::Data;
-use super::run::{betas_with_one, kappa_of, probability_sums_by_block, Confusion, SystemResult};
+use super::run::{Confusion, SystemResult};
+use super::statistics::{estimates, is_rank, level_values, stat_names, stat_values, LEVEL_STATS};
 use crate::analysis::intervals::design::{Blocks, MAX_BLOCKS};
+use crate::kinds::common::comparison::ComparisonRow;
+use crate::kinds::common::parallel::{default_threads, parallel};
 use nalgebra::DMatrix;
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_config::intervals::Intervals as Settings;
 use rsmreport_metrics::bootstrap::{percentile_interval, replicate_rng, Interval};
 use rsmreport_metrics::calibration::ProbSums;
-use rsmreport_metrics::classification::label_report_cells;
-use rsmreport_metrics::paired::{bootstrap_p_value, holm};
-use rsmreport_metrics::ranking::{macro_weighted, SortedLabels, LANES};
-use rsmreport_metrics::raters::Weights;
+use rsmreport_metrics::ranking::{SortedLabels, LANES};
 
 /// Replicates for average precision and ROC AUC when the full number
 /// would take long (more than [`RANK_WORK`] item-class passes).
 pub const RANK_REPLICATES: usize = 200;
 const RANK_WORK: usize = 400_000_000;
-
-/// The most `blocks x cells` entries a dense table of block cells takes
-/// (32 MB) before replicates are summed one by one instead.
-const DENSE_CELLS: usize = 1 << 22;
 
 /// One statistic's interval.
 #[derive(Clone, Debug)]
@@ -51,24 +53,6 @@ pub struct CiRow {
     /// Wilson's interval (accuracy only), NaN otherwise.
     pub analytic: (f64, f64),
     pub replicates: usize,
-}
-
-/// One paired difference (spec 3).
-#[derive(Clone, Debug)]
-pub struct DeltaRow {
-    pub baseline: usize,
-    pub candidate: usize,
-    /// `overall` or `class=<label>`.
-    pub scope: String,
-    pub statistic: String,
-    pub base: (f64, Interval),
-    pub cand: (f64, Interval),
-    pub delta: (f64, f64, f64),
-    pub gain: (f64, f64, f64),
-    pub p_value: f64,
-    /// Holm-adjusted across classes (per-class rows), NaN otherwise.
-    pub p_holm: f64,
-    pub verdict: String,
 }
 
 /// One subgroup level's interval.
@@ -90,7 +74,9 @@ pub struct Intervals {
     pub rank_replicates: usize,
     pub blocks: usize,
     pub rows: Vec<CiRow>,
-    pub deltas: Vec<DeltaRow>,
+    /// The paired differences (spec 3), scope `overall` or
+    /// `class=<label>`; per-class rows Holm-adjusted across classes.
+    pub deltas: Vec<ComparisonRow>,
     pub levels: Vec<LevelCi>,
 }
 
@@ -100,328 +86,6 @@ impl Intervals {
         self.rows
             .iter()
             .find(|r| r.system == system && r.row == row && r.metric == metric)
-    }
-}
-
-/// The verdict words of compare.md 2.3 (amended) on the oriented change
-/// `gain` with interval `[lo, hi]` and margin `m`: compare's one verdict
-/// function, for paired items.
-pub fn verdict(lo: f64, hi: f64, m: f64) -> &'static str {
-    use crate::kinds::compare::verdict as words;
-    words::verdict(lo, hi, m, words::Rules::PAIRED).name()
-}
-
-/// The names of the statistics of one system, in replicate order:
-/// headline numbers, then per class precision, recall and F1.
-pub fn stat_names(cfg: &ClassifyConfig, ranking: bool, probs: bool) -> Vec<String> {
-    let mut out: Vec<String> = [
-        "accuracy",
-        "balanced_accuracy",
-        "matthews_corrcoef",
-        "cohen_kappa",
-    ]
-    .map(String::from)
-    .to_vec();
-    if cfg.ordinal {
-        out.extend(["cohen_kappa_linear", "cohen_kappa_quadratic"].map(String::from));
-    }
-    for b in betas_with_one(&cfg.beta) {
-        let f = ClassifyConfig::f_name(b);
-        out.extend([
-            format!("macro_{f}"),
-            format!("micro_{f}"),
-            format!("weighted_{f}"),
-        ]);
-    }
-    if ranking {
-        out.extend(["average_precision_macro", "roc_auc_macro"].map(String::from));
-    }
-    if probs {
-        out.extend(["brier", "log_loss", "ece"].map(String::from));
-    }
-    out
-}
-
-/// The headline statistics (names as [`stat_names`]) of a confusion
-/// matrix, probability sums and per-class AP/AUC, then per class
-/// precision, recall, F1.
-pub fn stat_values(
-    cfg: &ClassifyConfig,
-    k: usize,
-    c: &[(u32, u32, f64)],
-    probs: Option<&ProbSums>,
-    rank: Option<(&[f64], &[f64], &[f64])>,
-) -> Vec<f64> {
-    let betas = betas_with_one(&cfg.beta);
-    let r = label_report_cells(c, k, k + 1, &betas);
-    let mut out = vec![
-        r.accuracy,
-        r.balanced_accuracy,
-        r.matthews,
-        kappa_of(c, k, Weights::Identity),
-    ];
-    if cfg.ordinal {
-        out.extend([
-            kappa_of(c, k, Weights::Linear),
-            kappa_of(c, k, Weights::Quadratic),
-        ]);
-    }
-    for b in 0..betas.len() {
-        out.extend([r.macro_avg.f[b], r.micro_avg.f[b], r.weighted_avg.f[b]]);
-    }
-    if let Some((ap, auc, pos)) = rank {
-        out.extend([macro_weighted(ap, pos).0, macro_weighted(auc, pos).0]);
-    }
-    if let Some(p) = probs {
-        out.extend([p.brier(), p.log_loss(), p.ece()]);
-    }
-    let f1 = betas.iter().position(|&b| b == 1.0).expect("added");
-    for p in &r.per_class {
-        out.extend([p.precision, p.recall, p.f[f1]]);
-    }
-    out
-}
-
-/// Sparse confusion counts per block: `(cell, count)` runs, block `j`'s
-/// at `cells[starts[j]..starts[j + 1]]`.
-struct SparseBlocks {
-    starts: Vec<usize>,
-    cells: Vec<(u32, f64)>,
-}
-
-impl SparseBlocks {
-    fn new(blocks: &Blocks, cell_of: impl Fn(usize) -> usize, n_cells: usize) -> SparseBlocks {
-        if n_cells > 0 && blocks.len() * n_cells <= DENSE_CELLS {
-            SparseBlocks::counted(blocks, cell_of, n_cells)
-        } else {
-            SparseBlocks::listed(blocks, cell_of, n_cells)
-        }
-    }
-
-    /// [`SparseBlocks::new`] by listing each block's cells, then counting
-    /// them block by block (many blocks times cells).
-    fn listed(blocks: &Blocks, cell_of: impl Fn(usize) -> usize, n_cells: usize) -> SparseBlocks {
-        let m = blocks.len();
-        let mut by_block: Vec<Vec<u32>> = vec![Vec::new(); m];
-        for (i, &b) in blocks.of_response.iter().enumerate() {
-            by_block[b as usize].push(cell_of(i) as u32);
-        }
-        let mut scratch = vec![0.0f64; n_cells];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut out = SparseBlocks {
-            starts: vec![0],
-            cells: Vec::new(),
-        };
-        for items in by_block {
-            for c in items {
-                if scratch[c as usize] == 0.0 {
-                    touched.push(c);
-                }
-                scratch[c as usize] += 1.0;
-            }
-            touched.sort_unstable();
-            for &c in &touched {
-                out.cells.push((c, scratch[c as usize]));
-                scratch[c as usize] = 0.0;
-            }
-            touched.clear();
-            out.starts.push(out.cells.len());
-        }
-        out
-    }
-
-    /// [`SparseBlocks::new`] by counting every (block, cell) pair in one
-    /// dense table (few blocks times cells): the same counts, each
-    /// block's cells in order.
-    fn counted(blocks: &Blocks, cell_of: impl Fn(usize) -> usize, n_cells: usize) -> SparseBlocks {
-        let mut counts = vec![0u32; blocks.len() * n_cells];
-        for (i, &b) in blocks.of_response.iter().enumerate() {
-            counts[b as usize * n_cells + cell_of(i)] += 1;
-        }
-        let mut out = SparseBlocks {
-            starts: vec![0],
-            cells: Vec::new(),
-        };
-        for block in counts.chunks(n_cells.max(1)).take(blocks.len()) {
-            let nonzero = block.iter().enumerate().filter(|(_, &x)| x > 0);
-            out.cells
-                .extend(nonzero.map(|(c, &x)| (c as u32, f64::from(x))));
-            out.starts.push(out.cells.len());
-        }
-        out
-    }
-
-    /// For every replicate at once, `row r = sum_j draws[r][j] * block_j`
-    /// over the blocks `range`: one matrix product (replicates x blocks
-    /// times blocks x cells). Every entry is a whole number below 2^53, so
-    /// the product is exact and equals [`SparseBlocks::add`]'s sums bit
-    /// for bit whatever the order of its additions. `None` when the dense
-    /// table of the blocks' cells would be large (many labels): the caller
-    /// then sums each replicate sparsely, so memory never grows with
-    /// `K x K`.
-    fn add_all(
-        &self,
-        draws: &[Vec<u32>],
-        range: std::ops::Range<usize>,
-        n_cells: usize,
-    ) -> Option<DMatrix<f64>> {
-        if range.len() * n_cells > DENSE_CELLS {
-            return None;
-        }
-        let first = range.start;
-        let mut table = DMatrix::<f64>::zeros(range.len(), n_cells);
-        for j in range.clone() {
-            for &(c, x) in &self.cells[self.starts[j]..self.starts[j + 1]] {
-                table[(j - first, c as usize)] = x;
-            }
-        }
-        let weights = DMatrix::from_fn(draws.len(), range.len(), |r, j| {
-            f64::from(draws[r][first + j])
-        });
-        Some(weights * table)
-    }
-
-    /// `out = sum_j counts[j] * block_j` over the blocks `range`.
-    fn add(&self, counts: &[u32], range: std::ops::Range<usize>, out: &mut [f64]) {
-        for j in range {
-            let w = f64::from(counts[j]);
-            if w > 0.0 {
-                for &(c, x) in &self.cells[self.starts[j]..self.starts[j + 1]] {
-                    out[c as usize] += w * x;
-                }
-            }
-        }
-    }
-}
-
-/// One system's confusion counts per block, over the non-zero cells of
-/// the whole data's matrix (a replicate's matrix has no other cell): the
-/// cost of a replicate grows with those cells, never with `K x K`.
-struct BlockCells {
-    sparse: SparseBlocks,
-    /// `(gold, predicted)` of each cell, sorted.
-    cells: Vec<(u32, u32)>,
-}
-
-impl BlockCells {
-    /// `all`: the confusion matrix of `gold` and `pred` over every item
-    /// (each block's cells are among its cells).
-    fn new(blocks: &Blocks, gold: &[u32], pred: &[u32], all: &Confusion) -> BlockCells {
-        let cells: Vec<(u32, u32)> = all.cells.iter().map(|c| (c.0, c.1)).collect();
-        let search = |i: usize| {
-            cells
-                .binary_search(&(gold[i], pred[i]))
-                .expect("every item's cell is in the whole data's matrix")
-        };
-        // Few labels: each (gold, predicted)'s cell from a table instead of
-        // a search per item.
-        let (k, cols) = (all.k, all.k + 1);
-        let sparse = if k * cols <= 1 << 16 {
-            let mut table = vec![u32::MAX; k * cols];
-            for (c, &(g, p)) in cells.iter().enumerate() {
-                table[g as usize * cols + p as usize] = c as u32;
-            }
-            let cell_of = |i: usize| table[gold[i] as usize * cols + pred[i] as usize] as usize;
-            SparseBlocks::new(blocks, cell_of, cells.len())
-        } else {
-            SparseBlocks::new(blocks, search, cells.len())
-        };
-        BlockCells { sparse, cells }
-    }
-
-    /// Every replicate's cell sums over the blocks `range` at once
-    /// ([`SparseBlocks::add_all`]), `None` for many labels.
-    fn weighted_all(
-        &self,
-        draws: &[Vec<u32>],
-        range: std::ops::Range<usize>,
-    ) -> Option<DMatrix<f64>> {
-        self.sparse.add_all(draws, range, self.cells.len())
-    }
-
-    /// The confusion cells of replicate `r`: row `r` of `all` (from
-    /// [`BlockCells::weighted_all`] over the same blocks) when there is
-    /// one, else `sum_j counts[j] * block_j` over the blocks `range`.
-    fn replicate(
-        &self,
-        all: Option<&DMatrix<f64>>,
-        (r, counts): (usize, &[u32]),
-        range: std::ops::Range<usize>,
-    ) -> Vec<(u32, u32, f64)> {
-        match all {
-            Some(m) => self.nonzero((0..self.cells.len()).map(|c| m[(r, c)]).collect()),
-            None => self.weighted(counts, range),
-        }
-    }
-
-    /// The confusion cells of `sum_j counts[j] * block_j` over the blocks
-    /// `range`.
-    fn weighted(&self, counts: &[u32], range: std::ops::Range<usize>) -> Vec<(u32, u32, f64)> {
-        let mut sums = vec![0.0; self.cells.len()];
-        self.sparse.add(counts, range, &mut sums);
-        self.nonzero(sums)
-    }
-
-    /// The cells whose sum in `sums` (one per cell) is not zero.
-    fn nonzero(&self, sums: Vec<f64>) -> Vec<(u32, u32, f64)> {
-        self.cells
-            .iter()
-            .zip(sums)
-            .filter(|(_, m)| *m > 0.0)
-            .map(|(&(g, p), m)| (g, p, m))
-            .collect()
-    }
-}
-
-/// What one system contributes to a replicate.
-struct SystemBlocks {
-    confusion: BlockCells,
-    probs: Option<Vec<ProbSums>>,
-    /// Per class, sorted for AP/AUC, with the positives per class.
-    rank: Option<Vec<SortedLabels>>,
-}
-
-fn system_blocks(
-    data: &Data,
-    (s, result): (usize, &SystemResult),
-    blocks: &Blocks,
-    positive: Option<usize>,
-) -> SystemBlocks {
-    let k = data.k();
-    let sys = &data.systems[s];
-    let confusion = BlockCells::new(blocks, &data.gold, &sys.pred, &result.confusion);
-    let scores = sys.scores.as_ref();
-    // Probability sums where the estimate found probabilities: taken in
-    // the metrics' pass when it had these blocks, else taken here.
-    let taken = result.ranking.as_ref().and_then(|r| r.parts.as_ref());
-    let taken = taken
-        .and_then(|p| p.blocks.as_ref())
-        .filter(|b| b.are_of(blocks));
-    let probs = scores.filter(|_| result.probs.is_some()).map(|sc| {
-        taken.map_or_else(
-            || probability_sums_by_block(sc, &data.gold, blocks, positive).sums,
-            |b| b.sums.clone(),
-        )
-    });
-    let rank = scores.map(
-        |sc| match result.ranking.as_ref().filter(|r| r.sorted.len() == k) {
-            Some(r) => r
-                .sorted
-                .iter()
-                .map(|sl| sl.with_slots(&blocks.of_response))
-                .collect(),
-            None => (0..k)
-                .map(|j| {
-                    let truth: Vec<bool> = data.gold.iter().map(|&g| g as usize == j).collect();
-                    SortedLabels::new(&sc[j], &truth, &blocks.of_response)
-                })
-                .collect(),
-        },
-    );
-    SystemBlocks {
-        confusion,
-        probs,
-        rank,
     }
 }
 
@@ -554,66 +218,6 @@ fn draw_all(blocks: &Blocks, settings: &Settings, threads: usize) -> Vec<Vec<u32
     })
 }
 
-/// The threads the bootstrap uses by default.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 16)
-}
-
-/// Runs `f(r)` for every replicate on `threads` threads; the result of
-/// replicate `r` is at index `r` whatever the thread count.
-pub fn parallel<T: Send>(
-    threads: usize,
-    replicates: usize,
-    f: impl Fn(usize) -> T + Sync,
-) -> Vec<T> {
-    let threads = threads.max(1);
-    let chunk = replicates.div_ceil(threads).max(1);
-    let mut out: Vec<Option<T>> = (0..replicates).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        for (c, slots) in out.chunks_mut(chunk).enumerate() {
-            let f = &f;
-            scope.spawn(move || {
-                for (i, slot) in slots.iter_mut().enumerate() {
-                    *slot = Some(f(c * chunk + i));
-                }
-            });
-        }
-    });
-    out.into_iter()
-        .map(|x| x.expect("every replicate ran"))
-        .collect()
-}
-
-/// The blocks the whole data's items are dealt into for the bootstrap.
-pub fn whole_data_blocks(n: usize, settings: &Settings) -> Blocks {
-    Blocks::deal(n, None, None, 1, MAX_BLOCKS, settings.seed)
-}
-
-/// Which blocks sums were taken over: the items, the blocks and a digest
-/// of each item's block (one multiply per item), so that sums taken over
-/// other blocks (another seed or other data) are not used for these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlocksKey {
-    items: usize,
-    blocks: usize,
-    digest: u64,
-}
-
-impl BlocksKey {
-    pub fn of(blocks: &Blocks) -> BlocksKey {
-        let digest = blocks.of_response.iter().fold(0u64, |h, &b| {
-            (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95)
-        });
-        BlocksKey {
-            items: blocks.of_response.len(),
-            blocks: blocks.len(),
-            digest,
-        }
-    }
-}
-
 /// Every interval and paired difference of the run, on
 /// [`default_threads`] threads; `blocks` are [`whole_data_blocks`] (the
 /// results' part sums, if any, were taken over them).
@@ -721,12 +325,8 @@ fn run_on(
 
 /// The replicate values of statistic `stat` of system `s` (the rank
 /// statistics only from the replicates that computed them).
-fn column(values: &[Vec<Vec<f64>>], s: usize, stat: usize, reps: usize) -> Vec<f64> {
+pub(super) fn column(values: &[Vec<Vec<f64>>], s: usize, stat: usize, reps: usize) -> Vec<f64> {
     values[..reps].iter().map(|r| r[s][stat]).collect()
-}
-
-fn is_rank(name: &str) -> bool {
-    matches!(name, "average_precision_macro" | "roc_auc_macro")
 }
 
 fn collect_rows(
@@ -804,195 +404,6 @@ fn ci_row(
     }
 }
 
-/// The estimates in [`stat_values`] order, from a system's results (the
-/// numbers of its tables, bit for bit).
-fn estimates(cfg: &ClassifyConfig, k: usize, r: &SystemResult) -> Vec<f64> {
-    let rank = r.ranking.as_ref().map(|x| {
-        (
-            x.average_precision.as_slice(),
-            x.roc_auc.as_slice(),
-            x.positives.as_slice(),
-        )
-    });
-    stat_values(cfg, k, &r.confusion.cells, r.probs.as_ref(), rank)
-}
-
-/// The estimate of `metric` in `row` (`overall`, or a class label for
-/// `precision`, `recall`, `f1`) of a system's results, by the names of
-/// [`stat_names`]; `None` when the system does not have it.
-pub fn estimate_named(
-    cfg: &ClassifyConfig,
-    labels: &[String],
-    r: &SystemResult,
-    row: &str,
-    metric: &str,
-) -> Option<f64> {
-    let values = estimates(cfg, labels.len(), r);
-    let names = stat_names(cfg, r.ranking.is_some(), r.probs.is_some());
-    if row == "overall" {
-        return names.iter().position(|n| n == metric).map(|i| values[i]);
-    }
-    let j = labels.iter().position(|l| l == row)?;
-    let m = ["precision", "recall", "f1"]
-        .iter()
-        .position(|m| *m == metric)?;
-    Some(values[names.len() + 3 * j + m])
-}
-
-/// The statistics compared between systems: `(name, larger is better)`.
-pub const COMPARED: [(&str, bool); 5] = [
-    ("accuracy", true),
-    ("macro_f1", true),
-    ("matthews_corrcoef", true),
-    ("average_precision_macro", true),
-    ("brier", false),
-];
-
-fn collect_deltas(
-    cfg: &ClassifyConfig,
-    data: &Data,
-    (names, estimates): (&[Vec<String>], &[Vec<f64>]),
-    values: &[Vec<Vec<f64>>],
-    out: &mut Intervals,
-) {
-    let b = cfg.baseline;
-    let base_names = &names[b];
-    for c in (0..data.systems.len()).filter(|&c| c != b) {
-        let cand_names = &names[c];
-        let mut rows = Vec::new();
-        for (stat, larger) in COMPARED {
-            let (Some(i), Some(j)) = (
-                base_names.iter().position(|n| n == stat),
-                cand_names.iter().position(|n| n == stat),
-            ) else {
-                continue;
-            };
-            let reps = if is_rank(stat) {
-                out.rank_replicates
-            } else {
-                out.replicates
-            };
-            rows.push(delta_row(
-                out,
-                (b, i),
-                (c, j),
-                estimates,
-                values,
-                reps,
-                ("overall".into(), stat.to_string(), larger, cfg.margin(stat)),
-            ));
-        }
-        let mut class_rows: Vec<DeltaRow> = (0..data.k())
-            .map(|k| {
-                let (i, j) = (base_names.len() + 3 * k + 1, cand_names.len() + 3 * k + 1);
-                let scope = format!("class={}", data.labels[k]);
-                delta_row(
-                    out,
-                    (b, i),
-                    (c, j),
-                    estimates,
-                    values,
-                    out.replicates,
-                    (scope, "recall".into(), true, cfg.margin("recall")),
-                )
-            })
-            .collect();
-        let adjusted = holm(&class_rows.iter().map(|r| r.p_value).collect::<Vec<_>>());
-        for (r, p) in class_rows.iter_mut().zip(adjusted) {
-            r.p_holm = p;
-            let strong = !matches!(
-                r.verdict.as_str(),
-                "equivalent" | "no detectable change" | "not testable"
-            );
-            if strong && p.partial_cmp(&(1.0 - out.level)) != Some(std::cmp::Ordering::Less) {
-                r.verdict = "no detectable change (after Holm)".into();
-            }
-        }
-        rows.extend(class_rows);
-        out.deltas.extend(rows);
-    }
-}
-
-fn delta_row(
-    out: &Intervals,
-    (b, i): (usize, usize),
-    (c, j): (usize, usize),
-    estimates: &[Vec<f64>],
-    values: &[Vec<Vec<f64>>],
-    reps: usize,
-    (scope, statistic, larger, margin): (String, String, bool, f64),
-) -> DeltaRow {
-    let base_reps = column(values, b, i, reps);
-    let cand_reps = column(values, c, j, reps);
-    let deltas: Vec<f64> = cand_reps
-        .iter()
-        .zip(&base_reps)
-        .map(|(x, y)| x - y)
-        .collect();
-    let (eb, ec) = (estimates[b][i], estimates[c][j]);
-    let d = ec - eb;
-    let iv = if d.is_nan() {
-        Interval::nan()
-    } else {
-        percentile_interval(&deltas, out.level)
-    };
-    let delta = (d, iv.lower, iv.upper);
-    let gain = if larger {
-        delta
-    } else {
-        (-d, -iv.upper, -iv.lower)
-    };
-    let ci = |e: f64, r: &[f64]| {
-        (
-            e,
-            if e.is_nan() {
-                Interval::nan()
-            } else {
-                percentile_interval(r, out.level)
-            },
-        )
-    };
-    DeltaRow {
-        baseline: b,
-        candidate: c,
-        scope,
-        statistic,
-        base: ci(eb, &base_reps),
-        cand: ci(ec, &cand_reps),
-        delta,
-        gain,
-        p_value: if d.is_nan() {
-            f64::NAN
-        } else {
-            bootstrap_p_value(&deltas)
-        },
-        p_holm: f64::NAN,
-        verdict: verdict(gain.1, gain.2, margin).to_string(),
-    }
-}
-
-/// The label statistics with an interval per subgroup level.
-pub const LEVEL_STATS: [&str; 5] = [
-    "accuracy",
-    "balanced_accuracy",
-    "macro_f1",
-    "matthews_corrcoef",
-    "cohen_kappa",
-];
-
-fn level_values(cfg: &ClassifyConfig, k: usize, c: &[(u32, u32, f64)]) -> [f64; 5] {
-    let betas = betas_with_one(&cfg.beta);
-    let f1 = betas.iter().position(|&b| b == 1.0).expect("added");
-    let r = label_report_cells(c, k, k + 1, &betas);
-    [
-        r.accuracy,
-        r.balanced_accuracy,
-        r.macro_avg.f[f1],
-        r.matthews,
-        kappa_of(c, k, Weights::Identity),
-    ]
-}
-
 /// Intervals per subgroup level (stratified: every replicate keeps each
 /// level's size), label statistics only.
 fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize) -> Vec<LevelCi> {
@@ -1065,51 +476,7 @@ fn levels(cfg: &ClassifyConfig, data: &Data, settings: &Settings, threads: usize
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Counting every (block, cell) pair in a table gives the cells that
-    /// listing each block's gives.
-    #[test]
-    fn counted_block_cells_are_the_listed_ones() {
-        let n = 5000;
-        let mut g = rsmreport_metrics::bootstrap::Rng::from_seed(9);
-        let cell: Vec<usize> = (0..n).map(|_| g.below(7) as usize * 3).collect();
-        for (n_blocks, n_cells) in [(1000, 21), (40, 25), (5000, 19)] {
-            let blocks = Blocks::deal(n, None, None, 1, n_blocks, 4);
-            let a = SparseBlocks::counted(&blocks, |i| cell[i] % n_cells, n_cells);
-            let b = SparseBlocks::listed(&blocks, |i| cell[i] % n_cells, n_cells);
-            assert_eq!((a.starts, a.cells), (b.starts, b.cells));
-        }
-    }
-
-    /// The compared statistics are the ones `[margins]` accepts.
-    #[test]
-    fn compared_statistics_have_margins() {
-        let names: Vec<&str> = COMPARED.iter().map(|(s, _)| *s).collect();
-        assert_eq!(
-            rsmreport_config::classify::COMPARED_STATISTICS[..names.len()],
-            names[..]
-        );
-    }
-
-    #[test]
-    fn verdict_words_follow_compare_2_3_amended() {
-        let m = 0.01;
-        assert_eq!(verdict(0.02, 0.05, m), "improved");
-        assert_eq!(verdict(-0.05, -0.02, m), "regressed");
-        assert_eq!(verdict(0.005, 0.03, m), "likely improved");
-        // A drop of [-0.038, -0.009]: it may be four times the margin.
-        assert_eq!(verdict(-0.038, -0.009, m), "likely regressed");
-        assert_eq!(verdict(0.002, 0.008, m), "changed within margin");
-        assert_eq!(verdict(-0.008, -0.002, m), "changed within margin");
-        assert_eq!(verdict(-0.005, 0.005, m), "equivalent");
-        assert_eq!(verdict(0.0, 0.0, m), "equivalent");
-        assert_eq!(verdict(-0.02, 0.03, m), "no detectable change");
-        assert_eq!(verdict(-0.005, 0.03, m), "no detectable change");
-        assert_eq!(verdict(f64::NAN, 0.1, m), "not testable");
-        // The edges: lo = m is not above the margin.
-        assert_eq!(verdict(0.01, 0.02, m), "likely improved");
-        assert_eq!(verdict(-0.02, -0.01, m), "likely regressed");
-    }
+    use crate::kinds::classify::blocks::DENSE_CELLS;
 
     fn small() -> (ClassifyConfig, Data) {
         let dir = tempfile::TempDir::new().unwrap();
@@ -1282,7 +649,7 @@ mod tests {
             .iter()
             .find(|d| d.statistic == "accuracy")
             .unwrap();
-        assert!(d.delta.0 > 0.0 && d.p_value < 0.05, "{d:?}");
+        assert!(d.delta.value > 0.0 && d.p_value < 0.05, "{d:?}");
     }
 
     /// Every replicate's cells from the one matrix product equal the

@@ -9,6 +9,7 @@
 //! calibration, raters::pairs, paired, bootstrap): one definition of every
 //! number. Reads and writes nothing, formats nothing.
 
+use super::blocks::{whole_data_blocks, BlocksKey};
 use super::read::{Data, Scores, SystemData};
 use super::resample::{self, Intervals};
 use crate::analysis::intervals::design::Blocks;
@@ -90,7 +91,7 @@ pub struct PartSums {
 /// sums are 0), with the key of the blocks they were taken over.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockSums {
-    pub key: resample::BlocksKey,
+    pub key: BlocksKey,
     pub sums: Vec<ProbSums>,
 }
 
@@ -100,7 +101,7 @@ impl BlockSums {
     fn new(blocks: &Blocks, parts: Vec<Option<(ProbSums, usize)>>) -> BlockSums {
         let sums = parts.into_iter();
         BlockSums {
-            key: resample::BlocksKey::of(blocks),
+            key: BlocksKey::of(blocks),
             sums: sums
                 .map(|x| x.map(|(s, _)| s).unwrap_or_default())
                 .collect(),
@@ -109,7 +110,7 @@ impl BlockSums {
 
     /// Whether these are the sums of the blocks of `blocks`.
     pub fn are_of(&self, blocks: &Blocks) -> bool {
-        self.sums.len() == blocks.len() && self.key == resample::BlocksKey::of(blocks)
+        self.sums.len() == blocks.len() && self.key == BlocksKey::of(blocks)
     }
 }
 
@@ -654,7 +655,7 @@ pub fn analyse(cfg: &ClassifyConfig, data: &Data) -> Analysis {
     let settings = cfg.intervals.filter(|i| i.replicates > 0);
     // The bootstrap's blocks, so that each system's pass over its
     // probabilities also sums them by block (and by subgroup level).
-    let blocks = settings.map(|st| resample::whole_data_blocks(data.n(), &st));
+    let blocks = settings.map(|st| whole_data_blocks(data.n(), &st));
     let levels: Vec<(&[u32], usize)> = data
         .subgroups
         .iter()
@@ -981,7 +982,7 @@ mod tests {
             replicates: 10,
             ..Default::default()
         };
-        let blocks = resample::whole_data_blocks(n, &settings);
+        let blocks = whole_data_blocks(n, &settings);
         let levels = [(codes.as_slice(), 3)];
         let parts = Parts {
             levels: &levels,

@@ -9,8 +9,11 @@
 use rsmreport_io::output::json::number;
 use serde_json::{json, Map, Value};
 
-use super::resample::{verdict, CiRow, COMPARED};
+use super::resample::CiRow;
 use super::run::{Analysis, SystemResult};
+use super::statistics::COMPARED;
+use crate::kinds::common::comparison::{self, ComparisonRow, Estimate, Field, Spelling};
+use crate::kinds::common::verdict::Verdict;
 use rsmreport_config::classify::ClassifyConfig;
 use rsmreport_core::table::{frame, text_values, Frame, Values};
 use rsmreport_metrics::bootstrap::Interval;
@@ -322,75 +325,58 @@ pub fn calibration(a: &Analysis) -> Frame {
     )
 }
 
-/// One row of `<id>_system_comparisons`, with or without intervals.
-#[derive(Clone, Debug)]
-pub struct ComparisonRow {
-    pub baseline: usize,
-    pub candidate: usize,
-    pub scope: String,
-    pub statistic: String,
-    pub base: (f64, f64, f64),
-    pub cand: (f64, f64, f64),
-    pub delta: (f64, f64, f64),
-    pub gain: (f64, f64, f64),
-    pub p_value: f64,
-    pub p_holm: f64,
-    pub verdict: String,
-    pub mcnemar_p: f64,
-}
-
-fn ends(i: &Interval) -> (f64, f64) {
-    (i.lower, i.upper)
+/// What classify adds to a comparison row: McNemar's exact p-value of the
+/// two systems' accuracies (on the overall accuracy row; NaN on the
+/// others).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct McNemar {
+    pub p: f64,
 }
 
 /// The comparison rows: from the paired bootstrap when intervals are on,
 /// else the estimates with verdict `not testable`.
-pub fn comparison_rows(a: &Analysis) -> Vec<ComparisonRow> {
+pub fn comparison_rows(a: &Analysis) -> Vec<ComparisonRow<McNemar>> {
     let nan = f64::NAN;
     let mut out = Vec::new();
     for c in &a.comparisons {
         let (b, s) = (&a.systems[c.baseline], &a.systems[c.candidate]);
         let mut push = |scope: String, stat: &str, eb: f64, ec: f64, larger: bool| {
             let found = a.intervals.as_ref().and_then(|iv| {
-                iv.deltas
-                    .iter()
-                    .find(|d| d.candidate == c.candidate && d.scope == scope && d.statistic == stat)
+                iv.deltas.iter().find(|d| {
+                    d.candidate_system == c.candidate && d.scope == scope && d.statistic == stat
+                })
             });
-            let mcnemar_p = if scope == "overall" && stat == "accuracy" {
-                c.mcnemar_p
-            } else {
-                nan
+            let mcnemar = McNemar {
+                p: if scope == "overall" && stat == "accuracy" {
+                    c.mcnemar_p
+                } else {
+                    nan
+                },
             };
             out.push(match found {
-                Some(d) => ComparisonRow {
-                    baseline: c.baseline,
-                    candidate: c.candidate,
-                    scope,
-                    statistic: stat.to_string(),
-                    base: (d.base.0, ends(&d.base.1).0, ends(&d.base.1).1),
-                    cand: (d.cand.0, ends(&d.cand.1).0, ends(&d.cand.1).1),
-                    delta: d.delta,
-                    gain: d.gain,
-                    p_value: d.p_value,
-                    p_holm: d.p_holm,
-                    verdict: d.verdict.clone(),
-                    mcnemar_p,
-                },
+                Some(d) => d.clone().with_extra(mcnemar),
                 None => {
-                    let d = ec - eb;
+                    let delta = Estimate::point(ec - eb);
+                    let margin = a
+                        .margins
+                        .iter()
+                        .find(|(m, _)| m == stat)
+                        .map_or(nan, |m| m.1);
                     ComparisonRow {
-                        baseline: c.baseline,
-                        candidate: c.candidate,
+                        baseline_system: c.baseline,
+                        candidate_system: c.candidate,
                         scope,
                         statistic: stat.to_string(),
-                        base: (eb, nan, nan),
-                        cand: (ec, nan, nan),
-                        delta: (d, nan, nan),
-                        gain: (if larger { d } else { -d }, nan, nan),
+                        baseline: Estimate::point(eb),
+                        candidate: Estimate::point(ec),
+                        delta,
+                        gain: if larger { delta } else { delta.negated() },
                         p_value: nan,
                         p_holm: nan,
-                        verdict: verdict(nan, nan, 0.0).into(),
-                        mcnemar_p,
+                        verdict: Verdict::NotTestable,
+                        margin,
+                        paired: true,
+                        extra: mcnemar,
                     }
                 }
             });
@@ -414,41 +400,24 @@ pub fn comparison_rows(a: &Analysis) -> Vec<ComparisonRow> {
     out
 }
 
-/// `<id>_system_comparisons` (two or more systems).
+/// `<id>_system_comparisons` (two or more systems): the shared comparison
+/// table through `paired`, then McNemar's p-value.
 pub fn comparisons(a: &Analysis) -> Frame {
     let rows = comparison_rows(a);
-    let f = |g: fn(&ComparisonRow) -> f64| floats(rows.iter().map(g));
-    frame(
+    let rows: Vec<&ComparisonRow<McNemar>> = rows.iter().collect();
+    let columns = comparison::Column::span(Field::BaselineSystem, Field::Paired)
+        .chain([comparison::Column::floats(
+            "mcnemar_p",
+            rows.iter().map(|r| r.extra.p),
+        )])
+        .collect();
+    let names: Vec<&str> = a.systems.iter().map(|s| s.name.as_str()).collect();
+    comparison::frame(
         "system_comparisons",
-        vec![
-            (
-                "baseline_system",
-                texts(rows.iter().map(|r| &a.systems[r.baseline].name)),
-            ),
-            (
-                "system",
-                texts(rows.iter().map(|r| &a.systems[r.candidate].name)),
-            ),
-            ("scope", texts(rows.iter().map(|r| &r.scope))),
-            ("statistic", texts(rows.iter().map(|r| &r.statistic))),
-            ("baseline", f(|r| r.base.0)),
-            ("baseline_lower", f(|r| r.base.1)),
-            ("baseline_upper", f(|r| r.base.2)),
-            ("candidate", f(|r| r.cand.0)),
-            ("candidate_lower", f(|r| r.cand.1)),
-            ("candidate_upper", f(|r| r.cand.2)),
-            ("delta", f(|r| r.delta.0)),
-            ("delta_lower", f(|r| r.delta.1)),
-            ("delta_upper", f(|r| r.delta.2)),
-            ("gain", f(|r| r.gain.0)),
-            ("gain_lower", f(|r| r.gain.1)),
-            ("gain_upper", f(|r| r.gain.2)),
-            ("p_value", f(|r| r.p_value)),
-            ("p_holm", f(|r| r.p_holm)),
-            ("verdict", texts(rows.iter().map(|r| &r.verdict))),
-            ("paired", texts(rows.iter().map(|_| "true"))),
-            ("mcnemar_p", f(|r| r.mcnemar_p)),
-        ],
+        &rows,
+        columns,
+        &names,
+        Spelling::Lower,
     )
 }
 
@@ -627,14 +596,14 @@ pub fn summary_json(a: &Analysis, checksum: &str, file: &str) -> Vec<u8> {
         .iter()
         .map(|r| {
             json!({
-                "baseline": a.systems[r.baseline].name,
-                "candidate": a.systems[r.candidate].name,
+                "baseline": a.systems[r.baseline_system].name,
+                "candidate": a.systems[r.candidate_system].name,
                 "scope": r.scope,
                 "statistic": r.statistic,
-                "delta": [number(r.delta.0), number(r.delta.1), number(r.delta.2)],
-                "gain": [number(r.gain.0), number(r.gain.1), number(r.gain.2)],
+                "delta": [number(r.delta.value), number(r.delta.lower), number(r.delta.upper)],
+                "gain": [number(r.gain.value), number(r.gain.lower), number(r.gain.upper)],
                 "p_value": number(r.p_value),
-                "verdict": r.verdict,
+                "verdict": r.verdict.name(),
             })
         })
         .collect();

@@ -261,7 +261,7 @@ fn describe_gates(run: &Run, s: &mut String) {
             g.scope,
             g.severity.name(),
             g.origin,
-            gates::counts_text(&lines)
+            crate::kinds::common::gates::counts_text(&lines)
         );
     }
     let verdict = if crate::gates::failed(&run.gates) {
@@ -272,7 +272,7 @@ fn describe_gates(run: &Run, s: &mut String) {
     let _ = writeln!(
         s,
         "gate results: {}; {verdict}",
-        gates::counts_text(&run.gates)
+        crate::kinds::common::gates::counts_text(&run.gates)
     );
 }
 

@@ -10,8 +10,9 @@
 
 use anyhow::{Context as _, Result};
 
+use crate::kinds::common::gates;
 use crate::kinds::evaluation::run::Run;
-use crate::kinds::evaluation::{gates, sections};
+use crate::kinds::evaluation::sections;
 use rsmreport_config::Section;
 use rsmreport_report::render::context::{Glance, InputCtx};
 use rsmreport_report::render::format::{num3, thousands};

@@ -238,7 +238,7 @@ fn groups(values: &[Option<Text>]) -> Vec<(String, Vec<usize>)> {
     }
     let mut out: Vec<(String, Vec<usize>)> =
         rows.into_iter().map(|(k, r)| (k.to_string(), r)).collect();
-    out.sort_by(|a, b| crate::kinds::summarize::run::natural(&a.0, &b.0));
+    out.sort_by(|a, b| rsmreport_core::order::natural(&a.0, &b.0));
     out
 }
 

@@ -9,7 +9,7 @@
 //! each metric's gain over the baseline (`plots::forest`).
 //!
 //! Draws only numbers the run computed (the subset scores are
-//! `run::subset_scores`, the corpus metric on each subset's summed
+//! `subsets::subset_scores`, the corpus metric on each subset's summed
 //! statistics); computes no statistic, writes nothing.
 
 use anyhow::Result;
@@ -20,7 +20,9 @@ use rsmreport_report::plots::{
 };
 use rsmreport_report::render::{Block, Builder};
 
-use super::run::{family, Family, Run, SubsetScore};
+use super::families::{family, Family};
+use super::run::Run;
+use super::subsets::SubsetScore;
 use super::tables::{metric_name, sequence_perplexity};
 
 /// `higher` or `lower`: the better direction of a metric.
@@ -361,13 +363,13 @@ pub fn gains_forest(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<
         .iter()
         .enumerate()
         .map(|(mi, r)| ForestPanel {
-            statistic: direction(cfg, &r.metric),
+            statistic: direction(cfg, &r.statistic),
             points: run
                 .comparisons
                 .iter()
                 .map(|(_, rows)| {
                     rows.get(mi).map_or((f64::NAN, f64::NAN, f64::NAN), |c| {
-                        (c.delta, c.delta_lower, c.delta_upper)
+                        (c.delta.value, c.delta.lower, c.delta.upper)
                     })
                 })
                 .collect(),

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::run::Run;
 use crate::gates::{judge, Outcome, Stat};
+use crate::kinds::common::gates::unknown_metric;
 use rsmreport_config::closest;
 use rsmreport_config::gates::{parse_targeted, Gate, Scope};
 use rsmreport_config::sequence::SequenceConfig;
@@ -46,11 +47,12 @@ fn check_metric(cfg: &SequenceConfig, metric: &str) -> Result<bool, String> {
         return Ok(intervals);
     }
     let names = known(cfg);
-    let hint = closest(metric, names.iter().map(String::as_str))
-        .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-    Err(format!(
-        "unknown metric \"{metric}\" for sequence{hint} (the metrics of this experiment are {})",
-        names.join(", ")
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Err(unknown_metric(
+        "sequence",
+        metric,
+        &names,
+        "the metrics of this experiment",
     ))
 }
 
@@ -140,11 +142,11 @@ fn stat(run: &Run, s: usize, metric: &str) -> Result<Stat, String> {
             .iter()
             .filter(|(c, _)| *c == s)
             .flat_map(|(_, rows)| rows)
-            .find(|r| r.metric == key)
+            .find(|r| r.statistic == key)
             .ok_or_else(|| format!("{key} of {name} was not compared with the baseline"))?;
         return Ok(Stat {
-            estimate: row.delta,
-            interval: interval(row.delta_lower, row.delta_upper),
+            estimate: row.delta.value,
+            interval: interval(row.delta.lower, row.delta.upper),
         });
     }
     if metric == "perplexity" {

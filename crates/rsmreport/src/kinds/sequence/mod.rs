@@ -5,8 +5,12 @@
 //! baseline.
 //!
 //! * [`read`]: the segments (a table or text files), with checksums.
-//! * [`run`]: every number, from `rsmreport_metrics::sequence`.
-//! * [`resample`]: sacreBLEU's bootstrap and randomization.
+//! * [`run`]: every number, from `rsmreport_metrics::sequence`, in order:
+//!   [`families`] (a metric key's family and value), [`statistics`] (the
+//!   segment statistics, on threads), [`resample`] (sacreBLEU's bootstrap
+//!   and randomization, the subsets' parts in [`parts`]), [`ppl`]
+//!   (perplexity from [`logprobs`]), [`comparisons`] (each candidate
+//!   against the baseline), [`subsets`] (subgroups and length buckets).
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and the summary's keys.
 //! * [`report`]: the HTML report through `rsmreport_report::render`; [`figures`]: its
@@ -17,6 +21,8 @@
 //! Command assembly: reads only in `read`, defines no metric of its own,
 //! makes no file.
 
+pub mod comparisons;
+pub mod families;
 pub mod figures;
 pub mod gates;
 pub mod logprobs;
@@ -26,6 +32,8 @@ pub mod read;
 pub mod report;
 pub mod resample;
 pub mod run;
+pub mod statistics;
+pub mod subsets;
 pub mod tables;
 
 use std::path::{Path, PathBuf};
@@ -198,10 +206,10 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
                 "  {} vs {}: {} {:+} -> {}",
                 run.systems[*s].name,
                 run.systems[run.baseline].name,
-                tables::metric_name(cfg, &r.metric),
-                report::fmt_like(r.delta, r.baseline)
+                tables::metric_name(cfg, &r.statistic),
+                report::fmt_like(r.delta.value, r.baseline.value)
                     .parse::<f64>()
-                    .unwrap_or(r.delta),
+                    .unwrap_or(r.delta.value),
                 r.verdict
             ));
         }

@@ -15,6 +15,7 @@ use rsmreport_metrics::sequence::perplexity::{
     lm_eval_words, perplexities, perplexity, Perplexities, Sequence,
 };
 use rsmreport_metrics::sequence::rng::NumpyRng;
+use rsmreport_metrics::sequence::significance::{estimate_ci, paired_bootstrap_p};
 
 use super::logprobs::SystemLogprobs;
 
@@ -81,27 +82,20 @@ pub fn run(systems: &[SystemLogprobs], iv: Option<SeqIntervals>, baseline: usize
         let interval = percentile_interval(&r.replicates, iv.level);
         r.lower = interval.lower;
         r.upper = interval.upper;
-        let mut s = r.replicates.clone();
-        s.sort_by(f64::total_cmp);
-        let k = s.len() / 40;
-        r.bs_ci = 0.5 * (s[s.len() - k - 1] - s[k]);
-        r.bs_mean = rsmreport_metrics::summary::mean(&r.replicates);
+        (r.bs_mean, r.bs_ci) = estimate_ci(&r.replicates, false);
     }
     let base = out[baseline].clone();
     for (j, r) in out.iter_mut().enumerate() {
         if j == baseline || !paired(r, &base) {
             continue;
         }
-        let delta = (base.numbers.perplexity - r.numbers.perplexity).abs();
-        let d: Vec<f64> = r
-            .replicates
-            .iter()
-            .zip(&base.replicates)
-            .map(|(x, y)| (x - y).abs())
-            .collect();
-        let m = rsmreport_metrics::summary::mean(&d);
-        let c = d.iter().filter(|&&v| v - m > delta).count();
-        r.bs_p = Some((c + 1) as f64 / (d.len() + 1) as f64);
+        let observed = (base.numbers.perplexity - r.numbers.perplexity).abs();
+        r.bs_p = Some(paired_bootstrap_p(
+            &r.replicates,
+            &base.replicates,
+            observed,
+            false,
+        ));
     }
     out
 }

@@ -17,8 +17,10 @@ use rsmreport_report::render::format::{escape_html, fixed};
 use rsmreport_report::render::tables::{frame_table, FrameOpts};
 use rsmreport_report::render::{Block, Builder, Decision, Header, Report, Section, Tone};
 
+use super::comparisons::Comparison;
+use super::families::{family, Family};
 use super::figures;
-use super::run::{family, Comparison, Family, Run};
+use super::run::Run;
 use super::tables::{self, metric_name, signature};
 
 /// A score as the report shows it: 2 decimals on sacreBLEU's 0-100 scale,
@@ -57,7 +59,11 @@ fn tile_line(level: f64, (lower, upper): (f64, f64), cmp: Option<&Comparison>) -
         String::new()
     };
     match cmp {
-        Some(c) => format!("{ci} · Δ {} · {}", fmt_like(c.delta, c.baseline), c.verdict),
+        Some(c) => format!(
+            "{ci} · Δ {} · {}",
+            fmt_like(c.delta.value, c.baseline.value),
+            c.verdict
+        ),
         None => format!("{ci} · baseline"),
     }
 }
@@ -73,7 +79,7 @@ fn glance(run: &Run, cfg: &SequenceConfig) -> Vec<Glance> {
             run.comparisons
                 .iter()
                 .find(|(c, _)| *c == s)
-                .and_then(|(_, rows)| rows.iter().find(|r| r.metric == metric))
+                .and_then(|(_, rows)| rows.iter().find(|r| r.statistic == metric))
         };
         for r in results {
             out.push(Glance {
@@ -129,8 +135,12 @@ pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
         Some(c) => format!(
             "{} is {} {name} {} {base}: {} (margin {} {name}, Holm across metrics).",
             run.systems[best].name,
-            fmt_like(c.delta.abs(), c.baseline),
-            if c.delta >= 0.0 { "above" } else { "below" },
+            fmt_like(c.delta.value.abs(), c.baseline.value),
+            if c.delta.value >= 0.0 {
+                "above"
+            } else {
+                "below"
+            },
             c.verdict,
             c.margin
         ),
@@ -164,18 +174,18 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
     let (mut worse, mut regressed, mut improved) = (Vec::new(), 0usize, 0usize);
     for (s, rows) in &run.comparisons {
         for r in rows {
-            if r.verdict.contains("regressed") {
+            if r.verdict.direction() == Some(false) {
                 regressed += 1;
                 worse.push(format!(
                     "{} {} ({:+}, {})",
                     run.systems[*s].name,
-                    metric_name(cfg, &r.metric),
-                    fmt_like(r.delta, r.baseline)
+                    metric_name(cfg, &r.statistic),
+                    fmt_like(r.delta.value, r.baseline.value)
                         .parse::<f64>()
-                        .unwrap_or(r.delta),
+                        .unwrap_or(r.delta.value),
                     r.verdict
                 ));
-            } else if r.verdict.contains("improved") {
+            } else if r.verdict.direction() == Some(true) {
                 improved += 1;
             }
         }
@@ -207,7 +217,7 @@ pub fn decision(run: &Run, cfg: &SequenceConfig) -> Option<Decision> {
 }
 
 fn alignment_lines(run: &Run, cfg: &SequenceConfig, s: usize, i: usize) -> Option<String> {
-    let w = super::run::word_segment(cfg, &run.segments, s, i)?;
+    let w = super::statistics::word_segment(cfg, &run.segments, s, i)?;
     let (mut r, mut h, mut o) = (String::new(), String::new(), String::new());
     for c in &w.alignment.chunks {
         let rs: Vec<&str> = w.ref_words[c.ref_start..c.ref_end]
@@ -395,7 +405,7 @@ fn signature_lines(run: &Run, cfg: &SequenceConfig, frames: &[Frame]) -> Vec<Str
     }
     for s in &run.systems {
         if run.text_metrics(cfg).contains(&"bleu") {
-            let v = super::run::bleu_corpus(cfg, s, run.segments.n()).verbose();
+            let v = super::statistics::bleu_corpus(cfg, s, run.segments.n()).verbose();
             sigs.push(format!("{} BLEU: {v}", s.name));
         }
     }
@@ -577,7 +587,7 @@ pub fn report(
     epoch: i64,
 ) -> anyhow::Result<Report> {
     let mut b = Builder::new(&cfg.experiment_id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &run.gates, "run")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &run.gates, "run")
         .into_iter()
         .collect();
     let frames = tables::report_frames(run, cfg);

@@ -1,103 +1,30 @@
 //! Command assembly (sequence): sacreBLEU's resampling (spec `sequence.md`
 //! 3.1-3.3): one index stream of numpy's `default_rng(seed).choice(n, (B,
 //! n))` shared by every system, replicate values from summed segment
-//! statistics under sacreBLEU's binary32 rule, its half-width `bs_ci`,
-//! mean, paired-bootstrap p-value, and the approximate-randomization test.
-//! Percentile intervals from the same replicates.
+//! statistics under sacreBLEU's binary32 rule, and the
+//! approximate-randomization test. The statistics on the replicates (the
+//! half-width `bs_ci`, the mean, the paired-bootstrap and add-one
+//! p-values) are `rsmreport_metrics::sequence::significance`'s; percentile
+//! intervals from the same replicates.
 //!
 //! Defines no metric; reads and writes nothing.
 
 use rsmreport_config::sequence::{SeqIntervals, SequenceConfig};
 use rsmreport_metrics::bootstrap::percentile_interval;
 use rsmreport_metrics::sequence::rng::NumpyRng;
+use rsmreport_metrics::sequence::significance::{add_one_p, estimate_ci, paired_bootstrap_p};
 
+use super::families::{family, is_sacre, score, Family};
 use super::parts::{crossed, Parts, Subsets};
-use super::run::{family, is_sacre, score, Family, MetricResult, SystemRun};
+use super::run::MetricResult;
+use super::statistics::SystemRun;
 
-/// numpy's pairwise sum of a float32 array (in binary32).
-fn pairwise_f32(x: &[f32]) -> f32 {
-    let n = x.len();
-    if n < 8 {
-        let mut r = 0f32;
-        for v in x {
-            r += v;
-        }
-        r
-    } else if n <= 128 {
-        let mut r = [0f32; 8];
-        r.copy_from_slice(&x[..8]);
-        let mut i = 8;
-        while i < n - n % 8 {
-            for j in 0..8 {
-                r[j] += x[i + j];
-            }
-            i += 8;
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        while i < n {
-            res += x[i];
-            i += 1;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        pairwise_f32(&x[..n2]) + pairwise_f32(&x[n2..])
-    }
-}
-
-/// `np.mean` of a float32 array (8192-element blocks added in order).
-fn mean_f32(x: &[f32]) -> f32 {
-    let mut total = 0f32;
-    for chunk in x.chunks(8192) {
-        total += pairwise_f32(chunk);
-    }
-    total / x.len() as f32
-}
-
-/// sacreBLEU's `estimate_ci`: (mean, half-width), in the array's type.
-fn estimate_ci(reps: &[f64], f32_array: bool) -> (f64, f64) {
-    let mut s = reps.to_vec();
-    s.sort_by(f64::total_cmp);
-    let b = s.len();
-    let k = b / 40;
-    let (lo, hi) = (s[k], s[b - k - 1]);
-    if f32_array {
-        let v: Vec<f32> = reps.iter().map(|&x| x as f32).collect();
-        (
-            mean_f32(&v) as f64,
-            (0.5f32 * (hi as f32 - lo as f32)) as f64,
-        )
-    } else {
-        (rsmreport_metrics::summary::mean(reps), 0.5 * (hi - lo))
-    }
-}
-
-/// `_paired_bs_test`'s p-value of a candidate against the baseline.
+/// `_paired_bs_test`'s p-value of a candidate against the baseline
+/// (binary32 when both replicate arrays are `float32`).
 fn paired_bs_p(cand: &MetricResult, base: &MetricResult) -> f64 {
-    let delta = (base.score - cand.score).abs();
-    let b = cand.replicates.len();
-    let c = if cand.replicates_f32 && base.replicates_f32 {
-        let d: Vec<f32> = cand
-            .replicates
-            .iter()
-            .zip(&base.replicates)
-            .map(|(x, y)| (*x as f32 - *y as f32).abs())
-            .collect();
-        let m = mean_f32(&d);
-        let t = delta as f32;
-        d.iter().filter(|&&v| v - m > t).count()
-    } else {
-        let d: Vec<f64> = cand
-            .replicates
-            .iter()
-            .zip(&base.replicates)
-            .map(|(x, y)| (x - y).abs())
-            .collect();
-        let m = rsmreport_metrics::summary::mean(&d);
-        d.iter().filter(|&&v| v - m > delta).count()
-    };
-    (c + 1) as f64 / (b + 1) as f64
+    let observed = (base.score - cand.score).abs();
+    let binary32 = cand.replicates_f32 && base.replicates_f32;
+    paired_bootstrap_p(&cand.replicates, &base.replicates, observed, binary32)
 }
 
 fn families_of(metrics: &[&str]) -> Vec<Family> {
@@ -715,7 +642,7 @@ pub fn randomization(
                 }
             }
             for (mi, _) in metrics.iter().enumerate().filter(|(_, m)| family(m) == f) {
-                results[s][mi].ar_p = Some((counts[mi] + 1) as f64 / (trials + 1) as f64);
+                results[s][mi].ar_p = Some(add_one_p(counts[mi], trials));
             }
         }
     }
@@ -844,7 +771,7 @@ mod tests {
         }
         SystemRun {
             name: name.into(),
-            stats: vec![super::super::run::Stats {
+            stats: vec![super::super::families::Stats {
                 family: Family::Word,
                 k: 6,
                 values,

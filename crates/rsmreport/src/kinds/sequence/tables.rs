@@ -14,7 +14,12 @@ use rsmreport_metrics::sequence::errors::{ErrorCounts, ErrorEntry, ErrorKind};
 use rsmreport_metrics::sequence::perplexity::perplexity;
 use rsmreport_metrics::sequence::text::{py_rstrip, py_split};
 
-use super::run::{bleu_corpus, family, is_sacre, Family, Run};
+use super::comparisons::{Comparison, SacreTests};
+use super::families::{chrf_options, family, is_sacre, Family};
+use super::run::Run;
+use super::statistics::bleu_corpus;
+use super::subsets::SubsetScore;
+use crate::kinds::common::comparison::{self, Field, Spelling};
 
 /// A frame under construction, column by column.
 #[derive(Default)]
@@ -48,8 +53,8 @@ impl Builder {
 pub fn metric_name(cfg: &SequenceConfig, metric: &str) -> String {
     match metric {
         "bleu" => "BLEU".into(),
-        "chrf" => super::run::chrf_options(cfg, Family::Chrf).name(),
-        "chrf++" => super::run::chrf_options(cfg, Family::ChrfPP).name(),
+        "chrf" => chrf_options(cfg, Family::Chrf).name(),
+        "chrf++" => chrf_options(cfg, Family::ChrfPP).name(),
         "perplexity" => "perplexity".into(),
         other => other.to_uppercase(),
     }
@@ -60,8 +65,8 @@ pub fn signature(cfg: &SequenceConfig, run: &Run, metric: &str, extra: &str) -> 
     let nrefs = run.nrefs.as_str();
     Some(match metric {
         "bleu" => cfg.bleu.signature(nrefs, extra),
-        "chrf" => super::run::chrf_options(cfg, Family::Chrf).signature(nrefs, extra),
-        "chrf++" => super::run::chrf_options(cfg, Family::ChrfPP).signature(nrefs, extra),
+        "chrf" => chrf_options(cfg, Family::Chrf).signature(nrefs, extra),
+        "chrf++" => chrf_options(cfg, Family::ChrfPP).signature(nrefs, extra),
         "ter" => cfg.ter.signature(nrefs, extra),
         _ => return None,
     })
@@ -374,79 +379,25 @@ fn significance(run: &Run, cfg: &SequenceConfig) -> Frame {
         .finish("significance")
 }
 
+/// `<id>_system_comparisons`: the shared comparison table with `paired`
+/// spelled as pandas writes a boolean, then sacreBLEU's two p-values.
 fn comparisons(run: &Run) -> Frame {
-    let mut t: Vec<Vec<Option<String>>> = vec![Vec::new(); 5];
-    let mut f: Vec<Vec<f64>> = vec![Vec::new(); 18];
-    for (s, rows) in &run.comparisons {
-        for r in rows {
-            for (c, v) in t.iter_mut().zip([
-                run.systems[run.baseline].name.clone(),
-                run.systems[*s].name.clone(),
-                "overall".to_string(),
-                r.metric.clone(),
-                r.verdict.clone(),
-            ]) {
-                c.push(Some(v));
-            }
-            for (c, v) in f.iter_mut().zip([
-                r.baseline,
-                r.baseline_lower,
-                r.baseline_upper,
-                r.candidate,
-                r.candidate_lower,
-                r.candidate_upper,
-                r.delta,
-                r.delta_lower,
-                r.delta_upper,
-                r.gain,
-                r.gain_lower,
-                r.gain_upper,
-                r.p_value,
-                r.p_holm,
-                r.margin,
-                opt(r.p_paired_bs),
-                opt(r.p_ar),
-                if larger_is_better(&r.metric) {
-                    1.0
-                } else {
-                    0.0
-                },
-            ]) {
-                c.push(v);
-            }
-        }
-    }
-    let names = [
-        "baseline",
-        "baseline_lower",
-        "baseline_upper",
-        "candidate",
-        "candidate_lower",
-        "candidate_upper",
-        "delta",
-        "delta_lower",
-        "delta_upper",
-        "gain",
-        "gain_lower",
-        "gain_upper",
-        "p_value",
-        "p_holm",
-    ];
-    let mut b = Builder::default()
-        .text("baseline_system", t[0].clone())
-        .text("system", t[1].clone())
-        .text("scope", t[2].clone())
-        .text("statistic", t[3].clone());
-    for (i, n) in names.iter().enumerate() {
-        b = b.float(n, f[i].clone());
-    }
-    let paired: Vec<Option<&str>> = t[0].iter().map(|_| Some("True")).collect();
-    b.text("verdict", t[4].clone())
-        .text("paired", paired)
-        .float("margin", f[14].clone())
-        .float("p_paired_bs", f[15].clone())
-        .float("p_ar", f[16].clone())
-        .finish("system_comparisons")
+    let rows: Vec<&Comparison> = run.comparisons.iter().flat_map(|(_, r)| r).collect();
+    let extra = |f: fn(&SacreTests) -> Option<f64>| rows.iter().map(move |r| opt(f(&r.extra)));
+    let columns = comparison::Column::span(Field::BaselineSystem, Field::Margin)
+        .chain([
+            comparison::Column::floats("p_paired_bs", extra(|x| x.p_paired_bs)),
+            comparison::Column::floats("p_ar", extra(|x| x.p_ar)),
+        ])
+        .collect();
+    let names: Vec<&str> = run.systems.iter().map(|s| s.name.as_str()).collect();
+    comparison::frame(
+        "system_comparisons",
+        &rows,
+        columns,
+        &names,
+        Spelling::Python,
+    )
 }
 
 type SeqRow = (String, u64, f64, u64);
@@ -618,7 +569,7 @@ fn subset_view(
     cfg: &SequenceConfig,
     name: &str,
     column: &str,
-    subsets: &[(String, usize, &[super::run::SubsetScore])],
+    subsets: &[(String, usize, &[SubsetScore])],
 ) -> Frame {
     let metrics = run.text_metrics(cfg);
     let (mut label, mut n, mut sys) = (vec![], vec![], vec![]);
@@ -816,14 +767,14 @@ pub fn summary(run: &Run, cfg: &SequenceConfig) -> Value {
                 "baseline": run.systems[run.baseline].name,
                 "candidate": run.systems[*s].name,
                 "rows": rows.iter().map(|r| json!({
-                    "statistic": r.metric, "paired": true,
-                    "baseline": number(r.baseline), "baseline_lower": number(r.baseline_lower), "baseline_upper": number(r.baseline_upper),
-                    "candidate": number(r.candidate), "candidate_lower": number(r.candidate_lower), "candidate_upper": number(r.candidate_upper),
-                    "delta": number(r.delta), "delta_lower": number(r.delta_lower), "delta_upper": number(r.delta_upper),
-                    "gain": number(r.gain), "gain_lower": number(r.gain_lower), "gain_upper": number(r.gain_upper),
-                    "p_value": number(r.p_value), "p_holm": number(r.p_holm), "verdict": r.verdict,
-                    "margin": r.margin, "p_paired_bs": r.p_paired_bs, "p_ar": r.p_ar,
-                    "larger_is_better": larger_is_better(&r.metric),
+                    "statistic": r.statistic, "paired": true,
+                    "baseline": number(r.baseline.value), "baseline_lower": number(r.baseline.lower), "baseline_upper": number(r.baseline.upper),
+                    "candidate": number(r.candidate.value), "candidate_lower": number(r.candidate.lower), "candidate_upper": number(r.candidate.upper),
+                    "delta": number(r.delta.value), "delta_lower": number(r.delta.lower), "delta_upper": number(r.delta.upper),
+                    "gain": number(r.gain.value), "gain_lower": number(r.gain.lower), "gain_upper": number(r.gain.upper),
+                    "p_value": number(r.p_value), "p_holm": number(r.p_holm), "verdict": r.verdict.name(),
+                    "margin": r.margin, "p_paired_bs": r.extra.p_paired_bs, "p_ar": r.extra.p_ar,
+                    "larger_is_better": larger_is_better(&r.statistic),
                 })).collect::<Vec<_>>(),
             })
         })

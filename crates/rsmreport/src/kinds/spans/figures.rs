@@ -15,10 +15,9 @@ use anyhow::Result;
 
 use super::run::{kappa_of, PairResult};
 use super::Analysis;
-use crate::kinds::classify::report_figures::safe;
 use rsmreport_report::plots::{
-    forest, kappa_heatmap, stacked_counts, type_confusion, ConfusionPanel, Forest, ForestPanel,
-    KappaMatrix, StackedCounts, TypeConfusion,
+    file_safe, forest, kappa_heatmap, stacked_counts, type_confusion, ConfusionPanel, Forest,
+    ForestPanel, KappaMatrix, StackedCounts, TypeConfusion,
 };
 use rsmreport_report::render::format::{num3, thousands};
 use rsmreport_report::render::{Block, Builder};
@@ -51,15 +50,18 @@ pub fn pairs_heatmap(b: &mut Builder, a: &Analysis) -> Result<Block> {
 /// bootstrap intervals and verdicts.
 pub fn comparison_forests(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
     let comps = &a.sys_iv.comparisons;
-    let mut candidates: Vec<usize> = comps.iter().map(|c| c.candidate).collect();
+    let mut candidates: Vec<usize> = comps.iter().map(|c| c.candidate_system).collect();
     candidates.dedup();
     let mut out = Vec::new();
     for cand in candidates {
-        let mine: Vec<_> = comps.iter().filter(|c| c.candidate == cand).collect();
-        let base = &a.data.annotators[mine[0].baseline];
+        let mine: Vec<_> = comps
+            .iter()
+            .filter(|c| c.candidate_system == cand)
+            .collect();
+        let base = &a.data.annotators[mine[0].baseline_system];
         let name = &a.data.annotators[cand];
         let d = Forest {
-            group: safe(name),
+            group: file_safe(name),
             levels: mine
                 .iter()
                 .map(|c| match c.scope.strip_prefix("label=") {
@@ -72,12 +74,12 @@ pub fn comparison_forests(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
                 statistic: format!("{name} - {base}"),
                 points: mine
                     .iter()
-                    .map(|c| (c.delta, c.interval.lower, c.interval.upper))
+                    .map(|c| (c.delta.value, c.delta.lower, c.delta.upper))
                     .collect(),
             }],
         };
         let mut fig = forest(&d)?;
-        fig.name = format!("spans_forest_{}", safe(name));
+        fig.name = format!("spans_forest_{}", file_safe(name));
         fig.title = format!("Differences of {name} from {base}");
         fig.description = format!(
             "Forest plot: for each statistic (micro and macro F1, micro precision and recall, \

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::tables::agreement_rows;
 use super::Analysis;
 use crate::gates::{judge, Outcome, Stat};
+use crate::kinds::common::gates::unknown_metric;
 use rsmreport_config::closest;
 use rsmreport_config::gates::{parse_targeted, Gate, Scope};
 use rsmreport_config::spans::SpansConfig;
@@ -48,12 +49,7 @@ fn check_metric(cfg: &SpansConfig, metric: &str) -> Result<bool, String> {
         "macro_f1",
         "f1[<type>]",
     ];
-    let hint =
-        closest(metric, names).map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-    Err(format!(
-        "unknown metric \"{metric}\" for spans{hint} (the metrics are {})",
-        names.join(", ")
-    ))
+    Err(unknown_metric("spans", metric, &names, "the metrics"))
 }
 
 /// What a gate applies to: a criterion (agreement) or systems.

@@ -157,12 +157,12 @@ impl super::Report for Analysis {
         {
             out.push(format!(
                 "  {} vs {}: {} {:+.3} [{:+.3}, {:+.3}] {}",
-                self.data.annotators[c.candidate],
-                self.data.annotators[c.baseline],
+                self.data.annotators[c.candidate_system],
+                self.data.annotators[c.baseline_system],
                 c.statistic,
-                c.delta,
-                c.interval.lower,
-                c.interval.upper,
+                c.delta.value,
+                c.delta.lower,
+                c.delta.upper,
                 c.verdict
             ));
         }

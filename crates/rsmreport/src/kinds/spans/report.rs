@@ -71,16 +71,16 @@ pub fn decision(a: &Analysis) -> Decision {
     let mut worse = Vec::new();
     let (mut regressed, mut improved) = (0usize, 0usize);
     for c in a.sys_iv.comparisons.iter().filter(|c| c.scope == "overall") {
-        if c.verdict.contains("regressed") {
+        if c.verdict.direction() == Some(false) {
             regressed += 1;
             worse.push(format!(
                 "{} {} ({:+.3}, {})",
-                name(c.candidate),
+                name(c.candidate_system),
                 c.statistic,
-                c.delta,
+                c.delta.value,
                 c.verdict
             ));
-        } else if c.verdict.contains("improved") {
+        } else if c.verdict.direction() == Some(true) {
             improved += 1;
         }
     }
@@ -135,15 +135,15 @@ fn best_sentence(a: &Analysis) -> String {
         num3(best.modes[best.headline].2[0].f1)
     );
     if let Some(l) = &a.sys_iv.lead {
-        let ci = if l.interval.lower.is_finite() {
-            format!(" [{:+.3}, {:+.3}]", l.interval.lower, l.interval.upper)
+        let ci = if l.delta.lower.is_finite() {
+            format!(" [{:+.3}, {:+.3}]", l.delta.lower, l.delta.upper)
         } else {
             String::new()
         };
         s.push_str(&format!(
             " Against the runner-up {}: {:+.3}{ci} ({}).",
-            name(l.baseline),
-            l.delta,
+            name(l.baseline_system),
+            l.delta.value,
             l.verdict
         ));
     }
@@ -171,7 +171,7 @@ fn glance(a: &Analysis) -> Vec<Glance> {
                     .sys_iv
                     .comparisons
                     .iter()
-                    .find(|c| c.candidate == sys.annotator && c.statistic == "micro_f1")
+                    .find(|c| c.candidate_system == sys.annotator && c.statistic == "micro_f1")
                     .map(|c| format!(" · {} vs baseline", c.verdict))
                     .unwrap_or_default();
                 Glance {
@@ -468,7 +468,7 @@ fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block>
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let frames = tables::frames(a);
     let mut b = Builder::new(&a.cfg.experiment_id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &a.gates, "run")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &a.gates, "run")
         .into_iter()
         .collect();
     let names = section_names(a, &frames);

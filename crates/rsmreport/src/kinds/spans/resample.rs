@@ -6,17 +6,20 @@
 //! by how often each was drawn, every pair's F1 and the mean over pairs
 //! (agreement), and every system's seqeval statistics on the same
 //! resample (paired differences keep their correlation). Intervals are
-//! percentiles, p-values `metrics::paired::bootstrap_p_value`, per-type
-//! rows adjusted with Holm, verdicts compare.md 2.3's words.
+//! percentiles, p-values `metrics::paired::bootstrap_p_value`; the
+//! comparisons are the shared rows (`kinds::common::comparison`), the
+//! per-type rows adjusted with Holm, verdicts compare.md 2.3's words.
 //!
 //! Reads and writes nothing.
 
 use super::run::{score_rows, Results};
-use crate::kinds::compare::verdict::{self as words, Rules};
+use crate::kinds::common::comparison::{adjust_holm, ComparisonRow, Estimate};
+use crate::kinds::common::parallel::{default_threads, parallel};
+use crate::kinds::common::verdict::Verdict;
 use rsmreport_config::intervals::Intervals;
 use rsmreport_config::spans::SpansConfig;
 use rsmreport_metrics::bootstrap::{percentile_interval, replicate_rng, Interval, Plan};
-use rsmreport_metrics::paired::{bootstrap_p_value, holm};
+use rsmreport_metrics::paired::bootstrap_p_value;
 use rsmreport_metrics::spans::agreement::mean_sd;
 use rsmreport_metrics::spans::seqeval::Counts;
 
@@ -32,32 +35,19 @@ pub struct AgreementIntervals {
 /// The headline statistics of one system (spec 4.3), in order.
 pub const STATISTICS: [&str; 4] = ["micro_f1", "macro_f1", "micro_precision", "micro_recall"];
 
-/// One compared statistic.
-#[derive(Clone, Debug)]
-pub struct Comparison {
-    pub baseline: usize,
-    pub candidate: usize,
-    pub scope: String,
-    pub statistic: &'static str,
-    pub base: f64,
-    pub cand: f64,
-    pub delta: f64,
-    pub interval: Interval,
-    pub p_value: f64,
-    pub p_holm: f64,
-    pub verdict: &'static str,
-}
-
 /// Per system (in `Results::systems` order): its headline statistics with
 /// intervals.
 #[derive(Clone, Debug, Default)]
 pub struct SystemIntervals {
     /// `[system][statistic]`.
     pub stats: Vec<Vec<Interval>>,
-    pub comparisons: Vec<Comparison>,
+    /// Against the baseline: the system indices are annotators'; every
+    /// statistic larger is better (the gain is the delta); no interval of
+    /// each side's own.
+    pub comparisons: Vec<ComparisonRow>,
     /// The best system's micro F1 against the runner-up's (two or more
     /// systems): whether the best differs really from the next.
-    pub lead: Option<Comparison>,
+    pub lead: Option<ComparisonRow>,
 }
 
 /// Agreement intervals (NaN without `[intervals]` or replicates).
@@ -198,8 +188,8 @@ fn agreement_draws<T: Count>(
     let rows: Vec<T> = feature_rows(res, n_docs);
     let plan = Plan::single(n_docs);
     let reps = iv.replicates as usize;
-    let threads = crate::kinds::classify::resample::default_threads();
-    let blocks = crate::kinds::classify::resample::parallel(threads, reps.div_ceil(BLOCK), |b| {
+    let threads = default_threads();
+    let blocks = parallel(threads, reps.div_ceil(BLOCK), |b| {
         let (r0, n) = (b * BLOCK, BLOCK.min(reps - b * BLOCK));
         let mut w = vec![0u32; n_docs];
         let mut weights = vec![0u32; n_docs * BLOCK];
@@ -278,6 +268,7 @@ fn system_draws(
 
 /// The point values and replicates every comparison reads.
 struct Compared<'r> {
+    cfg: &'r SpansConfig,
     res: &'r Results,
     labels: &'r [String],
     /// `[system]`: the four headline statistics and the per-type F1s.
@@ -296,8 +287,9 @@ impl Compared<'_> {
     }
 
     /// Statistic `k` (the four headline ones, then per type) of system
-    /// `c` against system `b`: paired bootstrap of the difference.
-    fn row(&self, b: usize, c: usize, k: usize) -> Comparison {
+    /// `c` against system `b`: paired bootstrap of the difference, the
+    /// verdict on it (compare.md 2.3) without Holm's adjustment.
+    fn row(&self, b: usize, c: usize, k: usize) -> ComparisonRow {
         let point = |s: usize| {
             if k < 4 {
                 self.point[s].0[k]
@@ -321,46 +313,36 @@ impl Compared<'_> {
         } else {
             (format!("label={}", self.labels[k - 4]), "f1")
         };
-        Comparison {
-            baseline: self.res.systems[b].annotator,
-            candidate: self.res.systems[c].annotator,
+        let delta = Estimate::with(cand - base, &self.interval(&deltas));
+        let mut row = ComparisonRow {
+            baseline_system: self.res.systems[b].annotator,
+            candidate_system: self.res.systems[c].annotator,
             scope,
-            statistic,
-            base,
-            cand,
-            delta: cand - base,
-            interval: self.interval(&deltas),
+            statistic: statistic.to_string(),
+            baseline: Estimate::point(base),
+            candidate: Estimate::point(cand),
+            delta,
+            gain: delta,
             p_value,
             p_holm: f64::NAN,
-            verdict: "",
-        }
+            verdict: Verdict::NotTestable,
+            margin: self.cfg.margin(statistic),
+            paired: true,
+            extra: (),
+        };
+        row.verdict = row.judged(None);
+        row
     }
 
-    /// Every statistic of `c` against `b`, per-type rows Holm-adjusted.
-    fn rows(&self, b: usize, c: usize) -> Vec<Comparison> {
+    /// Every statistic of `c` against `b`, the per-type rows Holm-adjusted
+    /// (and judged with it).
+    fn rows(&self, b: usize, c: usize) -> Vec<ComparisonRow> {
         let nl = self.labels.len();
-        let mut out: Vec<Comparison> = (0..4).map(|k| self.row(b, c, k)).collect();
-        let mut per_type: Vec<Comparison> = (4..4 + nl).map(|k| self.row(b, c, k)).collect();
-        let adjusted = holm(&per_type.iter().map(|r| r.p_value).collect::<Vec<_>>());
-        for (r, p) in per_type.iter_mut().zip(adjusted) {
-            r.p_holm = p;
-        }
+        let mut out: Vec<ComparisonRow> = (0..4).map(|k| self.row(b, c, k)).collect();
+        let mut per_type: Vec<ComparisonRow> = (4..4 + nl).map(|k| self.row(b, c, k)).collect();
+        adjust_holm(&mut per_type, self.level);
         out.extend(per_type);
         out
-    }
-
-    /// compare.md 2.3's word for a row.
-    fn judge(&self, r: &mut Comparison, cfg: &SpansConfig) {
-        let rules = if r.statistic == "f1" {
-            Rules {
-                paired: true,
-                holm: Some((r.p_holm, self.level)),
-            }
-        } else {
-            Rules::PAIRED
-        };
-        let m = cfg.margin(r.statistic);
-        r.verdict = words::verdict(r.interval.lower, r.interval.upper, m, rules).name();
     }
 }
 
@@ -376,6 +358,7 @@ pub fn systems(
     let ns = res.systems.len();
     let iv = cfg.intervals.filter(|iv| iv.replicates > 0 && n_docs > 0);
     let c = Compared {
+        cfg,
         res,
         labels,
         point: res
@@ -400,15 +383,10 @@ pub fn systems(
             comparisons.extend(c.rows(b, k));
         }
     }
-    comparisons.iter_mut().for_each(|r| c.judge(r, cfg));
     // The best by micro F1 (ties: the earlier) against the runner-up.
     let mut order: Vec<usize> = (0..ns).collect();
     order.sort_by(|&x, &y| c.point[y].0[0].total_cmp(&c.point[x].0[0]));
-    let lead = (ns > 1).then(|| {
-        let mut r = c.row(order[1], order[0], 0);
-        c.judge(&mut r, cfg);
-        r
-    });
+    let lead = (ns > 1).then(|| c.row(order[1], order[0], 0));
     SystemIntervals {
         stats,
         comparisons,

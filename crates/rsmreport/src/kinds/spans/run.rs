@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::read::{Data, Decoded};
+use crate::kinds::common::parallel::{default_threads, parallel};
 use rsmreport_config::spans::{Repair, SpansConfig};
 use rsmreport_metrics::raters::pairs::cohen_kappa;
 use rsmreport_metrics::raters::{PairTable, Weights};
@@ -240,9 +241,9 @@ fn agreement(
     distinct: &[Vec<Vec<Span>>],
 ) -> (Vec<PairResult>, Vec<DocRow>) {
     let nd = d.documents.len();
-    let threads = crate::kinds::classify::resample::default_threads();
+    let threads = default_threads();
     let size = nd.div_ceil(4 * threads).max(64);
-    let chunks = crate::kinds::classify::resample::parallel(threads, nd.div_ceil(size), |c| {
+    let chunks = parallel(threads, nd.div_ceil(size), |c| {
         agreement_chunk(cfg, d, distinct, c * size..((c + 1) * size).min(nd))
     });
     let mut chunks = chunks.into_iter();
@@ -278,8 +279,8 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
         let systems = scope.spawn(|| match reference {
             Some(r) => {
                 let others: Vec<usize> = (0..na).filter(|&a| a != r).collect();
-                let threads = crate::kinds::classify::resample::default_threads();
-                crate::kinds::classify::resample::parallel(threads, others.len(), |k| {
+                let threads = default_threads();
+                parallel(threads, others.len(), |k| {
                     system(cfg, d, &distinct, r, others[k])
                 })
             }

@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::resample::STATISTICS;
 use super::Analysis;
+use crate::kinds::common::comparison::{self, Column, Field, Spelling};
 use rsmreport_core::table::{frame, text_values, Frame, Values};
 use rsmreport_io::output::json::number;
 use rsmreport_metrics::spans::agreement::{mean_sd, Abc, Boundaries, CRITERIA};
@@ -532,51 +533,21 @@ fn nervaluate(a: &Analysis) -> Frame {
     )
 }
 
+/// `<id>_system_comparisons`: the shared comparison table without each
+/// side's own interval (spans has none) and without `paired` or `margin`.
 fn comparisons(a: &Analysis) -> Frame {
-    let rows = a
-        .sys_iv
-        .comparisons
-        .iter()
-        .map(|r| {
-            vec![
-                s(name(a, r.baseline)),
-                s(name(a, r.candidate)),
-                s(r.scope.as_str()),
-                s(r.statistic),
-                C::F(r.base),
-                C::F(r.cand),
-                C::F(r.delta),
-                C::F(r.interval.lower),
-                C::F(r.interval.upper),
-                C::F(r.delta),
-                C::F(r.interval.lower),
-                C::F(r.interval.upper),
-                C::F(r.p_value),
-                C::F(r.p_holm),
-                s(r.verdict),
-            ]
-        })
+    let rows: Vec<_> = a.sys_iv.comparisons.iter().collect();
+    let columns = Column::span(Field::BaselineSystem, Field::Baseline)
+        .chain([Column::Field(Field::Candidate)])
+        .chain(Column::span(Field::Delta, Field::Verdict))
         .collect();
-    build(
+    let names: Vec<&str> = a.data.annotators.iter().map(String::as_str).collect();
+    comparison::frame(
         "system_comparisons",
-        &[
-            "baseline_system",
-            "system",
-            "scope",
-            "statistic",
-            "baseline",
-            "candidate",
-            "delta",
-            "delta_lower",
-            "delta_upper",
-            "gain",
-            "gain_lower",
-            "gain_upper",
-            "p_value",
-            "p_holm",
-            "verdict",
-        ],
-        rows,
+        &rows,
+        columns,
+        &names,
+        Spelling::Lower,
     )
 }
 
@@ -620,9 +591,9 @@ pub fn summary(a: &Analysis) -> Value {
                 .sys_iv
                 .comparisons
                 .iter()
-                .find(|c| c.candidate == sys.annotator && c.statistic == "micro_f1")
+                .find(|c| c.candidate_system == sys.annotator && c.statistic == "micro_f1")
             {
-                m.insert("verdict".into(), json!(c.verdict));
+                m.insert("verdict".into(), json!(c.verdict.name()));
             }
             systems.insert(name(a, sys.annotator).to_string(), Value::Object(m));
         }

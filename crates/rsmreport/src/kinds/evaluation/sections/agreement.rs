@@ -5,7 +5,8 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{add_intervals, add_row_intervals, continuous_human, rounded};
+use super::{add_intervals, add_row_intervals, continuous_human};
+use crate::kinds::common::rounded;
 use crate::kinds::evaluation::report::Builder;
 use rsmreport_config::{Number, ScaleWith};
 use rsmreport_metrics::block::MetricBlock;

@@ -8,7 +8,6 @@ mod agreement;
 mod groups;
 mod meta;
 mod raters;
-pub mod rounded;
 
 use anyhow::{bail, Result};
 use serde::Serialize;

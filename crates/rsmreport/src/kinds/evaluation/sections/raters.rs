@@ -3,13 +3,14 @@
 //! the pairs with the machine as one more rater, the categories), the
 //! "Per score point" subsection of `evaluation` (4) and the PRMSE from
 //! all human ratings under `true_score_evaluation` (5). The blocks are
-//! `rsmreport agree`'s own (`crate::kinds::agree::report`), one level deeper.
+//! those of `rsmreport agree`'s report (`crate::kinds::common::agreement`),
+//! one level deeper.
 //! Reads the run's typed results; no I/O, no rendering.
 
 use anyhow::Result;
 
 use super::add_row_intervals;
-use crate::kinds::agree::report::{
+use crate::kinds::common::agreement::{
     categories_blocks, classification_tables, coefficients_blocks, pairs_blocks,
 };
 use crate::kinds::evaluation::report::Builder;

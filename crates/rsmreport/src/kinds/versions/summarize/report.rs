@@ -10,9 +10,9 @@
 
 use anyhow::Result;
 
-use crate::kinds::compare::report::{number, verdict_class};
-use crate::kinds::summarize::run::Summary;
-use crate::kinds::summarize::tables::{statistic_names, subgroups};
+use crate::kinds::versions::report::{number, verdict_class};
+use crate::kinds::versions::summarize::run::Summary;
+use crate::kinds::versions::summarize::tables::{statistic_names, subgroups};
 use rsmreport_report::render::context::{Cell, Glance, InputCtx, Row, Table};
 use rsmreport_report::render::format::{escape_html, num3, raw_value};
 use rsmreport_report::render::tables::{head, text_cell};
@@ -109,14 +109,14 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
         true,
         true,
     );
-    let names: Vec<&str> = crate::kinds::compare::paired::HEADLINE
+    let names: Vec<&str> = crate::kinds::versions::build::paired::HEADLINE
         .iter()
         .map(|st| st.name)
         .filter(|n| {
             s.versions.iter().any(|v| {
                 v.delta
                     .as_ref()
-                    .is_some_and(|(_, r)| r.iter().any(|r| r.statistic.name == *n))
+                    .is_some_and(|(_, r)| r.iter().any(|r| r.statistic == *n))
             })
         })
         .collect();
@@ -134,16 +134,16 @@ fn delta_table(b: &mut Builder, s: &Summary) -> Table {
             text_cell(if *paired { "yes" } else { "no" }),
         ];
         for n in &names {
-            cells.push(match rows.iter().find(|r| r.statistic.name == *n) {
+            cells.push(match rows.iter().find(|r| r.statistic == *n) {
                 Some(r) => Cell {
                     class: format!("num {}", verdict_class(r.verdict)),
                     title: format!(
                         "{} (gain {}, {})",
                         r.verdict.name(),
-                        num3(r.gain.0),
+                        num3(r.gain.value),
                         rsmreport_report::render::format::p_clause(r.p_value)
                     ),
-                    ..number(r.delta.0, Some((r.delta.1, r.delta.2)))
+                    ..number(r.delta.value, Some((r.delta.lower, r.delta.upper)))
                 },
                 None => text_cell(""),
             });
@@ -272,7 +272,7 @@ fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
                 .join(", ")
         )));
     }
-    for st in crate::kinds::compare::paired::HEADLINE {
+    for st in crate::kinds::versions::build::paired::HEADLINE {
         let values: Vec<(f64, f64, f64)> = s
             .versions
             .iter()
@@ -353,7 +353,7 @@ fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
 /// first in the badge; a warning per version whose shared responses have
 /// other human scores than the baseline's.
 pub fn decision(s: &Summary) -> Decision {
-    use crate::kinds::compare::report::{verdict_badge, verdict_counts};
+    use crate::kinds::versions::report::{verdict_badge, verdict_counts};
     use rsmreport_report::render::format::thousands;
     let base = &s.versions[s.baseline];
     let gates = |v: &super::run::Version| match v.gates_passed {
@@ -404,7 +404,7 @@ pub fn decision(s: &Summary) -> Decision {
             format!(
                 "{} of {} regressed",
                 thousands(regressed_versions as u64),
-                super::versions(others)
+                super::count_versions(others)
             ),
         )
     } else if improved_versions > 0 {
@@ -473,7 +473,10 @@ fn header(s: &Summary, epoch: i64) -> Header {
             .iter()
             .map(|v| InputCtx {
                 role: v.label.clone(),
-                path: crate::kinds::compare::read::folder_label(&v.folder, v.inputs.files.len()),
+                path: crate::kinds::versions::folders::folder_label(
+                    &v.folder,
+                    v.inputs.files.len(),
+                ),
                 rows: if v.n.is_finite() {
                     format!("{}", v.n)
                 } else {

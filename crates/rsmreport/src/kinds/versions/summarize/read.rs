@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::kinds::common::parallel::parallel;
 use rsmreport_core::provenance::{folder_digest, FolderDigest};
 use rsmreport_io::input::archive::{Archive, ArchiveError, Responses};
 
@@ -40,19 +41,7 @@ pub fn open_all(dirs: &[PathBuf]) -> Result<Vec<Opened>, ArchiveError> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let mut slots: Vec<Option<Result<Opened, _>>> = (0..dirs.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let chunk = dirs.len().div_ceil(threads).max(1);
-        for (part, out) in slots.chunks_mut(chunk).enumerate() {
-            scope.spawn(move || {
-                for (k, slot) in out.iter_mut().enumerate() {
-                    *slot = Some(Opened::read(&dirs[part * chunk + k]));
-                }
-            });
-        }
-    });
-    slots
+    parallel(threads, dirs.len(), |k| Opened::read(&dirs[k]))
         .into_iter()
-        .map(|s| s.expect("every folder was read"))
         .collect()
 }

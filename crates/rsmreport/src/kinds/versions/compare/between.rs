@@ -11,8 +11,8 @@
 
 use std::collections::HashSet;
 
-use crate::kinds::compare::paired::Aligned;
-use crate::kinds::compare::pairing::Pairing;
+use crate::kinds::versions::build::paired::Aligned;
+use crate::kinds::versions::build::pairing::Pairing;
 use rsmreport_core::table::FxBuild;
 use rsmreport_io::input::archive::Responses;
 use rsmreport_metrics::agreement::exact_agreement;

@@ -7,43 +7,25 @@
 //!
 //! Produces a [`Report`] value; writes nothing.
 
-use crate::kinds::compare::paired::{DeltaRow, LevelRow};
-use crate::kinds::compare::run::Comparison;
-use crate::kinds::compare::sections;
-use crate::kinds::compare::verdict::Verdict;
+use crate::kinds::common::comparison::Estimate;
+use crate::kinds::common::verdict::Verdict;
+use crate::kinds::versions::build::paired::{LevelRow, VerdictRow};
+use crate::kinds::versions::compare::run::Comparison;
+use crate::kinds::versions::compare::sections;
+use crate::kinds::versions::report::{number, verdict_badge, verdict_class, verdict_counts};
 use rsmreport_report::render::context::{Cell, Glance, InputCtx, Row, Table};
 use rsmreport_report::render::format::{escape_html, num3, thousands};
 use rsmreport_report::render::tables::{head, p_value_cell, stick_column, text_cell};
 use rsmreport_report::render::{Block, Decision, Header, Section, Tone, Version};
 use rsmreport_report::render::{Builder, Report};
 
-/// The CSS class of a verdict cell (the colour repeats the word).
-pub(crate) fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Improved => "verdict verdict-improved",
-        Verdict::LikelyImproved => "verdict verdict-improved verdict-likely",
-        Verdict::Regressed => "verdict verdict-regressed",
-        Verdict::LikelyRegressed => "verdict verdict-regressed verdict-likely",
-        Verdict::ChangedWithinMargin => "verdict verdict-within",
-        Verdict::Equivalent
-        | Verdict::NoDetectableChange
-        | Verdict::NoDetectableChangeAfterHolm
-        | Verdict::NotTestable
-        | Verdict::NotComparable => "verdict verdict-none",
-    }
-}
-
-/// A number with its interval under it: the report engine's
-/// [`interval_cell`](rsmreport_report::render::tables::interval_cell).
-pub(crate) use rsmreport_report::render::tables::interval_cell as number;
-
-fn triple(t: (f64, f64, f64)) -> Cell {
-    number(t.0, Some((t.1, t.2)))
+fn triple(e: Estimate) -> Cell {
+    number(e.value, Some((e.lower, e.upper)))
 }
 
 /// The cells of one difference: baseline, candidate, Δ (signed), gain
 /// (oriented: positive is better), p, verdict.
-pub(crate) fn delta_cells(r: &DeltaRow) -> Vec<Cell> {
+pub(crate) fn delta_cells(r: &VerdictRow) -> Vec<Cell> {
     vec![
         triple(r.baseline),
         triple(r.candidate),
@@ -90,7 +72,7 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
         .map(|r| Row {
             cells: std::iter::once(Cell {
                 header: true,
-                ..text_cell(r.statistic.name)
+                ..text_cell(&r.statistic)
             })
             .chain(delta_cells(r))
             .chain(std::iter::once(text_cell(&cross_check_text(r))))
@@ -103,8 +85,8 @@ fn verdict_table(b: &mut Builder, c: &Comparison) -> Table {
 }
 
 /// The cross-check of a verdict row in words (empty without one).
-fn cross_check_text(r: &DeltaRow) -> String {
-    match r.cross_check {
+fn cross_check_text(r: &VerdictRow) -> String {
+    match r.extra.cross_check {
         Some(x) if x.method == "zou" => format!("Zou: [{}, {}]", num3(x.lower), num3(x.upper)),
         Some(x) if x.p_value < 0.001 => "McNemar: p < 0.001".into(),
         Some(x) if x.p_value.is_finite() => {
@@ -122,16 +104,16 @@ fn cross_check_text(r: &DeltaRow) -> String {
 /// one row each: level, statistic, Δ with its interval, p (Holm); `None`
 /// when no level regressed.
 fn regressed_table(b: &mut Builder, c: &Comparison) -> Option<Table> {
-    let rows: Vec<Row> = crate::kinds::compare::tables::regressed_levels(c)
+    let rows: Vec<Row> = crate::kinds::versions::compare::tables::regressed_levels(c)
         .map(|(g, r)| Row {
             cells: vec![
                 Cell {
                     header: true,
                     ..text_cell(&format!("{g}={}", r.level))
                 },
-                text_cell(r.row.statistic.name),
-                number(r.row.delta.0, Some((r.row.delta.1, r.row.delta.2))),
-                p_value_cell(r.p_holm),
+                text_cell(&r.row.statistic),
+                triple(r.row.delta),
+                p_value_cell(r.row.p_holm),
             ],
             class: String::new(),
         })
@@ -192,11 +174,11 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
                     header: true,
                     ..text_cell(&r.level)
                 },
-                text_cell(r.row.statistic.name),
+                text_cell(&r.row.statistic),
                 rsmreport_report::render::tables::count_cell(r.n as f64),
             ];
             cells.extend(delta_cells(&r.row));
-            cells.push(p_value_cell(r.p_holm));
+            cells.push(p_value_cell(r.row.p_holm));
             Row {
                 cells,
                 class: String::new(),
@@ -329,9 +311,9 @@ fn words_table(b: &mut Builder) -> Table {
 
 /// The direction of `SMD` and of every `DSM` level that moved (a sign
 /// flip, or a verdict other than `equivalent` or `no detectable change`)
-/// in words ([`crate::kinds::compare::paired::direction`]).
+/// in words ([`crate::kinds::versions::build::paired::direction`]).
 pub(crate) fn directions(c: &Comparison) -> Vec<String> {
-    use crate::kinds::compare::paired::direction;
+    use crate::kinds::versions::build::paired::direction;
     let overall = c
         .overall
         .iter()
@@ -339,7 +321,7 @@ pub(crate) fn directions(c: &Comparison) -> Vec<String> {
         .filter_map(|r| direction(r, None));
     let levels = c.groups.iter().flat_map(|(g, rows)| {
         rows.iter()
-            .filter(|r| r.row.statistic.absolute && moved(&r.row))
+            .filter(|r| r.row.extra.statistic.absolute && moved(&r.row))
             .filter_map(move |r| direction(&r.row, Some(&format!("{g}={}", r.level))))
     });
     overall.chain(levels).collect()
@@ -347,8 +329,8 @@ pub(crate) fn directions(c: &Comparison) -> Vec<String> {
 
 /// Whether a level's signed statistic moved enough to be worth words: its
 /// sign flipped, or its verdict says it changed.
-fn moved(r: &DeltaRow) -> bool {
-    let (b, c) = (r.baseline.0, r.candidate.0);
+fn moved(r: &VerdictRow) -> bool {
+    let (b, c) = (r.baseline.value, r.candidate.value);
     let flipped = b * c < 0.0;
     flipped || r.verdict.direction().is_some() || r.verdict == Verdict::ChangedWithinMargin
 }
@@ -431,7 +413,7 @@ fn verdict_intro(c: &Comparison) -> String {
             c.settings.level * 100.0,
             rsmreport_report::render::format::thousands(c.settings.replicates)
         )
-    } else if c.overall.iter().any(|r| r.delta.1.is_finite()) {
+    } else if c.overall.iter().any(|r| r.delta.lower.is_finite()) {
         format!(
             "Unpaired: different responses, differences mix the engine and the sample. The \
              versions share no response, so each version's {} statistics come from its own \
@@ -475,37 +457,6 @@ pub(crate) fn ground_warning(c: &Comparison) -> Option<String> {
     ))
 }
 
-/// How many of `rows` regressed, improved, and were tested at all.
-pub(crate) fn verdict_counts<'r>(
-    rows: impl Iterator<Item = &'r DeltaRow>,
-) -> (usize, usize, usize) {
-    let (mut regressed, mut improved, mut tested) = (0, 0, 0);
-    for r in rows {
-        match r.verdict {
-            Verdict::Regressed | Verdict::LikelyRegressed => regressed += 1,
-            Verdict::Improved | Verdict::LikelyImproved => improved += 1,
-            _ => {}
-        }
-        if !matches!(r.verdict, Verdict::NotTestable | Verdict::NotComparable) {
-            tested += 1;
-        }
-    }
-    (regressed, improved, tested)
-}
-
-/// The badge and tone of verdict counts `(regressed, improved, tested)`.
-pub(crate) fn verdict_badge(
-    (regressed, improved, tested): (usize, usize, usize),
-) -> (Tone, &'static str) {
-    match (regressed, improved) {
-        _ if tested == 0 => (Tone::Info, "not testable"),
-        (0, 0) => (Tone::Pass, "no regression"),
-        (0, _) => (Tone::Pass, "improved"),
-        (_, 0) => (Tone::Fail, "regressed"),
-        _ => (Tone::Warn, "mixed"),
-    }
-}
-
 /// What the comparison decided (issue 38): the overall verdict with its
 /// counts, the gates, and the warning of different ground truth.
 pub fn decision(c: &Comparison) -> Decision {
@@ -546,7 +497,7 @@ pub fn decision(c: &Comparison) -> Decision {
         .overall
         .iter()
         .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::LikelyRegressed))
-        .map(|r| format!("Δ {}", r.statistic.name))
+        .map(|r| format!("Δ {}", r.statistic))
         .collect();
     d
 }
@@ -555,16 +506,16 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
     let glance = c
         .overall
         .iter()
-        .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.name))
+        .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.as_str()))
         .map(|r| Glance {
-            label: format!("Δ {}", r.statistic.name),
-            value: format!("{:+.3}", r.delta.0),
-            title: format!("{}: {}", r.statistic.name, r.verdict.name()),
+            label: format!("Δ {}", r.statistic),
+            value: format!("{:+.3}", r.delta.value),
+            title: format!("{}: {}", r.statistic, r.verdict.name()),
             ci: format!(
                 "{}% CI [{}, {}]",
                 c.settings.level * 100.0,
-                num3(r.delta.1),
-                num3(r.delta.2)
+                num3(r.delta.lower),
+                num3(r.delta.upper)
             ),
         })
         .collect();
@@ -579,7 +530,7 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
                 value: c.candidate_label.clone(),
             },
         ],
-        intro_html: if c.paired || c.overall.iter().all(|r| r.delta.1.is_nan()) {
+        intro_html: if c.paired || c.overall.iter().all(|r| r.delta.lower.is_nan()) {
             format!(
                 "This report compares the candidate <strong>{}</strong> with the baseline \
                  <strong>{}</strong> on the responses both evaluated.",
@@ -614,7 +565,7 @@ fn header(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 /// The comparison's report; `inputs` are the two folders.
 pub fn report(c: &Comparison, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let mut b = Builder::new(&c.id, false);
-    let panels: Vec<_> = crate::kinds::evaluation::gates::panel(&mut b, &c.gates, "comparison")
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, &c.gates, "comparison")
         .into_iter()
         .collect();
     let sections = sections(&mut b, c)?;

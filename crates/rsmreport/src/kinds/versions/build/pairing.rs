@@ -1,5 +1,5 @@
-//! Command assembly (compare): which responses two folders share (compare spec
-//! 2.1). The paired analyses use the common ids whose human scores agree:
+//! Command assembly (the version workflow, `build`'s folders): which
+//! responses two folders share (compare spec 2.1). The paired analyses use the common ids whose human scores agree:
 //! the first human score equal, and the second equal or missing on both
 //! sides (when both folders have second scores). Everything else is
 //! counted for the preflight table.

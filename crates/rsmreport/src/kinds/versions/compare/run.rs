@@ -3,13 +3,15 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use crate::kinds::compare::paired::{
-    self, Aligned, DeltaRow, LevelRow, Side, Statistic, BY_LEVEL, HEADLINE,
+use crate::kinds::common::verdict::Verdict;
+use crate::kinds::versions::build::config_text;
+use crate::kinds::versions::build::deltas::{margin, stored_value, test_takers, Ground};
+use crate::kinds::versions::build::paired::{
+    self, Aligned, LevelRow, Side, Statistic, VerdictRow, BY_LEVEL, HEADLINE,
 };
-use crate::kinds::compare::pairing::{pair, Pairing};
-use crate::kinds::compare::preflight::{self, PreflightRow};
-use crate::kinds::compare::verdict::Verdict;
-use rsmreport_config::compare::{CompareConfig, Units};
+use crate::kinds::versions::build::pairing::{pair, Pairing};
+use crate::kinds::versions::compare::preflight::{self, PreflightRow};
+use rsmreport_config::compare::CompareConfig;
 use rsmreport_config::intervals::Intervals;
 use rsmreport_core::schema::NO_INFO;
 use rsmreport_io::input::archive::{Archive, ArchiveError, Problem, Responses};
@@ -27,7 +29,7 @@ pub struct Comparison {
     /// Whether the verdicts come from paired responses.
     pub paired: bool,
     pub preflight: Vec<PreflightRow>,
-    pub overall: Vec<DeltaRow>,
+    pub overall: Vec<VerdictRow>,
     /// Per subgroup, its level rows.
     pub groups: Vec<(String, Vec<LevelRow>)>,
     /// Sentences for the user: warnings of the preflight, missing files,
@@ -38,7 +40,7 @@ pub struct Comparison {
     pub gates: Vec<crate::gates::Outcome>,
     /// The stored tables' old / new / Δ, provenance, and the two versions
     /// against each other (report sections 3-9).
-    pub extra: crate::kinds::compare::stored::Extra,
+    pub extra: crate::kinds::versions::compare::stored::Extra,
     /// Every margin in force, by statistic name (compare spec 2.3).
     pub margins: Vec<(&'static str, f64)>,
     /// The score type each side's own report leads with `[baseline,
@@ -49,44 +51,11 @@ pub struct Comparison {
     pub ground: Option<Ground>,
 }
 
-/// The responses both folders evaluated, and how many of them have
-/// different first human scores on the two sides (different ground
-/// truth: those are not paired).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ground {
-    /// Response ids on both sides.
-    pub common: usize,
-    /// Of them, those whose first human scores differ.
-    pub differing: usize,
-    /// The responses paired (common, same human score).
-    pub paired: usize,
-}
-
 fn usage(message: String) -> ArchiveError {
     ArchiveError {
         problem: Problem::Usage,
         error: anyhow::anyhow!(message),
     }
-}
-
-/// What `compare` or `summarize` reads, for
-/// [`rsmreport_io::output::refuse_inputs_inside`]: the experiment folder of each
-/// folder argument and the given files (a config, a gates file).
-pub fn input_paths<P: AsRef<std::path::Path>>(
-    folders: &[P],
-    files: &[Option<&std::path::Path>],
-) -> Vec<std::path::PathBuf> {
-    let folders = folders
-        .iter()
-        .map(|f| rsmreport_io::input::archive::experiment_folder(f.as_ref()));
-    folders
-        .chain(files.iter().flatten().map(|f| f.to_path_buf()))
-        .collect()
-}
-
-/// The margin of `s`: the configured one, else its default.
-pub fn margin(cfg: &CompareConfig, s: &Statistic) -> f64 {
-    cfg.margins.get(s.name).copied().unwrap_or(s.margin)
 }
 
 /// The statistic names a margin may be given for.
@@ -260,7 +229,7 @@ pub fn compare(b: &Archive, c: &Archive, cfg: &CompareConfig) -> Result<Comparis
         notes: missing_notes(b, c),
         gates: Vec::new(),
         extra: timed("stored tables", || {
-            crate::kinds::compare::stored::Extra::new(b, c)
+            crate::kinds::versions::compare::stored::Extra::new(b, c)
         }),
         margins: statistic_names()
             .into_iter()
@@ -321,7 +290,7 @@ fn not_comparable(cmp: &mut Comparison) {
             .iter_mut()
             .flat_map(|(_, rows)| rows.iter_mut().map(|r| &mut r.row)),
     );
-    for r in rows.filter(|r| SCALE_BOUND.contains(&r.statistic.name)) {
+    for r in rows.filter(|r| SCALE_BOUND.contains(&r.statistic.as_str())) {
         r.verdict = Verdict::NotComparable;
     }
 }
@@ -365,7 +334,7 @@ fn headline_note(heads: &[String; 2], cfg: &CompareConfig, notes: &mut Vec<Strin
 /// scales differ); whether the scales are the same.
 fn scale_note(b: &Archive, c: &Archive, notes: &mut Vec<String>) -> bool {
     let range = |a: &Archive| {
-        let get = |k| preflight::config_text(a, k);
+        let get = |k| config_text(a, k);
         (get("trim_min"), get("trim_max"))
     };
     let (rb, rc) = (range(b), range(c));
@@ -453,7 +422,7 @@ fn paired_comparison(
         groups([rb, rc], p, &data, cfg, margin, &mut cmp.notes)
     });
     cmp.extra.between = Some(timed("between the versions", || {
-        crate::kinds::compare::between::between(rb, p, &data)
+        crate::kinds::versions::compare::between::between(rb, p, &data)
     }));
     Ok(())
 }
@@ -472,84 +441,6 @@ fn variance_note([rb, rc]: [&Responses; 2], notes: &mut Vec<String>) {
         text(rb.rater_error_variance),
         text(rc.rater_error_variance)
     ));
-}
-
-/// Whether whole test takers are resampled: `[intervals] unit` (`auto`:
-/// when both folders name their test takers in `test_metadata`).
-fn test_takers(cfg: &CompareConfig, sides: [&Responses; 2]) -> Result<bool, String> {
-    let both = sides.iter().all(|r| r.candidates.is_some());
-    match cfg.units {
-        Units::Responses => Ok(false),
-        Units::Auto => Ok(both),
-        Units::TestTakers if both => Ok(true),
-        Units::TestTakers => Err(
-            "intervals.unit = \"candidate\" resamples whole test takers, but a folder's \
-             test_metadata has no candidate column (build the experiment with \
-             candidate_column); use unit = \"response\" or \"auto\""
-                .into(),
-        ),
-    }
-}
-
-/// The whole-set verdict rows of `candidate` against `baseline` on the
-/// score type `score_type` (both must have it): paired on the responses
-/// they share, else unpaired (compare spec 2.2, 2.4). Returns whether the
-/// rows are paired. For `summarize`: no subgroups, no preflight.
-pub fn headline_deltas(
-    baseline: &Responses,
-    candidate: &Responses,
-    score_type: &str,
-    cfg: &CompareConfig,
-) -> Option<(bool, Vec<DeltaRow>)> {
-    let margin = |s: &Statistic| margin(cfg, s);
-    let p = pair(baseline, candidate);
-    let takers = test_takers(cfg, [baseline, candidate]).unwrap_or(false);
-    if p.is_paired() {
-        let data = paired::align(baseline, candidate, &p, score_type, takers)?;
-        return Some((true, paired::overall_deltas(&data, &cfg.intervals, &margin)));
-    }
-    let with_h2 = baseline.sc2.is_some() && candidate.sc2.is_some();
-    let sides = [
-        Side::of(baseline, score_type, with_h2, takers)?,
-        Side::of(candidate, score_type, with_h2, takers)?,
-    ];
-    Some((
-        false,
-        paired::unpaired_overall_deltas(sides, &cfg.intervals, &margin),
-    ))
-}
-
-/// Whether [`headline_deltas`] of `candidate` against `baseline` is
-/// paired on every response in order, with the very inputs of the two
-/// sides' own runs ([`paired::side_run`], which resampled test takers when
-/// `side_takers`): the same ids in the same order, the same first and
-/// second human scores bit for bit (so every response pairs, and the
-/// paired run's human scores are each side's), and the same resampling
-/// units. Then its rows are [`paired::SideRun::deltas`] of the two runs.
-pub fn same_responses(
-    baseline: &Responses,
-    candidate: &Responses,
-    cfg: &CompareConfig,
-    side_takers: bool,
-) -> bool {
-    let bits = |a: &[f64], b: &[f64]| {
-        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
-    };
-    let sc2 = match (&baseline.sc2, &candidate.sc2) {
-        (None, None) => true,
-        (Some(a), Some(b)) => bits(a, b),
-        _ => false,
-    };
-    let takers = test_takers(cfg, [baseline, candidate]).unwrap_or(false);
-    let paired_units = baseline.candidates.as_ref().filter(|_| takers);
-    let same_units = [baseline, candidate]
-        .iter()
-        .all(|r| r.candidates.as_ref().filter(|_| side_takers) == paired_units);
-    !baseline.is_empty()
-        && baseline.ids == candidate.ids
-        && bits(&baseline.sc1, &candidate.sc1)
-        && sc2
-        && same_units
 }
 
 /// The compared subgroups: the configured ones, else every subgroup of
@@ -597,6 +488,7 @@ fn groups(
                         .or_else(|| group_codes(rc, g, p.pairs.iter().map(|&(_, j)| j)))?;
                     let stream = k as u64 + 1;
                     Some(paired::group_deltas(
+                        g,
                         data,
                         &codes,
                         &labels,
@@ -648,6 +540,7 @@ fn unpaired<'a>(
             continue;
         };
         let rows = paired::unpaired_group_deltas(
+            g,
             [(sb, &cb, &lb), (sc, &cc, &lc)],
             k as u64 + 1,
             &cfg.intervals,
@@ -667,43 +560,9 @@ pub fn stored_score_type(b: &Archive, _c: &Archive, cfg: &CompareConfig) -> Stri
         .unwrap_or_else(|| headline_type(b).to_string())
 }
 
-/// A headline statistic's estimate in a folder's own tables (`kappa` and
-/// the agreement rates of `eval` from the rounded score type's row).
-pub fn stored_value(a: &Archive, st: &Statistic, score_type: &str) -> Option<f64> {
-    a.table(st.table)?
-        .value_at(&stored_row(st, score_type), st.metric)
-}
-
-/// The row of a statistic in its stored table: the rounded score type for
-/// the agreement statistics of `eval`.
-fn stored_row(st: &Statistic, score_type: &str) -> String {
-    if st.rounded && st.table == "eval" {
-        format!("{score_type}_round")
-    } else {
-        score_type.to_string()
-    }
-}
-
-/// [`stored_value`] with the interval at `level` of the build's
-/// `<table>_ci` table (NaN bounds without one: a folder of rsmeval,
-/// intervals off, or another level).
-pub fn stored_estimate(
-    a: &Archive,
-    st: &Statistic,
-    score_type: &str,
-    level: f64,
-) -> Option<(f64, f64, f64)> {
-    let value = stored_value(a, st, score_type)?;
-    let cell = (st.table, stored_row(st, score_type), st.metric);
-    let (lo, hi) = a
-        .stored_interval((cell.0, &cell.1, cell.2), Some(level))
-        .unwrap_or((f64::NAN, f64::NAN));
-    Some((value, lo, hi))
-}
-
 /// The headline statistics' stored estimates of both sides (compare spec
 /// 2.4, no per-response files): no interval, verdict `not testable`.
-fn stored_rows(b: &Archive, c: &Archive, score_type: &str) -> Vec<DeltaRow> {
+fn stored_rows(b: &Archive, c: &Archive, score_type: &str) -> Vec<VerdictRow> {
     HEADLINE
         .iter()
         .filter_map(|st| {

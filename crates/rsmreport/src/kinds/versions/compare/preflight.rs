@@ -3,9 +3,8 @@
 //!
 //! Pure: reads the archives' values, writes nothing.
 
-use serde_json::Value;
-
-use crate::kinds::compare::pairing::{Pairing, LOW_OVERLAP};
+use crate::kinds::versions::build::config_text;
+use crate::kinds::versions::build::pairing::{Pairing, LOW_OVERLAP};
 use rsmreport_io::input::archive::{Archive, Responses};
 
 /// One row of the preflight table.
@@ -117,15 +116,6 @@ fn response_rows(p: &Pairing) -> Vec<PreflightRow> {
         )
     });
     out
-}
-
-/// A saved-configuration value as text (`""` when absent).
-pub(crate) fn config_text(a: &Archive, key: &str) -> String {
-    match a.config.get(key) {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-    }
 }
 
 /// The input files' checksums of an rsmreport folder's summary.

@@ -10,7 +10,8 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use crate::kinds::compare::between::Between;
+use crate::kinds::versions::build::config_text;
+use crate::kinds::versions::compare::between::Between;
 use rsmreport_core::table::{Cell, Table, Values};
 use rsmreport_io::input::archive::{Archive, INDEX};
 
@@ -346,15 +347,6 @@ fn one_side(b: &Archive, c: &Archive, group: &str) -> Option<OneSide> {
         candidate_only: only(&lc, &lb),
     };
     (!out.baseline_only.is_empty() || !out.candidate_only.is_empty()).then_some(out)
-}
-
-/// A saved-configuration value as text (`""` when absent).
-fn config_text(a: &Archive, key: &str) -> String {
-    match a.config.get(key) {
-        None | Some(serde_json::Value::Null) => String::new(),
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-    }
 }
 
 /// The input files of a side's `summary.json` with their checksums, one

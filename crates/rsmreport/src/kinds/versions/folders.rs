@@ -1,8 +1,11 @@
-//! Command assembly (compare, and summarize through it): opens the
-//! archived folders with the archive reader ([`rsmreport_io::input::archive`])
-//! and records what was read: the SHA-256 of every file read from each
-//! folder, the folder's digest over them ([`rsmreport_core::provenance::FolderDigest`]),
-//! and the checksum of each other file given (a config, a gates file).
+//! Command assembly (the version workflow: `compare`, `summarize`): the
+//! folders a command reads, for the output-folder check ([`input_paths`]);
+//! `compare`'s two folders opened with the archive reader
+//! ([`rsmreport_io::input::archive`], [`open_both`]); and the record of what
+//! was read: the SHA-256 of every file read from each folder, the folder's
+//! digest over them ([`rsmreport_core::provenance::FolderDigest`]), and the
+//! checksum of each other file given (a config, a gates file), with their
+//! rows of the report and of the JSON's `inputs`.
 //!
 //! Reads the folders and hashes the files it read; computes no statistic;
 //! writes nothing.
@@ -118,4 +121,19 @@ pub fn inputs_json(inputs: &[InputRecord]) -> Value {
             })
             .collect(),
     )
+}
+
+/// What `compare` or `summarize` reads, for
+/// [`rsmreport_io::output::refuse_inputs_inside`]: the experiment folder of each
+/// folder argument and the given files (a config, a gates file).
+pub fn input_paths<P: AsRef<std::path::Path>>(
+    folders: &[P],
+    files: &[Option<&std::path::Path>],
+) -> Vec<std::path::PathBuf> {
+    let folders = folders
+        .iter()
+        .map(|f| rsmreport_io::input::archive::experiment_folder(f.as_ref()));
+    folders
+        .chain(files.iter().flatten().map(|f| f.to_path_buf()))
+        .collect()
 }

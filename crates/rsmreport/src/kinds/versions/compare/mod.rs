@@ -1,15 +1,15 @@
-//! `rsmreport compare` (compare spec): model versions from archived
-//! output folders.
+//! `rsmreport compare` (compare spec): two model versions from archived
+//! output folders, one command of the version workflow
+//! ([`crate::kinds::versions`]).
 //!
-//! * [`read`]: both folders through the archive reader
-//!   ([`rsmreport_io::input::archive`]), with the checksum of every file read.
-//! * [`run`]: one comparison: [`pairing`] finds the responses two folders
-//!   share, [`paired`] computes the paired differences with the code of
-//!   `build`, [`preflight`] says what is compared, [`stored`] the old /
-//!   new / Δ of the tables both folders stored, [`between`] the two
-//!   versions against each other on the paired responses, [`gates`] the
-//!   quality gates of `--gates`, [`verdict`] the one verdict rule (compare
-//!   spec 2.3) of `compare`, `summarize` and `classify`.
+//! * [`run`]: one comparison: both folders through the archive reader
+//!   (`versions::folders`, with the checksum of every file read), the
+//!   responses they share and their paired differences
+//!   (`versions::build`: the code of `build`), [`preflight`] says what is
+//!   compared, [`stored`] the old / new / Δ of the tables both folders
+//!   stored, [`between`] the two versions against each other on the
+//!   paired responses, [`gates`] the quality gates of `--gates`; the
+//!   verdicts are the shared rows and rule (`kinds::common`).
 //! * [`tables`]: the tables and the summary's keys.
 //! * [`report`]: the HTML report with the sections 3-9 of [`sections`].
 //! * this file: the kind's contract ([`Compare`], run by
@@ -17,8 +17,8 @@
 //!   comparing, judge the gates; its data for the shared writer
 //!   ([`crate::kinds::archive`]) and terminal lines.
 //!
-//! `summarize` ([`crate::kinds::summarize`]) builds on [`run::headline_deltas`]
-//! and [`read`]. Not yet built (issue 13): resampling test takers.
+//! Uses no module of `summarize` (what both use sits beside them in
+//! `versions`).
 //!
 //! Command assembly: reads the folders (in `read` only); writes no files
 //! and computes no statistic itself (the statistics come from the functions
@@ -26,16 +26,12 @@
 
 pub mod between;
 pub mod gates;
-pub mod paired;
-pub mod pairing;
 pub mod preflight;
-pub mod read;
 pub mod report;
 pub mod run;
 pub mod sections;
 pub mod stored;
 pub mod tables;
-pub mod verdict;
 
 use std::path::{Path, PathBuf};
 
@@ -86,7 +82,7 @@ pub fn load(
 /// `rsmreport compare`: run it with [`crate::kinds::run`].
 pub struct Compare;
 
-impl super::Kind for Compare {
+impl crate::kinds::Kind for Compare {
     type Config = CompareRequest;
     const NAME: &'static str = "compare";
 
@@ -96,13 +92,13 @@ impl super::Kind for Compare {
     }
 
     fn inputs(r: &CompareRequest) -> Vec<PathBuf> {
-        run::input_paths(
+        crate::kinds::versions::folders::input_paths(
             &[&r.baseline, &r.candidate],
             &[r.config_file.as_deref(), r.gates_file.as_deref()],
         )
     }
 
-    fn compute(r: CompareRequest) -> anyhow::Result<Box<dyn super::Report>> {
+    fn compute(r: CompareRequest) -> anyhow::Result<Box<dyn crate::kinds::Report>> {
         let (b, c) =
             read::open_both(&r.baseline, &r.candidate).map_err(ArchiveError::classified)?;
         let gate_list = match &r.gates_file {
@@ -178,7 +174,7 @@ struct Computed {
     _folders: (Archive, Archive),
 }
 
-impl super::Report for Computed {
+impl crate::kinds::Report for Computed {
     fn id(&self) -> &str {
         &self.cmp.id
     }
@@ -196,13 +192,13 @@ impl super::Report for Computed {
         ))
     }
 
-    fn tables(&self) -> super::Tables<'_> {
-        super::owned(tables::frames(&self.cmp))
+    fn tables(&self) -> crate::kinds::Tables<'_> {
+        crate::kinds::owned(tables::frames(&self.cmp))
     }
 
     fn summary(&self) -> serde_json::Value {
         let json = tables::compare_json(&self.cmp, &self.records);
-        super::json_value(&json)
+        crate::kinds::json_value(&json)
     }
 
     fn inputs(&self) -> Vec<InputCtx> {
@@ -227,8 +223,8 @@ impl super::Report for Computed {
         terminal_lines(&self.cmp)
     }
 }
-use paired::DeltaRow;
-use read::InputRecord;
+use crate::kinds::versions::build::paired::VerdictRow;
+use crate::kinds::versions::folders::{self as read, InputRecord};
 use run::Comparison;
 use tables::regressed_levels;
 
@@ -275,18 +271,19 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
         c.score_type,
         match (c.paired, c.overall.first()) {
             (true, _) => ", paired",
-            (false, Some(r)) if r.delta.1.is_finite() => ", unpaired",
+            (false, Some(r)) if r.delta.lower.is_finite() => ", unpaired",
             (false, Some(_)) => ", stored estimates only",
             (false, None) => "",
         }
     ));
-    let line = |scope: &str, r: &DeltaRow| {
+    let line = |scope: &str, r: &VerdictRow| {
         format!(
             "  {scope:<22} change: [{} {} {}]{} ({}) {}",
-            signed3(r.delta.1),
-            signed3(r.delta.0),
-            signed3(r.delta.2),
-            r.statistic
+            signed3(r.delta.lower),
+            signed3(r.delta.value),
+            signed3(r.delta.upper),
+            r.extra
+                .statistic
                 .unit()
                 .map_or(String::new(), |u| format!(" {u}")),
             rsmreport_report::render::format::p_clause(r.p_value),
@@ -294,16 +291,16 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
         )
     };
     for r in &c.overall {
-        out.push(line(r.statistic.name, r));
+        out.push(line(&r.statistic, r));
     }
     for (g, r) in regressed_levels(c) {
         out.push(line(
-            &format!("{} {g}={}", r.row.statistic.name, r.level),
+            &format!("{} {g}={}", r.row.statistic, r.level),
             &r.row,
         ));
     }
     out.extend(
-        crate::kinds::compare::report::directions(c)
+        crate::kinds::versions::compare::report::directions(c)
             .into_iter()
             .map(|d| format!("  {d}")),
     );

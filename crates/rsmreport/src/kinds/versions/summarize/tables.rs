@@ -11,8 +11,10 @@ use serde_json::{json, Value};
 
 use rsmreport_io::output::json::number;
 
-use crate::kinds::compare::read::InputRecord;
-use crate::kinds::summarize::run::{Summary, Version};
+use crate::kinds::common::comparison::{self, Estimate, Field, Spelling};
+use crate::kinds::versions::build::paired::VerdictRow;
+use crate::kinds::versions::folders::InputRecord;
+use crate::kinds::versions::summarize::run::{Summary, Version};
 use rsmreport_core::table::{text_values, Column, Frame, Values};
 
 /// The statistics of the version table, in column order.
@@ -26,11 +28,11 @@ pub fn statistic_names(s: &Summary) -> Vec<&'static str> {
         }
     }
     let order = |n: &str| {
-        crate::kinds::compare::paired::HEADLINE
+        crate::kinds::versions::build::paired::HEADLINE
             .iter()
             .map(|s| s.name)
             .chain(
-                crate::kinds::compare::paired::HUMAN_HUMAN
+                crate::kinds::versions::build::paired::HUMAN_HUMAN
                     .iter()
                     .map(|h| h.0),
             )
@@ -105,50 +107,43 @@ pub fn version_frame(s: &Summary) -> Frame {
 }
 
 /// `(version, row)` of every difference from the baseline.
-fn delta_lines(s: &Summary) -> Vec<(&Version, bool, &crate::kinds::compare::paired::DeltaRow)> {
+fn delta_lines(s: &Summary) -> Vec<(&Version, &VerdictRow)> {
     s.versions
         .iter()
-        .filter_map(|v| v.delta.as_ref().map(|(p, rows)| (v, *p, rows)))
-        .flat_map(|(v, p, rows)| rows.iter().map(move |r| (v, p, r)))
+        .filter_map(|v| v.delta.as_ref().map(|(_, rows)| (v, rows)))
+        .flat_map(|(v, rows)| rows.iter().map(move |r| (v, r)))
         .collect()
 }
 
-/// The differences from the baseline, one row per version and statistic.
+/// The differences from the baseline, one row per version and statistic:
+/// the version, then the shared comparison columns without each side's
+/// interval, `p_holm` or `margin`.
 pub fn delta_frame(s: &Summary) -> Frame {
-    let rows = delta_lines(s);
-    let num = |name: &str, f: &dyn Fn(&crate::kinds::compare::paired::DeltaRow) -> f64| {
-        num_col(name, rows.iter().map(|(_, _, r)| f(r)))
-    };
-    Frame::new(
-        "summary_deltas",
-        None,
-        vec![
-            text_col("version", rows.iter().map(|(v, _, _)| v.label.clone())),
-            text_col(
-                "statistic",
-                rows.iter().map(|(_, _, r)| r.statistic.name.to_string()),
-            ),
-            num("baseline", &|r| r.baseline.0),
-            num("candidate", &|r| r.candidate.0),
-            num("delta", &|r| r.delta.0),
-            num("delta_lower", &|r| r.delta.1),
-            num("delta_upper", &|r| r.delta.2),
-            num("gain", &|r| r.gain.0),
-            num("gain_lower", &|r| r.gain.1),
-            num("gain_upper", &|r| r.gain.2),
-            num("p_value", &|r| r.p_value),
-            text_col(
-                "verdict",
-                rows.iter().map(|(_, _, r)| r.verdict.name().to_string()),
-            ),
-            text_col("paired", rows.iter().map(|(_, p, _)| p.to_string())),
-        ],
-    )
+    let lines = delta_lines(s);
+    let version = text_values(lines.iter().map(|(v, _)| Some(v.label.as_str())));
+    let columns = [
+        comparison::Column::Own("version".into(), version),
+        comparison::Column::Field(Field::Statistic),
+        comparison::Column::Field(Field::Baseline),
+        comparison::Column::Field(Field::Candidate),
+    ]
+    .into_iter()
+    .chain(comparison::Column::span(Field::Delta, Field::PValue))
+    .chain([
+        comparison::Column::Field(Field::Verdict),
+        comparison::Column::Field(Field::Paired),
+    ])
+    .collect();
+    let rows: Vec<&VerdictRow> = lines.iter().map(|(_, r)| *r).collect();
+    comparison::frame("summary_deltas", &rows, columns, &[], Spelling::Lower)
 }
 
 /// The worst level of each subgroup, one row per version and subgroup.
 pub fn worst_frame(s: &Summary) -> Frame {
-    let rows: Vec<(&Version, &crate::kinds::summarize::run::WorstLevel)> = s
+    let rows: Vec<(
+        &Version,
+        &crate::kinds::versions::summarize::run::WorstLevel,
+    )> = s
         .versions
         .iter()
         .flat_map(|v| v.worst.iter().map(move |w| (v, w)))
@@ -167,7 +162,7 @@ pub fn worst_frame(s: &Summary) -> Frame {
 
 /// The fairness models, one row per version, subgroup and model.
 pub fn fairness_frame(s: &Summary) -> Frame {
-    let rows: Vec<(&Version, &crate::kinds::summarize::run::Fairness)> = s
+    let rows: Vec<(&Version, &crate::kinds::versions::summarize::run::Fairness)> = s
         .versions
         .iter()
         .flat_map(|v| v.fairness.iter().map(move |f| (v, f)))
@@ -189,6 +184,10 @@ fn triple(t: (f64, f64, f64)) -> Value {
     json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)})
 }
 
+fn estimate_json(e: Estimate) -> Value {
+    triple((e.value, e.lower, e.upper))
+}
+
 /// One version in the JSON.
 fn version_json(v: &Version) -> Value {
     let stats: serde_json::Map<String, Value> = v
@@ -200,8 +199,8 @@ fn version_json(v: &Version) -> Value {
         let rows: Vec<Value> = rows
             .iter()
             .map(|r| {
-                json!({"statistic": r.statistic.name, "delta": triple(r.delta),
-                       "gain": triple(r.gain), "p_value": number(r.p_value),
+                json!({"statistic": r.statistic, "delta": estimate_json(r.delta),
+                       "gain": estimate_json(r.gain), "p_value": number(r.p_value),
                        "verdict": r.verdict.name()})
             })
             .collect();
@@ -236,7 +235,7 @@ fn inputs_json(versions: &[Version]) -> Value {
             folder: true,
         })
         .collect();
-    crate::kinds::compare::read::inputs_json(&records)
+    crate::kinds::versions::folders::inputs_json(&records)
 }
 
 /// The summary's keys (`summarize_version` 1; `<sid>_summary.json` with

@@ -8,12 +8,13 @@
 
 use anyhow::Result;
 
-use crate::kinds::compare::between::Between;
-use crate::kinds::compare::paired::{LevelRow, BY_LEVEL};
-use crate::kinds::compare::report::{delta_cells, number};
-use crate::kinds::compare::run::Comparison;
-use crate::kinds::compare::stored::{Matrices, OneSide, Part, StoredRow};
-use crate::kinds::evaluation::sections::rounded;
+use crate::kinds::common::rounded;
+use crate::kinds::versions::build::paired::{LevelRow, BY_LEVEL};
+use crate::kinds::versions::compare::between::Between;
+use crate::kinds::versions::compare::report::delta_cells;
+use crate::kinds::versions::compare::run::Comparison;
+use crate::kinds::versions::compare::stored::{Matrices, OneSide, Part, StoredRow};
+use crate::kinds::versions::report::number;
 use rsmreport_report::plots;
 use rsmreport_report::render::context::{Cell, Row, Table};
 use rsmreport_report::render::format::{count_f64, distinct_labels, raw_value, score_label};
@@ -280,7 +281,7 @@ pub fn consistency(b: &mut Builder, c: &Comparison) -> Vec<Block> {
 /// Section 5: PRMSE on the paired responses, then the stored tables.
 pub fn true_score(b: &mut Builder, c: &Comparison) -> Vec<Block> {
     let mut out = vec![Block::Heading(b.heading(2, "True-score evaluation"))];
-    match c.overall.iter().find(|r| r.statistic.name == "PRMSE") {
+    match c.overall.iter().find(|r| r.statistic == "PRMSE") {
         Some(r) => {
             let mut t = plain_table(
                 b,
@@ -351,8 +352,11 @@ pub fn forest_data(group: &str, rows: &[LevelRow], one: Option<&OneSide>) -> plo
                 .iter()
                 .map(|l| {
                     rows.iter()
-                        .find(|r| &r.level == l && r.row.statistic.name == st.name)
-                        .map_or((f64::NAN, f64::NAN, f64::NAN), |r| r.row.delta)
+                        .find(|r| &r.level == l && r.row.statistic == st.name)
+                        .map_or((f64::NAN, f64::NAN, f64::NAN), |r| {
+                            let d = r.row.delta;
+                            (d.value, d.lower, d.upper)
+                        })
                 })
                 .collect(),
         })
@@ -514,26 +518,34 @@ pub fn provenance(b: &mut Builder, c: &Comparison) -> Vec<Block> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kinds::compare::paired::DeltaRow;
-    use crate::kinds::compare::verdict::Verdict;
+    use crate::kinds::common::comparison::Estimate;
+    use crate::kinds::common::verdict::Verdict;
+    use crate::kinds::versions::build::paired::{Compared, VerdictRow};
 
     fn level(level: &str, stat: usize, delta: f64) -> LevelRow {
         LevelRow {
             level: level.into(),
             n: 10,
             n_candidate: 10,
-            row: DeltaRow {
-                statistic: BY_LEVEL[stat],
-                baseline: (0.5, 0.4, 0.6),
-                candidate: (0.5 + delta, 0.4, 0.6),
-                gain: (delta, delta - 0.1, delta + 0.1),
-                delta: (delta, delta - 0.1, delta + 0.1),
+            row: VerdictRow {
+                baseline_system: 0,
+                candidate_system: 1,
+                scope: format!("g={level}"),
+                statistic: BY_LEVEL[stat].name.into(),
+                baseline: Estimate::new(0.5, 0.4, 0.6),
+                candidate: Estimate::new(0.5 + delta, 0.4, 0.6),
+                gain: Estimate::new(delta, delta - 0.1, delta + 0.1),
+                delta: Estimate::new(delta, delta - 0.1, delta + 0.1),
                 p_value: 1.0,
+                p_holm: 1.0,
                 verdict: Verdict::NoDetectableChange,
                 margin: 0.01,
-                cross_check: None,
+                paired: true,
+                extra: Compared {
+                    statistic: BY_LEVEL[stat],
+                    cross_check: None,
+                },
             },
-            p_holm: 1.0,
         }
     }
 

@@ -1,9 +1,10 @@
-//! Command assembly (compare): the one verdict of a difference between
-//! two model versions (compare spec 2.3, amended), used by `compare`,
-//! `summarize` and `classify`: the words, what each means, and the rule
-//! that turns an interval of the oriented change (`gain`, positive is
-//! better), a practical margin, Holm's adjustment across the levels of a
-//! subgroup and the pairing into one word.
+//! The one verdict on a candidate against a baseline (compare spec 2.3,
+//! amended), every kind's (`compare`, `summarize`, `classify`,
+//! `sequence`, `spans`): the words, what each means, and the rule that
+//! turns an interval of the oriented change (`gain`, positive is better),
+//! a practical margin, a Holm-adjusted p-value (a row among several tested
+//! together: a subgroup's levels, a candidate's metrics) and the pairing
+//! into one word. A comparison row ([`super::comparison`]) carries it.
 //!
 //! Pure: numbers in, a word out; no I/O, no statistic computed here.
 
@@ -118,6 +119,13 @@ impl Verdict {
     }
 }
 
+impl std::fmt::Display for Verdict {
+    /// The word ([`Verdict::name`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What else a verdict depends on besides the interval and the margin.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rules {
@@ -141,7 +149,7 @@ impl Rules {
 
 /// The verdict (compare spec 2.3, amended) on the interval `[lo, hi]` of
 /// the oriented change `gain` (positive is better; see
-/// [`crate::kinds::compare::paired::Statistic::gain`]) with the practical margin
+/// [`super::comparison::ComparisonRow::gain`]) with the practical margin
 /// `margin` (>= 0), under `rules`:
 ///
 /// | condition | verdict |

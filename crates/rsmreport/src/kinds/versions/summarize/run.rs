@@ -7,13 +7,13 @@
 //!
 //! Pure: works on opened archives; writes nothing.
 
-use std::cmp::Ordering;
-
-use crate::kinds::compare::paired::{
-    self, DeltaRow, Estimate, Side, SideRun, HEADLINE, HUMAN_HUMAN,
+use crate::kinds::versions::build::deltas::{
+    headline_deltas, margin, same_responses, stored_estimate, Ground,
 };
-use crate::kinds::compare::run::{headline_deltas, margin, same_responses, stored_estimate};
-use crate::kinds::summarize::read::Opened;
+use crate::kinds::versions::build::paired::{
+    self, Side, SideRun, VerdictRow, VersionEstimate, HEADLINE, HUMAN_HUMAN,
+};
+use crate::kinds::versions::summarize::read::Opened;
 use rsmreport_config::compare::CompareConfig;
 use rsmreport_config::intervals::Intervals;
 use rsmreport_io::input::archive::Archive;
@@ -61,25 +61,25 @@ pub struct Version {
     /// Responses evaluated (NaN when unknown).
     pub n: f64,
     /// The headline statistics and `hh.*`; intervals NaN when `stored`.
-    pub estimates: Vec<Estimate>,
+    pub estimates: Vec<VersionEstimate>,
     /// The estimates are the stored tables' (no per-response file).
     pub stored: bool,
     pub worst: Vec<WorstLevel>,
     pub fairness: Vec<Fairness>,
     /// Against the baseline (`None` for the baseline itself): whether
     /// paired, and the verdict rows.
-    pub delta: Option<(bool, Vec<DeltaRow>)>,
+    pub delta: Option<(bool, Vec<VerdictRow>)>,
     /// The responses shared with the baseline and how many of them have
     /// other human scores (`None` for the baseline, or without
     /// per-response files).
-    pub ground: Option<crate::kinds::compare::run::Ground>,
+    pub ground: Option<Ground>,
     /// Whether the folder's own quality gates passed (its summary JSON's
     /// `gates.passed`); `None` when it had none.
     pub gates_passed: Option<bool>,
 }
 
 impl Version {
-    pub fn estimate(&self, name: &str) -> Option<&Estimate> {
+    pub fn estimate(&self, name: &str) -> Option<&VersionEstimate> {
         self.estimates.iter().find(|e| e.name == name)
     }
 }
@@ -146,10 +146,10 @@ fn primary_score_type(a: &Archive) -> String {
 /// The stored estimates of a folder without per-response files, with the
 /// intervals its build stored at the summary's `level` (`<table>_ci`; none
 /// in an rsmeval folder, nor at another level).
-fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<Estimate> {
+fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<VersionEstimate> {
     let nan = f64::NAN;
     let headline = HEADLINE.iter().filter_map(|st| {
-        Some(Estimate {
+        Some(VersionEstimate {
             name: st.name,
             value: stored_estimate(a, st, score_type, level)?,
         })
@@ -159,7 +159,7 @@ fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<Estimate> 
         let (lo, hi) = a
             .stored_interval(("consistency", "", metric), Some(level))
             .unwrap_or((nan, nan));
-        Some(Estimate {
+        Some(VersionEstimate {
             name,
             value: (v, lo, hi),
         })
@@ -280,31 +280,6 @@ fn version(o: &Opened, settings: &Intervals) -> (Version, Option<SideRun>) {
     (version, run)
 }
 
-/// `a` before `b` in natural order: runs of digits compare as numbers
-/// (`v2` < `v10`).
-pub(crate) fn natural(a: &str, b: &str) -> Ordering {
-    let key = |s: &str| -> Vec<(u8, u128, String)> {
-        let mut out = Vec::new();
-        let mut chars = s.chars().peekable();
-        while let Some(&c) = chars.peek() {
-            let digit = c.is_ascii_digit();
-            let mut run = String::new();
-            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit() == digit) {
-                run.push(d);
-                chars.next();
-            }
-            let n = if digit {
-                run.parse().unwrap_or(u128::MAX)
-            } else {
-                0
-            };
-            out.push((u8::from(!digit), n, run));
-        }
-        out
-    };
-    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
-}
-
 /// The positions of `opened` in the requested order.
 fn ordered(opened: &[Opened], order: Order) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..opened.len()).collect();
@@ -316,7 +291,7 @@ fn ordered(opened: &[Opened], order: Order) -> Vec<usize> {
                 _ => a.label().to_string(),
             }
         };
-        idx.sort_by(|&x, &y| natural(&key(x), &key(y)));
+        idx.sort_by(|&x, &y| rsmreport_core::order::natural(&key(x), &key(y)));
     }
     idx
 }
@@ -332,7 +307,7 @@ fn delta(
     [base, cand]: [&Version; 2],
     runs: [Option<&SideRun>; 2],
     cfg: &CompareConfig,
-) -> (bool, Vec<DeltaRow>) {
+) -> (bool, Vec<VerdictRow>) {
     if let (Some(rb), Some(rc)) = (&b.responses, &c.responses) {
         if let [Some(sb), Some(sc)] = runs {
             let takers = side_takers(&cfg.intervals);
@@ -407,8 +382,8 @@ pub fn summarize(
                 &cfg,
             ));
             if let (Some(rb), Some(rc)) = (&opened[baseline].responses, &opened[i].responses) {
-                let p = crate::kinds::compare::pairing::pair(rb, rc);
-                versions[row].ground = Some(crate::kinds::compare::run::Ground {
+                let p = crate::kinds::versions::build::pairing::pair(rb, rc);
+                versions[row].ground = Some(Ground {
                     common: p.common,
                     differing: p.sc1_mismatches.len(),
                     paired: p.pairs.len(),
@@ -463,7 +438,7 @@ pub fn distinct_folders(dirs: &[std::path::PathBuf]) -> Result<(), String> {
 /// scale): a note, and its agreement rates and RMSE differences marked
 /// `not comparable` (compare spec 2.4, amended).
 fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String>) {
-    use crate::kinds::compare::preflight::config_text;
+    use crate::kinds::versions::build::config_text;
     let range = |a: &Archive| (config_text(a, "trim_min"), config_text(a, "trim_max"));
     let (rb, rv) = (range(base), range(a));
     if [&rb.0, &rb.1, &rv.0, &rv.1].iter().any(|t| t.is_empty()) || rb == rv {
@@ -478,9 +453,9 @@ fn scale_check([base, a]: [&Archive; 2], v: &mut Version, notes: &mut Vec<String
     if let Some((_, rows)) = &mut v.delta {
         for r in rows
             .iter_mut()
-            .filter(|r| ["exact_agr", "adj_agr", "RMSE"].contains(&r.statistic.name))
+            .filter(|r| ["exact_agr", "adj_agr", "RMSE"].contains(&r.statistic.as_str()))
         {
-            r.verdict = crate::kinds::compare::verdict::Verdict::NotComparable;
+            r.verdict = crate::kinds::common::verdict::Verdict::NotComparable;
         }
     }
 }
@@ -549,7 +524,7 @@ fn notes(versions: &[Version], base: usize) -> Vec<String> {
             ));
         }
         if let Some((false, rows)) = &v.delta {
-            if rows.iter().any(|r| r.delta.1.is_finite()) {
+            if rows.iter().any(|r| r.delta.lower.is_finite()) {
                 out.push(format!(
                     "{} shares no response with the baseline: its differences are unpaired",
                     v.label
@@ -576,7 +551,7 @@ mod tests {
             n: 10.0,
             estimates: stats
                 .iter()
-                .map(|&(name, v)| Estimate {
+                .map(|&(name, v)| VersionEstimate {
                     name,
                     value: (v, f64::NAN, f64::NAN),
                 })
@@ -633,12 +608,5 @@ mod tests {
             version("b", &[("corr", 0.5)]),
         ];
         assert_eq!(best(&rows), vec![("corr", 0)]);
-    }
-
-    #[test]
-    fn natural_order_compares_numbers_as_numbers() {
-        let mut v = vec!["v10", "v2", "v1.10", "v1.9", "alpha", "v2b"];
-        v.sort_by(|a, b| natural(a, b));
-        assert_eq!(v, ["alpha", "v1.9", "v1.10", "v2", "v2b", "v10"]);
     }
 }

@@ -1,5 +1,7 @@
-//! Command assembly (compare): the paired differences of the whole-set
-//! headline statistics (compare spec 2.2, 2.3). The responses both folders
+//! Command assembly (the version workflow, `build`'s folders): the
+//! headline statistics of `build`'s tables and their paired differences
+//! (compare spec 2.2, 2.3), as rows of the shared comparison table
+//! ([`VerdictRow`]). The responses both folders
 //! share ([`super::pairing`]) are resampled once per replicate and both
 //! versions' statistics are computed on that resample by the code of the
 //! intervals ([`crate::analysis::intervals::stats::overall`], the same
@@ -13,8 +15,9 @@ use crate::analysis::intervals::design::{
 };
 use crate::analysis::intervals::stats::{by_group, overall, ByGroup, GroupSums, Overall};
 use crate::analysis::intervals::{overall_sums, replicate, Replicated, Replicates};
-use crate::kinds::compare::pairing::Pairing;
-use crate::kinds::compare::verdict::{verdict, Rules, Verdict};
+use crate::kinds::common::comparison::{adjust_holm, ComparisonRow, Estimate};
+use crate::kinds::common::verdict::{verdict, Rules, Verdict};
+use crate::kinds::versions::build::pairing::Pairing;
 use rsmreport_config::intervals::Intervals;
 use rsmreport_io::input::archive::Responses;
 use rsmreport_metrics::association::pearson;
@@ -22,7 +25,7 @@ use rsmreport_metrics::bootstrap::percentile_interval;
 use rsmreport_metrics::pair_sums::Centres;
 use rsmreport_metrics::pair_sums::PairSums;
 use rsmreport_metrics::paired::{
-    bootstrap_p_value, holm, mcnemar_exact_p, zou_overlapping_interval, Better,
+    bootstrap_p_value, mcnemar_exact_p, zou_overlapping_interval, Better,
 };
 
 /// A headline statistic of compare spec 2.2: where it is in the
@@ -114,32 +117,25 @@ pub const HEADLINE: [Statistic; 11] = [
     stat("degradation.wtkappa", "degradation", "wtkappa"),
 ];
 
-/// One row of the verdict table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DeltaRow {
+/// What `compare` adds to a comparison row: the statistic compared (its
+/// table, orientation and default margin: [`Statistic::gain`] is the
+/// row's gain) and the analytic cross-check beside the bootstrap result
+/// (compare spec 2.2): Zou's interval for `corr`, McNemar's exact test for
+/// `exact_agr`, on paired responses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compared {
     pub statistic: Statistic,
-    /// Estimate and percentile interval of each side on the paired
-    /// responses.
-    pub baseline: (f64, f64, f64),
-    pub candidate: (f64, f64, f64),
-    /// The signed `candidate - baseline` of the statistic itself (also of
-    /// `SMD` and `DSM`), with its paired percentile interval.
-    pub delta: (f64, f64, f64),
-    /// The oriented change the verdict is taken on ([`Statistic::gain`]:
-    /// positive is better), with its paired percentile interval.
-    pub gain: (f64, f64, f64),
-    /// The bootstrap p-value of the gain (of the delta too, except for
-    /// `SMD` and `DSM`, where it tests whether the distance from 0
-    /// changed).
-    pub p_value: f64,
-    pub verdict: Verdict,
-    /// The practical margin of the verdict (NaN without one).
-    pub margin: f64,
-    /// The analytic cross-check shown beside the bootstrap result (compare
-    /// spec 2.2): Zou's interval for `corr`, McNemar's exact test for
-    /// `exact_agr`, on paired responses.
     pub cross_check: Option<CrossCheck>,
 }
+
+/// A row of the verdict table: the shared comparison row (the systems 0,
+/// the baseline folder, and 1, the candidate's) with compare's extra. The
+/// estimates and intervals of each side are on the paired responses; the
+/// delta is the signed `candidate - baseline` of the statistic itself
+/// (also of `SMD` and `DSM`); the p-value is the gain's (of the delta too,
+/// except for `SMD` and `DSM`, where it tests whether the distance from 0
+/// changed).
+pub type VerdictRow = ComparisonRow<Compared>;
 
 /// An analytic result beside a bootstrap one (compare spec 2.2).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -161,10 +157,10 @@ pub struct CrossCheck {
 /// present; for `exact_agr` (the rounded type), McNemar's exact test on
 /// the responses where only one version agrees with the human score (of
 /// those where the three are present).
-pub fn add_cross_checks(rows: &mut [DeltaRow], data: &Aligned, level: f64) {
+pub fn add_cross_checks(rows: &mut [VerdictRow], data: &Aligned, level: f64) {
     let [bt, br, ct, cr] = &data.scores;
     for row in rows.iter_mut() {
-        row.cross_check = match row.statistic.name {
+        row.extra.cross_check = match row.extra.statistic.name {
             "corr" => Some(zou_cross_check(&data.h, bt, ct, level)),
             "exact_agr" => Some(mcnemar_cross_check(&data.h, br, cr)),
             _ => None,
@@ -367,7 +363,7 @@ pub fn overall_deltas(
     data: &Aligned,
     settings: &Intervals,
     margin: &dyn Fn(&Statistic) -> f64,
-) -> Vec<DeltaRow> {
+) -> Vec<VerdictRow> {
     let scores: Vec<&[f64]> = data.scores.iter().map(Vec::as_slice).collect();
     let run = overall_run(
         (&data.h, data.h2.as_deref(), data.rater_error_variance),
@@ -393,7 +389,7 @@ pub fn unpaired_overall_deltas(
     sides: [Side; 2],
     settings: &Intervals,
     margin: &dyn Fn(&Statistic) -> f64,
-) -> Vec<DeltaRow> {
+) -> Vec<VerdictRow> {
     let runs: Vec<Run> = sides
         .iter()
         .zip([(0, &SIDES[..2]), (CANDIDATE_STREAM, &SIDES[2..])])
@@ -416,7 +412,7 @@ pub fn unpaired_overall_deltas(
 
 /// One version's estimate and percentile interval of a statistic.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Estimate {
+pub struct VersionEstimate {
     /// A headline statistic's name (`wtkappa`, `PRMSE`) or `hh.wtkappa`,
     /// `hh.corr` for the agreement of the two human scores.
     pub name: &'static str,
@@ -456,7 +452,7 @@ pub fn side_run(side: Side, settings: &Intervals) -> SideRun {
 impl SideRun {
     /// The headline statistics with their percentile intervals, then the
     /// agreement of the two human scores.
-    pub fn estimates(&self) -> Vec<Estimate> {
+    pub fn estimates(&self) -> Vec<VersionEstimate> {
         let interval = |(est, reps): (f64, Vec<f64>)| {
             let i = percentile_interval(&reps, self.level);
             (est, i.lower, i.upper)
@@ -464,14 +460,14 @@ impl SideRun {
         let headline = HEADLINE.iter().filter_map(|st| {
             let row = SIDES[usize::from(st.rounded)];
             let value = interval(self.run.get(st.table, row, st.metric)?);
-            Some(Estimate {
+            Some(VersionEstimate {
                 name: st.name,
                 value,
             })
         });
         let hh = HUMAN_HUMAN.iter().filter_map(|&(name, metric)| {
             let value = interval(self.run.get("consistency", "", metric)?);
-            Some(Estimate { name, value })
+            Some(VersionEstimate { name, value })
         });
         headline.chain(hh).collect()
     }
@@ -483,7 +479,11 @@ impl SideRun {
     /// every replicate, each column's sums and statistics are computed
     /// exactly as in the paired run of [`overall_deltas`], and the rows are
     /// that run's, bit for bit (a test checks it).
-    pub fn deltas(&self, candidate: &SideRun, margin: &dyn Fn(&Statistic) -> f64) -> Vec<DeltaRow> {
+    pub fn deltas(
+        &self,
+        candidate: &SideRun,
+        margin: &dyn Fn(&Statistic) -> f64,
+    ) -> Vec<VerdictRow> {
         HEADLINE
             .iter()
             .filter_map(|st| {
@@ -500,14 +500,20 @@ impl SideRun {
 /// percentile intervals, then the agreement of its two human scores: the
 /// numbers of the baseline side of [`unpaired_overall_deltas`] (same
 /// stream, same replicates).
-pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<Estimate> {
+pub fn side_estimates(side: Side, settings: &Intervals) -> Vec<VersionEstimate> {
     side_run(side, settings).estimates()
 }
 
 /// The row of one statistic from the runs of `[baseline, candidate]`,
 /// `None` when it is not computed (no second human score for PRMSE and
 /// degradation).
-fn row(st: &Statistic, runs: [&Run; 2], level: f64, margin: f64, paired: bool) -> Option<DeltaRow> {
+fn row(
+    st: &Statistic,
+    runs: [&Run; 2],
+    level: f64,
+    margin: f64,
+    paired: bool,
+) -> Option<VerdictRow> {
     let side = |k: usize| SIDES[k + usize::from(st.rounded)];
     let b = runs[0].get(st.table, side(0), st.metric)?;
     let c = runs[1].get(st.table, side(2), st.metric)?;
@@ -518,32 +524,38 @@ fn row(st: &Statistic, runs: [&Run; 2], level: f64, margin: f64, paired: bool) -
 /// Both sides' estimates and intervals, the signed difference and the
 /// oriented gain with their paired intervals, the gain's p-value and the
 /// verdict, from each side's estimate and replicates `[baseline,
-/// candidate]` (replicate `b` of both from one resample).
+/// candidate]` (replicate `b` of both from one resample), scope `overall`.
 fn delta_row(
     st: &Statistic,
     sides: [(f64, Vec<f64>); 2],
     level: f64,
     margin: f64,
     rules: Rules,
-) -> DeltaRow {
+) -> VerdictRow {
     let [(eb, b), (ec, c)] = sides;
     let deltas: Vec<f64> = b.iter().zip(&c).map(|(x, y)| y - x).collect();
     let gains: Vec<f64> = b.iter().zip(&c).map(|(x, y)| st.gain(*x, *y)).collect();
-    let with_interval = |est: f64, reps: &[f64]| {
-        let i = percentile_interval(reps, level);
-        (est, i.lower, i.upper)
-    };
+    let with_interval =
+        |est: f64, reps: &[f64]| Estimate::with(est, &percentile_interval(reps, level));
     let gain = with_interval(st.gain(eb, ec), &gains);
-    DeltaRow {
-        statistic: *st,
+    ComparisonRow {
+        baseline_system: 0,
+        candidate_system: 1,
+        scope: "overall".into(),
+        statistic: st.name.to_string(),
         baseline: with_interval(eb, &b),
         candidate: with_interval(ec, &c),
         delta: with_interval(ec - eb, &deltas),
         gain,
         p_value: bootstrap_p_value(&gains),
-        verdict: verdict(gain.1, gain.2, margin, rules),
+        p_holm: f64::NAN,
+        verdict: verdict(gain.lower, gain.upper, margin, rules),
         margin,
-        cross_check: None,
+        paired: rules.paired,
+        extra: Compared {
+            statistic: *st,
+            cross_check: None,
+        },
     }
 }
 
@@ -552,9 +564,9 @@ fn delta_row(
 /// the system's scores lie against the human scores on each side, a sign
 /// flip written out, and whether the candidate is closer to 0; `None` for
 /// the other statistics or without both estimates.
-pub fn direction(row: &DeltaRow, level: Option<&str>) -> Option<String> {
-    let st = &row.statistic;
-    let (b, c) = (row.baseline.0, row.candidate.0);
+pub fn direction(row: &VerdictRow, level: Option<&str>) -> Option<String> {
+    let st = &row.extra.statistic;
+    let (b, c) = (row.baseline.value, row.candidate.value);
     if !st.absolute || !b.is_finite() || !c.is_finite() {
         return None;
     }
@@ -587,7 +599,7 @@ pub fn direction(row: &DeltaRow, level: Option<&str>) -> Option<String> {
     } else {
         format!("{whose} are {} {reference}", side(c))
     };
-    let distance = match row.gain.0 {
+    let distance = match row.gain.value {
         g if g > 0.0 => format!("{:.3} closer to 0", g),
         g if g < 0.0 => format!("{:.3} farther from 0", -g),
         _ => "as far from 0 as before".to_string(),
@@ -598,18 +610,26 @@ pub fn direction(row: &DeltaRow, level: Option<&str>) -> Option<String> {
 /// The row of one statistic from stored estimates only (no per-response
 /// files, compare spec 2.4): the difference without interval, p-value or
 /// verdict (`not testable`).
-pub fn stored_row(st: &Statistic, baseline: f64, candidate: f64) -> DeltaRow {
+pub fn stored_row(st: &Statistic, baseline: f64, candidate: f64) -> VerdictRow {
     let nan = f64::NAN;
-    DeltaRow {
-        statistic: *st,
-        baseline: (baseline, nan, nan),
-        candidate: (candidate, nan, nan),
-        delta: (candidate - baseline, nan, nan),
-        gain: (st.gain(baseline, candidate), nan, nan),
+    ComparisonRow {
+        baseline_system: 0,
+        candidate_system: 1,
+        scope: "overall".into(),
+        statistic: st.name.to_string(),
+        baseline: Estimate::point(baseline),
+        candidate: Estimate::point(candidate),
+        delta: Estimate::point(candidate - baseline),
+        gain: Estimate::point(st.gain(baseline, candidate)),
         p_value: nan,
+        p_holm: nan,
         verdict: Verdict::NotTestable,
         margin: nan,
-        cross_check: None,
+        paired: false,
+        extra: Compared {
+            statistic: *st,
+            cross_check: None,
+        },
     }
 }
 
@@ -631,8 +651,9 @@ pub const BY_LEVEL: [Statistic; 5] = [
     stat("R2", "", "R2"),
 ];
 
-/// One level's row of one statistic: its N, the paired difference, and
-/// the p-value Holm-adjusted across the levels of the subgroup.
+/// One level's row of one statistic: its N and the difference, scope
+/// `<subgroup>=<level>`, its p-value Holm-adjusted across the levels of the
+/// subgroup.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LevelRow {
     pub level: String,
@@ -641,8 +662,7 @@ pub struct LevelRow {
     pub n: usize,
     /// The candidate's responses of the level (`n` when paired).
     pub n_candidate: usize,
-    pub row: DeltaRow,
-    pub p_holm: f64,
+    pub row: VerdictRow,
 }
 
 /// Some score columns' by-group sums of one block.
@@ -732,6 +752,7 @@ fn level_counts(codes: &[u32], n_levels: usize) -> Vec<usize> {
 /// into `labels`) of paired response `i`. Both versions are computed on
 /// one resample within levels.
 pub fn group_deltas(
+    group: &str,
     data: &Aligned,
     codes: &[u32],
     labels: &[String],
@@ -758,6 +779,7 @@ pub fn group_deltas(
         .zip(level_counts(codes, labels.len()))
         .collect();
     level_rows(
+        group,
         [&run, &run],
         [&counts, &counts],
         settings.level,
@@ -773,6 +795,7 @@ pub type GroupSide<'a> = (Side<'a>, &'a [u32], &'a [String]);
 /// (compare spec 2.4): each side resampled within its own levels, on
 /// independent streams; a level present on one side only has no row.
 pub fn unpaired_group_deltas(
+    group: &str,
     sides: [GroupSide; 2],
     stream: u64,
     settings: &Intervals,
@@ -804,6 +827,7 @@ pub fn unpaired_group_deltas(
         })
         .collect();
     level_rows(
+        group,
         [&runs[0], &runs[1]],
         [&counts[0], &counts[1]],
         settings.level,
@@ -812,10 +836,11 @@ pub fn unpaired_group_deltas(
 }
 
 /// The rows of every by-level statistic and every level of the baseline
-/// that the candidate has too (in the baseline's level order), with the
-/// Holm-adjusted p-values across the levels of each statistic, and the
-/// verdicts gated by them (compare spec 2.3).
+/// that the candidate has too (in the baseline's level order), scope
+/// `<group>=<level>`, with the Holm-adjusted p-values across the levels
+/// of each statistic, and the verdicts gated by them (compare spec 2.3).
 fn level_rows(
+    group: &str,
     runs: [&Run; 2],
     counts: [&[(&str, usize)]; 2],
     level: f64,
@@ -823,31 +848,31 @@ fn level_rows(
 ) -> Vec<LevelRow> {
     let mut out = Vec::new();
     for st in &BY_LEVEL {
-        let mut rows: Vec<LevelRow> = counts[0]
+        let (mut rows, levels): (Vec<VerdictRow>, Vec<(&str, usize, usize)>) = counts[0]
             .iter()
             .filter_map(|&(label, n)| {
                 let n_candidate = counts[1].iter().find(|(l, _)| *l == label)?.1;
                 let b = runs[0].get("baseline", label, &format!("{}.baseline", st.metric))?;
                 let c = runs[1].get("candidate", label, &format!("{}.candidate", st.metric))?;
-                Some(LevelRow {
+                let rules = Rules { paired, holm: None };
+                let row = VerdictRow {
+                    scope: format!("{group}={label}"),
+                    ..delta_row(st, [b, c], level, margin(st), rules)
+                };
+                Some((row, (label, n, n_candidate)))
+            })
+            .unzip();
+        adjust_holm(&mut rows, level);
+        out.extend(
+            rows.into_iter()
+                .zip(levels)
+                .map(|(row, (label, n, n_candidate))| LevelRow {
                     level: label.to_string(),
                     n,
                     n_candidate,
-                    row: delta_row(st, [b, c], level, margin(st), Rules { paired, holm: None }),
-                    p_holm: f64::NAN,
-                })
-            })
-            .collect();
-        let adjusted = holm(&rows.iter().map(|r| r.row.p_value).collect::<Vec<_>>());
-        for (r, p) in rows.iter_mut().zip(adjusted) {
-            r.p_holm = p;
-            let rules = Rules {
-                paired,
-                holm: Some((p, level)),
-            };
-            r.row.verdict = verdict(r.row.gain.1, r.row.gain.2, r.row.margin, rules);
-        }
-        out.extend(rows);
+                    row,
+                }),
+        );
     }
     out
 }
@@ -869,7 +894,7 @@ mod cross_check_tests {
         }
     }
 
-    fn row(name: &'static str) -> DeltaRow {
+    fn row(name: &'static str) -> VerdictRow {
         let st = HEADLINE.iter().find(|s| s.name == name).unwrap();
         stored_row(st, 0.0, 0.0)
     }
@@ -888,14 +913,14 @@ mod cross_check_tests {
         let c = [1.0, 3.0, 2.0, 4.0, 2.0, 3.0, 1.0];
         let mut rows = vec![row("exact_agr"), row("wtkappa")];
         add_cross_checks(&mut rows, &aligned(&h, &b, &c), 0.95);
-        let x = rows[0].cross_check.unwrap();
+        let x = rows[0].extra.cross_check.unwrap();
         assert_eq!((x.method, x.p_value), ("mcnemar", 1.0));
         assert!(x.lower.is_nan() && x.upper.is_nan());
-        assert!(rows[1].cross_check.is_none());
+        assert!(rows[1].extra.cross_check.is_none());
         let c = [1.0, 3.0, 3.0, 4.0, 2.0, 3.0, 1.0];
         let mut rows = vec![row("exact_agr")];
         add_cross_checks(&mut rows, &aligned(&h, &b, &c), 0.95);
-        let p = rows[0].cross_check.unwrap().p_value;
+        let p = rows[0].extra.cross_check.unwrap().p_value;
         assert!((p - 0.625).abs() < 1e-12, "{p}");
     }
 
@@ -922,13 +947,13 @@ mod cross_check_tests {
         assert!(d > 0.0);
         let mut rows = vec![row("corr")];
         add_cross_checks(&mut rows, &aligned(&h, &b, &c), 0.95);
-        let x = rows[0].cross_check.unwrap();
+        let x = rows[0].extra.cross_check.unwrap();
         assert_eq!(x.method, "zou");
         assert!(x.lower < d && d < x.upper, "{x:?} around {d}");
         assert!(x.p_value.is_nan());
         let mut rows = vec![row("corr")];
         add_cross_checks(&mut rows, &aligned(&h, &c, &b), 0.95);
-        let y = rows[0].cross_check.unwrap();
+        let y = rows[0].extra.cross_check.unwrap();
         assert!((y.lower + x.upper).abs() < 1e-12 && (y.upper + x.lower).abs() < 1e-12);
     }
 }

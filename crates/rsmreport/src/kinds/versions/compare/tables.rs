@@ -12,107 +12,53 @@ use serde_json::{json, Value};
 
 use rsmreport_io::output::json::number;
 
-use crate::kinds::compare::paired::{DeltaRow, LevelRow};
-use crate::kinds::compare::read::{inputs_json, InputRecord};
-use crate::kinds::compare::run::Comparison;
-use crate::kinds::compare::stored::StoredRow;
+use crate::kinds::common::comparison::{self, Estimate, Field, Spelling};
+use crate::kinds::versions::build::paired::{CrossCheck, LevelRow, VerdictRow};
+use crate::kinds::versions::compare::run::Comparison;
+use crate::kinds::versions::compare::stored::StoredRow;
+use crate::kinds::versions::folders::{inputs_json, InputRecord};
 use rsmreport_core::table::{text_values, Column, Frame, Values};
 
-/// The columns of the verdict table: spec 2.6's (amended: the oriented
-/// `gain` and its interval after `delta_upper`), then the margin of the
-/// verdict and the analytic cross-check of spec 2.2 (`zou`: its interval
-/// of Δ; `mcnemar`: its p-value).
-pub const VERDICT_COLUMNS: [&str; 23] = [
-    "scope",
-    "statistic",
-    "baseline",
-    "baseline_lower",
-    "baseline_upper",
-    "candidate",
-    "candidate_lower",
-    "candidate_upper",
-    "delta",
-    "delta_lower",
-    "delta_upper",
-    "gain",
-    "gain_lower",
-    "gain_upper",
-    "p_value",
-    "p_holm",
-    "verdict",
-    "paired",
-    "margin",
-    "cross_check",
-    "cross_check_lower",
-    "cross_check_upper",
-    "cross_check_p",
-];
-
-/// `(scope, row, p_holm)` of every verdict line: the whole set, then each
-/// subgroup's levels.
-fn lines(c: &Comparison) -> Vec<(String, &DeltaRow, f64)> {
-    let mut out: Vec<(String, &DeltaRow, f64)> = c
-        .overall
+/// The rows of the verdict table: the whole set, then each subgroup's
+/// levels (scope `<subgroup>=<level>`).
+fn lines(c: &Comparison) -> Vec<&VerdictRow> {
+    let levels = c
+        .groups
         .iter()
-        .map(|r| ("overall".to_string(), r, f64::NAN))
-        .collect();
-    for (g, rows) in &c.groups {
-        out.extend(
-            rows.iter()
-                .map(|r| (format!("{g}={}", r.level), &r.row, r.p_holm)),
-        );
-    }
-    out
+        .flat_map(|(_, rows)| rows.iter().map(|r| &r.row));
+    c.overall.iter().chain(levels).collect()
 }
 
-/// The verdict table as a frame.
+/// The verdict table as a frame: spec 2.6's columns of the shared
+/// comparison table (amended: the oriented `gain` and its interval after
+/// `delta_upper`), then the margin of the verdict and the analytic
+/// cross-check of spec 2.2 (`zou`: its interval of Δ; `mcnemar`: its
+/// p-value).
 pub fn verdict_frame(c: &Comparison) -> Frame {
     let rows = lines(c);
-    let num =
-        |f: &dyn Fn(&(String, &DeltaRow, f64)) -> f64| Values::Float(rows.iter().map(f).collect());
-    let text = |f: &dyn Fn(&(String, &DeltaRow, f64)) -> String| {
-        text_values(rows.iter().map(|r| Some(f(r))))
+    let check = |f: fn(&CrossCheck) -> f64| {
+        rows.iter()
+            .map(move |r| r.extra.cross_check.as_ref().map_or(f64::NAN, f))
     };
-    let values = vec![
-        text(&|r| r.0.clone()),
-        text(&|r| r.1.statistic.name.to_string()),
-        num(&|r| r.1.baseline.0),
-        num(&|r| r.1.baseline.1),
-        num(&|r| r.1.baseline.2),
-        num(&|r| r.1.candidate.0),
-        num(&|r| r.1.candidate.1),
-        num(&|r| r.1.candidate.2),
-        num(&|r| r.1.delta.0),
-        num(&|r| r.1.delta.1),
-        num(&|r| r.1.delta.2),
-        num(&|r| r.1.gain.0),
-        num(&|r| r.1.gain.1),
-        num(&|r| r.1.gain.2),
-        num(&|r| r.1.p_value),
-        num(&|r| r.2),
-        text(&|r| r.1.verdict.name().to_string()),
-        text(&|_| c.paired.to_string()),
-        num(&|r| r.1.margin),
-        text_values(
-            rows.iter()
-                .map(|r| r.1.cross_check.map(|x| x.method.to_string())),
-        ),
-        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.lower)),
-        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.upper)),
-        num(&|r| r.1.cross_check.map_or(f64::NAN, |x| x.p_value)),
-    ];
-    let columns = VERDICT_COLUMNS
+    let method = rows
         .iter()
-        .zip(values)
-        .map(|(name, v)| Column::new(*name, v))
+        .map(|r| r.extra.cross_check.map(|x| x.method.to_string()));
+    let columns = comparison::Column::span(Field::Scope, Field::Margin)
+        .chain([
+            comparison::Column::Own("cross_check".into(), text_values(method)),
+            comparison::Column::floats("cross_check_lower", check(|x| x.lower)),
+            comparison::Column::floats("cross_check_upper", check(|x| x.upper)),
+            comparison::Column::floats("cross_check_p", check(|x| x.p_value)),
+        ])
         .collect();
-    Frame::new("compare_verdicts", None, columns)
+    comparison::frame("compare_verdicts", &rows, columns, &[], Spelling::Lower)
 }
 
 /// The preflight table as a frame.
 pub fn preflight_frame(c: &Comparison) -> Frame {
     let col =
-        |name: &str, f: &dyn Fn(&crate::kinds::compare::preflight::PreflightRow) -> String| {
+        |name: &str,
+         f: &dyn Fn(&crate::kinds::versions::compare::preflight::PreflightRow) -> String| {
             Column::new(name, text_values(c.preflight.iter().map(|r| Some(f(r)))))
         };
     Frame::new(
@@ -161,10 +107,10 @@ pub fn stored_frame(name: &str, rows: &[StoredRow]) -> Frame {
 /// intervals, p-value and verdict) then the stored `true_score_eval` rows
 /// (no intervals, no verdict).
 pub fn true_score_frame(c: &Comparison) -> Frame {
-    let paired: Vec<&DeltaRow> = c
+    let paired: Vec<&VerdictRow> = c
         .overall
         .iter()
-        .filter(|r| r.statistic.name == "PRMSE")
+        .filter(|r| r.statistic == "PRMSE")
         .collect();
     let stored = &c.extra.true_score.rows;
     let mut lines: Vec<[String; 4]> = Vec::new();
@@ -178,7 +124,8 @@ pub fn true_score_frame(c: &Comparison) -> Frame {
         ]);
         let (b, k, d, g) = (r.baseline, r.candidate, r.delta, r.gain);
         nums.push([
-            b.0, b.1, b.2, k.0, k.1, k.2, d.0, d.1, d.2, g.0, g.1, g.2, r.p_value,
+            b.value, b.lower, b.upper, k.value, k.lower, k.upper, d.value, d.lower, d.upper,
+            g.value, g.lower, g.upper, r.p_value,
         ]);
     }
     for r in stored {
@@ -203,61 +150,35 @@ pub fn true_score_frame(c: &Comparison) -> Frame {
         .map(|(j, n)| Column::new(*n, text(j)))
         .collect();
     columns.extend(
-        VERDICT_COLUMNS[2..15]
-            .iter()
+        Field::span(Field::Baseline, Field::PValue)
             .enumerate()
-            .map(|(j, n)| Column::new(*n, num(j))),
+            .map(|(j, f)| Column::new(f.name(), num(j))),
     );
-    columns.push(Column::new("verdict", text(3)));
+    columns.push(Column::new(Field::Verdict.name(), text(3)));
     Frame::new("compare_true_score", None, columns)
 }
 
-/// `_compare_by_<g>`: one row per level and statistic.
-pub fn level_frame(c: &Comparison, group: &str, rows: &[LevelRow]) -> Frame {
-    let num =
-        |f: &dyn Fn(&DeltaRow) -> f64| Values::Float(rows.iter().map(|r| f(&r.row)).collect());
-    let mut columns = vec![
-        Column::new(
-            "level",
-            text_values(rows.iter().map(|r| Some(r.level.clone()))),
-        ),
-        Column::new(
-            "statistic",
-            text_values(rows.iter().map(|r| Some(r.row.statistic.name))),
-        ),
-        Column::new("N", Values::Int(rows.iter().map(|r| r.n as i64).collect())),
-    ];
-    let values = [
-        num(&|r| r.baseline.0),
-        num(&|r| r.baseline.1),
-        num(&|r| r.baseline.2),
-        num(&|r| r.candidate.0),
-        num(&|r| r.candidate.1),
-        num(&|r| r.candidate.2),
-        num(&|r| r.delta.0),
-        num(&|r| r.delta.1),
-        num(&|r| r.delta.2),
-        num(&|r| r.gain.0),
-        num(&|r| r.gain.1),
-        num(&|r| r.gain.2),
-        num(&|r| r.p_value),
-        Values::Float(rows.iter().map(|r| r.p_holm).collect()),
-    ];
-    columns.extend(
-        VERDICT_COLUMNS[2..16]
-            .iter()
-            .zip(values)
-            .map(|(n, v)| Column::new(*n, v)),
-    );
-    columns.push(Column::new(
-        "verdict",
-        text_values(rows.iter().map(|r| Some(r.row.verdict.name()))),
-    ));
-    columns.push(Column::new(
-        "paired",
-        text_values(rows.iter().map(|_| Some(c.paired.to_string()))),
-    ));
-    Frame::new(format!("compare_by_{group}"), None, columns)
+/// `_compare_by_<g>`: one row per level and statistic: the level and its
+/// N, then the shared comparison columns.
+pub fn level_frame(group: &str, rows: &[LevelRow]) -> Frame {
+    let level = text_values(rows.iter().map(|r| Some(r.level.as_str())));
+    let n = Values::Int(rows.iter().map(|r| r.n as i64).collect());
+    let columns = [
+        comparison::Column::Own("level".into(), level),
+        comparison::Column::Field(Field::Statistic),
+        comparison::Column::Own("N".into(), n),
+    ]
+    .into_iter()
+    .chain(comparison::Column::span(Field::Baseline, Field::Paired))
+    .collect();
+    let rows: Vec<&VerdictRow> = rows.iter().map(|r| &r.row).collect();
+    comparison::frame(
+        &format!("compare_by_{group}"),
+        &rows,
+        columns,
+        &[],
+        Spelling::Lower,
+    )
 }
 
 /// The frames of report sections 3-7 (spec 2.6); empty ones are not
@@ -269,7 +190,7 @@ pub fn section_frames(c: &Comparison) -> Vec<Frame> {
         stored_frame("compare_consistency", &x.consistency.rows),
         true_score_frame(c),
     ];
-    out.extend(c.groups.iter().map(|(g, rows)| level_frame(c, g, rows)));
+    out.extend(c.groups.iter().map(|(g, rows)| level_frame(g, rows)));
     out.extend(
         x.fairness
             .iter()
@@ -298,26 +219,26 @@ fn between_json(c: &Comparison) -> Value {
 /// envelope): the settings, the preflight, the notes and every verdict
 /// line.
 pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
-    let triple = |t: (f64, f64, f64)| json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)});
+    let triple = |e: Estimate| json!({"estimate": number(e.value), "lower": number(e.lower), "upper": number(e.upper)});
     let verdicts: Vec<Value> = lines(c)
         .iter()
-        .map(|(scope, r, holm)| {
+        .map(|r| {
             json!({
-                "scope": scope,
-                "statistic": r.statistic.name,
+                "scope": r.scope,
+                "statistic": r.statistic,
                 "baseline": triple(r.baseline),
                 "candidate": triple(r.candidate),
                 "delta": triple(r.delta),
                 "gain": triple(r.gain),
                 "p_value": number(r.p_value),
-                "p_holm": number(*holm),
-                "margin_better": match r.statistic.better {
+                "p_holm": number(r.p_holm),
+                "margin_better": match r.extra.statistic.better {
                     rsmreport_metrics::paired::Better::Larger => "larger",
                     rsmreport_metrics::paired::Better::Smaller => "smaller",
                 },
                 "margin": number(r.margin),
                 "verdict": r.verdict.name(),
-                "cross_check": r.cross_check.map(|x| json!({
+                "cross_check": r.extra.cross_check.map(|x| json!({
                     "method": x.method,
                     "lower": number(x.lower),
                     "upper": number(x.upper),
@@ -336,7 +257,7 @@ pub fn compare_json(c: &Comparison, inputs: &[InputRecord]) -> Vec<u8> {
         .iter()
         .map(|(n, m)| (n.to_string(), number(*m)))
         .collect();
-    let words: Vec<Value> = crate::kinds::compare::verdict::Verdict::ALL
+    let words: Vec<Value> = crate::kinds::common::verdict::Verdict::ALL
         .iter()
         .map(|v| json!({"verdict": v.name(), "condition": v.condition(), "meaning": v.meaning()}))
         .collect();
@@ -375,5 +296,5 @@ pub fn regressed_levels(c: &Comparison) -> impl Iterator<Item = (&str, &LevelRow
     c.groups
         .iter()
         .flat_map(|(g, rows)| rows.iter().map(move |r| (g.as_str(), r)))
-        .filter(|(_, r)| r.row.verdict == crate::kinds::compare::verdict::Verdict::Regressed)
+        .filter(|(_, r)| r.row.verdict == crate::kinds::common::verdict::Verdict::Regressed)
 }

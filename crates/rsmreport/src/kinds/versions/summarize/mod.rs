@@ -2,7 +2,10 @@
 //! version with its headline statistics and their intervals, the agreement
 //! of the human scores, the worst subgroup level's DSM, the fairness
 //! models, and the difference of each version from a baseline with its
-//! verdict.
+//! verdict. One command of the version workflow
+//! ([`crate::kinds::versions`]): the differences are `versions::build`'s
+//! (the rows `compare` shows for the whole set); it uses no module of
+//! `compare`.
 //!
 //! * [`read`]: the folders through the archive reader, with the checksum
 //!   of every file read.
@@ -15,7 +18,8 @@
 //!
 //! Pure: works on archives read by [`rsmreport_io::input::archive`]; writes no
 //! files and computes no statistic itself (the statistics and the
-//! differences come from the functions `build` and `compare` use).
+//! differences come from the functions `build` uses, through
+//! `versions::build`).
 
 pub mod read;
 pub mod report;
@@ -86,7 +90,7 @@ fn with_baseline(mut dirs: Vec<PathBuf>, baseline: Option<PathBuf>) -> (Vec<Path
 /// `rsmreport summarize`: run it with [`crate::kinds::run`].
 pub struct Summarize;
 
-impl super::Kind for Summarize {
+impl crate::kinds::Kind for Summarize {
     type Config = SummarizeRequest;
     const NAME: &'static str = "summarize";
 
@@ -95,10 +99,10 @@ impl super::Kind for Summarize {
     }
 
     fn inputs(r: &SummarizeRequest) -> Vec<PathBuf> {
-        crate::kinds::compare::run::input_paths(&r.folders, &[])
+        crate::kinds::versions::folders::input_paths(&r.folders, &[])
     }
 
-    fn compute(r: SummarizeRequest) -> anyhow::Result<Box<dyn super::Report>> {
+    fn compute(r: SummarizeRequest) -> anyhow::Result<Box<dyn crate::kinds::Report>> {
         let opened = timed("open folders", || read::open_all(&r.folders))
             .map_err(ArchiveError::classified)?;
         let settings = run::settings(&opened[r.baseline].archive);
@@ -116,7 +120,7 @@ struct Computed {
     opened: Vec<read::Opened>,
 }
 
-impl super::Report for Computed {
+impl crate::kinds::Report for Computed {
     fn id(&self) -> &str {
         &self.summary.id
     }
@@ -125,12 +129,12 @@ impl super::Report for Computed {
         Some(report::decision(&self.summary))
     }
 
-    fn tables(&self) -> super::Tables<'_> {
-        super::owned(tables::frames(&self.summary))
+    fn tables(&self) -> crate::kinds::Tables<'_> {
+        crate::kinds::owned(tables::frames(&self.summary))
     }
 
     fn summary(&self) -> serde_json::Value {
-        super::json_value(&tables::summary_json(&self.summary))
+        crate::kinds::json_value(&tables::summary_json(&self.summary))
     }
 
     /// Each version's folder (its responses, the digest of the files read
@@ -160,7 +164,7 @@ impl super::Report for Computed {
 }
 
 /// `1 version`, `3 versions`.
-pub(crate) fn versions(n: usize) -> String {
+pub(crate) fn count_versions(n: usize) -> String {
     format!(
         "{} version{}",
         rsmreport_report::render::format::thousands(n as u64),
@@ -174,7 +178,7 @@ fn terminal_lines(s: &Summary) -> Vec<String> {
     let base = &s.versions[s.baseline];
     let mut out = vec![format!(
         "summarize {} (baseline {}):",
-        versions(s.versions.len()),
+        count_versions(s.versions.len()),
         base.label
     )];
     for v in &s.versions {
@@ -207,15 +211,15 @@ fn terminal_lines(s: &Summary) -> Vec<String> {
         let kind = if *paired { "paired" } else { "unpaired" };
         for r in rows
             .iter()
-            .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.name))
+            .filter(|r| ["wtkappa", "corr", "PRMSE"].contains(&r.statistic.as_str()))
         {
             out.push(format!(
                 "  {:<20} {:<8} change: [{} {} {}] ({kind}) {}",
                 v.label,
-                r.statistic.name,
-                signed(r.delta.1),
-                signed(r.delta.0),
-                signed(r.delta.2),
+                r.statistic,
+                signed(r.delta.lower),
+                signed(r.delta.value),
+                signed(r.delta.upper),
                 r.verdict.name()
             ));
         }

@@ -10,8 +10,8 @@
 //! folder; writes nothing.
 
 use crate::gates::{Results, Stat};
-use crate::kinds::compare::paired::DeltaRow;
-use crate::kinds::compare::run::Comparison;
+use crate::kinds::versions::build::paired::VerdictRow;
+use crate::kinds::versions::compare::run::Comparison;
 use rsmreport_config::gates::{Cell, Context, ScoreTypes};
 use rsmreport_io::input::archive::Archive;
 
@@ -82,12 +82,12 @@ impl<'a> CompareResults<'a> {
 
     /// A difference of the verdict rows: its signed `delta` or its
     /// oriented `gain` (`kind`).
-    fn delta(&self, row: Option<&DeltaRow>, kind: &str, what: &str) -> Result<Stat, String> {
+    fn delta(&self, row: Option<&VerdictRow>, kind: &str, what: &str) -> Result<Stat, String> {
         let r = row.ok_or_else(|| format!("{what} was not compared"))?;
-        let (est, lo, hi) = if kind == "gain" { r.gain } else { r.delta };
+        let e = if kind == "gain" { r.gain } else { r.delta };
         Ok(Stat {
-            estimate: est,
-            interval: (lo.is_finite() && hi.is_finite()).then_some((lo, hi)),
+            estimate: e.value,
+            interval: (e.lower.is_finite() && e.upper.is_finite()).then_some((e.lower, e.upper)),
         })
     }
 
@@ -127,11 +127,7 @@ impl Results for CompareResults<'_> {
                     self.cmp.score_type, cell.row
                 ));
             }
-            let row = self
-                .cmp
-                .overall
-                .iter()
-                .find(|r| r.statistic.name == cell.column);
+            let row = self.cmp.overall.iter().find(|r| r.statistic == cell.column);
             return self.delta(row, &cell.table, &format!("{}.{}", cell.table, cell.column));
         }
         let by_level = ["delta", "gain"].into_iter().find_map(|kind| {
@@ -145,7 +141,7 @@ impl Results for CompareResults<'_> {
                 .iter()
                 .filter(|(g, _)| g == group)
                 .flat_map(|(_, rows)| rows)
-                .find(|r| r.level == cell.row && r.row.statistic.name == cell.column)
+                .find(|r| r.level == cell.row && r.row.statistic == cell.column)
                 .map(|r| &r.row);
             return self.delta(
                 row,
@@ -260,7 +256,7 @@ pub fn evaluate(
 
 #[cfg(test)]
 mod tests {
-    use crate::kinds::compare::paired::{BY_LEVEL, HEADLINE};
+    use crate::kinds::versions::build::paired::{BY_LEVEL, HEADLINE};
     use rsmreport_config::gates::{DELTA_BY_LEVEL, DELTA_OVERALL};
 
     #[test]
