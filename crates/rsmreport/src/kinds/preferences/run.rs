@@ -331,6 +331,10 @@ mod tests {
     fn config() -> PreferencesConfig {
         rsmreport_config::preferences::PreferencesConfig {
             experiment_id: "pin".into(),
+            description: String::new(),
+            model_version: None,
+            file_format: rsmreport_core::schema::FileFormat::Csv,
+            gates: None,
             pairs_file: PathBuf::from("pairs.csv"),
             pairs_files: vec![PathBuf::from("pairs.csv")],
             origin: PathBuf::from("exp.toml"),
