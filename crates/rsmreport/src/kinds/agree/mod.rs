@@ -107,7 +107,8 @@ fn files(
     epoch: i64,
 ) -> anyhow::Result<Vec<OutputFile>> {
     let mut files = timed("tables", || tables::data_files(a, cfg));
-    let report = timed("report", || report::report(a, cfg, inputs, epoch))?;
+    let report = timed("report", || report::report(a, cfg, inputs, epoch))?
+        .identified(&cfg.description, cfg.model_version.as_deref());
     files.extend(timed("report files", || {
         rsmreport_report::render::report_files(&report)
     })?);

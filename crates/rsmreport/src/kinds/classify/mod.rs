@@ -176,8 +176,11 @@ fn files(
     // The report on a thread of its own while the tables are built, and
     // the tables' bytes on the threads: the same files, in the same order.
     let (tables, report) = std::thread::scope(|scope| {
-        let report = scope
-            .spawn(|| rsmreport_report::render::report_files(&report::report(a, inputs, epoch)?));
+        let report = scope.spawn(|| {
+            let report = report::report(a, inputs, epoch)?
+                .identified(&cfg.description, cfg.model_version.as_deref());
+            rsmreport_report::render::report_files(&report)
+        });
         let frames = tables::frames(a);
         let bytes = resample::parallel(resample::default_threads(), frames.len(), |t| {
             table_bytes(&frames[t], cfg.file_format, epoch)

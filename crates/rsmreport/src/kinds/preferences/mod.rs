@@ -73,7 +73,11 @@ impl super::Kind for Preferences {
             sha256: sha256?,
         };
         let inputs = inputs(&analysis, first);
-        Ok(Box::new(Computed { analysis, inputs }))
+        Ok(Box::new(Computed {
+            analysis,
+            inputs,
+            cfg,
+        }))
     }
 }
 
@@ -97,6 +101,7 @@ fn inputs(a: &Analysis, mut first: InputCtx) -> Vec<InputCtx> {
 struct Computed {
     analysis: Analysis,
     inputs: Vec<InputCtx>,
+    cfg: PreferencesConfig,
 }
 
 impl super::Report for Computed {
@@ -121,11 +126,9 @@ impl super::Report for Computed {
         let epoch = provenance::generation_epoch();
         let files = timed("report and tables", || -> anyhow::Result<_> {
             let mut out = data_files(&self.analysis);
-            out.extend(rsmreport_report::render::report_files(&report::report(
-                &self.analysis,
-                self.inputs.clone(),
-                epoch,
-            )?)?);
+            let report = report::report(&self.analysis, self.inputs.clone(), epoch)?
+                .identified(&self.cfg.description, self.cfg.model_version.as_deref());
+            out.extend(rsmreport_report::render::report_files(&report)?);
             Ok(out)
         })?;
         files.iter().try_for_each(emit)

@@ -134,7 +134,8 @@ impl super::Report for Computed {
             let report = scope.spawn(|| {
                 let report = timed("report", || {
                     report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
-                })?;
+                })?
+                .identified(&self.cfg.description, self.cfg.model_version.as_deref());
                 rsmreport_report::render::report_files(&report)
             });
             for f in timed("tables", || super::Report::tables(self)) {

@@ -140,7 +140,8 @@ impl super::Report for Analysis {
         }
         let report = timed("report", || {
             report::report(self, self.data.inputs.clone(), epoch)
-        })?;
+        })?
+        .identified(&self.cfg.description, self.cfg.model_version.as_deref());
         for f in rsmreport_report::render::report_files(&report)? {
             emit(&f)?;
         }
