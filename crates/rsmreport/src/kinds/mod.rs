@@ -32,10 +32,12 @@
 //! nothing, prints nothing and never ends the process.
 
 pub mod agree;
+pub mod check;
 pub mod classify;
 pub mod compare;
 pub mod evaluation;
 pub mod preferences;
+pub mod registry;
 pub mod sequence;
 pub mod spans;
 pub mod summarize;
