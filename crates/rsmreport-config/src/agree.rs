@@ -89,6 +89,9 @@ pub struct AgreeConfig {
     /// `[[gates]]` as written (validated by the agree kind, which knows
     /// its coefficients).
     pub gates: Option<Value>,
+    /// The gates, parsed by the kind (`kinds::agree::load`) before any
+    /// data is read.
+    pub parsed_gates: Vec<super::gates::Gate>,
     /// The annotations file as written in the config.
     pub annotations_file: String,
     /// Where it is: relative paths against the config's folder ([`load`]
@@ -166,6 +169,7 @@ fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<AgreeConfig, B
         model_version: common.model_version,
         file_format: common.file_format,
         gates: common.gates,
+        parsed_gates: Vec::new(),
         annotations_path: folder(path).join(&annotations_file),
         annotations_file,
         layout,

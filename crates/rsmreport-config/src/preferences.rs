@@ -50,6 +50,9 @@ pub struct PreferencesConfig {
     /// `[[gates]]` as written (validated by the preferences kind, which
     /// knows its statistics).
     pub gates: Option<Value>,
+    /// The gates, parsed by the kind (`kinds::preferences::load`) before
+    /// any data is read.
+    pub parsed_gates: Vec<super::gates::Gate>,
     /// The pairs file, resolved (config folder first, then the current one);
     /// the first of [`Self::pairs_files`].
     pub pairs_file: PathBuf,
@@ -201,6 +204,7 @@ fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<PreferencesCon
         model_version: common.model_version,
         file_format: common.file_format,
         gates: common.gates,
+        parsed_gates: Vec::new(),
         pairs_file: pairs_files[0].clone(),
         pairs_files,
         origin: path.to_path_buf(),

@@ -43,6 +43,23 @@ pub fn csv_file(id: &str, frame: &Frame) -> OutputFile {
     }
 }
 
+/// The table file `output/<id>_<frame name>.<ext>` of a frame in
+/// `format` (`created`: the creation time recorded in an xlsx file, in
+/// seconds since the Unix epoch).
+pub fn table_file(id: &str, frame: &Frame, format: FileFormat, created: i64) -> Result<OutputFile> {
+    check_file_name_part(&frame.name, "table name")?;
+    let bytes = match format {
+        FileFormat::Csv => write::to_delimited(frame, b','),
+        FileFormat::Tsv => write::to_delimited(frame, b'\t'),
+        FileFormat::Xlsx => write::to_xlsx(frame, created)
+            .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
+    };
+    Ok(OutputFile {
+        path: Path::new("output").join(format!("{id}_{}.{}", frame.name, format.extension())),
+        bytes,
+    })
+}
+
 /// Sub-folders rsmreport creates in an output folder.
 pub const SUBFOLDERS: [&str; 3] = ["output", "figure", "report"];
 
@@ -74,19 +91,8 @@ pub fn each_table_file(
         path: Path::new("output").join(format!("{id}_rsmeval.json")),
         bytes: spec.saved_config,
     })?;
-    let ext = spec.format.extension();
     for frame in frames.iter().filter(|f| f.is_writable()) {
-        check_file_name_part(&frame.name, "table name")?;
-        let bytes = match spec.format {
-            FileFormat::Csv => write::to_delimited(frame, b','),
-            FileFormat::Tsv => write::to_delimited(frame, b'\t'),
-            FileFormat::Xlsx => write::to_xlsx(frame, created)
-                .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
-        };
-        emit(&OutputFile {
-            path: Path::new("output").join(format!("{id}_{}.{ext}", frame.name)),
-            bytes,
-        })?;
+        emit(&table_file(id, frame, spec.format, created)?)?;
     }
     Ok(())
 }

@@ -161,6 +161,7 @@ fn agree_config(exp: &Experiment, raters: &[(&str, &[f64])]) -> AgreeConfig {
         model_version: exp.model_version.clone(),
         file_format: exp.file_format,
         gates: None,
+        parsed_gates: Vec::new(),
         annotations_file: exp.predictions_file.display().to_string(),
         annotations_path: exp.predictions_file.clone(),
         layout: Layout::Wide {

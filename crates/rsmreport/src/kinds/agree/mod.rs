@@ -7,6 +7,8 @@
 //! * [`tables`]: the tables of spec 3 and 4, `<id>_agree.json`, and the
 //!   headline rows and verdict the report and the terminal share.
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
+//! * [`gates`]: the quality gates (parsed in [`load`], judged after the
+//!   run).
 //! * this file: the kind's contract ([`Agree`], run by
 //!   [`crate::kinds::run`]), its files and terminal lines.
 //!
@@ -14,6 +16,7 @@
 //! statistic of its own, and writes only through the output stage. Must not
 //! touch `evaluation`, `compare` or the metrics it calls.
 
+pub mod gates;
 pub mod read;
 pub mod report;
 pub mod run;
@@ -31,9 +34,12 @@ use tables::{headline, verdict};
 /// `rsmreport agree`: run it with [`crate::kinds::run`].
 pub struct Agree;
 
-/// Reads and validates an agree experiment file (configuration errors).
+/// Reads and validates an agree experiment file and its gates
+/// (configuration errors).
 pub fn load(path: &Path) -> anyhow::Result<AgreeConfig> {
-    rsmreport_config::agree::load(path).map_err(rsmreport_core::error::config)
+    let mut cfg = rsmreport_config::agree::load(path).map_err(rsmreport_core::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(rsmreport_core::error::config)?;
+    Ok(cfg)
 }
 
 impl super::Kind for Agree {
@@ -51,10 +57,12 @@ impl super::Kind for Agree {
     fn compute(cfg: AgreeConfig) -> anyhow::Result<Box<dyn super::Report>> {
         let (ratings, input) = read::read(&cfg)?;
         let agreement = run::run(&cfg, ratings);
+        let gates = gates::evaluate(&cfg.parsed_gates, &agreement);
         Ok(Box::new(Computed {
             agreement,
             cfg,
             input,
+            gates,
         }))
     }
 }
@@ -64,6 +72,7 @@ struct Computed {
     agreement: Agreement,
     cfg: AgreeConfig,
     input: InputCtx,
+    gates: Vec<crate::gates::Outcome>,
 }
 
 impl super::Report for Computed {
@@ -87,9 +96,19 @@ impl super::Report for Computed {
         vec![self.input.clone()]
     }
 
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.gates
+    }
+
     fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
         let epoch = rsmreport_core::provenance::generation_epoch();
-        let files = files(&self.agreement, &self.cfg, vec![self.input.clone()], epoch)?;
+        let files = files(
+            &self.agreement,
+            &self.cfg,
+            &self.gates,
+            vec![self.input.clone()],
+            epoch,
+        )?;
         files.iter().try_for_each(emit)
     }
 
@@ -98,16 +117,18 @@ impl super::Report for Computed {
     }
 }
 
-/// Every output file: the tables, `<id>_agree.json`, the report and its
-/// figures.
+/// Every output file: the tables, `<id>_agree.json`, the gate files (with
+/// gates), the report and its figures.
 fn files(
     a: &Agreement,
     cfg: &AgreeConfig,
+    gates: &[crate::gates::Outcome],
     inputs: Vec<InputCtx>,
     epoch: i64,
 ) -> anyhow::Result<Vec<OutputFile>> {
-    let mut files = timed("tables", || tables::data_files(a, cfg));
-    let report = timed("report", || report::report(a, cfg, inputs, epoch))?
+    let mut files = timed("tables", || tables::data_files(a, cfg, epoch))?;
+    files.extend(crate::gates::files(&cfg.experiment_id, gates));
+    let report = timed("report", || report::report(a, cfg, gates, inputs, epoch))?
         .identified(&cfg.description, cfg.model_version.as_deref());
     files.extend(timed("report files", || {
         rsmreport_report::render::report_files(&report)

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use rsmreport_io::output::json::number;
 
 use crate::analysis::agreement::run::{Agreement, Scope};
+use anyhow::Result;
 use rsmreport_config::agree::AgreeConfig;
 use rsmreport_core::table::{Column, Frame, Values};
 use rsmreport_io::output::OutputFile;
@@ -255,18 +256,18 @@ pub fn agree_json(a: &Agreement, cfg: &AgreeConfig) -> Vec<u8> {
 }
 
 /// The tables and the JSON.
-pub fn data_files(a: &Agreement, cfg: &AgreeConfig) -> Vec<OutputFile> {
+pub fn data_files(a: &Agreement, cfg: &AgreeConfig, epoch: i64) -> Result<Vec<OutputFile>> {
     let id = &cfg.experiment_id;
     let mut files: Vec<OutputFile> = frames(a, cfg)
         .iter()
         .filter(|f| f.is_writable())
-        .map(|f| rsmreport_io::output::csv_file(id, f))
-        .collect();
+        .map(|f| rsmreport_io::output::table_file(id, f, cfg.file_format, epoch))
+        .collect::<Result<_>>()?;
     files.push(OutputFile {
         path: Path::new("output").join(format!("{id}_agree.json")),
         bytes: agree_json(a, cfg),
     });
-    files
+    Ok(files)
 }
 
 /// irrCAC's probabilistic benchmark of a row on `scale`; none for percent

@@ -12,11 +12,14 @@
 //! * this file: the kind's contract ([`Preferences`], run by
 //!   [`crate::kinds::run`]), its files and terminal lines.
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
+//! * [`gates`]: the quality gates (parsed in [`load`], judged after the
+//!   run).
 //!
 //! Reads the pairs file (in `read` only) and produces bytes; writing them
 //! is the output stage's job (`rsmreport_io::output`). Touches no other command's
 //! assembly (`build`, `compare`).
 
+pub mod gates;
 pub mod models;
 pub mod read;
 pub mod report;
@@ -36,10 +39,13 @@ use tables::data_files;
 /// `rsmreport preferences`: run it with [`crate::kinds::run`].
 pub struct Preferences;
 
-/// Reads and validates a preferences experiment file (configuration
-/// errors).
+/// Reads and validates a preferences experiment file and its gates
+/// (configuration errors).
 pub fn load(path: &Path) -> anyhow::Result<PreferencesConfig> {
-    rsmreport_config::preferences::load(path).map_err(rsmreport_core::error::config)
+    let mut cfg =
+        rsmreport_config::preferences::load(path).map_err(rsmreport_core::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(rsmreport_core::error::config)?;
+    Ok(cfg)
 }
 
 impl super::Kind for Preferences {
@@ -73,10 +79,12 @@ impl super::Kind for Preferences {
             sha256: sha256?,
         };
         let inputs = inputs(&analysis, first);
+        let gates = gates::evaluate(&cfg.parsed_gates, &analysis);
         Ok(Box::new(Computed {
             analysis,
             inputs,
             cfg,
+            gates,
         }))
     }
 }
@@ -102,6 +110,7 @@ struct Computed {
     analysis: Analysis,
     inputs: Vec<InputCtx>,
     cfg: PreferencesConfig,
+    gates: Vec<crate::gates::Outcome>,
 }
 
 impl super::Report for Computed {
@@ -122,11 +131,16 @@ impl super::Report for Computed {
         self.inputs.clone()
     }
 
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.gates
+    }
+
     fn files(&self, emit: &mut dyn FnMut(&OutputFile) -> anyhow::Result<()>) -> anyhow::Result<()> {
         let epoch = provenance::generation_epoch();
         let files = timed("report and tables", || -> anyhow::Result<_> {
-            let mut out = data_files(&self.analysis);
-            let report = report::report(&self.analysis, self.inputs.clone(), epoch)?
+            let mut out = data_files(&self.analysis, self.cfg.file_format, epoch)?;
+            out.extend(crate::gates::files(&self.analysis.id, &self.gates));
+            let report = report::report(&self.analysis, &self.gates, self.inputs.clone(), epoch)?
                 .identified(&self.cfg.description, self.cfg.model_version.as_deref());
             out.extend(rsmreport_report::render::report_files(&report)?);
             Ok(out)

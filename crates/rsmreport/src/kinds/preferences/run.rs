@@ -335,6 +335,7 @@ mod tests {
             model_version: None,
             file_format: rsmreport_core::schema::FileFormat::Csv,
             gates: None,
+            parsed_gates: Vec::new(),
             pairs_file: PathBuf::from("pairs.csv"),
             pairs_files: vec![PathBuf::from("pairs.csv")],
             origin: PathBuf::from("exp.toml"),

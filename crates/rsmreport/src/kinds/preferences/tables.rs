@@ -14,6 +14,8 @@ use rsmreport_io::output::json::number;
 
 use super::models::{ModelScope, ModelTraits, ModelView};
 use super::run::{Analysis, Scope, VoteColumn};
+use anyhow::Result;
+use rsmreport_core::schema::FileFormat;
 use rsmreport_core::table::{text_values, Frame, Values};
 use rsmreport_io::output::OutputFile;
 use rsmreport_metrics::preferences::{
@@ -382,15 +384,15 @@ pub fn frames(a: &Analysis) -> Vec<Frame> {
     frames
 }
 
-pub fn data_files(a: &Analysis) -> Vec<OutputFile> {
+pub fn data_files(a: &Analysis, format: FileFormat, epoch: i64) -> Result<Vec<OutputFile>> {
     let out = Path::new("output");
     let mut files: Vec<OutputFile> = frames(a)
         .iter()
-        .map(|f| rsmreport_io::output::csv_file(&a.id, f))
-        .collect();
+        .map(|f| rsmreport_io::output::table_file(&a.id, f, format, epoch))
+        .collect::<Result<_>>()?;
     files.push(OutputFile {
         path: out.join(format!("{}_preferences.json", a.id)),
         bytes: preferences_json(a),
     });
-    files
+    Ok(files)
 }
