@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
-use crate::common::{self, manifest_dir, run_in, snapshot, snapshot_diff};
+use crate::common::{manifest_dir, run_in, snapshot, snapshot_diff};
 use rsmreport::kinds::registry::{self, Runner};
 
 /// One bundled example: its kind, its folder under `examples/`, the files

@@ -35,8 +35,9 @@ pub struct KindEntry {
     pub about: &'static str,
     /// What its experiment file is (the help of the command's argument).
     pub experiment: &'static str,
-    /// Top-level keys that only this kind's file has: how `check` and a
-    /// wrong command's hint recognise it.
+    /// Top-level keys that tell this kind's file (a key may tell two
+    /// kinds, as `system_columns`: the kind with more of its keys wins):
+    /// how `check` and a wrong command's hint recognise it.
     pub signature: &'static [&'static str],
     /// The input tables that may be given as data (the Python module),
     /// each with the key of the experiment file whose file it replaces.
@@ -141,6 +142,7 @@ pub static KINDS: &[KindEntry] = &[
         experiment: EXPERIMENT_TOML,
         signature: &[
             "gold_column",
+            "system_columns",
             "probability_pattern",
             "probability_columns",
             "positive_label",
@@ -161,6 +163,7 @@ pub static KINDS: &[KindEntry] = &[
         experiment: "The experiment file (`.toml`: predictions_file or references + [systems]).",
         signature: &[
             "reference_columns",
+            "system_columns",
             "references",
             "systems",
             "logprobs_file",
@@ -714,17 +717,15 @@ pub fn recognise(text: &str) -> Option<(&'static KindEntry, Vec<String>)> {
 }
 
 /// The hint for configuration `text` given to command `this` (a kind, or
-/// `check --kind`): the other kind it looks like, when it has none of
-/// `this` kind's own keys, as "this looks like a `classify` experiment
-/// (it has gold_column, system_columns), not a `build` one: run
-/// `rsmreport classify <path>`".
+/// `check --kind`): the other kind it looks like, when that kind's keys
+/// outnumber `this` kind's in it ([`recognise`]), as "this looks like a
+/// `classify` experiment (it has gold_column, system_columns), not a
+/// `build` one: run `rsmreport classify <path>`".
 pub fn hint(text: &str, this: &str, path: &Path) -> Option<String> {
     let keys = rsmreport_config::kind_hint::top_level_keys(text);
-    if find(this).is_some_and(|e| !e.found(&keys).is_empty()) {
-        return None;
-    }
+    let own = find(this).map_or(0, |e| e.found(&keys).len());
     let (kind, found) = recognise(text)?;
-    if kind.name == this {
+    if kind.name == this || found.len() <= own {
         return None;
     }
     let what = match kind.runner {
@@ -783,14 +784,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_and_every_runner_kind_is_named_by_its_entry() {
+    fn names_are_unique_and_every_kind_is_recognised_by_its_keys() {
         for (i, k) in KINDS.iter().enumerate() {
             assert!(KINDS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
             assert!(!k.about.is_empty() && !k.about.ends_with('.'), "{}", k.name);
-            for s in k.signature {
-                let others = KINDS.iter().filter(|o| o.signature.contains(s)).count();
-                assert_eq!(others, 1, "{s} is the signature of more than one kind");
+            if k.signature.is_empty() {
+                continue;
             }
+            // A file with every key of the kind's signature is the kind's.
+            let text: String = k.signature.iter().map(|s| format!("{s} = 1\n")).collect();
+            assert_eq!(recognise(&text).map(|(e, _)| e.name), Some(k.name));
         }
         assert_eq!(
             experiment_kinds().map(|k| k.name).collect::<Vec<_>>(),
@@ -813,8 +816,8 @@ mod tests {
                         gold_column = \"gold\"\nsystem_columns = [\"a\"]\n";
         assert_eq!(
             hint(classify, "build", p).unwrap(),
-            "this looks like a `classify` experiment (it has gold_column), not a `build` one: run \
-             `rsmreport classify exp.toml`"
+            "this looks like a `classify` experiment (it has gold_column, system_columns), not \
+             a `build` one: run `rsmreport classify exp.toml`"
         );
         let build = "experiment_id = \"x\"\npredictions_file = \"p.csv\"\n\
                      system_score_column = \"s\"\ntrim_min = 1\ntrim_max = 6\n";
@@ -828,12 +831,16 @@ mod tests {
         let sequence = "experiment_id = \"x\"\npredictions_file = \"o.csv\"\n\
                         reference_columns = [\"ref\"]\nsystem_columns = [\"a\"]\n";
         assert!(
-            hint(sequence, "classify", p)
-                .unwrap()
-                .starts_with("this looks like a `sequence` experiment (it has reference_columns)"),
+            hint(sequence, "classify", p).unwrap().starts_with(
+                "this looks like a `sequence` experiment (it has reference_columns, \
+                 system_columns)"
+            ),
             "{:?}",
             hint(sequence, "classify", p)
         );
+        assert!(hint(classify, "sequence", p)
+            .unwrap()
+            .contains("`classify` experiment (it has gold_column, system_columns)"));
         let compare = "baseline_label = \"v1\"\ncandidate_label = \"v2\"\n";
         assert!(hint(compare, "build", p)
             .unwrap()
