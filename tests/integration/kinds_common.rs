@@ -484,3 +484,157 @@ fn kinds_common_the_kind_table_is_the_command_line() {
         assert!(matches!(k.runner, Runner::Experiment { .. }));
     }
 }
+
+/// The rows of a CSV table file as maps of column name to cell.
+fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let text = fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .cloned()
+                .zip(l.split(',').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// `<id>_gates.json`'s result lines.
+fn gate_results(out: &Path, id: &str) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value = serde_json::from_slice(
+        &fs::read(out.join("output").join(format!("{id}_gates.json"))).unwrap(),
+    )
+    .unwrap();
+    doc["results"].as_array().unwrap().clone()
+}
+
+/// `agree` and `preferences` judge `[[gates]]` on their own statistics:
+/// each line reads the number of its table (never a recomputed one), a
+/// failed gate of severity `fail` exits with 3 after everything is
+/// written, the report shows the Quality gates panel; bad gates are
+/// configuration errors naming the closest valid value.
+#[test]
+fn kinds_common_gates_of_agree_and_preferences() {
+    let tmp = TempDir::new().unwrap();
+    let agree = &EXAMPLES[3];
+    let gates = "\n[[gates]]\nname = \"alpha\"\nmetric = \"krippendorff_alpha\"\nop = \">=\"\n\
+                 threshold = 0.5\nbound = \"lower\"\n\n[[gates]]\nname = \"kappa\"\n\
+                 metric = \"fleiss_kappa\"\nweights = \"quadratic\"\nop = \">=\"\n\
+                 threshold = 0.9\n";
+    let exp = agree.staged(&tmp.path().join("agree"), |t| format!("{t}{gates}"));
+    let out = tmp.path().join("agree-out");
+    let run = run_in(
+        tmp.path(),
+        [
+            OsStr::new("agree"),
+            exp.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(run.stderr.contains("gate FAILED: kappa"), "{}", run.stderr);
+    let table = csv_rows(&out.join("output/sentiment_round2_agreement.csv"));
+    let row = |c: &str, w: &str| {
+        table
+            .iter()
+            .find(|r| r["coefficient"] == c && r["weights"] == w)
+            .unwrap()["value"]
+            .parse::<f64>()
+            .unwrap()
+    };
+    let results = gate_results(&out, "sentiment_round2");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["score_type"], "ordinal");
+    assert_eq!(
+        results[0]["estimate"].as_f64().unwrap(),
+        row("krippendorff_alpha", "ordinal")
+    );
+    assert_eq!(results[0]["status"], "pass");
+    assert_eq!(
+        results[1]["estimate"].as_f64().unwrap(),
+        row("fleiss_kappa", "quadratic")
+    );
+    assert_eq!(results[1]["status"], "fail");
+    let html = fs::read_to_string(out.join("report/sentiment_round2_report.html")).unwrap();
+    assert!(html.contains("Quality gates"));
+
+    let prefs = &EXAMPLES[5];
+    let gates = "\n[[gates]]\nname = \"strength\"\nmetric = \"strength\"\n\
+                 annotator = \"judge_model\"\nop = \">=\"\nthreshold = 0.3\nbound = \"lower\"\n\n\
+                 [[gates]]\nname = \"relevant\"\nmetric = \"relevance\"\nop = \">=\"\n\
+                 threshold = 0.5\nseverity = \"warn\"\n";
+    let exp = prefs.staged(&tmp.path().join("prefs"), |t| format!("{t}{gates}"));
+    let out = tmp.path().join("prefs-out");
+    let run = run_in(
+        tmp.path(),
+        [
+            OsStr::new("preferences"),
+            exp.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let metrics = csv_rows(&out.join("output/preferences_example_annotator_metrics.csv"));
+    let all = |who: &str, col: &str| {
+        metrics
+            .iter()
+            .find(|r| r["annotator"] == who && r["subset_value"] == "All data")
+            .unwrap()[col]
+            .parse::<f64>()
+            .unwrap()
+    };
+    let results = gate_results(&out, "preferences_example");
+    // One line for judge_model's strength, one per annotator's relevance.
+    assert_eq!(results.len(), 1 + 4);
+    assert_eq!(
+        results[0]["estimate"].as_f64().unwrap(),
+        all("judge_model", "strength")
+    );
+    assert_eq!(
+        results[0]["lower"].as_f64().unwrap(),
+        all("judge_model", "strength_lower")
+    );
+    for r in &results[1..] {
+        let who = r["score_type"].as_str().unwrap();
+        assert_eq!(
+            r["estimate"].as_f64().unwrap(),
+            all(who, "relevance"),
+            "{who}"
+        );
+    }
+
+    for (ex, gate, words) in [
+        (
+            agree,
+            "metric = \"krippendorf_alpha\"",
+            "did you mean \"krippendorff_alpha\"?",
+        ),
+        (
+            agree,
+            "metric = \"fleiss_kappa\"\nweights = \"quadratc\"",
+            "did you mean \"quadratic\"?",
+        ),
+        (
+            prefs,
+            "metric = \"strength\"\nannotator = \"judge\"",
+            "annotator \"judge\" is not in annotator_columns",
+        ),
+        (prefs, "metric = \"strenght\"", "did you mean \"strength\"?"),
+        (
+            agree,
+            "metric = \"gwet_ac1\"\nscope = \"each:source\"",
+            "on the whole set",
+        ),
+    ] {
+        let dir = tmp.path().join(format!("bad-{}", gate.len()));
+        let text = format!("\n[[gates]]\n{gate}\nop = \">=\"\nthreshold = 0.5\n");
+        let exp = ex.staged(&dir, |t| format!("{t}{text}"));
+        let run = run_in(&dir, [OsStr::new(ex.kind), exp.as_os_str()]);
+        assert_eq!(run.code, Some(2), "{gate}:\n{}", run.describe());
+        assert!(run.stderr.contains(words), "{gate}:\n{}", run.stderr);
+        assert!(!dir.join("sentiment_round2").exists());
+    }
+}

@@ -19,7 +19,7 @@ use crate::analysis::agreement::run::Agreement;
 use crate::gates::{judge, Outcome, Stat};
 use rsmreport_config::agree::AgreeConfig;
 use rsmreport_config::closest;
-use rsmreport_config::gates::{parse_targeted, Gate, Scope};
+use rsmreport_config::gates::{parse_targeted, whole_set_only, Gate, Scope};
 use rsmreport_metrics::raters::alpha::Level;
 use rsmreport_metrics::raters::rows::COEFFICIENTS;
 
@@ -44,13 +44,7 @@ fn weights_of(
     cfg: &AgreeConfig,
     table: &mut serde_json::Map<String, Value>,
 ) -> Result<Vec<String>, String> {
-    if let Some(v) = table.get("scope") {
-        if v.as_str().map(str::trim) != Some("overall") {
-            return Err(format!(
-                "agree gates are on the whole set: scope = \"overall\" (the default), but it is {v}"
-            ));
-        }
-    }
+    whole_set_only("agree", table)?;
     let alpha =
         table.get("metric").and_then(Value::as_str).map(str::trim) == Some("krippendorff_alpha");
     let allowed: Vec<&str> = if alpha {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::run::Analysis;
 use crate::gates::{judge, Outcome, Stat};
 use rsmreport_config::closest;
-use rsmreport_config::gates::{parse_targeted, Gate, Scope};
+use rsmreport_config::gates::{parse_targeted, whole_set_only, Gate, Scope};
 use rsmreport_config::preferences::PreferencesConfig;
 
 /// The statistics with a bootstrap interval, then those without.
@@ -51,14 +51,7 @@ fn annotators_of(
     cfg: &PreferencesConfig,
     table: &mut serde_json::Map<String, Value>,
 ) -> Result<Vec<String>, String> {
-    if let Some(v) = table.get("scope") {
-        if v.as_str().map(str::trim) != Some("overall") {
-            return Err(format!(
-                "preferences gates are on the whole set: scope = \"overall\" (the default), but \
-                 it is {v}"
-            ));
-        }
-    }
+    whole_set_only("preferences", table)?;
     let known = &cfg.annotator_columns;
     match table.remove("annotator") {
         None => Ok(Vec::new()),
