@@ -21,16 +21,20 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// The top-level help: what rsmreport makes, naming every kind.
+const ABOUT: &str = "Evaluation reports with intervals, verdicts and quality gates: scoring \
+                     engines against human scores (build, with the numbers of RSMTool's \
+                     rsmeval), classifiers (classify), generated text (sequence), span \
+                     annotations (spans), rater agreement (agree), preference annotations \
+                     (preferences), and archived runs compared (compare) and summarized \
+                     (summarize)";
+
 #[derive(Parser)]
-#[command(
-    name = "rsmreport",
-    version,
-    about = "Evaluation reports for automated scoring engines, with the numbers of RSMTool's rsmeval",
-    long_about = None
-)]
+#[command(name = "rsmreport", version, about = ABOUT, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+
     /// Print nothing but errors and failed quality gates.
     #[arg(short, long, global = true)]
     quiet: bool,
@@ -38,27 +42,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Evaluate the predictions of an experiment and write every table.
-    Build {
-        /// The experiment definition (`.toml`, or an rsmeval `.json` config).
-        experiment: PathBuf,
-        #[command(flatten)]
-        output: cli::OutputArgs,
-        /// Quality gates to evaluate besides the experiment's own (a TOML file with
-        /// [[gates]] tables and/or gates_preset); a failed gate exits with code 3.
-        #[arg(long, value_name = "FILE")]
-        gates: Option<PathBuf>,
-    },
-    /// Validate the experiment and its data and print what a build would do; writes nothing.
+    /// Every kind of the kind table whose request is one experiment file
+    /// (`build`, `classify`, `sequence`, `spans`, `agree`, `preferences`).
+    #[command(flatten)]
+    Kind(cli::kind::KindCommand),
+
+    /// Validate an experiment of any kind and its data and print what a run would read,
+    /// compute and gate; writes nothing (exit codes as for the run).
     Check {
-        /// The experiment definition (`.toml`, or an rsmeval `.json` config).
+        /// The experiment file of any kind (`.toml`, or an rsmeval `.json` config).
         experiment: PathBuf,
-        /// A gates file, as for `build`.
+        /// The experiment's kind [default: the kind its keys say; build when they say none].
+        #[arg(long, value_name = "KIND")]
+        kind: Option<String>,
+        /// A gates file, as for `build` (build experiments only).
         #[arg(long, value_name = "FILE")]
         gates: Option<PathBuf>,
     },
-    /// Compare two archived output folders (of `build`, or of RSMTool's rsmeval/rsmtool):
-    /// paired differences with intervals, p-values and verdicts.
+
+    #[command(about = about("compare"))]
     Compare {
         /// The baseline's experiment folder (or its output/ subfolder).
         baseline: PathBuf,
@@ -79,8 +81,8 @@ enum Command {
         #[arg(long)]
         unpaired: bool,
     },
-    /// Summarize archived output folders of model versions: one row per version with
-    /// intervals, the difference of each from a baseline with its verdict, trend figures.
+
+    #[command(about = about("summarize"))]
     Summarize {
         /// The experiment folders (of `build`, or of RSMTool's rsmeval/rsmtool).
         #[arg(required = true, value_name = "DIR")]
@@ -98,51 +100,16 @@ enum Command {
         #[arg(long, default_value = "versions")]
         id: String,
     },
-    /// Agreement among raters of an annotation file (no system score): every
-    /// coefficient with its interval, pairs, categories, the classification view.
-    Agree {
-        /// The agreement experiment (`.toml`).
-        experiment: PathBuf,
-        #[command(flatten)]
-        output: cli::OutputArgs,
-    },
-    /// Generated text against references: BLEU, chrF, TER (sacreBLEU), WER, CER
-    /// (jiwer), sacreBLEU's paired bootstrap, intervals and verdicts against a baseline.
-    Sequence {
-        /// The experiment file (`.toml`: predictions_file or references + [systems]).
-        experiment: PathBuf,
-        #[command(flatten)]
-        output: cli::OutputArgs,
-    },
-    /// Span annotations: agreement among annotators (pairwise F1 under four
-    /// criteria) and, against a reference, seqeval and nervaluate scores with
-    /// intervals and verdicts against a baseline.
-    Spans {
-        /// The spans experiment (`.toml`).
-        experiment: PathBuf,
-        #[command(flatten)]
-        output: cli::OutputArgs,
-    },
-    /// Audit pairwise preference annotations: how strongly each annotator follows a
-    /// reference annotator (Feedback Forensics' metrics, seeded intervals, a report).
-    Preferences {
-        /// The experiment file (`.toml`: pairs_file, reference_column, annotator_columns, ...).
-        experiment: PathBuf,
-        #[command(flatten)]
-        output: cli::OutputArgs,
-    },
-    /// Classifiers against gold labels: per-class and averaged metrics, curves,
-    /// calibration, intervals and paired verdicts against a baseline.
-    Classify {
-        /// The experiment file (`.toml`: predictions_file, gold_column, system_columns, ...).
-        experiment: PathBuf,
-        #[command(flatten)]
-        output: cli::OutputArgs,
-    },
+
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = cli::simulate::SIMULATE_ABOUT)]
     Simulate(Box<cli::simulate::SimulateArgs>),
+}
+
+/// The one-line help of kind `name` in the kind table.
+fn about(name: &str) -> &'static str {
+    rsmreport::kinds::registry::find(name).map_or("", |k| k.about)
 }
 
 /// The binary's whole run: parses the command line first, while no other
@@ -153,11 +120,11 @@ enum Command {
 pub fn main() -> ExitCode {
     let parsed = Cli::try_parse_from(std::env::args_os());
     let classify = matches!(
-        parsed,
+        &parsed,
         Ok(Cli {
-            command: Command::Classify { .. },
+            command: Command::Kind(k),
             ..
-        })
+        }) if k.entry.name == "classify"
     );
     cli::process::install(classify);
     ExitCode::from(run_parsed(parsed))
@@ -199,12 +166,12 @@ fn run_parsed(parsed: Result<Cli, clap::Error>) -> u8 {
 /// Hands each command to its file in `cli`.
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Build {
+        Command::Kind(kind) => kind.run(),
+        Command::Check {
             experiment,
-            output,
+            kind,
             gates,
-        } => cli::build::run(&experiment, output, gates.as_deref()),
-        Command::Check { experiment, gates } => cli::check::run(&experiment, gates.as_deref()),
+        } => cli::check::run(&experiment, kind.as_deref(), gates.as_deref()),
         Command::Compare {
             baseline,
             candidate,
@@ -233,11 +200,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             order,
             id,
         }),
-        Command::Agree { experiment, output } => cli::agree::run(&experiment, output),
-        Command::Sequence { experiment, output } => cli::sequence::run(&experiment, output),
-        Command::Spans { experiment, output } => cli::spans::run(&experiment, output),
-        Command::Preferences { experiment, output } => cli::preferences::run(&experiment, output),
-        Command::Classify { experiment, output } => cli::classify::run(&experiment, output),
         Command::Simulate(args) => cli::simulate::run(*args),
     }
 }

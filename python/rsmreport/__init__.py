@@ -9,6 +9,12 @@ folder to write, and ``overwrite``. Each returns a :class:`Result` or
 raises :class:`ConfigError` (exit code 2 of the command line) or
 :class:`DataError` (1), with the command line's ``error:`` text.
 
+The functions of the kinds that read one experiment file (``build``,
+``classify``, ``sequence``, ``spans``, ``agree``, ``preferences``, and any
+kind added to the engine's kind table) are made from that table
+(``_rsmreport.kinds()``); ``check``, ``compare`` and ``summarize`` are
+written here.
+
 >>> import rsmreport
 >>> r = rsmreport.build("examples/exp.toml")
 >>> r.tables["eval_short"]          # a pandas DataFrame
@@ -22,7 +28,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
 
@@ -36,27 +43,6 @@ from ._errors import (
 )
 from ._inputs import parquet_inputs
 from ._result import Result, Tables
-
-__all__ = [
-    "build",
-    "check",
-    "compare",
-    "summarize",
-    "agree",
-    "preferences",
-    "classify",
-    "sequence",
-    "spans",
-    "run_evaluation",
-    "Result",
-    "Tables",
-    "RsmreportError",
-    "ConfigError",
-    "DataError",
-    "GateFailedError",
-    "InternalError",
-    "__version__",
-]
 
 __version__: str = _rsmreport.version()
 
@@ -91,93 +77,192 @@ def _path(value: PathLike | None) -> str | None:
     return None if value is None else os.fspath(value)
 
 
+# The engine's kind table: one dict per kind (name, about, experiment,
+# runner, gates_file, tables).
+_KINDS: dict[str, dict[str, Any]] = {k["name"]: k for k in _rsmreport.kinds()}
+
+
+def _table_keys(kind: str | None) -> dict[str, str]:
+    """The configuration key each input table of ``kind`` replaces."""
+    entry = _KINDS.get(kind or "")
+    return dict(entry["tables"]) if entry else {}
+
+
 def _run(kind: str, config: Config | None = None, tables: dict[str, Any] | None = None,
-         **kwargs: Any) -> Result:
-    """Runs ``kind`` with its configuration and input tables given as data."""
+         *, keys: dict[str, str] | None = None, **kwargs: Any) -> Result:
+    """Runs ``kind`` with its configuration and input tables given as data
+    (``keys``: the key of a dict configuration each table replaces,
+    default ``kind``'s)."""
     as_dict = config if isinstance(config, Mapping) else None
-    with parquet_inputs(kind, as_dict, tables or {}) as (as_dict, native):
+    keys = _table_keys(kind) if keys is None else keys
+    with parquet_inputs(keys, as_dict, tables or {}) as (as_dict, native):
         cfg = _config(as_dict if as_dict is not None else config)
         return Result(_rsmreport.run(kind, **cfg, tables=native, **kwargs))
 
 
-def build(
-    config: Config,
-    *,
-    output_dir: PathLike | None = None,
-    overwrite: bool = False,
-    gates: PathLike | None = None,
-    predictions: Any = None,
-    scale: Any = None,
-) -> Result:
-    """Evaluates an experiment's predictions (``rsmreport build``).
+# What the function of a kind says beyond the kind table's line: the
+# kinds' documentation, the only part of a kind written here.
+_NOTES: dict[str, str] = {
+    "build": (
+        "``scale`` is the scale table of ``scale_with`` (the experiment's\n"
+        "``scale_with`` must name a file)."
+    ),
+    "sequence": (
+        "``predictions`` is Input A, the table with ``id_column``,\n"
+        "``reference_columns``, ``system_columns`` and ``subgroups`` (cells\n"
+        "verbatim; a null cell is a missing reference). Text files (Input B)\n"
+        "and ``logprobs_file`` are read from files."
+    ),
+    "spans": (
+        "``spans`` is the span table of ``format = \"table\"`` (Prodigy, CoNLL\n"
+        "and BIO JSON lines input is read from its file); ``documents`` the\n"
+        "documents table (document text, coverage, subgroup columns)."
+    ),
+}
 
-    Parameters
-    ----------
-    config : str, os.PathLike or dict
-        The experiment: a ``.toml`` file, an rsmeval ``.json`` config, or
-        a dict of the same keys (relative paths in it resolve against the
-        working directory).
-    output_dir : str or os.PathLike, optional
-        The folder to write. ``None`` (the default) computes and writes
-        nothing; :meth:`Result.save` writes later.
-    overwrite : bool, default False
-        Replace a non-empty earlier rsmreport output folder (only once the
-        new output is complete): the command line's ``--force``.
-    gates : str or os.PathLike, optional
-        A gates file to evaluate besides the experiment's own gates
-        (``--gates``).
-    predictions, scale : table, optional
-        The predictions table, and the scale table of ``scale_with``,
-        given as data instead of the files the configuration names: any
-        object with the Arrow stream interface (``__arrow_c_stream__``:
-        pandas 2.2+ with pyarrow, polars, pyarrow, duckdb), read as a
-        parquet file of the same data. A dict configuration then needs no
-        ``predictions_file``; a configuration file's named files are
-        replaced (they must exist).
+_RETURNS_RAISES = """
+Returns
+-------
+Result
+    Failed quality gates do not raise: see :attr:`Result.passed` and
+    :meth:`Result.raise_for_gates`.
 
-    Returns
-    -------
-    Result
-        Failed quality gates do not raise: see :attr:`Result.passed` and
-        :meth:`Result.raise_for_gates`.
+Raises
+------
+ConfigError
+    A configuration key, an argument or the output folder is wrong (the
+    command line's exit code 2).
+DataError
+    The data are wrong or unreadable, or writing failed (exit code 1).
+"""
 
-    Raises
-    ------
-    ConfigError
-        A configuration key, an argument or the output folder is wrong
-        (the command line's exit code 2).
-    DataError
-        The data are wrong or unreadable, or writing failed (exit code 1).
-    """
-    return _run(
-        "build",
-        config,
-        {"predictions": predictions, "scale": scale},
-        output_dir=_path(output_dir),
-        overwrite=overwrite,
-        gates=_path(gates),
-    )
+
+def _docstring(entry: dict[str, Any]) -> str:
+    """The docstring of a kind's function, from its kind-table entry."""
+    name = entry["name"]
+    parts = [
+        f"{entry['about']} (``rsmreport {name}``).",
+        "",
+        "Parameters",
+        "----------",
+        "config : str, os.PathLike or dict",
+        f"    {entry['experiment']} Or a dict of its keys (relative paths in it",
+        "    resolve against the working directory).",
+        "output_dir : str or os.PathLike, optional",
+        "    The folder to write. ``None`` (the default) computes and writes",
+        "    nothing; :meth:`Result.save` writes later.",
+        "overwrite : bool, default False",
+        "    Replace a non-empty earlier rsmreport output folder (only once the",
+        "    new output is complete): the command line's ``--force``.",
+    ]
+    if entry["gates_file"]:
+        parts += [
+            "gates : str or os.PathLike, optional",
+            "    A gates file to evaluate besides the experiment's own gates",
+            "    (``--gates``).",
+        ]
+    for role, key in entry["tables"]:
+        parts += [
+            f"{role} : table, optional",
+            f"    The table of ``{key}`` given as data (``__arrow_c_stream__``:",
+            "    pandas 2.2+ with pyarrow, polars, pyarrow, duckdb), read as a",
+            "    parquet file of the same data; a dict configuration then needs no",
+            f"    ``{key}``; a configuration file's named file is replaced (it must",
+            "    exist).",
+        ]
+    if name in _NOTES:
+        parts += ["", _NOTES[name]]
+    return "\n".join(parts) + "\n" + _RETURNS_RAISES
+
+
+def _kind_function(entry: dict[str, Any]) -> Callable[..., Result]:
+    """The function of an experiment-file kind: ``name(config, *,
+    output_dir=None, overwrite=False[, gates=None], <table>=None, ...)``."""
+    name = entry["name"]
+    roles = [role for role, _ in entry["tables"]]
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [
+        inspect.Parameter("config", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("output_dir", kw, default=None),
+        inspect.Parameter("overwrite", kw, default=False),
+    ]
+    if entry["gates_file"]:
+        params.append(inspect.Parameter("gates", kw, default=None))
+    params += [inspect.Parameter(role, kw, default=None) for role in roles]
+    signature = inspect.Signature(params)
+
+    def run(*args: Any, **kwargs: Any) -> Result:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{name}() {e}") from None
+        bound.apply_defaults()
+        a = bound.arguments
+        extra = {"gates": _path(a["gates"])} if entry["gates_file"] else {}
+        return _run(
+            name,
+            a["config"],
+            {role: a[role] for role in roles},
+            output_dir=_path(a["output_dir"]),
+            overwrite=a["overwrite"],
+            **extra,
+        )
+
+    run.__name__ = run.__qualname__ = name
+    run.__module__ = __name__
+    run.__doc__ = _docstring(entry)
+    run.__signature__ = signature  # type: ignore[attr-defined]
+    return run
+
+
+_EXPERIMENT_KINDS = [k for k, e in _KINDS.items() if e["runner"] == "experiment"]
+
+for _name in _EXPERIMENT_KINDS:
+    globals()[_name] = _kind_function(_KINDS[_name])
+del _name
+
+__all__ = [
+    *_EXPERIMENT_KINDS,
+    "check",
+    "compare",
+    "summarize",
+    "run_evaluation",
+    "Result",
+    "Tables",
+    "RsmreportError",
+    "ConfigError",
+    "DataError",
+    "GateFailedError",
+    "InternalError",
+    "__version__",
+]
 
 
 def check(
     config: Config,
     *,
+    kind: str | None = None,
     gates: PathLike | None = None,
-    predictions: Any = None,
-    scale: Any = None,
+    **tables: Any,
 ) -> Result:
-    """Validates an experiment and its data and computes what a build
-    would (``rsmreport check``); never writes. :attr:`Result.lines` is
-    the command's account.
+    """Validates an experiment of any kind and its data and computes what
+    a run would (``rsmreport check``); never writes. :attr:`Result.lines`
+    is the command's account; failed gates of severity ``fail`` make
+    :attr:`Result.passed` false, as a run's.
 
     Parameters
     ----------
     config : str, os.PathLike or dict
-        As for :func:`build`.
+        The experiment of any kind that reads one experiment file (as for
+        its function).
+    kind : str, optional
+        Its kind (``"classify"``, ...); default: the kind its keys say
+        (``"build"`` when they say none).
     gates : str or os.PathLike, optional
-        As for :func:`build`.
-    predictions, scale : table, optional
-        As for :func:`build`.
+        As for :func:`build` (build experiments only).
+    **tables : table, optional
+        The kind's input tables given as data, as for its function
+        (``predictions=``, ``spans=``, ...).
 
     Returns
     -------
@@ -188,8 +273,14 @@ def check(
     ConfigError, DataError
         As :func:`build`.
     """
+    keys: dict[str, str] = {}
+    if isinstance(config, Mapping) and tables:
+        named = kind
+        if named is None:
+            named = _rsmreport.recognise(_config(config)["config_json"]) or "build"
+        keys = _table_keys(named)
     return _run(
-        "check", config, {"predictions": predictions, "scale": scale}, gates=_path(gates)
+        "check", config, tables, keys=keys, gates=_path(gates), check_kind=kind
     )
 
 
@@ -288,229 +379,6 @@ def summarize(
         baseline=_path(baseline),
         order=order,
         id=id,
-        output_dir=_path(output_dir),
-        overwrite=overwrite,
-    )
-
-
-def agree(
-    config: Config,
-    *,
-    output_dir: PathLike | None = None,
-    overwrite: bool = False,
-    annotations: Any = None,
-) -> Result:
-    """Agreement among raters of an annotation file (``rsmreport agree``).
-
-    Parameters
-    ----------
-    config : str, os.PathLike or dict
-        The experiment file (``.toml``), or a dict of its keys (relative
-        paths in it resolve against the working directory).
-    output_dir : str or os.PathLike, optional
-        The folder to write; ``None`` (the default) writes nothing.
-    overwrite : bool, default False
-        As for :func:`build`.
-    annotations : table, optional
-        The table of ``annotations_file`` given as data (``__arrow_c_stream__``: pandas
-        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
-        of the same data; a dict configuration then needs no ``annotations_file``.
-
-    Returns
-    -------
-    Result
-
-    Raises
-    ------
-    ConfigError, DataError
-        As :func:`build`.
-    """
-    return _run(
-        "agree",
-        config,
-        {"annotations": annotations},
-        output_dir=_path(output_dir),
-        overwrite=overwrite,
-    )
-
-
-def preferences(
-    config: Config,
-    *,
-    output_dir: PathLike | None = None,
-    overwrite: bool = False,
-    pairs: Any = None,
-) -> Result:
-    """Audits pairwise preference annotations against a reference
-    annotator (``rsmreport preferences``).
-
-    Parameters
-    ----------
-    config : str, os.PathLike or dict
-        The experiment file (``.toml``), or a dict of its keys (relative
-        paths in it resolve against the working directory).
-    output_dir : str or os.PathLike, optional
-        The folder to write; ``None`` (the default) writes nothing.
-    overwrite : bool, default False
-        As for :func:`build`.
-    pairs : table, optional
-        The table of ``pairs_file`` given as data (``__arrow_c_stream__``: pandas
-        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
-        of the same data; a dict configuration then needs no ``pairs_file``.
-
-    Returns
-    -------
-    Result
-
-    Raises
-    ------
-    ConfigError, DataError
-        As :func:`build`.
-    """
-    return _run(
-        "preferences",
-        config,
-        {"pairs": pairs},
-        output_dir=_path(output_dir),
-        overwrite=overwrite,
-    )
-
-
-def classify(
-    config: Config,
-    *,
-    output_dir: PathLike | None = None,
-    overwrite: bool = False,
-    predictions: Any = None,
-) -> Result:
-    """Classifiers against gold labels (``rsmreport classify``): per-class
-    and averaged metrics, curves, calibration, intervals and paired
-    verdicts.
-
-    Parameters
-    ----------
-    config : str, os.PathLike or dict
-        The experiment file (``.toml``), or a dict of its keys (relative
-        paths in it resolve against the working directory).
-    output_dir : str or os.PathLike, optional
-        The folder to write; ``None`` (the default) writes nothing.
-    overwrite : bool, default False
-        As for :func:`build`.
-    predictions : table, optional
-        The table of ``predictions_file`` given as data (``__arrow_c_stream__``: pandas
-        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
-        of the same data; a dict configuration then needs no ``predictions_file``.
-
-    Returns
-    -------
-    Result
-
-    Raises
-    ------
-    ConfigError, DataError
-        As :func:`build`.
-    """
-    return _run(
-        "classify",
-        config,
-        {"predictions": predictions},
-        output_dir=_path(output_dir),
-        overwrite=overwrite,
-    )
-
-
-def sequence(
-    config: Config,
-    *,
-    output_dir: PathLike | None = None,
-    overwrite: bool = False,
-    predictions: Any = None,
-) -> Result:
-    """Generated text against references (``rsmreport sequence``):
-    sacreBLEU's BLEU, chrF and TER, jiwer's WER family and CER,
-    perplexity, paired resampling and verdicts.
-
-    Parameters
-    ----------
-    config : str, os.PathLike or dict
-        The experiment file (``.toml``), or a dict of its keys (relative
-        paths in it resolve against the working directory).
-    output_dir : str or os.PathLike, optional
-        The folder to write; ``None`` (the default) writes nothing.
-    overwrite : bool, default False
-        As for :func:`build`.
-    predictions : table, optional
-        The table of ``predictions_file`` given as data (``__arrow_c_stream__``: pandas
-        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
-        of the same data; a dict configuration then needs no ``predictions_file``.
-        Input A, the table with ``id_column``, ``reference_columns``,
-        ``system_columns`` and ``subgroups``, read as a parquet file of
-        the same data (cells verbatim; a null cell is a missing reference).
-        Text files (Input B) and ``logprobs_file`` are read from files.
-
-    Returns
-    -------
-    Result
-
-    Raises
-    ------
-    ConfigError, DataError
-        As :func:`build`.
-    """
-    return _run(
-        "sequence",
-        config,
-        {"predictions": predictions},
-        output_dir=_path(output_dir),
-        overwrite=overwrite,
-    )
-
-
-def spans(
-    config: Config,
-    *,
-    output_dir: PathLike | None = None,
-    overwrite: bool = False,
-    spans: Any = None, documents: Any = None,
-) -> Result:
-    """Span annotations (``rsmreport spans``): agreement among annotators,
-    and systems against a reference (exact, overlap and nervaluate
-    criteria), with intervals.
-
-    Parameters
-    ----------
-    config : str, os.PathLike or dict
-        The experiment file (``.toml``), or a dict of its keys (relative
-        paths in it resolve against the working directory).
-    output_dir : str or os.PathLike, optional
-        The folder to write; ``None`` (the default) writes nothing.
-    overwrite : bool, default False
-        As for :func:`build`.
-    spans : table, optional
-        The table of ``input_file`` given as data (``__arrow_c_stream__``: pandas
-        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
-        of the same data; a dict configuration then needs no ``input_file``.
-    documents : table, optional
-        The table of ``documents_file`` given as data (``__arrow_c_stream__``: pandas
-        2.2+ with pyarrow, polars, pyarrow, duckdb), read as a parquet file
-        of the same data; a dict configuration then needs no ``documents_file``.
-        ``spans`` is the span table of ``format = "table"`` (Prodigy, CoNLL
-        and BIO JSON lines input is read from its file); ``documents`` the
-        documents table (document text, coverage, subgroup columns).
-
-    Returns
-    -------
-    Result
-
-    Raises
-    ------
-    ConfigError, DataError
-        As :func:`build`.
-    """
-    return _run(
-        "spans",
-        config,
-        {"spans": spans, "documents": documents},
         output_dir=_path(output_dir),
         overwrite=overwrite,
     )

@@ -17,18 +17,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-# The configuration key each role replaces, by kind.
-KEYS: dict[str, dict[str, str]] = {
-    "build": {"predictions": "predictions_file", "scale": "scale_with"},
-    "check": {"predictions": "predictions_file", "scale": "scale_with"},
-    "agree": {"annotations": "annotations_file"},
-    "preferences": {"pairs": "pairs_file"},
-    "classify": {"predictions": "predictions_file"},
-    "sequence": {"predictions": "predictions_file"},
-    "spans": {"spans": "input_file", "documents": "documents_file"},
-}
-
-
 def _write_parquet(data: Any, path: Path, role: str) -> None:
     """Writes the Arrow stream of ``data`` as parquet (with pyarrow, or
     with polars when pyarrow is not installed)."""
@@ -58,11 +46,12 @@ def _write_parquet(data: Any, path: Path, role: str) -> None:
 
 @contextlib.contextmanager
 def parquet_inputs(
-    kind: str, config: Mapping[str, Any] | None, tables: dict[str, Any]
+    keys: Mapping[str, str], config: Mapping[str, Any] | None, tables: dict[str, Any]
 ) -> Iterator[tuple[Mapping[str, Any] | None, list[tuple[str, str]]]]:
     """Writes each table given as data; yields the configuration dict with
-    their keys pointing at the files (when the configuration is a dict)
-    and the native ``tables`` argument; removes the files afterwards."""
+    their keys pointing at the files (when the configuration is a dict;
+    ``keys``: the key each role replaces, from the kind table) and the
+    native ``tables`` argument; removes the files afterwards."""
     given = {role: data for role, data in tables.items() if data is not None}
     if not given:
         yield config, []
@@ -86,7 +75,8 @@ def parquet_inputs(
         if config is not None:
             config = dict(config)
             for role, path in native:
-                config[KEYS[kind][role]] = path
+                if role in keys:
+                    config[keys[role]] = path
         yield config, native
     finally:
         for folder in made:

@@ -1,16 +1,18 @@
 //! `rsmreport._rsmreport`: the Python module's native half (PyO3, abi3).
 //!
-//! It calls the library's one entry point and nothing else: a kind's
-//! `load`/`request` (its configuration, as the command line reads it),
+//! It calls the library's one entry point and nothing else: the kind
+//! table (`rsmreport::kinds::registry`: every experiment-file kind is
+//! loaded, run and checked through its entry, as the command line does;
+//! [`kinds`] hands the table to the Python half, which makes one function
+//! per kind from it), `compare`'s and `summarize`'s own requests,
 //! `rsmreport::kinds::run`, and the [`Outcome`]'s tables, summary, gates
-//! and files; errors keep their class (`rsmreport_core::error::class`) and the
-//! command line's `error:` text, and become `rsmreport.ConfigError` (exit
-//! code 2) or `rsmreport.DataError` (1); a panic is caught here and becomes
-//! `rsmreport.InternalError`. Every run releases the GIL. The command line
-//! itself ([`cli_main`]) is the binary's own code (`src/main.rs` and
-//! `src/cli/`, compiled in with `cfg(rsmreport_embedded)`, which leaves
-//! out its global allocator); this module never ends the process and
-//! changes no process-wide setting (allocator, malloc, panic hook).
+//! and files; errors keep their class (`rsmreport_core::error::class`)
+//! and the command line's `error:` text, and become
+//! `rsmreport.ConfigError` (exit code 2) or `rsmreport.DataError` (1); a
+//! panic is caught here and becomes `rsmreport.InternalError`. Every run
+//! releases the GIL. The command line itself ([`cli_main`]) is the
+//! linked `rsmreport_cli::main_with`; this module never ends the process
+//! and changes no process-wide setting (allocator, malloc, panic hook).
 //! The Python half (`python/rsmreport/`) turns what this gives into
 //! DataFrames and the result object.
 
@@ -19,10 +21,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyType};
-use rsmreport::kinds::{
-    self, agree, classify, compare, evaluation, preferences, sequence, spans, summarize,
-};
+use pyo3::types::{PyBytes, PyDict, PyType};
+use rsmreport::kinds::registry::{self, Options, Runner};
+use rsmreport::kinds::{self, compare, summarize};
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
 use rsmreport_core::error::Class;
 use rsmreport_core::schema::FileFormat;
@@ -92,15 +93,15 @@ fn caught<T>(py: Python<'_>, work: impl FnOnce() -> T) -> PyResult<T> {
 
 /// A configuration given as data (a dict, as JSON text) as a file the
 /// kind's own loader reads: `<temp>/rsmreport-python/<hash>/<name>.<ext>`
-/// (JSON for `build` and `check`, which read rsmeval's JSON configs; TOML
-/// for the others). Its folder holds nothing else, so a relative path in
+/// (JSON for a kind that reads rsmeval's JSON configs, `build`; TOML for
+/// the others). Its folder holds nothing else, so a relative path in
 /// it resolves against the working directory (`config::value::
 /// resolve_file` looks beside the configuration first, then there). The
 /// path depends only on the content, so the same dict gives the same
 /// report bytes; the file is left for the next run of the same dict.
 fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
     let value: serde_json::Value = serde_json::from_str(json_text)?;
-    let json = matches!(kind, "build" | "check");
+    let json = registry::find(kind).is_some_and(|k| k.json);
     let (text, ext) = if json {
         (serde_json::to_string_pretty(&value)?, "json")
     } else {
@@ -135,6 +136,8 @@ fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
 /// the types).
 struct Args {
     kind: String,
+    /// `check`'s kind (`None`: the kind the configuration's keys say).
+    check_kind: Option<String>,
     config: Option<PathBuf>,
     config_json: Option<String>,
     output_dir: Option<PathBuf>,
@@ -151,89 +154,16 @@ struct Args {
     tables: Vec<(String, PathBuf)>,
 }
 
-/// The file of the input table `role` given as data, if any.
-fn table<'a>(args: &'a Args, role: &str) -> Option<&'a PathBuf> {
-    args.tables.iter().find(|(r, _)| r == role).map(|(_, p)| p)
-}
-
-/// A configuration error: an input table given as data that `kind` does
-/// not read, or a scale table for an experiment that names no scale file.
-fn unused_tables(args: &Args, known: &[&str]) -> anyhow::Result<()> {
-    match args
-        .tables
-        .iter()
-        .find(|(r, _)| !known.contains(&r.as_str()))
-    {
+/// A configuration error: an input table given as data to a kind that
+/// reads none (`compare`, `summarize`).
+fn no_tables(args: &Args) -> anyhow::Result<()> {
+    match args.tables.first() {
         Some((role, _)) => Err(rsmreport_core::error::config(anyhow::anyhow!(
             "{} reads no {role} table",
             args.kind
         ))),
         None => Ok(()),
     }
-}
-
-/// `build`'s and `check`'s configuration, with the tables given as data
-/// in place of its files.
-fn build_config(args: &Args) -> anyhow::Result<evaluation::BuildConfig> {
-    unused_tables(args, &["predictions", "scale"])?;
-    let mut cfg = evaluation::load(&needed(args)?, args.gates.as_deref())?;
-    if let Some(p) = table(args, "predictions") {
-        cfg.exp.predictions_file = p.clone();
-    }
-    if let Some(p) = table(args, "scale") {
-        match &mut cfg.exp.scale_with {
-            rsmreport_config::ScaleWith::File(file) => *file = p.clone(),
-            _ => {
-                return Err(rsmreport_core::error::config(anyhow::anyhow!(
-                    "scale= is a scale table, but the experiment's scale_with names no file; \
-                     set scale_with to the file the table replaces"
-                )))
-            }
-        }
-    }
-    Ok(cfg)
-}
-
-/// `sequence`'s configuration with its segment table (Input A) given as
-/// data in place of `predictions_file`.
-fn sequence_config(args: &Args) -> anyhow::Result<rsmreport_config::sequence::SequenceConfig> {
-    use rsmreport_config::sequence::Source;
-    unused_tables(args, &["predictions"])?;
-    let mut cfg = sequence::load(&needed(args)?)?;
-    if let Some(p) = table(args, "predictions") {
-        match &mut cfg.source {
-            Source::Table { file, .. } => *file = p.clone(),
-            _ => {
-                return Err(rsmreport_core::error::config(anyhow::anyhow!(
-                    "predictions= is the segment table of predictions_file, but the experiment \
-                     names no predictions_file (it reads text files or only log-probabilities); \
-                     set predictions_file with reference_columns and system_columns"
-                )))
-            }
-        }
-    }
-    Ok(cfg)
-}
-
-/// `spans`' configuration with its span table (`format = "table"`) and
-/// documents table given as data in place of `input_file` and
-/// `documents_file`.
-fn spans_config(args: &Args) -> anyhow::Result<rsmreport_config::spans::SpansConfig> {
-    unused_tables(args, &["spans", "documents"])?;
-    let mut cfg = spans::load(&needed(args)?)?;
-    if let Some(p) = table(args, "spans") {
-        if cfg.format != rsmreport_config::spans::Format::Table {
-            return Err(rsmreport_core::error::config(anyhow::anyhow!(
-                "spans= is a span table, but the experiment's format is not \"table\" (its \
-                 input_file is JSON lines or CoNLL text, which is read from a file)"
-            )));
-        }
-        cfg.input_file = p.clone();
-    }
-    if let Some(p) = table(args, "documents") {
-        cfg.documents_file = Some(p.clone());
-    }
-    Ok(cfg)
 }
 
 /// A run's outcome and the files written (relative to its folder).
@@ -243,14 +173,10 @@ struct Ran {
 }
 
 fn go<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<Ran> {
-    let outcome = kinds::run::<K>(Request {
+    written(kinds::run::<K>(Request {
         config,
         destination,
-    })?;
-    // The notes (stale temporary folders removed) are the command line's
-    // to print; the module prints nothing.
-    let written = outcome.write()?.files;
-    Ok(Ran { outcome, written })
+    })?)
 }
 
 /// The configuration file of a kind that reads one (a path, or a dict's
@@ -258,11 +184,24 @@ fn go<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<Ra
 fn needed(args: &Args) -> anyhow::Result<PathBuf> {
     match (&args.config, &args.config_json) {
         (Some(path), _) => Ok(path.clone()),
-        (None, Some(json)) => config_file(&args.kind, json),
+        (None, Some(json)) => config_file(file_kind(args, json), json),
         (None, None) => Err(rsmreport_core::error::config(anyhow::anyhow!(
             "{} needs a configuration (a path or a dict)",
             args.kind
         ))),
+    }
+}
+
+/// The kind whose file a dict configuration becomes: the kind asked for,
+/// or for `check` the one named or recognised by its keys (`build` when
+/// none).
+fn file_kind<'a>(args: &'a Args, json: &str) -> &'a str {
+    if args.kind != "check" {
+        return &args.kind;
+    }
+    match &args.check_kind {
+        Some(k) => k,
+        None => registry::recognise(json).map_or("build", |(k, _)| k.name),
     }
 }
 
@@ -274,7 +213,18 @@ fn optional(args: &Args) -> anyhow::Result<Option<PathBuf>> {
     }
 }
 
-/// Loads the kind's request as its command does and runs it.
+/// A run's outcome with its files written into its folder (none for
+/// [`Destination::Nowhere`]).
+fn written(outcome: Outcome) -> anyhow::Result<Ran> {
+    // The notes (stale temporary folders removed) are the command line's
+    // to print; the module prints nothing.
+    let written = outcome.write()?.files;
+    Ok(Ran { outcome, written })
+}
+
+/// Loads the kind's request as its command does and runs it: an
+/// experiment-file kind through its entry in the kind table, `check`
+/// through the entry of the experiment's kind.
 fn dispatch(args: Args) -> anyhow::Result<Ran> {
     let destination = match (&args.output_dir, args.kind.as_str()) {
         (_, "check") | (None, _) => Destination::Nowhere,
@@ -285,10 +235,13 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
     };
     let gates = args.gates.as_deref();
     match args.kind.as_str() {
-        "build" => go::<evaluation::Build>(build_config(&args)?, destination),
-        "check" => go::<evaluation::Check>(build_config(&args)?, destination),
+        "check" => {
+            let experiment = needed(&args)?;
+            let entry = registry::kind_of(&experiment, args.check_kind.as_deref())?;
+            written(entry.check(&options(&args, experiment))?)
+        }
         "compare" => {
-            unused_tables(&args, &[])?;
+            no_tables(&args)?;
             let (Some(b), Some(c)) = (&args.baseline, &args.candidate) else {
                 anyhow::bail!("compare needs a baseline and a candidate folder");
             };
@@ -297,7 +250,7 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
             go::<compare::Compare>(request, destination)
         }
         "summarize" => {
-            unused_tables(&args, &[])?;
+            no_tables(&args)?;
             let order = match args.order.as_str() {
                 "given" => summarize::run::Order::Given,
                 "model_version" | "model-version" => summarize::run::Order::ModelVersion,
@@ -311,36 +264,24 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
                 summarize::request(args.folders.clone(), args.baseline.clone(), order, &args.id)?;
             go::<summarize::Summarize>(request, destination)
         }
-        "agree" => {
-            unused_tables(&args, &["annotations"])?;
-            let mut cfg = agree::load(&needed(&args)?)?;
-            if let Some(p) = table(&args, "annotations") {
-                cfg.annotations_path = p.clone();
+        name => match registry::find(name) {
+            Some(entry) if matches!(entry.runner, Runner::Experiment { .. }) => {
+                let experiment = needed(&args)?;
+                written(entry.run(&options(&args, experiment), destination)?)
             }
-            go::<agree::Agree>(cfg, destination)
-        }
-        "preferences" => {
-            unused_tables(&args, &["pairs"])?;
-            let mut cfg = preferences::load(&needed(&args)?)?;
-            if let Some(p) = table(&args, "pairs") {
-                cfg.pairs_file = p.clone();
-                cfg.pairs_files = vec![p.clone()];
-            }
-            go::<preferences::Preferences>(cfg, destination)
-        }
-        "classify" => {
-            unused_tables(&args, &["predictions"])?;
-            let mut request = classify::load(&needed(&args)?)?;
-            if let Some(p) = table(&args, "predictions") {
-                request.cfg.predictions_file = p.clone();
-            }
-            go::<classify::Classify>(request, destination)
-        }
-        "sequence" => go::<sequence::Sequence>(sequence_config(&args)?, destination),
-        "spans" => go::<spans::Spans>(spans_config(&args)?, destination),
-        other => Err(rsmreport_core::error::config(anyhow::anyhow!(
-            "unknown report kind {other}"
-        ))),
+            _ => Err(rsmreport_core::error::config(anyhow::anyhow!(
+                "unknown report kind {name}"
+            ))),
+        },
+    }
+}
+
+/// The options of an experiment-file kind from the Python call.
+fn options(args: &Args, experiment: PathBuf) -> Options {
+    Options {
+        experiment,
+        gates: args.gates.clone(),
+        tables: args.tables.clone(),
     }
 }
 
@@ -351,7 +292,7 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
 #[pyfunction]
 #[pyo3(signature = (kind, *, config=None, config_json=None, output_dir=None, overwrite=false,
     gates=None, baseline=None, candidate=None, folders=Vec::new(), unpaired=false,
-    order="given".to_string(), id="versions".to_string(), tables=Vec::new()))]
+    order="given".to_string(), id="versions".to_string(), tables=Vec::new(), check_kind=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -368,9 +309,11 @@ fn run(
     order: String,
     id: String,
     tables: Vec<(String, PathBuf)>,
+    check_kind: Option<String>,
 ) -> PyResult<NativeOutcome> {
     let args = Args {
         kind,
+        check_kind,
         config,
         config_json,
         output_dir,
@@ -533,6 +476,42 @@ fn _panic_for_tests(py: Python<'_>, held: bool) -> PyResult<()> {
     })
 }
 
+/// The kind table (`rsmreport::kinds::registry::KINDS`), from which the
+/// Python half makes its functions: one dict per kind, in table order,
+/// with `name`, `about` (one line), `experiment` (what its configuration
+/// is), `runner` (`"experiment"`: one experiment file; `"own"`: arguments
+/// of its own, a function written by hand), `gates_file` (whether
+/// `gates=` adds a gates file) and `tables` (`[(role, key)]`: the input
+/// tables that may be given as data and the key each replaces).
+#[pyfunction(name = "kinds")]
+fn kind_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    registry::KINDS
+        .iter()
+        .map(|k| {
+            let d = PyDict::new(py);
+            d.set_item("name", k.name)?;
+            d.set_item("about", k.about)?;
+            d.set_item("experiment", k.experiment)?;
+            let runner = match k.runner {
+                Runner::Experiment { .. } => "experiment",
+                Runner::Own => "own",
+            };
+            d.set_item("runner", runner)?;
+            d.set_item("gates_file", k.gates_file)?;
+            let tables: Vec<(&str, &str)> = k.tables.iter().map(|t| (t.role, t.key)).collect();
+            d.set_item("tables", tables)?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// The kind whose experiment a configuration dict (as JSON text) is: the
+/// name of the kind its keys say, `None` when they say none.
+#[pyfunction]
+fn recognise(config_json: &str) -> Option<&'static str> {
+    registry::recognise(config_json).map(|(k, _)| k.name)
+}
+
 /// The version of the crate (and of the wheel).
 #[pyfunction]
 fn version() -> &'static str {
@@ -545,6 +524,8 @@ fn _rsmreport(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(not(test))]
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(kind_table, m)?)?;
+    m.add_function(wrap_pyfunction!(recognise, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<NativeOutcome>()?;
     Ok(())

@@ -77,6 +77,32 @@ def test_the_signatures_of_the_issue():
         assert p.get("output_dir", "absent") is None and p.get("overwrite") is False, kind
 
 
+def test_the_functions_of_the_kinds_come_from_the_kind_table():
+    from rsmreport import _rsmreport
+
+    table = _rsmreport.kinds()
+    names = [k["name"] for k in table]
+    assert names[0] == "build" and {"compare", "summarize"} <= set(names)
+    # Every kind of the table is a subcommand and a function, and every
+    # subcommand but check is a kind of the table.
+    assert set(names) == cli_subcommands() - NOT_KINDS - {"check"}
+    kw = "KEYWORD_ONLY"
+    for k in table:
+        fn = getattr(rsmreport, k["name"])
+        assert k["name"] in rsmreport.__all__
+        if k["runner"] != "experiment":
+            continue
+        assert k["about"] in fn.__doc__ and f"rsmreport {k['name']}" in fn.__doc__
+        expected = [("config", "POSITIONAL_OR_KEYWORD", inspect.Parameter.empty),
+                    ("output_dir", kw, None), ("overwrite", kw, False)]
+        if k["gates_file"]:
+            expected.append(("gates", kw, None))
+        expected += [(role, kw, None) for role, _ in k["tables"]]
+        assert params(fn) == expected, k["name"]
+        for _, key in k["tables"]:
+            assert f"``{key}``" in fn.__doc__
+
+
 def test_importing_needs_no_dataframe_library():
     code = (
         "import sys, rsmreport; "

@@ -9,7 +9,7 @@ import pytest
 
 import rsmreport
 
-from conftest import EXAMPLE_CASES, EXAMPLES, KINDS, folder_bytes, python_run
+from conftest import EXAMPLE_CASES, EXAMPLES, KINDS, folder_bytes, python_run, run_cli
 
 pd = pytest.importorskip("pandas")
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
@@ -96,6 +96,33 @@ def test_check_writes_nothing_and_gives_the_account(tmp_path, monkeypatch):
     assert r.output_dir is None
     assert any("example" in line for line in r.lines)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", list(EXAMPLE_CASES))
+def test_check_reads_every_kind_and_matches_the_command(kind, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = EXAMPLE_CASES[kind][0]
+    r = rsmreport.check(config)
+    assert r.output_dir is None and list(tmp_path.iterdir()) == []
+    assert r.lines[0].startswith("experiment: ")
+    done = run_cli("check", config, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().splitlines() == r.lines
+    # The same kind named, and a wrong one: the hint names the right kind.
+    assert rsmreport.check(config, kind=kind).lines == r.lines
+    wrong = "agree" if kind != "agree" else "classify"
+    with pytest.raises(rsmreport.ConfigError, match=f"looks like a `{kind}` experiment"):
+        rsmreport.check(config, kind=wrong)
+
+
+def test_check_takes_a_dict_and_tables_of_its_kind(monkeypatch):
+    config = tomllib.loads((EXAMPLES / "classify" / "exp.toml").read_text())
+    del config["predictions_file"]
+    monkeypatch.chdir(EXAMPLES / "classify")
+    table = pd.read_csv("predictions.csv")
+    r = rsmreport.check(config, predictions=table)
+    assert r.lines[0] == "experiment: intent_v2 (classify)"
+    assert any(line.startswith("predictions file: ") for line in r.lines)
 
 
 def test_run_evaluation_keeps_rsmtool_argument_order(cli_out, tmp_path):

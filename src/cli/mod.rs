@@ -1,13 +1,16 @@
-//! The command line's commands (binary only), one thin file per command,
-//! as cargo's `src/bin/cargo/commands/*.rs` over its `ops`: each turns the
-//! parsed arguments into the library's request of its kind
-//! (`rsmreport::kinds`) and runs it with [`run_kind`]
-//! (`rsmreport::kinds::run`, then the one [`finish`], which writes, prints
-//! and reports failed gates). No command reads an input, hashes a file or picks an exit
-//! code: the exit code of an error comes from its type ([`exit_code`]).
-//! `main.rs` holds the clap definitions and the dispatch; [`process`] the
-//! process-wide settings (allocator, malloc, panic hook) that the library
-//! never touches. Nothing here computes a statistic or formats a table.
+//! The command line's commands (binary only), as cargo's
+//! `src/bin/cargo/commands/*.rs` over its `ops`: [`kind`] makes the
+//! command of every experiment-file kind from the kind table
+//! (`rsmreport::kinds::registry`) and runs it; [`check`] checks an
+//! experiment of any kind; [`compare`], [`summarize`] and [`simulate`]
+//! have arguments of their own. Each turns the parsed arguments into the
+//! library's request and runs it (`rsmreport::kinds::run`, then the one
+//! [`finish`], which writes, prints and reports failed gates). No command
+//! reads an input, hashes a file or picks an exit code: the exit code of
+//! an error comes from its type ([`exit_code`]). `lib.rs` holds the clap
+//! definitions and the dispatch; [`process`] the process-wide settings
+//! (allocator, malloc, panic hook) that the library never touches.
+//! Nothing here computes a statistic or formats a table.
 
 /// A line on stdout unless `--quiet` was given ([`say`]).
 macro_rules! say {
@@ -18,17 +21,12 @@ macro_rules! say {
     };
 }
 
-pub mod agree;
-pub mod build;
 pub mod check;
-pub mod classify;
 pub mod compare;
-pub mod preferences;
+pub mod kind;
 pub mod process;
 pub mod progress;
-pub mod sequence;
 pub mod simulate;
-pub mod spans;
 pub mod summarize;
 
 use rsmreport::kinds::{self, Destination, Kind, Outcome, Request};
@@ -75,18 +73,19 @@ impl fmt::Display for GatesFailed {
 
 impl std::error::Error for GatesFailed {}
 
-/// The exit code of an error: 3 for failed gates, else its class's
+/// The exit code of an error: 3 for failed gates (of a run or a check),
+/// else its class's
 /// (`rsmreport_core::error`: 2 configuration, 1 data).
 pub fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.is::<GatesFailed>() {
+    if error.is::<GatesFailed>() || error.is::<check::CheckGatesFailed>() {
         3
     } else {
         rsmreport_core::error::class(error).exit_code()
     }
 }
 
-/// Runs the request of kind `K` and [`finish`]es it: every command but
-/// `simulate`, once it has parsed its arguments into `config`.
+/// Runs the request of kind `K` and [`finish`]es it (`compare`,
+/// `summarize`, once they have parsed their arguments into `config`).
 pub fn run_kind<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<()> {
     finish(kinds::run::<K>(Request {
         config,

@@ -545,16 +545,46 @@ fn errors_another_kinds_experiment() {
         "experiment_id = \"e\"\npredictions_file = \"pred.csv\"\nid_column = \"id\"\n\
          gold_column = \"h1\"\nsystem_columns = [\"cand\"]\n",
     );
-    let err = fails(
-        &case,
-        CONFIG,
-        &[
-            "this looks like a `classify` experiment (it has gold_column, system_columns), not a \
-             `build` one: run `rsmreport classify",
-            "unknown key gold_column",
+    let words = [
+        "this looks like a `classify` experiment (it has gold_column, system_columns), not a \
+         `build` one: run `rsmreport classify",
+        "unknown key gold_column",
+    ];
+    let before = snapshot(case.root());
+    let out = case.path("new_out");
+    let run = common::build(case.root(), &case.exp(), &out, &[]);
+    assert_fails(&run, CONFIG, &words);
+    assert!(
+        run.stderr.starts_with("error: this looks like"),
+        "{}",
+        run.stderr
+    );
+    // `check` reads it as the classify experiment it is; told it is a
+    // build experiment, it fails as build does.
+    let exp = case.exp();
+    let checked = common::run_in(
+        case.root(),
+        [
+            OsStr::new("check"),
+            OsStr::new("--kind"),
+            OsStr::new("build"),
+            exp.as_os_str(),
         ],
     );
-    assert!(err.starts_with("error: this looks like"), "{err}");
+    assert_fails(&checked, CONFIG, &words);
+    let checked = common::run_in(case.root(), [OsStr::new("check"), exp.as_os_str()]);
+    assert!(
+        checked.stdout.starts_with("experiment: e (classify)")
+            || checked.stderr.contains("classify"),
+        "{}",
+        checked.describe()
+    );
+    assert!(
+        !checked.stderr.contains("this looks like"),
+        "{}",
+        checked.stderr
+    );
+    assert!(snapshot_diff(&before, &snapshot(case.root())).is_empty());
 }
 
 #[test]

@@ -75,6 +75,11 @@
 //!   (build, compare, summarize, agree, preferences, simulate, check): every
 //!   file's bytes, the terminal lines and the exit code against
 //!   `tests/snapshots/kinds/` (`cargo test --test integration kinds_snapshot`).
+//! * [`kinds_common`]: what every kind shares, on every bundled example:
+//!   `description` and `model_version` on the first screen and in the
+//!   configuration, the common keys refused alike, `check` on every
+//!   example, the hint naming the right kind, the kind table against the
+//!   command line (`cargo test --test integration kinds_common`).
 //! * [`library`]: every kind run in-process through the library's one
 //!   contract (`rsmreport::kinds::run`), no binary: tables and summary as
 //!   data, the classes of failure (`cargo test --test integration library`).
@@ -109,6 +114,7 @@ mod coverage;
 mod errors;
 mod gates;
 mod inputs;
+mod kinds_common;
 mod kinds_snapshot;
 mod layout;
 mod library;

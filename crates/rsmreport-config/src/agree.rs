@@ -9,20 +9,21 @@
 //! checks that the annotations file exists. Never reads the data and never
 //! writes anything.
 
-use super::value::{folder, id, names, resolve_file, text, KeyError as Bad};
+use super::value::{folder, names, resolve_file, text, KeyError as Bad};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 use serde_json::Value;
 
-use super::intervals::{self, Intervals};
-use super::{ConfigKind, RawConfig};
+use super::common::{Common, Rules};
+use super::intervals::Intervals;
+use super::{ConfigKind, FileFormat, RawConfig};
 use rsmreport_metrics::raters::alpha::Level;
 use rsmreport_metrics::raters::scales::Scale;
 
-/// The keys of an `agree` experiment file (spec 1.2).
-pub const KEYS: [&str; 14] = [
-    "experiment_id",
+/// The keys of an `agree` experiment file beyond the common ones
+/// ([`super::common::KEYS`]; spec 1.2).
+pub const OWN_KEYS: [&str; 12] = [
     "annotations_file",
     "layout",
     "item_column",
@@ -35,8 +36,10 @@ pub const KEYS: [&str; 14] = [
     "reference_column",
     "subgroups",
     "interpretation",
-    "intervals",
 ];
+
+/// How `agree` reads the common keys: items are the resampled units.
+const RULES: Rules = Rules::new("agree", "sentiment_round2", "items");
 
 /// How the annotations file is laid out.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +79,19 @@ pub struct Category {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgreeConfig {
     pub experiment_id: String,
+    /// Free text (Markdown) shown at the top of the report; empty when
+    /// absent.
+    pub description: String,
+    /// The label under which the report is archived.
+    pub model_version: Option<String>,
+    /// The format of the tables in `output/`.
+    pub file_format: FileFormat,
+    /// `[[gates]]` as written (validated by the agree kind, which knows
+    /// its coefficients).
+    pub gates: Option<Value>,
+    /// The gates, parsed by the kind (`kinds::agree::load`) before any
+    /// data is read.
+    pub parsed_gates: Vec<super::gates::Gate>,
     /// The annotations file as written in the config.
     pub annotations_file: String,
     /// Where it is: relative paths against the config's folder ([`load`]
@@ -115,16 +131,16 @@ pub fn load(path: &Path) -> Result<AgreeConfig> {
 /// Validates the text of an `agree` experiment file (TOML). Errors name
 /// the file, the line and the key.
 pub fn parse(text: &str, path: &Path) -> Result<AgreeConfig> {
-    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
+    super::common::parse_toml(text, path, &OWN_KEYS, &RULES, |raw, common| {
+        values(raw, common, path)
+    })
 }
 
 fn required(raw: &RawConfig, key: &'static str, why: &str) -> Result<String, Bad> {
     text(raw, key)?.ok_or_else(|| (key, format!("{key} is required{why}")))
 }
 
-fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {
-    let experiment_id = id(raw, "experiment_id")?
-        .ok_or_else(|| ("experiment_id", "experiment_id is required".to_string()))?;
+fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<AgreeConfig, Bad> {
     let annotations_file = required(raw, "annotations_file", " (the file of ratings)")?;
     let layout = layout(raw)?;
     let item_column = text(raw, "item_column")?;
@@ -148,7 +164,12 @@ fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {
         ));
     }
     Ok(AgreeConfig {
-        experiment_id,
+        experiment_id: common.experiment_id,
+        description: common.description,
+        model_version: common.model_version,
+        file_format: common.file_format,
+        gates: common.gates,
+        parsed_gates: Vec::new(),
         annotations_path: folder(path).join(&annotations_file),
         annotations_file,
         layout,
@@ -158,8 +179,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<AgreeConfig, Bad> {
         reference_column,
         subgroups: names(raw, "subgroups")?.unwrap_or_default(),
         interpretation: interpretation(raw)?,
-        intervals: intervals::parse_for(raw.get("intervals"), "items")
-            .map_err(|m| ("intervals", m))?,
+        intervals: common.intervals,
         origin: path.to_path_buf(),
     })
 }
@@ -407,7 +427,10 @@ mod tests {
         let e = err(&format!("{WIDE}[intervals]\nsed = 1\n"));
         assert!(e.contains("did you mean intervals.seed?"), "{e}");
         let e = err("annotations_file = \"l.csv\"\n");
-        assert!(e.contains("experiment_id is required"), "{e}");
+        assert!(
+            e.contains("the required key experiment_id is missing"),
+            "{e}"
+        );
         let e = err(&format!("{WIDE}categories = [\"a\", \"a\"]\n"));
         assert!(e.contains("twice"), "{e}");
     }

@@ -10,22 +10,20 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the predictions file exists: never reads data, writes nothing.
 
-use super::value::{
-    boolean, folder, id, missing, names, required, resolve_file, text, whole, KeyError as Bad,
-};
+use super::value::{boolean, folder, names, required, resolve_file, text, whole, KeyError as Bad};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::{Map, Value};
 
-use super::intervals::{self, Intervals};
+use super::common::{Common, Rules};
+use super::intervals::Intervals;
 use super::value::describe;
 use super::{FileFormat, RawConfig};
 
-/// The keys of a classify experiment file (spec 1).
-pub const KEYS: [&str; 19] = [
-    "experiment_id",
-    "description",
+/// The keys of a classify experiment file beyond the common ones
+/// ([`super::common::KEYS`]; spec 1).
+pub const OWN_KEYS: [&str; 14] = [
     "predictions_file",
     "id_column",
     "gold_column",
@@ -38,12 +36,12 @@ pub const KEYS: [&str; 19] = [
     "ordinal",
     "subgroups",
     "baseline",
-    "file_format",
-    "intervals",
-    "gates",
     "margins",
     "curve_points",
 ];
+
+/// How `classify` reads the common keys: items are the resampled units.
+const RULES: Rules = Rules::new("classify", "intent_v7", "items");
 
 /// The most points a curve table holds per curve by default (spec 2).
 pub const DEFAULT_CURVE_POINTS: usize = 10_000;
@@ -81,7 +79,11 @@ pub enum ScoreColumns {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassifyConfig {
     pub experiment_id: String,
+    /// Free text (Markdown) shown at the top of the report; empty when
+    /// absent.
     pub description: String,
+    /// The label under which the report is archived.
+    pub model_version: Option<String>,
     /// The predictions file, resolved (config folder first, then the
     /// current one).
     pub predictions_file: PathBuf,
@@ -179,7 +181,9 @@ pub fn load(path: &Path) -> Result<ClassifyConfig> {
 /// Validates the text of an experiment file; `path` is named in messages
 /// and its folder is where a relative `predictions_file` is looked up first.
 pub fn parse(text: &str, path: &Path) -> Result<ClassifyConfig> {
-    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
+    super::common::parse_toml(text, path, &OWN_KEYS, &RULES, |raw, common| {
+        values(raw, common, path)
+    })
 }
 
 /// A label as text: a TOML text (trimmed), integer or float.
@@ -278,13 +282,7 @@ fn betas(raw: &RawConfig) -> Result<Vec<f64>, Bad> {
     Ok(out)
 }
 
-/// `experiment_id`: required, and the id rule of every kind.
-fn experiment_id(raw: &RawConfig) -> Result<String, Bad> {
-    id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"intent_v7\""))
-}
-
-fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
-    let experiment_id = experiment_id(raw)?;
+fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<ClassifyConfig, Bad> {
     let file = required(raw, "predictions_file", "\"predictions.csv\"")?;
     let gold_column = required(raw, "gold_column", "\"gold\"")?;
     let system_columns = names(raw, "system_columns")?.unwrap_or_default();
@@ -330,22 +328,10 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
             format!("the subgroup column \"{g}\" is also the gold column or a system column"),
         ));
     }
-    let intervals =
-        intervals::parse_for(raw.get("intervals"), "items").map_err(|m| ("intervals", m))?;
-    if let Some(g) = raw.get("gates") {
-        if !matches!(g, Value::Array(_)) {
-            return Err((
-                "gates",
-                format!(
-                    "gates must be an array of [[gates]] tables, but it is {}",
-                    describe(g)
-                ),
-            ));
-        }
-    }
     Ok(ClassifyConfig {
-        experiment_id,
-        description: text(raw, "description")?.unwrap_or_default(),
+        experiment_id: common.experiment_id,
+        description: common.description,
+        model_version: common.model_version,
         predictions_file: resolve_file("predictions_file", &file, "predictions file", folder(path))
             .map_err(|m| ("predictions_file", m))?,
         id_column,
@@ -358,10 +344,10 @@ fn values(raw: &RawConfig, path: &Path) -> Result<ClassifyConfig, Bad> {
         ordinal,
         subgroups,
         baseline,
-        file_format: super::value::file_format(raw)?,
-        intervals,
+        file_format: common.file_format,
+        intervals: common.intervals,
         curve_points: curve_points(raw)?,
-        gates: raw.get("gates").cloned(),
+        gates: common.gates,
         margins: crate::margins::every(raw.get("margins"), &COMPARED_STATISTICS, |_| {
             DEFAULT_MARGIN
         })

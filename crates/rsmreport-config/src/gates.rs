@@ -694,6 +694,17 @@ pub struct Targeted {
     pub targets: Vec<String>,
 }
 
+/// Refuses a gate `table` of a kind whose gates judge the whole set
+/// (`scope` absent or `"overall"`), naming the kind.
+pub fn whole_set_only(kind: &str, table: &Map<String, Value>) -> Result<(), String> {
+    match table.get("scope") {
+        Some(v) if v.as_str().map(str::trim) != Some("overall") => Err(format!(
+            "{kind} gates are on the whole set: scope = \"overall\" (the default), but it is {v}"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Target keys taken out of one gate table: the targets they name.
 pub type TargetKeys<'a> = dyn Fn(&mut Map<String, Value>) -> Result<Vec<String>, String> + 'a;
 

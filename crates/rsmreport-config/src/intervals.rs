@@ -45,14 +45,20 @@ pub struct Intervals {
     pub unit: Unit,
 }
 
+impl Intervals {
+    /// The settings of a table that gives no key: 95%, 1000 replicates,
+    /// seed 0, responses (items, pairs, ...).
+    pub const DEFAULT: Intervals = Intervals {
+        level: 0.95,
+        replicates: 1000,
+        seed: 0,
+        unit: Unit::Response,
+    };
+}
+
 impl Default for Intervals {
     fn default() -> Self {
-        Intervals {
-            level: 0.95,
-            replicates: 1000,
-            seed: 0,
-            unit: Unit::Response,
-        }
+        Intervals::DEFAULT
     }
 }
 
@@ -75,6 +81,16 @@ pub fn parse(
     value: Option<&Value>,
     candidate_column: Option<&str>,
 ) -> Result<Option<Intervals>, String> {
+    parse_with(value, candidate_column, Intervals::default())
+}
+
+/// [`parse`] with the settings `defaults` for the keys the table leaves
+/// out (`sequence` seeds with sacreBLEU's 12345).
+fn parse_with(
+    value: Option<&Value>,
+    candidate_column: Option<&str>,
+    defaults: Intervals,
+) -> Result<Option<Intervals>, String> {
     let table = match value {
         None | Some(Value::Null) | Some(Value::Bool(true)) => &Map::new(),
         Some(Value::Bool(false)) => return Ok(None),
@@ -96,7 +112,7 @@ pub fn parse(
             return Err(format!("unknown key intervals.{key}{hint}"));
         }
     }
-    let mut out = Intervals::default();
+    let mut out = defaults;
     if let Some(v) = table.get("level") {
         out.level = level(v)?;
     }
@@ -114,6 +130,16 @@ pub fn parse(
 /// of `agree`, the pairs of `preferences`): there are no test takers, so
 /// `unit = "candidate"` is refused with a message that says why.
 pub fn parse_for(value: Option<&Value>, units: &str) -> Result<Option<Intervals>, String> {
+    parse_for_with(value, units, Intervals::default())
+}
+
+/// [`parse_for`] with the settings `defaults` for the keys the table
+/// leaves out.
+pub fn parse_for_with(
+    value: Option<&Value>,
+    units: &str,
+    defaults: Intervals,
+) -> Result<Option<Intervals>, String> {
     let unit = value
         .and_then(|v| v.get("unit"))
         .and_then(Value::as_str)
@@ -124,7 +150,7 @@ pub fn parse_for(value: Option<&Value>, units: &str) -> Result<Option<Intervals>
              {units}, not test takers; leave unit out (or write unit = \"response\")"
         ));
     }
-    parse(value, None)
+    parse_with(value, None, defaults)
 }
 
 fn level(v: &Value) -> Result<f64, String> {

@@ -206,6 +206,10 @@ mod tests {
             assert!(other_tool_purpose(k).is_none(), "{k}");
             assert!(!is_wandb_key(k), "{k}");
         }
+        // build reads every key every kind accepts (`common`).
+        for k in crate::common::KEYS {
+            assert!(valid_keys().any(|v| v == k), "{k}");
+        }
         assert_eq!(default_value("trim_tolerance"), json!(0.4998));
         assert_eq!(default_value("candidate_column"), Value::Null);
         assert!(other_tool_purpose("features")

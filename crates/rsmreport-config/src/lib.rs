@@ -22,6 +22,7 @@ use anyhow::anyhow;
 
 pub mod agree;
 pub mod classify;
+pub mod common;
 pub mod compare;
 pub mod gates;
 pub mod intervals;

@@ -7,18 +7,19 @@
 //! Pure apart from [`load`] (which reads the experiment file) and the
 //! check that the pairs file exists: never reads the pairs, writes nothing.
 
-use super::value::{folder, id, missing, names, required, resolve_file, text, KeyError as Fail};
+use super::value::{folder, names, required, resolve_file, text, KeyError as Fail};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::Value;
 
-use super::intervals::{self, Intervals};
-use super::RawConfig;
+use super::common::{Common, Rules};
+use super::intervals::Intervals;
+use super::{FileFormat, RawConfig};
 
-/// The keys of a preferences experiment file, in the spec's order.
-pub const KEYS: [&str; 13] = [
-    "experiment_id",
+/// The keys of a preferences experiment file beyond the common ones
+/// ([`super::common::KEYS`]), in the spec's order.
+pub const OWN_KEYS: [&str; 11] = [
     "pairs_file",
     "id_column",
     "text_a_column",
@@ -30,13 +31,28 @@ pub const KEYS: [&str; 13] = [
     "model_b_column",
     "target_models",
     "reference_models",
-    "intervals",
 ];
+
+/// How `preferences` reads the common keys: pairs are the resampled units.
+const RULES: Rules = Rules::new("preferences", "judge_audit", "pairs");
 
 /// A validated preferences experiment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreferencesConfig {
     pub experiment_id: String,
+    /// Free text (Markdown) shown at the top of the report; empty when
+    /// absent.
+    pub description: String,
+    /// The label under which the report is archived.
+    pub model_version: Option<String>,
+    /// The format of the tables in `output/`.
+    pub file_format: FileFormat,
+    /// `[[gates]]` as written (validated by the preferences kind, which
+    /// knows its statistics).
+    pub gates: Option<Value>,
+    /// The gates, parsed by the kind (`kinds::preferences::load`) before
+    /// any data is read.
+    pub parsed_gates: Vec<super::gates::Gate>,
     /// The pairs file, resolved (config folder first, then the current one);
     /// the first of [`Self::pairs_files`].
     pub pairs_file: PathBuf,
@@ -88,12 +104,9 @@ pub fn load(path: &Path) -> Result<PreferencesConfig> {
 /// Validates the text of an experiment file; `path` is named in messages
 /// and its folder is where a relative `pairs_file` is looked up first.
 pub fn parse(text: &str, path: &Path) -> Result<PreferencesConfig> {
-    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
-}
-
-/// `experiment_id`: required, and the id rule of every kind.
-fn experiment_id(raw: &RawConfig) -> Result<String, Fail> {
-    id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"judge_audit\""))
+    super::common::parse_toml(text, path, &OWN_KEYS, &RULES, |raw, common| {
+        values(raw, common, path)
+    })
 }
 
 /// `pairs_file`: one file name, or a list of them (spec 6).
@@ -120,8 +133,7 @@ fn pairs_files(raw: &RawConfig) -> Result<Vec<String>, Fail> {
     }
 }
 
-fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
-    let experiment_id = experiment_id(raw)?;
+fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<PreferencesConfig, Fail> {
     let pairs_values = pairs_files(raw)?;
     let json = pairs_values.iter().all(|v| is_json(Path::new(v)));
     let reference_column = text(raw, "reference_column")?;
@@ -180,8 +192,6 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
             ));
         }
     }
-    let intervals =
-        intervals::parse_for(raw.get("intervals"), "pairs").map_err(|m| ("intervals", m))?;
     let pairs_files = pairs_values
         .iter()
         .map(|v| {
@@ -189,7 +199,12 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(PreferencesConfig {
-        experiment_id,
+        experiment_id: common.experiment_id,
+        description: common.description,
+        model_version: common.model_version,
+        file_format: common.file_format,
+        gates: common.gates,
+        parsed_gates: Vec::new(),
         pairs_file: pairs_files[0].clone(),
         pairs_files,
         origin: path.to_path_buf(),
@@ -203,7 +218,7 @@ fn values(raw: &RawConfig, path: &Path) -> Result<PreferencesConfig, Fail> {
         model_b_column,
         target_models,
         reference_models,
-        intervals,
+        intervals: common.intervals,
     })
 }
 
@@ -287,7 +302,11 @@ mod tests {
             "{e}"
         );
         let e = err(&format!("{BASE}colour = 1\n"));
-        assert!(e.contains("the keys are experiment_id, pairs_file"), "{e}");
+        assert!(
+            e.contains("the keys are experiment_id, description, model_version")
+                && e.contains("pairs_file"),
+            "{e}"
+        );
         let e = err(&BASE.replace("\"judge\", \"longer\"", "\"judge\", \"ref\""));
         assert!(
             e.contains("line 4") && e.contains("the reference column \"ref\" is also listed"),

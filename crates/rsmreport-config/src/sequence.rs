@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 use serde_json::{Map, Value};
 
-use super::value::{describe, folder, id, names, resolve_file, text, KeyError as Bad};
+use super::common::{Common, Rules};
+use super::intervals::Intervals;
+use super::value::{describe, folder, names, resolve_file, text, KeyError as Bad};
 use super::RawConfig;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_metrics::sequence::bleu::{BleuOptions, Smooth};
@@ -22,9 +24,9 @@ use rsmreport_metrics::sequence::chrf::ChrfOptions;
 use rsmreport_metrics::sequence::tokenize::{TerOptions, Tokenizer};
 use rsmreport_metrics::sequence::wer::WerTransform;
 
-/// The keys of a `sequence` experiment file (spec 1.1).
-pub const KEYS: [&str; 21] = [
-    "experiment_id",
+/// The keys of a `sequence` experiment file beyond the common ones
+/// ([`super::common::KEYS`]; spec 1.1).
+pub const OWN_KEYS: [&str; 17] = [
     "predictions_file",
     "id_column",
     "reference_columns",
@@ -35,17 +37,24 @@ pub const KEYS: [&str; 21] = [
     "logprobs_file",
     "baseline",
     "metrics",
-    "file_format",
     "bleu",
     "chrf",
     "ter",
     "wer",
-    "intervals",
     "significance",
     "perplexity",
     "margins",
-    "gates",
 ];
+
+/// How `sequence` reads the common keys: segments are the resampled
+/// units, and the seed is sacreBLEU's (12345) unless given.
+const RULES: Rules = Rules {
+    intervals: Intervals {
+        seed: 12345,
+        ..Intervals::DEFAULT
+    },
+    ..Rules::new("sequence", "mt_example", "segments")
+};
 
 /// Every metric key, in the order tables list them.
 pub const METRICS: [&str; 10] = [
@@ -107,6 +116,11 @@ pub enum Sentinel {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SequenceConfig {
     pub experiment_id: String,
+    /// Free text (Markdown) shown at the top of the report; empty when
+    /// absent.
+    pub description: String,
+    /// The label under which the report is archived.
+    pub model_version: Option<String>,
     pub source: Source,
     pub logprobs_file: Option<PathBuf>,
     /// `None`: the first system.
@@ -227,7 +241,9 @@ pub fn load(path: &Path) -> Result<SequenceConfig> {
 
 /// Validates the text of a `sequence` experiment file (TOML).
 pub fn parse(text: &str, path: &Path) -> Result<SequenceConfig> {
-    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
+    super::common::parse_toml(text, path, &OWN_KEYS, &RULES, |raw, common| {
+        values(raw, common, path)
+    })
 }
 
 fn unknown(table: &'static str, key: &str, allowed: &[&str]) -> Bad {
@@ -431,40 +447,27 @@ fn ter(raw: &RawConfig) -> Result<TerOptions, Bad> {
     })
 }
 
-fn intervals(raw: &RawConfig) -> Result<Option<SeqIntervals>, Bad> {
-    const K: [&str; 3] = ["level", "replicates", "seed"];
-    if let Some(Value::Bool(b)) = raw.get("intervals") {
-        return Ok(b.then_some(SeqIntervals {
-            level: 0.95,
-            replicates: 1000,
-            seed: 12345,
-        }));
-    }
-    let t = table(raw, "intervals", &K)?;
-    let level = number(&t, "intervals", "level")?.unwrap_or(0.95);
-    if !(level > 0.0 && level < 1.0) {
-        return Err((
-            "intervals",
-            format!("intervals.level must be between 0 and 1 (exclusive), but it is {level}"),
-        ));
-    }
-    let replicates = whole(&t, "intervals", "replicates", 1000)? as usize;
-    if replicates < 2 {
+/// `[intervals]` as the common reader read it, for sacreBLEU's bootstrap:
+/// at least 2 replicates and a seed below 2^32.
+fn intervals(common: Option<Intervals>) -> Result<Option<SeqIntervals>, Bad> {
+    let Some(i) = common else {
+        return Ok(None);
+    };
+    if i.replicates < 2 {
         return Err((
             "intervals",
             "intervals.replicates must be at least 2".into(),
         ));
     }
-    let seed = whole(&t, "intervals", "seed", 12345)?;
-    let seed = u32::try_from(seed).map_err(|_| {
+    let seed = u32::try_from(i.seed).map_err(|_| {
         (
             "intervals",
-            format!("intervals.seed must be below 2^32, but it is {seed}"),
+            format!("intervals.seed must be below 2^32, but it is {}", i.seed),
         )
     })?;
     Ok(Some(SeqIntervals {
-        level,
-        replicates,
+        level: i.level,
+        replicates: i.replicates as usize,
         seed,
     }))
 }
@@ -529,7 +532,7 @@ fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source,
         (None, Some(refs)) => {
             for k in ["reference_columns", "system_columns", "id_column", "subgroups"] {
                 if raw.get(k).is_some() {
-                    let key: &'static str = KEYS.iter().find(|x| **x == k).copied().unwrap_or("references");
+                    let key: &'static str = OWN_KEYS.iter().find(|x| **x == k).copied().unwrap_or("references");
                     return Err((key, format!("{k} goes with predictions_file (a table), not with references (text files)")));
                 }
             }
@@ -564,17 +567,7 @@ fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source,
     }
 }
 
-fn values(raw: &RawConfig, path: &Path) -> Result<SequenceConfig, Bad> {
-    let experiment_id = id(raw, "experiment_id")?
-        .ok_or_else(|| ("experiment_id", "experiment_id is required".to_string()))?;
-    if let Some(g) = raw.get("gates") {
-        if !matches!(g, serde_json::Value::Array(_)) {
-            return Err((
-                "gates",
-                "gates must be an array of [[gates]] tables".to_string(),
-            ));
-        }
-    }
+fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<SequenceConfig, Bad> {
     let metrics = metrics(raw)?;
     let logprobs_file = text(raw, "logprobs_file")?.map(PathBuf::from);
     if metrics.iter().any(|m| m == "perplexity") && logprobs_file.is_none() {
@@ -644,38 +637,26 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SequenceConfig, Bad> {
             },
         )?,
     };
-    let file_format = match text(raw, "file_format")?
-        .map(|s| s.to_ascii_lowercase())
-        .as_deref()
-    {
-        None | Some("csv") => FileFormat::Csv,
-        Some("tsv") => FileFormat::Tsv,
-        Some("xlsx") => FileFormat::Xlsx,
-        Some(other) => {
-            return Err((
-                "file_format",
-                format!("file_format must be \"csv\", \"tsv\" or \"xlsx\", but it is \"{other}\""),
-            ))
-        }
-    };
     Ok(SequenceConfig {
-        experiment_id,
+        experiment_id: common.experiment_id,
+        description: common.description,
+        model_version: common.model_version,
         source,
         logprobs_file,
         baseline,
         metrics,
-        file_format,
+        file_format: common.file_format,
         bleu: bleu(raw)?,
         chrf: chrf(raw)?,
         ter: ter(raw)?,
         wer,
-        intervals: intervals(raw)?,
+        intervals: intervals(common.intervals)?,
         ar_trials,
         sentinel,
         margins: crate::margins::every(raw.get("margins"), &METRICS, default_margin)
             .map_err(|m| ("margins", m))?,
         origin: path.to_path_buf(),
-        gates: raw.get("gates").cloned(),
+        gates: common.gates,
         parsed_gates: Vec::new(),
     })
 }

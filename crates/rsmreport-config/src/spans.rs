@@ -15,19 +15,18 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde_json::Value;
 
-use super::intervals::{self, Intervals};
+use super::common::{Common, Rules};
+use super::intervals::Intervals;
 use super::value::{
-    boolean, choice, describe, file_format, folder, id, missing, names, number, resolve_file, text,
-    KeyError as Bad,
+    boolean, choice, folder, missing, names, number, resolve_file, text, KeyError as Bad,
 };
 use super::RawConfig;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_metrics::spans::tags::Scheme;
 
-/// The keys of a spans experiment file (spec 2).
-pub const KEYS: [&str; 31] = [
-    "experiment_id",
-    "description",
+/// The keys of a spans experiment file beyond the common ones
+/// ([`super::common::KEYS`]; spec 2).
+pub const OWN_KEYS: [&str; 26] = [
     "format",
     "input_file",
     "annotators",
@@ -53,11 +52,11 @@ pub const KEYS: [&str; 31] = [
     "token_column",
     "scheme",
     "repair",
-    "file_format",
-    "intervals",
     "margins",
-    "gates",
 ];
+
+/// How `spans` reads the common keys: documents are the resampled units.
+const RULES: Rules = Rules::new("spans", "ner_round2", "documents");
 
 /// The statistics compared between systems (spec 4.3); `f1` is per type.
 pub const COMPARED_STATISTICS: [&str; 5] = [
@@ -99,7 +98,11 @@ pub enum Repair {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpansConfig {
     pub experiment_id: String,
+    /// Free text (Markdown) shown at the top of the report; empty when
+    /// absent.
     pub description: String,
+    /// The label under which the report is archived.
+    pub model_version: Option<String>,
     pub format: Format,
     pub input_file: PathBuf,
     /// Configured annotators (order and full set); token input: the tag
@@ -161,7 +164,9 @@ pub fn load(path: &Path) -> Result<SpansConfig> {
 /// Validates the text of a spans experiment file (TOML). Errors name the
 /// file, the line and the key.
 pub fn parse(text: &str, path: &Path) -> Result<SpansConfig> {
-    super::value::parse_toml(text, path, &KEYS, |raw| values(raw, path))
+    super::common::parse_toml(text, path, &OWN_KEYS, &RULES, |raw, common| {
+        values(raw, common, path)
+    })
 }
 
 /// `format`, `scheme`, `repair` and `coverage` (all: true).
@@ -298,23 +303,7 @@ fn files(raw: &RawConfig, path: &Path) -> Result<(PathBuf, Option<PathBuf>), Bad
     Ok((input_file, documents_file))
 }
 
-/// `gates`, when given, is an array of tables (read by `kinds::spans::gates`).
-fn gates(raw: &RawConfig) -> Result<Option<Value>, Bad> {
-    match raw.get("gates") {
-        Some(g) if !matches!(g, Value::Array(_)) => Err((
-            "gates",
-            format!(
-                "gates must be an array of [[gates]] tables, but it is {}",
-                describe(g)
-            ),
-        )),
-        g => Ok(g.cloned()),
-    }
-}
-
-fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
-    let experiment_id =
-        id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"ner_round2\""))?;
+fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<SpansConfig, Bad> {
     let (format, scheme, repair, coverage_all) = reading(raw)?;
     let (min_overlap, nv) = thresholds(raw)?;
     let w = who(raw, format)?;
@@ -322,12 +311,10 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
     let col = |key: &'static str, default: &str| -> Result<String, Bad> {
         Ok(text(raw, key)?.unwrap_or_else(|| default.to_string()))
     };
-    let intervals =
-        intervals::parse_for(raw.get("intervals"), "documents").map_err(|m| ("intervals", m))?;
-    let gates = gates(raw)?;
     Ok(SpansConfig {
-        experiment_id,
-        description: text(raw, "description")?.unwrap_or_default(),
+        experiment_id: common.experiment_id,
+        description: common.description,
+        model_version: common.model_version,
         format,
         input_file,
         annotators: w.annotators,
@@ -354,13 +341,13 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
         token_column: text(raw, "token_column")?,
         scheme,
         repair,
-        file_format: file_format(raw)?,
-        intervals,
+        file_format: common.file_format,
+        intervals: common.intervals,
         margins: crate::margins::every(raw.get("margins"), &COMPARED_STATISTICS, |_| {
             DEFAULT_MARGIN
         })
         .map_err(|m| ("margins", m))?,
-        gates,
+        gates: common.gates,
         parsed_gates: Vec::new(),
         origin: path.to_path_buf(),
     })

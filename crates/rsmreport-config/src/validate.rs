@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use serde_json::{Map, Value};
 
+use super::common;
 use super::intervals::Intervals;
 use super::keys::{
     closest, default_value, is_wandb_key, other_tool_purpose, valid_keys, DEFAULTED_KEYS,
@@ -21,7 +22,7 @@ use super::keys::{
 use super::parse::RawConfig;
 use super::sections::{select_sections, Available};
 use super::value::{self, coerce_bool, coerce_list, describe, KeyError};
-use super::{Experiment, FileFormat, FlagFilter, FlagValue, Number, ScaleWith};
+use super::{Experiment, FlagFilter, FlagValue, Number, ScaleWith};
 use rsmreport_core::pyrepr::parse_number_text;
 
 /// Validates a parsed config. `config_path` is the config file: it is named
@@ -44,15 +45,15 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
         .unwrap_or_else(|| "sc1".into());
     let second_human_score_column = cx.column("second_human_score_column")?;
     let candidate_column = cx.column("candidate_column")?;
-    let description = cx.text("description")?.unwrap_or_default();
-    let model_version = cx.text("model_version")?;
+    let description = cx.at_key(common::description(cx.raw))?;
+    let model_version = cx.at_key(common::model_version(cx.raw))?;
     let trim_min = cx.number("trim_min")?.map_or(0.0, Number::as_f64);
     let trim_max = cx.number("trim_max")?.map_or(0.0, Number::as_f64);
     let trim_tolerance = trim_tolerance(&cx)?;
     let rater_error_variance = rater_error_variance(&cx)?;
     let exclude_zero_scores = cx.boolean("exclude_zero_scores")?.unwrap_or(true);
     let use_thumbnails = cx.boolean("use_thumbnails")?.unwrap_or(false);
-    let file_format = file_format(&cx)?;
+    let file_format = cx.at_key(common::file_format(cx.raw))?;
     let subgroups = subgroups(&cx)?;
     let general_sections = cx.list("general_sections")?;
     let custom_sections = cx.list("custom_sections")?.unwrap_or_default();
@@ -60,8 +61,7 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
     let flag_column = flag_column(&cx)?;
     let min_items_per_candidate = cx.count("min_items_per_candidate")?.filter(|&n| n > 0);
     let (min_n_per_group, min_n_saved) = min_n_per_group(&cx, &subgroups)?;
-    let intervals = super::intervals::parse(cx.raw.get("intervals"), candidate_column.as_deref())
-        .map_err(|message| cx.err("intervals", message))?;
+    let intervals = cx.at_key(common::intervals(cx.raw, candidate_column.as_deref()))?;
 
     // Cross-field rules.
     check_trim_range(&cx, trim_min, trim_max)?;
@@ -519,30 +519,10 @@ fn check_required(cx: &Ctx) -> Result<()> {
 
 // ---------------------------------------------------------------- fields
 
-/// `experiment_id`: the id rule of every kind ([`value::check_id`]).
+/// `experiment_id`: the id rule of every kind (present: `check_required`
+/// came first).
 fn experiment_id(cx: &Ctx) -> Result<String> {
-    Ok(cx
-        .at_key(value::id(cx.raw, "experiment_id"))?
-        .unwrap_or_default())
-}
-
-fn file_format(cx: &Ctx) -> Result<FileFormat> {
-    let key = "file_format";
-    let Some(text) = cx.text(key)? else {
-        return Ok(FileFormat::Csv);
-    };
-    match text.trim().to_ascii_lowercase().as_str() {
-        "csv" => Ok(FileFormat::Csv),
-        "tsv" => Ok(FileFormat::Tsv),
-        "xlsx" => Ok(FileFormat::Xlsx),
-        _ => Err(cx.err(
-            key,
-            format!(
-                "file_format must be \"csv\", \"tsv\" or \"xlsx\" (the format of the \
-                 intermediate tables), but it is \"{text}\""
-            ),
-        )),
-    }
+    cx.at_key(common::experiment_id(cx.raw, "my_experiment"))
 }
 
 fn scale_with(cx: &Ctx) -> Result<ScaleWith> {
@@ -954,7 +934,7 @@ fn example_number(key: &str) -> &'static str {
 mod tests {
     use super::*;
     use crate::parse::{parse, ConfigKind};
-    use crate::Section;
+    use crate::{FileFormat, Section};
     use serde_json::json;
     use std::fs;
 

@@ -1,9 +1,9 @@
 //! Stage 1 (config): the one value reader of every kind's configuration
 //! file (`build`/`check`'s experiment through `validate`, and `agree`,
-//! `classify`, `compare`, `preferences`), so that a key of one kind is read,
-//! refused and reported like the same key of another. Each rule is here
-//! once: [`boolean`], [`whole`], [`number`], [`choice`], [`list`] and [`names`],
-//! [`file_format`], [`resolve_file`], the id rule
+//! `classify`, `compare`, `preferences`, `sequence`, `spans`), so that a
+//! key of one kind is read, refused and reported like the same key of
+//! another. Each rule is here once: [`boolean`], [`whole`], [`number`],
+//! [`choice`], [`list`] and [`names`], [`resolve_file`], the id rule
 //! [`check_id`] (experiment ids, compare's `comparison_id`, summarize's
 //! `--id`) and the wording of a value in a message ([`describe`]).
 //! `validate`'s reader keeps only thin wrappers that add the file and line.
@@ -182,31 +182,6 @@ pub fn number(raw: &RawConfig, key: &'static str) -> Result<Option<f64>, KeyErro
         Some(other) => Err((
             key,
             format!("{key} must be a number, but it is {}", describe(other)),
-        )),
-    }
-}
-
-/// `file_format` of the kinds with a [`RawConfig`] (`classify`, `spans`):
-/// `csv` (the default), `tsv` or `xlsx`, in any case.
-pub fn file_format(raw: &RawConfig) -> Result<rsmreport_core::schema::FileFormat, KeyError> {
-    use rsmreport_core::schema::FileFormat;
-    match raw.get("file_format") {
-        None => Ok(FileFormat::Csv),
-        Some(Value::String(s)) => match s.to_ascii_lowercase().as_str() {
-            "csv" => Ok(FileFormat::Csv),
-            "tsv" => Ok(FileFormat::Tsv),
-            "xlsx" => Ok(FileFormat::Xlsx),
-            _ => Err((
-                "file_format",
-                format!("file_format must be \"csv\", \"tsv\" or \"xlsx\", but it is \"{s}\""),
-            )),
-        },
-        Some(other) => Err((
-            "file_format",
-            format!(
-                "file_format must be \"csv\", \"tsv\" or \"xlsx\", but it is {}",
-                describe(other)
-            ),
         )),
     }
 }

@@ -65,6 +65,27 @@ impl NullTest {
     }
 }
 
+/// Every coefficient a row may hold ([`CoefficientRow::coefficient`]), in
+/// the order of the rows.
+pub const COEFFICIENTS: [&str; 16] = [
+    "percent_agreement",
+    "fleiss_kappa",
+    "fleiss_kappa_complete",
+    "randolph_kappa",
+    "brennan_prediger",
+    "gwet_ac1",
+    "conger_kappa",
+    "krippendorff_alpha",
+    "icc1",
+    "icc2",
+    "icc3",
+    "icc1k",
+    "icc2k",
+    "icc3k",
+    "cohen_kappa",
+    "scott_pi",
+];
+
 /// Every row spec 3 lists for data at `level` with category `values`:
 /// weighted forms (linear, quadratic over the values) and ICCs only above
 /// the nominal level; alpha at every level up to the data's own
@@ -283,5 +304,11 @@ mod tests {
             .unwrap();
         assert!(fc.estimate.se.is_nan() && fc.estimate.lower.is_nan());
         assert!(fc.estimate.value.is_finite());
+        // Every row's coefficient is listed, in row order.
+        let listed = |r: &CoefficientRow| COEFFICIENTS.iter().position(|c| *c == r.coefficient);
+        for rows in [&nominal, &interval] {
+            assert!(rows.iter().all(|r| listed(r).is_some()));
+        }
+        assert!(n.iter().all(|(c, _)| COEFFICIENTS.contains(c)));
     }
 }

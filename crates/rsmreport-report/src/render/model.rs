@@ -32,6 +32,15 @@ pub struct Report {
     pub file_prefix: String,
 }
 
+impl Report {
+    /// The report with the experiment's own words in its header
+    /// ([`Header::identified`]).
+    pub fn identified(mut self, description: &str, model_version: Option<&str>) -> Report {
+        self.header = self.header.identified(description, model_version);
+        self
+    }
+}
+
 /// The report header: what the report is about, key figures and
 /// provenance.
 #[derive(Clone, Debug, Serialize)]
@@ -172,6 +181,24 @@ impl Header {
             config: None,
             decision: None,
         }
+    }
+
+    /// The experiment's own words on the first screen, as every kind
+    /// shows them: its `model_version` under the title (`Model version`
+    /// `v3`, after any version the kind named) and its `description`
+    /// (Markdown, raw HTML escaped) at the top of the description box,
+    /// before what the kind wrote there. Nothing for an empty description
+    /// and no version.
+    pub fn identified(mut self, description: &str, model_version: Option<&str>) -> Header {
+        if let Some(v) = model_version {
+            self.versions.push(Version {
+                label: "Model version".into(),
+                value: v.to_string(),
+            });
+        }
+        let (html, _) = super::markdown::to_html(description, None);
+        self.description_html.insert_str(0, &html);
+        self
     }
 }
 

@@ -157,6 +157,11 @@ fn human_raters<'a>(exp: &'a Experiment, prep: &'a Prepared) -> Vec<(&'a str, &'
 fn agree_config(exp: &Experiment, raters: &[(&str, &[f64])]) -> AgreeConfig {
     AgreeConfig {
         experiment_id: exp.experiment_id.clone(),
+        description: exp.description.clone(),
+        model_version: exp.model_version.clone(),
+        file_format: exp.file_format,
+        gates: None,
+        parsed_gates: Vec::new(),
         annotations_file: exp.predictions_file.display().to_string(),
         annotations_path: exp.predictions_file.clone(),
         layout: Layout::Wide {

@@ -47,11 +47,8 @@ pub trait Described {
     fn common_keys(&self) -> CommonKeys;
 }
 
-// The one place where every kind's configuration gives its common keys.
-// Issue 48, part 5 ("common keys everywhere") gives every configuration
-// `description: String` and `model_version: Option<String>`: until then
-// the kinds without them give "" and None here, and each such line is
-// marked `common keys:`.
+// The one place where every kind's configuration gives its common keys
+// (read by `rsmreport_config::common` for every kind).
 
 impl Described for super::evaluation::BuildConfig {
     fn common_keys(&self) -> CommonKeys {
@@ -66,7 +63,7 @@ impl Described for super::classify::ClassifyRequest {
     fn common_keys(&self) -> CommonKeys {
         CommonKeys {
             description: self.cfg.description.clone(),
-            model_version: None, // common keys: self.cfg.model_version
+            model_version: self.cfg.model_version.clone(),
         }
     }
 }
@@ -75,26 +72,35 @@ impl Described for rsmreport_config::spans::SpansConfig {
     fn common_keys(&self) -> CommonKeys {
         CommonKeys {
             description: self.description.clone(),
-            model_version: None, // common keys: self.model_version
+            model_version: self.model_version.clone(),
         }
     }
 }
 
 impl Described for rsmreport_config::sequence::SequenceConfig {
     fn common_keys(&self) -> CommonKeys {
-        CommonKeys::default() // common keys: self.description, self.model_version
+        CommonKeys {
+            description: self.description.clone(),
+            model_version: self.model_version.clone(),
+        }
     }
 }
 
 impl Described for rsmreport_config::agree::AgreeConfig {
     fn common_keys(&self) -> CommonKeys {
-        CommonKeys::default() // common keys: self.description, self.model_version
+        CommonKeys {
+            description: self.description.clone(),
+            model_version: self.model_version.clone(),
+        }
     }
 }
 
 impl Described for rsmreport_config::preferences::PreferencesConfig {
     fn common_keys(&self) -> CommonKeys {
-        CommonKeys::default() // common keys: self.description, self.model_version
+        CommonKeys {
+            description: self.description.clone(),
+            model_version: self.model_version.clone(),
+        }
     }
 }
 

@@ -45,10 +45,12 @@
 
 pub mod agree;
 pub mod archive;
+pub mod check;
 pub mod classify;
 pub mod common;
 pub mod evaluation;
 pub mod preferences;
+pub mod registry;
 pub mod sequence;
 pub mod spans;
 pub mod versions;

@@ -7,6 +7,8 @@
 //! * [`tables`]: the tables of spec 3 and 4, the summary's keys, and the
 //!   headline rows and verdict the report and the terminal share.
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
+//! * [`gates`]: the quality gates (parsed in [`load`], judged after the
+//!   run).
 //! * this file: the kind's contract ([`Agree`], run by
 //!   [`crate::kinds::run`]): its data for the shared writer
 //!   ([`crate::kinds::archive`]) and terminal lines.
@@ -15,6 +17,7 @@
 //! statistic of its own, and makes no file. Must not
 //! touch `evaluation`, `compare` or the metrics it calls.
 
+pub mod gates;
 pub mod read;
 pub mod report;
 pub mod run;
@@ -30,9 +33,12 @@ use tables::{headline, verdict};
 /// `rsmreport agree`: run it with [`crate::kinds::run`].
 pub struct Agree;
 
-/// Reads and validates an agree experiment file (configuration errors).
+/// Reads and validates an agree experiment file and its gates
+/// (configuration errors).
 pub fn load(path: &Path) -> anyhow::Result<AgreeConfig> {
-    rsmreport_config::agree::load(path).map_err(rsmreport_core::error::config)
+    let mut cfg = rsmreport_config::agree::load(path).map_err(rsmreport_core::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(rsmreport_core::error::config)?;
+    Ok(cfg)
 }
 
 impl super::Kind for Agree {
@@ -50,10 +56,12 @@ impl super::Kind for Agree {
     fn compute(cfg: AgreeConfig) -> anyhow::Result<Box<dyn super::Report>> {
         let (ratings, input) = read::read(&cfg)?;
         let agreement = run::run(&cfg, ratings);
+        let gates = gates::evaluate(&cfg.parsed_gates, &agreement);
         Ok(Box::new(Computed {
             agreement,
             cfg,
             input,
+            gates,
         }))
     }
 }
@@ -63,6 +71,7 @@ struct Computed {
     agreement: Agreement,
     cfg: AgreeConfig,
     input: InputCtx,
+    gates: Vec<crate::gates::Outcome>,
 }
 
 impl super::Report for Computed {
@@ -89,7 +98,22 @@ impl super::Report for Computed {
     }
 
     fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
-        report::report(&self.agreement, &self.cfg, vec![self.input.clone()], epoch)
+        Ok(report::report(
+            &self.agreement,
+            &self.cfg,
+            &self.gates,
+            vec![self.input.clone()],
+            epoch,
+        )?
+        .identified(&self.cfg.description, self.cfg.model_version.as_deref()))
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.gates
+    }
+
+    fn table_format(&self) -> rsmreport_core::schema::FileFormat {
+        self.cfg.file_format
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {

@@ -226,10 +226,14 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
 pub fn report(
     a: &Agreement,
     cfg: &AgreeConfig,
+    gates: &[crate::gates::Outcome],
     inputs: Vec<InputCtx>,
     epoch: i64,
 ) -> anyhow::Result<Report> {
     let mut b = Builder::new(&cfg.experiment_id, false);
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, gates, "run")
+        .into_iter()
+        .collect();
     let mut names = vec!["coefficients", "pairs", "categories"];
     if cfg.reference_column.is_some() {
         names.push("classification");
@@ -261,5 +265,5 @@ pub fn report(
             blocks,
         })
         .collect();
-    Ok(b.finish(header(a, cfg, inputs, epoch), Vec::new(), sections, &[]))
+    Ok(b.finish(header(a, cfg, inputs, epoch), panels, sections, &[]))
 }

@@ -144,7 +144,6 @@ fn header(
             thousands(a.n as u64),
             thousands(a.k() as u64),
         ),
-        description_html: rsmreport_report::render::markdown::to_html(&a.description, None).0,
         glance,
         inputs,
         decision,

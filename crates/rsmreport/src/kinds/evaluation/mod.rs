@@ -192,7 +192,8 @@ impl super::Report for Built {
 }
 
 /// A finished `check`: the build's numbers, no files, and its account as
-/// the terminal lines. Its gates are described, not judged (exit 0).
+/// the terminal lines. Its gates are the build's (a failed gate of
+/// severity `fail` gives the build's exit code 3).
 struct Checked(Built);
 
 impl super::Report for Checked {
@@ -224,6 +225,10 @@ impl super::Report for Checked {
         false
     }
 
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        self.0.gates()
+    }
+
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         describe(&self.0 .0).lines().map(str::to_string).collect()
     }
@@ -245,35 +250,9 @@ fn terminal_lines(run: &Run, written: &[PathBuf], dir: &Path) -> Vec<String> {
 /// The gates a build evaluates, each with its condition, scope, origin and
 /// what it gives on these data.
 fn describe_gates(run: &Run, s: &mut String) {
-    let gates = &run.exp.gates;
-    if gates.is_empty() {
-        let _ = writeln!(s, "gates: none");
-        return;
+    for line in super::check::gate_lines(&run.exp.gates, &run.gates, "a build") {
+        let _ = writeln!(s, "{line}");
     }
-    let _ = writeln!(s, "gates: {}", gates.len());
-    for g in gates {
-        let lines: Vec<_> = run.gates.iter().filter(|o| &o.gate == g).cloned().collect();
-        let _ = writeln!(
-            s,
-            "  {}: {} [{}], severity {} ({}): {}",
-            g.name,
-            g.condition(),
-            g.scope,
-            g.severity.name(),
-            g.origin,
-            crate::kinds::common::gates::counts_text(&lines)
-        );
-    }
-    let verdict = if crate::gates::failed(&run.gates) {
-        "a build would exit with code 3"
-    } else {
-        "a build would pass them (exit code 0)"
-    };
-    let _ = writeln!(
-        s,
-        "gate results: {}; {verdict}",
-        crate::kinds::common::gates::counts_text(&run.gates)
-    );
 }
 
 /// A plain-text account of what a build does with this experiment (the

@@ -16,8 +16,8 @@ use crate::kinds::evaluation::sections;
 use rsmreport_config::Section;
 use rsmreport_report::render::context::{Glance, InputCtx};
 use rsmreport_report::render::format::{num3, thousands};
-use rsmreport_report::render::{glossary, markdown, tables};
-use rsmreport_report::render::{Block, ConfigCtx, Decision, Header, Report, Tone, Version};
+use rsmreport_report::render::{glossary, tables};
+use rsmreport_report::render::{Block, ConfigCtx, Decision, Header, Report, Tone};
 
 /// The templates of the built-in sections, by the names their contexts
 /// give (they import the engine's `macros.html`).
@@ -148,22 +148,12 @@ fn custom(
 /// The header: experiment id, model version, key figures, provenance.
 fn header(run: &Run, epoch: i64) -> Header {
     let exp = &run.exp;
-    let (description_html, _) = markdown::to_html(&exp.description, None);
     Header {
-        versions: exp
-            .model_version
-            .iter()
-            .map(|v| Version {
-                label: "Model version".into(),
-                value: v.clone(),
-            })
-            .collect(),
         intro_html: format!(
             "This report evaluates the machine scores of the experiment <strong>{}</strong> \
              against human scores.",
             rsmreport_report::render::format::escape_html(&exp.experiment_id)
         ),
-        description_html,
         thumbnails: exp.use_thumbnails,
         glance: key_figures(run),
         decision: Some(decision(run)),
@@ -183,6 +173,7 @@ fn header(run: &Run, epoch: i64) -> Header {
         }),
         ..Header::new("Evaluation report", exp.experiment_id.clone(), epoch)
     }
+    .identified(&exp.description, exp.model_version.as_deref())
 }
 
 /// The glance label of a headline metric of the key figures, by its

@@ -13,10 +13,13 @@
 //!   [`crate::kinds::run`]): its data for the shared writer
 //!   ([`crate::kinds::archive`]) and terminal lines.
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
+//! * [`gates`]: the quality gates (parsed in [`load`], judged after the
+//!   run).
 //!
 //! Reads the pairs file (in `read` only) and makes no file. Touches no
 //! other command's assembly (`build`, `compare`).
 
+pub mod gates;
 pub mod models;
 pub mod read;
 pub mod report;
@@ -34,10 +37,13 @@ use run::Analysis;
 /// `rsmreport preferences`: run it with [`crate::kinds::run`].
 pub struct Preferences;
 
-/// Reads and validates a preferences experiment file (configuration
-/// errors).
+/// Reads and validates a preferences experiment file and its gates
+/// (configuration errors).
 pub fn load(path: &Path) -> anyhow::Result<PreferencesConfig> {
-    rsmreport_config::preferences::load(path).map_err(rsmreport_core::error::config)
+    let mut cfg =
+        rsmreport_config::preferences::load(path).map_err(rsmreport_core::error::config)?;
+    cfg.parsed_gates = gates::parse(&cfg).map_err(rsmreport_core::error::config)?;
+    Ok(cfg)
 }
 
 impl super::Kind for Preferences {
@@ -71,7 +77,13 @@ impl super::Kind for Preferences {
             sha256: sha256?,
         };
         let inputs = inputs(&analysis, first);
-        Ok(Box::new(Computed { analysis, inputs }))
+        let gates = gates::evaluate(&cfg.parsed_gates, &analysis);
+        Ok(Box::new(Computed {
+            analysis,
+            inputs,
+            cfg,
+            gates,
+        }))
     }
 }
 
@@ -95,6 +107,8 @@ fn inputs(a: &Analysis, mut first: InputCtx) -> Vec<InputCtx> {
 struct Computed {
     analysis: Analysis,
     inputs: Vec<InputCtx>,
+    cfg: PreferencesConfig,
+    gates: Vec<crate::gates::Outcome>,
 }
 
 impl super::Report for Computed {
@@ -116,7 +130,18 @@ impl super::Report for Computed {
     }
 
     fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
-        report::report(&self.analysis, self.inputs.clone(), epoch)
+        Ok(
+            report::report(&self.analysis, &self.gates, self.inputs.clone(), epoch)?
+                .identified(&self.cfg.description, self.cfg.model_version.as_deref()),
+        )
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.gates
+    }
+
+    fn table_format(&self) -> rsmreport_core::schema::FileFormat {
+        self.cfg.file_format
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {

@@ -880,8 +880,16 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
 }
 
 /// The report of an analysis; `inputs`: the pairs file, for provenance.
-pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report> {
+pub fn report(
+    a: &Analysis,
+    gates: &[crate::gates::Outcome],
+    inputs: Vec<InputCtx>,
+    epoch: i64,
+) -> Result<Report> {
     let mut b = Builder::new(&a.id, false);
+    let panels: Vec<_> = crate::kinds::common::gates::panel(&mut b, gates, "run")
+        .into_iter()
+        .collect();
     let mut names = vec!["overview", "annotators", "by_subset"];
     if a.models.is_some() {
         names.push("traits_by_model");
@@ -907,5 +915,5 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Result<Report>
             blocks,
         })
         .collect();
-    Ok(b.finish(header(a, inputs, epoch), Vec::new(), sections, &[]))
+    Ok(b.finish(header(a, inputs, epoch), panels, sections, &[]))
 }

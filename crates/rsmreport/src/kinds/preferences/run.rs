@@ -331,6 +331,11 @@ mod tests {
     fn config() -> PreferencesConfig {
         rsmreport_config::preferences::PreferencesConfig {
             experiment_id: "pin".into(),
+            description: String::new(),
+            model_version: None,
+            file_format: rsmreport_core::schema::FileFormat::Csv,
+            gates: None,
+            parsed_gates: Vec::new(),
             pairs_file: PathBuf::from("pairs.csv"),
             pairs_files: vec![PathBuf::from("pairs.csv")],
             origin: PathBuf::from("exp.toml"),

@@ -128,7 +128,10 @@ impl super::Report for Computed {
     }
 
     fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
-        report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)
+        Ok(
+            report::report(&self.run, &self.cfg, self.inputs.clone(), epoch)?
+                .identified(&self.cfg.description, self.cfg.model_version.as_deref()),
+        )
     }
 
     fn gates(&self) -> &[crate::gates::Outcome] {

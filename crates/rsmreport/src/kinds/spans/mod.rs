@@ -121,7 +121,8 @@ impl super::Report for Analysis {
     }
 
     fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
-        report::report(self, self.data.inputs.clone(), epoch)
+        Ok(report::report(self, self.data.inputs.clone(), epoch)?
+            .identified(&self.cfg.description, self.cfg.model_version.as_deref()))
     }
 
     fn decision(&self) -> Option<rsmreport_report::render::Decision> {

@@ -1,0 +1,640 @@
+//! What every kind shares, end to end on the bundled examples: the common
+//! keys (`description` and `model_version` on the report's first screen
+//! and in the validated configuration, the same "did you mean" for a
+//! misspelt common key), `rsmreport check` on every example (what it
+//! reads, computes and gates; nothing written; a run's exit code), the
+//! hint that names the right kind for another kind's file, and the kind
+//! table against the command line (every experiment-kind subcommand has
+//! an entry and every entry its subcommand)
+//! (`cargo test --test integration kinds_common`).
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::common::{manifest_dir, run_in, snapshot, snapshot_diff};
+use rsmreport::kinds::registry::{self, Runner};
+
+/// One bundled example: its kind, its folder under `examples/`, the files
+/// it needs, and the exit code of a run.
+struct Example {
+    kind: &'static str,
+    folder: &'static str,
+    files: &'static [&'static str],
+    code: i32,
+}
+
+/// Every bundled experiment (`examples/exp.toml` and `examples/*/exp.toml`).
+const EXAMPLES: [Example; 8] = [
+    Example {
+        kind: "build",
+        folder: "",
+        files: &["exp.toml", "predictions.csv", "scale.csv"],
+        code: 0,
+    },
+    Example {
+        kind: "build",
+        folder: "gates-fail",
+        files: &["exp.toml", "predictions.csv", "scale.csv"],
+        code: 3,
+    },
+    Example {
+        kind: "build",
+        folder: "raters",
+        files: &["exp.toml", "predictions.csv"],
+        code: 0,
+    },
+    Example {
+        kind: "agree",
+        folder: "agree",
+        files: &["exp.toml", "labels.csv"],
+        code: 0,
+    },
+    Example {
+        kind: "classify",
+        folder: "classify",
+        files: &["exp.toml", "predictions.csv"],
+        code: 0,
+    },
+    Example {
+        kind: "preferences",
+        folder: "preferences",
+        files: &["exp.toml", "pairs.csv"],
+        code: 0,
+    },
+    Example {
+        kind: "sequence",
+        folder: "sequence",
+        files: &["exp.toml", "outputs.csv", "logprobs.jsonl"],
+        code: 0,
+    },
+    Example {
+        kind: "spans",
+        folder: "spans",
+        files: &["exp.toml", "spans.csv", "documents.csv"],
+        code: 0,
+    },
+];
+
+/// Every example folder has an entry above.
+#[test]
+fn kinds_common_every_bundled_example_is_listed() {
+    let root = manifest_dir().join("examples");
+    let mut found: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("exp.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.push(String::new());
+    found.sort();
+    let mut listed: Vec<String> = EXAMPLES.iter().map(|e| e.folder.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed);
+}
+
+impl Example {
+    fn dir(&self) -> PathBuf {
+        manifest_dir().join("examples").join(self.folder)
+    }
+
+    /// A copy of the example's files in `dir`, its experiment file passed
+    /// through `edit`; the copied experiment file.
+    fn staged(&self, dir: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
+        fs::create_dir_all(dir).unwrap();
+        for f in self.files {
+            let from = self.dir().join(f);
+            if *f == "exp.toml" {
+                let text = fs::read_to_string(&from).unwrap();
+                fs::write(dir.join(f), edit(&text)).unwrap();
+            } else {
+                fs::copy(&from, dir.join(f)).unwrap();
+            }
+        }
+        dir.join("exp.toml")
+    }
+
+    fn name(&self) -> String {
+        format!("{} ({})", self.kind, self.folder)
+    }
+}
+
+const DESCRIPTION: &str = "A *marked* description of run 4711.";
+const DESCRIPTION_HTML: &str = "A <em>marked</em> description of run 4711.";
+const MODEL_VERSION: &str = "mv-4711 (release candidate)";
+
+/// The experiment `text` with `description` and `model_version` set (any
+/// earlier ones replaced), right after `experiment_id`.
+fn with_common_keys(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("description =") || line.starts_with("model_version =") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if line.starts_with("experiment_id =") {
+            out.push_str(&format!(
+                "description = \"{DESCRIPTION}\"\nmodel_version = \"{MODEL_VERSION}\"\n"
+            ));
+        }
+    }
+    out
+}
+
+/// The report's first screen: its header (title, decision, model
+/// version, description, key figures), before the first section.
+fn first_screen(out: &Path) -> String {
+    let report = fs::read_dir(out.join("report"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "html"))
+        .expect("a report");
+    let html = fs::read_to_string(report).unwrap();
+    let start = html.find("<header id=\"top\"").expect("the report header");
+    let end = start + html[start..].find("</header>").expect("the header's end");
+    html[start..end].to_string()
+}
+
+/// `description` and `model_version` are accepted by every kind and shown
+/// on its report's first screen; `check` names the model version; build
+/// keeps them in its saved configuration.
+#[test]
+fn kinds_common_description_and_model_version_reach_every_first_screen() {
+    let tmp = TempDir::new().unwrap();
+    for (i, ex) in EXAMPLES.iter().enumerate() {
+        let work = tmp.path().join(format!("{i}"));
+        let exp = ex.staged(&work.join("in"), with_common_keys);
+        let out = work.join("out");
+        let run = run_in(
+            &work,
+            [
+                OsStr::new(ex.kind),
+                exp.as_os_str(),
+                OsStr::new("-o"),
+                out.as_os_str(),
+            ],
+        );
+        assert_eq!(
+            run.code,
+            Some(ex.code),
+            "{}:\n{}",
+            ex.name(),
+            run.describe()
+        );
+        let header = first_screen(&out);
+        assert!(
+            header.contains(&format!(
+                "<p class=\"model-version\">Model version <strong>{}</strong></p>",
+                MODEL_VERSION
+            )),
+            "{}: no model version on the first screen:\n{header}",
+            ex.name()
+        );
+        let described = header
+            .split("<div class=\"description\">")
+            .nth(1)
+            .is_some_and(|d| {
+                d.trim_start()
+                    .starts_with(&format!("<p>{DESCRIPTION_HTML}</p>"))
+            });
+        assert!(
+            described,
+            "{}: the description does not open the description box:\n{header}",
+            ex.name()
+        );
+        let check = run_in(&work, [OsStr::new("check"), exp.as_os_str()]);
+        assert!(
+            check
+                .stdout
+                .contains(&format!("model version: {MODEL_VERSION}\n")),
+            "{}:\n{}",
+            ex.name(),
+            check.describe()
+        );
+        if ex.kind == "build" {
+            let id = saved_id(&out);
+            let saved: serde_json::Value = serde_json::from_slice(
+                &fs::read(out.join("output").join(format!("{id}_rsmeval.json"))).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(saved["model_version"], MODEL_VERSION, "{}", ex.name());
+            assert_eq!(saved["description"], DESCRIPTION, "{}", ex.name());
+        }
+    }
+}
+
+/// The id of a build's output folder (the prefix of `*_rsmeval.json`).
+fn saved_id(out: &Path) -> String {
+    fs::read_dir(out.join("output"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix("_rsmeval.json").map(str::to_string)
+        })
+        .next()
+        .expect("a saved configuration")
+}
+
+/// The validated configuration of every experiment kind carries the two
+/// keys (what the summary and the archive read), and leaves them empty
+/// when absent.
+#[test]
+fn kinds_common_every_configuration_carries_the_keys() {
+    use rsmreport::kinds::{agree, classify, evaluation, preferences, sequence, spans};
+    let tmp = TempDir::new().unwrap();
+    for (i, ex) in EXAMPLES.iter().enumerate() {
+        let given = ex.staged(&tmp.path().join(format!("{i}")), with_common_keys);
+        let plain = ex.staged(&tmp.path().join(format!("{i}-plain")), |t| {
+            with_common_keys(t)
+                .lines()
+                .filter(|l| !l.starts_with("description =") && !l.starts_with("model_version ="))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        });
+        let keys = |p: &Path| -> (String, Option<String>) {
+            match ex.kind {
+                "build" => {
+                    let c = evaluation::load(p, None).unwrap();
+                    (c.exp.description, c.exp.model_version)
+                }
+                "agree" => {
+                    let c = agree::load(p).unwrap();
+                    (c.description, c.model_version)
+                }
+                "classify" => {
+                    let c = classify::load(p).unwrap().cfg;
+                    (c.description, c.model_version)
+                }
+                "preferences" => {
+                    let c = preferences::load(p).unwrap();
+                    (c.description, c.model_version)
+                }
+                "sequence" => {
+                    let c = sequence::load(p).unwrap();
+                    (c.description, c.model_version)
+                }
+                "spans" => {
+                    let c = spans::load(p).unwrap();
+                    (c.description, c.model_version)
+                }
+                other => panic!("no loader for {other}"),
+            }
+        };
+        assert_eq!(
+            keys(&given),
+            (DESCRIPTION.to_string(), Some(MODEL_VERSION.to_string())),
+            "{}",
+            ex.name()
+        );
+        assert_eq!(keys(&plain), (String::new(), None), "{}", ex.name());
+    }
+}
+
+/// A misspelt or mistyped common key is refused by every kind with the
+/// same words: the file, the line, the key and the closest valid one.
+#[test]
+fn kinds_common_keys_are_refused_alike() {
+    let tmp = TempDir::new().unwrap();
+    for (i, ex) in EXAMPLES
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.folder != "gates-fail")
+    {
+        for (j, (bad, words)) in [
+            (
+                "model_verison = \"1\"",
+                "unknown key model_verison; did you mean model_version?",
+            ),
+            (
+                "model_version = 3",
+                "model_version must be a text in quotes (for example model_version = \"v1.2\"), \
+                 but it is the number 3",
+            ),
+            (
+                "file_format = \"xls\"",
+                "file_format must be \"csv\", \"tsv\" or \"xlsx\"",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let dir = tmp.path().join(format!("{i}-{j}"));
+            // The bad line in place of any line of the same key.
+            let key = bad.split(' ').next().unwrap();
+            let exp = ex.staged(&dir, |t| {
+                t.lines()
+                    .filter(|l| !l.starts_with(&format!("{key} =")))
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+                    .replacen("experiment_id =", &format!("{bad}\nexperiment_id ="), 1)
+            });
+            let run = run_in(&dir, [OsStr::new(ex.kind), exp.as_os_str()]);
+            assert_eq!(
+                run.code,
+                Some(2),
+                "{} {bad}:\n{}",
+                ex.name(),
+                run.describe()
+            );
+            assert!(
+                run.stderr.contains(words) && run.stderr.contains("exp.toml, line"),
+                "{} {bad}:\n{}",
+                ex.name(),
+                run.stderr
+            );
+        }
+    }
+}
+
+/// `check` on every bundled example: the kind it reads, the files with
+/// rows, what is computed and gated, the tables; nothing written anywhere
+/// (the work folder and the example folder unchanged); a run's exit code.
+#[test]
+fn kinds_common_check_works_on_every_example() {
+    let tmp = TempDir::new().unwrap();
+    for ex in &EXAMPLES {
+        let exp = ex.dir().join("exp.toml");
+        let before = (snapshot(tmp.path()), snapshot(&ex.dir()));
+        let run = run_in(tmp.path(), [OsStr::new("check"), exp.as_os_str()]);
+        assert_eq!(
+            run.code,
+            Some(ex.code),
+            "{}:\n{}",
+            ex.name(),
+            run.describe()
+        );
+        let out = &run.stdout;
+        assert!(out.starts_with("experiment: "), "{}:\n{out}", ex.name());
+        if ex.kind != "build" {
+            assert!(
+                out.lines()
+                    .next()
+                    .unwrap()
+                    .ends_with(&format!("({})", ex.kind)),
+                "{}:\n{out}",
+                ex.name()
+            );
+            assert!(out.contains("rows read, sha256 "), "{}:\n{out}", ex.name());
+            assert!(
+                out.contains("nothing written (a run writes ./"),
+                "{}:\n{out}",
+                ex.name()
+            );
+        }
+        for words in ["file: ", "intervals: ", "gate", "tables ("] {
+            assert!(out.contains(words), "{}: no {words:?}:\n{out}", ex.name());
+        }
+        let after = (snapshot(tmp.path()), snapshot(&ex.dir()));
+        assert!(
+            snapshot_diff(&before.0, &after.0).is_empty()
+                && snapshot_diff(&before.1, &after.1).is_empty(),
+            "{}: check wrote files",
+            ex.name()
+        );
+        if ex.code == 3 {
+            assert!(
+                run.stderr
+                    .contains("a run would exit with code 3; check wrote nothing"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}
+
+/// Every experiment command given another kind's example, and `check
+/// --kind` naming the wrong kind, fail with a configuration error whose
+/// first words name the right kind.
+#[test]
+fn kinds_common_a_wrong_kinds_file_names_the_right_kind() {
+    let tmp = TempDir::new().unwrap();
+    let firsts: Vec<&Example> = EXAMPLES
+        .iter()
+        .filter(|e| e.folder != "gates-fail" && e.folder != "raters")
+        .collect();
+    for ex in &firsts {
+        let exp = ex.dir().join("exp.toml");
+        for other in registry::experiment_kinds().filter(|k| k.name != ex.kind) {
+            let hint = format!("this looks like a `{}` experiment", ex.kind);
+            for args in [
+                vec![OsStr::new(other.name), exp.as_os_str()],
+                vec![
+                    OsStr::new("check"),
+                    OsStr::new("--kind"),
+                    OsStr::new(other.name),
+                    exp.as_os_str(),
+                ],
+            ] {
+                let run = run_in(tmp.path(), &args);
+                assert_eq!(run.code, Some(2), "{args:?}:\n{}", run.describe());
+                assert!(
+                    run.stderr.starts_with(&format!("error: {hint}")),
+                    "{args:?}:\n{}",
+                    run.stderr
+                );
+            }
+        }
+    }
+    assert!(fs::read_dir(tmp.path()).unwrap().next().is_none());
+}
+
+/// The subcommands of the command line and the kind table agree: every
+/// kind has its subcommand (with its line as help) and every subcommand
+/// but `check`, `simulate` and `help` is a kind; an experiment kind's
+/// `--help` is its entry's.
+#[test]
+fn kinds_common_the_kind_table_is_the_command_line() {
+    let help = run_in(&std::env::temp_dir(), ["--help"]);
+    assert!(help.success, "{}", help.describe());
+    let block = help.stdout.split("Commands:").nth(1).unwrap();
+    let block = block.split("\n\n").next().unwrap();
+    let commands: Vec<(&str, &str)> = block
+        .lines()
+        .filter_map(|l| l.trim_start().split_once(' '))
+        .map(|(name, about)| (name, about.trim()))
+        .collect();
+    let names: Vec<&str> = commands.iter().map(|c| c.0).collect();
+    for k in registry::KINDS {
+        let about = commands.iter().find(|c| c.0 == k.name).map(|c| c.1);
+        assert_eq!(about, Some(k.about), "{} in --help:\n{block}", k.name);
+        let top = help.stdout.lines().next().unwrap();
+        assert!(top.contains(k.name), "the top line names {}: {top}", k.name);
+    }
+    for name in names {
+        assert!(
+            registry::find(name).is_some() || ["check", "simulate", "help"].contains(&name),
+            "{name} is a subcommand without an entry in the kind table"
+        );
+    }
+    for k in registry::experiment_kinds() {
+        let h = run_in(&std::env::temp_dir(), [k.name, "--help"]);
+        assert!(h.stdout.starts_with(k.about), "{}:\n{}", k.name, h.stdout);
+        assert!(h.stdout.contains(k.experiment), "{}:\n{}", k.name, h.stdout);
+        assert_eq!(
+            h.stdout.contains("--gates <FILE>"),
+            k.gates_file,
+            "{}",
+            k.name
+        );
+        assert!(matches!(k.runner, Runner::Experiment { .. }));
+    }
+}
+
+/// The rows of a CSV table file as maps of column name to cell.
+fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let text = fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .cloned()
+                .zip(l.split(',').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// `<id>_gates.json`'s result lines.
+fn gate_results(out: &Path, id: &str) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value = serde_json::from_slice(
+        &fs::read(out.join("output").join(format!("{id}_gates.json"))).unwrap(),
+    )
+    .unwrap();
+    doc["results"].as_array().unwrap().clone()
+}
+
+/// `agree` and `preferences` judge `[[gates]]` on their own statistics:
+/// each line reads the number of its table (never a recomputed one), a
+/// failed gate of severity `fail` exits with 3 after everything is
+/// written, the report shows the Quality gates panel; bad gates are
+/// configuration errors naming the closest valid value.
+#[test]
+fn kinds_common_gates_of_agree_and_preferences() {
+    let tmp = TempDir::new().unwrap();
+    let agree = &EXAMPLES[3];
+    let gates = "\n[[gates]]\nname = \"alpha\"\nmetric = \"krippendorff_alpha\"\nop = \">=\"\n\
+                 threshold = 0.5\nbound = \"lower\"\n\n[[gates]]\nname = \"kappa\"\n\
+                 metric = \"fleiss_kappa\"\nweights = \"quadratic\"\nop = \">=\"\n\
+                 threshold = 0.9\n";
+    let exp = agree.staged(&tmp.path().join("agree"), |t| format!("{t}{gates}"));
+    let out = tmp.path().join("agree-out");
+    let run = run_in(
+        tmp.path(),
+        [
+            OsStr::new("agree"),
+            exp.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(run.stderr.contains("gate FAILED: kappa"), "{}", run.stderr);
+    let table = csv_rows(&out.join("output/sentiment_round2_agreement.csv"));
+    let row = |c: &str, w: &str| {
+        table
+            .iter()
+            .find(|r| r["coefficient"] == c && r["weights"] == w)
+            .unwrap()["value"]
+            .parse::<f64>()
+            .unwrap()
+    };
+    let results = gate_results(&out, "sentiment_round2");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["score_type"], "ordinal");
+    assert_eq!(
+        results[0]["estimate"].as_f64().unwrap(),
+        row("krippendorff_alpha", "ordinal")
+    );
+    assert_eq!(results[0]["status"], "pass");
+    assert_eq!(
+        results[1]["estimate"].as_f64().unwrap(),
+        row("fleiss_kappa", "quadratic")
+    );
+    assert_eq!(results[1]["status"], "fail");
+    let html = fs::read_to_string(out.join("report/sentiment_round2_report.html")).unwrap();
+    assert!(html.contains("Quality gates"));
+
+    let prefs = &EXAMPLES[5];
+    let gates = "\n[[gates]]\nname = \"strength\"\nmetric = \"strength\"\n\
+                 annotator = \"judge_model\"\nop = \">=\"\nthreshold = 0.3\nbound = \"lower\"\n\n\
+                 [[gates]]\nname = \"relevant\"\nmetric = \"relevance\"\nop = \">=\"\n\
+                 threshold = 0.5\nseverity = \"warn\"\n";
+    let exp = prefs.staged(&tmp.path().join("prefs"), |t| format!("{t}{gates}"));
+    let out = tmp.path().join("prefs-out");
+    let run = run_in(
+        tmp.path(),
+        [
+            OsStr::new("preferences"),
+            exp.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let metrics = csv_rows(&out.join("output/preferences_example_annotator_metrics.csv"));
+    let all = |who: &str, col: &str| {
+        metrics
+            .iter()
+            .find(|r| r["annotator"] == who && r["subset_value"] == "All data")
+            .unwrap()[col]
+            .parse::<f64>()
+            .unwrap()
+    };
+    let results = gate_results(&out, "preferences_example");
+    // One line for judge_model's strength, one per annotator's relevance.
+    assert_eq!(results.len(), 1 + 4);
+    assert_eq!(
+        results[0]["estimate"].as_f64().unwrap(),
+        all("judge_model", "strength")
+    );
+    assert_eq!(
+        results[0]["lower"].as_f64().unwrap(),
+        all("judge_model", "strength_lower")
+    );
+    for r in &results[1..] {
+        let who = r["score_type"].as_str().unwrap();
+        assert_eq!(
+            r["estimate"].as_f64().unwrap(),
+            all(who, "relevance"),
+            "{who}"
+        );
+    }
+
+    for (ex, gate, words) in [
+        (
+            agree,
+            "metric = \"krippendorf_alpha\"",
+            "did you mean \"krippendorff_alpha\"?",
+        ),
+        (
+            agree,
+            "metric = \"fleiss_kappa\"\nweights = \"quadratc\"",
+            "did you mean \"quadratic\"?",
+        ),
+        (
+            prefs,
+            "metric = \"strength\"\nannotator = \"judge\"",
+            "annotator \"judge\" is not in annotator_columns",
+        ),
+        (prefs, "metric = \"strenght\"", "did you mean \"strength\"?"),
+        (
+            agree,
+            "metric = \"gwet_ac1\"\nscope = \"each:source\"",
+            "on the whole set",
+        ),
+    ] {
+        let dir = tmp.path().join(format!("bad-{}", gate.len()));
+        let text = format!("\n[[gates]]\n{gate}\nop = \">=\"\nthreshold = 0.5\n");
+        let exp = ex.staged(&dir, |t| format!("{t}{text}"));
+        let run = run_in(&dir, [OsStr::new(ex.kind), exp.as_os_str()]);
+        assert_eq!(run.code, Some(2), "{gate}:\n{}", run.describe());
+        assert!(run.stderr.contains(words), "{gate}:\n{}", run.stderr);
+        assert!(!dir.join("sentiment_round2").exists());
+    }
+}
