@@ -439,7 +439,7 @@ fn spans_refuses_bad_span_tables_naming_file_line_and_column() {
         &with("d1,a,10,40,PER,"),
         "",
         1,
-        &["s.csv line 6", "beyond the text", "d1"],
+        &["s.csv line 6, column 'end'", "beyond the text", "d1"],
     );
     refused_table(
         &with("d1,a,0,4,PER,Jane"),
@@ -506,7 +506,7 @@ fn spans_refuses_bad_prodigy_lines() {
         &[("a.jsonl", &beyond)],
         exp,
         1,
-        &["a.jsonl line 2", "beyond the text"],
+        &["a.jsonl line 2, key 'end'", "beyond the text"],
     );
     let neg = format!(
         "{ok}{}",
@@ -560,7 +560,9 @@ fn spans_refuses_bad_tags() {
         &[("t.conll", outside)],
         &discard,
         1,
-        &["t.conll", "'sys'", "outside the scheme"],
+        &[
+            "t.conll line 1, column 'sys': prefix outside the scheme bio: S-PER; seqeval's strict mode (repair = \"discard\") refuses it",
+        ],
     );
     let jsonl = "{\"gold\": [\"B-PER\", \"O\"], \"sys\": [\"B-PER\"]}\n";
     let exp_j = "experiment_id = \"e\"\ninput_file = \"t.jsonl\"\nformat = \"bio_jsonl\"\nannotators = [\"gold\", \"sys\"]\n";
@@ -575,6 +577,94 @@ fn spans_refuses_bad_tags() {
     assert!(run.success, "{}", run.describe());
     let p = read_rows(&dir.path().join("out/output/e_annotator_profiles.csv"));
     assert_eq!(cell_num(&p[1]["n_invalid_transitions"]), 1.0);
+}
+
+// ---------------------------------------------------------------------------
+// issue 50's defects, each with its exact message or number.
+
+/// `annotator_column = "who"` names the span table's column; a documents
+/// file without it is read (everyone covers every document, spec 2).
+#[test]
+fn spans_documents_file_without_the_annotator_column_is_read() {
+    let s = "document,who,start,end,label\nd1,a,0,4,PER\nd1,b,0,4,PER\nd2,b,7,12,LOC\n";
+    let exp = "experiment_id = \"e\"\ninput_file = \"s.csv\"\ndocuments_file = \"docs.csv\"\nannotator_column = \"who\"\n";
+    let (dir, run) = spans_with(&[("s.csv", s), ("docs.csv", DOCS_CSV)], exp);
+    assert!(run.success, "{}", run.describe());
+    let p = read_rows(&dir.path().join("out/output/e_annotator_profiles.csv"));
+    // a covers d2 (it has no row there): 2 documents, none missing.
+    assert_eq!(cell_text(&p[0]["annotator"]), "a");
+    assert_eq!(cell_num(&p[0]["n_documents"]), 2.0);
+    assert_eq!(cell_num(&p[0]["n_documents_missing"]), 0.0);
+}
+
+/// `system_scores_by_<g>.n_documents` counts the level's documents that
+/// the system and the reference both cover (spec 4.1, 11).
+#[test]
+fn spans_system_scores_by_subgroup_count_the_documents_both_cover() {
+    let docs = "document,annotator,genre
+d1,gold,news
+d1,sysA,news
+d1,sysB,news
+d2,gold,news
+d2,sysA,news
+d3,gold,blog
+d3,sysB,blog
+d4,sysA,blog
+";
+    let s = "document,annotator,start,end,label
+d1,gold,0,2,X
+d1,sysA,0,2,X
+d1,sysB,0,2,X
+d2,gold,0,2,X
+d2,sysA,1,2,X
+d3,gold,0,2,X
+d3,sysB,0,2,X
+d4,sysA,0,2,X
+";
+    let exp = "experiment_id = \"e\"\ninput_file = \"s.csv\"\ndocuments_file = \"docs.csv\"\nsubgroups = [\"genre\"]\nreference = \"gold\"\n";
+    let (dir, run) = spans_with(&[("s.csv", s), ("docs.csv", docs)], exp);
+    assert!(run.success, "{}", run.describe());
+    let rows = read_rows(&dir.path().join("out/output/e_system_scores_by_genre.csv"));
+    let got: Vec<(String, String, f64, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                cell_text(&r["system"]),
+                cell_text(&r["genre"]),
+                cell_num(&r["n_documents"]),
+                cell_num(&r["support"]),
+            )
+        })
+        .collect();
+    let row = |s: &str, g: &str, n: f64, support: f64| (s.to_string(), g.to_string(), n, support);
+    assert_eq!(
+        got,
+        [
+            row("sysA", "blog", 0.0, 0.0),
+            row("sysB", "blog", 1.0, 1.0),
+            row("sysA", "news", 2.0, 2.0),
+            row("sysB", "news", 1.0, 1.0),
+        ]
+    );
+}
+
+/// Strict rows left out are a terminal warning too, not only a note in
+/// the report.
+#[test]
+fn spans_terminal_warns_when_strict_rows_are_left_out() {
+    let exp = "experiment_id = \"e\"\ninput_file = \"t.conll\"\nformat = \"conll\"\ncolumns = [\"token\", \"gold\", \"sys\"]\nannotators = [\"gold\", \"sys\"]\nreference = \"gold\"\n";
+    let conll = "John B-PER S-PER\nSmith I-PER O\n\n";
+    let (dir, run) = spans_with(&[("t.conll", conll)], exp);
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stderr.contains(
+            "warning: seqeval's strict mode refuses a tag of sys (a prefix outside the scheme bio): no strict rows\n"
+        ),
+        "{}",
+        run.describe()
+    );
+    let rows = read_rows(&dir.path().join("out/output/e_system_scores.csv"));
+    assert!(rows.iter().all(|r| cell_text(&r["mode"]) == "default"));
 }
 
 #[test]

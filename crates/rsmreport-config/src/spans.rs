@@ -118,8 +118,6 @@ pub struct SpansConfig {
     pub text_column: Option<String>,
     pub end_inclusive: bool,
     pub documents_file: Option<PathBuf>,
-    /// The documents file's annotator column (set only when given).
-    pub documents_annotator_column: Option<String>,
     pub document_text_column: Option<String>,
     /// `coverage = "all"`.
     pub coverage_all: bool,
@@ -337,7 +335,6 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
         nervaluate_min_overlap_percentage: nv,
         subgroups: names(raw, "subgroups")?.unwrap_or_default(),
         document_column: col("document_column", "document")?,
-        documents_annotator_column: text(raw, "annotator_column")?,
         annotator_column: col("annotator_column", "annotator")?,
         start_column: col("start_column", "start")?,
         end_column: col("end_column", "end")?,

@@ -55,8 +55,28 @@ pub fn headline(a: &Analysis) -> String {
 /// by micro F1 and whether it differs really from the runner-up, the badge
 /// from the comparisons against the baseline; without one, the agreement
 /// level (no kappa scale words: it is positive specific agreement); the
-/// gates' status either way.
+/// gates' status either way; its warnings (the terminal's `warning:`
+/// lines) are [`warnings`].
 pub fn decision(a: &Analysis) -> Decision {
+    let mut d = decided(a);
+    d.warnings = warnings(a);
+    d
+}
+
+/// What a reader must see before the numbers: the systems whose strict
+/// rows are left out (each reason once; the seqeval section says it too).
+pub fn warnings(a: &Analysis) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for note in a.res.systems.iter().filter_map(|s| s.strict_note.as_ref()) {
+        if !out.contains(note) {
+            out.push(note.clone());
+        }
+    }
+    out
+}
+
+/// [`decision`] without its warnings.
+fn decided(a: &Analysis) -> Decision {
     let failed = a.gates.iter().filter(|o| o.fails()).count();
     let n_gates = a.gates.len();
     if a.res.reference.is_none() || a.res.systems.is_empty() {

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use anyhow::{anyhow, bail, Result};
 use serde_json::Value;
 
-use super::shared::{assemble, char_starts, check_span, json_text, DocText, Index, Interner, Rows};
+use super::shared::{
+    assemble, char_starts, check_span, json_text, DocText, Fields, Index, Interner, Rows,
+};
 use super::Data;
 use rsmreport_config::spans::SpansConfig;
 use rsmreport_metrics::spans::agreement::Span;
@@ -131,7 +133,11 @@ fn prodigy_line(
                 starts: cs,
             });
         let given = s.get("text").and_then(Value::as_str);
-        check_span(at, (start, end), doc_text, given, "key 'text'")?;
+        let fields = Fields {
+            end: "key 'end'",
+            text: "key 'text'",
+        };
+        check_span(at, (start, end), doc_text, given, fields)?;
         let label = r.labels.code(label.trim());
         r.rows.push((d, a, Some(Span { start, end, label })));
     }
@@ -336,8 +342,10 @@ mod tests {
             sp("{\"start\": 0, \"end\": 2, \"label\": \"X\", \"text\": \"Ja\"}"),
             "in.jsonl line 2, key 'text': the span text \"Ja\" is not the document text at [0, 2) (\"Jo\")"
         );
-        assert!(sp("{\"start\": 2, \"end\": 5, \"label\": \"X\"}").starts_with(
-            "in.jsonl line 2: the span [2, 5) goes beyond the text of document \"1\" (4 code points)"
-        ));
+        // issue 50: the message names the end key.
+        assert_eq!(
+            sp("{\"start\": 2, \"end\": 5, \"label\": \"X\"}"),
+            "in.jsonl line 2, key 'end': the span [2, 5) goes beyond the text of document \"1\" (4 code points)"
+        );
     }
 }

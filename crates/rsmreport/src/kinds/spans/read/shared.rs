@@ -147,16 +147,22 @@ pub(super) struct DocText<'t> {
     pub(super) starts: &'t [usize],
 }
 
+/// The column or key names of a span's end and given text, for messages
+/// (`column 'end'`, `key 'text'`).
+pub(super) struct Fields<'f> {
+    pub(super) end: &'f str,
+    pub(super) text: &'f str,
+}
+
 /// The checks of one span (spec 9): start not after end, not empty,
 /// within its document's text, and a given span text equal to the text at
-/// its offsets (both trimmed). `at` is "file line n", `field` the column
-/// or key of the given text.
+/// its offsets (both trimmed). `at` is "file line n".
 pub(super) fn check_span(
     at: &str,
     (start, end): (u32, u32),
     doc: Option<DocText>,
     given: Option<&str>,
-    field: &str,
+    field: Fields,
 ) -> Result<()> {
     if start > end {
         bail!("{at}: start {start} is after end {end}");
@@ -168,7 +174,8 @@ pub(super) fn check_span(
     let n = d.starts.len() - 1;
     if end as usize > n {
         bail!(
-            "{at}: the span [{start}, {end}) goes beyond the text of document \"{}\" ({n} code points)",
+            "{at}, {}: the span [{start}, {end}) goes beyond the text of document \"{}\" ({n} code points)",
+            field.end,
             d.name
         );
     }
@@ -176,7 +183,8 @@ pub(super) fn check_span(
         let here = &d.text[d.starts[start as usize]..d.starts[end as usize]];
         if given.trim() != here.trim() {
             bail!(
-                "{at}, {field}: the span text \"{given}\" is not the document text at [{start}, {end}) (\"{here}\")"
+                "{at}, {}: the span text \"{given}\" is not the document text at [{start}, {end}) (\"{here}\")",
+                field.text
             );
         }
     }
@@ -330,7 +338,11 @@ mod tests {
                 starts: &starts,
             })
         };
-        let check = |s, e, given| check_span("f line 2", (s, e), doc(), given, "column 'text'");
+        let fields = || Fields {
+            end: "column 'end'",
+            text: "column 'text'",
+        };
+        let check = |s, e, given| check_span("f line 2", (s, e), doc(), given, fields());
         check(0, 3, Some("Zoë")).unwrap();
         check(4, 5, Some("🙂")).unwrap();
         check(6, 8, Some(" 日本 ")).unwrap();
@@ -343,11 +355,12 @@ mod tests {
         );
         assert_eq!(err(check(3, 2, None)), "f line 2: start 3 is after end 2");
         assert_eq!(err(check(2, 2, None)), "f line 2: the span [2, 2) is empty");
-        assert!(err(check(10, 12, None)).starts_with(
-            "f line 2: the span [10, 12) goes beyond the text of document \"d1\" (11 code points)"
-        ));
+        assert_eq!(
+            err(check(10, 12, None)),
+            "f line 2, column 'end': the span [10, 12) goes beyond the text of document \"d1\" (11 code points)"
+        );
         // Without a text only the order is checked.
-        check_span("f line 2", (5, 900), None, Some("x"), "k").unwrap();
+        check_span("f line 2", (5, 900), None, Some("x"), fields()).unwrap();
     }
 
     /// (document, annotator, span or nothing marked).

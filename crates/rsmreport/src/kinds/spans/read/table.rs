@@ -15,8 +15,8 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 
 use super::shared::{
-    assemble, cell, char_starts, check_span, column, offset, raw_cell, DocText, Index, Interner,
-    Rows,
+    assemble, cell, char_starts, check_span, column, offset, raw_cell, DocText, Fields, Index,
+    Interner, Rows,
 };
 use super::Data;
 use rsmreport_config::spans::SpansConfig;
@@ -65,13 +65,12 @@ fn read_documents(
 }
 
 /// The documents file's table (named `file` in messages): documents in
-/// order, their texts, coverage rows and subgroup levels.
+/// order, their texts, coverage rows and subgroup levels. The annotator
+/// column (`annotator_column`, as in the span table) is optional here
+/// (spec 2): without it, everyone covers every document.
 fn documents(cfg: &SpansConfig, file: &str, table: &Table) -> Result<DocumentsFile> {
     let docs_col = column(table, &cfg.document_column, file)?;
     let ann_col = table.column(&cfg.annotator_column).map(|c| &c.values);
-    if cfg.documents_annotator_column.is_some() && ann_col.is_none() {
-        column(table, &cfg.annotator_column, file)?;
-    }
     let text_col = match &cfg.document_text_column {
         Some(c) => Some(column(table, c, file)?),
         None => None,
@@ -195,8 +194,13 @@ fn table_row(
                 starts: starts.entry(d).or_insert_with(|| char_starts(t)),
             });
             let given = cols.get(5).and_then(|c| cell_str(c.1, i));
-            let field = format!("column '{}'", cols.get(5).map_or("", |c| c.0));
-            check_span(&at, (start, end), doc_text, given.as_deref(), &field)?;
+            let end_field = format!("column '{}'", cols[3].0);
+            let text_field = format!("column '{}'", cols.get(5).map_or("", |c| c.0));
+            let fields = Fields {
+                end: &end_field,
+                text: &text_field,
+            };
+            check_span(&at, (start, end), doc_text, given.as_deref(), fields)?;
             Some(Span {
                 start,
                 end,
@@ -351,9 +355,11 @@ d2,b,,,,
         );
         let beyond = table("document,annotator,start,end,label,text\nd2,a,1,3,PER,\n");
         let df = documents(&cfg, "docs.csv", &docs).unwrap();
-        assert!(err(from_tables(&cfg, &beyond, Some(df))).starts_with(
-            "in.csv line 2: the span [1, 3) goes beyond the text of document \"d2\" (2 code points)"
-        ));
+        // issue 50: the message names the end column.
+        assert_eq!(
+            err(from_tables(&cfg, &beyond, Some(df))),
+            "in.csv line 2, column 'end': the span [1, 3) goes beyond the text of document \"d2\" (2 code points)"
+        );
     }
 
     #[test]
@@ -395,6 +401,26 @@ d2,b,,,,
             err(documents(&cfg, "docs.csv", &blank)),
             "docs.csv line 3, column 'document': the document id is blank"
         );
+    }
+
+    /// issue 50: `annotator_column = "who"` names the span table's column;
+    /// a documents file without it is read (everyone covers every
+    /// document), not refused.
+    #[test]
+    fn a_documents_file_without_the_annotator_column_covers_everyone() {
+        let cfg = config(
+            "input_file = \"in.csv\"\ndocuments_file = \"docs.csv\"\nannotator_column = \"who\"\n",
+        );
+        let df = documents(&cfg, "docs.csv", &table("document\nd1\nd2\n")).unwrap();
+        assert!(df.coverage.is_none());
+        let t = table("document,who,start,end,label\nd1,a,0,1,X\nd2,b,0,1,X\n");
+        let d = from_tables(&cfg, &t, Some(df)).unwrap();
+        assert_eq!(d.annotators, ["a", "b"]);
+        assert_eq!(d.covered, [[true, true], [true, true]]);
+        // With the column, its rows are the coverage.
+        let df = documents(&cfg, "docs.csv", &table("document,who\nd1,a\nd2,b\n")).unwrap();
+        let d = from_tables(&cfg, &t, Some(df)).unwrap();
+        assert_eq!(d.covered, [[true, false], [false, true]]);
     }
 
     #[test]

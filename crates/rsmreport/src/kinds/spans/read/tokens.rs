@@ -258,7 +258,6 @@ impl<'c> TokenReader<'c> {
     fn finish(self) -> Result<Data> {
         let TokenReader {
             cfg,
-            file,
             annotators,
             labels,
             docs,
@@ -277,17 +276,13 @@ impl<'c> TokenReader<'c> {
             .for_each(remap);
         let (nd, na) = (docs.names.len(), annotators.len());
         let mut spans = vec![vec![Vec::new(); na]; nd];
-        for a in 0..na {
+        for (a, (discard, begin)) in tokens.discard.iter().zip(&tokens.begin).enumerate() {
             let decoded = if cfg.repair == Repair::Discard {
-                tokens.discard[a].as_ref().ok_or_else(|| {
-                    anyhow!(
-                        "{file}, column '{}': a prefix outside the scheme {}; seqeval's strict mode (repair = \"discard\") refuses it",
-                        annotators[a],
-                        cfg.scheme.name()
-                    )
-                })?
+                discard
+                    .as_ref()
+                    .expect("repair = discard stops at a prefix outside the scheme")
             } else {
-                &tokens.begin[a]
+                begin
             };
             for (s, sent) in tokens.sentences.iter().zip(decoded) {
                 spans[s.doc as usize][a].extend(sent.iter().map(|&(b, e, l)| Span {
@@ -359,7 +354,10 @@ fn sentence(
         len: n as u32,
     });
     tokens.n_tokens += n as u64;
+    // The first problem and the first prefix outside the scheme: (line,
+    // annotator, message), in file order, then in annotator order.
     let mut first: Option<(usize, usize, String)> = None;
+    let mut first_outside: Option<(usize, usize, String)> = None;
     for (a, tags) in s.tags.iter().enumerate() {
         for p in tags::problems(tags, cfg.scheme) {
             let (pos, msg) = match p {
@@ -399,6 +397,10 @@ fn sentence(
             if tokens.first_problem[a].is_none() {
                 tokens.first_problem[a] = Some((line, msg.clone()));
             }
+            if matches!(p, Problem::Outside(_)) && first_outside.as_ref().is_none_or(|f| line < f.0)
+            {
+                first_outside = Some((line, a, msg.clone()));
+            }
             if first.as_ref().is_none_or(|f| line < f.0) {
                 first = Some((line, a, msg));
             }
@@ -410,12 +412,16 @@ fn sentence(
             (slot, _) => *slot = None,
         }
     }
-    if cfg.repair == Repair::Error {
-        if let Some((line, a, msg)) = first {
-            bail!("{file} line {line}, column '{}': {msg}", annotators[a]);
+    match (cfg.repair, first, first_outside) {
+        (Repair::Error, Some((line, a, msg)), _) => {
+            bail!("{file} line {line}, column '{}': {msg}", annotators[a])
         }
+        (Repair::Discard, _, Some((line, a, msg))) => bail!(
+            "{file} line {line}, column '{}': {msg}; seqeval's strict mode (repair = \"discard\") refuses it",
+            annotators[a]
+        ),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -536,6 +542,30 @@ Bo B-PER O
         assert_eq!(
             err(from_text(&cfg, "a B-PER S-PER\n")),
             "in.conll line 1, column 'gold': invalid transition B-PER -> (end) (scheme iobes)"
+        );
+    }
+
+    /// issue 50: with `repair = "discard"` a prefix outside the scheme
+    /// names the line and the tag, as with `repair = "error"` (the first in
+    /// file order, then in annotator order).
+    #[test]
+    fn discard_names_the_line_and_tag_of_a_prefix_outside_the_scheme() {
+        let text = "a O O\nb B-PER B-PER\n\nc O S-LOC\nd E-PER S-PER\n";
+        let cfg = config(&format!("{CONLL}repair = \"discard\"\n"));
+        assert_eq!(
+            err(from_text(&cfg, text)),
+            "in.conll line 4, column 'sys': prefix outside the scheme bio: S-LOC; seqeval's strict mode (repair = \"discard\") refuses it"
+        );
+        let cfg = config(&format!("{CONLL}repair = \"error\"\n"));
+        assert_eq!(
+            err(from_text(&cfg, text)),
+            "in.conll line 4, column 'sys': prefix outside the scheme bio: S-LOC"
+        );
+        // Ties on one line: the first annotator.
+        let cfg = config(&format!("{CONLL}repair = \"discard\"\n"));
+        assert_eq!(
+            err(from_text(&cfg, "d E-PER S-PER\n")),
+            "in.conll line 1, column 'gold': prefix outside the scheme bio: E-PER; seqeval's strict mode (repair = \"discard\") refuses it"
         );
     }
 
