@@ -24,8 +24,8 @@ use super::RawConfig;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_metrics::spans::tags::Scheme;
 
-/// The keys of a spans experiment file (spec 2).
-pub const KEYS: [&str; 31] = [
+/// The keys of a spans experiment file (spec 2, 10).
+pub const KEYS: [&str; 33] = [
     "experiment_id",
     "description",
     "format",
@@ -53,6 +53,8 @@ pub const KEYS: [&str; 31] = [
     "token_column",
     "scheme",
     "repair",
+    "suffix",
+    "unknown_tags",
     "file_format",
     "intervals",
     "margins",
@@ -95,6 +97,15 @@ pub enum Repair {
     Error,
 }
 
+/// What to do with a tag of no known form (spec 10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownTags {
+    /// Stop the run (exit 1), naming the file, line and column.
+    Error,
+    /// Read it as seqeval does and count it (only with repair = "begin").
+    Warn,
+}
+
 /// A validated spans experiment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpansConfig {
@@ -128,6 +139,9 @@ pub struct SpansConfig {
     pub token_column: Option<String>,
     pub scheme: Scheme,
     pub repair: Repair,
+    /// Tags written `TYPE-P` (seqeval's `suffix=True`).
+    pub suffix: bool,
+    pub unknown_tags: UnknownTags,
     pub file_format: FileFormat,
     pub intervals: Option<Intervals>,
     pub margins: Vec<(String, f64)>,
@@ -177,12 +191,12 @@ fn reading(raw: &RawConfig) -> Result<(Format, Scheme, Repair, bool), Bad> {
         "conll" => Format::Conll,
         _ => Format::BioJsonl,
     };
-    let scheme = match choice(raw, "scheme", &["bio", "iob1", "iobes", "bilou"], "bio")?.as_str() {
-        "bio" => Scheme::Bio,
-        "iob1" => Scheme::Iob1,
-        "iobes" => Scheme::Iobes,
-        _ => Scheme::Bilou,
-    };
+    let names = Scheme::ALL.map(Scheme::name);
+    let scheme = choice(raw, "scheme", &names, "bio")?;
+    let scheme = Scheme::ALL
+        .into_iter()
+        .find(|s| s.name() == scheme)
+        .expect("a scheme's name");
     let repair = match choice(raw, "repair", &["begin", "discard", "error"], "begin")?.as_str() {
         "begin" => Repair::Begin,
         "discard" => Repair::Discard,
@@ -314,6 +328,10 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
     let experiment_id =
         id(raw, "experiment_id")?.ok_or_else(|| missing("experiment_id", "\"ner_round2\""))?;
     let (format, scheme, repair, coverage_all) = reading(raw)?;
+    let unknown_tags = match choice(raw, "unknown_tags", &["error", "warn"], "error")?.as_str() {
+        "warn" => UnknownTags::Warn,
+        _ => UnknownTags::Error,
+    };
     let (min_overlap, nv) = thresholds(raw)?;
     let w = who(raw, format)?;
     let (input_file, documents_file) = files(raw, path)?;
@@ -351,6 +369,8 @@ fn values(raw: &RawConfig, path: &Path) -> Result<SpansConfig, Bad> {
         token_column: text(raw, "token_column")?,
         scheme,
         repair,
+        suffix: boolean(raw, "suffix")?.unwrap_or(false),
+        unknown_tags,
         file_format: file_format(raw)?,
         intervals,
         margins: margins(raw)?,
@@ -387,6 +407,12 @@ mod tests {
         parse(&text, &dir.path().join("exp.toml"))
     }
 
+    /// The message after the experiment file's path (`line 3: ...`).
+    fn after_path(extra: &str) -> String {
+        let e = err(extra);
+        e[e.find("exp.toml, ").expect("the path") + "exp.toml, ".len()..].to_string()
+    }
+
     fn err(extra: &str) -> String {
         format!("{:#}", run(extra).unwrap_err())
     }
@@ -396,6 +422,12 @@ mod tests {
         let c = run("").unwrap();
         assert_eq!(c.format, Format::Table);
         assert_eq!((c.scheme, c.repair), (Scheme::Bio, Repair::Begin));
+        assert_eq!((c.suffix, c.unknown_tags), (false, UnknownTags::Error));
+        let c = run("scheme = \"ioe2\"\nsuffix = true\nunknown_tags = \"warn\"\n").unwrap();
+        assert_eq!(
+            (c.scheme, c.suffix, c.unknown_tags),
+            (Scheme::Ioe2, true, UnknownTags::Warn)
+        );
         assert_eq!(c.nervaluate_min_overlap_percentage, 1.0);
         assert_eq!(c.margin("micro_f1"), DEFAULT_MARGIN);
         assert!(c.min_overlap.is_none());
@@ -406,6 +438,19 @@ mod tests {
         assert!(err("formatt = \"table\"\n").contains("format"));
         assert!(err("format = \"conl\"\n").contains("did you mean \"conll\""));
         assert!(err("scheme = \"bilu\"\n").contains("did you mean \"bilou\""));
+        // issue 50, spec 10: the message lists every scheme.
+        assert_eq!(
+            after_path("\nscheme = \"ioe3\"\n"),
+            "line 4: scheme must be one of \"bio\", \"iob1\", \"iobes\", \"bilou\", \"ioe1\", \"ioe2\", but it is \"ioe3\"; did you mean \"ioe1\"?"
+        );
+        assert_eq!(
+            after_path("unknown_tags = \"warning\"\n"),
+            "line 3: unknown_tags must be one of \"error\", \"warn\", but it is \"warning\"; did you mean \"warn\"?"
+        );
+        assert_eq!(
+            after_path("suffix = 1\n"),
+            "line 3: suffix only accepts true or false, but it is the number 1"
+        );
         assert!(err("repair = \"discards\"\n").contains("did you mean \"discard\""));
         assert!(err("coverage = \"al\"\n").contains("did you mean \"all\""));
         assert!(err("min_overlap = 0\n").contains("(0, 1]"));

@@ -55,6 +55,16 @@ pub struct Tokens {
     pub outside: Vec<u64>,
     /// `[annotator]`: the first problem (line, message).
     pub first_problem: Vec<Option<(usize, String)>>,
+    /// `[annotator]`: tags of no known form, read as seqeval reads them
+    /// (`unknown_tags = "warn"`), and the first (line, tag).
+    pub unknown: Vec<u64>,
+    pub first_unknown: Vec<Option<(usize, String)>>,
+    /// `[annotator]`: why seqeval's strict mode refuses the annotator's
+    /// tags, where it does (the first refused tag).
+    pub strict_refusal: Vec<Option<String>>,
+    /// `[annotator]`: the tags against the reference's, as written
+    /// (`token_scores`; zero for the reference itself and without one).
+    pub token_counts: Vec<rsmreport_metrics::spans::seqeval::TokenCounts>,
 }
 
 /// Every input in one shape.
