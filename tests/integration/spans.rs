@@ -93,6 +93,19 @@ impl Tally {
         }
     }
 
+    /// Fails listing every difference, else prints how many values of
+    /// how many cases were compared.
+    fn finish(self, what: &str, n_cases: usize) {
+        assert!(
+            self.failures.is_empty(),
+            "{} of {} values differ:\n{}",
+            self.failures.len(),
+            self.checked,
+            self.failures.join("\n")
+        );
+        println!("{what}: {n_cases} cases, {} values compared", self.checked);
+    }
+
     fn text(&mut self, what: &str, expected: &str, actual: &str) {
         self.checked += 1;
         if expected != actual {
@@ -286,14 +299,7 @@ fn spans_reproduces_every_fixture_value() {
         );
     }
     assert!(n_cases >= 12, "{n_cases} cases");
-    assert!(
-        t.failures.is_empty(),
-        "{} of {} values differ:\n{}",
-        t.failures.len(),
-        t.checked,
-        t.failures.join("\n")
-    );
-    println!("spans: {n_cases} cases, {} values compared", t.checked);
+    t.finish("spans", n_cases);
 }
 
 // ---------------------------------------------------------------------------
@@ -481,18 +487,7 @@ fn spans_matches_seqeval_on_the_peer_fixtures() {
         check_refused(name, &out, &e, &run, &mut t);
     }
     assert!(cases.len() >= 14, "{} cases", cases.len());
-    assert!(
-        t.failures.is_empty(),
-        "{} of {} values differ:\n{}",
-        t.failures.len(),
-        t.checked,
-        t.failures.join("\n")
-    );
-    println!(
-        "spans peers: {} cases, {} values compared",
-        cases.len(),
-        t.checked
-    );
+    t.finish("spans peers", cases.len());
 }
 
 // ---------------------------------------------------------------------------

@@ -144,6 +144,16 @@ mod testing {
 
     use rsmreport_config::spans::SpansConfig;
     use rsmreport_core::table::{text_values, Column, Table};
+    use rsmreport_metrics::spans::agreement::Span;
+
+    /// The message of an error, with its causes.
+    pub fn err<T: std::fmt::Debug>(r: anyhow::Result<T>) -> String {
+        format!("{:#}", r.unwrap_err())
+    }
+
+    pub fn span(start: u32, end: u32, label: u32) -> Span {
+        Span { start, end, label }
+    }
 
     /// The experiment `experiment_id = "e"` plus `toml`; the files it
     /// names (`in.csv`, `docs.csv`, `in.jsonl`, `in.conll`) exist while it

@@ -12,9 +12,7 @@ use std::collections::HashMap;
 use anyhow::{anyhow, bail, Result};
 use serde_json::Value;
 
-use super::shared::{
-    assemble, char_starts, check_span, json_text, DocText, Fields, Index, Interner, Rows,
-};
+use super::shared::{assemble, char_starts, check_span, json_text, DocText, Fields, Index, Rows};
 use super::Data;
 use rsmreport_config::spans::SpansConfig;
 use rsmreport_metrics::spans::agreement::Span;
@@ -157,7 +155,7 @@ fn from_text(cfg: &SpansConfig, text: &str) -> Result<Data> {
     let mut r = Rows {
         docs: Index::default(),
         anns: Index::default(),
-        labels: Interner::default(),
+        labels: Index::default(),
         texts: Vec::new(),
         subgroups: cfg
             .subgroups
@@ -184,16 +182,8 @@ fn from_text(cfg: &SpansConfig, text: &str) -> Result<Data> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::config;
+    use super::super::testing::{config, err, span};
     use super::*;
-
-    fn err<T: std::fmt::Debug>(r: Result<T>) -> String {
-        format!("{:#}", r.unwrap_err())
-    }
-
-    fn span(start: u32, end: u32, label: u32) -> Span {
-        Span { start, end, label }
-    }
 
     const EXP: &str = "input_file = \"in.jsonl\"\nformat = \"prodigy\"\n";
 

@@ -1,6 +1,5 @@
-//! Command assembly (spans), input: what the span readers share: label
-//! codes in order of first appearance ([`Interner`]), names in reading
-//! order ([`Index`]), the annotator order, table cells, offsets and
+//! Command assembly (spans), input: what the span readers share: names
+//! and label codes in order of first appearance ([`Index`]), the annotator order, table cells, offsets and
 //! code-point positions, the checks of one span (spec 9), and the assembly
 //! of rows read in any layout into [`Data`].
 //!
@@ -17,22 +16,34 @@ use rsmreport_config::spans::SpansConfig;
 use rsmreport_core::table::{Table, Values};
 use rsmreport_metrics::spans::agreement::Span;
 
-/// Label codes in order of first appearance.
+/// Names in order of first appearance, each with its position:
+/// documents, annotators, and labels (whose positions are their codes
+/// while reading, renumbered in code-point order by [`Index::sorted`]).
 #[derive(Debug, Default)]
-pub(super) struct Interner {
-    pub(super) codes: HashMap<String, u32>,
+pub(super) struct Index {
+    pos: HashMap<String, usize>,
     pub(super) names: Vec<String>,
 }
 
-impl Interner {
-    pub(super) fn code(&mut self, s: &str) -> u32 {
-        if let Some(&c) = self.codes.get(s) {
-            return c;
+impl Index {
+    /// The position of `s`, added at the end if new.
+    pub(super) fn get(&mut self, s: &str) -> usize {
+        if let Some(&i) = self.pos.get(s) {
+            return i;
         }
         self.names.push(s.to_string());
-        let c = (self.names.len() - 1) as u32;
-        self.codes.insert(s.to_string(), c);
-        c
+        self.pos.insert(s.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+
+    /// The position of `s`, if it is there.
+    pub(super) fn find(&self, s: &str) -> Option<usize> {
+        self.pos.get(s).copied()
+    }
+
+    /// [`Index::get`] as a label code.
+    pub(super) fn code(&mut self, s: &str) -> u32 {
+        self.get(s) as u32
     }
 
     /// The names in code-point order and the map old code -> new code.
@@ -45,24 +56,6 @@ impl Interner {
         }
         let names = order.iter().map(|&i| self.names[i].clone()).collect();
         (names, map)
-    }
-}
-
-/// Index of names in order of first appearance.
-#[derive(Debug, Default)]
-pub(super) struct Index {
-    pub(super) pos: HashMap<String, usize>,
-    pub(super) names: Vec<String>,
-}
-
-impl Index {
-    pub(super) fn get(&mut self, s: &str) -> usize {
-        if let Some(&i) = self.pos.get(s) {
-            return i;
-        }
-        self.names.push(s.to_string());
-        self.pos.insert(s.to_string(), self.names.len() - 1);
-        self.names.len() - 1
     }
 }
 
@@ -196,7 +189,7 @@ pub(super) fn check_span(
 pub(super) struct Rows {
     pub(super) docs: Index,
     pub(super) anns: Index,
-    pub(super) labels: Interner,
+    pub(super) labels: Index,
     pub(super) texts: Vec<Option<String>>,
     pub(super) subgroups: Vec<(String, Vec<Option<String>>)>,
     pub(super) rows: Vec<(usize, usize, Option<Span>)>,
@@ -267,17 +260,13 @@ pub(super) fn json_text(v: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::config;
+    use super::super::testing::{config, err};
     use super::*;
     use rsmreport_core::table::text_values;
 
-    fn err<T: std::fmt::Debug>(r: Result<T>) -> String {
-        format!("{:#}", r.unwrap_err())
-    }
-
     #[test]
     fn labels_get_codes_in_reading_order_and_names_in_code_point_order() {
-        let mut i = Interner::default();
+        let mut i = Index::default();
         let codes: Vec<u32> = ["ORG", "Ärger", "PER", "ORG", "loc", "PER"]
             .iter()
             .map(|s| i.code(s))
@@ -370,7 +359,7 @@ mod tests {
         let mut r = Rows {
             docs: Index::default(),
             anns: Index::default(),
-            labels: Interner::default(),
+            labels: Index::default(),
             texts: Vec::new(),
             subgroups: Vec::new(),
             rows: Vec::new(),

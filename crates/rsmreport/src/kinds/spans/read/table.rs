@@ -15,8 +15,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 
 use super::shared::{
-    assemble, cell, char_starts, check_span, column, offset, raw_cell, DocText, Fields, Index,
-    Interner, Rows,
+    assemble, cell, char_starts, check_span, column, offset, raw_cell, DocText, Fields, Index, Rows,
 };
 use super::Data;
 use rsmreport_config::spans::SpansConfig;
@@ -169,8 +168,8 @@ fn table_row(
     };
     let doc = get(0).ok_or_else(|| blank(0, "document id"))?;
     let ann = get(1).ok_or_else(|| blank(1, "annotator"))?;
-    let d = match r.docs.pos.get(doc.as_ref()) {
-        Some(&d) => d,
+    let d = match r.docs.find(doc.as_ref()) {
+        Some(d) => d,
         None if cfg.documents_file.is_some() => bail!(
             "{file} line {line}: document \"{doc}\" is not in the documents file {}",
             cfg.documents_file.as_ref().unwrap().display()
@@ -244,7 +243,7 @@ fn from_tables(cfg: &SpansConfig, table: &Table, docfile: Option<DocumentsFile>)
     let mut rows = Rows {
         docs,
         anns: Index::default(),
-        labels: Interner::default(),
+        labels: Index::default(),
         texts,
         subgroups,
         rows: Vec::with_capacity(table.nrows),
@@ -265,17 +264,9 @@ fn from_tables(cfg: &SpansConfig, table: &Table, docfile: Option<DocumentsFile>)
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{config, table};
+    use super::super::testing::{config, err, span, table};
     use super::*;
     use rsmreport_core::table::{text_values, Column};
-
-    fn err<T: std::fmt::Debug>(r: Result<T>) -> String {
-        format!("{:#}", r.unwrap_err())
-    }
-
-    fn span(start: u32, end: u32, label: u32) -> Span {
-        Span { start, end, label }
-    }
 
     const EXP: &str = "input_file = \"in.csv\"\n";
 

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use anyhow::{anyhow, bail, Result};
 use serde_json::Value;
 
-use super::shared::{json_text, Index, Interner};
+use super::shared::{json_text, Index};
 use super::{Data, Decoded, Sentence, Tokens};
 use rsmreport_config::spans::{Format, Repair, SpansConfig, UnknownTags};
 use rsmreport_core::table::FxBuild;
@@ -96,7 +96,7 @@ struct TokenReader<'c> {
     annotators: Vec<String>,
     /// The reference's index, when there is one (`token_scores`).
     reference: Option<usize>,
-    labels: Interner,
+    labels: Index,
     docs: Index,
     subgroups: Vec<(String, Vec<Option<String>>)>,
     tokens: Tokens,
@@ -117,7 +117,7 @@ impl<'c> TokenReader<'c> {
             file: cfg.input_file.display().to_string(),
             annotators,
             reference,
-            labels: Interner::default(),
+            labels: Index::default(),
             docs: Index::default(),
             subgroups: cfg
                 .subgroups
@@ -432,7 +432,7 @@ impl TokenReader<'_> {
         self.tokens.n_tokens += n as u64;
         let (first, first_outside) = self.problems(&s);
         self.compare(&s);
-        let underscore = self.labels.codes.get("_").copied().unwrap_or(OUTSIDE);
+        let underscore = self.labels.find("_").map_or(OUTSIDE, |c| c as u32);
         let scheme = self.cfg.scheme;
         for (a, tags) in s.tags.iter().enumerate() {
             self.tokens.begin[a].push(tags::decode_begin(tags, scheme, underscore));
@@ -547,16 +547,8 @@ impl TokenReader<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::config;
+    use super::super::testing::{config, err, span};
     use super::*;
-
-    fn err<T: std::fmt::Debug>(r: Result<T>) -> String {
-        format!("{:#}", r.unwrap_err())
-    }
-
-    fn span(start: u32, end: u32, label: u32) -> Span {
-        Span { start, end, label }
-    }
 
     const CONLL: &str = "input_file = \"in.conll\"\nformat = \"conll\"\ncolumns = [\"token\", \"gold\", \"sys\"]\nannotators = [\"gold\", \"sys\"]\n";
     const JSONL: &str =
