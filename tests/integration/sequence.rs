@@ -688,7 +688,7 @@ fn sequence_refuses_bad_configuration_with_the_key_and_closest_value() {
     );
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("system column \"ref\" is also a reference column"),
+        err.contains("system_columns names \"ref\", which is also in reference_columns"),
         "{err}"
     );
     assert!(!written);

@@ -93,6 +93,19 @@ impl Tally {
         }
     }
 
+    /// Fails listing every difference, else prints how many values of
+    /// how many cases were compared.
+    fn finish(self, what: &str, n_cases: usize) {
+        assert!(
+            self.failures.is_empty(),
+            "{} of {} values differ:\n{}",
+            self.failures.len(),
+            self.checked,
+            self.failures.join("\n")
+        );
+        println!("{what}: {n_cases} cases, {} values compared", self.checked);
+    }
+
     fn text(&mut self, what: &str, expected: &str, actual: &str) {
         self.checked += 1;
         if expected != actual {
@@ -286,14 +299,195 @@ fn spans_reproduces_every_fixture_value() {
         );
     }
     assert!(n_cases >= 12, "{n_cases} cases");
-    assert!(
-        t.failures.is_empty(),
-        "{} of {} values differ:\n{}",
-        t.failures.len(),
-        t.checked,
-        t.failures.join("\n")
-    );
-    println!("spans: {n_cases} cases, {} values compared", t.checked);
+    t.finish("spans", n_cases);
+}
+
+// ---------------------------------------------------------------------------
+// seqeval 1.2.2's conventions (spans.md 10) against tests/fixtures/peers/spans
+// (made by running seqeval: tests/fixtures/peers/make_peer_fixtures.py, whose
+// README.md says how expected.json is laid out).
+
+/// Top-level keys of a peer case's `expected.json` not compared as such,
+/// with the rule why.
+const PEER_SKIPPED: [(&str, &str); 6] = [
+    ("case", "metadata"),
+    ("kind", "metadata"),
+    ("description", "metadata"),
+    ("versions", "metadata"),
+    (
+        "settings",
+        "the case.toml keys echoed, and seqeval's class of the scheme: inputs, not outputs",
+    ),
+    (
+        "crosscheck",
+        "the generator's check of seqeval against itself (suffix = prefix form), not an output",
+    ),
+];
+
+/// The peer case's decoded entities (`entities.<annotator>.<mode>`, one
+/// list per sentence; every sentence is a document) against what
+/// rsmreport counts of them: the headline reading's distinct spans per
+/// label in `label_distribution`, the other reading's in `system_scores`
+/// (`predicted` of a system, `support` of the reference).
+fn check_entities(name: &str, out: &Path, e: &Value, repair: &str, t: &mut Tally) {
+    let headline = if repair == "discard" {
+        "strict"
+    } else {
+        "default"
+    };
+    let dist = read_rows(&out.join("output/case_label_distribution.csv"));
+    let scores = read_rows(&out.join("output/case_system_scores.csv"));
+    let reference = e["data"]["reference"].as_str().unwrap();
+    for (ann, modes) in e["entities"].as_object().unwrap() {
+        for (mode, sentences) in modes.as_object().unwrap() {
+            if mode.ends_with("_error") {
+                continue;
+            }
+            let mut counts: BTreeMap<String, std::collections::BTreeSet<(usize, i64, i64)>> =
+                BTreeMap::new();
+            for (k, sent) in sentences.as_array().unwrap().iter().enumerate() {
+                for ent in sent.as_array().unwrap() {
+                    let label = ent[0].as_str().unwrap().to_string();
+                    let (b, x) = (ent[1].as_i64().unwrap(), ent[2].as_i64().unwrap());
+                    counts.entry(label).or_default().insert((k, b, x));
+                }
+            }
+            for (label, set) in &counts {
+                let what = format!("{name} entities {ann} {mode} {label}");
+                let n = set.len() as f64;
+                if mode == headline {
+                    let row = dist.iter().find(|r| {
+                        cell_text(&r["annotator"]) == *ann && cell_text(&r["label"]) == *label
+                    });
+                    t.num(
+                        &what,
+                        &Value::from(n),
+                        row.map_or(f64::NAN, |r| cell_num(&r["count"])),
+                    );
+                } else {
+                    let (sys, col) = if ann == reference {
+                        (None, "support")
+                    } else {
+                        (Some(ann.as_str()), "predicted")
+                    };
+                    let row = scores.iter().find(|r| {
+                        sys.is_none_or(|s| cell_text(&r["system"]) == s)
+                            && cell_text(&r["mode"]) == *mode
+                            && cell_text(&r["label"]) == *label
+                    });
+                    // The reference's strict reading is seen only through a
+                    // system with strict rows.
+                    if row.is_some() || sys.is_some() {
+                        t.num(
+                            &what,
+                            &Value::from(n),
+                            row.map_or(f64::NAN, |r| cell_num(&r[col])),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A system seqeval's strict mode refuses has no strict rows, and the
+/// terminal says so.
+fn check_refused(name: &str, out: &Path, e: &Value, run: &common::Run, t: &mut Tally) {
+    let scores = read_rows(&out.join("output/case_system_scores.csv"));
+    for (sys, modes) in e["refused"].as_object().unwrap() {
+        assert!(
+            modes.get("default").is_none(),
+            "{name}: seqeval refuses default mode"
+        );
+        let strict_rows = scores
+            .iter()
+            .filter(|r| cell_text(&r["system"]) == *sys && cell_text(&r["mode"]) == "strict")
+            .count();
+        t.text(
+            &format!("{name} {sys} strict rows"),
+            "0",
+            &strict_rows.to_string(),
+        );
+        let warning = format!("warning: seqeval's strict mode refuses a tag of {sys} (");
+        t.checked += 1;
+        if !run.stderr.contains(&warning) {
+            t.failures
+                .push(format!("{name}: no {warning:?} in {}", run.stderr));
+        }
+    }
+}
+
+#[test]
+fn spans_matches_seqeval_on_the_peer_fixtures() {
+    let dir = common::local_fixtures().join("peers/spans");
+    let mut cases: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("expected.json").is_file())
+        .collect();
+    cases.sort();
+    let mut t = Tally::default();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_str().unwrap();
+        let e: Value =
+            serde_json::from_str(&fs::read_to_string(case.join("expected.json")).unwrap()).unwrap();
+        for key in e.as_object().unwrap().keys() {
+            let known = PEER_SKIPPED.iter().any(|s| s.0 == key)
+                || ["expect_error", "data", "tables", "entities", "refused"]
+                    .contains(&key.as_str());
+            assert!(
+                known,
+                "{name}: key {key} neither compared nor skipped by a rule"
+            );
+        }
+        let work = tempfile::tempdir().unwrap();
+        let (out, run) = run_case(case, work.path());
+        if let Some(err) = e.get("expect_error") {
+            let code = err["exit_code"].as_i64().unwrap() as i32;
+            assert_eq!(run.code, Some(code), "{name}: {}", run.all_text());
+            for m in err["mentions"].as_array().unwrap() {
+                let m = m.as_str().unwrap();
+                assert!(run.stderr.contains(m), "{name}: {m} not in {}", run.stderr);
+            }
+            assert!(!out.exists(), "{name}: an output folder was written");
+            continue;
+        }
+        assert!(run.success, "{name}: {}", run.all_text());
+        for (table, rows) in e["tables"].as_object().unwrap() {
+            let rows = rows.as_array().unwrap();
+            check_table(name, &out, table, rows, &mut t);
+            let actual = read_rows(&out.join(format!("output/case_{table}.csv")));
+            t.text(
+                &format!("{name} {table} rows"),
+                &rows.len().to_string(),
+                &actual.len().to_string(),
+            );
+        }
+        let mut summary: Value = serde_json::from_str(
+            &fs::read_to_string(out.join("output/case_summary.json")).unwrap(),
+        )
+        .unwrap();
+        // The input's path as the case names it.
+        let reference = summary["reference"].clone();
+        let data = &mut summary["data"];
+        for first in data["unknown_tags"].as_object_mut().unwrap().values_mut() {
+            let f = &mut first["first"]["file"];
+            let base = Path::new(f.as_str().unwrap()).file_name().unwrap();
+            *f = Value::from(base.to_str().unwrap());
+        }
+        data["reference"] = reference;
+        check_json(
+            &format!("{name} data"),
+            &e["data"],
+            &summary["data"],
+            &mut t,
+        );
+        let repair = e["settings"]["repair"].as_str().unwrap();
+        check_entities(name, &out, &e, repair, &mut t);
+        check_refused(name, &out, &e, &run, &mut t);
+    }
+    assert!(cases.len() >= 14, "{} cases", cases.len());
+    t.finish("spans peers", cases.len());
 }
 
 // ---------------------------------------------------------------------------
@@ -439,7 +633,7 @@ fn spans_refuses_bad_span_tables_naming_file_line_and_column() {
         &with("d1,a,10,40,PER,"),
         "",
         1,
-        &["s.csv line 6", "beyond the text", "d1"],
+        &["s.csv line 6, column 'end'", "beyond the text", "d1"],
     );
     refused_table(
         &with("d1,a,0,4,PER,Jane"),
@@ -506,7 +700,7 @@ fn spans_refuses_bad_prodigy_lines() {
         &[("a.jsonl", &beyond)],
         exp,
         1,
-        &["a.jsonl line 2", "beyond the text"],
+        &["a.jsonl line 2, key 'end'", "beyond the text"],
     );
     let neg = format!(
         "{ok}{}",
@@ -560,7 +754,9 @@ fn spans_refuses_bad_tags() {
         &[("t.conll", outside)],
         &discard,
         1,
-        &["t.conll", "'sys'", "outside the scheme"],
+        &[
+            "t.conll line 1, column 'sys': prefix outside the scheme bio: S-PER; seqeval's strict mode (repair = \"discard\") refuses it",
+        ],
     );
     let jsonl = "{\"gold\": [\"B-PER\", \"O\"], \"sys\": [\"B-PER\"]}\n";
     let exp_j = "experiment_id = \"e\"\ninput_file = \"t.jsonl\"\nformat = \"bio_jsonl\"\nannotators = [\"gold\", \"sys\"]\n";
@@ -575,6 +771,94 @@ fn spans_refuses_bad_tags() {
     assert!(run.success, "{}", run.describe());
     let p = read_rows(&dir.path().join("out/output/e_annotator_profiles.csv"));
     assert_eq!(cell_num(&p[1]["n_invalid_transitions"]), 1.0);
+}
+
+// ---------------------------------------------------------------------------
+// issue 50's defects, each with its exact message or number.
+
+/// `annotator_column = "who"` names the span table's column; a documents
+/// file without it is read (everyone covers every document, spec 2).
+#[test]
+fn spans_documents_file_without_the_annotator_column_is_read() {
+    let s = "document,who,start,end,label\nd1,a,0,4,PER\nd1,b,0,4,PER\nd2,b,7,12,LOC\n";
+    let exp = "experiment_id = \"e\"\ninput_file = \"s.csv\"\ndocuments_file = \"docs.csv\"\nannotator_column = \"who\"\n";
+    let (dir, run) = spans_with(&[("s.csv", s), ("docs.csv", DOCS_CSV)], exp);
+    assert!(run.success, "{}", run.describe());
+    let p = read_rows(&dir.path().join("out/output/e_annotator_profiles.csv"));
+    // a covers d2 (it has no row there): 2 documents, none missing.
+    assert_eq!(cell_text(&p[0]["annotator"]), "a");
+    assert_eq!(cell_num(&p[0]["n_documents"]), 2.0);
+    assert_eq!(cell_num(&p[0]["n_documents_missing"]), 0.0);
+}
+
+/// `system_scores_by_<g>.n_documents` counts the level's documents that
+/// the system and the reference both cover (spec 4.1, 11).
+#[test]
+fn spans_system_scores_by_subgroup_count_the_documents_both_cover() {
+    let docs = "document,annotator,genre
+d1,gold,news
+d1,sysA,news
+d1,sysB,news
+d2,gold,news
+d2,sysA,news
+d3,gold,blog
+d3,sysB,blog
+d4,sysA,blog
+";
+    let s = "document,annotator,start,end,label
+d1,gold,0,2,X
+d1,sysA,0,2,X
+d1,sysB,0,2,X
+d2,gold,0,2,X
+d2,sysA,1,2,X
+d3,gold,0,2,X
+d3,sysB,0,2,X
+d4,sysA,0,2,X
+";
+    let exp = "experiment_id = \"e\"\ninput_file = \"s.csv\"\ndocuments_file = \"docs.csv\"\nsubgroups = [\"genre\"]\nreference = \"gold\"\n";
+    let (dir, run) = spans_with(&[("s.csv", s), ("docs.csv", docs)], exp);
+    assert!(run.success, "{}", run.describe());
+    let rows = read_rows(&dir.path().join("out/output/e_system_scores_by_genre.csv"));
+    let got: Vec<(String, String, f64, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                cell_text(&r["system"]),
+                cell_text(&r["genre"]),
+                cell_num(&r["n_documents"]),
+                cell_num(&r["support"]),
+            )
+        })
+        .collect();
+    let row = |s: &str, g: &str, n: f64, support: f64| (s.to_string(), g.to_string(), n, support);
+    assert_eq!(
+        got,
+        [
+            row("sysA", "blog", 0.0, 0.0),
+            row("sysB", "blog", 1.0, 1.0),
+            row("sysA", "news", 2.0, 2.0),
+            row("sysB", "news", 1.0, 1.0),
+        ]
+    );
+}
+
+/// Strict rows left out are a terminal warning too, not only a note in
+/// the report.
+#[test]
+fn spans_terminal_warns_when_strict_rows_are_left_out() {
+    let exp = "experiment_id = \"e\"\ninput_file = \"t.conll\"\nformat = \"conll\"\ncolumns = [\"token\", \"gold\", \"sys\"]\nannotators = [\"gold\", \"sys\"]\nreference = \"gold\"\n";
+    let conll = "John B-PER S-PER\nSmith I-PER O\n\n";
+    let (dir, run) = spans_with(&[("t.conll", conll)], exp);
+    assert!(run.success, "{}", run.describe());
+    assert!(
+        run.stderr.contains(
+            "warning: seqeval's strict mode refuses a tag of sys (a prefix outside the scheme bio): no strict rows\n"
+        ),
+        "{}",
+        run.describe()
+    );
+    let rows = read_rows(&dir.path().join("out/output/e_system_scores.csv"));
+    assert!(rows.iter().all(|r| cell_text(&r["mode"]) == "default"));
 }
 
 #[test]

@@ -519,7 +519,7 @@ fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source,
                 return Err(("system_columns", "system_columns is required with predictions_file (for example [\"v1\", \"v2\"])".into()));
             }
             if let Some(s) = system_columns.iter().find(|s| reference_columns.contains(s)) {
-                return Err(("system_columns", format!("system column \"{s}\" is also a reference column")));
+                return Err(("system_columns", format!("system_columns names \"{s}\", which is also in reference_columns (a column is a reference or a system, not both)")));
             }
             Ok(Source::Table {
                 file: PathBuf::from(file),
@@ -685,6 +685,18 @@ mod tests {
         );
         assert_eq!(c.margin("ter"), 1.0);
         assert_eq!(c.margin("wer"), 0.01);
+    }
+
+    /// issue 50: the message names the key `system_columns`.
+    #[test]
+    fn a_system_column_that_is_a_reference_column_names_the_key() {
+        let e = p("experiment_id = \"x\"\npredictions_file = \"p.csv\"\nreference_columns = [\"ref\"]\nsystem_columns = [\"v1\", \"ref\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "exp.toml, line 4: system_columns names \"ref\", which is also in reference_columns (a column is a reference or a system, not both)"
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ use rsmreport_metrics::spans::tags::Scheme;
 
 /// The keys of a spans experiment file beyond the common ones
 /// ([`super::common::KEYS`]; spec 2).
-pub const OWN_KEYS: [&str; 26] = [
+pub const OWN_KEYS: [&str; 28] = [
     "format",
     "input_file",
     "annotators",
@@ -52,6 +52,8 @@ pub const OWN_KEYS: [&str; 26] = [
     "token_column",
     "scheme",
     "repair",
+    "suffix",
+    "unknown_tags",
     "margins",
 ];
 
@@ -94,6 +96,15 @@ pub enum Repair {
     Error,
 }
 
+/// What to do with a tag of no known form (spec 10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownTags {
+    /// Stop the run (exit 1), naming the file, line and column.
+    Error,
+    /// Read it as seqeval does and count it (only with repair = "begin").
+    Warn,
+}
+
 /// A validated spans experiment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpansConfig {
@@ -121,8 +132,6 @@ pub struct SpansConfig {
     pub text_column: Option<String>,
     pub end_inclusive: bool,
     pub documents_file: Option<PathBuf>,
-    /// The documents file's annotator column (set only when given).
-    pub documents_annotator_column: Option<String>,
     pub document_text_column: Option<String>,
     /// `coverage = "all"`.
     pub coverage_all: bool,
@@ -133,6 +142,9 @@ pub struct SpansConfig {
     pub token_column: Option<String>,
     pub scheme: Scheme,
     pub repair: Repair,
+    /// Tags written `TYPE-P` (seqeval's `suffix=True`).
+    pub suffix: bool,
+    pub unknown_tags: UnknownTags,
     pub file_format: FileFormat,
     pub intervals: Option<Intervals>,
     pub margins: Vec<(String, f64)>,
@@ -184,12 +196,12 @@ fn reading(raw: &RawConfig) -> Result<(Format, Scheme, Repair, bool), Bad> {
         "conll" => Format::Conll,
         _ => Format::BioJsonl,
     };
-    let scheme = match choice(raw, "scheme", &["bio", "iob1", "iobes", "bilou"], "bio")?.as_str() {
-        "bio" => Scheme::Bio,
-        "iob1" => Scheme::Iob1,
-        "iobes" => Scheme::Iobes,
-        _ => Scheme::Bilou,
-    };
+    let names = Scheme::ALL.map(Scheme::name);
+    let scheme = choice(raw, "scheme", &names, "bio")?;
+    let scheme = Scheme::ALL
+        .into_iter()
+        .find(|s| s.name() == scheme)
+        .expect("a scheme's name");
     let repair = match choice(raw, "repair", &["begin", "discard", "error"], "begin")?.as_str() {
         "begin" => Repair::Begin,
         "discard" => Repair::Discard,
@@ -305,6 +317,10 @@ fn files(raw: &RawConfig, path: &Path) -> Result<(PathBuf, Option<PathBuf>), Bad
 
 fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<SpansConfig, Bad> {
     let (format, scheme, repair, coverage_all) = reading(raw)?;
+    let unknown_tags = match choice(raw, "unknown_tags", &["error", "warn"], "error")?.as_str() {
+        "warn" => UnknownTags::Warn,
+        _ => UnknownTags::Error,
+    };
     let (min_overlap, nv) = thresholds(raw)?;
     let w = who(raw, format)?;
     let (input_file, documents_file) = files(raw, path)?;
@@ -324,7 +340,6 @@ fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<SpansConfig, B
         nervaluate_min_overlap_percentage: nv,
         subgroups: names(raw, "subgroups")?.unwrap_or_default(),
         document_column: col("document_column", "document")?,
-        documents_annotator_column: text(raw, "annotator_column")?,
         annotator_column: col("annotator_column", "annotator")?,
         start_column: col("start_column", "start")?,
         end_column: col("end_column", "end")?,
@@ -341,6 +356,8 @@ fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<SpansConfig, B
         token_column: text(raw, "token_column")?,
         scheme,
         repair,
+        suffix: boolean(raw, "suffix")?.unwrap_or(false),
+        unknown_tags,
         file_format: common.file_format,
         intervals: common.intervals,
         margins: crate::margins::every(raw.get("margins"), &COMPARED_STATISTICS, |_| {
@@ -364,6 +381,12 @@ mod tests {
         parse(&text, &dir.path().join("exp.toml"))
     }
 
+    /// The message after the experiment file's path (`line 3: ...`).
+    fn after_path(extra: &str) -> String {
+        let e = err(extra);
+        e[e.find("exp.toml, ").expect("the path") + "exp.toml, ".len()..].to_string()
+    }
+
     fn err(extra: &str) -> String {
         format!("{:#}", run(extra).unwrap_err())
     }
@@ -373,6 +396,12 @@ mod tests {
         let c = run("").unwrap();
         assert_eq!(c.format, Format::Table);
         assert_eq!((c.scheme, c.repair), (Scheme::Bio, Repair::Begin));
+        assert_eq!((c.suffix, c.unknown_tags), (false, UnknownTags::Error));
+        let c = run("scheme = \"ioe2\"\nsuffix = true\nunknown_tags = \"warn\"\n").unwrap();
+        assert_eq!(
+            (c.scheme, c.suffix, c.unknown_tags),
+            (Scheme::Ioe2, true, UnknownTags::Warn)
+        );
         assert_eq!(c.nervaluate_min_overlap_percentage, 1.0);
         assert_eq!(c.margin("micro_f1"), DEFAULT_MARGIN);
         assert!(c.min_overlap.is_none());
@@ -383,6 +412,19 @@ mod tests {
         assert!(err("formatt = \"table\"\n").contains("format"));
         assert!(err("format = \"conl\"\n").contains("did you mean \"conll\""));
         assert!(err("scheme = \"bilu\"\n").contains("did you mean \"bilou\""));
+        // issue 50, spec 10: the message lists every scheme.
+        assert_eq!(
+            after_path("\nscheme = \"ioe3\"\n"),
+            "line 4: scheme must be one of \"bio\", \"iob1\", \"iobes\", \"bilou\", \"ioe1\", \"ioe2\", but it is \"ioe3\"; did you mean \"ioe1\"?"
+        );
+        assert_eq!(
+            after_path("unknown_tags = \"warning\"\n"),
+            "line 3: unknown_tags must be one of \"error\", \"warn\", but it is \"warning\"; did you mean \"warn\"?"
+        );
+        assert_eq!(
+            after_path("suffix = 1\n"),
+            "line 3: suffix only accepts true or false, but it is the number 1"
+        );
         assert!(err("repair = \"discards\"\n").contains("did you mean \"discard\""));
         assert!(err("coverage = \"al\"\n").contains("did you mean \"all\""));
         assert!(err("min_overlap = 0\n").contains("(0, 1]"));

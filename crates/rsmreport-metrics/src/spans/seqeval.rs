@@ -2,7 +2,9 @@
 //! per-type set counts (`spec/spans.md` 4.1): `zero_division = 0`, the
 //! per-type rows and the `micro avg`, `macro avg` and `weighted avg` rows
 //! of `precision_recall_fscore_support` (numpy's `(1 + beta2) * p * r /
-//! denom` with a zero denominator set to 1). Pure: no I/O.
+//! denom` with a zero denominator set to 1); and its token-level numbers
+//! (`accuracy_score`, `performance_measure`, spec 10: [`TokenCounts`]).
+//! Pure: no I/O.
 
 /// The set counts of one type: correct (tp), predicted, true (support).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,6 +101,44 @@ pub fn averages(rows: &[Prf]) -> [Prf; 3] {
     [micro, macro_, weighted]
 }
 
+/// seqeval 1.2.2's token-level counts of a prediction against the truth
+/// (spec 10), over every token, tags compared as written:
+/// `accuracy_score` (`matching / tokens`) and `performance_measure`'s TP
+/// (equal and not `O`), FP (different, the prediction not `O`), FN (the
+/// truth not `O`, the prediction `O`) and TN (both `O`); the four add up
+/// to `tokens`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokenCounts {
+    pub tokens: u64,
+    pub matching: u64,
+    pub tp: u64,
+    pub fp: u64,
+    pub fn_: u64,
+    pub tn: u64,
+}
+
+impl TokenCounts {
+    /// Adds one token: whether the two tags are equal and which is `O`.
+    pub fn add(&mut self, equal: bool, truth_o: bool, pred_o: bool) {
+        self.tokens += 1;
+        self.matching += u64::from(equal);
+        self.tp += u64::from(equal && !truth_o);
+        self.fp += u64::from(!equal && !pred_o);
+        self.fn_ += u64::from(!truth_o && pred_o);
+        self.tn += u64::from(truth_o && pred_o);
+    }
+
+    /// `accuracy_score`: matching / tokens, NaN without tokens (seqeval
+    /// divides by zero).
+    pub fn accuracy(&self) -> f64 {
+        if self.tokens == 0 {
+            f64::NAN
+        } else {
+            self.matching as f64 / self.tokens as f64
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +177,45 @@ mod tests {
         let f0 = 2.0 * p0 * 0.5 / (p0 + 0.5);
         assert_eq!(macro_.f1, f0 / 2.0);
         assert_eq!(weighted.f1, f0 * 4.0 / 4.0);
+    }
+
+    /// seqeval's test_performance_measure (TP 3, FP 3, FN 1, TN 4) and
+    /// the accuracy_score docstring (0.8).
+    #[test]
+    fn token_counts_are_seqeval_s() {
+        let count = |truth: &[&str], pred: &[&str]| {
+            let mut c = TokenCounts::default();
+            for (t, p) in truth.iter().zip(pred) {
+                c.add(t == p, *t == "O", *p == "O");
+            }
+            c
+        };
+        let truth = [
+            "O", "O", "O", "B-MISC", "I-MISC", "I-MISC", "O", "B-PER", "I-PER",
+        ];
+        let pred = [
+            "O", "O", "B-MISC", "I-MISC", "I-MISC", "I-MISC", "O", "B-PER", "I-PER",
+        ];
+        let c = count(&truth[..], &pred[..]);
+        assert_eq!(c.accuracy(), 7.0 / 9.0);
+        let truth = [
+            "O", "O", "O", "B-MISC", "I-MISC", "O", "B-ORG", "B-PER", "I-PER", "O", "B-PER",
+        ];
+        let pred = [
+            "O", "O", "B-MISC", "I-MISC", "I-MISC", "O", "O", "B-PER", "I-PER", "O", "B-MISC",
+        ];
+        let c = count(&truth[..], &pred[..]);
+        assert_eq!((c.tp, c.fp, c.fn_, c.tn), (3, 3, 1, 4));
+        assert_eq!(c.tp + c.fp + c.fn_ + c.tn, c.tokens);
+        let docstring = count(
+            &[
+                "B-MISC", "I-MISC", "O", "O", "B-PER", "I-PER", "O", "O", "O", "O",
+            ],
+            &[
+                "B-MISC", "I-MISC", "O", "O", "B-PER", "I-PER", "O", "B-LOC", "I-LOC", "O",
+            ],
+        );
+        assert_eq!(docstring.accuracy(), 0.8);
+        assert!(TokenCounts::default().accuracy().is_nan());
     }
 }

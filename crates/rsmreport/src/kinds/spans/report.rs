@@ -55,8 +55,30 @@ pub fn headline(a: &Analysis) -> String {
 /// by micro F1 and whether it differs really from the runner-up, the badge
 /// from the comparisons against the baseline; without one, the agreement
 /// level (no kappa scale words: it is positive specific agreement); the
-/// gates' status either way.
+/// gates' status either way; its warnings (the terminal's `warning:`
+/// lines) are [`warnings`].
 pub fn decision(a: &Analysis) -> Decision {
+    let mut d = decided(a);
+    d.warnings = warnings(a);
+    d
+}
+
+/// What a reader must see before the numbers: tags of no known form read
+/// as seqeval reads them (`unknown_tags = "warn"`), and the systems whose
+/// strict rows are left out (each reason once; the data and seqeval
+/// sections say them too).
+pub fn warnings(a: &Analysis) -> Vec<String> {
+    let mut out = unknown_tags(a);
+    for note in a.res.systems.iter().filter_map(|s| s.strict_note.as_ref()) {
+        if !out.contains(note) {
+            out.push(note.clone());
+        }
+    }
+    out
+}
+
+/// [`decision`] without its warnings.
+fn decided(a: &Analysis) -> Decision {
     let failed = a.gates.iter().filter(|o| o.fails()).count();
     let n_gates = a.gates.len();
     if a.res.reference.is_none() || a.res.systems.is_empty() {
@@ -253,6 +275,7 @@ fn data_blocks(a: &Analysis) -> Vec<Block> {
             "{n} Prodigy lines with answer '{answer}' skipped"
         )));
     }
+    out.extend(unknown_tags(a).into_iter().map(Block::Warning));
     if let Some(t) = &d.tokens {
         for (k, p) in t.first_problem.iter().enumerate() {
             if let Some((line, msg)) = p {
@@ -267,6 +290,28 @@ fn data_blocks(a: &Analysis) -> Vec<Block> {
         }
     }
     out
+}
+
+/// Per annotator with tags of no known form (`unknown_tags = "warn"`):
+/// how many were read as seqeval reads them, and the first.
+fn unknown_tags(a: &Analysis) -> Vec<String> {
+    let Some(t) = &a.data.tokens else {
+        return Vec::new();
+    };
+    t.first_unknown
+        .iter()
+        .enumerate()
+        .filter_map(|(k, first)| {
+            let (line, tag) = first.as_ref()?;
+            Some(format!(
+                "{}: {} unknown tags read as seqeval reads them (unknown_tags = \"warn\"); first at {} line {line}, column '{}': \"{tag}\"",
+                a.data.annotators[k],
+                t.unknown[k],
+                a.cfg.input_file.display(),
+                a.data.annotators[k]
+            ))
+        })
+        .collect()
 }
 
 /// A side-by-side cell: long words (labels) wrap instead of widening the
@@ -446,6 +491,7 @@ fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block>
     }
     out.extend(tables_of(b, frames, &[
         ("system_scores", "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0)."),
+        ("token_scores", "Token by token against the reference, tags compared as written: seqeval's accuracy_score (matching / tokens) and performance_measure (tp: equal, not O; fp: different, prediction not O; fn: reference not O, prediction O; tn: both O)."),
     ]));
     if let Some(f) = find(frames, "nervaluate") {
         out.push(Block::Note(

@@ -482,9 +482,9 @@ fn system(cfg: &SpansConfig, d: &Data, distinct: &[Vec<Vec<Span>>], r: usize, a:
                 _ => {
                     let who = if t.discard[r].is_none() { r } else { a };
                     strict_note = Some(format!(
-                        "seqeval's strict mode refuses a tag of {} (a prefix outside the scheme {}): no strict rows",
+                        "seqeval's strict mode refuses a tag of {} ({}): no strict rows",
                         d.annotators[who],
-                        cfg.scheme.name()
+                        t.strict_refusal[who].as_deref().unwrap_or_default()
                     ));
                 }
             }

@@ -1,7 +1,8 @@
 //! Command assembly (spans): the subgroup tables of `spec/spans.md` 5.11,
 //! `span_agreement_by_<g>` and, with a reference, `system_scores_by_<g>`:
 //! the same sums as the whole-set tables, on each level's documents (a
-//! blank level is `(missing)`).
+//! blank level is `(missing)`; a system's `n_documents` counts those it and
+//! the reference both cover).
 //!
 //! Computes nothing new (sums of `run`'s per-document counts); writes
 //! nothing.
@@ -28,6 +29,18 @@ pub fn levels(values: &[Option<String>]) -> Vec<(String, Vec<usize>)> {
     }
     out.sort_by(|a, b| (a.0 == MISSING, &a.0).cmp(&(b.0 == MISSING, &b.0)));
     out
+}
+
+/// How many of `docs` both the reference and `system` cover: the
+/// documents a system is scored on (spec 4.1, 11).
+fn n_scored(a: &Analysis, system: usize, docs: &[usize]) -> usize {
+    let r = a
+        .res
+        .reference
+        .expect("systems are scored against a reference");
+    docs.iter()
+        .filter(|&&d| a.data.covered[d][r] && a.data.covered[d][system])
+        .count()
 }
 
 /// Every subgroup table.
@@ -78,7 +91,7 @@ pub fn frames(a: &Analysis) -> Vec<Frame> {
                 scores.push(vec![
                     C::S(a.data.annotators[sys.annotator].clone()),
                     C::S(level.clone()),
-                    C::I(docs.len() as i64),
+                    C::I(n_scored(a, sys.annotator, docs) as i64),
                     C::F(avg[0].precision),
                     C::F(avg[0].recall),
                     C::F(avg[0].f1),

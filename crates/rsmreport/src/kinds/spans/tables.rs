@@ -76,6 +76,7 @@ pub fn frames(a: &Analysis) -> Vec<Frame> {
     out.extend(profiles(a));
     if a.res.reference.is_some() {
         out.push(system_scores(a));
+        out.extend(token_scores(a));
         out.push(nervaluate(a));
         if a.res.systems.len() > 1 {
             out.push(comparisons(a));
@@ -483,6 +484,38 @@ fn system_scores(a: &Analysis) -> Frame {
     )
 }
 
+/// Token input with a reference: every system's tags against the
+/// reference's, as written (spec 10; seqeval's `accuracy_score` and
+/// `performance_measure`).
+fn token_scores(a: &Analysis) -> Option<Frame> {
+    let t = a.data.tokens.as_ref()?;
+    let rows = a
+        .res
+        .systems
+        .iter()
+        .map(|sys| {
+            let c = &t.token_counts[sys.annotator];
+            vec![
+                s(name(a, sys.annotator)),
+                i(c.tokens),
+                i(c.matching),
+                C::F(c.accuracy()),
+                i(c.tp),
+                i(c.fp),
+                i(c.fn_),
+                i(c.tn),
+            ]
+        })
+        .collect();
+    Some(build(
+        "token_scores",
+        &[
+            "system", "tokens", "matching", "accuracy", "tp", "fp", "fn", "tn",
+        ],
+        rows,
+    ))
+}
+
 fn nervaluate(a: &Analysis) -> Frame {
     let mut rows = Vec::new();
     for sys in &a.res.systems {
@@ -607,6 +640,24 @@ pub fn summary(a: &Analysis) -> Value {
     Value::Object(out)
 }
 
+/// Per annotator with unknown tags (spec 10): their count and the first
+/// (file, line, column, tag).
+fn unknown_tags_json(a: &Analysis) -> Value {
+    let d = &a.data;
+    let t = d.tokens.as_ref().expect("token input");
+    let file = a.cfg.input_file.display().to_string();
+    let mut m = Map::new();
+    for (k, first) in t.first_unknown.iter().enumerate() {
+        if let Some((line, tag)) = first {
+            m.insert(
+                d.annotators[k].clone(),
+                json!({"count": t.unknown[k], "first": {"file": file, "line": line, "column": d.annotators[k], "tag": tag}}),
+            );
+        }
+    }
+    Value::Object(m)
+}
+
 /// What was read (the fixtures' `data` block): annotators, documents,
 /// spans read and distinct, labels, and for token input the sentences,
 /// tokens and first problem per annotator; Prodigy's skipped lines.
@@ -634,6 +685,7 @@ fn data_json(a: &Analysis) -> Value {
             }
         }
         m.insert("first_problem".into(), Value::Object(first));
+        m.insert("unknown_tags".into(), unknown_tags_json(a));
     }
     if a.cfg.format == rsmreport_config::spans::Format::Prodigy {
         let skipped: Map<String, Value> = d
