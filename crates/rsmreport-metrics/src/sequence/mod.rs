@@ -2,7 +2,7 @@
 //! against references with sacreBLEU 2.6.0's and jiwer 4.0.0's definitions.
 //! Tokenizers ([`tokenize`]), BLEU ([`bleu`]), chrF/chrF++ ([`chrf`]), TER
 //! ([`ter`]), the WER family and CER ([`wer`]) and its error counts
-//! ([`errors`]), perplexities
+//! ([`errors`]), jiwer's transformation pipelines ([`jiwer`]), perplexities
 //! ([`perplexity`]), exact n-gram matching ([`ngram`]), Python's string rules ([`text`]), numpy's float32
 //! promotion ([`np32`]) and numpy's `default_rng` streams ([`rng`]). Pure
 //! functions on strings and numbers; nothing here reads or writes files.
@@ -10,6 +10,7 @@
 pub mod bleu;
 pub mod chrf;
 pub mod errors;
+pub mod jiwer;
 pub mod ngram;
 pub mod np32;
 pub mod perplexity;

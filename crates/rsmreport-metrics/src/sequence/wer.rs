@@ -7,9 +7,8 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use regex::Regex;
-
-use super::text::{py_lower, py_strip, space_at};
+use super::jiwer::{Pipeline, Step};
+use super::text::{py_strip, space_at};
 use rsmreport_core::table::FxBuild;
 
 pub use super::errors::{ErrorCounts, ErrorKind};
@@ -33,27 +32,19 @@ impl WerTransform {
     }
 }
 
-static CONTRACTIONS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
-    [
-        ("won't", "will not"),
-        ("can't", "can not"),
-        ("let's", "let us"),
-        ("n't", " not"),
-        ("'re", " are"),
-        ("'s", " is"),
-        ("'d", " would"),
-        ("'ll", " will"),
-        ("'t", " not"),
-        ("'ve", " have"),
-        ("'m", " am"),
-    ]
-    .into_iter()
-    .map(|(p, r)| (Regex::new(&regex::escape(p)).expect("literal"), r))
-    .collect()
+/// `wer_standardize`'s steps before `RemoveMultipleSpaces` (jiwer's own
+/// steps, [`Pipeline::wer_standardize`]): `ToLowerCase`,
+/// `ExpandCommonEnglishContractions`, `RemoveKaldiNonWords`,
+/// `RemoveWhiteSpace(replace_by_space=True)`; none has a pattern that can
+/// fail.
+static STANDARDIZE_STEPS: LazyLock<Vec<Step>> = LazyLock::new(|| {
+    Pipeline::wer_standardize()
+        .steps()
+        .iter()
+        .take_while(|s| !matches!(s, Step::RemoveMultipleSpaces))
+        .cloned()
+        .collect()
 });
-
-static KALDI: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[<\[][^>\]]*[>\]]").expect("valid pattern"));
 
 /// `wer_standardize`'s text before the default transform: lowercased,
 /// contractions expanded, Kaldi-style `<...>`/`[...]` tags removed, white
@@ -62,22 +53,11 @@ pub fn transformed(s: &str, transform: WerTransform) -> std::borrow::Cow<'_, str
     if transform == WerTransform::Default {
         return std::borrow::Cow::Borrowed(s);
     }
-    let mut text = py_lower(s);
-    for (p, r) in CONTRACTIONS.iter() {
-        text = p.replace_all(&text, *r).into_owned();
+    let mut text = s.to_string();
+    for step in STANDARDIZE_STEPS.iter() {
+        text = step.apply_str(&text).expect("a step without a pattern");
     }
-    text = KALDI.replace_all(&text, "").into_owned();
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if " \t\n\r\u{b}\u{c}".contains(c) {
-                    ' '
-                } else {
-                    c
-                }
-            })
-            .collect(),
-    )
+    std::borrow::Cow::Owned(text)
 }
 
 /// `wer_default`'s words of `s`, as slices of it: `RemoveMultipleSpaces`

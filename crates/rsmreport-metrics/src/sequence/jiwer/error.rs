@@ -1,0 +1,267 @@
+//! Errors of pipeline configurations (exit 2 in rsmreport: they name the
+//! key, the step and the closest valid name) and of applying pipelines
+//! (a backtracking limit; sentence counts that differ between the sides,
+//! jiwer's ValueError, exit 1).
+
+use super::pipeline::{NAMED, STEP_NAMES};
+use super::pyre::ReError;
+
+/// What is wrong with a pipeline's configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PipelineErrorKind {
+    /// A string other than `"default"` / `"standardize"`.
+    UnknownNamed {
+        /// The value.
+        given: String,
+        /// The closest name, when close enough.
+        closest: Option<&'static str>,
+    },
+    /// Neither a name nor an array.
+    NotAPipeline {
+        /// The value's type.
+        found: String,
+    },
+    /// A step name that is not one of [`STEP_NAMES`].
+    UnknownStep {
+        /// The name.
+        given: String,
+        /// The closest step name, when close enough.
+        closest: Option<&'static str>,
+    },
+    /// A step table without `step`.
+    MissingStepName,
+    /// An argument the step does not take.
+    UnknownArgument {
+        /// The argument.
+        argument: String,
+        /// The closest valid argument, when close enough.
+        closest: Option<&'static str>,
+        /// The step's arguments.
+        valid: &'static [&'static str],
+    },
+    /// `words` or `map` missing.
+    MissingArgument {
+        /// The argument.
+        argument: &'static str,
+    },
+    /// An argument of the wrong type.
+    BadArgument {
+        /// The argument.
+        argument: String,
+        /// What it should be.
+        expected: &'static str,
+        /// The value's type.
+        found: String,
+    },
+    /// `word_delimiter = ""`.
+    EmptyDelimiter,
+    /// No `reduce_to_list_of_list_*` step.
+    NoReduce,
+    /// A step after the `reduce_to_list_of_list_*` step.
+    ReduceNotLast,
+    /// A pattern Python's `re` refuses.
+    Pattern {
+        /// The pattern (or word) as written.
+        pattern: String,
+        /// Python's message.
+        error: ReError,
+    },
+    /// A replacement template Python's `re` refuses.
+    Template {
+        /// The pattern (or word) it belongs to.
+        pattern: String,
+        /// The template as written.
+        template: String,
+        /// Python's message.
+        error: ReError,
+    },
+}
+
+/// A configuration error: the key (`wer.transform`, ...), the step (index
+/// from 0, name) when one is at fault, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PipelineError {
+    /// The configuration key.
+    pub key: String,
+    /// The step (index from 0, name; the name empty when unknown).
+    pub step: Option<(usize, String)>,
+    /// What is wrong.
+    pub kind: Box<PipelineErrorKind>,
+}
+
+impl PipelineError {
+    /// An error of `key`.
+    pub fn new(key: &str, step: Option<(usize, String)>, kind: PipelineErrorKind) -> PipelineError {
+        PipelineError {
+            key: key.to_string(),
+            step,
+            kind: Box::new(kind),
+        }
+    }
+}
+
+const RULE: &str = "a pipeline must end in exactly one reduce_to_list_of_list_of_words or \
+                    reduce_to_list_of_list_of_chars step";
+
+fn suggestion(c: Option<&str>) -> String {
+    c.map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"))
+}
+
+impl std::fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.key)?;
+        if let Some((i, name)) = &self.step {
+            if name.is_empty() {
+                write!(f, ", step {}", i + 1)?;
+            } else {
+                write!(f, ", step {} ({name})", i + 1)?;
+            }
+        }
+        f.write_str(": ")?;
+        match self.kind.as_ref() {
+            PipelineErrorKind::UnknownNamed { given, closest } => write!(
+                f,
+                "unknown transform \"{given}\" (valid: {}, or a list of steps){}",
+                NAMED.join(", "),
+                suggestion(*closest)
+            ),
+            PipelineErrorKind::NotAPipeline { found } => write!(
+                f,
+                "expected \"default\", \"standardize\" or a list of steps, found a {found}"
+            ),
+            PipelineErrorKind::UnknownStep { given, closest } => write!(
+                f,
+                "unknown step \"{given}\" (valid: {}){}",
+                STEP_NAMES.join(", "),
+                suggestion(*closest)
+            ),
+            PipelineErrorKind::MissingStepName => {
+                f.write_str("a step table needs step = \"<name>\"")
+            }
+            PipelineErrorKind::UnknownArgument {
+                argument,
+                closest,
+                valid,
+            } => {
+                let valid = if valid.is_empty() {
+                    "none".to_string()
+                } else {
+                    valid.join(", ")
+                };
+                write!(
+                    f,
+                    "unknown argument \"{argument}\" (valid: {valid}){}",
+                    suggestion(*closest)
+                )
+            }
+            PipelineErrorKind::MissingArgument { argument } => {
+                write!(f, "missing argument \"{argument}\"")
+            }
+            PipelineErrorKind::BadArgument {
+                argument,
+                expected,
+                found,
+            } => {
+                write!(f, "\"{argument}\" must be {expected}, found a {found}")
+            }
+            PipelineErrorKind::EmptyDelimiter => {
+                f.write_str("\"word_delimiter\" must not be empty")
+            }
+            PipelineErrorKind::NoReduce => write!(f, "no reduce_to_list_of_list_* step: {RULE}"),
+            PipelineErrorKind::ReduceNotLast => {
+                write!(f, "a step after the reduce_to_list_of_list_* step: {RULE}")
+            }
+            PipelineErrorKind::Pattern { pattern, error } => {
+                write!(
+                    f,
+                    "pattern {pattern:?} does not compile (Python's re: {error})"
+                )
+            }
+            PipelineErrorKind::Template {
+                pattern,
+                template,
+                error,
+            } => write!(
+                f,
+                "replacement {template:?} of {pattern:?} is invalid (Python's re: {error})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+/// An error while applying pipelines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApplyError {
+    /// A pattern whose matching hit the backtracking limit.
+    Regex(ReError),
+    /// The two sides give different numbers of sentences (jiwer's
+    /// ValueError).
+    SentenceCounts {
+        /// Reference sentences.
+        references: usize,
+        /// Hypothesis sentences.
+        hypotheses: usize,
+    },
+}
+
+impl std::fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApplyError::Regex(e) => write!(f, "{e}"),
+            ApplyError::SentenceCounts { references, hypotheses } => write!(
+                f,
+                "after the transforms the reference and hypothesis sides have {references} and \
+                 {hypotheses} sentences; jiwer aligns sentence i with sentence i and needs equal numbers"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ApplyError {}
+
+/// The closest name to `given` among `candidates`, when reasonably close:
+/// optimal-string-alignment distance of at most max(2, a third of the
+/// longer name), or one a prefix of the other (4+ characters). The rule
+/// of rsmreport's `keys::closest`.
+pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let g = given.to_lowercase();
+    let mut best: Option<(usize, &'a str)> = None;
+    for cand in candidates {
+        let c = cand.to_lowercase();
+        let d = osa_distance(&g, &c);
+        let longer = g.chars().count().max(c.chars().count());
+        let prefix = g.chars().count() >= 4 && (c.starts_with(&g) || g.starts_with(&c));
+        if (d <= (longer / 3).max(2) || prefix) && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, cand));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Optimal string alignment distance, on characters.
+fn osa_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
