@@ -167,6 +167,26 @@ fn check_system(c: &Case, rp: &Pipeline, hp: &Pipeline, sys: &str, hyps: &[Strin
         error_counts(&r, &h, rsmreport_metrics::sequence::jiwer::WORD_SEPARATOR),
         &e["error_counts"][sys],
     );
+    if let Some(al) = e.get("alignments") {
+        // jiwer's chunks of each corpus sentence pair
+        let got: Vec<Value> = r
+            .iter()
+            .zip(&h)
+            .map(|(a, b)| {
+                let chunks: Vec<Value> = align(a, b)
+                    .0
+                    .iter()
+                    .map(|(t, a, b, c, d)| serde_json::json!([t, a, b, c, d]))
+                    .collect();
+                Value::from(chunks)
+            })
+            .collect();
+        assert_eq!(
+            &Value::from(got),
+            &al[sys]["corpus_words"],
+            "{name}: word alignment"
+        );
+    }
     // segments: process_words on the pair (one-item lists)
     let seg = &e["segments"][sys];
     for (i, (rt, ht)) in c.refs.iter().zip(hyps).enumerate() {

@@ -58,7 +58,12 @@ pub enum PipelineErrorKind {
     /// No `reduce_to_list_of_list_*` step.
     NoReduce,
     /// A step after the `reduce_to_list_of_list_*` step.
-    ReduceNotLast,
+    ReduceNotLast {
+        /// Whether jiwer 4.0.0 itself would accept it: a
+        /// `reduce_to_list_of_list_of_chars` step returns a list of token
+        /// lists unchanged (sequence.md 8.1 refuses it all the same).
+        jiwer_accepts: bool,
+    },
     /// A pattern Python's `re` refuses.
     Pattern {
         /// The pattern (or word) as written.
@@ -107,8 +112,53 @@ fn suggestion(c: Option<&str>) -> String {
     c.map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"))
 }
 
+/// `a` or `an` before a type name.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// What jiwer 4.0.0 does with an empty `word_delimiter`, by step.
+fn empty_delimiter_note(step: &str) -> &'static str {
+    if step == "reduce_to_single_sentence" {
+        " (sequence.md 8.1; jiwer 4.0.0 would join the sentences with nothing)"
+    } else {
+        " (jiwer 4.0.0: ValueError \"empty separator\")"
+    }
+}
+
+impl PipelineError {
+    /// The errors about the key's whole value, in the configuration's
+    /// words (`wer.transform must be ...`); `None` for the others.
+    fn whole_value(&self, f: &mut std::fmt::Formatter<'_>) -> Option<std::fmt::Result> {
+        Some(match self.kind.as_ref() {
+            PipelineErrorKind::UnknownNamed { given, closest } => write!(
+                f,
+                "{} must be one of {} (or a list of jiwer steps), but it is \"{given}\"{}",
+                self.key,
+                NAMED.map(|n| format!("\"{n}\"")).join(", "),
+                suggestion(*closest)
+            ),
+            PipelineErrorKind::NotAPipeline { found } => write!(
+                f,
+                "{} must be \"default\", \"standardize\" or a list of jiwer steps, but it is \
+                 {} {found}",
+                self.key,
+                article(found)
+            ),
+            _ => return None,
+        })
+    }
+}
+
 impl std::fmt::Display for PipelineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(done) = self.whole_value(f) {
+            return done;
+        }
         write!(f, "{}", self.key)?;
         if let Some((i, name)) = &self.step {
             if name.is_empty() {
@@ -119,16 +169,10 @@ impl std::fmt::Display for PipelineError {
         }
         f.write_str(": ")?;
         match self.kind.as_ref() {
-            PipelineErrorKind::UnknownNamed { given, closest } => write!(
-                f,
-                "unknown transform \"{given}\" (valid: {}, or a list of steps){}",
-                NAMED.join(", "),
-                suggestion(*closest)
-            ),
-            PipelineErrorKind::NotAPipeline { found } => write!(
-                f,
-                "expected \"default\", \"standardize\" or a list of steps, found a {found}"
-            ),
+            // written whole by `whole_value`
+            PipelineErrorKind::UnknownNamed { .. } | PipelineErrorKind::NotAPipeline { .. } => {
+                Ok(())
+            }
             PipelineErrorKind::UnknownStep { given, closest } => write!(
                 f,
                 "unknown step \"{given}\" (valid: {}){}",
@@ -162,14 +206,31 @@ impl std::fmt::Display for PipelineError {
                 expected,
                 found,
             } => {
-                write!(f, "\"{argument}\" must be {expected}, found a {found}")
+                write!(
+                    f,
+                    "\"{argument}\" must be {expected}, found {} {found}",
+                    article(found)
+                )
             }
             PipelineErrorKind::EmptyDelimiter => {
-                f.write_str("\"word_delimiter\" must not be empty")
+                let step = self.step.as_ref().map_or("", |(_, n)| n.as_str());
+                write!(
+                    f,
+                    "\"word_delimiter\" must not be empty{}",
+                    empty_delimiter_note(step)
+                )
             }
             PipelineErrorKind::NoReduce => write!(f, "no reduce_to_list_of_list_* step: {RULE}"),
-            PipelineErrorKind::ReduceNotLast => {
-                write!(f, "a step after the reduce_to_list_of_list_* step: {RULE}")
+            PipelineErrorKind::ReduceNotLast { jiwer_accepts } => {
+                write!(f, "a step after the reduce_to_list_of_list_* step: {RULE}")?;
+                if *jiwer_accepts {
+                    f.write_str(
+                        " (jiwer 4.0.0 itself accepts a reduce_to_list_of_list_of_chars step \
+                         after a reduction and returns the token lists unchanged; sequence.md 8.1 \
+                         refuses it)",
+                    )?;
+                }
+                Ok(())
             }
             PipelineErrorKind::Pattern { pattern, error } => {
                 write!(

@@ -106,7 +106,7 @@ pub fn step_arguments(step: &str) -> &'static [&'static str] {
 }
 
 /// A validated pipeline: steps on strings, then one reduction.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pipeline {
     steps: Vec<Step>,
     reduce: Reduce,
@@ -200,10 +200,11 @@ impl Pipeline {
                 parse_step(name, args).map_err(|k| PipelineError::new(key, at.clone(), k))?;
             match parsed {
                 StepSpec::Step(_) | StepSpec::Reduce(_) if reduce.is_some() => {
+                    let jiwer_accepts = matches!(parsed, StepSpec::Reduce(Reduce::Chars));
                     return Err(PipelineError::new(
                         key,
                         at,
-                        PipelineErrorKind::ReduceNotLast,
+                        PipelineErrorKind::ReduceNotLast { jiwer_accepts },
                     ));
                 }
                 StepSpec::Step(s) => steps.push(s),
@@ -230,6 +231,16 @@ impl Pipeline {
     /// corpus' sentences are the segments' and per-segment counts add up.
     pub fn is_elementwise(&self) -> bool {
         !self.steps.iter().any(Step::is_list_aware)
+    }
+
+    /// The names of the steps that treat a list otherwise than item by
+    /// item (`remove_empty_strings`, `reduce_to_single_sentence`), in order.
+    pub fn list_aware_steps(&self) -> Vec<&'static str> {
+        self.steps
+            .iter()
+            .filter(|s| s.is_list_aware())
+            .map(Step::name)
+            .collect()
     }
 
     /// Whether the tokens are characters (a `..._chars` pipeline).
@@ -578,7 +589,10 @@ mod tests {
             ("step", s("reduce_to_list_of_list_of_words")),
             ("word_delimiter", s("")),
         ])]));
-        assert!(e.contains("must not be empty"), "{e}");
+        assert!(
+            e.ends_with("must not be empty (jiwer 4.0.0: ValueError \"empty separator\")"),
+            "{e}"
+        );
         let e = err(SpecValue::Array(vec![s("strip")]));
         assert!(
             e.contains("exactly one reduce_to_list_of_list_of_words"),
@@ -592,6 +606,28 @@ mod tests {
             e.contains("step 2 (reduce_to_list_of_list_of_chars): a step after"),
             "{e}"
         );
+        // jiwer accepts a chars reduction after a reduction: said so
+        assert!(e.ends_with("returns the token lists unchanged; sequence.md 8.1 refuses it)"));
+        let e = err(SpecValue::Array(vec![
+            s("reduce_to_list_of_list_of_chars"),
+            s("reduce_to_list_of_list_of_words"),
+        ]));
+        assert!(e.ends_with(
+            "must end in exactly one reduce_to_list_of_list_of_words or \
+             reduce_to_list_of_list_of_chars step"
+        ));
+        let e = err(SpecValue::Array(vec![
+            table(&[
+                ("step", s("reduce_to_single_sentence")),
+                ("word_delimiter", s("")),
+            ]),
+            s("reduce_to_list_of_list_of_words"),
+        ]));
+        assert_eq!(
+            e,
+            "wer.transform, step 1 (reduce_to_single_sentence): \"word_delimiter\" must not be \
+             empty (sequence.md 8.1; jiwer 4.0.0 would join the sentences with nothing)"
+        );
         let e = err(SpecValue::Array(vec![
             table(&[
                 ("step", s("substitute_regexes")),
@@ -603,7 +639,16 @@ mod tests {
             e.contains("missing ), unterminated subpattern at position 0"),
             "{e}"
         );
-        assert!(err(SpecValue::Other("integer".into())).contains("found a integer"));
+        assert_eq!(
+            err(SpecValue::Other("integer".into())),
+            "wer.transform must be \"default\", \"standardize\" or a list of jiwer steps, \
+             but it is an integer"
+        );
+        assert_eq!(
+            err(s("standardise")),
+            "wer.transform must be one of \"default\", \"standardize\" (or a list of jiwer \
+             steps), but it is \"standardise\"; did you mean \"standardize\"?"
+        );
     }
 
     /// jiwer's list semantics against its string semantics.

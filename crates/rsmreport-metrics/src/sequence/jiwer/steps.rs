@@ -21,6 +21,17 @@ pub struct Substitution {
     template: Template,
 }
 
+/// Equal configurations: the same key, replacement and kind of matcher
+/// (a compiled pattern is determined by them).
+impl PartialEq for Substitution {
+    fn eq(&self, other: &Substitution) -> bool {
+        let word = |m: &Matcher| matches!(m, Matcher::Word(_));
+        self.key == other.key
+            && self.replacement == other.replacement
+            && word(&self.matcher) == word(&other.matcher)
+    }
+}
+
 /// How a substitution finds its matches.
 #[derive(Debug, Clone)]
 enum Matcher {
@@ -120,7 +131,7 @@ pub enum SubstitutionError {
 }
 
 /// A jiwer transform before the final reduction.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// `ToLowerCase`: `s.lower()`.
     ToLowerCase,

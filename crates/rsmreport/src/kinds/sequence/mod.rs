@@ -6,6 +6,8 @@
 //!
 //! * [`read`]: the segments (a table or text files), with checksums.
 //! * [`run`]: every number, from `rsmreport_metrics::sequence`.
+//! * [`pipelines`]: jiwer's `[wer]` pipelines where they change what the
+//!   WER family compares (the tokens of `[wer]` steps).
 //! * [`resample`]: sacreBLEU's bootstrap and randomization.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
@@ -20,6 +22,7 @@ pub mod figures;
 pub mod gates;
 pub mod logprobs;
 pub mod parts;
+pub mod pipelines;
 pub mod ppl;
 pub mod read;
 pub mod report;

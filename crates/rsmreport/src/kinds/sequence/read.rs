@@ -33,6 +33,11 @@ pub struct Segments {
     pub hyps: Vec<Vec<String>>,
     /// Subgroup columns with each kept segment's level.
     pub subgroups: Vec<(String, Vec<String>)>,
+    /// The WER family's tokens of every segment when a `[wer]` side is a
+    /// list of jiwer steps (set by the run before the statistics:
+    /// [`super::pipelines::segment_tokens`]); `None` on jiwer's named
+    /// transforms, which the statistics apply as they go.
+    pub wer_tokens: Option<super::pipelines::SegmentTokens>,
 }
 
 impl Segments {
@@ -221,6 +226,7 @@ fn keep(
         systems,
         hyps: hyps.iter().map(pick).collect(),
         subgroups: groups.iter().map(|(g, v)| (g.clone(), pick(v))).collect(),
+        wer_tokens: None,
     }
 }
 

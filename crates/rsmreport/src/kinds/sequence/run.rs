@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use rsmreport_core::table::FxBuild;
 
 use super::parts::{Grouping, Subsets};
+use super::pipelines::{for_each_word, words, Side};
 use super::read::Segments;
 
 /// The statistic families: metrics computed from the same segment sums.
@@ -133,8 +134,9 @@ pub fn word_segment(
     if !families(cfg).contains(&Family::Word) {
         return None;
     }
-    let ref_words = wer::words(seg.refs[0][i].as_deref()?, cfg.wer);
-    let hyp_words = wer::words(&seg.hyps[s][i], cfg.wer);
+    let ref_text = seg.refs[0][i].as_deref()?;
+    let ref_words = words(cfg, seg, (Side::Reference, i), ref_text);
+    let hyp_words = words(cfg, seg, (Side::Hypothesis(s), i), &seg.hyps[s][i]);
     Some(WordSegment {
         alignment: wer::align_tokens(&ref_words, &hyp_words),
         ref_words,
@@ -194,11 +196,13 @@ struct WordRef {
 }
 
 impl WordRef {
-    fn new(text: &str, transform: wer::WerTransform, names: &mut WordIds) -> WordRef {
-        let text = wer::transformed(text, transform);
+    fn new(cfg: &SequenceConfig, seg: &Segments, i: usize, names: &mut WordIds) -> Option<WordRef> {
+        let text = seg.refs[0][i].as_deref()?;
         let mut ids = Vec::new();
-        wer::for_each_default_word(&text, |w| ids.push(names.id(w)));
-        WordRef { ids }
+        for_each_word(cfg, seg, (Side::Reference, i), text, |w| {
+            ids.push(names.id(w))
+        });
+        Some(WordRef { ids })
     }
 }
 
@@ -212,19 +216,19 @@ struct WordScratch {
     align: wer::AlignScratch,
 }
 
-/// One system's WER counts and error entries on one segment: the
-/// hypothesis words borrowed from its text and given the thread's ids.
+/// One system's WER counts and error entries on one segment (`at`:
+/// system, segment): the hypothesis words given the thread's ids.
 fn word_row(
+    (cfg, seg): (&SequenceConfig, &Segments),
     r: &WordRef,
-    hyp: &str,
-    transform: wer::WerTransform,
+    at: (usize, usize),
     scratch: &mut WordScratch,
     errors: &mut ErrorCounts,
 ) -> [f64; 6] {
-    let text = wer::transformed(hyp, transform);
     let (ids, names) = (&mut scratch.ids, &mut scratch.names);
     ids.clear();
-    wer::for_each_default_word(&text, |w| ids.push(names.id(w)));
+    let (hyp, side) = (&seg.hyps[at.0][at.1], (Side::Hypothesis(at.0), at.1));
+    for_each_word(cfg, seg, side, hyp, |w| ids.push(names.id(w)));
     let a = wer::align_with(&r.ids, ids, &mut scratch.align);
     for c in &a.chunks {
         let side = |e: &mut ErrorCounts, w: &[u32], from: usize, to: usize| {
@@ -293,9 +297,9 @@ fn prepare(
             Vec::new()
         },
         words: if has(Family::Word) {
-            first
-                .iter()
-                .map(|r| r.map(|t| WordRef::new(t, cfg.wer, names)))
+            range
+                .clone()
+                .map(|i| WordRef::new(cfg, seg, i, names))
                 .collect()
         } else {
             Vec::new()
@@ -346,9 +350,12 @@ fn system_run(
                 }
             }
             Family::Word => {
-                for (r, hyp) in p.words.iter().zip(hyps) {
+                for (j, r) in p.words.iter().enumerate() {
                     match r {
-                        Some(r) => v.extend(word_row(r, hyp, cfg.wer, scratch, errors)),
+                        Some(r) => {
+                            let row = word_row((cfg, seg), r, (s, start + j), scratch, errors);
+                            v.extend(row)
+                        }
                         None => v.extend([0.0; 6]),
                     }
                 }
@@ -694,13 +701,14 @@ fn n_segments_of(seg: &Segments, metric: &str) -> usize {
 /// Every number.
 pub fn run(
     cfg: &SequenceConfig,
-    seg: Segments,
+    mut seg: Segments,
     logprobs: Vec<super::logprobs::SystemLogprobs>,
 ) -> anyhow::Result<Run> {
     let n = seg.n();
     if n == 0 && !seg.systems.is_empty() {
         anyhow::bail!("no segment left: every row lacks a reference");
     }
+    seg.wer_tokens = super::pipelines::segment_tokens(cfg, &seg)?;
     let fams = families(cfg);
     let systems: Vec<SystemRun> =
         rsmreport_core::provenance::timed("statistics", || all_systems(cfg, &seg, &fams));
