@@ -35,6 +35,10 @@
 //!   shared `fixtures/sequence` (sacreBLEU 2.6.0, jiwer 4.0.0) through the
 //!   command, the bad inputs of sequence.md 7
 //!   (`cargo test --test integration sequence`).
+//! * [`sequence_peers`]: `rsmreport sequence` against the peers' fixtures of
+//!   this repository (`tests/fixtures/peers/sequence`, jiwer 4.0.0): the
+//!   `[wer]` pipelines and the character counts, every value, the refused
+//!   pipelines (`cargo test --test integration sequence_peers`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -110,6 +114,7 @@ mod raters;
 mod report;
 mod robustness;
 mod sequence;
+mod sequence_peers;
 mod simulate;
 mod spans;
 mod summarize;

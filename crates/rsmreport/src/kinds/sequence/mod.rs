@@ -7,7 +7,8 @@
 //! * [`read`]: the segments (a table or text files), with checksums.
 //! * [`run`]: every number, from `rsmreport_metrics::sequence`.
 //! * [`pipelines`]: jiwer's `[wer]` pipelines where they change what the
-//!   WER family compares (the tokens of `[wer]` steps).
+//!   WER family compares (tokens, list-semantics corpus numbers).
+//! * [`chars`]: the character error counts (spec 8.3).
 //! * [`resample`]: sacreBLEU's bootstrap and randomization.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
@@ -18,6 +19,7 @@
 //! Command assembly: reads only in `read`, defines no metric of its own,
 //! writes only through the output stage.
 
+pub mod chars;
 pub mod figures;
 pub mod gates;
 pub mod logprobs;

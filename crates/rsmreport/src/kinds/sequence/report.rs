@@ -313,6 +313,7 @@ fn data_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
         run.nrefs,
         run.wer_segments
     ))];
+    out.extend(super::pipelines::no_resampling_reason(cfg).map(Block::Note));
     for (s, h) in seg.systems.iter().zip(&seg.hyps) {
         let tokenized = h.iter().filter(|x| x.trim_end().ends_with(" .")).count();
         if tokenized >= 100 {

@@ -152,6 +152,10 @@ pub struct SystemRun {
     /// Per metric (config order): sentence scores, `None` = empty cell.
     pub segment_scores: Vec<Vec<Option<f64>>>,
     pub errors: ErrorCounts,
+    /// The WER family's corpus `[H, S, D, I, N, P]` where they are not
+    /// the segments' sums (list-aware `[wer]` pipelines:
+    /// [`super::pipelines::corpus`]).
+    pub corpus_words: Option<Vec<f64>>,
 }
 
 impl SystemRun {
@@ -160,6 +164,14 @@ impl SystemRun {
             .iter()
             .find(|s| s.family == f)
             .expect("family computed")
+    }
+
+    /// A family's corpus sums over the `n` segments.
+    pub fn corpus_sums(&self, f: Family, n: usize) -> Vec<f64> {
+        match (&self.corpus_words, f) {
+            (Some(sums), Family::Word) => sums.clone(),
+            _ => self.stats(f).sums(0..n),
+        }
     }
 }
 
@@ -428,6 +440,7 @@ fn empty_run(
         stats,
         segment_scores: Vec::new(),
         errors: ErrorCounts::default(),
+        corpus_words: None,
     }
 }
 
@@ -656,6 +669,9 @@ pub struct Run {
     pub wer_segments: usize,
     /// Perplexity per system with log-probabilities (spec 2.5).
     pub ppl: Vec<super::ppl::PplRun>,
+    /// Per system, `collect_error_counts(process_characters(..))` (spec
+    /// 8.3; empty without `cer`).
+    pub char_errors: Vec<ErrorCounts>,
     /// The quality gates' results (filled after the run).
     pub gates: Vec<crate::gates::Outcome>,
 }
@@ -709,9 +725,14 @@ pub fn run(
         anyhow::bail!("no segment left: every row lacks a reference");
     }
     seg.wer_tokens = super::pipelines::segment_tokens(cfg, &seg)?;
+    let corpus_words = super::pipelines::corpus(cfg, &seg)?;
     let fams = families(cfg);
-    let systems: Vec<SystemRun> =
+    let mut systems: Vec<SystemRun> =
         rsmreport_core::provenance::timed("statistics", || all_systems(cfg, &seg, &fams));
+    for (sys, c) in systems.iter_mut().zip(corpus_words.into_iter().flatten()) {
+        sys.corpus_words = Some(c.sums);
+        sys.errors = c.errors;
+    }
     let baseline = cfg
         .baseline
         .as_ref()
@@ -729,8 +750,7 @@ pub fn run(
             metrics
                 .iter()
                 .map(|m| {
-                    let st = sys.stats(family(m));
-                    let sums = st.sums(0..n);
+                    let sums = sys.corpus_sums(family(m), n);
                     MetricResult::estimate(m, score(cfg, m, &sums, false).0, n_segments_of(&seg, m))
                 })
                 .collect()
@@ -773,6 +793,7 @@ pub fn run(
                 )
             });
         }
+        super::pipelines::blank_resampling(cfg, &mut results);
     }
     let ppl_base = seg
         .systems
@@ -802,6 +823,9 @@ pub fn run(
         "var".into()
     };
     let wer_segments = first_stream_segments(&seg);
+    let char_errors = rsmreport_core::provenance::timed("character error counts", || {
+        super::chars::error_counts(cfg, &seg)
+    });
     Ok(Run {
         segments: seg,
         systems,
@@ -813,6 +837,7 @@ pub fn run(
         nrefs: if n == 0 { "0".into() } else { nrefs },
         wer_segments,
         ppl,
+        char_errors,
         gates: Vec::new(),
     })
 }
@@ -951,7 +976,7 @@ fn subset_scores(
     iv: Option<&Vec<(f64, f64)>>,
 ) -> Vec<SubsetScore> {
     let mut out = Vec::new();
-    for sys in systems {
+    for (s, sys) in systems.iter().enumerate() {
         for m in metrics {
             let st = sys.stats(family(m));
             let used: Vec<usize> = match family(m) {
@@ -967,15 +992,18 @@ fn subset_scores(
                 .and_then(|iv| iv.get(out.len()))
                 .copied()
                 .unwrap_or((f64::NAN, f64::NAN));
+            let value = if used.is_empty() {
+                f64::NAN
+            } else {
+                score(cfg, m, &sums, false).0
+            };
+            let (value, lower, upper) =
+                super::pipelines::subset_cell(cfg, seg, (s, m), &used, (value, lower, upper));
             out.push(SubsetScore {
                 system: sys.name.clone(),
                 metric: m.to_string(),
                 n_segments: used.len(),
-                score: if used.is_empty() {
-                    f64::NAN
-                } else {
-                    score(cfg, m, &sums, false).0
-                },
+                score: value,
                 lower,
                 upper,
             });
