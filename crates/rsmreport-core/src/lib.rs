@@ -11,10 +11,12 @@
 //! * [`provenance`]: SHA-256 of inputs, generation time
 //!   (`SOURCE_DATE_EPOCH`), stage timings;
 //! * [`error`]: the two classes of failure (configuration: exit 2; data:
-//!   exit 1), carried by a marker type in the error's chain.
+//!   exit 1), carried by a marker type in the error's chain;
+//! * [`names`]: the closest valid name, for "did you mean" hints.
 #![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod error;
+pub mod names;
 pub mod provenance;
 pub mod pyrepr;
 pub mod schema;

@@ -5,6 +5,7 @@
 
 use super::pipeline::{NAMED, STEP_NAMES};
 use super::pyre::ReError;
+pub use rsmreport_core::names::closest;
 
 /// What is wrong with a pipeline's configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -281,48 +282,3 @@ impl std::fmt::Display for ApplyError {
 }
 
 impl std::error::Error for ApplyError {}
-
-/// The closest name to `given` among `candidates`, when reasonably close:
-/// optimal-string-alignment distance of at most max(2, a third of the
-/// longer name), or one a prefix of the other (4+ characters). The rule
-/// of rsmreport's `keys::closest`.
-pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let g = given.to_lowercase();
-    let mut best: Option<(usize, &'a str)> = None;
-    for cand in candidates {
-        let c = cand.to_lowercase();
-        let d = osa_distance(&g, &c);
-        let longer = g.chars().count().max(c.chars().count());
-        let prefix = g.chars().count() >= 4 && (c.starts_with(&g) || g.starts_with(&c));
-        if (d <= (longer / 3).max(2) || prefix) && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, cand));
-        }
-    }
-    best.map(|(_, c)| c)
-}
-
-/// Optimal string alignment distance, on characters.
-fn osa_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
-}
