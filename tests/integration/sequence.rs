@@ -700,7 +700,7 @@ fn sequence_refuses_bad_configuration_with_the_key_and_closest_value() {
     );
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("system column \"ref\" is also a reference column"),
+        err.contains("system_columns names \"ref\", which reference_columns names too"),
         "{err}"
     );
     assert!(!written);
@@ -747,7 +747,10 @@ fn sequence_refuses_bad_data_naming_file_row_and_column() {
             ("a.txt", "a\nb\nc\n"),
             ("b.txt", "a\nb\n"),
         ],
-        &["b.txt has 2 lines", "r.txt has 3"],
+        &[
+            "b.txt (system v2) has 2 lines",
+            "r.txt (reference 1) has 3 lines",
+        ],
     );
 }
 

@@ -575,7 +575,7 @@ fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source,
                 return Err(("system_columns", "system_columns is required with predictions_file (for example [\"v1\", \"v2\"])".into()));
             }
             if let Some(s) = system_columns.iter().find(|s| reference_columns.contains(s)) {
-                return Err(("system_columns", format!("system column \"{s}\" is also a reference column")));
+                return Err(("system_columns", format!("system_columns names \"{s}\", which reference_columns names too; a column is a reference or a system, not both")));
             }
             Ok(Source::Table {
                 file: PathBuf::from(file),

@@ -63,7 +63,7 @@ impl super::Kind for Sequence {
     }
 
     fn compute(cfg: SequenceConfig) -> anyhow::Result<Box<dyn super::Report>> {
-        let (segments, mut inputs) = read::read(&cfg)?;
+        let (mut segments, mut inputs) = read::read(&cfg)?;
         let mut lp = Vec::new();
         if let (Some(path), true) = (
             &cfg.logprobs_file,
@@ -73,6 +73,9 @@ impl super::Kind for Sequence {
                 logprobs::read(path, &segments.systems, cfg.sentinel)
             });
             lp = read?;
+            if cfg.source == rsmreport_config::sequence::Source::None {
+                ppl::name_systems(&cfg, &mut segments, &lp)?;
+            }
             inputs.push(InputCtx {
                 role: "log-probabilities".into(),
                 path: path.display().to_string(),
@@ -179,7 +182,7 @@ impl super::Report for Computed {
 /// One line of data, one per system and metric, one per compared metric.
 fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
     let seg = &run.segments;
-    let mut out = if seg.systems.is_empty() {
+    let mut out = if cfg.source == rsmreport_config::sequence::Source::None {
         vec![format!(
             "{}: perplexity of {} system(s) from log-probabilities (no text metric)",
             cfg.experiment_id,
@@ -196,7 +199,13 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
             run.nrefs
         )]
     };
-    for (s, results) in run.results.iter().enumerate() {
+    // (perplexity alone: no text metric, no line)
+    for (s, results) in run
+        .results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_empty())
+    {
         let parts: Vec<String> = results
             .iter()
             .map(|r| {
@@ -225,26 +234,40 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
         } else {
             String::new()
         };
+        let n = p.numbers.sequences;
         out.push(format!(
-            "  {:<16} perplexity {}{interval} over {} sequences",
+            "  {:<16} perplexity {}{interval} over {n} sequence{}",
             p.system,
             report::fmt(p.numbers.perplexity),
-            p.numbers.sequences
+            if n == 1 { "" } else { "s" }
         ));
     }
     for (s, rows) in &run.comparisons {
         for r in rows {
             out.push(format!(
-                "  {} vs {}: {} {:+} -> {}",
+                "  {} vs {}: {} {} -> {}",
                 run.systems[*s].name,
                 run.systems[run.baseline].name,
                 tables::metric_name(cfg, &r.metric),
-                report::fmt_like(r.delta, r.baseline)
-                    .parse::<f64>()
-                    .unwrap_or(r.delta),
+                signed_delta(r.delta, r.baseline),
                 r.verdict
             ));
         }
     }
     out
+}
+
+/// A difference for the terminal: the report's decimals without trailing
+/// zeros and with its sign (`+8.22`, `+5.5`, `-0.0413`), the exponent form
+/// as the report writes it (`-5.541e+34`).
+fn signed_delta(delta: f64, like: f64) -> String {
+    let text = report::fmt_like(delta, like);
+    if !text.contains('e') {
+        return format!("{:+}", text.parse::<f64>().unwrap_or(delta));
+    }
+    if text.starts_with('-') {
+        text
+    } else {
+        format!("+{text}")
+    }
 }

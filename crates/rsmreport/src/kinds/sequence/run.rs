@@ -721,8 +721,8 @@ pub fn run(
     logprobs: Vec<super::logprobs::SystemLogprobs>,
 ) -> anyhow::Result<Run> {
     let n = seg.n();
-    if n == 0 && !seg.systems.is_empty() {
-        anyhow::bail!("no segment left: every row lacks a reference");
+    if n == 0 && cfg.source != rsmreport_config::sequence::Source::None {
+        return Err(super::read::no_segment_left(cfg, &seg));
     }
     seg.wer_tokens = super::pipelines::segment_tokens(cfg, &seg)?;
     let corpus_words = super::pipelines::corpus(cfg, &seg)?;
