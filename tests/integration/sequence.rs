@@ -606,17 +606,23 @@ fn sequence_reproduces_every_fixture_value() {
         total += t.checked;
         failures.extend(t.failures.into_iter().map(|f| format!("{name}: {f}")));
     }
-    println!("sequence: {total} values checked; skipped keys: {SKIPPED:?}");
+    no_mismatch("sequence", total, &SKIPPED, &failures);
+}
+
+/// The end of a fixture suite: how many values were checked and which
+/// keys skipped, and no mismatch (the first 60 listed otherwise).
+pub(crate) fn no_mismatch(
+    suite: &str,
+    total: usize,
+    skipped: &[(&str, &str)],
+    failures: &[String],
+) {
+    println!("{suite}: {total} values checked; skipped keys: {skipped:?}");
     assert!(
         failures.is_empty(),
         "{} mismatches:\n{}",
         failures.len(),
-        failures
-            .iter()
-            .take(50)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        failures[..failures.len().min(60)].join("\n")
     );
 }
 

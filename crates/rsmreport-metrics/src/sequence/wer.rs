@@ -248,6 +248,21 @@ pub struct Alignment {
     pub chunks: Vec<Chunk>,
 }
 
+impl Alignment {
+    /// `[H, S, D, I, N, P]`: hits, substitutions, deletions, insertions,
+    /// reference and hypothesis lengths (the WER family's segment row).
+    pub fn counts(&self) -> [u64; 6] {
+        [
+            self.hits,
+            self.substitutions,
+            self.deletions,
+            self.insertions,
+            self.ref_len,
+            self.hyp_len,
+        ]
+    }
+}
+
 /// rapidfuzz's `Levenshtein.opcodes(reference, hypothesis)` on token ids:
 /// common prefix and suffix stripped, the distance matrix's backtracking
 /// rule. Only reference tokens are compared with hypothesis tokens, so every
@@ -674,14 +689,7 @@ mod tests {
         let mut counts = ErrorCounts::default();
         for (r, h) in pairs {
             let a = align_tokens(&w(r), &w(h));
-            for (s, x) in sum.iter_mut().zip([
-                a.hits,
-                a.substitutions,
-                a.deletions,
-                a.insertions,
-                a.ref_len,
-                a.hyp_len,
-            ]) {
+            for (s, x) in sum.iter_mut().zip(a.counts()) {
                 *s += x;
             }
             add_error_counts(&a, &w(r), &w(h), " ", &mut counts);

@@ -81,38 +81,24 @@ pub fn nested(v: &Value) -> Vec<Vec<String>> {
     v.as_array().expect("array").iter().map(strings).collect()
 }
 
-/// Counts of one alignment or of a corpus.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub hits: u64,
-    pub substitutions: u64,
-    pub deletions: u64,
-    pub insertions: u64,
-    pub ref_len: u64,
-    pub hyp_len: u64,
+/// Counts of one alignment or of a corpus: the production alignment's
+/// (chunks left empty when summed).
+pub type Counts = wer::Alignment;
+
+/// Adds `o`'s counts to `c`.
+pub fn add(c: &mut Counts, o: &Counts) {
+    c.hits += o.hits;
+    c.substitutions += o.substitutions;
+    c.deletions += o.deletions;
+    c.insertions += o.insertions;
+    c.ref_len += o.ref_len;
+    c.hyp_len += o.hyp_len;
 }
 
-impl Counts {
-    pub fn add(&mut self, o: &Counts) {
-        self.hits += o.hits;
-        self.substitutions += o.substitutions;
-        self.deletions += o.deletions;
-        self.insertions += o.insertions;
-        self.ref_len += o.ref_len;
-        self.hyp_len += o.hyp_len;
-    }
-
-    /// jiwer's (wer, mer, wil, wip): the production measures.
-    pub fn measures(&self) -> [f64; 4] {
-        wer::measures(
-            self.hits as f64,
-            self.substitutions as f64,
-            self.deletions as f64,
-            self.insertions as f64,
-            self.ref_len as f64,
-            self.hyp_len as f64,
-        )
-    }
+/// jiwer's (wer, mer, wil, wip): the production measures.
+pub fn measures(c: &Counts) -> [f64; 4] {
+    let [h, s, d, i, n, p] = c.counts().map(|x| x as f64);
+    wer::measures(h, s, d, i, n, p)
 }
 
 /// An opcode chunk: tag (`equal`, `substitute`, `delete`, `insert`) and
@@ -137,12 +123,8 @@ pub fn align(r: &[String], h: &[String]) -> (Vec<Chunk>, Counts) {
         })
         .collect();
     let counts = Counts {
-        hits: a.hits,
-        substitutions: a.substitutions,
-        deletions: a.deletions,
-        insertions: a.insertions,
-        ref_len: a.ref_len,
-        hyp_len: a.hyp_len,
+        chunks: Vec::new(),
+        ..a
     };
     (chunks, counts)
 }

@@ -179,14 +179,7 @@ pub fn list_counts(
     let mut sums = [0.0; 6];
     for (r, h) in r.iter().zip(&h) {
         let a = wer::align_tokens(r, h);
-        for (x, v) in sums.iter_mut().zip([
-            a.hits,
-            a.substitutions,
-            a.deletions,
-            a.insertions,
-            a.ref_len,
-            a.hyp_len,
-        ]) {
+        for (x, v) in sums.iter_mut().zip(a.counts()) {
             *x += v as f64;
         }
         if let Some(e) = errors.as_deref_mut() {
