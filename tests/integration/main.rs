@@ -43,6 +43,14 @@
 //!   shared `fixtures/sequence` (sacreBLEU 2.6.0, jiwer 4.0.0) through the
 //!   command, the bad inputs of sequence.md 7
 //!   (`cargo test --test integration sequence`).
+//! * [`sequence_defects`]: the sequence defects of issue 50, each with its
+//!   exact message or number (perplexity alone and its baseline, large
+//!   perplexities, messages that lost their file or key)
+//!   (`cargo test --test integration sequence_defects`).
+//! * [`sequence_peers`]: `rsmreport sequence` against the peers' fixtures of
+//!   this repository (`tests/fixtures/peers/sequence`, jiwer 4.0.0): the
+//!   `[wer]` pipelines and the character counts, every value, the refused
+//!   pipelines (`cargo test --test integration sequence_peers`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -126,6 +134,8 @@ mod raters;
 mod report;
 mod robustness;
 mod sequence;
+mod sequence_defects;
+mod sequence_peers;
 mod simulate;
 mod spans;
 mod summarize;

@@ -45,13 +45,13 @@ fn tol(expected: f64, actual: f64, rel: f64) -> bool {
 }
 
 #[derive(Default)]
-struct Tally {
-    checked: usize,
-    failures: Vec<String>,
+pub(crate) struct Tally {
+    pub(crate) checked: usize,
+    pub(crate) failures: Vec<String>,
 }
 
 impl Tally {
-    fn num(&mut self, what: &str, expected: &Value, actual: Option<f64>, rel: f64) {
+    pub(crate) fn num(&mut self, what: &str, expected: &Value, actual: Option<f64>, rel: f64) {
         self.checked += 1;
         let e = expected.as_f64().unwrap_or(f64::NAN);
         let a = actual.unwrap_or(f64::NAN);
@@ -60,7 +60,7 @@ impl Tally {
                 .push(format!("{what}: expected {expected}, got {a:?}"));
         }
     }
-    fn text(&mut self, what: &str, expected: &str, actual: Option<&str>) {
+    pub(crate) fn text(&mut self, what: &str, expected: &str, actual: Option<&str>) {
         self.checked += 1;
         if Some(expected) != actual {
             self.failures
@@ -87,12 +87,12 @@ impl Tally {
 }
 
 /// An output table read back: rows of (column -> text cell).
-struct Rows {
-    rows: Vec<HashMap<String, Option<String>>>,
+pub(crate) struct Rows {
+    pub(crate) rows: Vec<HashMap<String, Option<String>>>,
 }
 
 impl Rows {
-    fn read(path: &Path) -> Rows {
+    pub(crate) fn read(path: &Path) -> Rows {
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let header: Vec<String> = text
             .lines()
@@ -126,14 +126,14 @@ impl Rows {
         Rows { rows }
     }
 
-    fn find(&self, keys: &[(&str, &str)]) -> Option<&HashMap<String, Option<String>>> {
+    pub(crate) fn find(&self, keys: &[(&str, &str)]) -> Option<&HashMap<String, Option<String>>> {
         self.rows.iter().find(|r| {
             keys.iter()
                 .all(|(k, v)| r.get(*k).and_then(|x| x.as_deref()) == Some(*v))
         })
     }
 
-    fn all(&self, keys: &[(&str, &str)]) -> Vec<&HashMap<String, Option<String>>> {
+    pub(crate) fn all(&self, keys: &[(&str, &str)]) -> Vec<&HashMap<String, Option<String>>> {
         self.rows
             .iter()
             .filter(|r| {
@@ -144,18 +144,21 @@ impl Rows {
     }
 }
 
-fn f(row: Option<&HashMap<String, Option<String>>>, col: &str) -> Option<f64> {
+pub(crate) fn f(row: Option<&HashMap<String, Option<String>>>, col: &str) -> Option<f64> {
     row?.get(col)?
         .as_deref()
         .map(|s| s.parse::<f64>().unwrap_or(f64::NAN))
 }
 
-fn s<'a>(row: Option<&'a HashMap<String, Option<String>>>, col: &str) -> Option<&'a str> {
+pub(crate) fn s<'a>(
+    row: Option<&'a HashMap<String, Option<String>>>,
+    col: &str,
+) -> Option<&'a str> {
     row?.get(col)?.as_deref()
 }
 
 /// Writes the experiment file of a case and runs the command.
-fn run_case(case: &Path, work: &Path) -> (PathBuf, common::Run) {
+pub(crate) fn run_case(case: &Path, work: &Path) -> (PathBuf, common::Run) {
     let toml = fs::read_to_string(case.join("case.toml")).unwrap();
     let value: toml::Table = toml.parse().unwrap();
     let mut kept = toml::Table::new();
@@ -321,46 +324,7 @@ fn check_case(out: &Path, e: &Value, t: &mut Tally) {
         }
     }
     if let Some(ec) = e.get("error_counts") {
-        let table = Rows::read(&out.join("case_error_counts.csv"));
-        for (sys, v) in ec.as_object().unwrap() {
-            for ty in ["substitution", "insertion", "deletion"] {
-                let rows = table.all(&[("system", sys), ("type", ty)]);
-                let tot = &v["totals"][ty];
-                t.num(
-                    &format!("error_counts.{sys}.{ty}.entries"),
-                    &tot["entries"],
-                    Some(rows.len() as f64),
-                    0.0,
-                );
-                let sum: f64 = rows
-                    .iter()
-                    .map(|r| f(Some(r), "count").unwrap_or(0.0))
-                    .sum();
-                t.num(
-                    &format!("error_counts.{sys}.{ty}.count"),
-                    &tot["count"],
-                    Some(sum),
-                    0.0,
-                );
-                for entry in v[ty].as_array().unwrap() {
-                    let (r, h, c) = (
-                        entry[0].as_str().unwrap(),
-                        entry[1].as_str().unwrap(),
-                        &entry[2],
-                    );
-                    let found = rows.iter().find(|x| {
-                        s(Some(x), "reference").unwrap_or("") == r
-                            && s(Some(x), "hypothesis").unwrap_or("") == h
-                    });
-                    t.num(
-                        &format!("error_counts.{sys}.{ty}.{r:?}->{h:?}"),
-                        c,
-                        f(found.copied(), "count"),
-                        0.0,
-                    );
-                }
-            }
-        }
+        check_error_counts(&out.join("case_error_counts.csv"), "error_counts", ec, t);
     }
     if let Some(groups) = e.get("subgroups") {
         for (g, levels) in groups.as_object().unwrap() {
@@ -408,6 +372,57 @@ fn check_case(out: &Path, e: &Value, t: &mut Tally) {
     check_significance(out, e, t);
     if let Some(p) = e.get("perplexity") {
         check_perplexity(out, p, t);
+    }
+}
+
+/// An error-count table (`error_counts`, `char_error_counts`) against the
+/// fixture's `<label>.<system>`: every entry's count and each type's
+/// number of entries and total.
+pub(crate) fn check_error_counts(path: &Path, label: &str, ec: &Value, t: &mut Tally) {
+    // a table without rows is not written
+    let table = if path.exists() {
+        Rows::read(path)
+    } else {
+        Rows { rows: Vec::new() }
+    };
+    for (sys, v) in ec.as_object().unwrap() {
+        for ty in ["substitution", "insertion", "deletion"] {
+            let rows = table.all(&[("system", sys), ("type", ty)]);
+            let tot = &v["totals"][ty];
+            t.num(
+                &format!("{label}.{sys}.{ty}.entries"),
+                &tot["entries"],
+                Some(rows.len() as f64),
+                0.0,
+            );
+            let sum: f64 = rows
+                .iter()
+                .map(|r| f(Some(r), "count").unwrap_or(0.0))
+                .sum();
+            t.num(
+                &format!("{label}.{sys}.{ty}.count"),
+                &tot["count"],
+                Some(sum),
+                0.0,
+            );
+            for entry in v[ty].as_array().unwrap() {
+                let (r, h, c) = (
+                    entry[0].as_str().unwrap(),
+                    entry[1].as_str().unwrap(),
+                    &entry[2],
+                );
+                let found = rows.iter().find(|x| {
+                    s(Some(x), "reference").unwrap_or("") == r
+                        && s(Some(x), "hypothesis").unwrap_or("") == h
+                });
+                t.num(
+                    &format!("{label}.{sys}.{ty}.{r:?}->{h:?}"),
+                    c,
+                    f(found.copied(), "count"),
+                    0.0,
+                );
+            }
+        }
     }
 }
 
@@ -591,17 +606,23 @@ fn sequence_reproduces_every_fixture_value() {
         total += t.checked;
         failures.extend(t.failures.into_iter().map(|f| format!("{name}: {f}")));
     }
-    println!("sequence: {total} values checked; skipped keys: {SKIPPED:?}");
+    no_mismatch("sequence", total, &SKIPPED, &failures);
+}
+
+/// The end of a fixture suite: how many values were checked and which
+/// keys skipped, and no mismatch (the first 60 listed otherwise).
+pub(crate) fn no_mismatch(
+    suite: &str,
+    total: usize,
+    skipped: &[(&str, &str)],
+    failures: &[String],
+) {
+    println!("{suite}: {total} values checked; skipped keys: {skipped:?}");
     assert!(
         failures.is_empty(),
         "{} mismatches:\n{}",
         failures.len(),
-        failures
-            .iter()
-            .take(50)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        failures[..failures.len().min(60)].join("\n")
     );
 }
 
@@ -688,7 +709,7 @@ fn sequence_refuses_bad_configuration_with_the_key_and_closest_value() {
     );
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("system_columns names \"ref\", which is also in reference_columns"),
+        err.contains("system_columns names \"ref\", which reference_columns names too"),
         "{err}"
     );
     assert!(!written);
@@ -735,7 +756,10 @@ fn sequence_refuses_bad_data_naming_file_row_and_column() {
             ("a.txt", "a\nb\nc\n"),
             ("b.txt", "a\nb\n"),
         ],
-        &["b.txt has 2 lines", "r.txt has 3"],
+        &[
+            "b.txt (system v2) has 2 lines",
+            "r.txt (reference 1) has 3 lines",
+        ],
     );
 }
 

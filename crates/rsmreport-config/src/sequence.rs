@@ -21,8 +21,9 @@ use super::RawConfig;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_metrics::sequence::bleu::{BleuOptions, Smooth};
 use rsmreport_metrics::sequence::chrf::ChrfOptions;
+use rsmreport_metrics::sequence::jiwer::SpecValue;
 use rsmreport_metrics::sequence::tokenize::{TerOptions, Tokenizer};
-use rsmreport_metrics::sequence::wer::WerTransform;
+use rsmreport_metrics::sequence::wer::{WerTransforms, WordTransform};
 
 /// The keys of a `sequence` experiment file beyond the common ones
 /// ([`super::common::KEYS`]; spec 1.1).
@@ -130,7 +131,8 @@ pub struct SequenceConfig {
     pub bleu: BleuOptions,
     pub chrf: ChrfOptions,
     pub ter: TerOptions,
-    pub wer: WerTransform,
+    /// `[wer]`: each side's transform (sequence.md 8.1).
+    pub wer: WerTransforms,
     /// `None`: `intervals = false`.
     pub intervals: Option<SeqIntervals>,
     pub ar_trials: usize,
@@ -447,6 +449,48 @@ fn ter(raw: &RawConfig) -> Result<TerOptions, Bad> {
     })
 }
 
+/// The `[wer]` keys (sequence.md 8.1).
+const WER_KEYS: [&str; 3] = ["transform", "reference_transform", "hypothesis_transform"];
+
+/// `[wer]`: `transform` (both sides), `reference_transform` and
+/// `hypothesis_transform` (one side each, replacing `transform` there);
+/// each `"default"`, `"standardize"` or a list of jiwer steps. Every key
+/// given is validated, also a `transform` both sides replace.
+fn wer(raw: &RawConfig) -> Result<WerTransforms, Bad> {
+    let t = table(raw, "wer", &WER_KEYS)?;
+    let side = |key: &str| -> Result<Option<WordTransform>, Bad> {
+        t.get(key)
+            .map(|v| {
+                WordTransform::from_spec(&format!("wer.{key}"), &spec_value(v))
+                    .map_err(|e| ("wer", e.to_string()))
+            })
+            .transpose()
+    };
+    let both = side("transform")?;
+    let reference = side("reference_transform")?;
+    let hypothesis = side("hypothesis_transform")?;
+    Ok(WerTransforms {
+        reference: reference.or_else(|| both.clone()).unwrap_or_default(),
+        hypothesis: hypothesis.or(both).unwrap_or_default(),
+    })
+}
+
+/// A configuration value as jiwer's pipeline reader takes it (tables in
+/// file order: a `map`'s order is significant).
+fn spec_value(v: &Value) -> SpecValue {
+    match v {
+        Value::String(s) => SpecValue::String(s.clone()),
+        Value::Bool(b) => SpecValue::Bool(*b),
+        Value::Array(items) => SpecValue::Array(items.iter().map(spec_value).collect()),
+        Value::Object(m) => {
+            SpecValue::Table(m.iter().map(|(k, v)| (k.clone(), spec_value(v))).collect())
+        }
+        Value::Number(n) if n.is_f64() => SpecValue::Other("float".into()),
+        Value::Number(_) => SpecValue::Other("integer".into()),
+        Value::Null => SpecValue::Other("null".into()),
+    }
+}
+
 /// `[intervals]` as the common reader read it, for sacreBLEU's bootstrap:
 /// at least 2 replicates and a seed below 2^32.
 fn intervals(common: Option<Intervals>) -> Result<Option<SeqIntervals>, Bad> {
@@ -519,7 +563,7 @@ fn source(raw: &RawConfig, metrics: &[String], logprobs: bool) -> Result<Source,
                 return Err(("system_columns", "system_columns is required with predictions_file (for example [\"v1\", \"v2\"])".into()));
             }
             if let Some(s) = system_columns.iter().find(|s| reference_columns.contains(s)) {
-                return Err(("system_columns", format!("system_columns names \"{s}\", which is also in reference_columns (a column is a reference or a system, not both)")));
+                return Err(("system_columns", format!("system_columns names \"{s}\", which reference_columns names too; a column is a reference or a system, not both")));
             }
             Ok(Source::Table {
                 file: PathBuf::from(file),
@@ -599,19 +643,7 @@ fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<SequenceConfig
             ));
         }
     }
-    let wer = {
-        let t = table(raw, "wer", &["transform"])?;
-        match word(&t, "wer", "transform")? {
-            None => WerTransform::Default,
-            Some(s) => choice(
-                s,
-                "wer",
-                "transform",
-                &WerTransform::NAMES,
-                WerTransform::from_name,
-            )?,
-        }
-    };
+    let wer = wer(raw)?;
     let ar_trials = whole(
         &table(raw, "significance", &["ar_trials"])?,
         "significance",
@@ -713,5 +745,75 @@ mod tests {
         assert!(e("[wer]\ntransform = \"x\"\n").contains("wer.transform"));
         assert!(e("[chrf]\nsmooth = 1\n").contains("unknown key smooth in [chrf]"));
         assert!(e("gates = 3\n").contains("array of [[gates]] tables"));
+    }
+
+    /// `[wer]`'s sides (sequence.md 8.1): `transform` for both, a side's
+    /// own key replacing it there, `"default"` when nothing is given.
+    #[test]
+    fn wer_transforms_per_side() {
+        use rsmreport_metrics::sequence::wer::WerTransform;
+        let c = p(BASE).unwrap();
+        assert_eq!(c.wer, WerTransforms::default());
+        let c = p(&format!(
+            "{BASE}[wer]\ntransform = \"standardize\"\n\
+             hypothesis_transform = [\"to_lower_case\", {{ step = \"substitute_words\", map = {{ b = \"c\", a = \"b\" }} }}, \"reduce_to_list_of_list_of_words\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(c.wer.reference.named(), Some(WerTransform::Standardize));
+        // the map in file order: b -> c first, then a -> b
+        let h = &c.wer.hypothesis;
+        assert_eq!(h.segment_tokens("A b").unwrap(), ["b", "c"]);
+        let c = p(&format!(
+            "{BASE}[wer]\nreference_transform = [\"remove_empty_strings\", \"reduce_to_list_of_list_of_chars\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(c.wer.hypothesis, Default::default());
+        assert!(!c.wer.is_elementwise() && c.wer.counts_characters());
+    }
+
+    /// Every refused pipeline names the file, the line of `[wer]`, the key,
+    /// the step and the closest valid name (exit 2 before any data).
+    #[test]
+    fn bad_pipelines_name_the_key_step_and_closest_name() {
+        let e = |wer: &str| p(&format!("{BASE}[wer]\n{wer}\n")).unwrap_err().to_string();
+        assert_eq!(
+            e("transform = [\"remove_punctuations\", \"reduce_to_list_of_list_of_words\"]")
+                .split(" (valid: ")
+                .next()
+                .unwrap(),
+            "exp.toml, line 5: wer.transform, step 1 (remove_punctuations): unknown step \
+             \"remove_punctuations\""
+        );
+        assert!(
+            e("transform = [\"remove_punctuations\", \"reduce_to_list_of_list_of_words\"]")
+                .ends_with("; did you mean \"remove_punctuation\"?")
+        );
+        assert!(e(
+            "hypothesis_transform = [{ step = \"remove_white_space\", replace_by_spaces = true }, \"reduce_to_list_of_list_of_words\"]"
+        )
+        .ends_with(
+            "wer.hypothesis_transform, step 1 (remove_white_space): unknown argument \
+             \"replace_by_spaces\" (valid: replace_by_space); did you mean \"replace_by_space\"?"
+        ));
+        assert!(e(
+            "reference_transform = [{ step = \"remove_specific_words\" }, \"reduce_to_list_of_list_of_words\"]"
+        )
+        .ends_with("wer.reference_transform, step 1 (remove_specific_words): missing argument \"words\""));
+        assert!(e("transform = [\"strip\"]").contains(
+            "wer.transform: no reduce_to_list_of_list_* step: a pipeline must end in exactly one"
+        ));
+        assert!(e(
+            "transform = [{ step = \"substitute_regexes\", map = { '(?<=a+)b' = 'x' } }, \"reduce_to_list_of_list_of_words\"]"
+        )
+        .ends_with(
+            "pattern \"(?<=a+)b\" does not compile (Python's re: look-behind requires \
+             fixed-width pattern)"
+        ));
+        assert!(e("transform = 3").ends_with("or a list of jiwer steps, but it is an integer"));
+        assert!(e("transforms = \"default\"")
+            .ends_with("unknown key transforms in [wer]; did you mean transform?"));
+        // a transform both sides replace is still checked
+        assert!(e("transform = \"x\"\nreference_transform = \"default\"\nhypothesis_transform = \"default\"")
+            .contains("wer.transform must be one of"));
     }
 }

@@ -1,11 +1,13 @@
 //! jiwer's `collect_error_counts` dictionaries (sequence.md 2.4) without a
-//! text per chunk: a chunk's text is the `sep.join` of its words, and since
-//! no word contains the separator (the transforms split on it), the word
-//! sequence identifies the text. While counting, words get ids from a
-//! small table that stays in cache, a chunk of up to three words is one
-//! packed integer (a longer one an id of its own) and each chunk appends a
-//! (reference, hypothesis) pair to a list: no large map is touched per
-//! chunk. [`ErrorCounts::finish`] sorts the list, counts equal pairs and
+//! text per chunk: a chunk's text is the `sep.join` of its words. While
+//! counting, a chunk is its word sequence (which identifies the text
+//! unless a word holds the separator: a custom `word_delimiter` lets a
+//! token hold a space, and [`ErrorCounts::finish`] then merges the
+//! sequences with one text, as jiwer's dictionaries keyed by text do);
+//! words get ids from a small table that stays in cache, a chunk of up to
+//! three words is one packed integer (a longer one an id of its own) and
+//! each chunk appends a (reference, hypothesis) pair to a list: no large
+//! map is touched per chunk. [`ErrorCounts::finish`] sorts the list, counts equal pairs and
 //! builds each distinct text once (a shared [`Text`], which the tables
 //! reuse as cells). Pure data; no I/O.
 
@@ -184,7 +186,9 @@ impl ErrorCounts {
     }
 
     /// Counts equal chunks and builds the distinct texts; the counting
-    /// state is released.
+    /// state is released. Entries are keyed by text, as jiwer keys them:
+    /// two different word sequences that join to one text (a token holding
+    /// the separator, as a custom `word_delimiter` allows) are one entry.
     pub fn finish(&mut self) {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.sort_unstable();
@@ -203,29 +207,46 @@ impl ErrorCounts {
             .collect();
         texts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut rank = vec![0u32; texts.len()];
-        for (at, &(_, i)) in texts.iter().enumerate() {
-            rank[i] = at as u32;
+        let mut distinct: Vec<Text> = Vec::with_capacity(texts.len());
+        for (t, i) in texts {
+            if distinct.last() != Some(&t) {
+                distinct.push(t);
+            }
+            rank[i] = distinct.len() as u32 - 1;
         }
-        self.texts = texts.into_iter().map(|(t, _)| t).collect();
+        let merged = distinct.len() < sides.len();
+        self.texts = distinct;
         let id = |s: u64| -> Option<u32> {
             (s != 0).then(|| rank[sides.binary_search(&s).expect("a counted side")])
         };
-        let mut entries = Vec::new();
-        for run in pairs.chunk_by(|a, b| a == b) {
-            let (r, h) = run[0];
-            let kind = match (r, h) {
-                (_, 0) => ErrorKind::Deletion,
-                (0, _) => ErrorKind::Insertion,
-                _ => ErrorKind::Substitution,
-            };
-            entries.push(ErrorEntry {
-                kind,
-                reference: id(r),
-                hypothesis: id(h),
-                count: run.len() as u64,
+        let mut by_text: Vec<(Option<u32>, Option<u32>, u64)> = pairs
+            .chunk_by(|a, b| a == b)
+            .map(|run| (id(run[0].0), id(run[0].1), run.len() as u64))
+            .collect();
+        if merged {
+            // sides with one text: their runs are added up
+            by_text.sort_unstable_by_key(|&(r, h, _)| (r, h));
+            by_text.dedup_by(|b, a| {
+                let same = (a.0, a.1) == (b.0, b.1);
+                if same {
+                    a.2 += b.2;
+                }
+                same
             });
         }
-        self.entries = entries;
+        self.entries = by_text
+            .into_iter()
+            .map(|(reference, hypothesis, count)| ErrorEntry {
+                kind: match (reference, hypothesis) {
+                    (_, None) => ErrorKind::Deletion,
+                    (None, _) => ErrorKind::Insertion,
+                    _ => ErrorKind::Substitution,
+                },
+                reference,
+                hypothesis,
+                count,
+            })
+            .collect();
         self.words = WordIds::default();
         self.long = Vec::new();
         self.long_ids = HashMap::default();
@@ -303,6 +324,33 @@ mod tests {
             assert_eq!(ids.word(expected), w);
         }
         assert!(want.keys().any(|w| w.len() == 15) && want.keys().any(|w| w.len() == 16));
+    }
+
+    /// Tokens that hold the separator (a custom `word_delimiter`): the
+    /// chunks `["a b"]` and `["a", "b"]` are one text, so one entry, as
+    /// jiwer's dictionaries keyed by `" ".join(chunk)` count them.
+    #[test]
+    fn chunks_with_one_text_are_one_entry() {
+        let mut e = ErrorCounts::default();
+        for (r, h) in [
+            (vec!["a b"], vec!["x"]),
+            (vec!["a", "b"], vec!["x"]),
+            (vec!["a", "b"], vec!["x"]),
+            (vec!["c"], vec!["x"]),
+        ] {
+            let (rs, hs) = (e.side(&r, " "), e.side(&h, " "));
+            e.count(rs, hs);
+        }
+        for h in [vec!["y z"], vec!["y", "z"]] {
+            let hs = e.side(&h, " ");
+            e.count(0, hs);
+        }
+        e.finish();
+        assert_eq!(e.entries().len(), 3);
+        assert_eq!(e.find(ErrorKind::Substitution, "a b", "x"), 3);
+        assert_eq!(e.find(ErrorKind::Substitution, "c", "x"), 1);
+        assert_eq!(e.find(ErrorKind::Insertion, "", "y z"), 2);
+        assert!((1..e.len() as u32).all(|i| e.text(i - 1) < e.text(i)));
     }
 
     /// Counting in two parts and merging gives the counts of one part with

@@ -2,7 +2,7 @@
 //! against references with sacreBLEU 2.6.0's and jiwer 4.0.0's definitions.
 //! Tokenizers ([`tokenize`]), BLEU ([`bleu`]), chrF/chrF++ ([`chrf`]), TER
 //! ([`ter`]), the WER family and CER ([`wer`]) and its error counts
-//! ([`errors`]), perplexities
+//! ([`errors`]), jiwer's transformation pipelines ([`jiwer`]), perplexities
 //! ([`perplexity`]), exact n-gram matching ([`ngram`]), Python's string rules ([`text`]), numpy's float32
 //! promotion ([`np32`]), numpy's `default_rng` streams ([`rng`]) and sacreBLEU's
 //! significance statistics on bootstrap replicates ([`significance`]). Pure
@@ -11,6 +11,7 @@
 pub mod bleu;
 pub mod chrf;
 pub mod errors;
+pub mod jiwer;
 pub mod ngram;
 pub mod np32;
 pub mod perplexity;

@@ -97,10 +97,11 @@ pub fn py_strip(s: &str) -> &str {
     s.trim_matches(is_py_space)
 }
 
-/// Python's `str.lower()` (full case mapping, final sigma by context, as
-/// Rust's `str::to_lowercase`).
+/// Python 3.11's `str.lower()`: full case mapping, final sigma by context,
+/// mappings Unicode 14.0 knows ([`super::jiwer::pystr::lower`], the one
+/// definition).
 pub fn py_lower(s: &str) -> String {
-    s.to_lowercase()
+    super::jiwer::pystr::lower(s)
 }
 
 /// `' '.join(s.split())`: one space between words, none around.

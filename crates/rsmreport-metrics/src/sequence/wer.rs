@@ -7,9 +7,8 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use regex::Regex;
-
-use super::text::{py_lower, py_strip, space_at};
+use super::jiwer::{ApplyError, Pipeline, PipelineError, SpecValue, Step};
+use super::text::{py_strip, space_at};
 use rsmreport_core::table::FxBuild;
 
 pub use super::errors::{ErrorCounts, ErrorKind};
@@ -33,27 +32,125 @@ impl WerTransform {
     }
 }
 
-static CONTRACTIONS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
-    [
-        ("won't", "will not"),
-        ("can't", "can not"),
-        ("let's", "let us"),
-        ("n't", " not"),
-        ("'re", " are"),
-        ("'s", " is"),
-        ("'d", " would"),
-        ("'ll", " will"),
-        ("'t", " not"),
-        ("'ve", " have"),
-        ("'m", " am"),
-    ]
-    .into_iter()
-    .map(|(p, r)| (Regex::new(&regex::escape(p)).expect("literal"), r))
-    .collect()
-});
+/// One side's transform of the WER family (sequence.md 2.4, 8.1): jiwer's
+/// `wer_default` / `wer_standardize` by name (the fast path:
+/// [`transformed`] and [`for_each_default_word`]) or a list of jiwer
+/// steps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WordTransform {
+    /// `"default"` or `"standardize"`.
+    Named(WerTransform),
+    /// A list of steps (`[wer] transform = [..]`).
+    Steps(Box<Pipeline>),
+}
 
-static KALDI: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[<\[][^>\]]*[>\]]").expect("valid pattern"));
+impl Default for WordTransform {
+    fn default() -> WordTransform {
+        WordTransform::Named(WerTransform::Default)
+    }
+}
+
+impl WordTransform {
+    /// Parses the value of `key` (`"default"`, `"standardize"` or a list of
+    /// steps), with the errors of [`Pipeline::from_spec`].
+    pub fn from_spec(key: &str, value: &SpecValue) -> Result<WordTransform, PipelineError> {
+        if let SpecValue::String(name) = value {
+            if let Some(t) = WerTransform::from_name(name) {
+                return Ok(WordTransform::Named(t));
+            }
+        }
+        Pipeline::from_spec(key, value).map(|p| WordTransform::Steps(Box::new(p)))
+    }
+
+    /// The transform as a jiwer pipeline.
+    pub fn pipeline(&self) -> std::borrow::Cow<'_, Pipeline> {
+        match self {
+            WordTransform::Named(WerTransform::Default) => {
+                std::borrow::Cow::Owned(Pipeline::wer_default())
+            }
+            WordTransform::Named(WerTransform::Standardize) => {
+                std::borrow::Cow::Owned(Pipeline::wer_standardize())
+            }
+            WordTransform::Steps(p) => std::borrow::Cow::Borrowed(p),
+        }
+    }
+
+    /// The named transform, if it is one.
+    pub fn named(&self) -> Option<WerTransform> {
+        match self {
+            WordTransform::Named(t) => Some(*t),
+            WordTransform::Steps(_) => None,
+        }
+    }
+
+    /// The tokens `process_words(s, ..)` compares for one string: jiwer
+    /// wraps it in a one-item list, so list semantics on that list (one
+    /// sentence: a one-item list keeps at most one item).
+    pub fn segment_tokens(&self, s: &str) -> Result<Vec<String>, ApplyError> {
+        match self {
+            WordTransform::Named(t) => Ok(words(s, *t)),
+            WordTransform::Steps(p) => {
+                Ok(p.apply_list(&[s])?.into_iter().next().unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// `[wer]`'s two sides: `process_words(refs, hyps, reference_transform,
+/// hypothesis_transform)` (sequence.md 8.1, 8.2).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WerTransforms {
+    pub reference: WordTransform,
+    pub hypothesis: WordTransform,
+}
+
+impl WerTransforms {
+    /// Both sides by name: the fast path's transforms (reference,
+    /// hypothesis).
+    pub fn named(&self) -> Option<(WerTransform, WerTransform)> {
+        Some((self.reference.named()?, self.hypothesis.named()?))
+    }
+
+    /// The list-aware steps of either side (`remove_empty_strings`,
+    /// `reduce_to_single_sentence`), each named once: with any, the
+    /// corpus' sentences need not be the segments, corpus counts are not
+    /// sums of segment counts and the WER family has no replicates.
+    pub fn list_aware_steps(&self) -> Vec<&'static str> {
+        let mut out = self.reference.pipeline().list_aware_steps();
+        for s in self.hypothesis.pipeline().list_aware_steps() {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// Whether both sides transform each sentence on its own.
+    pub fn is_elementwise(&self) -> bool {
+        self.reference.pipeline().is_elementwise() && self.hypothesis.pipeline().is_elementwise()
+    }
+
+    /// Whether a side reduces to characters (the WER family then counts
+    /// characters on that side).
+    pub fn counts_characters(&self) -> bool {
+        self.reference.pipeline().counts_characters()
+            || self.hypothesis.pipeline().counts_characters()
+    }
+}
+
+/// `wer_standardize`'s steps before `RemoveMultipleSpaces` (jiwer's own
+/// steps, [`Pipeline::wer_standardize`]): `ToLowerCase`,
+/// `ExpandCommonEnglishContractions`, `RemoveKaldiNonWords`,
+/// `RemoveWhiteSpace(replace_by_space=True)`; none has a pattern that can
+/// fail.
+static STANDARDIZE_STEPS: LazyLock<Vec<Step>> = LazyLock::new(|| {
+    Pipeline::wer_standardize()
+        .steps()
+        .iter()
+        .take_while(|s| !matches!(s, Step::RemoveMultipleSpaces))
+        .cloned()
+        .collect()
+});
 
 /// `wer_standardize`'s text before the default transform: lowercased,
 /// contractions expanded, Kaldi-style `<...>`/`[...]` tags removed, white
@@ -62,22 +159,11 @@ pub fn transformed(s: &str, transform: WerTransform) -> std::borrow::Cow<'_, str
     if transform == WerTransform::Default {
         return std::borrow::Cow::Borrowed(s);
     }
-    let mut text = py_lower(s);
-    for (p, r) in CONTRACTIONS.iter() {
-        text = p.replace_all(&text, *r).into_owned();
+    let mut text = s.to_string();
+    for step in STANDARDIZE_STEPS.iter() {
+        text = step.apply_str(&text).expect("a step without a pattern");
     }
-    text = KALDI.replace_all(&text, "").into_owned();
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if " \t\n\r\u{b}\u{c}".contains(c) {
-                    ' '
-                } else {
-                    c
-                }
-            })
-            .collect(),
-    )
+    std::borrow::Cow::Owned(text)
 }
 
 /// `wer_default`'s words of `s`, as slices of it: `RemoveMultipleSpaces`
@@ -160,6 +246,21 @@ pub struct Alignment {
     pub ref_len: u64,
     pub hyp_len: u64,
     pub chunks: Vec<Chunk>,
+}
+
+impl Alignment {
+    /// `[H, S, D, I, N, P]`: hits, substitutions, deletions, insertions,
+    /// reference and hypothesis lengths (the WER family's segment row).
+    pub fn counts(&self) -> [u64; 6] {
+        [
+            self.hits,
+            self.substitutions,
+            self.deletions,
+            self.insertions,
+            self.ref_len,
+            self.hyp_len,
+        ]
+    }
 }
 
 /// rapidfuzz's `Levenshtein.opcodes(reference, hypothesis)` on token ids:
@@ -504,6 +605,74 @@ mod tests {
         }
     }
 
+    /// The named transforms' fast path gives the tokens of jiwer's own
+    /// pipelines (`wer_default`, `wer_standardize` as step lists), on
+    /// random strings over white space, contractions and Kaldi marks.
+    #[test]
+    fn named_transforms_equal_their_pipelines() {
+        let pieces = [
+            "a", "B", " ", "  ", "\t", "\n", "\u{a0}", "\u{1c}", "can't", "'s", "<unk>", "[x", "]",
+            "É", "\u{3000}",
+        ];
+        let mut rng = crate::bootstrap::Rng::from_seed(3);
+        for t in [WerTransform::Default, WerTransform::Standardize] {
+            let named = WordTransform::Named(t);
+            let steps = WordTransform::Steps(Box::new(named.pipeline().into_owned()));
+            for _ in 0..3_000 {
+                let s: String = (0..rng.below(12))
+                    .map(|_| pieces[rng.below(pieces.len() as u64) as usize])
+                    .collect();
+                assert_eq!(
+                    named.segment_tokens(&s).unwrap(),
+                    steps.segment_tokens(&s).unwrap(),
+                    "{t:?} {s:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sides_and_list_aware_steps() {
+        let key = "wer.transform";
+        let list = |items: &[&str]| {
+            SpecValue::Array(
+                items
+                    .iter()
+                    .map(|s| SpecValue::String(s.to_string()))
+                    .collect(),
+            )
+        };
+        let contiguous = WordTransform::from_spec(
+            key,
+            &list(&[
+                "strip",
+                "reduce_to_single_sentence",
+                "remove_empty_strings",
+                "reduce_to_list_of_list_of_chars",
+            ]),
+        )
+        .unwrap();
+        let named =
+            WordTransform::from_spec(key, &SpecValue::String("standardize".into())).unwrap();
+        assert_eq!(named, WordTransform::Named(WerTransform::Standardize));
+        let sides = WerTransforms {
+            reference: named,
+            hypothesis: contiguous,
+        };
+        assert_eq!(sides.named(), None);
+        assert!(!sides.is_elementwise() && sides.counts_characters());
+        assert_eq!(
+            sides.list_aware_steps(),
+            ["reduce_to_single_sentence", "remove_empty_strings"]
+        );
+        // one-item list semantics: a blank item is dropped, one empty sentence is left
+        assert!(sides.hypothesis.segment_tokens("  ").unwrap().is_empty());
+        assert_eq!(
+            WerTransforms::default().named(),
+            Some((WerTransform::Default, WerTransform::Default))
+        );
+    }
+
     fn w(s: &str) -> Vec<String> {
         words(s, WerTransform::Default)
     }
@@ -520,14 +689,7 @@ mod tests {
         let mut counts = ErrorCounts::default();
         for (r, h) in pairs {
             let a = align_tokens(&w(r), &w(h));
-            for (s, x) in sum.iter_mut().zip([
-                a.hits,
-                a.substitutions,
-                a.deletions,
-                a.insertions,
-                a.ref_len,
-                a.hyp_len,
-            ]) {
+            for (s, x) in sum.iter_mut().zip(a.counts()) {
                 *s += x;
             }
             add_error_counts(&a, &w(r), &w(h), " ", &mut counts);

@@ -36,6 +36,21 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     }
 }
 
+/// `x` with `decimals` decimals ([`fixed`]), or, from 1e9 on (ten or more
+/// digits before the point, which nobody reads digit by digit), in
+/// Python's exponent form with three decimals (`5.541e+34`): a perplexity
+/// with sentinel log-probabilities kept reaches 1e30.
+pub fn fixed_or_exponent(x: f64, decimals: usize) -> String {
+    if !(x.is_finite() && x.abs() >= 1e9) {
+        return fixed(x, decimals);
+    }
+    let text = format!("{x:.3e}");
+    let (mantissa, exponent) = text.split_once('e').expect("an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let sign = if exponent < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exponent.abs())
+}
+
 /// A p-value for people, in the report and on the terminal alike: three
 /// decimals, `< 0.001` below that (a bootstrap p-value of 0 is below 1 /
 /// replicates, not zero), `n/a` when missing.
@@ -265,6 +280,17 @@ pub fn distinct_labels(labels: &[String]) -> (String, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_numbers_in_exponent_form() {
+        assert_eq!(fixed_or_exponent(24154952.75357, 2), "24154952.75");
+        assert_eq!(fixed_or_exponent(999_999_999.0, 4), "999999999.0000");
+        assert_eq!(fixed_or_exponent(1e9, 2), "1.000e+09");
+        assert_eq!(fixed_or_exponent(5.540_622_384_393_51e34, 2), "5.541e+34");
+        assert_eq!(fixed_or_exponent(-2.5e300, 4), "-2.500e+300");
+        assert_eq!(fixed_or_exponent(f64::INFINITY, 2), "inf");
+        assert_eq!(fixed_or_exponent(f64::NAN, 2), "n/a");
+    }
 
     #[test]
     fn numbers() {

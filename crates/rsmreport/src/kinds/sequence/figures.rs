@@ -63,7 +63,7 @@ pub fn error_bars(b: &mut Builder, run: &Run, cfg: &SequenceConfig) -> Result<Op
         let values = run
             .systems
             .iter()
-            .map(|s| s.stats(f).sums(0..n)[1..4].to_vec())
+            .map(|s| s.corpus_sums(f, n)[1..4].to_vec())
             .collect();
         panels.push(BarPanel {
             title: format!("{unit} errors"),

@@ -11,6 +11,9 @@
 //!   and randomization, the subsets' parts in [`parts`]), [`ppl`]
 //!   (perplexity from [`logprobs`]), [`comparisons`] (each candidate
 //!   against the baseline), [`subsets`] (subgroups and length buckets).
+//! * [`pipelines`]: jiwer's `[wer]` pipelines where they change what the
+//!   WER family compares (tokens, list-semantics corpus numbers).
+//! * [`chars`]: the character error counts (spec 8.3).
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and the summary's keys.
 //! * [`report`]: the HTML report through `rsmreport_report::render`; [`figures`]: its
@@ -21,12 +24,14 @@
 //! Command assembly: reads only in `read`, defines no metric of its own,
 //! makes no file.
 
+pub mod chars;
 pub mod comparisons;
 pub mod families;
 pub mod figures;
 pub mod gates;
 pub mod logprobs;
 pub mod parts;
+pub mod pipelines;
 pub mod ppl;
 pub mod read;
 pub mod report;
@@ -66,7 +71,7 @@ impl super::Kind for Sequence {
     }
 
     fn compute(cfg: SequenceConfig) -> anyhow::Result<Box<dyn super::Report>> {
-        let (segments, mut inputs) = read::read(&cfg)?;
+        let (mut segments, mut inputs) = read::read(&cfg)?;
         let mut lp = Vec::new();
         if let (Some(path), true) = (
             &cfg.logprobs_file,
@@ -76,6 +81,9 @@ impl super::Kind for Sequence {
                 logprobs::read(path, &segments.systems, cfg.sentinel)
             });
             lp = read?;
+            if cfg.source == rsmreport_config::sequence::Source::None {
+                ppl::name_systems(&cfg, &mut segments, &lp)?;
+            }
             inputs.push(InputCtx {
                 role: "log-probabilities".into(),
                 path: path.display().to_string(),
@@ -150,7 +158,7 @@ impl super::Report for Computed {
 /// One line of data, one per system and metric, one per compared metric.
 fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
     let seg = &run.segments;
-    let mut out = if seg.systems.is_empty() {
+    let mut out = if cfg.source == rsmreport_config::sequence::Source::None {
         vec![format!(
             "{}: perplexity of {} system(s) from log-probabilities (no text metric)",
             cfg.experiment_id,
@@ -167,7 +175,13 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
             run.nrefs
         )]
     };
-    for (s, results) in run.results.iter().enumerate() {
+    // (perplexity alone: no text metric, no line)
+    for (s, results) in run
+        .results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_empty())
+    {
         let parts: Vec<String> = results
             .iter()
             .map(|r| {
@@ -196,26 +210,40 @@ fn terminal_lines(run: &run::Run, cfg: &SequenceConfig) -> Vec<String> {
         } else {
             String::new()
         };
+        let n = p.numbers.sequences;
         out.push(format!(
-            "  {:<16} perplexity {}{interval} over {} sequences",
+            "  {:<16} perplexity {}{interval} over {n} sequence{}",
             p.system,
             report::fmt(p.numbers.perplexity),
-            p.numbers.sequences
+            if n == 1 { "" } else { "s" }
         ));
     }
     for (s, rows) in &run.comparisons {
         for r in rows {
             out.push(format!(
-                "  {} vs {}: {} {:+} -> {}",
+                "  {} vs {}: {} {} -> {}",
                 run.systems[*s].name,
                 run.systems[run.baseline].name,
                 tables::metric_name(cfg, &r.statistic),
-                report::fmt_like(r.delta.value, r.baseline.value)
-                    .parse::<f64>()
-                    .unwrap_or(r.delta.value),
+                signed_delta(r.delta.value, r.baseline.value),
                 r.verdict
             ));
         }
     }
     out
+}
+
+/// A difference for the terminal: the report's decimals without trailing
+/// zeros and with its sign (`+8.22`, `+5.5`, `-0.0413`), the exponent form
+/// as the report writes it (`-5.541e+34`).
+fn signed_delta(delta: f64, like: f64) -> String {
+    let text = report::fmt_like(delta, like);
+    if !text.contains('e') {
+        return format!("{:+}", text.parse::<f64>().unwrap_or(delta));
+    }
+    if text.starts_with('-') {
+        text
+    } else {
+        format!("+{text}")
+    }
 }

@@ -39,6 +39,35 @@ pub struct PplRun {
     pub scored: Vec<String>,
 }
 
+/// The systems of a perplexity-only run (no text table): the
+/// log-probabilities file's, in order of appearance, with no segment, so
+/// that the baseline, the comparisons, the gates and the summary treat
+/// them as the systems of any other run. A `baseline` that is not one of
+/// them is a configuration error naming the file's systems.
+pub fn name_systems(
+    cfg: &rsmreport_config::sequence::SequenceConfig,
+    segments: &mut super::read::Segments,
+    systems: &[SystemLogprobs],
+) -> anyhow::Result<()> {
+    let names: Vec<String> = systems.iter().map(|s| s.system.clone()).collect();
+    if let Some(b) = cfg.baseline.as_ref().filter(|b| !names.contains(b)) {
+        let hint = rsmreport_config::closest(b, names.iter().map(String::as_str))
+            .map_or_else(String::new, |k| format!("; did you mean \"{k}\"?"));
+        let file = cfg
+            .logprobs_file
+            .as_ref()
+            .map_or_else(String::new, |p| p.display().to_string());
+        return Err(rsmreport_core::error::config(anyhow::anyhow!(
+            "{}: baseline \"{b}\" is not a system of {file} (its systems are {}){hint}",
+            cfg.origin.display(),
+            names.join(", ")
+        )));
+    }
+    segments.hyps = vec![Vec::new(); names.len()];
+    segments.systems = names;
+    Ok(())
+}
+
 /// Every system's numbers and, with intervals, its replicates.
 pub fn run(systems: &[SystemLogprobs], iv: Option<SeqIntervals>, baseline: usize) -> Vec<PplRun> {
     let mut out: Vec<PplRun> = systems.iter().map(numbers).collect();

@@ -33,6 +33,11 @@ pub struct Segments {
     pub hyps: Vec<Vec<String>>,
     /// Subgroup columns with each kept segment's level.
     pub subgroups: Vec<(String, Vec<String>)>,
+    /// The WER family's tokens of every segment when a `[wer]` side is a
+    /// list of jiwer steps (set by the run before the statistics:
+    /// [`super::pipelines::segment_tokens`]); `None` on jiwer's named
+    /// transforms, which the statistics apply as they go.
+    pub wer_tokens: Option<super::pipelines::SegmentTokens>,
 }
 
 impl Segments {
@@ -221,6 +226,51 @@ fn keep(
         systems,
         hyps: hyps.iter().map(pick).collect(),
         subgroups: groups.iter().map(|(g, v)| (g.clone(), pick(v))).collect(),
+        wer_tokens: None,
+    }
+}
+
+/// `1 line`, `3 lines`.
+fn line_count(n: usize) -> String {
+    if n == 1 {
+        "1 line".into()
+    } else {
+        format!("{n} lines")
+    }
+}
+
+/// The error of an input without any segment left (spec 7, exit 1),
+/// naming the file: every row's references are missing, or there is no
+/// row or line at all.
+pub fn no_segment_left(cfg: &SequenceConfig, seg: &Segments) -> anyhow::Error {
+    match &cfg.source {
+        Source::Table {
+            file,
+            reference_columns,
+            ..
+        } if seg.n_rows > 0 => {
+            let rows = if seg.n_rows == 1 {
+                "its only row lacks".to_string()
+            } else {
+                format!("every one of its {} rows lacks", seg.n_rows)
+            };
+            anyhow::anyhow!(
+                "{}: no segment left: {rows} a reference (reference_columns: {} are empty)",
+                file.display(),
+                reference_columns.join(", ")
+            )
+        }
+        Source::Table { file, .. } => {
+            anyhow::anyhow!(
+                "{}: no segment left: the table has no data row",
+                file.display()
+            )
+        }
+        Source::TextFiles { references, .. } => anyhow::anyhow!(
+            "{}: no segment left: the reference and system files have no line",
+            references[0].display()
+        ),
+        Source::None => anyhow::anyhow!("no segment left"),
     }
 }
 
@@ -270,22 +320,26 @@ fn read_text_files(
         Ok(lines)
     };
     let mut refs = Vec::new();
-    for r in references {
-        refs.push((r.clone(), read(r, "reference")?));
+    for (k, r) in references.iter().enumerate() {
+        let role = format!("reference {}", k + 1);
+        refs.push((r.clone(), read(r, "reference")?, role));
     }
     let mut hyps = Vec::new();
     for (name, p) in systems {
-        hyps.push((p.clone(), read(p, &format!("system {name}"))?));
+        let role = format!("system {name}");
+        hyps.push((p.clone(), read(p, &role)?, role));
     }
-    let (first_path, first) = &refs[0];
+    let (first_path, first, _) = &refs[0];
     let n = first.len();
-    for (p, lines) in refs.iter().chain(hyps.iter()) {
+    for (p, lines, role) in refs.iter().chain(hyps.iter()) {
         if lines.len() != n {
             bail!(
-                "{} has {} lines but {} has {n}; every reference and system file needs one line per segment",
+                "{} ({role}) has {} but {} (reference 1) has {}; every reference and system \
+                 file needs one line per segment",
                 p.display(),
-                lines.len(),
-                first_path.display()
+                line_count(lines.len()),
+                first_path.display(),
+                line_count(n)
             );
         }
     }
@@ -293,10 +347,10 @@ fn read_text_files(
     let segments = keep(
         ids,
         refs.into_iter()
-            .map(|(_, l)| l.into_iter().map(Some).collect())
+            .map(|(_, l, _)| l.into_iter().map(Some).collect())
             .collect(),
         systems.iter().map(|(s, _)| s.clone()).collect(),
-        hyps.into_iter().map(|(_, l)| l).collect(),
+        hyps.into_iter().map(|(_, l, _)| l).collect(),
         Vec::new(),
     );
     Ok((segments, inputs))

@@ -13,7 +13,7 @@ use rsmreport_config::sequence::{larger_is_better, Sentinel, SequenceConfig};
 use rsmreport_core::table::Frame;
 use rsmreport_report::render::context::Heading;
 use rsmreport_report::render::context::{Glance, InputCtx};
-use rsmreport_report::render::format::{escape_html, fixed};
+use rsmreport_report::render::format::{escape_html, fixed, fixed_or_exponent};
 use rsmreport_report::render::tables::{frame_table, FrameOpts};
 use rsmreport_report::render::{Block, Builder, Decision, Header, Report, Section, Tone};
 
@@ -24,7 +24,8 @@ use super::run::Run;
 use super::tables::{self, metric_name, signature};
 
 /// A score as the report shows it: 2 decimals on sacreBLEU's 0-100 scale,
-/// 4 on jiwer's fractions.
+/// 4 on jiwer's fractions, the exponent form from 1e9 on (a perplexity
+/// with sentinels kept).
 pub fn fmt(x: f64) -> String {
     fmt_like(x, x)
 }
@@ -33,9 +34,9 @@ pub fn fmt(x: f64) -> String {
 /// scores' decimals: `Δ 0.09` BLEU, not `Δ 0.0900`).
 pub fn fmt_like(x: f64, like: f64) -> String {
     if like.abs() >= 2.0 {
-        fixed(x, 2)
+        fixed_or_exponent(x, 2)
     } else {
-        fixed(x, 4)
+        fixed_or_exponent(x, 4)
     }
 }
 
@@ -105,7 +106,7 @@ fn glance(run: &Run, cfg: &SequenceConfig) -> Vec<Glance> {
 /// "xmu is 0.09 BLEU above LIUM-NMT: equivalent within 1.0 BLEU".
 pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
     let Some(first) = run.text_metrics(cfg).first().map(|m| m.to_string()) else {
-        return String::new();
+        return perplexity_sentence(run);
     };
     let name = metric_name(cfg, &first);
     let better = larger_is_better(&first);
@@ -145,6 +146,43 @@ pub fn headline_sentence(run: &Run, cfg: &SequenceConfig) -> String {
             c.margin
         ),
         None => format!("{} has the best {name}.", run.systems[best].name),
+    }
+}
+
+/// The headline of a run without a text metric (perplexity alone): the
+/// system with the lowest perplexity and, when it is not the baseline, its
+/// difference and verdict against the baseline.
+fn perplexity_sentence(run: &Run) -> String {
+    let Some(best) = run
+        .ppl
+        .iter()
+        .min_by(|a, b| a.numbers.perplexity.total_cmp(&b.numbers.perplexity))
+    else {
+        return String::new();
+    };
+    let value = fmt(best.numbers.perplexity);
+    let base = match run.systems.get(run.baseline) {
+        Some(b) if run.ppl.len() > 1 => &b.name,
+        _ => return format!("{} has perplexity {value}.", best.system),
+    };
+    if &best.system == base {
+        return format!("{base} (the baseline) has the lowest perplexity: {value}.");
+    }
+    let row = run
+        .comparisons
+        .iter()
+        .filter(|(s, _)| run.systems[*s].name == best.system)
+        .flat_map(|(_, rows)| rows)
+        .find(|r| r.statistic == "perplexity");
+    match row {
+        Some(c) => format!(
+            "{} is {} perplexity below {base}: {} (margin {} perplexity, Holm across metrics).",
+            best.system,
+            fmt_like(c.delta.value.abs(), c.baseline.value),
+            c.verdict,
+            c.margin
+        ),
+        None => format!("{} has the lowest perplexity: {value}.", best.system),
     }
 }
 
@@ -323,6 +361,7 @@ fn data_blocks(run: &Run, cfg: &SequenceConfig) -> Vec<Block> {
         run.nrefs,
         run.wer_segments
     ))];
+    out.extend(super::pipelines::no_resampling_reason(cfg).map(Block::Note));
     for (s, h) in seg.systems.iter().zip(&seg.hyps) {
         let tokenized = h.iter().filter(|x| x.trim_end().ends_with(" .")).count();
         if tokenized >= 100 {
@@ -594,7 +633,10 @@ pub fn report(
     let mut names = vec!["scores"];
     if !run.comparisons.is_empty() {
         names.push("systems_compared");
-        names.push("segments");
+        // perplexity alone: no segment to show
+        if !run.text_metrics(cfg).is_empty() {
+            names.push("segments");
+        }
     }
     if run
         .text_metrics(cfg)
@@ -634,11 +676,18 @@ pub fn report(
     }
     let decision = decision(run, cfg);
     let header = Header {
-        intro_html: format!(
-            "<strong>{}</strong> systems against references on <strong>{}</strong> segments: sacreBLEU 2.6.0 and jiwer 4.0.0 numbers with intervals and verdicts.",
-            run.systems.len(),
-            run.segments.n()
-        ),
+        intro_html: if run.text_metrics(cfg).is_empty() {
+            format!(
+                "Perplexity of <strong>{}</strong> systems from token log-probabilities, with intervals and verdicts.",
+                run.ppl.len()
+            )
+        } else {
+            format!(
+                "<strong>{}</strong> systems against references on <strong>{}</strong> segments: sacreBLEU 2.6.0 and jiwer 4.0.0 numbers with intervals and verdicts.",
+                run.systems.len(),
+                run.segments.n()
+            )
+        },
         // The decision box carries the headline sentence; without one
         // (a single system) the sentence stands alone.
         description_html: if decision.is_some() {

@@ -778,6 +778,7 @@ mod tests {
             }],
             segment_scores: Vec::new(),
             errors: Default::default(),
+            corpus_words: None,
         }
     }
 

@@ -77,6 +77,9 @@ pub struct Run {
     pub wer_segments: usize,
     /// Perplexity per system with log-probabilities (spec 2.5).
     pub ppl: Vec<super::ppl::PplRun>,
+    /// Per system, `collect_error_counts(process_characters(..))` (spec
+    /// 8.3; empty without `cer`).
+    pub char_errors: Vec<rsmreport_metrics::sequence::wer::ErrorCounts>,
     /// The quality gates' results (filled after the run).
     pub gates: Vec<crate::gates::Outcome>,
 }
@@ -119,16 +122,22 @@ fn n_segments_of(seg: &Segments, metric: &str) -> usize {
 /// Every number.
 pub fn run(
     cfg: &SequenceConfig,
-    seg: Segments,
+    mut seg: Segments,
     logprobs: Vec<super::logprobs::SystemLogprobs>,
 ) -> anyhow::Result<Run> {
     let n = seg.n();
-    if n == 0 && !seg.systems.is_empty() {
-        anyhow::bail!("no segment left: every row lacks a reference");
+    if n == 0 && cfg.source != rsmreport_config::sequence::Source::None {
+        return Err(super::read::no_segment_left(cfg, &seg));
     }
+    seg.wer_tokens = super::pipelines::segment_tokens(cfg, &seg)?;
+    let corpus_words = super::pipelines::corpus(cfg, &seg)?;
     let fams = families(cfg);
-    let systems: Vec<SystemRun> =
+    let mut systems: Vec<SystemRun> =
         rsmreport_core::provenance::timed("statistics", || all_systems(cfg, &seg, &fams));
+    for (sys, c) in systems.iter_mut().zip(corpus_words.into_iter().flatten()) {
+        sys.corpus_words = Some(c.sums);
+        sys.errors = c.errors;
+    }
     let baseline = cfg
         .baseline
         .as_ref()
@@ -146,8 +155,7 @@ pub fn run(
             metrics
                 .iter()
                 .map(|m| {
-                    let st = sys.stats(family(m));
-                    let sums = st.sums(0..n);
+                    let sums = sys.corpus_sums(family(m), n);
                     MetricResult::estimate(m, score(cfg, m, &sums, false).0, n_segments_of(&seg, m))
                 })
                 .collect()
@@ -190,6 +198,7 @@ pub fn run(
                 )
             });
         }
+        super::pipelines::blank_resampling(cfg, &mut results);
     }
     let ppl_base = seg
         .systems
@@ -219,6 +228,9 @@ pub fn run(
         "var".into()
     };
     let wer_segments = first_stream_segments(&seg);
+    let char_errors = rsmreport_core::provenance::timed("character error counts", || {
+        super::chars::error_counts(cfg, &seg)
+    });
     Ok(Run {
         segments: seg,
         systems,
@@ -230,6 +242,7 @@ pub fn run(
         nrefs: if n == 0 { "0".into() } else { nrefs },
         wer_segments,
         ppl,
+        char_errors,
         gates: Vec::new(),
     })
 }

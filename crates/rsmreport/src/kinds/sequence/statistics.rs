@@ -15,6 +15,7 @@ use rsmreport_metrics::sequence::ter::TerRefs;
 use rsmreport_metrics::sequence::wer::{self, ErrorCounts};
 
 use super::families::{chrf_options, families, family, score, Family, Stats};
+use super::pipelines::{for_each_word, words, Side};
 use super::read::Segments;
 
 /// Per-segment word alignment of one system (WER segments only).
@@ -37,8 +38,9 @@ pub fn word_segment(
     if !families(cfg).contains(&Family::Word) {
         return None;
     }
-    let ref_words = wer::words(seg.refs[0][i].as_deref()?, cfg.wer);
-    let hyp_words = wer::words(&seg.hyps[s][i], cfg.wer);
+    let ref_text = seg.refs[0][i].as_deref()?;
+    let ref_words = words(cfg, seg, (Side::Reference, i), ref_text);
+    let hyp_words = words(cfg, seg, (Side::Hypothesis(s), i), &seg.hyps[s][i]);
     Some(WordSegment {
         alignment: wer::align_tokens(&ref_words, &hyp_words),
         ref_words,
@@ -54,6 +56,10 @@ pub struct SystemRun {
     /// Per metric (config order): sentence scores, `None` = empty cell.
     pub segment_scores: Vec<Vec<Option<f64>>>,
     pub errors: ErrorCounts,
+    /// The WER family's corpus `[H, S, D, I, N, P]` where they are not
+    /// the segments' sums (list-aware `[wer]` pipelines:
+    /// [`super::pipelines::corpus`]).
+    pub corpus_words: Option<Vec<f64>>,
 }
 
 impl SystemRun {
@@ -62,6 +68,14 @@ impl SystemRun {
             .iter()
             .find(|s| s.family == f)
             .expect("family computed")
+    }
+
+    /// A family's corpus sums over the `n` segments.
+    pub fn corpus_sums(&self, f: Family, n: usize) -> Vec<f64> {
+        match (&self.corpus_words, f) {
+            (Some(sums), Family::Word) => sums.clone(),
+            _ => self.stats(f).sums(0..n),
+        }
     }
 }
 
@@ -86,11 +100,13 @@ struct WordRef {
 }
 
 impl WordRef {
-    fn new(text: &str, transform: wer::WerTransform, names: &mut WordIds) -> WordRef {
-        let text = wer::transformed(text, transform);
+    fn new(cfg: &SequenceConfig, seg: &Segments, i: usize, names: &mut WordIds) -> Option<WordRef> {
+        let text = seg.refs[0][i].as_deref()?;
         let mut ids = Vec::new();
-        wer::for_each_default_word(&text, |w| ids.push(names.id(w)));
-        WordRef { ids }
+        for_each_word(cfg, seg, (Side::Reference, i), text, |w| {
+            ids.push(names.id(w))
+        });
+        Some(WordRef { ids })
     }
 }
 
@@ -104,19 +120,19 @@ struct WordScratch {
     align: wer::AlignScratch,
 }
 
-/// One system's WER counts and error entries on one segment: the
-/// hypothesis words borrowed from its text and given the thread's ids.
+/// One system's WER counts and error entries on one segment (`at`:
+/// system, segment): the hypothesis words given the thread's ids.
 fn word_row(
+    (cfg, seg): (&SequenceConfig, &Segments),
     r: &WordRef,
-    hyp: &str,
-    transform: wer::WerTransform,
+    at: (usize, usize),
     scratch: &mut WordScratch,
     errors: &mut ErrorCounts,
 ) -> [f64; 6] {
-    let text = wer::transformed(hyp, transform);
     let (ids, names) = (&mut scratch.ids, &mut scratch.names);
     ids.clear();
-    wer::for_each_default_word(&text, |w| ids.push(names.id(w)));
+    let (hyp, side) = (&seg.hyps[at.0][at.1], (Side::Hypothesis(at.0), at.1));
+    for_each_word(cfg, seg, side, hyp, |w| ids.push(names.id(w)));
     let a = wer::align_with(&r.ids, ids, &mut scratch.align);
     for c in &a.chunks {
         let side = |e: &mut ErrorCounts, w: &[u32], from: usize, to: usize| {
@@ -185,9 +201,9 @@ fn prepare(
             Vec::new()
         },
         words: if has(Family::Word) {
-            first
-                .iter()
-                .map(|r| r.map(|t| WordRef::new(t, cfg.wer, names)))
+            range
+                .clone()
+                .map(|i| WordRef::new(cfg, seg, i, names))
                 .collect()
         } else {
             Vec::new()
@@ -238,9 +254,12 @@ fn system_run(
                 }
             }
             Family::Word => {
-                for (r, hyp) in p.words.iter().zip(hyps) {
+                for (j, r) in p.words.iter().enumerate() {
                     match r {
-                        Some(r) => v.extend(word_row(r, hyp, cfg.wer, scratch, errors)),
+                        Some(r) => {
+                            let row = word_row((cfg, seg), r, (s, start + j), scratch, errors);
+                            v.extend(row)
+                        }
                         None => v.extend([0.0; 6]),
                     }
                 }
@@ -313,6 +332,7 @@ fn empty_run(
         stats,
         segment_scores: Vec::new(),
         errors: ErrorCounts::default(),
+        corpus_words: None,
     }
 }
 

@@ -50,7 +50,7 @@ fn subset_scores(
     iv: Option<&Vec<(f64, f64)>>,
 ) -> Vec<SubsetScore> {
     let mut out = Vec::new();
-    for sys in systems {
+    for (s, sys) in systems.iter().enumerate() {
         for m in metrics {
             let st = sys.stats(family(m));
             let used: Vec<usize> = match family(m) {
@@ -66,15 +66,18 @@ fn subset_scores(
                 .and_then(|iv| iv.get(out.len()))
                 .copied()
                 .unwrap_or((f64::NAN, f64::NAN));
+            let value = if used.is_empty() {
+                f64::NAN
+            } else {
+                score(cfg, m, &sums, false).0
+            };
+            let (value, lower, upper) =
+                super::pipelines::subset_cell(cfg, seg, (s, m), &used, (value, lower, upper));
             out.push(SubsetScore {
                 system: sys.name.clone(),
                 metric: m.to_string(),
                 n_segments: used.len(),
-                score: if used.is_empty() {
-                    f64::NAN
-                } else {
-                    score(cfg, m, &sums, false).0
-                },
+                score: value,
                 lower,
                 upper,
             });

@@ -142,6 +142,10 @@ fn assemble(run: &Run, cfg: &SequenceConfig, to: Use) -> Vec<Frame> {
         let limit = if files { usize::MAX } else { REPORT_ERROR_ROWS };
         out.push(error_counts(run, limit));
     }
+    if files && super::chars::wanted(cfg) {
+        out.push(segment_char_counts(run));
+        out.push(char_error_counts(run));
+    }
     out
 }
 
@@ -224,7 +228,7 @@ pub fn corpus_stat_rows(run: &Run, cfg: &SequenceConfig) -> Vec<(String, String,
             if !metrics.iter().any(|x| family(x) == f) {
                 continue;
             }
-            let s = sys.stats(f).sums(0..n);
+            let s = sys.corpus_sums(f, n);
             for (k, v) in ["hits", "substitutions", "deletions", "insertions"]
                 .iter()
                 .zip(&s)
@@ -619,13 +623,66 @@ pub fn error_rows(e: &ErrorCounts, limit: usize) -> Vec<ErrorEntry> {
 }
 
 /// The `error_counts` table, or each system's first `limit` rows (the
-/// report's). Each distinct text becomes one shared cell.
+/// report's).
 fn error_counts(run: &Run, limit: usize) -> Frame {
+    let counts: Vec<&ErrorCounts> = run.systems.iter().map(|s| &s.errors).collect();
+    error_table("error_counts", run, &counts, limit)
+}
+
+/// `char_error_counts` (spec 8.3): every entry of each system's
+/// `collect_error_counts(process_characters(..))`.
+fn char_error_counts(run: &Run) -> Frame {
+    let counts: Vec<&ErrorCounts> = run.char_errors.iter().collect();
+    error_table("char_error_counts", run, &counts, usize::MAX)
+}
+
+/// `segment_char_counts` (spec 8.3): `process_characters(ref_i, hyp_i)`'s
+/// counts, one row per system and segment with a first reference (CER's
+/// segment statistics).
+fn segment_char_counts(run: &Run) -> Frame {
+    let seg = &run.segments;
+    let used: Vec<usize> = (0..seg.n()).filter(|&i| seg.refs[0][i].is_some()).collect();
+    let (mut number, mut ids, mut sys) = (vec![], vec![], vec![]);
+    let mut counts: Vec<Vec<i64>> = vec![Vec::new(); 6];
+    for s in &run.systems {
+        let st = s.stats(Family::Char);
+        for &i in &used {
+            number.push(i as i64 + 1);
+            ids.push(Some(seg.ids[i].as_str()));
+            sys.push(Some(s.name.as_str()));
+            for (c, v) in counts.iter_mut().zip(&st.values[6 * i..6 * i + 6]) {
+                c.push(*v as i64);
+            }
+        }
+    }
+    let mut b = Builder::default()
+        .int("segment", number)
+        .text("id", ids)
+        .text("system", sys);
+    let names = [
+        "hits",
+        "substitutions",
+        "deletions",
+        "insertions",
+        "ref_chars",
+        "hyp_chars",
+    ];
+    for (name, c) in names.iter().zip(counts) {
+        b = b.int(name, c);
+    }
+    b.finish("segment_char_counts")
+}
+
+/// An error-count table named `name`: `counts[s]` is system `s`'s, each
+/// system's first `limit` rows. Each distinct text becomes one shared
+/// cell.
+fn error_table(name: &str, run: &Run, counts: &[&ErrorCounts], limit: usize) -> Frame {
     // each system's rows on its own thread (a sort of up to millions of
     // distinct entries each), joined in system order
     let per_system: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..run.systems.len())
-            .map(|s| scope.spawn(move || error_rows(&run.systems[s].errors, limit)))
+        let handles: Vec<_> = counts
+            .iter()
+            .map(|&e| scope.spawn(move || error_rows(e, limit)))
             .collect();
         handles
             .into_iter()
@@ -648,7 +705,7 @@ fn error_counts(run: &Run, limit: usize) -> Frame {
     .map(|k| Text::from(k.name()));
     let empty = Text::from("");
     for (s, rows) in per_system.into_iter().enumerate() {
-        let e = &run.systems[s].errors;
+        let e = counts[s];
         let name = Text::from(run.systems[s].name.as_str());
         let cell =
             |x: Option<u32>| Some(x.map_or_else(|| empty.clone(), |id| e.shared(id).clone()));
@@ -666,7 +723,7 @@ fn error_counts(run: &Run, limit: usize) -> Frame {
         .values("reference", Values::Text(r))
         .values("hypothesis", Values::Text(h))
         .int("count", c)
-        .finish("error_counts")
+        .finish(name)
 }
 
 /// A system's perplexity in the summary JSON.
