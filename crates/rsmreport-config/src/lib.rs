@@ -12,8 +12,9 @@
 //! [`Experiment`] (all meaning), [`load`] reads the file and runs both;
 //! `keys` holds its key catalogue, `sections` the section rules (spec 5.1),
 //! `saved` the text of the saved copy (spec 1.4). The other kinds' files:
-//! [`agree`], [`classify`], [`compare`] (the optional `compare.toml`) and
-//! [`preferences`]; [`intervals`] and [`gates`] are tables several kinds
+//! [`agree`], [`classify`], [`compare`] (the optional `compare.toml`),
+//! [`preferences`], [`train`] and [`predict`] (rsmtool's and rsmpredict's
+//! keys); [`intervals`] and [`gates`] are tables several kinds
 //! share.
 #![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
 use std::path::{Path, PathBuf};
@@ -28,11 +29,13 @@ pub mod intervals;
 mod keys;
 pub mod kind_hint;
 mod parse;
+pub mod predict;
 pub mod preferences;
 mod saved;
 pub mod sections;
 pub mod sequence;
 pub mod spans;
+pub mod train;
 mod validate;
 pub mod value;
 
