@@ -46,6 +46,10 @@ pub fn csv_file(id: &str, frame: &Frame) -> OutputFile {
 /// Sub-folders rsmreport creates in an output folder.
 pub const SUBFOLDERS: [&str; 3] = ["output", "figure", "report"];
 
+/// Every sub-folder rsmreport may write (`train` adds `feature/`, train.md
+/// 1): what `--force` may replace.
+pub const WRITTEN_FOLDERS: [&str; 4] = ["output", "figure", "report", "feature"];
+
 use rsmreport_core::schema::check_file_name_part;
 
 /// The tables of one experiment as the writer receives them: the
@@ -74,21 +78,51 @@ pub fn each_table_file(
         path: Path::new("output").join(format!("{id}_rsmeval.json")),
         bytes: spec.saved_config,
     })?;
-    let ext = spec.format.extension();
+    each_frame_file(id, spec.format, frames, created, emit)
+}
+
+/// The tables as files `output/<id>_<name>.<ext>` (frames without rows or
+/// columns skipped), each handed to `emit` as soon as its bytes exist: the
+/// tables of [`each_table_file`] without the saved configuration, for a
+/// kind whose saved configuration has another name (`train`).
+pub fn each_frame_file(
+    id: &str,
+    format: FileFormat,
+    frames: &[Frame],
+    created: i64,
+    emit: &mut dyn FnMut(&OutputFile) -> Result<()>,
+) -> Result<()> {
     for frame in frames.iter().filter(|f| f.is_writable()) {
         check_file_name_part(&frame.name, "table name")?;
-        let bytes = match spec.format {
-            FileFormat::Csv => write::to_delimited(frame, b','),
-            FileFormat::Tsv => write::to_delimited(frame, b'\t'),
-            FileFormat::Xlsx => write::to_xlsx(frame, created)
-                .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
-        };
-        emit(&OutputFile {
-            path: Path::new("output").join(format!("{id}_{}.{ext}", frame.name)),
-            bytes,
-        })?;
+        emit(&frame_file(
+            Path::new("output"),
+            id,
+            format,
+            frame,
+            created,
+        )?)?;
     }
     Ok(())
+}
+
+/// One frame as the file `<folder>/<id>_<name>.<ext>` in `format`.
+pub fn frame_file(
+    folder: &Path,
+    id: &str,
+    format: FileFormat,
+    frame: &Frame,
+    created: i64,
+) -> Result<OutputFile> {
+    let bytes = match format {
+        FileFormat::Csv => write::to_delimited(frame, b','),
+        FileFormat::Tsv => write::to_delimited(frame, b'\t'),
+        FileFormat::Xlsx => write::to_xlsx(frame, created)
+            .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
+    };
+    Ok(OutputFile {
+        path: folder.join(format!("{id}_{}.{}", frame.name, format.extension())),
+        bytes,
+    })
 }
 
 /// Whether a folder exists and holds anything.
@@ -131,7 +165,7 @@ pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
         .with_context(|| format!("cannot read the output folder {}", dir.display()))?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !SUBFOLDERS.contains(&n.as_str()))
+        .filter(|n| !WRITTEN_FOLDERS.contains(&n.as_str()))
         .collect();
     if !foreign.is_empty() {
         bail!(
