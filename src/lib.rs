@@ -139,6 +139,22 @@ enum Command {
         #[command(flatten)]
         output: cli::OutputArgs,
     },
+    /// Train one of RSMTool's built-in linear models on a training file, evaluate it on a
+    /// test file (rsmtool's tables, model file and report).
+    Train {
+        /// The training experiment (`.toml`, or an rsmtool `.json` config).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
+    /// Apply a trained model (of `train`, or an RSMTool built-in-model experiment) to new
+    /// responses: rsmpredict's predictions, ready for `build`.
+    Predict {
+        /// The prediction experiment (`.toml`, or an rsmpredict `.json` config).
+        experiment: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
+    },
     /// Simulate a realistic predictions file (seeded; after Loukina et al. 2020), optionally
     /// with a scale file and a matching experiment file.
     #[command(long_about = cli::simulate::SIMULATE_ABOUT)]
@@ -238,6 +254,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Spans { experiment, output } => cli::spans::run(&experiment, output),
         Command::Preferences { experiment, output } => cli::preferences::run(&experiment, output),
         Command::Classify { experiment, output } => cli::classify::run(&experiment, output),
+        Command::Train { experiment, output } => cli::train::run(&experiment, output),
+        Command::Predict { experiment, output } => cli::predict::run(&experiment, output),
         Command::Simulate(args) => cli::simulate::run(*args),
     }
 }

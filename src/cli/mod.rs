@@ -23,6 +23,7 @@ pub mod build;
 pub mod check;
 pub mod classify;
 pub mod compare;
+pub mod predict;
 pub mod preferences;
 pub mod process;
 pub mod progress;
@@ -30,6 +31,7 @@ pub mod sequence;
 pub mod simulate;
 pub mod spans;
 pub mod summarize;
+pub mod train;
 
 use rsmreport::kinds::{self, Destination, Kind, Outcome, Request};
 use std::fmt;

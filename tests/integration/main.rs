@@ -113,3 +113,4 @@ mod sequence;
 mod simulate;
 mod spans;
 mod summarize;
+mod train;

@@ -26,7 +26,10 @@
 //! * [`agree`]: rater agreement on an annotation file;
 //! * [`preferences`]: pairwise-preference annotations against a reference
 //!   annotator;
-//! * [`classify`]: classifiers against gold labels.
+//! * [`classify`]: classifiers against gold labels;
+//! * [`train`]: RSMTool's model building (`rsmtool`'s built-in linear
+//!   models), evaluated with `evaluation`'s code; [`predict`]: its model
+//!   applied to new responses (`rsmpredict`).
 //!
 //! Report sections live only inside their kind. This module writes
 //! nothing, prints nothing and never ends the process.
@@ -35,10 +38,12 @@ pub mod agree;
 pub mod classify;
 pub mod compare;
 pub mod evaluation;
+pub mod predict;
 pub mod preferences;
 pub mod sequence;
 pub mod spans;
 pub mod summarize;
+pub mod train;
 
 use std::path::{Path, PathBuf};
 
