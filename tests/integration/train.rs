@@ -389,3 +389,324 @@ fn train_fixtures() {
         total.failures.len()
     );
 }
+
+/// The comparison can fail: a coefficient moved by 1e-7 relative, a
+/// dropped row, a text cell changed and a PCA component negated in one
+/// cell only are failures; a whole negated component is not.
+#[test]
+fn train_comparison_can_fail() {
+    let parse = |text: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.csv");
+        fs::write(&p, text).unwrap();
+        read_table(&p).unwrap()
+    };
+    let want = parse("feature,coefficient\nIntercept,3.42\nF1,0.336\nF2,-0.5\n");
+    let tol = (1e-9, 1e-12);
+    let ok = compare("x_coefficients.csv", &want, &want, tol);
+    assert!(
+        ok.failures.is_empty() && ok.matched == 6,
+        "{:?}",
+        ok.failures
+    );
+    let moved = parse("feature,coefficient\nIntercept,3.42\nF1,0.3360000336\nF2,-0.5\n");
+    assert_eq!(
+        compare("x_coefficients.csv", &want, &moved, tol)
+            .failures
+            .len(),
+        1
+    );
+    let dropped = parse("feature,coefficient\nIntercept,3.42\nF1,0.336\n");
+    assert!(!compare("x_coefficients.csv", &want, &dropped, tol)
+        .failures
+        .is_empty());
+    let renamed = parse("feature,coefficient\nIntercept,3.42\nF1,0.336\nF3,-0.5\n");
+    assert!(!compare("x_coefficients.csv", &want, &renamed, tol)
+        .failures
+        .is_empty());
+    let pca = parse(",PC1,PC2\nF1,0.6,0.8\nF2,0.8,-0.6\n");
+    let negated = parse(",PC1,PC2\nF1,-0.6,0.8\nF2,-0.8,-0.6\n");
+    assert!(compare("x_pca.csv", &pca, &negated, tol)
+        .failures
+        .is_empty());
+    let one_cell = parse(",PC1,PC2\nF1,-0.6,0.8\nF2,0.8,-0.6\n");
+    assert_eq!(compare("x_pca.csv", &pca, &one_cell, tol).failures.len(), 1);
+    let extra = parse(",PC1,PC2,PC3\nF1,0.6,0.8,0\nF2,0.8,-0.6,0\n");
+    assert!(!compare("x_pca.csv", &pca, &extra, tol).failures.is_empty());
+}
+
+/// A small seeded data set for the error cases: `n` rows of `id`,
+/// `score` (1-4) and the features `f1..f3` (numbers), plus `text`.
+fn small_data(n: usize, seed: u64) -> String {
+    let mut rng = rsmreport_metrics::bootstrap::Rng::from_seed(seed);
+    let mut s = String::from("id,score,f1,f2,f3,text\n");
+    for i in 0..n {
+        let t = rng.next_f64() * 3.0;
+        let score = (t + 1.0).round();
+        s.push_str(&format!(
+            "r{i},{score},{:.4},{:.4},{:.4},word{i}\n",
+            t + rng.next_f64(),
+            t * 2.0 - rng.next_f64(),
+            rng.next_f64()
+        ));
+    }
+    s
+}
+
+/// Writes `train.csv`, `test.csv` and `exp.toml` (the base experiment plus
+/// `extra`) into `dir`; runs `train`; returns the run and the output folder.
+fn train_with(dir: &Path, train: &str, extra: &str) -> (Run, PathBuf) {
+    fs::write(dir.join("train.csv"), train).unwrap();
+    fs::write(dir.join("test.csv"), small_data(40, 7)).unwrap();
+    let exp = format!(
+        "experiment_id = \"e\"\ntrain_file = \"train.csv\"\ntest_file = \"test.csv\"\n\
+         id_column = \"id\"\ntrain_label_column = \"score\"\ntest_label_column = \"score\"\n\
+         trim_min = 1\ntrim_max = 4\n{extra}"
+    );
+    fs::write(dir.join("exp.toml"), exp).unwrap();
+    let out = dir.join("out");
+    let run = run_in(
+        dir,
+        ["train", "exp.toml", "--output-dir", out.to_str().unwrap()],
+    );
+    (run, out)
+}
+
+/// The bad inputs of issue 52 point 4 and train.md 15: exit code, the
+/// words of the message, nothing written.
+#[test]
+fn train_errors() {
+    let base = small_data(60, 1);
+    let with = |old: &str, new: &str| base.replacen(old, new, 1);
+    let cases: Vec<(&str, String, String, i32, Vec<&str>)> = vec![
+        (
+            "a feature missing from the file",
+            base.clone(),
+            "model = \"LinearRegression\"\nfeatures = [\"f1\", \"f4\"]\n".into(),
+            1,
+            vec!["train.csv", "f4", "feature column"],
+        ),
+        (
+            "a feature whose values are all text",
+            base.clone(),
+            "model = \"LinearRegression\"\nfeatures = [\"f1\", \"text\"]\n".into(),
+            1,
+            vec!["train.csv", "'text'", "row 1", "word0"],
+        ),
+        (
+            "a constant feature",
+            base.lines()
+                .enumerate()
+                .map(|(i, l)| {
+                    if i == 0 {
+                        format!("{l},c\n")
+                    } else {
+                        format!("{l},7.5\n")
+                    }
+                })
+                .collect(),
+            "model = \"LinearRegression\"\nfeatures = [\"f1\", \"c\"]\n".into(),
+            1,
+            vec!["'c'", "standard deviation of 0", "7.5"],
+        ),
+        (
+            "more features than responses",
+            small_data(3, 2),
+            "model = \"LinearRegression\"\nfeatures = [\"f1\", \"f2\", \"f3\"]\n".into(),
+            1,
+            vec!["3 response", "3 feature"],
+        ),
+        (
+            "an unknown model",
+            base.clone(),
+            "model = \"LinearRegresion\"\n".into(),
+            2,
+            vec![
+                "exp.toml",
+                "model",
+                "LinearRegresion",
+                "did you mean \"LinearRegression\"",
+            ],
+        ),
+        (
+            "a SKLL learner",
+            base.clone(),
+            "model = \"Ridge\"\n".into(),
+            2,
+            vec!["Ridge", "not supported"],
+        ),
+        (
+            "a sign that is not 1 or -1",
+            base.clone(),
+            "model = \"LinearRegression\"\nfeatures = \"features.csv\"\n".into(),
+            2,
+            vec!["features.csv", "'f2'", "row 2", "'2'", "1 or -1"],
+        ),
+        (
+            "a duplicated id",
+            with("r1,", "r0,"),
+            "model = \"LinearRegression\"\n".into(),
+            1,
+            vec!["duplicate", "'id'"],
+        ),
+        (
+            "a key of build",
+            base.clone(),
+            "model = \"LinearRegression\"\nsystem_score_column = \"x\"\n".into(),
+            2,
+            vec!["system_score_column", "rsmreport build"],
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (what, train, extra, exit, words) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(
+            tmp.path().join("features.csv"),
+            "feature,sign\nf1,1\nf2,2\n",
+        )
+        .unwrap();
+        let (run, out) = train_with(tmp.path(), &train, &extra);
+        let missing: Vec<&&str> = words.iter().filter(|w| !run.stderr.contains(**w)).collect();
+        if run.code != Some(exit) || !missing.is_empty() || out.exists() || run.panicked() {
+            problems.push(format!(
+                "{what}: exit {:?} (expected {exit}), missing {missing:?}, written {}:\n{}",
+                run.code,
+                out.exists(),
+                run.stderr
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// A copy of `examples/train` in a temporary folder.
+fn example() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(
+        &crate::common::manifest_dir().join("examples/train"),
+        &tmp.path().join("examples/train"),
+    );
+    tmp
+}
+
+/// `train`, then `predict` of the test file with our model, then `build`
+/// of predict's file as it stands: the predictions equal `pred_processed`
+/// and build's evaluation of the scaled score equals train's (train.md 10,
+/// 13.4: the same numbers as rsmtool, rsmpredict, rsmeval).
+#[test]
+fn train_predict_build_chain() {
+    let tmp = example();
+    let root = tmp.path();
+    let run = run_in(root, ["train", "examples/train/train.toml"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let predict = "experiment_id = \"essays\"\nexperiment_dir = \"essays\"\n\
+        input_features_file = \"examples/train/test.csv\"\nid_column = \"essay_id\"\n\
+        human_score_column = \"h1\"\nsecond_human_score_column = \"h2\"\nsubgroups = [\"L1\"]\n";
+    fs::write(root.join("p.toml"), predict).unwrap();
+    let run = run_in(root, ["predict", "p.toml", "--output-dir", "p"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let build = "experiment_id = \"b\"\npredictions_file = \"p/output/essays_predictions.csv\"\n\
+        id_column = \"spkitemid\"\nhuman_score_column = \"sc1\"\nsecond_human_score_column = \"sc2\"\n\
+        system_score_column = \"scale\"\ntrim_min = 1\ntrim_max = 6\nsubgroups = [\"L1\"]\n";
+    fs::write(root.join("b.toml"), build).unwrap();
+    let run = run_in(root, ["build", "b.toml", "--output-dir", "b"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let table = |p: &str| read_table(&root.join(p)).unwrap();
+    let ours = table("essays/output/essays_pred_processed.csv");
+    let predicted = table("p/output/essays_predictions.csv");
+    // predict keeps the rows with a non-numeric or zero label (build drops
+    // them); every row of pred_processed is among them, with equal values.
+    let by_id: HashMap<String, &Vec<Cell>> = predicted
+        .rows
+        .iter()
+        .map(|r| (format!("{}", r[0]), r))
+        .collect();
+    let tol = (1e-12, 1e-12);
+    for r in &ours.rows {
+        let p = by_id[&format!("{}", r[0])];
+        for col in ["raw", "scale", "raw_trim", "scale_trim", "raw_trim_round"] {
+            let (i, j) = (
+                ours.header.iter().position(|h| h == col).unwrap(),
+                predicted.header.iter().position(|h| h == col).unwrap(),
+            );
+            assert!(
+                same(&r[i], &p[j], tol),
+                "{col} of {}: {} vs {}",
+                r[0],
+                r[i],
+                p[j]
+            );
+        }
+    }
+    let train_eval = table("essays/output/essays_eval.csv");
+    let build_eval = table("b/output/b_eval.csv");
+    let row = |t: &Table, label: &str| {
+        let wanted = Cell::Text(label.to_string());
+        t.rows.iter().find(|r| r[0] == wanted).cloned().unwrap()
+    };
+    let (a, b) = (row(&train_eval, "scale_trim"), row(&build_eval, "raw_trim"));
+    assert_eq!(train_eval.header, build_eval.header);
+    for (k, h) in train_eval.header.iter().enumerate().skip(1) {
+        assert!(
+            same(&a[k], &b[k], (1e-9, 1e-12)),
+            "{h}: {} vs {}",
+            a[k],
+            b[k]
+        );
+    }
+}
+
+/// predict's bad inputs: no model for the id (exit 2, naming the path), a
+/// model feature missing from the file (exit 1), a setting contradicting
+/// the model file (exit 2); nothing written.
+#[test]
+fn predict_errors() {
+    let tmp = example();
+    let root = tmp.path();
+    assert_eq!(
+        run_in(root, ["train", "examples/train/train.toml"]).code,
+        Some(0)
+    );
+    fs::write(root.join("bad.csv"), "essay_id,vocab_level,h1\nX1,2.0,3\n").unwrap();
+    let cases = [
+        ("experiment_id = \"nope\"\nexperiment_dir = \"essays\"\ninput_features_file = \"examples/train/new.csv\"\nid_column = \"essay_id\"\n", 2, vec!["nope", "essays/output"]),
+        ("experiment_id = \"essays\"\nexperiment_dir = \"essays\"\ninput_features_file = \"bad.csv\"\nid_column = \"essay_id\"\n", 1, vec!["bad.csv", "grammar_err_rate"]),
+        ("experiment_id = \"essays\"\nexperiment_dir = \"essays\"\ninput_features_file = \"examples/train/new.csv\"\nid_column = \"essay_id\"\nstandardize_features = false\n", 2, vec!["standardize_features", "model"]),
+    ];
+    for (exp, exit, words) in cases {
+        fs::write(root.join("p.toml"), exp).unwrap();
+        let run = run_in(root, ["predict", "p.toml", "--output-dir", "p"]);
+        assert_eq!(run.code, Some(exit), "{exp}\n{}", run.describe());
+        for w in words {
+            assert!(run.stderr.contains(w), "{w}: {}", run.stderr);
+        }
+        assert!(!root.join("p").exists());
+    }
+}
+
+/// The example's report opens in headless Chromium without script errors
+/// (skipped without Chromium).
+#[test]
+fn train_report_in_browser() {
+    let tmp = example();
+    let root = tmp.path();
+    assert_eq!(
+        run_in(root, ["train", "examples/train/train.toml"]).code,
+        Some(0)
+    );
+    let report = root.join("essays/report/essays_report.html");
+    if let Some(dom) = crate::report::renders_in_chromium(&report, &root.join("profile"), "train") {
+        for section in [
+            "data_description",
+            "model",
+            "evaluation",
+            "pca",
+            "fairness_analyses",
+        ] {
+            assert!(
+                dom.contains(&format!("data-section=\"{section}\"")),
+                "{section}"
+            );
+        }
+    }
+}

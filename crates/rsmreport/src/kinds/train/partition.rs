@@ -15,6 +15,7 @@ use rsmreport_config::FlagFilter;
 use rsmreport_core::error;
 use rsmreport_core::schema::{NO_INFO, RESERVED};
 use rsmreport_core::table::{Column, Frame, Table, Text, TextBuilder, Values};
+use rsmreport_metrics::linear::preprocess::check_feature_variation;
 use rsmreport_metrics::linear::stats;
 
 use crate::preprocess::{cell_text, column_hint, flag_key, flag_matches, has_columns};
@@ -621,11 +622,22 @@ fn filter_features(
 ) -> Result<(Vec<String>, Vec<Vec<f64>>)> {
     let mut coerced = Vec::with_capacity(features.names.len());
     let mut kept_features = Vec::new();
+    let mut first_bad: Vec<String> = Vec::new();
     for name in &features.names {
-        let values = table.column(name).expect("checked").values.to_numeric();
+        let column = &table.column(name).expect("checked").values;
+        let values = column.to_numeric();
         let mut bad = 0;
         for (i, k) in keep.iter_mut().enumerate() {
             if *k && !values[i].is_finite() {
+                if bad == 0 {
+                    first_bad.push(format!(
+                        "'{name}': {} value(s), the first in row {} ({})",
+                        values.iter().filter(|v| !v.is_finite()).count(),
+                        i + 1,
+                        crate::preprocess::cell_text(column, i)
+                            .map_or_else(|| "empty".to_string(), |c| format!("'{c}'"))
+                    ));
+                }
                 *k = false;
                 excluded.push((i, Why::Feature));
                 bad += 1;
@@ -651,16 +663,10 @@ fn filter_features(
     if !keep.iter().any(|&k| k) {
         bail!(
             "no responses left in the {} file {} after filtering out non-numeric feature \
-             values: {}",
+             values (rows numbered without the header): {}",
             set.partition(),
             set.source,
-            removed
-                .features
-                .iter()
-                .filter(|(_, n)| *n > 0)
-                .map(|(f, n)| format!("{n} in '{f}'"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            first_bad.join("; ")
         );
     }
     Ok((kept_features, coerced))
@@ -670,21 +676,16 @@ fn filter_features(
 /// when it varies; a constant requested feature is an error (naming its
 /// value), a constant generated one is dropped with a note (`false`).
 fn constant_check(set: &Setting, features: &Features, name: &str, left: &[f64]) -> Result<bool> {
-    let sd = stats::sd(left);
-    if sd.abs() > 1e-7 {
-        return Ok(true);
-    }
-    if features.requested {
-        bail!(
-            "the requested feature '{name}' has a standard deviation of 0 on the training file \
-             {} (every one of its {} remaining values is {}); a constant feature cannot be \
-             used: remove it from the features",
+    match check_feature_variation(name, left) {
+        Ok(()) => Ok(true),
+        Err(e) if features.requested => bail!(
+            "the requested feature '{name}' cannot be used: {e} (training file {}, {} \
+             responses left); remove it from the features",
             set.source,
-            left.len(),
-            rsmreport_core::pyrepr::py_float(left[0])
-        );
+            left.len()
+        ),
+        Err(_) => Ok(false),
     }
-    Ok(false)
 }
 
 /// Step 15 (training only): the length column when every remaining value

@@ -111,10 +111,10 @@ fn header(t: &Trained, epoch: i64) -> Header {
     let (description_html, _) = rsmreport_report::render::markdown::to_html(&cfg.description, None);
     let mut glance = vec![
         Glance {
-            label: "Model".into(),
-            value: cfg.model.name().into(),
-            title: "The built-in model trained".into(),
-            ci: format!("{} features used", t.selected.len()),
+            label: "Features used".into(),
+            value: t.selected.len().to_string(),
+            title: "The features with a coefficient in the model".into(),
+            ci: format!("{} of {}", cfg.model.name(), t.train.features.len()),
         },
         Glance {
             label: "Training".into(),
@@ -174,8 +174,7 @@ fn header(t: &Trained, epoch: i64) -> Header {
 }
 
 /// A frame of the run by name (only when written: rows and columns).
-fn frame<'a>(t: &'a Trained, frames: &'a [Frame], name: &str) -> Option<&'a Frame> {
-    let _ = t;
+fn frame<'a>(frames: &'a [Frame], name: &str) -> Option<&'a Frame> {
     frames.iter().find(|f| f.name == name && f.is_writable())
 }
 
@@ -239,8 +238,8 @@ fn steps_frame(parts: [&Part; 2]) -> Frame {
 fn data_description(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Vec<Block> {
     let mut out = vec![Block::Heading(b.heading(2, "Data"))];
     out.push(Block::Paragraph(format!(
-        "The model is trained on {} and evaluated on {}. Each row below is one filtering step \
-         (train.md 3.3), in the order they are applied, with the responses it removed.",
+        "The model is trained on {} and evaluated on {}. Each row below is one filtering step, \
+         in the order they are applied, with the responses it removed.",
         t.cfg.train_file.display(),
         t.cfg.test_file.display()
     )));
@@ -268,8 +267,12 @@ fn data_description(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Vec<Block
             "Responses (and candidates and subgroup levels) in each partition",
         ),
     ] {
-        if let Some(f) = frame(t, frames, name) {
-            out.push(table(b, f, caption, &FrameOpts::default()));
+        if let Some(f) = frame(frames, name) {
+            let opts = FrameOpts {
+                counts: &["all features numeric"],
+                ..FrameOpts::default()
+            };
+            out.push(table(b, f, caption, &opts));
         }
     }
     out
@@ -278,7 +281,7 @@ fn data_description(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Vec<Block
 fn data_by_group(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Vec<Block> {
     let mut out = vec![Block::Heading(b.heading(2, "Data by subgroup"))];
     for g in &t.cfg.subgroups {
-        if let Some(f) = frame(t, frames, &format!("data_composition_by_{g}")) {
+        if let Some(f) = frame(frames, &format!("data_composition_by_{g}")) {
             out.push(table(
                 b,
                 f,
@@ -294,8 +297,7 @@ fn data_by_group(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Vec<Block> {
 fn bars(
     b: &mut Builder,
     f: &Frame,
-    name: &str,
-    title: &str,
+    (name, title, description): (&str, &str, &str),
     series: &[(&str, &str)],
 ) -> Result<Block> {
     let categories = rsmreport_report::render::tables::index_labels(f);
@@ -306,7 +308,7 @@ fn bars(
     let d = GroupedBars {
         name: name.into(),
         title: title.into(),
-        description: format!("{title}, one group of bars per row of the table {}", f.name),
+        description: description.into(),
         categories,
         series: series.iter().map(|(_, s)| s.to_string()).collect(),
         panels: vec![BarPanel {
@@ -320,11 +322,11 @@ fn bars(
     Ok(Block::Figure(b.figure(grouped_bars(&d)?)))
 }
 
-fn feature_descriptives(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<Block>> {
+fn feature_descriptives(b: &mut Builder, frames: &[Frame]) -> Result<Vec<Block>> {
     let mut out = vec![Block::Heading(
         b.heading(2, "Feature descriptives (raw training values)"),
     )];
-    if let Some(f) = frame(t, frames, "feature_descriptives") {
+    if let Some(f) = frame(frames, "feature_descriptives") {
         out.push(table(
             b,
             f,
@@ -336,7 +338,7 @@ fn feature_descriptives(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Resul
             },
         ));
     }
-    if let Some(f) = frame(t, frames, "feature_outliers") {
+    if let Some(f) = frame(frames, "feature_outliers") {
         out.push(Block::Heading(b.heading(3, "Outliers")));
         out.push(Block::Paragraph(
             "Values beyond the training mean ± 4 standard deviations, which are truncated to \
@@ -346,13 +348,17 @@ fn feature_descriptives(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Resul
         out.push(bars(
             b,
             f,
-            "feature_outliers",
-            "Values beyond mean ± 4 sd, per feature",
+            (
+                "feature_outliers",
+                "Values beyond mean ± 4 sd, per feature",
+                "How many training values of each feature lie below the mean - 4 sd and above \
+                 the mean + 4 sd.",
+            ),
             &[("lower", "below"), ("upper", "above")],
         )?);
         out.push(table(b, f, "Outliers per feature", &LABELLED));
     }
-    if let Some(f) = frame(t, frames, "feature_descriptivesExtra") {
+    if let Some(f) = frame(frames, "feature_descriptivesExtra") {
         out.push(Block::Heading(b.heading(3, "Percentiles")));
         out.push(table(
             b,
@@ -415,7 +421,7 @@ fn features_by_group(b: &mut Builder, t: &Trained) -> Vec<Block> {
 fn preprocessed_features(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<Block>> {
     let mut out = vec![Block::Heading(b.heading(2, "Preprocessed features"))];
     out.push(Block::Paragraph(format!(
-        "Each feature is {}truncated, transformed, {}and multiplied by its sign (train.md 5).",
+        "Each feature is {}truncated, transformed, {}and multiplied by its sign.",
         if t.cfg.truncate_outliers { "" } else { "not " },
         if t.cfg.standardize_features {
             "standardised with its training mean and standard deviation "
@@ -423,7 +429,7 @@ fn preprocessed_features(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Resu
             ""
         }
     )));
-    if let Some(f) = frame(t, frames, "feature") {
+    if let Some(f) = frame(frames, "feature") {
         out.push(table(
             b,
             f,
@@ -438,7 +444,7 @@ fn preprocessed_features(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Resu
         ("pcor_score_all_data", "partial"),
         ("pcor_score_no_length_all_data", "partial, length only"),
     ] {
-        if let Some(f) = frame(t, frames, name) {
+        if let Some(f) = frame(frames, name) {
             let values: Vec<f64> = f.columns.iter().map(|c| c.values.to_numeric()[0]).collect();
             merged.push(Column::new(label, Values::Float(values)));
             series.push((label.to_string(), label.to_string()));
@@ -462,8 +468,12 @@ fn preprocessed_features(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Resu
         out.push(bars(
             b,
             &f,
-            "correlations_with_score",
-            "Marginal and partial correlations with the human score",
+            (
+                "correlations_with_score",
+                "Marginal and partial correlations with the human score",
+                "For each preprocessed feature, its correlation with the human score alone, \
+                 given all other features, and (with a length column) given the length only.",
+            ),
             &s,
         )?);
         out.push(table(
@@ -474,7 +484,7 @@ fn preprocessed_features(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Resu
             &LABELLED,
         ));
     }
-    if let Some(f) = frame(t, frames, "cors_processed") {
+    if let Some(f) = frame(frames, "cors_processed") {
         out.push(Block::Heading(b.heading(3, "Correlation matrix")));
         out.push(table(
             b,
@@ -561,7 +571,7 @@ fn model_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<B
         t.selected.len(),
         t.train.features.len()
     )));
-    if let Some(f) = frame(t, frames, "model_fit") {
+    if let Some(f) = frame(frames, "model_fit") {
         out.push(table(
             b,
             f,
@@ -569,7 +579,7 @@ fn model_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<B
             &FrameOpts::default(),
         ));
     }
-    if let Some(f) = frame(t, frames, "coefficients") {
+    if let Some(f) = frame(frames, "coefficients") {
         out.push(table(
             b,
             f,
@@ -577,7 +587,7 @@ fn model_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<B
             &FrameOpts::default(),
         ));
     }
-    if let Some(f) = frame(t, frames, "coefficients_scaled") {
+    if let Some(f) = frame(frames, "coefficients_scaled") {
         out.push(table(
             b,
             f,
@@ -585,7 +595,7 @@ fn model_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<B
             &FrameOpts::default(),
         ));
     }
-    if let Some(f) = frame(t, frames, "betas") {
+    if let Some(f) = frame(frames, "betas") {
         out.push(Block::Heading(b.heading(3, "Standardised coefficients")));
         let labelled = Frame::new(
             "betas",
@@ -595,8 +605,12 @@ fn model_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<B
         out.push(bars(
             b,
             &labelled,
-            "betas",
-            "Standardised and relative coefficients",
+            (
+                "betas",
+                "Standardised and relative coefficients",
+                "Each feature's standardised coefficient and its share of the sum of their \
+                 absolute values.",
+            ),
             &[("standardized", "standardized"), ("relative", "relative")],
         )?);
         out.push(table(
@@ -612,7 +626,7 @@ fn model_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<B
 
 fn pca_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<Block>> {
     let mut out = vec![Block::Heading(b.heading(2, "Principal components"))];
-    if let Some(f) = frame(t, frames, "pcavar") {
+    if let Some(f) = frame(frames, "pcavar") {
         let k = t.pca.proportion.len();
         let scree = Frame::new(
             "pca_scree",
@@ -629,8 +643,12 @@ fn pca_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<Blo
         out.push(bars(
             b,
             &scree,
-            "pca_scree",
-            "Proportion of variance of each component",
+            (
+                "pca_scree",
+                "Proportion of variance of each component",
+                "The share of the preprocessed features' variance each principal component \
+                 explains, in order (a scree plot).",
+            ),
             &[("proportion", "proportion of variance")],
         )?);
         out.push(table(
@@ -640,7 +658,7 @@ fn pca_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<Blo
             &LABELLED,
         ));
     }
-    if let Some(f) = frame(t, frames, "pca") {
+    if let Some(f) = frame(frames, "pca") {
         out.push(table(
             b,
             f,
@@ -699,7 +717,7 @@ fn builtin(
     let blocks = match name {
         "data_description" => data_description(&mut b, t, frames),
         "data_description_by_group" => data_by_group(&mut b, t, frames),
-        "feature_descriptives" => feature_descriptives(&mut b, t, frames)?,
+        "feature_descriptives" => feature_descriptives(&mut b, frames)?,
         "features_by_group" => features_by_group(&mut b, t),
         "preprocessed_features" => preprocessed_features(&mut b, t, frames)?,
         "dff_by_group" => dff_by_group(&mut b, t),
