@@ -137,8 +137,9 @@ pub fn report(run: &Run, epoch: i64) -> Result<Report> {
         .finish(header(run, epoch), panels, sections, TEMPLATES))
 }
 
-/// A custom section: `.md` rendered safely, `.html` inserted as is.
-fn custom(
+/// A custom section: `.md` rendered safely, `.html` inserted as is
+/// (`train`'s report reads its custom sections with it too).
+pub fn custom(
     b: &mut Builder,
     id: &str,
     name: &str,

@@ -10,14 +10,14 @@
 use anyhow::{anyhow, bail, Result};
 use rsmreport_config::predict::PredictConfig;
 use rsmreport_core::provenance::InputInfo;
-use rsmreport_core::schema::RESERVED;
 use rsmreport_core::table::{Table, Text};
 use rsmreport_metrics::linear::predict::{raw_predictions, Predictions};
 use rsmreport_metrics::linear::preprocess::{apply_feature, ApplyMode, Transform};
 use rsmreport_metrics::linear::FeatureMatrix;
 
 use super::read::Loaded;
-use crate::preprocess::{cell_text, column_hint, has_columns};
+use crate::kinds::train::partition::{absent, rename_roles, unique_ids};
+use crate::preprocess::{column_hint, has_columns};
 
 /// A finished prediction run.
 pub struct Predicted {
@@ -61,13 +61,9 @@ fn check_columns(cfg: &PredictConfig, table: &Table) -> Result<bool> {
     if has_sc1 {
         wanted.push((&cfg.human_score_column, "human_score_column"));
     }
-    let names: Vec<String> = table.names().into_iter().map(String::from).collect();
-    let missing: Vec<String> = wanted
-        .iter()
-        .filter(|(c, _)| table.position(c).is_none())
-        .map(|(c, k)| format!("'{c}' ({k}){}", column_hint(c, &names)))
-        .collect();
+    let missing = absent(table, &wanted);
     if !missing.is_empty() {
+        let names: Vec<String> = table.names().into_iter().map(String::from).collect();
         bail!(
             "the features file {} lacks the configured column{} {}; {}",
             cfg.input_features_file.display(),
@@ -93,53 +89,23 @@ fn rename(
     features: &[String],
     has_sc1: bool,
 ) -> Result<Vec<Text>> {
-    let mut roles: Vec<(usize, &str)> = vec![(
-        table.position(&cfg.id_column).expect("checked"),
-        "spkitemid",
-    )];
+    let pos = |c: &str| table.position(c).expect("checked");
+    let mut roles: Vec<(usize, &str)> = vec![(pos(&cfg.id_column), "spkitemid")];
     if has_sc1 {
-        roles.push((
-            table.position(&cfg.human_score_column).expect("checked"),
-            "sc1",
-        ));
+        roles.push((pos(&cfg.human_score_column), "sc1"));
     }
     if let Some(c) = &cfg.second_human_score_column {
-        roles.push((table.position(c).expect("checked"), "sc2"));
+        roles.push((pos(c), "sc2"));
     }
     if let Some(c) = &cfg.candidate_column {
-        roles.push((table.position(c).expect("checked"), "candidate"));
+        roles.push((pos(c), "candidate"));
     }
-    for (p, col) in table.columns.iter_mut().enumerate() {
-        if RESERVED.contains(&col.name.as_str())
-            && !roles.iter().any(|(q, _)| *q == p)
-            && !features.contains(&col.name)
-        {
-            col.name = format!("##{}##", col.name);
-        }
-    }
-    for (p, name) in &roles {
-        table.columns[*p].name = name.to_string();
-    }
-    let values = &table.column("spkitemid").expect("renamed").values;
-    let ids: Vec<Option<Text>> = (0..table.nrows)
-        .map(|i| {
-            Some(cell_text(values, i).map_or_else(|| "nan".into(), |c| Text::from(c.as_ref())))
-        })
-        .collect();
-    let dups = crate::preprocess::first_duplicates(&ids, 5);
-    if !dups.is_empty() {
-        let all: Vec<String> = ids
-            .iter()
-            .map(|i| i.as_deref().unwrap_or("nan").to_string())
-            .collect();
-        bail!(crate::preprocess::duplicate_ids_message(
-            &all,
-            &dups,
-            &cfg.id_column,
-            &format!("the features file {}", cfg.input_features_file.display())
-        ));
-    }
-    Ok(ids.into_iter().map(|i| i.expect("set")).collect())
+    rename_roles(table, &roles, features);
+    unique_ids(
+        table,
+        &cfg.id_column,
+        &format!("the features file {}", cfg.input_features_file.display()),
+    )
 }
 
 /// Step 3: every model feature is a column.

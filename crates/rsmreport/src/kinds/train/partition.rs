@@ -239,10 +239,21 @@ fn text_at(values: &Values, i: usize) -> Text {
     cell_text(values, i).map_or_else(|| Text::from("nan"), |c| Text::from(c.as_ref()))
 }
 
+/// The columns of `wanted` (`(column, config key)`) absent from `table`,
+/// each with its key and a spelling hint: `'x' (id_column) (did you mean
+/// 'X'?)`. Shared with `predict`.
+pub fn absent(table: &Table, wanted: &[(&str, &str)]) -> Vec<String> {
+    let names: Vec<String> = table.names().into_iter().map(String::from).collect();
+    wanted
+        .iter()
+        .filter(|(c, _)| table.position(c).is_none())
+        .map(|(c, key)| format!("'{c}' ({key}){}", column_hint(c, &names)))
+        .collect()
+}
+
 /// Step 1: every configured column of this partition exists (one error
 /// listing them all), and the file has rows.
 fn check_configured(cfg: &TrainConfig, set: &Setting, table: &Table) -> Result<()> {
-    let names: Vec<String> = table.names().into_iter().map(String::from).collect();
     let mut wanted: Vec<(&str, &str)> = vec![
         (cfg.id_column.as_str(), "id_column"),
         (set.label, set.label_key),
@@ -256,12 +267,9 @@ fn check_configured(cfg: &TrainConfig, set: &Setting, table: &Table) -> Result<(
     if let Some(c) = &cfg.candidate_column {
         wanted.push((c, "candidate_column"));
     }
-    let absent: Vec<String> = wanted
-        .iter()
-        .filter(|(c, _)| table.position(c).is_none())
-        .map(|(c, key)| format!("'{c}' ({key}){}", column_hint(c, &names)))
-        .collect();
+    let absent = absent(table, &wanted);
     if !absent.is_empty() {
+        let names: Vec<String> = table.names().into_iter().map(String::from).collect();
         bail!(
             "the {} file {} lacks the configured column{} {}; {}",
             set.partition(),
@@ -287,7 +295,7 @@ fn check_configured(cfg: &TrainConfig, set: &Setting, table: &Table) -> Result<(
 /// their internal names.
 fn rename(cfg: &TrainConfig, set: &Setting, table: &mut Table) {
     let pos = |t: &Table, c: &str| t.position(c).expect("checked in step 1");
-    let mut roles: Vec<(usize, &'static str)> = Vec::new();
+    let mut roles: Vec<(usize, &str)> = Vec::new();
     let id = pos(table, &cfg.id_column);
     match &cfg.candidate_column {
         Some(c) if *c == cfg.id_column => {
@@ -320,22 +328,41 @@ fn rename(cfg: &TrainConfig, set: &Setting, table: &mut Table) {
     if let Some(s) = set.second {
         roles.push((pos(table, s), "sc2"));
     }
+    rename_roles(table, &roles, set.requested);
+}
+
+/// rsmeval 2.3's renaming: the reserved names of columns that have no
+/// role (and are not in `keep`, the requested features) become
+/// `##name##`, then each role's column (`(position, internal name)`) gets
+/// its internal name. Shared with `predict`.
+pub fn rename_roles(table: &mut Table, roles: &[(usize, &str)], keep: &[String]) {
     for (p, col) in table.columns.iter_mut().enumerate() {
         if RESERVED.contains(&col.name.as_str())
             && !roles.iter().any(|(q, _)| *q == p)
-            && !set.requested.contains(&col.name)
+            && !keep.contains(&col.name)
         {
             col.name = format!("##{}##", col.name);
         }
     }
     for (p, internal) in roles {
-        table.columns[p].name = internal.to_string();
+        table.columns[*p].name = internal.to_string();
     }
 }
 
 /// Step 4: the ids as text; a repeated id is an error naming the id
 /// column.
 fn ids(cfg: &TrainConfig, set: &Setting, table: &Table) -> Result<Vec<Text>> {
+    unique_ids(
+        table,
+        &cfg.id_column,
+        &format!("the {} file {}", set.partition(), set.source),
+    )
+}
+
+/// The `spkitemid` column as text (`nan` for a missing id); a repeated id
+/// is an error naming `id_column` and the file (`source`). Shared with
+/// `predict`.
+pub fn unique_ids(table: &Table, id_column: &str, source: &str) -> Result<Vec<Text>> {
     let values = &table.column("spkitemid").expect("renamed").values;
     let ids: Vec<Option<Text>> = (0..table.nrows).map(|i| Some(text_at(values, i))).collect();
     let dups = crate::preprocess::first_duplicates(&ids, 5);
@@ -345,10 +372,7 @@ fn ids(cfg: &TrainConfig, set: &Setting, table: &Table) -> Result<Vec<Text>> {
             .map(|i| i.as_deref().unwrap_or("nan").to_string())
             .collect();
         bail!(crate::preprocess::duplicate_ids_message(
-            &all,
-            &dups,
-            &cfg.id_column,
-            &format!("the {} file {}", set.partition(), set.source)
+            &all, &dups, id_column, source
         ));
     }
     Ok(ids
@@ -598,7 +622,8 @@ fn check_feature_columns(set: &Setting, table: &Table, features: &[String]) -> R
         return Ok(());
     }
     bail!(
-        "the {} file {} lacks {} feature column{}: {}; {}",
+        "the {} file {} lacks {} feature column{}: {}; {} (the id and label columns renamed to \
+         spkitemid and sc1)",
         set.partition(),
         set.source,
         missing.len(),

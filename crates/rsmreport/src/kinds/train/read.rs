@@ -8,27 +8,17 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use rsmreport_config::train::TrainConfig;
 use rsmreport_config::Section;
 use rsmreport_core::error;
-use rsmreport_core::provenance::{read_with_checksum, timed, InputInfo};
+use rsmreport_core::provenance::{timed, InputInfo};
 use rsmreport_core::table::Table;
 
-/// Reads the table at `path` (`text` columns as raw text) and hashes it.
+/// Reads the table at `path` (`text` columns as raw text) and hashes it:
+/// `build`'s reader (`evaluation::read::read_with_hash`).
 pub fn read_hashed(role: &'static str, path: &Path, text: &[&str]) -> Result<(Table, InputInfo)> {
-    let (table, sha256) = read_with_checksum(path, || {
-        rsmreport_io::input::read_table(path, text)
-            .with_context(|| format!("cannot read the {role} file"))
-    });
-    let table = table?;
-    let info = InputInfo {
-        role,
-        path: path.to_path_buf(),
-        rows: table.nrows,
-        sha256: sha256?,
-    };
-    Ok((table, info))
+    crate::kinds::evaluation::read::read_with_hash(role, path, text)
 }
 
 /// The columns read as text: ids, candidates, subgroups (rsmeval 2.1).

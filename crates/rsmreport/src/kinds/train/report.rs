@@ -744,17 +744,9 @@ pub fn report(t: &Trained, epoch: i64) -> Result<Report> {
                 ("builtin", blocks)
             }
             Section::Custom { name, path } => {
-                let text = std::fs::read_to_string(path).with_context(|| {
-                    format!(
-                        "cannot read the custom report section {name} from {}",
-                        path.display()
-                    )
-                })?;
-                let md = path
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| e.eq_ignore_ascii_case("md"));
-                let (kind, block) = doc.custom(&id, name, &text, md);
+                let mut eb = evaluation::report::Builder::over(&t.evaluation, doc);
+                let (kind, block) = evaluation::report::custom(&mut eb, &id, name, path)?;
+                doc = eb.into_doc();
                 (kind, vec![block])
             }
         };

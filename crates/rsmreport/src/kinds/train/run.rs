@@ -199,7 +199,8 @@ fn model(cfg: &TrainConfig, spec: &Specification, train: &Part, test: &Part) -> 
     )
     .map_err(err)?;
     drop(raw_test);
-    let fitted = timed("fit", || fit(cfg.model, &pre_train, &train.sc1)).map_err(err)?;
+    let fitted = timed("fit", || fit(cfg.model, &pre_train, &train.sc1))
+        .map_err(|e| anyhow!("{} (training file {})", err(e), cfg.train_file.display()))?;
     let coefs = fitted.feature_coefficients();
     let raw_tr = raw_predictions(fitted.intercept, &coefs, &pre_train).map_err(err)?;
     let (lo, hi) = train.label_range;
