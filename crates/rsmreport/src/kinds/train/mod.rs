@@ -114,8 +114,10 @@ fn files(t: &Trained, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -> Result
         bytes: rsmreport_config::to_python_json(&t.cfg.saved_config).into_bytes(),
     })?;
     timed("format and write tables", || {
-        let frames = tables::frames(t);
-        rsmreport_io::output::each_frame_file(id, t.cfg.file_format, &frames, epoch, emit)
+        tables::each_frame(t, &mut |f| {
+            let one = std::slice::from_ref(f);
+            rsmreport_io::output::each_frame_file(id, t.cfg.file_format, one, epoch, emit)
+        })
     })?;
     emit(&OutputFile {
         path: output.join(format!("{id}_model.json")),

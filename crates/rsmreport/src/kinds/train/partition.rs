@@ -101,7 +101,7 @@ pub struct Part {
     /// Excluded responses by label (numeric non-zero, zero, non-numeric)
     /// and features (all numeric, any non-numeric): train.md 9.
     pub composition: [[usize; 2]; 3],
-    /// `<p>_features`, `<p>_metadata`, `<p>_other_columns`,
+    /// `<p>_metadata`, `<p>_other_columns`,
     /// `train_response_lengths`, `test_human_scores`,
     /// `<p>_excluded_responses`, `<p>_responses_with_excluded_flags`
     /// (those that apply).
@@ -531,12 +531,16 @@ fn filter_flags(set: &Setting, table: &Table) -> Result<(Vec<bool>, Vec<usize>)>
             has_columns(&names)
         );
     }
+    let columns: Vec<(&Values, &FlagFilter)> = set
+        .flags
+        .iter()
+        .map(|f| (&table.column(&f.column).expect("checked").values, f))
+        .collect();
     let mut removed = Vec::new();
     for (i, k) in keep.iter_mut().enumerate() {
-        let allowed = set.flags.iter().all(|f| {
-            let values = &table.column(&f.column).expect("checked").values;
-            flag_matches(&flag_key(values, i), &f.allowed)
-        });
+        let allowed = columns
+            .iter()
+            .all(|(values, f)| flag_matches(&flag_key(values, i), &f.allowed));
         if !allowed {
             *k = false;
             removed.push(i);
@@ -856,7 +860,8 @@ fn floats_at(name: &str, values: &[f64], rows: &[usize]) -> Column {
     )
 }
 
-/// Step 17: the partition's frames.
+/// Step 17: the partition's frames (`<p>_features` is made from
+/// [`Part::raw`] when it is written).
 fn frames(
     cfg: &TrainConfig,
     set: &Setting,
@@ -868,12 +873,6 @@ fn frames(
     let p = set.name;
     let rows = k.rows;
     let mut out = Vec::new();
-    let mut cols = vec![id_column(k.ids, rows), floats_at("sc1", k.sc1, rows)];
-    for f in k.final_features {
-        let j = k.features.iter().position(|n| n == f).expect("listed");
-        cols.push(floats_at(f, &k.coerced[j], rows));
-    }
-    out.push(Frame::new(format!("{p}_features"), None, cols));
     let mut meta = vec![id_column(k.ids, rows)];
     for g in &cfg.subgroups {
         meta.push(Column::new(

@@ -370,36 +370,40 @@ fn feature_descriptives(b: &mut Builder, frames: &[Frame]) -> Result<Vec<Block>>
     Ok(out)
 }
 
+/// The rows of each level of a subgroup (levels in code-point order).
+fn level_rows(levels: &[rsmreport_core::table::Text]) -> Vec<(&str, Vec<usize>)> {
+    let mut map: std::collections::BTreeMap<&str, Vec<usize>> = std::collections::BTreeMap::new();
+    for (i, l) in levels.iter().enumerate() {
+        map.entry(l.as_ref()).or_default().push(i);
+    }
+    map.into_iter().collect()
+}
+
+/// The mean of `x` over `rows` (`metrics::summary::mean`).
+fn mean_at(x: &[f64], rows: &[usize]) -> f64 {
+    let v: Vec<f64> = rows.iter().map(|&i| x[i]).collect();
+    rsmreport_metrics::summary::mean(&v)
+}
+
 /// The mean of each raw feature per level of a subgroup (training set).
 fn means_by_level(t: &Trained, g: usize) -> Frame {
     let (name, levels) = &t.train.groups[g];
-    let mut labels: Vec<&str> = levels.iter().map(|l| l.as_ref()).collect();
-    labels.sort_unstable();
-    labels.dedup();
+    let rows = level_rows(levels);
     let cols = t
         .selected
         .iter()
         .map(|f| {
             let j = t.train.features.iter().position(|n| n == f).expect("in F");
             let x = &t.train.raw[j];
-            let means = labels
-                .iter()
-                .map(|l| {
-                    let v: Vec<f64> = (0..x.len())
-                        .filter(|&i| levels[i].as_ref() == *l)
-                        .map(|i| x[i])
-                        .collect();
-                    rsmreport_metrics::summary::mean(&v)
-                })
-                .collect();
-            Column::new(f.clone(), Values::Float(means))
+            Column::new(
+                f.clone(),
+                Values::Float(rows.iter().map(|(_, r)| mean_at(x, r)).collect()),
+            )
         })
         .collect();
     Frame::new(
         format!("feature_means_by_{name}"),
-        Some(Values::Text(
-            labels.iter().map(|l| Some((*l).into())).collect(),
-        )),
+        Some(Values::Text(rows.iter().map(|(l, _)| Some((*l).into())).collect())),
         cols,
     )
 }
@@ -500,43 +504,49 @@ fn preprocessed_features(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Resu
 /// human score and level of a subgroup.
 fn dff_frame(t: &Trained, g: usize) -> Frame {
     let (name, levels) = &t.train.groups[g];
-    let mut labels: Vec<&str> = levels.iter().map(|l| l.as_ref()).collect();
-    labels.sort_unstable();
-    labels.dedup();
+    let by_level = level_rows(levels);
     let mut scores = t.train.sc1.clone();
     scores.sort_by(f64::total_cmp);
     scores.dedup();
+    // cells[score][level]: the rows with that human score and level.
+    let cells: Vec<Vec<Vec<usize>>> = scores
+        .iter()
+        .map(|&s| {
+            by_level
+                .iter()
+                .map(|(_, r)| r.iter().copied().filter(|&i| t.train.sc1[i] == s).collect())
+                .collect()
+        })
+        .collect();
     let mut rows: Vec<String> = Vec::new();
-    let mut cells: Vec<Vec<f64>> = vec![Vec::new(); labels.len()];
+    let mut columns: Vec<Vec<f64>> = vec![Vec::new(); by_level.len()];
     for f in &t.selected {
         let j = t.train.features.iter().position(|n| n == f).expect("in F");
         let x = t.pre_train.column(j);
-        for &s in &scores {
+        for (s, per_level) in scores.iter().zip(&cells) {
             rows.push(format!(
                 "{f} at {}",
-                rsmreport_report::render::format::score_label(s)
+                rsmreport_report::render::format::score_label(*s)
             ));
-            for (k, l) in labels.iter().enumerate() {
-                let v: Vec<f64> = (0..x.len())
-                    .filter(|&i| t.train.sc1[i] == s && levels[i].as_ref() == *l)
-                    .map(|i| x[i])
-                    .collect();
-                cells[k].push(rsmreport_metrics::summary::mean(&v));
+            for (k, r) in per_level.iter().enumerate() {
+                columns[k].push(mean_at(x, r));
             }
         }
     }
     Frame::new(
         format!("dff_by_{name}"),
-        Some(Values::Text(
-            rows.iter().map(|r| Some(r.as_str().into())).collect(),
-        )),
-        labels
+        Some(Values::Text(rows.iter().map(|r| Some(r.as_str().into())).collect())),
+        by_level
             .iter()
-            .zip(cells)
-            .map(|(l, c)| Column::new(*l, Values::Float(c)))
+            .zip(columns)
+            .map(|((l, _), c)| Column::new(*l, Values::Float(c)))
             .collect(),
     )
 }
+
+/// Most distinct human scores the differential feature functioning table
+/// shows (score points, not continuous scores).
+const MAX_DFF_SCORES: usize = 20;
 
 fn dff_by_group(b: &mut Builder, t: &Trained) -> Vec<Block> {
     let mut out = vec![Block::Heading(
@@ -547,6 +557,17 @@ fn dff_by_group(b: &mut Builder, t: &Trained) -> Vec<Block> {
          subgroup; a difference suggests the feature works differently for that group."
             .into(),
     ));
+    let mut scores = t.train.sc1.clone();
+    scores.sort_by(f64::total_cmp);
+    scores.dedup();
+    if scores.len() > MAX_DFF_SCORES {
+        out.push(Block::Note(format!(
+            "The human scores take {} different values; this table is shown for at most \
+             {MAX_DFF_SCORES} score points.",
+            scores.len()
+        )));
+        return out;
+    }
     for (g, (name, _)) in t.train.groups.iter().enumerate() {
         let f = dff_frame(t, g);
         out.push(table(
@@ -669,13 +690,12 @@ fn pca_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Result<Vec<Blo
     Ok(out)
 }
 
-fn files_section(b: &mut Builder, t: &Trained, frames: &[Frame]) -> Vec<Block> {
+fn files_section(b: &mut Builder, t: &Trained) -> Vec<Block> {
     let id = &t.cfg.experiment_id;
     let ext = t.cfg.file_format.extension();
-    let mut names: Vec<String> = frames
+    let mut names: Vec<String> = super::tables::names(t)
         .iter()
-        .filter(|f| f.is_writable())
-        .map(|f| format!("{id}_{}.{ext}", f.name))
+        .map(|n| format!("{id}_{n}.{ext}"))
         .collect();
     names.extend(["rsmtool.json", "model.json", "summary.json"].map(|n| format!("{id}_{n}")));
     names.sort();
@@ -723,7 +743,7 @@ fn builtin(
         "dff_by_group" => dff_by_group(&mut b, t),
         "model" => model_section(&mut b, t, frames)?,
         "pca" => pca_section(&mut b, t, frames)?,
-        "intermediate_file_paths" => files_section(&mut b, t, frames),
+        "intermediate_file_paths" => files_section(&mut b, t),
         other => return evaluation_section(b, t, other),
     };
     Ok((b, blocks))
@@ -732,7 +752,7 @@ fn builtin(
 /// The report of a training run, generated at `epoch`.
 pub fn report(t: &Trained, epoch: i64) -> Result<Report> {
     let cfg = &t.cfg;
-    let frames = super::tables::frames(t);
+    let frames = super::tables::report_frames(t);
     let mut doc = Builder::new(&cfg.experiment_id, cfg.use_thumbnails);
     let ids = doc.section_ids(cfg.sections.iter().map(|s| s.name()));
     let mut sections = Vec::with_capacity(cfg.sections.len());

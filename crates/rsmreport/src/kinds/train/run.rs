@@ -16,7 +16,7 @@ use rsmreport_core::table::{Column, Table, Values};
 use rsmreport_metrics::linear::analyses::Pca;
 use rsmreport_metrics::linear::predict::{raw_predictions, Postprocessing, Predictions};
 use rsmreport_metrics::linear::preprocess::{
-    apply, preprocess_train, ApplyMode, FeatureStats, Partition,
+    apply_in_place, preprocess_train_in_place, ApplyMode, FeatureStats, Partition,
 };
 use rsmreport_metrics::linear::{fit, FeatureMatrix, Fitted, LinearError};
 
@@ -164,10 +164,33 @@ fn requested(
     Ok((q, file))
 }
 
-/// The column-major matrix of named columns.
-fn matrix(names: &[String], cols: &[Vec<f64>]) -> Result<FeatureMatrix> {
-    let pairs = names.iter().cloned().zip(cols.iter().cloned()).collect();
-    FeatureMatrix::from_columns(pairs).map_err(|e| anyhow!("{e}"))
+/// The partition's raw columns preprocessed in one column-major buffer
+/// (no second copy of the data): with `stats`, the stored statistics
+/// (the test partition, strict checks); else training statistics are
+/// computed (`metrics::linear::preprocess`, feature by feature).
+fn preprocess_part(
+    cfg: &TrainConfig,
+    spec: &Specification,
+    part: &Part,
+    stats: Option<&[FeatureStats]>,
+) -> rsmreport_metrics::linear::Result<(Vec<FeatureStats>, FeatureMatrix)> {
+    let n = part.ids.len();
+    let mut data = Vec::with_capacity(n * part.raw.len());
+    for col in &part.raw {
+        data.extend_from_slice(col);
+    }
+    let std = cfg.standardize_features;
+    let mut out = Vec::with_capacity(spec.specs.len());
+    for (j, values) in data.chunks_mut(n.max(1)).enumerate() {
+        match stats {
+            None => out.push(preprocess_train_in_place(&spec.specs[j], values, std)?),
+            Some(st) => {
+                apply_in_place(&st[j], values, std, ApplyMode::Strict(Partition::Test))?;
+            }
+        }
+    }
+    let stats = stats.map_or(out, <[FeatureStats]>::to_vec);
+    Ok((stats, FeatureMatrix::new(part.features.clone(), n, data)?))
 }
 
 /// Preprocessing (5), the model (6) and the predictions (7).
@@ -182,23 +205,12 @@ struct Model {
 }
 
 fn model(cfg: &TrainConfig, spec: &Specification, train: &Part, test: &Part) -> Result<Model> {
-    let names = &train.features;
     let err = |e| data_error(e, train, test);
-    let raw_train = matrix(names, &train.raw)?;
     let (stats, pre_train) = timed("preprocess features", || {
-        preprocess_train(&spec.specs, &raw_train, cfg.standardize_features)
+        preprocess_part(cfg, spec, train, None)
     })
     .map_err(err)?;
-    drop(raw_train);
-    let raw_test = matrix(names, &test.raw)?;
-    let (pre_test, _) = apply(
-        &stats,
-        &raw_test,
-        cfg.standardize_features,
-        ApplyMode::Strict(Partition::Test),
-    )
-    .map_err(err)?;
-    drop(raw_test);
+    let (_, pre_test) = preprocess_part(cfg, spec, test, Some(&stats)).map_err(err)?;
     let fitted = timed("fit", || fit(cfg.model, &pre_train, &train.sc1))
         .map_err(|e| anyhow!("{} (training file {})", err(e), cfg.train_file.display()))?;
     let coefs = fitted.feature_coefficients();

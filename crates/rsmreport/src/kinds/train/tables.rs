@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use rsmreport_core::table::{Column, Frame, Text, Values};
 use rsmreport_metrics::linear::predict::Predictions;
 use rsmreport_metrics::linear::FeatureMatrix;
+use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::partition::Part;
@@ -226,24 +227,23 @@ fn predictions(name: &str, part: &Part, p: &Predictions) -> Frame {
     )
 }
 
-/// `<p>_preprocessed_features`: `spkitemid, sc1, <F>`.
-fn preprocessed(part: &Part, x: &FeatureMatrix) -> Frame {
-    let mut cols = vec![
-        ids(part),
-        Column::new("sc1", Values::Float(part.sc1.clone())),
-    ];
-    for (j, name) in x.names().iter().enumerate() {
-        cols.push(Column::new(
-            name.clone(),
-            Values::Float(x.column(j).to_vec()),
-        ));
+/// `<p>_features` (raw) or `<p>_preprocessed_features`: `spkitemid, sc1,
+/// <F>`.
+fn features(name: String, part: &Part, cols: &[&[f64]], f: &[String]) -> Frame {
+    let mut out = vec![ids(part), Column::new("sc1", Values::Float(part.sc1.clone()))];
+    for (n, c) in f.iter().zip(cols) {
+        out.push(Column::new(n.clone(), Values::Float(c.to_vec())));
     }
-    Frame::new(format!("{}_preprocessed_features", part.name), None, cols)
+    Frame::new(name, None, out)
+}
+
+fn matrix_columns(x: &FeatureMatrix) -> Vec<&[f64]> {
+    (0..x.n_features()).map(|j| x.column(j)).collect()
 }
 
 /// `pred_train`, `pred_processed`, `postprocessing_params`,
 /// `coefficients_scaled` (train.md 7).
-fn prediction_tables(t: &Trained) -> Vec<Frame> {
+fn postprocessing_tables(t: &Trained) -> Vec<Frame> {
     let p = &t.post;
     let params: [(&str, f64); 7] = [
         ("trim_min", p.trim_min),
@@ -256,8 +256,6 @@ fn prediction_tables(t: &Trained) -> Vec<Frame> {
     ];
     let scaled = p.scaled_coefficients(t.fitted.intercept, &t.fitted.feature_coefficients());
     vec![
-        predictions("pred_train", &t.train, &t.pred_train),
-        predictions("pred_processed", &t.test, &t.pred_test),
         Frame::new(
             "postprocessing_params",
             None,
@@ -270,32 +268,110 @@ fn prediction_tables(t: &Trained) -> Vec<Frame> {
     ]
 }
 
-/// Every table of `output/`, in write order: the partitions' frames,
-/// composition, preprocessed features, the model, predictions, the
-/// training analyses and the evaluation (empty tables are skipped by the
-/// writer).
-pub fn frames(t: &Trained) -> Vec<Frame> {
+/// The per-response tables made from the run's vectors: made one at a time
+/// when written (each is as large as the data).
+pub const LARGE: [&str; 6] = [
+    "train_features",
+    "test_features",
+    "train_preprocessed_features",
+    "test_preprocessed_features",
+    "pred_train",
+    "pred_processed",
+];
+
+/// One of [`LARGE`].
+pub fn large_frame(t: &Trained, name: &str) -> Frame {
+    fn raw(p: &Part) -> Vec<&[f64]> {
+        p.raw.iter().map(Vec::as_slice).collect()
+    }
+    let f = &t.train.features;
+    match name {
+        "train_features" => features(name.into(), &t.train, &raw(&t.train), f),
+        "test_features" => features(name.into(), &t.test, &raw(&t.test), f),
+        "train_preprocessed_features" => {
+            features(name.into(), &t.train, &matrix_columns(&t.pre_train), f)
+        }
+        "test_preprocessed_features" => {
+            features(name.into(), &t.test, &matrix_columns(&t.pre_test), f)
+        }
+        "pred_train" => predictions(name, &t.train, &t.pred_train),
+        _ => predictions("pred_processed", &t.test, &t.pred_test),
+    }
+}
+
+/// The tables of one value per feature, level or statistic that the run
+/// makes for the writer and the report: composition (9), the model (5,
+/// 6) and the postprocessing (7).
+pub fn small_frames(t: &Trained) -> Vec<Frame> {
     let cfg = &t.cfg;
-    let mut out: Vec<Frame> = t.train.frames.clone();
-    out.extend(t.test.frames.iter().cloned());
     let listwise = cfg.min_items_per_candidate.is_some();
-    out.push(excluded_composition(
-        &t.train,
-        listwise,
-        cfg.exclude_zero_scores,
-    ));
-    out.push(excluded_composition(
-        &t.test,
-        listwise,
-        cfg.exclude_zero_scores,
-    ));
+    let mut out = vec![
+        excluded_composition(&t.train, listwise, cfg.exclude_zero_scores),
+        excluded_composition(&t.test, listwise, cfg.exclude_zero_scores),
+    ];
     out.extend(data_composition(t));
-    out.push(preprocessed(&t.train, &t.pre_train));
-    out.push(preprocessed(&t.test, &t.pre_test));
     out.extend(model_tables(t));
-    out.extend(prediction_tables(t));
+    out.extend(postprocessing_tables(t));
+    out
+}
+
+/// Every table of `output/` in write order, each handed to `each` as soon
+/// as it exists (the large ones made just before and dropped after): the
+/// partitions' frames, the per-response tables, composition, the model,
+/// the training analyses and the evaluation (the writer skips empty
+/// tables).
+pub fn each_frame(t: &Trained, each: &mut dyn FnMut(&Frame) -> Result<()>) -> Result<()> {
+    for f in t.train.frames.iter().chain(&t.test.frames) {
+        each(f)?;
+    }
+    for name in LARGE {
+        each(&large_frame(t, name))?;
+    }
+    for f in &small_frames(t) {
+        each(f)?;
+    }
+    for f in t.analyses.iter().chain(&t.evaluation.analysis.frames) {
+        each(f)?;
+    }
+    Ok(())
+}
+
+/// The tables the report shows: every table but the per-response ones.
+pub fn report_frames(t: &Trained) -> Vec<Frame> {
+    let mut out = small_frames(t);
     out.extend(t.analyses.iter().cloned());
     out.extend(t.evaluation.analysis.frames.iter().cloned());
+    out
+}
+
+/// The names of every table written, in write order (without making the
+/// per-response ones).
+pub fn names(t: &Trained) -> Vec<String> {
+    let mut out: Vec<String> = t
+        .train
+        .frames
+        .iter()
+        .chain(&t.test.frames)
+        .filter(|f| f.is_writable())
+        .map(|f| f.name.clone())
+        .collect();
+    out.extend(LARGE.iter().map(|n| n.to_string()));
+    out.extend(
+        report_frames(t)
+            .iter()
+            .filter(|f| f.is_writable())
+            .map(|f| f.name.clone()),
+    );
+    out
+}
+
+/// Every table of `output/`, in write order.
+pub fn frames(t: &Trained) -> Vec<Frame> {
+    let mut out = Vec::new();
+    let _ = each_frame(t, &mut |f| {
+        out.push(f.clone());
+        Ok(())
+    });
     out
 }
 
