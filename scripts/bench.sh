@@ -15,6 +15,10 @@
 #                  for the per-stage breakdown; 0: skip it
 #   BENCH_COMPARE  1 (default): also time `compare` of two versions on 1M responses
 #                  and `summarize` of 20 versions of 100k (compare spec 4); 0: skip
+#   BENCH_TRAIN    1 (default): also time `train` on 1,000,000 training and
+#                  250,000 evaluation responses x 40 features (LinearRegression,
+#                  every section; data from scripts/bench_train.py, cached in
+#                  $CARGO_TARGET_DIR/bench-data/train-v1; issue 52); 0: skip
 #   BENCH_ANNOTATIONS  1 (default): also time `agree` on 1M items x 5 raters and
 #                  `preferences` on 1M pairs x 5 annotators (generated), also
 #                  with 10 models (the traits-by-model view); 0: skip
@@ -296,6 +300,20 @@ EOF
     rm -rf "$scratch/agree_out" "$scratch/pref_out" "$scratch/pref_models_out"
 fi
 
+# train at scale (issue 52): 1,000,000 training and 250,000 evaluation
+# responses x 40 features, LinearRegression, every section.
+train_rows=()
+if [[ "${BENCH_TRAIN:-1}" == 1 ]]; then
+    tdata="$data/train-v1"
+    if [[ ! -f "$tdata/train.toml" ]]; then
+        echo "writing the train benchmark data (1M + 250k x 40 features; a few minutes) ..." >&2
+        python3 "$here/scripts/bench_train.py" "$tdata"
+    fi
+    read -r w m all < <(time_runs train "$tdata/train.toml" --output-dir "$scratch/train_out" --force)
+    met=$(awk -v w="$w" -v m="$m" 'BEGIN { print (w <= 5 && m <= 2048) ? "yes" : "no" }')
+    train_rows+=("| \`train\` | 1M train + 250k test x 40 features, LinearRegression, every section | $w s | $all | $m MB | <= 5 s, <= 2 GB | $met |")
+fi
+
 cpu=$(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 rev=$(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -331,6 +349,14 @@ if ((${#annotation_rows[@]})); then
     echo "| command | data | median wall | runs (s) | peak RSS (median) | target | met |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${annotation_rows[@]}"
+fi
+if ((${#train_rows[@]})); then
+    echo
+    echo "\`train\` at scale (release build):"
+    echo
+    echo "| command | data | median wall | runs (s) | peak RSS (median) | target | met |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${train_rows[@]}"
 fi
 echo
 echo "### Machine"

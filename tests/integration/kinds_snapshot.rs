@@ -10,7 +10,9 @@
 //! * `simulate` of two versions of an engine (the README's worked example,
 //!   1000 responses), `build` of each, `compare v1 v2` and `summarize v1 v2`;
 //! * `agree` of `examples/agree/exp.toml` and `preferences` of
-//!   `examples/preferences/exp.toml`.
+//!   `examples/preferences/exp.toml`;
+//! * the training loop of `examples/train/`: `train`, `predict` of new
+//!   essays with its model, `build` of predict's file.
 //!
 //! Each run's exit code, stdout and stderr and every file of its output
 //! folder (tables, JSON, JUnit, report, figures) are compared byte for byte
@@ -62,7 +64,7 @@ struct Step {
     files: &'static [&'static str],
 }
 
-const STEPS: [Step; 11] = [
+const STEPS: [Step; 14] = [
     Step {
         name: "check",
         args: &["check", "examples/exp.toml"],
@@ -161,6 +163,39 @@ const STEPS: [Step; 11] = [
             "prefs",
         ],
         out_dir: Some("prefs"),
+        files: &[],
+    },
+    Step {
+        name: "train",
+        args: &[
+            "train",
+            "examples/train/train.toml",
+            "--output-dir",
+            "essays",
+        ],
+        out_dir: Some("essays"),
+        files: &[],
+    },
+    Step {
+        name: "predict",
+        args: &[
+            "predict",
+            "examples/train/predict.toml",
+            "--output-dir",
+            "essays_predictions",
+        ],
+        out_dir: Some("essays_predictions"),
+        files: &[],
+    },
+    Step {
+        name: "build-predictions",
+        args: &[
+            "build",
+            "examples/train/build.toml",
+            "--output-dir",
+            "essays_new",
+        ],
+        out_dir: Some("essays_new"),
         files: &[],
     },
 ];

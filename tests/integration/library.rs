@@ -312,3 +312,46 @@ fn library_runs_spans_in_process() {
     assert!(o.report.inputs().iter().all(|i| i.sha256.len() == 64));
     assert!(!o.report.gates().is_empty());
 }
+
+#[test]
+fn library_runs_train_and_predict_in_process() {
+    use rsmreport::kinds::{predict, train};
+    let o = compute::<train::Train>(train::load(&example("train/train.toml")).unwrap());
+    check_outcome(&o, "_pred_processed.csv");
+    let s = o.report.summary();
+    assert_eq!(s["kind"], "train");
+    assert_eq!(s["experiment_id"], "essays");
+    assert_eq!(s["model"]["name"], "LinearRegression");
+    assert!(s["headline"]["wtkappa"]["estimate"].is_f64());
+    assert_eq!(o.report.inputs()[0].role, "training");
+    assert!(o.report.inputs().iter().all(|i| i.sha256.len() == 64));
+    let tmp = tempfile::tempdir().unwrap();
+    o.save(&tmp.path().join("essays"), false).unwrap();
+    let exp = tmp.path().join("p.toml");
+    fs::write(
+        &exp,
+        format!(
+            "experiment_id = \"essays\"\nexperiment_dir = {:?}\ninput_features_file = {:?}\n\
+             id_column = \"essay_id\"\nhuman_score_column = \"h1\"\n",
+            tmp.path().join("essays").display().to_string(),
+            example("train/new.csv").display().to_string()
+        ),
+    )
+    .unwrap();
+    let p = compute::<predict::Predict>(predict::load(&exp).unwrap());
+    let s = p.report.summary();
+    assert_eq!(s["kind"], "predict");
+    assert!(s["n_responses"].as_u64().unwrap() > 400);
+    let tables: Vec<_> = p.report.tables().collect();
+    assert_eq!(tables[0].name, "predictions");
+    assert!(tables[0].column("scale_trim").is_some());
+    let bad = fs::read_to_string(&exp).unwrap() + "standardize_features = false\n";
+    fs::write(&exp, bad).unwrap();
+    let e = kinds::run::<predict::Predict>(Request {
+        config: predict::load(&exp).unwrap(),
+        destination: Destination::Nowhere,
+    })
+    .err()
+    .expect("a setting contradicting the model file");
+    assert_eq!(class(&e), Class::Config, "{e:#}");
+}

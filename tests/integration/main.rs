@@ -139,3 +139,4 @@ mod sequence_peers;
 mod simulate;
 mod spans;
 mod summarize;
+mod train;

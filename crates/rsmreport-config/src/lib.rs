@@ -12,9 +12,10 @@
 //! [`Experiment`] (all meaning), [`load`] reads the file and runs both;
 //! `keys` holds its key catalogue, `sections` the section rules (spec 5.1),
 //! `saved` the text of the saved copy (spec 1.4). The other kinds' files:
-//! [`agree`], [`classify`], [`compare`] (the optional `compare.toml`) and
-//! [`preferences`]; [`intervals`], [`margins`] and [`gates`] are tables
-//! several kinds share.
+//! [`agree`], [`classify`], [`compare`] (the optional `compare.toml`),
+//! [`preferences`], [`train`] and [`predict`] (rsmtool's and rsmpredict's
+//! keys); [`intervals`], [`margins`] and [`gates`] are tables several
+//! kinds share.
 #![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
 use std::path::{Path, PathBuf};
 
@@ -30,11 +31,13 @@ mod keys;
 pub mod kind_hint;
 pub mod margins;
 mod parse;
+pub mod predict;
 pub mod preferences;
 mod saved;
 pub mod sections;
 pub mod sequence;
 pub mod spans;
+pub mod train;
 mod validate;
 pub mod value;
 

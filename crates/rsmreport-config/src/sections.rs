@@ -22,10 +22,26 @@ pub const SUBGROUP_SECTIONS: [&str; 3] = [
 /// score columns.
 pub const RATER_SECTION: &str = "rater_agreement";
 
+/// A command's built-in sections: every name in default order, and those
+/// that need subgroups (`build`'s: [`BUILD_CATALOGUE`]; `train` has its
+/// own).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Catalogue {
+    pub builtins: &'static [&'static str],
+    pub subgroup_sections: &'static [&'static str],
+}
+
+/// `build`'s sections (spec 5.1).
+pub(crate) const BUILD_CATALOGUE: Catalogue = Catalogue {
+    builtins: &BUILTIN_SECTIONS,
+    subgroup_sections: &SUBGROUP_SECTIONS,
+};
+
 /// What the data offer the sections: subgroups, and the human score
-/// columns.
+/// columns; and the command's catalogue of sections.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Available {
+    pub catalogue: Catalogue,
     pub subgroups: bool,
     /// `other_human_score_columns` is not empty.
     pub other_raters: bool,
@@ -45,7 +61,7 @@ pub(crate) fn select_sections(
     available: Available,
 ) -> Result<Vec<Section>> {
     let builtins = choose_builtins(cx, general, available)?;
-    let customs = custom_sections(cx, custom)?;
+    let customs = custom_sections(cx, custom, available.catalogue)?;
     let mut chosen: Vec<Section> = builtins.into_iter().map(Section::Builtin).collect();
     chosen.extend(customs);
     match order {
@@ -66,21 +82,26 @@ fn choose_builtins(
         Some([only]) => only == "all",
         Some(_) => false,
     };
+    let (builtins, subgroup_sections) = (
+        available.catalogue.builtins,
+        available.catalogue.subgroup_sections,
+    );
     if all {
-        return Ok(BUILTIN_SECTIONS
-            .into_iter()
-            .filter(|s| has_subgroups || !SUBGROUP_SECTIONS.contains(s))
+        return Ok(builtins
+            .iter()
+            .copied()
+            .filter(|s| has_subgroups || !subgroup_sections.contains(s))
             .filter(|s| available.other_raters || *s != RATER_SECTION)
             .collect());
     }
     let listed = general.unwrap_or_default();
     let mut invalid: Vec<String> = Vec::new();
     for name in listed {
-        if !BUILTIN_SECTIONS.contains(&name.as_str()) {
+        if !builtins.contains(&name.as_str()) {
             let described = if name == "all" {
                 "\"all\" (which is only valid on its own)".to_string()
             } else {
-                match closest(name, BUILTIN_SECTIONS) {
+                match closest(name, builtins.iter().copied()) {
                     Some(s) => format!("\"{name}\" (did you mean {s}?)"),
                     None => format!("\"{name}\""),
                 }
@@ -96,12 +117,13 @@ fn choose_builtins(
              or write general_sections = \"all\" for all of them",
             cx.at(key),
             invalid.join(", "),
-            BUILTIN_SECTIONS.join(", ")
+            builtins.join(", ")
         );
     }
     if !has_subgroups {
-        let needing: Vec<&str> = SUBGROUP_SECTIONS
-            .into_iter()
+        let needing: Vec<&str> = subgroup_sections
+            .iter()
+            .copied()
             .filter(|s| listed.iter().any(|n| n == s))
             .collect();
         if !needing.is_empty() {
@@ -122,13 +144,18 @@ fn choose_builtins(
             cx.at(key)
         );
     }
-    Ok(BUILTIN_SECTIONS
-        .into_iter()
+    Ok(builtins
+        .iter()
+        .copied()
         .filter(|s| listed.iter().any(|n| n == s))
         .collect())
 }
 
-fn custom_sections(cx: &Ctx, custom: &[(String, PathBuf)]) -> Result<Vec<Section>> {
+fn custom_sections(
+    cx: &Ctx,
+    custom: &[(String, PathBuf)],
+    catalogue: Catalogue,
+) -> Result<Vec<Section>> {
     let key = "custom_sections";
     let mut out: Vec<Section> = Vec::with_capacity(custom.len());
     for (given, path) in custom {
@@ -152,7 +179,7 @@ fn custom_sections(cx: &Ctx, custom: &[(String, PathBuf)]) -> Result<Vec<Section
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if BUILTIN_SECTIONS.contains(&name.as_str()) {
+        if catalogue.builtins.contains(&name.as_str()) {
             bail!(
                 "{}: the custom section \"{given}\" has the name of the built-in section \
                  {name}; rename the file",
@@ -216,13 +243,14 @@ fn apply_order(
         if chosen.iter().any(|s| s.name() == name) {
             continue;
         }
-        let why = if SUBGROUP_SECTIONS.contains(&name.as_str()) && !has_subgroups {
+        let catalogue = available.catalogue;
+        let why = if catalogue.subgroup_sections.contains(&name.as_str()) && !has_subgroups {
             " (needs subgroups)".to_string()
         } else if name == RATER_SECTION && !available.other_raters {
             " (part of \"all\" only with other_human_score_columns; with two human score \
              columns, list it in general_sections)"
                 .to_string()
-        } else if BUILTIN_SECTIONS.contains(&name.as_str()) {
+        } else if catalogue.builtins.contains(&name.as_str()) {
             " (not selected in general_sections)".to_string()
         } else {
             match closest(name, chosen.iter().map(Section::name)) {

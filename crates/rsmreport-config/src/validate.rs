@@ -151,6 +151,7 @@ pub fn validate(raw: RawConfig, config_path: &Path) -> Result<Experiment> {
 /// how many human score columns there are.
 fn available(subgroups: &[String], second_human: bool, others: &[String]) -> Available {
     Available {
+        catalogue: super::sections::BUILD_CATALOGUE,
         subgroups: !subgroups.is_empty(),
         other_raters: !others.is_empty(),
         human_columns: 1 + usize::from(second_human) + others.len(),
@@ -158,7 +159,7 @@ fn available(subgroups: &[String], second_human: bool, others: &[String]) -> Ava
 }
 
 /// `trim_tolerance`: 0 or more, 0.4998 by default.
-fn trim_tolerance(cx: &Ctx) -> Result<f64> {
+pub(crate) fn trim_tolerance(cx: &Ctx) -> Result<f64> {
     Ok(match cx.number("trim_tolerance")? {
         Some(n) if n.as_f64() < 0.0 => {
             return Err(cx.err(
@@ -176,7 +177,7 @@ fn trim_tolerance(cx: &Ctx) -> Result<f64> {
 }
 
 /// `rater_error_variance`: a variance, 0 or more.
-fn rater_error_variance(cx: &Ctx) -> Result<Option<Number>> {
+pub(crate) fn rater_error_variance(cx: &Ctx) -> Result<Option<Number>> {
     let rater_error_variance = cx.number("rater_error_variance")?;
     if let Some(v) = rater_error_variance {
         if v.as_f64() < 0.0 {
@@ -193,7 +194,7 @@ fn rater_error_variance(cx: &Ctx) -> Result<Option<Number>> {
 }
 
 /// `subgroups`: each column once.
-fn subgroups(cx: &Ctx) -> Result<Vec<String>> {
+pub(crate) fn subgroups(cx: &Ctx) -> Result<Vec<String>> {
     Ok(cx.names("subgroups")?.unwrap_or_default())
 }
 
@@ -214,7 +215,7 @@ fn check_trim_range(cx: &Ctx, trim_min: f64, trim_max: f64) -> Result<()> {
 }
 
 /// `min_items_per_candidate` needs `candidate_column`.
-fn check_min_items(
+pub(crate) fn check_min_items(
     cx: &Ctx,
     min_items_per_candidate: Option<u64>,
     candidate_column: Option<&str>,
@@ -230,7 +231,7 @@ fn check_min_items(
 }
 
 /// The custom section files, each resolved like the predictions file.
-fn custom_files(cx: &Ctx, custom_sections: &[String]) -> Result<Vec<(String, PathBuf)>> {
+pub(crate) fn custom_files(cx: &Ctx, custom_sections: &[String]) -> Result<Vec<(String, PathBuf)>> {
     let mut custom = Vec::with_capacity(custom_sections.len());
     for entry in custom_sections {
         let path = cx.resolve_file("custom_sections", entry, "custom section file")?;
@@ -269,7 +270,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(raw: &'a RawConfig, config_path: &Path) -> Self {
+    pub(crate) fn new(raw: &'a RawConfig, config_path: &Path) -> Self {
         // Made absolute when possible, so messages show real locations.
         let cwd = std::env::current_dir().ok();
         let config_dir = match (config_path.parent(), cwd) {
@@ -309,11 +310,11 @@ impl<'a> Ctx<'a> {
     }
 
     /// The value of a key, `None` when absent or null.
-    fn value(&self, key: &str) -> Option<&'a Value> {
+    pub(crate) fn value(&self, key: &str) -> Option<&'a Value> {
         self.raw.get(key).filter(|v| !v.is_null())
     }
 
-    fn text(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn text(&self, key: &str) -> Result<Option<String>> {
         match self.value(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -329,7 +330,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A column name: text, not empty.
-    fn column(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn column(&self, key: &str) -> Result<Option<String>> {
         let value = self.text(key)?;
         if value.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return Err(self.err(
@@ -341,7 +342,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A path setting: text, not empty.
-    fn path_text(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn path_text(&self, key: &str) -> Result<Option<String>> {
         let value = self.text(key)?;
         if value.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return Err(self.err(key, format!("{key} is empty; give the path of a file")));
@@ -350,7 +351,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A finite number, given as a number or as a text holding one.
-    fn number(&self, key: &str) -> Result<Option<Number>> {
+    pub(crate) fn number(&self, key: &str) -> Result<Option<Number>> {
         let Some(v) = self.value(key) else {
             return Ok(None);
         };
@@ -376,7 +377,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A whole number of 0 or more (a number, or a text holding one).
-    fn count(&self, key: &str) -> Result<Option<u64>> {
+    pub(crate) fn count(&self, key: &str) -> Result<Option<u64>> {
         let Some(v) = self.value(key) else {
             return Ok(None);
         };
@@ -393,27 +394,27 @@ impl<'a> Ctx<'a> {
     }
 
     /// Locates a [`value`] rule's error at its key.
-    fn at_key<T>(&self, read: Result<T, KeyError>) -> Result<T> {
+    pub(crate) fn at_key<T>(&self, read: Result<T, KeyError>) -> Result<T> {
         read.map_err(|(key, message)| self.err(key, message))
     }
 
     /// [`value::boolean`].
-    fn boolean(&self, key: &'static str) -> Result<Option<bool>> {
+    pub(crate) fn boolean(&self, key: &'static str) -> Result<Option<bool>> {
         self.at_key(value::boolean(self.raw, key))
     }
 
     /// [`value::list`] (section lists: a repeat has its own message).
-    fn list(&self, key: &'static str) -> Result<Option<Vec<String>>> {
+    pub(crate) fn list(&self, key: &'static str) -> Result<Option<Vec<String>>> {
         self.at_key(value::list(self.raw, key))
     }
 
     /// [`value::names`] (columns: each once).
-    fn names(&self, key: &'static str) -> Result<Option<Vec<String>>> {
+    pub(crate) fn names(&self, key: &'static str) -> Result<Option<Vec<String>>> {
         self.at_key(value::names(self.raw, key))
     }
 
     /// [`value::resolve_file`] from the config file's folder.
-    fn resolve_file(&self, key: &str, given: &str, what: &str) -> Result<PathBuf> {
+    pub(crate) fn resolve_file(&self, key: &str, given: &str, what: &str) -> Result<PathBuf> {
         value::resolve_file(key, given, what, &self.config_dir).map_err(|m| self.err(key, m))
     }
 }
@@ -474,7 +475,7 @@ fn check_keys(cx: &Ctx) -> Result<()> {
     join_problems(problems)
 }
 
-fn join_problems(problems: Vec<anyhow::Error>) -> Result<()> {
+pub(crate) fn join_problems(problems: Vec<anyhow::Error>) -> Result<()> {
     match problems.len() {
         0 => Ok(()),
         1 => Err(problems
@@ -556,8 +557,13 @@ fn scale_with(cx: &Ctx) -> Result<ScaleWith> {
         })
 }
 
-fn flag_column(cx: &Ctx) -> Result<Vec<FlagFilter>> {
-    let key = "flag_column";
+pub(crate) fn flag_column(cx: &Ctx) -> Result<Vec<FlagFilter>> {
+    flag_filters(cx, "flag_column")
+}
+
+/// The flag filters of `key` (`flag_column`; `train`'s `flag_column_test`
+/// too): a table of column = allowed value(s).
+pub(crate) fn flag_filters(cx: &Ctx, key: &str) -> Result<Vec<FlagFilter>> {
     let Some(v) = cx.value(key) else {
         return Ok(Vec::new());
     };
@@ -565,8 +571,8 @@ fn flag_column(cx: &Ctx) -> Result<Vec<FlagFilter>> {
         return Err(cx.err(
             key,
             format!(
-                "flag_column must be a table of column = allowed value(s) (for example \
-                 flag_column = {{ ADVISORY = [0, 1] }}), but it is {}",
+                "{key} must be a table of column = allowed value(s) (for example \
+                 {key} = {{ ADVISORY = [0, 1] }}), but it is {}",
                 describe(v)
             ),
         ));
@@ -581,7 +587,7 @@ fn flag_column(cx: &Ctx) -> Result<Vec<FlagFilter>> {
             return Err(cx.err(
                 key,
                 format!(
-                    "flag_column lists no allowed value for the column \"{column}\"; every \
+                    "{key} lists no allowed value for the column \"{column}\"; every \
                      response would be removed"
                 ),
             ));
@@ -594,7 +600,7 @@ fn flag_column(cx: &Ctx) -> Result<Vec<FlagFilter>> {
                     return Err(cx.err(
                         key,
                         format!(
-                            "flag_column: the allowed values of \"{column}\" must be numbers, \
+                            "{key}: the allowed values of \"{column}\" must be numbers, \
                              texts or booleans, but one is {}",
                             describe(value)
                         ),
@@ -612,9 +618,9 @@ fn flag_column(cx: &Ctx) -> Result<Vec<FlagFilter>> {
 
 /// The per-subgroup thresholds (in `subgroups` order, 0 = none) and, when
 /// the value has to be rewritten for the saved config, that value.
-type Thresholds = (Vec<(String, u64)>, Option<Value>);
+pub(crate) type Thresholds = (Vec<(String, u64)>, Option<Value>);
 
-fn min_n_per_group(cx: &Ctx, subgroups: &[String]) -> Result<Thresholds> {
+pub(crate) fn min_n_per_group(cx: &Ctx, subgroups: &[String]) -> Result<Thresholds> {
     let key = "min_n_per_group";
     let none: Vec<(String, u64)> = subgroups.iter().map(|g| (g.clone(), 0)).collect();
     let Some(v) = cx.value(key) else {
@@ -828,7 +834,7 @@ fn saved_config(cx: &Ctx, min_n_saved: Option<Value>, intervals: Option<Interval
 
 /// A whole number >= 0 from a number or a numeric text (integral floats
 /// such as `3.0` are accepted).
-fn count_of(v: &Value) -> Option<u64> {
+pub(crate) fn count_of(v: &Value) -> Option<u64> {
     let n = match v {
         Value::Number(n) => {
             if let Some(u) = n.as_u64() {
@@ -847,7 +853,7 @@ fn count_of(v: &Value) -> Option<u64> {
 }
 
 /// Python truthiness of a JSON value.
-fn is_truthy(v: &Value) -> bool {
+pub(crate) fn is_truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,
         Value::Bool(b) => *b,

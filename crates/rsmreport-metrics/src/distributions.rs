@@ -163,7 +163,7 @@ pub fn beta_reg(a: f64, b: f64, x: f64) -> f64 {
 
 /// `I_x(a, b)` given both `x` and `y = 1 - x` (passing an accurately
 /// computed complement keeps tiny upper tails accurate).
-fn beta_reg_pair(a: f64, b: f64, x: f64, y: f64) -> f64 {
+pub fn beta_reg_pair(a: f64, b: f64, x: f64, y: f64) -> f64 {
     if a.is_nan() || b.is_nan() || x.is_nan() || a <= 0.0 || b <= 0.0 {
         return f64::NAN;
     }

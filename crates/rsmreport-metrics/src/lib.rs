@@ -82,6 +82,20 @@
 //! | Brier score, log loss | [`calibration::ProbSums::brier`], [`calibration::ProbSums::brier_positive`], [`calibration::ProbSums::log_loss`] | scikit-learn (`log_loss` clipped to `[eps, 1 - eps]`) | NaN (0/0) without an item |
 //! | calibration bins, ECE | [`calibration::ProbSums::bins`], [`calibration::ProbSums::ece`] | classify spec 2 (10 equal-width bins) | an empty bin's means NaN; ECE `-0.0` (an empty sum) without an item |
 //!
+//! ## Linear models and feature analyses (`train`, `predict`; [`linear`])
+//!
+//! | Statistic | Function | Reference | Degenerate input |
+//! |---|---|---|---|
+//! | feature preprocessing (truncation, the seven transforms, standardisation, sign) | [`linear::preprocess::preprocess_train`], [`linear::preprocess::apply`] | RSMTool 12.0.0 `FeaturePreprocessor` (train.md 5) | an error naming feature, transform, partition and row (train); NaN/inf with a warning (predict) |
+//! | automatic transformation | [`linear::preprocess::select_transform`] | RSMTool `select_transformations` (train.md 4.3) | a failing candidate scores 0; a NaN score wins (numpy argmax) |
+//! | the eleven built-in models: coefficients, `model_fit`, betas | [`linear::models::fit`] | statsmodels OLS/WLS, scipy `nnls`, scikit-learn 1.4.2 positive `Lasso`/`LassoCV` (train.md 6) | errors for non-finite data, empty NNLS support, a zero beta in `RebalancedLR` |
+//! | OLS / WLS of a feature matrix | [`linear::ols::ols`] | statsmodels `OLS(...).fit()` (pinv semantics) | minimum-norm solution when rank-deficient |
+//! | predictions, scaling, trimming, `coefficients_scaled` | [`linear::predict::Postprocessing`] | RSMTool (train.md 7) | NaN stays NaN |
+//! | feature descriptives, percentiles, outliers | [`linear::analyses::descriptives`], [`linear::analyses::percentile_row`], [`linear::analyses::outlier_row`] | pandas `skew`, scipy `kurtosis(fisher=False)`, numpy `percentile(method="lower")` (train.md 8) | NaN for constant data |
+//! | correlation and partial correlation matrices (by group too) | [`linear::analyses::correlation_matrix`], [`linear::analyses::partial_correlations`] | pandas `corr`, RSMTool's pseudo-inverse partial correlations | NaN below the row count the spec names |
+//! | principal components | [`linear::analyses::pca`] | scikit-learn `PCA` (full SVD, `svd_flip` on U) | none with fewer than one row |
+//! | Pearson's p-value of a feature | [`linear::stats::pearson_p_value`] | scipy `pearsonr` | 1 for n = 2, NaN for n < 2 |
+//!
 //! ## Agreement among raters (`agree`, `build`'s rater agreement)
 //!
 //! | Statistic | Function | Reference | Degenerate input |
@@ -193,6 +207,18 @@
 //!   and [`prmse::TrueScoreSums::evaluate`] apply the same definitions as
 //!   [`metric_block`] and [`prmse::TrueScoreBasis::evaluate`] to additive
 //!   sums (the bootstrap); equal to rounding (tested).
+//! * **OLS.** [`ols::ols`] (the fairness models: SVD pseudo-inverse with
+//!   standard errors and tests) and [`linear::ols::ols`] (the training
+//!   models: normal equations with refinement and a pseudo-inverse
+//!   fallback, fast for a million rows, no inference) solve the same least
+//!   squares; they agree to 1e-12 on full-rank data, not bit for bit.
+//! * **Pearson's r and its p-value.** [`linear::stats::pearson`] is pandas'
+//!   two-pass `corr` (centred sums) used for the feature tables;
+//!   [`association::pearson`] is scipy's rescaled form. Both p-value
+//!   functions, [`linear::stats::pearson_p_value`] and
+//!   [`raters::pairs::pearson_p_value`], go through
+//!   [`distributions::beta_reg_pair`] with scipy's two equivalent forms;
+//!   the first stays accurate to 1e-11 at a million pairs.
 //! * **Average precision and ROC AUC** have one definition,
 //!   [`ranking::RankSums`], which the curve functions and the bootstrap's
 //!   [`ranking::SortedLabels::weighted`] fold their counts through.
@@ -206,6 +232,7 @@ pub mod calibration;
 pub mod classification;
 pub mod distributions;
 pub mod fairness;
+pub mod linear;
 pub mod ols;
 pub mod pair_sums;
 pub mod paired;

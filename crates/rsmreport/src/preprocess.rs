@@ -165,7 +165,7 @@ use rsmreport_core::table::{FxBuild, Text, TextBuilder};
 
 /// Text form of any cell, as pandas' `astype(str)` would give it
 /// (borrowed from a text column, so no copy per row there).
-fn cell_text(values: &Values, i: usize) -> Option<Cow<'_, str>> {
+pub(crate) fn cell_text(values: &Values, i: usize) -> Option<Cow<'_, str>> {
     match values {
         Values::Text(v) => v[i].as_deref().map(Cow::Borrowed),
         _ => match values.cell(i) {
@@ -179,7 +179,7 @@ fn cell_text(values: &Values, i: usize) -> Option<Cow<'_, str>> {
 }
 
 /// Flag-value normalisation of spec 2.6 for a data cell.
-fn flag_key(values: &Values, i: usize) -> FlagValue {
+pub(crate) fn flag_key(values: &Values, i: usize) -> FlagValue {
     if let Values::Text(v) = values {
         return v[i]
             .as_deref()
@@ -208,7 +208,7 @@ fn text_flag_key(s: &str) -> FlagValue {
     }
 }
 
-fn flag_matches(value: &FlagValue, allowed: &[FlagValue]) -> bool {
+pub(crate) fn flag_matches(value: &FlagValue, allowed: &[FlagValue]) -> bool {
     allowed.iter().any(|a| match (a, value) {
         (FlagValue::Number(x), FlagValue::Number(y)) => x == y || (x.is_nan() && y.is_nan()),
         (FlagValue::Text(x), FlagValue::Text(y)) => x == y,
@@ -217,7 +217,7 @@ fn flag_matches(value: &FlagValue, allowed: &[FlagValue]) -> bool {
 }
 
 /// Lists `names` for an error message: `'a', 'b'`.
-fn quoted_list<S: AsRef<str>>(names: &[S]) -> String {
+pub(crate) fn quoted_list<S: AsRef<str>>(names: &[S]) -> String {
     names
         .iter()
         .map(|n| format!("'{}'", n.as_ref()))
@@ -230,7 +230,7 @@ const MAX_LISTED_COLUMNS: usize = 40;
 
 /// "the file has the columns 'a', 'b'" (at most [`MAX_LISTED_COLUMNS`]
 /// names), or "the file has no columns".
-fn has_columns(names: &[String]) -> String {
+pub(crate) fn has_columns(names: &[String]) -> String {
     if names.is_empty() {
         return "the file has no columns".to_string();
     }
@@ -246,7 +246,7 @@ fn has_columns(names: &[String]) -> String {
 
 /// A hint for a column `wanted` that is not among `names`: the same name up
 /// to case and surrounding spaces, or a close spelling.
-fn column_hint(wanted: &str, names: &[String]) -> String {
+pub(crate) fn column_hint(wanted: &str, names: &[String]) -> String {
     let folded = |s: &str| s.trim().to_lowercase();
     if let Some(n) = names.iter().find(|n| folded(n) == folded(wanted)) {
         return format!(" (did you mean '{n}'? column names must match exactly)");
@@ -264,7 +264,7 @@ fn column_hint(wanted: &str, names: &[String]) -> String {
 
 /// A hint when the header was read as one single column that holds another
 /// separator (a `;`-separated "CSV" from a spreadsheet, say); else empty.
-fn separator_hint(names: &[String]) -> String {
+pub(crate) fn separator_hint(names: &[String]) -> String {
     if let [only] = names {
         if let Some(sep) = [';', '\t', '|', ',']
             .into_iter()
@@ -1370,7 +1370,12 @@ pub(crate) fn repeated_values(values: &[u64]) -> Vec<u64> {
 
 /// The message for duplicate ids: how many rows repeat an id, and the rows
 /// of the first duplicates (spreadsheet numbering: the header is row 1).
-fn duplicate_ids_message(ids: &[String], dups: &[&str], id_column: &str, source: &str) -> String {
+pub(crate) fn duplicate_ids_message(
+    ids: &[String],
+    dups: &[&str],
+    id_column: &str,
+    source: &str,
+) -> String {
     let mut counts: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
     let mut rows: HashMap<&str, Vec<usize>> = dups.iter().map(|d| (*d, Vec::new())).collect();
     for (i, id) in ids.iter().enumerate() {

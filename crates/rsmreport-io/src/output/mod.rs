@@ -36,15 +36,28 @@ pub struct OutputFile {
 /// Sub-folders rsmreport creates in an output folder.
 pub const SUBFOLDERS: [&str; 3] = ["output", "figure", "report"];
 
+/// Every sub-folder rsmreport may write (`train` adds `feature/`, train.md
+/// 1): what `--force` may replace.
+pub const WRITTEN_FOLDERS: [&str; 4] = ["output", "figure", "report", "feature"];
+
 use rsmreport_core::schema::check_file_name_part;
 
 /// The file `output/<id>_<frame name>.<ext>` of one table in `format`:
-/// the one table writer of every kind (CSV and TSV through
-/// [`write::to_delimited`], xlsx through [`write::to_xlsx`], whose document
-/// properties record `created`, seconds since the Unix epoch). The frame's
-/// name must be usable in a file name.
+/// the one table writer of every kind ([`frame_file`] in `output/`). The
+/// frame's name must be usable in a file name.
 pub fn table_file(id: &str, frame: &Frame, format: FileFormat, created: i64) -> Result<OutputFile> {
     check_file_name_part(&frame.name, "table name")?;
+    frame_file(Path::new("output"), id, format, frame, created)
+}
+
+/// One frame as the file `<folder>/<id>_<name>.<ext>` in `format`.
+pub fn frame_file(
+    folder: &Path,
+    id: &str,
+    format: FileFormat,
+    frame: &Frame,
+    created: i64,
+) -> Result<OutputFile> {
     let bytes = match format {
         FileFormat::Csv => write::to_delimited(frame, b','),
         FileFormat::Tsv => write::to_delimited(frame, b'\t'),
@@ -52,7 +65,7 @@ pub fn table_file(id: &str, frame: &Frame, format: FileFormat, created: i64) -> 
             .with_context(|| format!("could not produce the xlsx table '{}'", frame.name))?,
     };
     Ok(OutputFile {
-        path: Path::new("output").join(format!("{id}_{}.{}", frame.name, format.extension())),
+        path: folder.join(format!("{id}_{}.{}", frame.name, format.extension())),
         bytes,
     })
 }
@@ -97,7 +110,7 @@ pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
         .with_context(|| format!("cannot read the output folder {}", dir.display()))?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !SUBFOLDERS.contains(&n.as_str()))
+        .filter(|n| !WRITTEN_FOLDERS.contains(&n.as_str()))
         .collect();
     if !foreign.is_empty() {
         bail!(

@@ -6,9 +6,10 @@
 //! "Output folders"):
 //!
 //! ```text
-//! <dir>/output/<id>_rsmeval.json         build only: the saved configuration
+//! <dir>/output/<id>_rsmeval.json         build (train: <id>_rsmtool.json): the saved configuration
 //! <dir>/output/<id>_<table>.<csv|tsv|xlsx>  every table the kind gives, in its order
 //! <dir>/output/<id>_summary.json         the summary: the envelope, then the kind's keys
+//! <dir>/output/<id>_model.json           train only: the model file (and feature/<id>_selected)
 //! <dir>/output/<id>_gates.json, .xml     when the run has gates (any kind)
 //! <dir>/figure/<id>_<figure>.svg         the report's figures
 //! <dir>/report/<id>_report.html          the report (compare: <cid>_compare.html)
@@ -86,6 +87,24 @@ impl Described for rsmreport_config::sequence::SequenceConfig {
     }
 }
 
+impl Described for rsmreport_config::train::TrainConfig {
+    fn common_keys(&self) -> CommonKeys {
+        CommonKeys {
+            description: self.description.clone(),
+            model_version: self.model_version.clone(),
+        }
+    }
+}
+
+impl Described for rsmreport_config::predict::PredictConfig {
+    fn common_keys(&self) -> CommonKeys {
+        CommonKeys {
+            description: self.description.clone(),
+            model_version: self.model_version.clone(),
+        }
+    }
+}
+
 impl Described for rsmreport_config::agree::AgreeConfig {
     fn common_keys(&self) -> CommonKeys {
         CommonKeys {
@@ -150,6 +169,9 @@ pub fn each_file(o: &Outcome, emit: &mut dyn FnMut(&OutputFile) -> Result<()>) -
         return Ok(());
     }
     let epoch = generation_epoch();
+    if !r.writes_report() {
+        return data_files(o, epoch, emit);
+    }
     std::thread::scope(|scope| {
         let page = scope.spawn(|| {
             timed("report", || {
@@ -184,6 +206,7 @@ fn data_files(
         path: summary::path(id),
         bytes: output::json::bytes(&summary(o)),
     })?;
+    r.other_files(epoch)?.iter().try_for_each(&mut *emit)?;
     // The gate files whenever the run has gates (every gate gives at
     // least one result line), whatever the kind; none without.
     crate::gates::files(id, r.gates())

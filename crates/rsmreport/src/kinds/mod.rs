@@ -35,6 +35,9 @@
 //! * [`classify`]: classifiers against gold labels;
 //! * [`sequence`]: text against references (sacreBLEU, jiwer, perplexity);
 //! * [`spans`]: span annotations (seqeval, nervaluate, agreement).
+//! * [`train`]: RSMTool's model building (`rsmtool`'s built-in linear
+//!   models), evaluated with `evaluation`'s code; [`predict`]: its model
+//!   applied to new responses (`rsmpredict`).
 //!
 //! [`common`] is the shared kind layer: what several kinds use (the
 //! verdict and the comparison row, the gates panel, the parallel map, the
@@ -49,10 +52,12 @@ pub mod check;
 pub mod classify;
 pub mod common;
 pub mod evaluation;
+pub mod predict;
 pub mod preferences;
 pub mod registry;
 pub mod sequence;
 pub mod spans;
+pub mod train;
 pub mod versions;
 
 /// The two commands of [`versions`], under their command names.
@@ -155,8 +160,18 @@ pub trait Report: Send + Sync {
     fn saved_configuration(&self) -> Option<OutputFile> {
         None
     }
+    /// Data files besides the tables and the summary, written after the
+    /// summary (train's model file and its `feature/` list).
+    fn other_files(&self, _epoch: i64) -> Result<Vec<OutputFile>> {
+        Ok(Vec::new())
+    }
     /// Whether the run writes files at all (`check` writes none).
     fn writes_files(&self) -> bool {
+        true
+    }
+    /// Whether the run has a report page (`predict`, as rsmpredict, has
+    /// none: [`Report::report`] is then never called).
+    fn writes_report(&self) -> bool {
         true
     }
     /// The terminal lines of a finished run (`written`: the files written,

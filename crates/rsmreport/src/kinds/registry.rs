@@ -20,8 +20,8 @@ use anyhow::{anyhow, Result};
 
 use super::check::{interval_words, Checking, Plan, Planned};
 use super::{
-    agree, classify, evaluation, preferences, run, sequence, spans, Destination, Kind, Outcome,
-    Request,
+    agree, classify, evaluation, predict, preferences, run, sequence, spans, train, Destination,
+    Kind, Outcome, Request,
 };
 use rsmreport_config::intervals::Intervals;
 use rsmreport_core::error;
@@ -257,6 +257,49 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<preferences::Preferences>(),
+    },
+    KindEntry {
+        name: "train",
+        about: "Train one of RSMTool's built-in linear models on a training file and evaluate \
+                it on a test file (rsmtool's tables, model file and report)",
+        experiment: "The training experiment (`.toml`, or an rsmtool `.json` config).",
+        signature: &[
+            "train_file",
+            "test_file",
+            "model",
+            "features",
+            "train_label_column",
+            "test_label_column",
+            "feature_subset_file",
+            "select_transformations",
+        ],
+        tables: &[
+            InputTable {
+                role: "train",
+                key: "train_file",
+            },
+            InputTable {
+                role: "test",
+                key: "test_file",
+            },
+        ],
+        gates_file: false,
+        json: true,
+        runner: experiment::<train::Train>(),
+    },
+    KindEntry {
+        name: "predict",
+        about: "Apply a trained model (of `train`, or an RSMTool built-in-model experiment) to \
+                new responses: rsmpredict's predictions, ready for `build`",
+        experiment: "The prediction experiment (`.toml`, or an rsmpredict `.json` config).",
+        signature: &["experiment_dir", "input_features_file"],
+        tables: &[InputTable {
+            role: "features",
+            key: "input_features_file",
+        }],
+        gates_file: false,
+        json: true,
+        runner: experiment::<predict::Predict>(),
     },
     KindEntry {
         name: "compare",
@@ -503,6 +546,66 @@ impl FromExperiment for preferences::Preferences {
             cfg.pairs_files = vec![p.to_path_buf()];
         }
         Ok(cfg)
+    }
+}
+
+impl FromExperiment for train::Train {
+    type Check = Checking<Self>;
+
+    fn load(options: &Options) -> Result<rsmreport_config::train::TrainConfig> {
+        refuse_unread::<Self>(options)?;
+        let mut cfg = train::load(&options.experiment)?;
+        if let Some(p) = options.table("train") {
+            cfg.train_file = p.to_path_buf();
+        }
+        if let Some(p) = options.table("test") {
+            cfg.test_file = p.to_path_buf();
+        }
+        Ok(cfg)
+    }
+}
+
+impl FromExperiment for predict::Predict {
+    type Check = Checking<Self>;
+
+    fn load(options: &Options) -> Result<rsmreport_config::predict::PredictConfig> {
+        refuse_unread::<Self>(options)?;
+        let mut cfg = predict::load(&options.experiment)?;
+        if let Some(p) = options.table("features") {
+            cfg.input_features_file = p.to_path_buf();
+        }
+        Ok(cfg)
+    }
+}
+
+impl Planned for train::Train {
+    fn plan(c: &rsmreport_config::train::TrainConfig) -> Plan {
+        Plan {
+            model_version: c.model_version.clone(),
+            file_format: Some(c.file_format),
+            computed: vec![
+                ("model", c.model.name().to_string()),
+                ("training file", c.train_file.display().to_string()),
+                ("test file", c.test_file.display().to_string()),
+                ("subgroups", listed(&c.subgroups, "none")),
+            ],
+            intervals: interval_words(c.intervals.as_ref(), "responses"),
+        }
+    }
+}
+
+impl Planned for predict::Predict {
+    fn plan(c: &rsmreport_config::predict::PredictConfig) -> Plan {
+        Plan {
+            model_version: c.model_version.clone(),
+            file_format: Some(c.file_format),
+            computed: vec![
+                ("model", c.experiment_dir.display().to_string()),
+                ("responses", c.input_features_file.display().to_string()),
+                ("subgroups", listed(&c.subgroups, "none")),
+            ],
+            intervals: "off".to_string(),
+        }
     }
 }
 

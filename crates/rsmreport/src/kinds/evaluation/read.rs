@@ -13,8 +13,9 @@ use rsmreport_config::{Experiment, ScaleWith};
 use rsmreport_core::provenance::{timed, InputInfo};
 use rsmreport_core::table::Table;
 
-/// Reads a table and, on another thread, hashes the same file.
-fn read_with_hash(
+/// Reads a table and, on another thread, hashes the same file (`train`
+/// reads its data files with it too).
+pub fn read_with_hash(
     role: &'static str,
     path: &Path,
     text_columns: &[&str],

@@ -20,8 +20,9 @@ use rsmreport_report::render::{glossary, tables};
 use rsmreport_report::render::{Block, ConfigCtx, Decision, Header, Report, Tone};
 
 /// The templates of the built-in sections, by the names their contexts
-/// give (they import the engine's `macros.html`).
-const TEMPLATES: &[(&str, &str)] = &[
+/// give (they import the engine's `macros.html`); `train`'s report loads
+/// them too, for the evaluation sections it takes from here.
+pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "sections/data_description.html",
         include_str!("../../../templates/evaluation/sections/data_description.html.tera"),
@@ -81,6 +82,18 @@ impl std::ops::DerefMut for Builder<'_> {
 }
 
 impl<'a> Builder<'a> {
+    /// The builder of `run` drawing into `doc`: how `train` (train.md 14)
+    /// adds `build`'s evaluation sections of its test partition
+    /// ([`super::sections::builtin`]) to its own report.
+    pub fn over(run: &'a Run, doc: rsmreport_report::render::Builder) -> Self {
+        Builder { run, doc }
+    }
+
+    /// The engine's builder back (after [`Builder::over`]).
+    pub fn into_doc(self) -> rsmreport_report::render::Builder {
+        self.doc
+    }
+
     /// A table of the run by name, if it is written (has rows and columns):
     /// the report shows exactly the tables the output folder holds.
     pub fn frame(&self, name: &str) -> Option<&'a rsmreport_core::table::Frame> {
@@ -125,8 +138,9 @@ pub fn report(run: &Run, epoch: i64) -> Result<Report> {
         .finish(header(run, epoch), panels, sections, TEMPLATES))
 }
 
-/// A custom section: `.md` rendered safely, `.html` inserted as is.
-fn custom(
+/// A custom section: `.md` rendered safely, `.html` inserted as is
+/// (`train`'s report reads its custom sections with it too).
+pub fn custom(
     b: &mut Builder,
     id: &str,
     name: &str,

@@ -42,7 +42,7 @@ pub fn execute(exp: Experiment) -> Result<Run> {
     }
     let pred_path = exp.predictions_file.clone();
     let (table, scale_table, inputs) = super::read::read(&exp)?;
-    let mut prepared = timed("preprocess", || {
+    let prepared = timed("preprocess", || {
         preprocess::prepare(
             &exp,
             table,
@@ -50,6 +50,15 @@ pub fn execute(exp: Experiment) -> Result<Run> {
             &pred_path.display().to_string(),
         )
     })?;
+    Ok(execute_prepared(exp, prepared, inputs))
+}
+
+/// The analyses and intervals of predictions already prepared by
+/// `preprocess::prepare`: the second half of [`execute`], and the seam
+/// through which `train` evaluates its test partition (train.md 10) with
+/// exactly `build`'s tables, intervals included. `prepared.frames` (the
+/// processing frames) are moved into the analysis frames, as in a build.
+pub fn execute_prepared(exp: Experiment, mut prepared: Prepared, inputs: Vec<InputInfo>) -> Run {
     let mut analysis = timed("analyze", || {
         analysis::analyze_moving_frames(&exp, &mut prepared)
     });
@@ -69,12 +78,12 @@ pub fn execute(exp: Experiment) -> Result<Run> {
     if let Some(results) = &intervals {
         analysis.frames.extend(intervals::frames(results));
     }
-    Ok(Run {
+    Run {
         exp,
         inputs,
         prepared,
         analysis,
         intervals,
         gates: Vec::new(),
-    })
+    }
 }
