@@ -29,7 +29,10 @@ It fails (exit 1, naming the file and line of one reference per edge) if
       from `kinds/<a>.rs` or `kinds/<a>/mod.rs`, `super::super::<b>` one
       level down, ...) for another kind `b`. `kinds/common/` is the shared
       layer: every kind may use it, and it names no kind. `kinds/mod.rs`
-      (the contract that runs them all) is not checked. Test code counts
+      and the contract's files beside it (`archive`, `registry`, `check`:
+      they run, write and list every kind) are not kinds and are not
+      checked. The edges of `BUILT_ON` (train on build's evaluation,
+      predict on train's model file) pass, each with its reason. Test code counts
       here (a kind's tests use no other kind either);
   (d) a leaf module (table, schema, pyrepr, provenance, error) imports
       anything of the crate.
@@ -51,6 +54,16 @@ import tempfile
 LEAVES = {"table", "schema", "pyrepr", "provenance", "error"}
 KINDS = "kinds"
 SHARED_KIND_LAYER = "common"
+# The contract's files beside kinds/mod.rs: the one writer (archive), the
+# kind table (registry) and the check of every kind (check). Like mod.rs
+# they name every kind and are not kinds; any kind may use them.
+CONTRACT = {"archive", "registry", "check"}
+# The edges a kind is built on, each with its reason (docs/architecture.md,
+# "Kinds built on another"): no other edge between kinds passes.
+BUILT_ON = {
+    ("train", "evaluation"): "train evaluates its model with build's own code (train.md 10)",
+    ("predict", "train"): "predict reads back train's model file (train.md 12-13)",
+}
 
 
 # ---------------------------------------------------------------- lexing
@@ -347,7 +360,7 @@ def kind_names(src):
     for entry in sorted(os.listdir(root)):
         name = entry[:-3] if entry.endswith(".rs") else entry
         path = os.path.join(root, entry)
-        if entry == "mod.rs" or name == SHARED_KIND_LAYER:
+        if entry == "mod.rs" or name == SHARED_KIND_LAYER or name in CONTRACT:
             continue
         if os.path.isdir(path) or entry.endswith(".rs"):
             out.append(name)
@@ -436,11 +449,15 @@ def kinds_apart(src):
             if len(here) < 2:
                 continue  # kinds/mod.rs: the contract names every kind
             owner = here[1]
+            if owner in CONTRACT:
+                continue  # the contract's files name every kind
             with open(path, encoding="utf-8") as fh:
                 code = blank(fh.read())
             seen = set()
             for target, line in kind_references(src, path, code):
                 if target not in kinds or target == owner or target in seen:
+                    continue
+                if (owner, target) in BUILT_ON:
                     continue
                 seen.add(target)
                 rel = os.path.relpath(path, os.path.dirname(src))

@@ -26,8 +26,9 @@ const ABOUT: &str = "Evaluation reports with intervals, verdicts and quality gat
                      engines against human scores (build, with the numbers of RSMTool's \
                      rsmeval), classifiers (classify), generated text (sequence), span \
                      annotations (spans), rater agreement (agree), preference annotations \
-                     (preferences), and archived runs compared (compare) and summarized \
-                     (summarize)";
+                     (preferences), scoring models trained (train, RSMTool's rsmtool) and \
+                     applied (predict, rsmpredict), and archived runs compared (compare) and \
+                     summarized (summarize)";
 
 #[derive(Parser)]
 #[command(name = "rsmreport", version, about = ABOUT, long_about = None)]

@@ -366,6 +366,8 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "corpus_scores_by_domain",
             "length_buckets",
             "error_counts",
+            "segment_char_counts",
+            "char_error_counts",
         ],
         gates: false,
         figures: &[

@@ -738,7 +738,7 @@ fn preferences_example_builds_end_to_end() {
         "overall.csv",
         "votes.csv",
         "exclusions.csv",
-        "preferences.json",
+        "summary.json",
     ] {
         assert!(out.join(format!("output/{id}_{f}")).is_file(), "{f}");
     }

@@ -727,7 +727,7 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "exp.toml, line 4: system_columns names \"ref\", which is also in reference_columns (a column is a reference or a system, not both)"
+            "exp.toml, line 4: system_columns names \"ref\", which reference_columns names too; a column is a reference or a system, not both"
         );
     }
 

@@ -906,7 +906,9 @@ mod tests {
                 "sequence",
                 "spans",
                 "agree",
-                "preferences"
+                "preferences",
+                "train",
+                "predict"
             ]
         );
         assert_eq!(KINDS[0].name, "build");

@@ -146,7 +146,11 @@ impl super::Report for Computed {
     }
 
     fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {
-        report::report(&self.analysis, vec![self.input.clone()], epoch)
+        let cfg = &self.cfg;
+        Ok(
+            report::report(&self.analysis, vec![self.input.clone()], epoch)?
+                .identified(&cfg.description, cfg.model_version.as_deref()),
+        )
     }
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {

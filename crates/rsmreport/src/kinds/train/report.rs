@@ -108,7 +108,6 @@ pub fn decision(t: &Trained) -> Decision {
 fn header(t: &Trained, epoch: i64) -> Header {
     let cfg = &t.cfg;
     let (x, qwk, r) = headline(t);
-    let (description_html, _) = rsmreport_report::render::markdown::to_html(&cfg.description, None);
     let mut glance = vec![
         Glance {
             label: "Features used".into(),
@@ -144,14 +143,8 @@ fn header(t: &Trained, epoch: i64) -> Header {
         ci: format!("correlation {}", num3(r)),
     });
     Header {
-        versions: cfg
-            .model_version
-            .iter()
-            .map(|v| rsmreport_report::render::Version {
-                label: "Model version".into(),
-                value: v.clone(),
-            })
-            .collect(),
+        // description and model version: `Report::identified` (mod.rs)
+        versions: Vec::new(),
         intro_html: format!(
             "This report trains the model <strong>{}</strong> ({}) on <strong>{}</strong> and \
              evaluates it on <strong>{}</strong>.",
@@ -160,7 +153,7 @@ fn header(t: &Trained, epoch: i64) -> Header {
             escape_html(&cfg.train_file.display().to_string()),
             escape_html(&cfg.test_file.display().to_string())
         ),
-        description_html,
+        description_html: String::new(),
         thumbnails: cfg.use_thumbnails,
         glance,
         decision: Some(decision(t)),
