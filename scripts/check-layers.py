@@ -31,8 +31,9 @@ It fails (exit 1, naming the file and line of one reference per edge) if
       layer: every kind may use it, and it names no kind. `kinds/mod.rs`
       and the contract's files beside it (`archive`, `registry`, `check`:
       they run, write and list every kind) are not kinds and are not
-      checked. The edges of `BUILT_ON` (train on build's evaluation,
-      predict on train's model file) pass, each with its reason. Test code counts
+      checked. A folder may hold a family of commands that is one kind
+      (`versions`: compare and summarize; `rsmtool`: build, train and
+      predict), whose files may use each other. Test code counts
       here (a kind's tests use no other kind either);
   (d) a leaf module (table, schema, pyrepr, provenance, error) imports
       anything of the crate.
@@ -58,12 +59,6 @@ SHARED_KIND_LAYER = "common"
 # kind table (registry) and the check of every kind (check). Like mod.rs
 # they name every kind and are not kinds; any kind may use them.
 CONTRACT = {"archive", "registry", "check"}
-# The edges a kind is built on, each with its reason (docs/architecture.md,
-# "Kinds built on another"): no other edge between kinds passes.
-BUILT_ON = {
-    ("train", "evaluation"): "train evaluates its model with build's own code (train.md 10)",
-    ("predict", "train"): "predict reads back train's model file (train.md 12-13)",
-}
 
 
 # ---------------------------------------------------------------- lexing
@@ -456,8 +451,6 @@ def kinds_apart(src):
             seen = set()
             for target, line in kind_references(src, path, code):
                 if target not in kinds or target == owner or target in seen:
-                    continue
-                if (owner, target) in BUILT_ON:
                     continue
                 seen.add(target)
                 rel = os.path.relpath(path, os.path.dirname(src))

@@ -51,15 +51,15 @@ pub mod archive;
 pub mod check;
 pub mod classify;
 pub mod common;
-pub mod evaluation;
-pub mod predict;
 pub mod preferences;
 pub mod registry;
+pub mod rsmtool;
 pub mod sequence;
 pub mod spans;
-pub mod train;
 pub mod versions;
 
+/// The three kinds of [`rsmtool`], under their own names.
+pub use rsmtool::{evaluation, predict, train};
 /// The two commands of [`versions`], under their command names.
 pub use versions::{compare, summarize};
 

@@ -85,7 +85,7 @@ fn execute(cfg: BuildConfig) -> Result<Run> {
 /// `rsmreport build`: run it with [`crate::kinds::run`].
 pub struct Build;
 
-impl super::Kind for Build {
+impl crate::kinds::Kind for Build {
     type Config = BuildConfig;
     const NAME: &'static str = "build";
 
@@ -97,30 +97,30 @@ impl super::Kind for Build {
         build_inputs(cfg)
     }
 
-    fn compute(cfg: BuildConfig) -> Result<Box<dyn super::Report>> {
+    fn compute(cfg: BuildConfig) -> Result<Box<dyn crate::kinds::Report>> {
         Ok(Box::new(Built(execute(cfg)?)))
     }
 }
 
 /// `rsmreport check`: a build that writes nothing; its terminal lines are
 /// the account of what a build would do ([`describe`]). Run it with
-/// [`crate::kinds::run`] and [`super::Destination::Nowhere`].
+/// [`crate::kinds::run`] and [`crate::kinds::Destination::Nowhere`].
 pub struct Check;
 
-impl super::Kind for Check {
+impl crate::kinds::Kind for Check {
     type Config = BuildConfig;
     const NAME: &'static str = "check";
     const SUMMARY_KIND: &'static str = "build";
 
     fn default_dir(cfg: &BuildConfig) -> Option<PathBuf> {
-        <Build as super::Kind>::default_dir(cfg)
+        <Build as crate::kinds::Kind>::default_dir(cfg)
     }
 
     fn inputs(cfg: &BuildConfig) -> Vec<PathBuf> {
-        <Build as super::Kind>::inputs(cfg)
+        <Build as crate::kinds::Kind>::inputs(cfg)
     }
 
-    fn compute(cfg: BuildConfig) -> Result<Box<dyn super::Report>> {
+    fn compute(cfg: BuildConfig) -> Result<Box<dyn crate::kinds::Report>> {
         Ok(Box::new(Checked(Built(execute(cfg)?))))
     }
 }
@@ -128,7 +128,7 @@ impl super::Kind for Check {
 /// A finished build.
 struct Built(Run);
 
-impl super::Report for Built {
+impl crate::kinds::Report for Built {
     fn id(&self) -> &str {
         &self.0.exp.experiment_id
     }
@@ -138,7 +138,7 @@ impl super::Report for Built {
     }
 
     /// The analysis stage's frames that have rows and columns (spec 4.1).
-    fn tables(&self) -> super::Tables<'_> {
+    fn tables(&self) -> crate::kinds::Tables<'_> {
         Box::new(
             self.0
                 .analysis
@@ -154,7 +154,7 @@ impl super::Report for Built {
     }
 
     fn summary(&self) -> serde_json::Value {
-        super::json_value(&tables::summary_json(&self.0))
+        crate::kinds::json_value(&tables::summary_json(&self.0))
     }
 
     fn inputs(&self) -> Vec<InputCtx> {
@@ -196,12 +196,12 @@ impl super::Report for Built {
 /// severity `fail` gives the build's exit code 3).
 struct Checked(Built);
 
-impl super::Report for Checked {
+impl crate::kinds::Report for Checked {
     fn id(&self) -> &str {
         self.0.id()
     }
 
-    fn tables(&self) -> super::Tables<'_> {
+    fn tables(&self) -> crate::kinds::Tables<'_> {
         self.0.tables()
     }
 
@@ -250,7 +250,7 @@ fn terminal_lines(run: &Run, written: &[PathBuf], dir: &Path) -> Vec<String> {
 /// The gates a build evaluates, each with its condition, scope, origin and
 /// what it gives on these data.
 fn describe_gates(run: &Run, s: &mut String) {
-    for line in super::check::gate_lines(&run.exp.gates, &run.gates, "a build") {
+    for line in crate::kinds::check::gate_lines(&run.exp.gates, &run.gates, "a build") {
         let _ = writeln!(s, "{line}");
     }
 }

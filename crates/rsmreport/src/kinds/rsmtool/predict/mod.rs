@@ -34,7 +34,7 @@ pub fn load(path: &Path) -> Result<PredictConfig> {
 /// `rsmreport predict`: run it with [`crate::kinds::run`].
 pub struct Predict;
 
-impl super::Kind for Predict {
+impl crate::kinds::Kind for Predict {
     type Config = PredictConfig;
     const NAME: &'static str = "predict";
 
@@ -50,7 +50,7 @@ impl super::Kind for Predict {
         ]
     }
 
-    fn compute(cfg: PredictConfig) -> Result<Box<dyn super::Report>> {
+    fn compute(cfg: PredictConfig) -> Result<Box<dyn crate::kinds::Report>> {
         let model = read::model(&cfg)?;
         let (table, input) = read::input(&cfg)?;
         Ok(Box::new(Computed(run::execute(cfg, table, input, model)?)))
@@ -60,7 +60,7 @@ impl super::Kind for Predict {
 /// A finished prediction run.
 struct Computed(Predicted);
 
-impl super::Report for Computed {
+impl crate::kinds::Report for Computed {
     fn id(&self) -> &str {
         &self.0.cfg.experiment_id
     }
@@ -69,8 +69,8 @@ impl super::Report for Computed {
         PathBuf::from(format!("{}_predictions", self.0.cfg.experiment_id))
     }
 
-    fn tables(&self) -> super::Tables<'_> {
-        super::owned(
+    fn tables(&self) -> crate::kinds::Tables<'_> {
+        crate::kinds::owned(
             tables::frames(&self.0)
                 .into_iter()
                 .filter(|f| f.is_writable())

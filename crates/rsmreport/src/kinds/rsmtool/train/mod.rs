@@ -49,7 +49,7 @@ pub fn load(path: &Path) -> Result<TrainConfig> {
 /// `rsmreport train`: run it with [`crate::kinds::run`].
 pub struct Train;
 
-impl super::Kind for Train {
+impl crate::kinds::Kind for Train {
     type Config = TrainConfig;
     const NAME: &'static str = "train";
 
@@ -61,7 +61,7 @@ impl super::Kind for Train {
         read::files(cfg)
     }
 
-    fn compute(cfg: TrainConfig) -> Result<Box<dyn super::Report>> {
+    fn compute(cfg: TrainConfig) -> Result<Box<dyn crate::kinds::Report>> {
         Ok(Box::new(Computed(run::execute(cfg)?)))
     }
 }
@@ -69,7 +69,7 @@ impl super::Kind for Train {
 /// A finished training run.
 struct Computed(Trained);
 
-impl super::Report for Computed {
+impl crate::kinds::Report for Computed {
     fn id(&self) -> &str {
         &self.0.cfg.experiment_id
     }
@@ -78,7 +78,7 @@ impl super::Report for Computed {
         Some(report::decision(&self.0))
     }
 
-    fn tables(&self) -> super::Tables<'_> {
+    fn tables(&self) -> crate::kinds::Tables<'_> {
         tables::each_table(&self.0)
     }
 

@@ -25,39 +25,41 @@ use rsmreport_report::render::{Block, ConfigCtx, Decision, Header, Report, Tone}
 pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "sections/data_description.html",
-        include_str!("../../../templates/evaluation/sections/data_description.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/data_description.html.tera"),
     ),
     (
         "sections/data_description_by_group.html",
-        include_str!("../../../templates/evaluation/sections/data_description_by_group.html.tera"),
+        include_str!(
+            "../../../../templates/evaluation/sections/data_description_by_group.html.tera"
+        ),
     ),
     (
         "sections/consistency.html",
-        include_str!("../../../templates/evaluation/sections/consistency.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/consistency.html.tera"),
     ),
     (
         "sections/evaluation.html",
-        include_str!("../../../templates/evaluation/sections/evaluation.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/evaluation.html.tera"),
     ),
     (
         "sections/true_score_evaluation.html",
-        include_str!("../../../templates/evaluation/sections/true_score_evaluation.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/true_score_evaluation.html.tera"),
     ),
     (
         "sections/evaluation_by_group.html",
-        include_str!("../../../templates/evaluation/sections/evaluation_by_group.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/evaluation_by_group.html.tera"),
     ),
     (
         "sections/fairness_analyses.html",
-        include_str!("../../../templates/evaluation/sections/fairness_analyses.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/fairness_analyses.html.tera"),
     ),
     (
         "sections/intermediate_file_paths.html",
-        include_str!("../../../templates/evaluation/sections/intermediate_file_paths.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/intermediate_file_paths.html.tera"),
     ),
     (
         "sections/sysinfo.html",
-        include_str!("../../../templates/evaluation/sections/sysinfo.html.tera"),
+        include_str!("../../../../templates/evaluation/sections/sysinfo.html.tera"),
     ),
 ];
 
