@@ -677,9 +677,9 @@ fn agree_counts_layout_gives_the_rows_that_need_no_rater_identity() {
 }
 
 #[test]
-fn agree_the_readmes_example_prints_what_the_readme_shows() {
-    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
-    let section = &readme[readme.find("## Rater agreement").expect("the section")..];
+fn agree_the_guides_example_prints_what_the_guide_shows() {
+    let page = common::manifest_dir().join("docs/guide/src/kinds/agree.md");
+    let section = &fs::read_to_string(page).unwrap();
     let block = &section[section
         .find("```text\nsentiment_round2")
         .expect("the output")..];
@@ -697,7 +697,7 @@ fn agree_the_readmes_example_prints_what_the_readme_shows() {
     }) {
         assert!(
             printed.contains(&line),
-            "README line {line:?} not printed:\n{}",
+            "guide line {line:?} not printed:\n{}",
             run.stdout
         );
     }

@@ -808,11 +808,12 @@ fn compare_refuses_bad_input_and_writes_nothing() {
 }
 
 #[test]
-fn compare_the_readmes_worked_example_prints_what_the_readme_shows() {
-    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
+fn compare_the_guides_worked_example_prints_what_the_guide_shows() {
+    let page = common::manifest_dir().join("docs/guide/src/versions.md");
+    let readme = fs::read_to_string(page).unwrap();
     let start = readme
         .find("```text\npreflight (baseline | candidate):")
-        .expect("the worked example in the README");
+        .expect("the worked example in the guide");
     let block = &readme[start + "```text\n".len()..];
     let shown = &block[..block.find("```").unwrap()];
     let tmp = TempDir::new().unwrap();
@@ -839,15 +840,15 @@ fn compare_the_readmes_worked_example_prints_what_the_readme_shows() {
         run(&["build", &toml, "--output-dir", v]);
     }
     let out = run(&["compare", "v1", "v2"]);
-    assert_eq!(out.stdout, shown, "update the README's worked example");
+    assert_eq!(out.stdout, shown, "update the guide's worked example");
     // And the summarize example, on the same two builds.
     let start = readme
         .find("```text\nsummarize 2 versions")
-        .expect("the summarize example in the README");
+        .expect("the summarize example in the guide");
     let block = &readme[start + "```text\n".len()..];
     let shown = &block[..block.find("```").unwrap()];
     let out = run(&["summarize", "v1", "v2"]);
-    assert_eq!(out.stdout, shown, "update the README's summarize example");
+    assert_eq!(out.stdout, shown, "update the guide's summarize example");
 }
 
 #[test]

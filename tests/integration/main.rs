@@ -19,6 +19,10 @@
 //!   readable: compare and summarize of its build folders as that release
 //!   gave them, its other kinds' folders named, newer summary versions
 //!   refused (`cargo test --test integration old_archives`).
+//! * [`guide`]: the user guide and the README cannot drift: the
+//!   configuration reference generated from the key tables, every shown
+//!   command run as shown, links and includes resolved
+//!   (`cargo test --test integration guide`).
 //! * [`layout`]: the archive format's folder layout: every file of every
 //!   kind's bundled example output, in writing order, and the summary's
 //!   envelope (`cargo test --test integration layout`).
@@ -121,6 +125,7 @@ mod compare_views;
 mod coverage;
 mod errors;
 mod gates;
+mod guide;
 mod inputs;
 mod kinds_common;
 mod kinds_snapshot;

@@ -813,11 +813,12 @@ fn preferences_example_builds_end_to_end() {
         run.stdout
     );
     assert!(run.stdout.contains(&format!("report/{id}_report.html")));
-    // The README shows these lines (all but the path written).
-    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
+    // The guide shows these lines (all but the path written).
+    let page = common::manifest_dir().join("docs/guide/src/kinds/preferences.md");
+    let readme = fs::read_to_string(page).unwrap();
     let start = readme
         .find("```text\npreferences_example:")
-        .expect("the example's output in the README")
+        .expect("the example's output in the guide")
         + "```text\n".len();
     let shown = &readme[start..start + readme[start..].find("```").unwrap()];
     let lines = |t: &str| -> Vec<String> {
@@ -831,7 +832,7 @@ fn preferences_example_builds_end_to_end() {
     assert_eq!(
         lines(&run.stdout),
         lines(shown),
-        "update the README's example"
+        "update the guide's example"
     );
     let html = fs::read_to_string(out.join(format!("report/{id}_report.html"))).unwrap();
     for section in ["overview", "annotators", "by_subset", "data"] {

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 
 pub mod agree;
+pub mod catalogue;
 pub mod classify;
 pub mod common;
 pub mod compare;

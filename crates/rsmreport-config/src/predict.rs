@@ -12,9 +12,9 @@ use super::validate::{self, Ctx};
 use super::{ConfigKind, FlagFilter};
 use rsmreport_core::schema::FileFormat;
 
-const REQUIRED: [&str; 3] = ["experiment_id", "experiment_dir", "input_features_file"];
+pub const REQUIRED: [&str; 3] = ["experiment_id", "experiment_dir", "input_features_file"];
 
-const OPTIONAL: [&str; 11] = [
+pub const OPTIONAL: [&str; 11] = [
     "description",
     "model_version",
     "id_column",

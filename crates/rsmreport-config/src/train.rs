@@ -59,10 +59,10 @@ const CATALOGUE: Catalogue = Catalogue {
 };
 
 /// Required keys (train.md 2).
-const REQUIRED: [&str; 4] = ["experiment_id", "model", "train_file", "test_file"];
+pub const REQUIRED: [&str; 4] = ["experiment_id", "model", "train_file", "test_file"];
 
 /// Every key `train` reads, beyond [`REQUIRED`].
-const OPTIONAL: [&str; 34] = [
+pub const OPTIONAL: [&str; 34] = [
     "description",
     "model_version",
     "features",
