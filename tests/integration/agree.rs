@@ -854,14 +854,15 @@ fn agree_the_first_screen_answers_the_reliability_question() {
     ok(&run);
     assert!(
         run.stdout.contains(
-            "Reliable enough for conclusions under Krippendorff's (1980) benchmark: \
-             Krippendorff's alpha (nominal) is 1.000"
+            "overall: reliable: Reliable enough for conclusions under Krippendorff's (1980) \
+             benchmark: Krippendorff's alpha (nominal) is 1.000"
         ),
         "{}",
         run.stdout
     );
     let html = fs::read_to_string(out.join("report/e_report.html")).unwrap();
-    assert!(html.contains("<p class=\"verdict\"><strong>Reliable enough for conclusions"));
+    assert!(html.contains("<span class=\"badge\">reliable</span>"));
+    assert!(html.contains("Reliable enough for conclusions under Krippendorff"));
     for tile in [
         "<dt>alpha · nominal</dt>",
         "<dt>Fleiss&#39; kappa</dt>",

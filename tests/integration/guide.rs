@@ -367,10 +367,7 @@ fn link_problem(page: &Path, target: &str) -> Option<String> {
         ));
     }
     let is_md = path.extension().is_some_and(|x| x == "md");
-    if !frag.is_empty()
-        && is_md
-        && !anchors(&with_includes(&path)).contains(&frag.to_string())
-    {
+    if !frag.is_empty() && is_md && !anchors(&with_includes(&path)).contains(&frag.to_string()) {
         return Some(format!(
             "{}: link to {target}: no such heading",
             page.display()

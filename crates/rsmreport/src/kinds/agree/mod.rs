@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use crate::analysis::agreement::run::Agreement;
 use rsmreport_config::agree::AgreeConfig;
 use rsmreport_report::render::context::InputCtx;
-use tables::{headline, verdict};
+use tables::headline;
 
 /// `rsmreport agree`: run it with [`crate::kinds::run`].
 pub struct Agree;
@@ -116,6 +116,14 @@ impl super::Report for Computed {
         self.cfg.file_format
     }
 
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        Some(tables::decision(
+            &self.agreement.overall,
+            &self.cfg,
+            &self.gates,
+        ))
+    }
+
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         terminal_lines(&self.agreement, &self.cfg)
     }
@@ -149,9 +157,6 @@ fn terminal_lines(a: &Agreement, cfg: &AgreeConfig) -> Vec<String> {
             s.interpretation[i].unwrap_or("")
         );
         out.push(line.trim_end().to_string());
-    }
-    if let Some((head, why)) = verdict(s, cfg) {
-        out.push(format!("{head}: {why}"));
     }
     out.extend(s.notes.iter().map(|n| format!("note: {n}")));
     out

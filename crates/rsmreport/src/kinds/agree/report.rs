@@ -10,7 +10,7 @@
 //!
 //! Produces a [`Report`] value; writes nothing and computes no statistic.
 
-use super::tables::{self, headline, tile_name, verdict};
+use super::tables::{self, headline, tile_name};
 use crate::analysis::agreement::run::Agreement;
 use crate::kinds::common::agreement::{
     categories_blocks, classification_tables, coefficients_blocks, pairs_blocks, reference_support,
@@ -165,7 +165,13 @@ fn description_blocks(b: &mut Builder, a: &Agreement) -> Vec<Block> {
     ]
 }
 
-fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -> Header {
+fn header(
+    a: &Agreement,
+    cfg: &AgreeConfig,
+    gates: &[crate::gates::Outcome],
+    inputs: Vec<InputCtx>,
+    epoch: i64,
+) -> Header {
     let s = &a.overall;
     let level = cfg.intervals.map_or(0.95, |i| i.level);
     let glance = headline(s, cfg)
@@ -204,13 +210,7 @@ fn header(a: &Agreement, cfg: &AgreeConfig, inputs: Vec<InputCtx>, epoch: i64) -
             s.summary.n_rows,
             escape_html(&cfg.annotations_file)
         ),
-        description_html: verdict(s, cfg).map_or_else(String::new, |(head, why)| {
-            format!(
-                "<p class=\"verdict\"><strong>{}</strong>: {}</p>",
-                escape_html(&head),
-                escape_html(&why)
-            )
-        }),
+        decision: Some(tables::decision(s, cfg, gates)),
         glance,
         inputs,
         config: Some(rsmreport_report::render::ConfigCtx {
@@ -265,5 +265,5 @@ pub fn report(
             blocks,
         })
         .collect();
-    Ok(b.finish(header(a, cfg, inputs, epoch), panels, sections, &[]))
+    Ok(b.finish(header(a, cfg, gates, inputs, epoch), panels, sections, &[]))
 }

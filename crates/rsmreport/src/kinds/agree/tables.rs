@@ -23,6 +23,7 @@ use rsmreport_core::table::{Column, Frame, Values};
 use rsmreport_metrics::raters::alpha::Level;
 use rsmreport_metrics::raters::rows::NullTest;
 use rsmreport_metrics::raters::scales::Scale;
+use rsmreport_report::render::{Decision, Tone};
 
 use crate::analysis::agreement::tables::{
     agreement_frame, category_frame, classification_frame, classification_summary_frame,
@@ -337,8 +338,8 @@ const ALPHA_TENTATIVE: f64 = 0.667;
 /// The one-sentence answer to "are these raters reliable enough?": the
 /// first headline coefficient (alpha at the declared level) against
 /// Krippendorff's 0.667/0.800 rule, with its interval, and its label on
-/// the configured scale. `(verdict, explanation)`; `None` without a value.
-pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
+/// the configured scale; `None` without a value.
+pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<Verdict> {
     let i = *headline(s, cfg).first()?;
     let r = &s.rows[i];
     let e = &r.estimate;
@@ -352,7 +353,7 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
         String::new()
     };
     let name = display_name(r.coefficient, r.weights);
-    let (head, why) = if e.value >= ALPHA_DEFINITE {
+    let (reliability, head, why) = if e.value >= ALPHA_DEFINITE {
         let caveat = if e.lower < ALPHA_DEFINITE {
             format!(
                 ", though the interval reaches below {}: firm conclusions rest on the \
@@ -363,6 +364,7 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
             String::new()
         };
         (
+            Reliability::Definite,
             "Reliable enough for conclusions".to_string(),
             format!(
                 "{name} is {}{ci}, at least {}{caveat}",
@@ -372,6 +374,7 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
         )
     } else if e.value >= ALPHA_TENTATIVE {
         (
+            Reliability::Tentative,
             "Reliable enough for tentative conclusions only".to_string(),
             format!(
                 "{name} is {}{ci}, between {} and {}",
@@ -382,6 +385,7 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
         )
     } else {
         (
+            Reliability::Not,
             "Not reliable enough".to_string(),
             format!(
                 "{name} is {}{ci}, below {}, the least it accepts even for tentative \
@@ -395,8 +399,52 @@ pub fn verdict(s: &Scope, cfg: &AgreeConfig) -> Option<(String, String)> {
         (Scale::Krippendorff, _) | (_, None) => String::new(),
         (scale, Some(l)) => format!("; on the {} scale it is '{l}'", scale_name(scale)),
     };
-    Some((
-        format!("{head} under Krippendorff's (1980) benchmark"),
-        format!("{why}{label}."),
-    ))
+    Some(Verdict {
+        reliability,
+        head: format!("{head} under Krippendorff's (1980) benchmark"),
+        why: format!("{why}{label}."),
+    })
+}
+
+/// Krippendorff's (1980) three levels of reliability.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reliability {
+    /// At least 0.800: firm conclusions.
+    Definite,
+    /// From 0.667 to 0.800: tentative conclusions only.
+    Tentative,
+    /// Below 0.667.
+    Not,
+}
+
+/// [`verdict`]'s answer: the level, the verdict and its explanation.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub reliability: Reliability,
+    pub head: String,
+    pub why: String,
+}
+
+/// What the run decided, for the first screen and the terminal's last
+/// line: the verdict's level as the badge (`reliable`, `tentative only`,
+/// `not reliable`; `no verdict` when the headline coefficient is
+/// undefined), then the gates' status.
+pub fn decision(s: &Scope, cfg: &AgreeConfig, gates: &[crate::gates::Outcome]) -> Decision {
+    let d = match verdict(s, cfg) {
+        Some(v) => {
+            let (tone, badge) = match v.reliability {
+                Reliability::Definite => (Tone::Pass, "reliable"),
+                Reliability::Tentative => (Tone::Warn, "tentative only"),
+                Reliability::Not => (Tone::Fail, "not reliable"),
+            };
+            Decision::new(tone, badge, format!("{}: {}", v.head, v.why))
+        }
+        None => Decision::new(
+            Tone::Info,
+            "no verdict",
+            "The headline coefficient is undefined on these data (see the coefficients table).",
+        ),
+    };
+    let failed = gates.iter().filter(|o| o.fails()).count();
+    d.with_gates(failed, gates.len(), false)
 }

@@ -144,6 +144,10 @@ impl super::Report for Computed {
         self.cfg.file_format
     }
 
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        Some(report::decision(&self.analysis, &self.gates))
+    }
+
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         terminal_lines(&self.analysis)
     }

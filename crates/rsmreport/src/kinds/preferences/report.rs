@@ -19,7 +19,7 @@ use rsmreport_report::plots::{
 use rsmreport_report::render::context::{Cell, ColumnHead, Glance, InputCtx, Row, Table, Term};
 use rsmreport_report::render::format::{count_f64, escape_html, fixed, num3, signed3};
 use rsmreport_report::render::tables::{p_value_cell, text_cell};
-use rsmreport_report::render::{Block, Header, Section};
+use rsmreport_report::render::{Block, Decision, Header, Section, Tone};
 use rsmreport_report::render::{Builder, Report};
 
 /// A heat map (and the report's tables of one subset column) shows at
@@ -761,9 +761,27 @@ fn models_section(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
     Ok(blocks)
 }
 
-/// How clearly strength `j` is away from 0, in words, from its interval
-/// (without intervals, from its sign).
-fn strength_words(a: &Analysis, j: usize) -> &'static str {
+/// How clearly an annotator's strength is away from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    Follows,
+    Against,
+    Unclear,
+}
+
+impl Direction {
+    fn words(self) -> &'static str {
+        match self {
+            Direction::Follows => "follows the reference",
+            Direction::Against => "goes against the reference",
+            Direction::Unclear => "shows no clear agreement with the reference",
+        }
+    }
+}
+
+/// How clearly strength `j` is away from 0, from its interval (without
+/// intervals, from its sign).
+fn direction(a: &Analysis, j: usize) -> Direction {
     let all = a.all();
     let (s, i) = (all.metrics[j].strength, &all.intervals[j].strength);
     let (lo, hi) = match i.lower.is_finite() && i.upper.is_finite() {
@@ -771,12 +789,17 @@ fn strength_words(a: &Analysis, j: usize) -> &'static str {
         false => (s, s),
     };
     if lo > 0.0 {
-        "follows the reference"
+        Direction::Follows
     } else if hi < 0.0 {
-        "goes against the reference"
+        Direction::Against
     } else {
-        "shows no clear agreement with the reference"
+        Direction::Unclear
     }
+}
+
+/// [`direction`] in words.
+fn strength_words(a: &Analysis, j: usize) -> &'static str {
+    direction(a, j).words()
 }
 
 /// A strength with its interval for a sentence (`+0.509, 95% CI [+0.411,
@@ -796,10 +819,10 @@ fn strength_text(a: &Analysis, j: usize) -> String {
     out
 }
 
-/// The first screen's sentence (HTML, names escaped): which annotator
-/// agrees with the reference most and how strongly, in words and numbers,
-/// and the weakest one when it differs.
-fn summary_html(a: &Analysis, strongest: Option<usize>) -> String {
+/// The decision's sentence (plain text; the page escapes it): which
+/// annotator agrees with the reference most and how strongly, in words and
+/// numbers, and the weakest one when it differs.
+fn summary_sentence(a: &Analysis, strongest: Option<usize>) -> String {
     let all = a.all();
     let Some(j) = strongest else {
         return format!(
@@ -808,9 +831,9 @@ fn summary_html(a: &Analysis, strongest: Option<usize>) -> String {
         );
     };
     let m = &all.metrics[j];
-    let name = |k: usize| escape_html(&a.annotator_names[k]);
+    let name = |k: usize| a.annotator_names[k].clone();
     let mut out = format!(
-        "<strong>{} agrees most with the reference</strong>: it {} (strength {}); it sides \
+        "{} agrees most with the reference: it {} (strength {}); it sides \
          with the reference on {}% of the pairs where both picked a response (it picked one \
          on {}% of the pairs).",
         name(j),
@@ -834,7 +857,35 @@ fn summary_html(a: &Analysis, strongest: Option<usize>) -> String {
     out
 }
 
-fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
+/// What the run decided, for the first screen and the terminal's last
+/// line: how the strongest annotator (never one on few votes) relates to
+/// the reference, in words, then the gates' status.
+pub fn decision(a: &Analysis, gates: &[crate::gates::Outcome]) -> Decision {
+    let all = a.all();
+    let strongest = a
+        .by_strength()
+        .into_iter()
+        .find(|&j| !all.metrics[j].few_votes());
+    let (tone, badge) = match strongest.map(|j| direction(a, j)) {
+        Some(Direction::Follows) => (Tone::Pass, "follows the reference"),
+        Some(Direction::Against) => (Tone::Fail, "goes against the reference"),
+        Some(Direction::Unclear) => (Tone::Warn, "no clear agreement"),
+        None => (Tone::Info, "too few votes"),
+    };
+    let failed = gates.iter().filter(|o| o.fails()).count();
+    Decision::new(tone, badge, summary_sentence(a, strongest)).with_gates(
+        failed,
+        gates.len(),
+        false,
+    )
+}
+
+fn header(
+    a: &Analysis,
+    gates: &[crate::gates::Outcome],
+    inputs: Vec<InputCtx>,
+    epoch: i64,
+) -> Header {
     let all = a.all();
     let mut glance = vec![Glance {
         label: "pairs used".into(),
@@ -872,7 +923,7 @@ fn header(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> Header {
             a.annotators.len(),
             escape_html(&a.reference_name)
         ),
-        description_html: format!("<p class=\"verdict\">{}</p>", summary_html(a, strongest)),
+        decision: Some(decision(a, gates)),
         glance,
         inputs,
         ..Header::new("Preference annotation report", a.id.clone(), epoch)
@@ -915,5 +966,5 @@ pub fn report(
             blocks,
         })
         .collect();
-    Ok(b.finish(header(a, inputs, epoch), panels, sections, &[]))
+    Ok(b.finish(header(a, gates, inputs, epoch), panels, sections, &[]))
 }
