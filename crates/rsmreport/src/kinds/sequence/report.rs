@@ -505,6 +505,18 @@ fn error_blocks(b: &mut Builder, frames: &[Frame]) -> Vec<Block> {
     blocks
 }
 
+/// What each p-value of the comparisons table tests, and which one the
+/// verdict follows (issue 51: every p-value explained where it stands).
+const P_VALUES_NOTE: &str = "Four p-value columns, three tests. p_value is the two-sided paired \
+    bootstrap test of the difference (the segments resampled together for both systems, as \
+    for the interval): the smallest 1 - level at which the interval excludes 0; p_holm is it \
+    adjusted by Holm across the metrics of a candidate, and the verdict follows p_holm with the \
+    interval and the margin. p_paired_bs and p_ar are sacreBLEU's own: its paired bootstrap \
+    (one-sided, with its strict '>' rule, so two identical systems get 1/(B+1), not 1) and \
+    its approximate randomization (the systems' outputs swapped at random per segment), shown \
+    so that the numbers of a sacreBLEU run can be found here; they can differ from p_value \
+    because they test other hypotheses on other resamples.";
+
 /// The blocks of the section `name` (after its heading).
 fn section_blocks(
     b: &mut Builder,
@@ -542,6 +554,7 @@ fn section_blocks(
                     ..FrameOpts::default()
                 };
                 blocks.push(Block::Table(frame_table(t, f, &opts)));
+                blocks.push(Block::Note(P_VALUES_NOTE.into()));
             }
         }
         "segments" => {
