@@ -308,6 +308,7 @@ fn saved_id(out: &Path) -> String {
 /// when absent.
 #[test]
 fn kinds_common_every_configuration_carries_the_keys() {
+    use rsmreport::kinds::archive::{CommonKeys, Described};
     use rsmreport::kinds::{
         agree, classify, evaluation, predict, preferences, sequence, spans, train,
     };
@@ -321,42 +322,24 @@ fn kinds_common_every_configuration_carries_the_keys() {
                 .map(|l| format!("{l}\n"))
                 .collect()
         });
+        // The validated configuration's two fields, as the summary's
+        // envelope reads them (`kinds::archive::Described`).
         let keys = |p: &Path| -> (String, Option<String>) {
-            match ex.kind {
-                "build" => {
-                    let c = evaluation::load(p, None).unwrap();
-                    (c.exp.description, c.exp.model_version)
-                }
-                "agree" => {
-                    let c = agree::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "classify" => {
-                    let c = classify::load(p).unwrap().cfg;
-                    (c.description, c.model_version)
-                }
-                "preferences" => {
-                    let c = preferences::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "sequence" => {
-                    let c = sequence::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "spans" => {
-                    let c = spans::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "train" => {
-                    let c = train::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "predict" => {
-                    let c = predict::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
+            let CommonKeys {
+                description,
+                model_version,
+            } = match ex.kind {
+                "build" => evaluation::load(p, None).unwrap().common_keys(),
+                "agree" => agree::load(p).unwrap().common_keys(),
+                "classify" => classify::load(p).unwrap().common_keys(),
+                "preferences" => preferences::load(p).unwrap().common_keys(),
+                "sequence" => sequence::load(p).unwrap().common_keys(),
+                "spans" => spans::load(p).unwrap().common_keys(),
+                "train" => train::load(p).unwrap().common_keys(),
+                "predict" => predict::load(p).unwrap().common_keys(),
                 other => panic!("no loader for {other}"),
-            }
+            };
+            (description, model_version)
         };
         assert_eq!(
             keys(&given),
