@@ -1,10 +1,11 @@
 //! Aside from the stages and the kinds (not part of any report):
 //! `rsmreport simulate`, a seeded generator of realistic predictions files.
 //! Pure: no I/O, no clock, no environment. It builds [`Table`]s (and the
-//! text of a matching experiment file); the binary's `simulate` command
-//! hands them to `output::file`, which writes them. Of the library it uses
-//! only the leaf modules `table` and `pyrepr` (number text) and the one
-//! random generator (`rsmreport_metrics::bootstrap::Xoshiro256`).
+//! text of a matching experiment file); the command line's `simulate`
+//! command hands them to `rsmreport_io::output`, which writes them. Of the
+//! workspace it uses only `rsmreport_core`'s `table` and `pyrepr` (number
+//! text) and the one random generator
+//! (`rsmreport_metrics::bootstrap::Xoshiro256`).
 //!
 //! # Design
 //!

@@ -1,4 +1,5 @@
-"""The exceptions of rsmreport, one per exit code of the command line.
+"""The exceptions of rsmreport: one per failing exit code of the command line
+(2 configuration, 1 data, 3 failed gates), and one for a bug.
 
 Every message is the command line's ``error:`` text (without the prefix),
 so ``docs/errors.md`` applies to both.
@@ -21,8 +22,11 @@ class RsmreportError(Exception):
     Attributes
     ----------
     code : int
-        The command line's exit code for this error (2 configuration,
-        1 data, 3 failed gates, 70 internal).
+        The command line's exit code for this error: 2 configuration,
+        1 data, 3 failed gates (``rsmreport_core::error::Class::exit_code``
+        and ``rsmreport_cli::cli::exit_code``). :class:`InternalError` has
+        70 (``EX_SOFTWARE`` of ``sysexits.h``), which the command line never
+        returns: after a panic it exits with Rust's panic code, 101.
     """
 
     code: int = 1
@@ -66,6 +70,10 @@ class GateFailedError(RsmreportError):
 
 class InternalError(RsmreportError):
     """A bug in rsmreport (a panic in the Rust code, caught at the
-    boundary so that ``except Exception`` sees it). Please report it."""
+    boundary so that ``except Exception`` sees it). Please report it.
+
+    Its ``code`` is 70 (``EX_SOFTWARE``); the command line (the binary and
+    ``python -m rsmreport``) exits with 101 after a panic instead.
+    """
 
     code = 70

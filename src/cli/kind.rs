@@ -1,6 +1,7 @@
 //! `rsmreport <kind> EXP` for every kind of the kind table whose request
 //! is one experiment file (`rsmreport::kinds::registry::KINDS`: `build`,
-//! `classify`, `sequence`, `spans`, `agree`, `preferences`): one clap
+//! `classify`, `sequence`, `spans`, `agree`, `preferences`, `train`,
+//! `predict`): one clap
 //! subcommand per entry, made from the entry (its name, its one-line
 //! help, its argument's help, `--gates FILE` where the kind takes a gates
 //! file), as ripgrep's `flags/defs.rs` declares each flag once. Adding a

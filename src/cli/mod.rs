@@ -1,4 +1,5 @@
-//! The command line's commands (binary only), as cargo's
+//! The command line's commands (the `rsmreport` binary and the Python
+//! module's `rsmreport` script run them both, through `main_with`), as cargo's
 //! `src/bin/cargo/commands/*.rs` over its `ops`: [`kind`] makes the
 //! command of every experiment-file kind from the kind table
 //! (`rsmreport::kinds::registry`) and runs it; [`check`] checks an

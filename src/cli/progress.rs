@@ -1,4 +1,4 @@
-//! The progress line (binary only): while a command works for more than
+//! The progress line (the command line only, never the library): while a command works for more than
 //! about a second, one line on stderr names the stage it is in (reading,
 //! preprocessing, the bootstrap, the report, ...) and how long the run has
 //! taken so far. Drawn only when stderr is a terminal and neither

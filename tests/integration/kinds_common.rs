@@ -17,80 +17,94 @@ use tempfile::TempDir;
 use crate::common::{manifest_dir, run_in, snapshot, snapshot_diff};
 use rsmreport::kinds::registry::{self, Runner};
 
-/// One bundled example: its kind, its folder under `examples/`, the files
-/// it needs, and the exit code of a run.
+/// One bundled experiment: its kind, its folder under `examples/`, its
+/// experiment file, the runs whose output folders it reads (each a kind
+/// and an experiment file of the same folder, run first, in order, from a
+/// staged copy), and the exit code of a run.
 struct Example {
     kind: &'static str,
     folder: &'static str,
-    files: &'static [&'static str],
+    experiment: &'static str,
+    after: &'static [(&'static str, &'static str)],
     code: i32,
 }
 
-/// Every bundled experiment (`examples/exp.toml` and `examples/*/exp.toml`).
-const EXAMPLES: [Example; 8] = [
+/// An example read from nothing but its own folder.
+const fn example(kind: &'static str, folder: &'static str, code: i32) -> Example {
     Example {
-        kind: "build",
-        folder: "",
-        files: &["exp.toml", "predictions.csv", "scale.csv"],
+        kind,
+        folder,
+        experiment: "exp.toml",
+        after: &[],
+        code,
+    }
+}
+
+/// Every bundled experiment: every `.toml` file of `examples/` and its
+/// folders. The indices of agree (3) and preferences (5) are the gates
+/// test's.
+const EXAMPLES: [Example; 11] = [
+    example("build", "", 0),
+    example("build", "gates-fail", 3),
+    example("build", "raters", 0),
+    example("agree", "agree", 0),
+    example("classify", "classify", 0),
+    example("preferences", "preferences", 0),
+    example("sequence", "sequence", 0),
+    example("spans", "spans", 0),
+    Example {
+        kind: "train",
+        folder: "train",
+        experiment: "train.toml",
+        after: &[],
+        code: 0,
+    },
+    Example {
+        kind: "predict",
+        folder: "train",
+        experiment: "predict.toml",
+        after: &[("train", "train.toml")],
         code: 0,
     },
     Example {
         kind: "build",
-        folder: "gates-fail",
-        files: &["exp.toml", "predictions.csv", "scale.csv"],
-        code: 3,
-    },
-    Example {
-        kind: "build",
-        folder: "raters",
-        files: &["exp.toml", "predictions.csv"],
-        code: 0,
-    },
-    Example {
-        kind: "agree",
-        folder: "agree",
-        files: &["exp.toml", "labels.csv"],
-        code: 0,
-    },
-    Example {
-        kind: "classify",
-        folder: "classify",
-        files: &["exp.toml", "predictions.csv"],
-        code: 0,
-    },
-    Example {
-        kind: "preferences",
-        folder: "preferences",
-        files: &["exp.toml", "pairs.csv"],
-        code: 0,
-    },
-    Example {
-        kind: "sequence",
-        folder: "sequence",
-        files: &["exp.toml", "outputs.csv", "logprobs.jsonl"],
-        code: 0,
-    },
-    Example {
-        kind: "spans",
-        folder: "spans",
-        files: &["exp.toml", "spans.csv", "documents.csv"],
+        folder: "train",
+        experiment: "build.toml",
+        after: &[("train", "train.toml"), ("predict", "predict.toml")],
         code: 0,
     },
 ];
 
-/// Every example folder has an entry above.
+/// The kinds whose run writes no report (predict's predictions go on to
+/// `build`).
+const NO_REPORT: [&str; 1] = ["predict"];
+
+/// Every experiment file of the bundled examples has an entry above.
 #[test]
 fn kinds_common_every_bundled_example_is_listed() {
     let root = manifest_dir().join("examples");
-    let mut found: Vec<String> = fs::read_dir(&root)
+    let folders = fs::read_dir(&root)
         .unwrap()
         .flatten()
-        .filter(|e| e.path().join("exp.toml").is_file())
+        .filter(|e| e.path().is_dir())
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        .chain([String::new()]);
+    let mut found: Vec<(String, String)> = folders
+        .flat_map(|folder| {
+            fs::read_dir(root.join(&folder))
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.ends_with(".toml"))
+                .map(move |name| (folder.clone(), name))
+                .collect::<Vec<_>>()
+        })
         .collect();
-    found.push(String::new());
     found.sort();
-    let mut listed: Vec<String> = EXAMPLES.iter().map(|e| e.folder.to_string()).collect();
+    let mut listed: Vec<(String, String)> = EXAMPLES
+        .iter()
+        .map(|e| (e.folder.to_string(), e.experiment.to_string()))
+        .collect();
     listed.sort();
     assert_eq!(found, listed);
 }
@@ -100,24 +114,46 @@ impl Example {
         manifest_dir().join("examples").join(self.folder)
     }
 
-    /// A copy of the example's files in `dir`, its experiment file passed
-    /// through `edit`; the copied experiment file.
+    /// A copy of the example's folder (its files, not its subfolders) in
+    /// `dir`, its experiment file passed through `edit`, and the output
+    /// folders of the runs it reads made there; the copied experiment file.
     fn staged(&self, dir: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
         fs::create_dir_all(dir).unwrap();
-        for f in self.files {
-            let from = self.dir().join(f);
-            if *f == "exp.toml" {
+        for entry in fs::read_dir(self.dir()).unwrap().flatten() {
+            let from = entry.path();
+            if !from.is_file() {
+                continue;
+            }
+            let to = dir.join(entry.file_name());
+            if entry.file_name() == OsStr::new(self.experiment) {
                 let text = fs::read_to_string(&from).unwrap();
-                fs::write(dir.join(f), edit(&text)).unwrap();
+                fs::write(&to, edit(&text)).unwrap();
             } else {
-                fs::copy(&from, dir.join(f)).unwrap();
+                fs::copy(&from, &to).unwrap();
             }
         }
-        dir.join("exp.toml")
+        for (kind, experiment) in self.after {
+            let run = run_in(dir, [*kind, experiment]);
+            assert!(run.success, "{} {experiment}:\n{}", kind, run.describe());
+        }
+        dir.join(self.experiment)
     }
 
     fn name(&self) -> String {
-        format!("{} ({})", self.kind, self.folder)
+        format!("{} ({}/{})", self.kind, self.folder, self.experiment)
+    }
+
+    /// The first example of each kind.
+    fn firsts() -> Vec<&'static Example> {
+        let mut seen = Vec::new();
+        EXAMPLES
+            .iter()
+            .filter(|e| {
+                let first = !seen.contains(&e.kind);
+                seen.push(e.kind);
+                first
+            })
+            .collect()
     }
 }
 
@@ -159,9 +195,10 @@ fn first_screen(out: &Path) -> String {
     html[start..end].to_string()
 }
 
-/// `description` and `model_version` are accepted by every kind and shown
-/// on its report's first screen; `check` names the model version; build
-/// keeps them in its saved configuration.
+/// `description` and `model_version` are accepted by every kind, recorded
+/// in its summary's envelope and shown on its report's first screen (a
+/// kind with a report); `check` names the model version; build keeps them
+/// in its saved configuration.
 #[test]
 fn kinds_common_description_and_model_version_reach_every_first_screen() {
     let tmp = TempDir::new().unwrap();
@@ -185,27 +222,16 @@ fn kinds_common_description_and_model_version_reach_every_first_screen() {
             ex.name(),
             run.describe()
         );
-        let header = first_screen(&out);
-        assert!(
-            header.contains(&format!(
-                "<p class=\"model-version\">Model version <strong>{}</strong></p>",
-                MODEL_VERSION
-            )),
-            "{}: no model version on the first screen:\n{header}",
-            ex.name()
-        );
-        let described = header
-            .split("<div class=\"description\">")
-            .nth(1)
-            .is_some_and(|d| {
-                d.trim_start()
-                    .starts_with(&format!("<p>{DESCRIPTION_HTML}</p>"))
-            });
-        assert!(
-            described,
-            "{}: the description does not open the description box:\n{header}",
-            ex.name()
-        );
+        let summary = summary(&out);
+        assert_eq!(summary["model_version"], MODEL_VERSION, "{}", ex.name());
+        assert_eq!(summary["description"], DESCRIPTION, "{}", ex.name());
+        if NO_REPORT.contains(&ex.kind) {
+            // Every folder has the three subfolders; this one's stays empty.
+            let report = fs::read_dir(out.join("report")).unwrap().count();
+            assert_eq!(report, 0, "{}", ex.name());
+        } else {
+            first_screen_shows_the_keys(&out, ex);
+        }
         let check = run_in(&work, [OsStr::new("check"), exp.as_os_str()]);
         assert!(
             check
@@ -227,6 +253,43 @@ fn kinds_common_description_and_model_version_reach_every_first_screen() {
     }
 }
 
+/// The report's first screen names the model version, and its
+/// description box opens with the description.
+fn first_screen_shows_the_keys(out: &Path, ex: &Example) {
+    let header = first_screen(out);
+    assert!(
+        header.contains(&format!(
+            "<p class=\"model-version\">Model version <strong>{}</strong></p>",
+            MODEL_VERSION
+        )),
+        "{}: no model version on the first screen:\n{header}",
+        ex.name()
+    );
+    let described = header
+        .split("<div class=\"description\">")
+        .nth(1)
+        .is_some_and(|d| {
+            d.trim_start()
+                .starts_with(&format!("<p>{DESCRIPTION_HTML}</p>"))
+        });
+    assert!(
+        described,
+        "{}: the description does not open the description box:\n{header}",
+        ex.name()
+    );
+}
+
+/// The run's `output/<id>_summary.json`.
+fn summary(out: &Path) -> serde_json::Value {
+    let path = fs::read_dir(out.join("output"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("_summary.json"))
+        .expect("a summary");
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
 /// The id of a build's output folder (the prefix of `*_rsmeval.json`).
 fn saved_id(out: &Path) -> String {
     fs::read_dir(out.join("output"))
@@ -245,7 +308,10 @@ fn saved_id(out: &Path) -> String {
 /// when absent.
 #[test]
 fn kinds_common_every_configuration_carries_the_keys() {
-    use rsmreport::kinds::{agree, classify, evaluation, preferences, sequence, spans};
+    use rsmreport::kinds::archive::{CommonKeys, Described};
+    use rsmreport::kinds::{
+        agree, classify, evaluation, predict, preferences, sequence, spans, train,
+    };
     let tmp = TempDir::new().unwrap();
     for (i, ex) in EXAMPLES.iter().enumerate() {
         let given = ex.staged(&tmp.path().join(format!("{i}")), with_common_keys);
@@ -256,34 +322,24 @@ fn kinds_common_every_configuration_carries_the_keys() {
                 .map(|l| format!("{l}\n"))
                 .collect()
         });
+        // The validated configuration's two fields, as the summary's
+        // envelope reads them (`kinds::archive::Described`).
         let keys = |p: &Path| -> (String, Option<String>) {
-            match ex.kind {
-                "build" => {
-                    let c = evaluation::load(p, None).unwrap();
-                    (c.exp.description, c.exp.model_version)
-                }
-                "agree" => {
-                    let c = agree::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "classify" => {
-                    let c = classify::load(p).unwrap().cfg;
-                    (c.description, c.model_version)
-                }
-                "preferences" => {
-                    let c = preferences::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "sequence" => {
-                    let c = sequence::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
-                "spans" => {
-                    let c = spans::load(p).unwrap();
-                    (c.description, c.model_version)
-                }
+            let CommonKeys {
+                description,
+                model_version,
+            } = match ex.kind {
+                "build" => evaluation::load(p, None).unwrap().common_keys(),
+                "agree" => agree::load(p).unwrap().common_keys(),
+                "classify" => classify::load(p).unwrap().common_keys(),
+                "preferences" => preferences::load(p).unwrap().common_keys(),
+                "sequence" => sequence::load(p).unwrap().common_keys(),
+                "spans" => spans::load(p).unwrap().common_keys(),
+                "train" => train::load(p).unwrap().common_keys(),
+                "predict" => predict::load(p).unwrap().common_keys(),
                 other => panic!("no loader for {other}"),
-            }
+            };
+            (description, model_version)
         };
         assert_eq!(
             keys(&given),
@@ -342,7 +398,8 @@ fn kinds_common_keys_are_refused_alike() {
                 run.describe()
             );
             assert!(
-                run.stderr.contains(words) && run.stderr.contains("exp.toml, line"),
+                run.stderr.contains(words)
+                    && run.stderr.contains(&format!("{}, line", ex.experiment)),
                 "{} {bad}:\n{}",
                 ex.name(),
                 run.stderr
@@ -351,16 +408,20 @@ fn kinds_common_keys_are_refused_alike() {
     }
 }
 
-/// `check` on every bundled example: the kind it reads, the files with
-/// rows, what is computed and gated, the tables; nothing written anywhere
-/// (the work folder and the example folder unchanged); a run's exit code.
+/// `check` on every bundled example (a staged copy, with the output
+/// folders it reads): the kind it reads, the files with rows, what is
+/// computed and gated, the tables; nothing written anywhere (the current
+/// folder and the experiment's folder unchanged); a run's exit code.
 #[test]
 fn kinds_common_check_works_on_every_example() {
     let tmp = TempDir::new().unwrap();
-    for ex in &EXAMPLES {
-        let exp = ex.dir().join("exp.toml");
-        let before = (snapshot(tmp.path()), snapshot(&ex.dir()));
-        let run = run_in(tmp.path(), [OsStr::new("check"), exp.as_os_str()]);
+    for (i, ex) in EXAMPLES.iter().enumerate() {
+        let folder = tmp.path().join(format!("{i}"));
+        let cwd = tmp.path().join(format!("{i}-cwd"));
+        let exp = ex.staged(&folder, str::to_string);
+        fs::create_dir(&cwd).unwrap();
+        let before = (snapshot(&cwd), snapshot(&folder));
+        let run = run_in(&cwd, [OsStr::new("check"), exp.as_os_str()]);
         assert_eq!(
             run.code,
             Some(ex.code),
@@ -389,7 +450,7 @@ fn kinds_common_check_works_on_every_example() {
         for words in ["file: ", "intervals: ", "gate", "tables ("] {
             assert!(out.contains(words), "{}: no {words:?}:\n{out}", ex.name());
         }
-        let after = (snapshot(tmp.path()), snapshot(&ex.dir()));
+        let after = (snapshot(&cwd), snapshot(&folder));
         assert!(
             snapshot_diff(&before.0, &after.0).is_empty()
                 && snapshot_diff(&before.1, &after.1).is_empty(),
@@ -413,12 +474,8 @@ fn kinds_common_check_works_on_every_example() {
 #[test]
 fn kinds_common_a_wrong_kinds_file_names_the_right_kind() {
     let tmp = TempDir::new().unwrap();
-    let firsts: Vec<&Example> = EXAMPLES
-        .iter()
-        .filter(|e| e.folder != "gates-fail" && e.folder != "raters")
-        .collect();
-    for ex in &firsts {
-        let exp = ex.dir().join("exp.toml");
+    for ex in Example::firsts() {
+        let exp = ex.dir().join(ex.experiment);
         for other in registry::experiment_kinds().filter(|k| k.name != ex.kind) {
             let hint = format!("this looks like a `{}` experiment", ex.kind);
             for args in [

@@ -9,7 +9,7 @@
 //! tables and of the intervals (one list of each, never a copy).
 //!
 //! Pure: reads no data table; [`load_file`] only reads the gates file.
-//! Evaluating the gates is the gates stage's job (`src/gates`).
+//! Evaluating the gates is the gates stage's job (`rsmreport::gates`, in the engine crate).
 
 use std::fmt;
 use std::path::Path;

@@ -13,9 +13,12 @@
 //! `keys` holds its key catalogue, `sections` the section rules (spec 5.1),
 //! `saved` the text of the saved copy (spec 1.4). The other kinds' files:
 //! [`agree`], [`classify`], [`compare`] (the optional `compare.toml`),
-//! [`preferences`], [`train`] and [`predict`] (rsmtool's and rsmpredict's
-//! keys); [`intervals`], [`margins`] and [`gates`] are tables several
-//! kinds share.
+//! [`preferences`], [`sequence`], [`spans`], [`train`] and [`predict`]
+//! (rsmtool's and rsmpredict's keys); [`common`] reads the keys every kind
+//! accepts (its `parse_toml` and `Rules` refuse any other key with the
+//! closest valid one); [`intervals`], [`margins`] and [`gates`] are tables
+//! several kinds share; [`kind_hint`] lists a file's top-level keys, by
+//! which the engine's kind table recognises its kind.
 #![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
 use std::path::{Path, PathBuf};
 

@@ -547,27 +547,10 @@ fn columns(cx: &Ctx) -> Result<Columns> {
     })
 }
 
-/// Validates a parsed `train` experiment (train.md 2, in its order).
-pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<TrainConfig> {
-    let cx = Ctx::new(raw, config_path);
-    let allowed: Vec<&str> = REQUIRED.iter().chain(&OPTIONAL).copied().collect();
-    check_keys(&cx, "train", &allowed)?;
-    check_required(&cx, "train", &REQUIRED)?;
-    let sw = switches(&cx)?;
-    let subgroups = validate::subgroups(&cx)?;
-    let general_sections = cx.list("general_sections")?;
-    let custom_sections = cx.list("custom_sections")?.unwrap_or_default();
-    let section_order = cx.list("section_order")?;
-    let experiment_id = cx
-        .at_key(super::value::id(cx.raw, "experiment_id"))?
-        .unwrap_or_default();
-    let features = features_given(&cx)?;
-    check_combinations(&cx, &features)?;
-    let cols = columns(&cx)?;
-    let min_items_per_candidate = cx.count("min_items_per_candidate")?.filter(|&n| n > 0);
-    validate::check_min_items(&cx, min_items_per_candidate, cols.candidate.as_deref())?;
-    let (min_n_per_group, _) = validate::min_n_per_group(&cx, &subgroups)?;
-    let model = model(&cx)?;
+/// Refuses a column in two roles: the second human score in the test label's column, the
+/// length or second score column among the listed features; and truncation thresholds without
+/// a feature file (train.md 2).
+fn check_roles(cx: &Ctx, cols: &Columns, features: &FeaturesGiven, sw: &Switches) -> Result<()> {
     if let Some(second) = &cols.second {
         if *second == cols.test_label {
             return Err(cx.err(
@@ -579,7 +562,7 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
             ));
         }
     }
-    if let FeaturesGiven::List(names) = &features {
+    if let FeaturesGiven::List(names) = features {
         for (key, col) in [
             ("length_column", &cols.length),
             ("second_human_score_column", &cols.second),
@@ -599,19 +582,20 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
              and max columns",
         ));
     }
-    let custom = validate::custom_files(&cx, &custom_sections)?;
-    let sections = select_sections(
-        &cx,
-        general_sections.as_deref(),
-        &custom,
-        section_order.as_deref(),
-        Available {
-            catalogue: CATALOGUE,
-            subgroups: !subgroups.is_empty(),
-            other_raters: false,
-            human_columns: 1 + usize::from(cols.second.is_some()),
-        },
-    )?;
+    Ok(())
+}
+
+/// The files a `train` experiment reads, resolved against the configuration's folder.
+struct InputFiles {
+    train_file: PathBuf,
+    test_file: PathBuf,
+    features: FeatureSource,
+    feature_subset_file: Option<PathBuf>,
+}
+
+/// Resolves the training and test files, the feature file (if the features are one) and the
+/// feature subset file, in that order.
+fn input_files(cx: &Ctx, features: FeaturesGiven) -> Result<InputFiles> {
     let mut files = vec![
         (
             "train_file",
@@ -632,7 +616,7 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
     }
     let refs: Vec<(&str, &str, &str)> =
         files.iter().map(|(k, g, w)| (*k, g.as_str(), *w)).collect();
-    let mut found = resolve_files(&cx, &refs)?.into_iter();
+    let mut found = resolve_files(cx, &refs)?.into_iter();
     let train_file = found.next().expect("resolved");
     let test_file = found.next().expect("resolved");
     let features = match features {
@@ -640,9 +624,16 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
         FeaturesGiven::File(_) => FeatureSource::File(found.next().expect("resolved")),
         FeaturesGiven::List(l) => FeatureSource::List(l),
     };
-    let feature_subset_file = found.next();
-    let trim_min = trim_bound(&cx, "trim_min")?;
-    let trim_max = trim_bound(&cx, "trim_max")?;
+    Ok(InputFiles {
+        train_file,
+        test_file,
+        features,
+        feature_subset_file: found.next(),
+    })
+}
+
+/// The warnings of settings that are accepted but do less than they seem to (train.md 2).
+fn warnings(cx: &Ctx, sw: &Switches, features: &FeatureSource) -> Result<Vec<String>> {
     let mut warnings = Vec::new();
     for key in ["trim_min", "trim_max"] {
         if cx.number(key)?.is_some_and(|n| n.as_f64() == 0.0) {
@@ -671,6 +662,48 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
                 .into(),
         );
     }
+    Ok(warnings)
+}
+
+/// Validates a parsed `train` experiment (train.md 2, in its order).
+pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<TrainConfig> {
+    let cx = Ctx::new(raw, config_path);
+    let allowed: Vec<&str> = REQUIRED.iter().chain(&OPTIONAL).copied().collect();
+    check_keys(&cx, "train", &allowed)?;
+    check_required(&cx, "train", &REQUIRED)?;
+    let sw = switches(&cx)?;
+    let subgroups = validate::subgroups(&cx)?;
+    let general_sections = cx.list("general_sections")?;
+    let custom_sections = cx.list("custom_sections")?.unwrap_or_default();
+    let section_order = cx.list("section_order")?;
+    let experiment_id = cx
+        .at_key(super::value::id(cx.raw, "experiment_id"))?
+        .unwrap_or_default();
+    let features = features_given(&cx)?;
+    check_combinations(&cx, &features)?;
+    let cols = columns(&cx)?;
+    let min_items_per_candidate = cx.count("min_items_per_candidate")?.filter(|&n| n > 0);
+    validate::check_min_items(&cx, min_items_per_candidate, cols.candidate.as_deref())?;
+    let (min_n_per_group, _) = validate::min_n_per_group(&cx, &subgroups)?;
+    let model = model(&cx)?;
+    check_roles(&cx, &cols, &features, &sw)?;
+    let custom = validate::custom_files(&cx, &custom_sections)?;
+    let sections = select_sections(
+        &cx,
+        general_sections.as_deref(),
+        &custom,
+        section_order.as_deref(),
+        Available {
+            catalogue: CATALOGUE,
+            subgroups: !subgroups.is_empty(),
+            other_raters: false,
+            human_columns: 1 + usize::from(cols.second.is_some()),
+        },
+    )?;
+    let files = input_files(&cx, features)?;
+    let trim_min = trim_bound(&cx, "trim_min")?;
+    let trim_max = trim_bound(&cx, "trim_max")?;
+    let warnings = warnings(&cx, &sw, &files.features)?;
     let intervals = super::intervals::parse(cx.raw.get("intervals"), cols.candidate.as_deref())
         .map_err(|message| cx.err("intervals", message))?;
     Ok(TrainConfig {
@@ -679,10 +712,10 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
         description: cx.text("description")?.unwrap_or_default(),
         model_version: cx.text("model_version")?,
         model,
-        train_file,
-        test_file,
-        features,
-        feature_subset_file,
+        train_file: files.train_file,
+        test_file: files.test_file,
+        features: files.features,
+        feature_subset_file: files.feature_subset_file,
         feature_subset: cx.text("feature_subset")?,
         sign: cx.text("sign")?,
         id_column: cols.id,

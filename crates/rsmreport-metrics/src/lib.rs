@@ -1,7 +1,8 @@
 //! Stage 4: the maths. Every function takes plain numbers (`f64` slices,
 //! label codes, count or vote tables) and returns numbers or small structs;
 //! nothing here reads or writes files or knows about data tables, templates
-//! or plots (of the crate it borrows only the hasher `table::FxBuild`).
+//! or plots (of `rsmreport-core` it uses only the hasher `table::FxBuild`,
+//! the interned text `table::Text` and `names::closest`).
 //! Degenerate data give the values the index below lists, `NaN` where the
 //! reference has none; nothing panics on data (only on caller bugs, such as
 //! columns of different lengths).

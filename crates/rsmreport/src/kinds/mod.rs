@@ -22,27 +22,35 @@
 //! call these and nothing else; `docs/architecture.md` says why a trait.
 //!
 //! The kinds, one folder each with the same files (`read`, `run`,
-//! `tables`, `report`, and the contract in `mod.rs`):
+//! `tables`, `report`, and the contract in `mod.rs`; predict has no
+//! `report`), two of them families of commands, re-exported here under
+//! their command names:
 //!
-//! * [`evaluation`]: `rsmreport build` and `check` (an experiment's
-//!   predictions against human scores, at parity with RSMTool's rsmeval);
+//! * [`rsmtool`]: RSMTool's three tools, [`evaluation`] (`rsmreport
+//!   build`, rsmeval: predictions against human scores; with `build`'s
+//!   own `check` account), [`train`] (rsmtool's built-in linear models,
+//!   evaluated with `evaluation`'s code) and [`predict`] (rsmpredict:
+//!   `train`'s model applied to new responses);
 //! * [`versions`]: the version workflow over archived output folders, two
 //!   commands with their own contracts, [`compare`] (two folders) and
-//!   [`summarize`] (many), re-exported here under their command names;
+//!   [`summarize`] (many);
 //! * [`agree`]: rater agreement on an annotation file;
 //! * [`preferences`]: pairwise-preference annotations against a reference
 //!   annotator;
 //! * [`classify`]: classifiers against gold labels;
 //! * [`sequence`]: text against references (sacreBLEU, jiwer, perplexity);
 //! * [`spans`]: span annotations (seqeval, nervaluate, agreement).
-//! * [`train`]: RSMTool's model building (`rsmtool`'s built-in linear
-//!   models), evaluated with `evaluation`'s code; [`predict`]: its model
-//!   applied to new responses (`rsmpredict`).
+//!
+//! [`registry`] declares every kind once (the kind table the command line,
+//! `check`'s hints and the Python functions are made from); [`check`] is
+//! `rsmreport check` for every experiment-file kind.
 //!
 //! [`common`] is the shared kind layer: what several kinds use (the
 //! verdict and the comparison row, the gates panel, the parallel map, the
 //! rater-agreement blocks) lives there, owned by none. No file of one kind
-//! uses another kind's module (`scripts/check-layers.py`, rule (c)). Report
+//! uses another kind's module, except within a family (`train` builds on
+//! `evaluation`, `predict` reads `train`'s model file;
+//! `scripts/check-layers.py`, rule (c)). Report
 //! sections live only inside their kind. This module writes nothing,
 //! prints nothing and never ends the process.
 

@@ -113,14 +113,9 @@ pub static KINDS: &[KindEntry] = &[
         about: "Scores of an automated scoring engine against human scores, with the numbers of \
                 RSMTool's rsmeval: every table, intervals, quality gates and the report",
         experiment: "The experiment definition (`.toml`, or an rsmeval `.json` config).",
-        signature: &[
-            "system_score_column",
-            "human_score_column",
-            "second_human_score_column",
-            "trim_min",
-            "trim_max",
-            "scale_with",
-        ],
+        // Not `human_score_column` or `second_human_score_column`: a
+        // predict file has them too, and they would outnumber its own keys.
+        signature: &["system_score_column", "trim_min", "trim_max", "scale_with"],
         tables: &[
             InputTable {
                 role: "predictions",

@@ -14,8 +14,9 @@
 //!   ([`crate::kinds::archive`]) and terminal lines.
 //!
 //! Command assembly: reads the annotation file (in `read` only), defines no
-//! statistic of its own, and makes no file. Must not
-//! touch `evaluation`, `compare` or the metrics it calls.
+//! statistic of its own, and makes no file. Uses no other kind: the
+//! report blocks it shares with `build`'s rater sections are the shared
+//! kind layer's (`kinds::common::agreement`).
 
 pub mod gates;
 pub mod read;

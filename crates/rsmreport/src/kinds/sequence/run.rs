@@ -96,12 +96,17 @@ impl Run {
 
     /// The metrics computed from segments (config order).
     pub fn text_metrics<'a>(&self, cfg: &'a SequenceConfig) -> Vec<&'a str> {
-        cfg.metrics
-            .iter()
-            .map(String::as_str)
-            .filter(|m| *m != "perplexity")
-            .collect()
+        text_metrics(cfg)
     }
+}
+
+/// The metrics computed from segments (config order): all but perplexity.
+fn text_metrics(cfg: &SequenceConfig) -> Vec<&str> {
+    cfg.metrics
+        .iter()
+        .map(String::as_str)
+        .filter(|m| *m != "perplexity")
+        .collect()
 }
 
 /// Segments with a first reference (WER and CER read that stream only);
@@ -116,6 +121,49 @@ fn n_segments_of(seg: &Segments, metric: &str) -> usize {
     match family(metric) {
         Family::Word | Family::Char => first_stream_segments(seg),
         _ => seg.n(),
+    }
+}
+
+/// Each system's corpus score of each metric (`results[system][metric]`),
+/// before any interval or test.
+fn estimates(
+    cfg: &SequenceConfig,
+    seg: &Segments,
+    systems: &[SystemRun],
+    metrics: &[&str],
+) -> Vec<Vec<MetricResult>> {
+    let n = seg.n();
+    systems
+        .iter()
+        .map(|sys| {
+            metrics
+                .iter()
+                .map(|m| {
+                    let sums = sys.corpus_sums(family(m), n);
+                    MetricResult::estimate(m, score(cfg, m, &sums, false).0, n_segments_of(seg, m))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// sacreBLEU's `nrefs` signature value: the number of references of every
+/// segment, `var` when it varies, `0` without segments.
+fn nrefs(seg: &Segments) -> String {
+    let n = seg.n();
+    if n == 0 {
+        return "0".into();
+    }
+    let counts: std::collections::BTreeSet<usize> =
+        (0..n).map(|i| seg.present_refs(i).len()).collect();
+    if counts.len() == 1 {
+        counts
+            .iter()
+            .next()
+            .map(|c| c.to_string())
+            .unwrap_or_default()
+    } else {
+        "var".into()
     }
 }
 
@@ -143,24 +191,8 @@ pub fn run(
         .as_ref()
         .and_then(|b| seg.systems.iter().position(|s| s == b))
         .unwrap_or(0);
-    let metrics: Vec<&str> = cfg
-        .metrics
-        .iter()
-        .map(String::as_str)
-        .filter(|m| *m != "perplexity")
-        .collect();
-    let mut results: Vec<Vec<MetricResult>> = systems
-        .iter()
-        .map(|sys| {
-            metrics
-                .iter()
-                .map(|m| {
-                    let sums = sys.corpus_sums(family(m), n);
-                    MetricResult::estimate(m, score(cfg, m, &sums, false).0, n_segments_of(&seg, m))
-                })
-                .collect()
-        })
-        .collect();
+    let metrics = text_metrics(cfg);
+    let mut results = estimates(cfg, &seg, &systems, &metrics);
     let (bucket_levels, subgroup_levels) = (bucket_grouping(&seg), subgroup_groupings(&seg));
     let groupings: Vec<Grouping> = std::iter::once(bucket_levels.clone())
         .chain(subgroup_levels.iter().map(|(_, g)| g.clone()))
@@ -216,17 +248,7 @@ pub fn run(
     let buckets = length_buckets((cfg, &seg, &systems, &metrics), &bucket_levels, |k| {
         at(0, k)
     });
-    let counts: std::collections::BTreeSet<usize> =
-        (0..n).map(|i| seg.present_refs(i).len()).collect();
-    let nrefs = if counts.len() == 1 {
-        counts
-            .iter()
-            .next()
-            .map(|c| c.to_string())
-            .unwrap_or_default()
-    } else {
-        "var".into()
-    };
+    let nrefs = nrefs(&seg);
     let wer_segments = first_stream_segments(&seg);
     let char_errors = rsmreport_core::provenance::timed("character error counts", || {
         super::chars::error_counts(cfg, &seg)
@@ -239,7 +261,7 @@ pub fn run(
         comparisons,
         subgroups,
         buckets,
-        nrefs: if n == 0 { "0".into() } else { nrefs },
+        nrefs,
         wer_segments,
         ppl,
         char_errors,

@@ -14,6 +14,9 @@ use crate::sequence::jiwer::charset::{
 
 use super::ReError;
 
+/// The character that opens a repeat's bounds (`{m,n}`); a `{` that opens
+/// no bounds is a literal.
+const OPEN_BRACE: char = '{';
 /// Python's `MAXREPEAT` (repeat counts must be below it).
 pub(super) const MAXREPEAT: u64 = 4_294_967_295;
 /// Python's `MAXGROUPS` on 64-bit builds.
@@ -288,55 +291,75 @@ impl Parser {
             }
             let start = self.pos;
             let tok = self.token()?.expect("a token");
-            if self.flags.verbose {
-                if tok.len() == 1 && " \t\n\r\u{b}\u{c}".contains(tok.as_str()) {
-                    continue;
-                }
-                if tok == "#" {
-                    while let Some(c) = self.peek() {
-                        self.pos += 1;
-                        if c == '\n' {
-                            break;
-                        }
-                    }
-                    continue;
-                }
-            }
-            if let Some(rest) = tok.strip_prefix('\\') {
-                let c = rest.chars().next().expect("escaped character");
-                items.push(self.escape(c)?);
+            if self.flags.verbose && self.skip_verbose(&tok) {
                 continue;
             }
-            let c = tok.chars().next().expect("a character");
-            match c {
-                '[' => items.push(self.parse_class(start)?),
-                '*' | '+' | '?' | '{' => self.repeat(c, &mut items)?,
-                '.' => items.push(Item::unit(if self.flags.dotall {
-                    "(?s:.)".to_string()
-                } else {
-                    "[^\\n]".to_string()
-                })),
-                '(' => {
-                    if let Some(item) =
-                        self.parse_group(start, nested, first && items.is_empty())?
-                    {
-                        items.push(item);
-                    }
-                }
-                '^' => items.push(Item::at(if self.flags.multiline {
-                    "(?m:^)".to_string()
-                } else {
-                    "\\A".to_string()
-                })),
-                '$' => items.push(Item::at(if self.flags.multiline {
-                    "(?m:$)".to_string()
-                } else {
-                    "(?=\\n?\\z)".to_string()
-                })),
-                _ => items.push(self.literal(c as u32)),
-            }
+            let first_item = first && items.is_empty();
+            self.parse_token(&tok, start, nested, first_item, &mut items)?;
         }
         Ok(concat(items))
+    }
+
+    /// In verbose mode, whitespace is skipped and `#` comments out the rest
+    /// of the line; true when `tok` was such a token.
+    fn skip_verbose(&mut self, tok: &str) -> bool {
+        if tok.len() == 1 && " \t\n\r\u{b}\u{c}".contains(tok) {
+            return true;
+        }
+        if tok != "#" {
+            return false;
+        }
+        while let Some(c) = self.peek() {
+            self.pos += 1;
+            if c == '\n' {
+                break;
+            }
+        }
+        true
+    }
+
+    /// One token of `_parse` (starting at `start`): an escape, a class, a
+    /// repeat of the last item, `.`, a group, an anchor or a literal.
+    fn parse_token(
+        &mut self,
+        tok: &str,
+        start: usize,
+        nested: usize,
+        first_item: bool,
+        items: &mut Vec<Item>,
+    ) -> Result<(), ReError> {
+        if let Some(rest) = tok.strip_prefix('\\') {
+            let c = rest.chars().next().expect("escaped character");
+            items.push(self.escape(c)?);
+            return Ok(());
+        }
+        let c = tok.chars().next().expect("a character");
+        match c {
+            '[' => items.push(self.parse_class(start)?),
+            '*' | '+' | '?' | OPEN_BRACE => self.repeat(c, items)?,
+            '.' => items.push(Item::unit(if self.flags.dotall {
+                "(?s:.)".to_string()
+            } else {
+                "[^\\n]".to_string()
+            })),
+            '(' => {
+                if let Some(item) = self.parse_group(start, nested, first_item)? {
+                    items.push(item);
+                }
+            }
+            '^' => items.push(Item::at(if self.flags.multiline {
+                "(?m:^)".to_string()
+            } else {
+                "\\A".to_string()
+            })),
+            '$' => items.push(Item::at(if self.flags.multiline {
+                "(?m:$)".to_string()
+            } else {
+                "(?=\\n?\\z)".to_string()
+            })),
+            _ => items.push(self.literal(c as u32)),
+        }
+        Ok(())
     }
 
     /// A literal code point, case-insensitive as Python compiles it.
@@ -502,7 +525,7 @@ impl Parser {
             _ => match self.braces(here)? {
                 Some(bounds) => bounds,
                 None => {
-                    items.push(self.literal('{' as u32));
+                    items.push(self.literal(OPEN_BRACE as u32));
                     return Ok(());
                 }
             },

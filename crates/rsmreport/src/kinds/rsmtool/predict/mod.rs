@@ -8,12 +8,15 @@
 //! * [`run`]: rsmpredict's pipeline through `metrics::linear`.
 //! * [`tables`]: the output tables and the summary.
 //! * this file: the kind's contract ([`Predict`], run by
-//!   [`crate::kinds::run`]), its files and terminal lines.
+//!   [`crate::kinds::run`]): its tables and summary for the shared writer
+//!   ([`crate::kinds::archive`]) and its terminal lines; it writes no
+//!   report (`writes_report` is false), as rsmpredict: the predictions go
+//!   on to `build`.
 //!
 //! Command assembly: reads its inputs (in `read` only), defines no
-//! statistic of its own, writes only through the output stage (no report:
-//! the predictions go on to `build`). Of the other kinds it uses only
-//! `train`'s model file and reader.
+//! statistic of its own, and makes no file. Of the other kinds it uses
+//! only its family's `train` (the model file's reader and the summary
+//! version; `kinds::rsmtool`).
 
 pub mod read;
 pub mod run;

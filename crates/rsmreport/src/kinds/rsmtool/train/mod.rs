@@ -16,13 +16,15 @@
 //! * [`report`]: the HTML report (14), ending with `build`'s evaluation
 //!   sections.
 //! * this file: the kind's contract ([`Train`], run by
-//!   [`crate::kinds::run`]), its files, summary and terminal lines: the
-//!   only glue to the kind contract.
+//!   [`crate::kinds::run`]): its data for the shared writer
+//!   ([`crate::kinds::archive`]: the tables, the summary, the saved
+//!   configuration `<id>_rsmtool.json`, and as other files the model file
+//!   and the selected features) and its terminal lines.
 //!
 //! Command assembly: reads the inputs (in `read` only), defines no
-//! statistic of its own, and writes only through the output stage. Of the
-//! other kinds it uses only `evaluation`'s run, tables and report sections
-//! (train.md 10, 14).
+//! statistic of its own, and makes no file. Of the other kinds it uses
+//! only its family's `evaluation` (its reading, run, tables and report
+//! sections; train.md 10, 14; `kinds::rsmtool`).
 
 pub mod analyses;
 pub mod features;
