@@ -1,0 +1,475 @@
+//! The version workflow's part that every kind shares (issue 49): the
+//! archived folder of any kind as `compare` reads it ([`Folder`]: its
+//! summary's envelope, its label), the two folders of one comparison
+//! ([`Pair`]), the per-unit files a kind keeps so that two of its folders
+//! can be compared later ([`units_files`]: `output/<id>_units.parquet`,
+//! one row per unit, and `output/<id>_units.json`, the settings that give
+//! the statistics their meaning), and the terminal shape of a comparison
+//! (`compare`'s: the preflight table, one `change:` line per statistic,
+//! [`preflight_lines`], [`change_line`]).
+//!
+//! A kind compares two of its folders with its own code (its entry in the
+//! kind table, `registry::Versions`); `compare` only finds which kind the
+//! folders are. Reads the summary and units files of a folder; computes no
+//! statistic; writes nothing (the units files are handed to the one
+//! writer as data).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use serde_json::Value;
+
+use rsmreport_core::provenance::folder_digest;
+use rsmreport_core::table::{frame, text_values, Frame, Table as DataTable};
+use rsmreport_io::input::archive::experiment_folder;
+use rsmreport_io::output::OutputFile;
+use rsmreport_report::render::context::{Cell, InputCtx, Row, Table, TocEntry};
+use rsmreport_report::render::format::{leading_count, p_clause, signed3};
+use rsmreport_report::render::tables::{head, text_cell};
+use rsmreport_report::render::Builder;
+use rsmreport_report::render::{Block, Report, Section};
+
+use super::comparison::Estimate;
+
+/// The version of the units files' format.
+pub const UNITS_VERSION: u64 = 1;
+
+/// `output/<id>_units.json`, relative to the output folder.
+pub fn units_json_path(id: &str) -> PathBuf {
+    Path::new("output").join(format!("{id}_units.json"))
+}
+
+/// `output/<id>_units.parquet`, relative to the output folder.
+pub fn units_table_path(id: &str) -> PathBuf {
+    Path::new("output").join(format!("{id}_units.parquet"))
+}
+
+/// The two units files of a run: `table` (one row per unit, as parquet)
+/// and the document `settings` with the envelope `kind`, `units_version`,
+/// `unit` (what a row is: `item`, `segment`, ...), `units` (rows) and
+/// `file` (the table's name).
+pub fn units_files(
+    id: &str,
+    kind: &str,
+    unit: &str,
+    settings: Value,
+    table: DataTable,
+) -> Result<Vec<OutputFile>> {
+    let rows = table.nrows;
+    let table_path = units_table_path(id);
+    let bytes = rsmreport_io::output::file::parquet_bytes(table)
+        .with_context(|| format!("cannot make {}", table_path.display()))?;
+    let mut doc = serde_json::json!({
+        "kind": kind,
+        "units_version": UNITS_VERSION,
+        "unit": unit,
+        "units": rows,
+        "file": table_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+    });
+    if let (Value::Object(d), Value::Object(s)) = (&mut doc, settings) {
+        d.extend(s);
+    }
+    Ok(vec![
+        OutputFile {
+            path: table_path,
+            bytes,
+        },
+        OutputFile {
+            path: units_json_path(id),
+            bytes: rsmreport_io::output::json::bytes(&doc),
+        },
+    ])
+}
+
+/// An archived output folder of any kind, as `compare` finds it: its
+/// summary (`output/<id>_summary.json`) and the kind it names.
+#[derive(Clone, Debug)]
+pub struct Folder {
+    /// The folder as given.
+    pub dir: PathBuf,
+    /// Its `output/` folder.
+    pub output: PathBuf,
+    /// The experiment id (the prefix of its files).
+    pub id: String,
+    /// The kind that wrote it (the summary's `kind`).
+    pub kind: String,
+    /// The summary document.
+    pub summary: Value,
+}
+
+/// The `output/` folder of a folder argument (the folder itself when it
+/// is an `output/` folder).
+fn output_of(dir: &Path) -> PathBuf {
+    let dir = experiment_folder(dir);
+    dir.join("output")
+}
+
+/// The summary files of an `output/` folder: `(file name, document)`.
+fn summaries(output: &Path) -> Vec<(String, Value)> {
+    let Ok(entries) = std::fs::read_dir(output) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            n.ends_with("_summary.json")
+                || rsmreport_io::summary::LEGACY
+                    .iter()
+                    .any(|(suffix, _)| n.ends_with(suffix))
+        })
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let text = std::fs::read_to_string(output.join(&n)).ok()?;
+            Some((n, serde_json::from_str(&text).unwrap_or(Value::Null)))
+        })
+        .collect()
+}
+
+impl Folder {
+    /// The kind a folder argument's summary names (`None`: no summary
+    /// that names one, as a build's of early releases).
+    pub fn kind_of(dir: &Path) -> Option<String> {
+        summaries(&output_of(dir))
+            .iter()
+            .find_map(|(n, doc)| rsmreport_io::summary::kind_of(n, doc))
+    }
+
+    /// The folder `dir` (the `role` folder, for messages), whose summary
+    /// names its kind (configuration errors otherwise).
+    pub fn open(dir: &Path, role: &str) -> Result<Folder> {
+        let output = output_of(dir);
+        let found = summaries(&output)
+            .into_iter()
+            .find_map(|(n, doc)| Some((rsmreport_io::summary::kind_of(&n, &doc)?, n, doc)));
+        let Some((kind, name, summary)) = found else {
+            return Err(rsmreport_core::error::config(anyhow!(
+                "the {role} folder {} holds no summary file (output/<id>_summary.json): it is \
+                 not an rsmreport output folder",
+                dir.display()
+            )));
+        };
+        let id = summary
+            .get("experiment_id")
+            .and_then(Value::as_str)
+            .map_or_else(
+                || name.trim_end_matches("_summary.json").to_string(),
+                str::to_string,
+            );
+        Ok(Folder {
+            dir: dir.to_path_buf(),
+            output,
+            id,
+            kind,
+            summary,
+        })
+    }
+
+    /// The label of the version: the summary's `model_version`, else the
+    /// experiment id.
+    pub fn label(&self) -> String {
+        match self.summary.get("model_version") {
+            Some(Value::String(v)) if !v.is_empty() => v.clone(),
+            _ => self.id.clone(),
+        }
+    }
+
+    /// The folder's `output/<id>_units.json` (a configuration error that
+    /// says how to get one when the folder has none: a release before
+    /// issue 49 did not keep its units); `unit`: what a unit of the kind
+    /// is, for the message.
+    pub fn units(&self, unit: &str) -> Result<Value> {
+        let path = self
+            .output
+            .parent()
+            .unwrap_or(&self.output)
+            .join(units_json_path(&self.id));
+        if !path.is_file() {
+            return Err(rsmreport_core::error::config(anyhow!(
+                "{} is an output folder of `rsmreport {}` without its per-{unit} data \
+                 ({} is missing: it was written by an earlier rsmreport); run the experiment \
+                 again with this rsmreport to compare it",
+                self.dir.display(),
+                self.kind,
+                units_json_path(&self.id).display()
+            )));
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let doc: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a JSON document", path.display()))?;
+        match doc.get("units_version").and_then(Value::as_u64) {
+            Some(v) if v <= UNITS_VERSION => Ok(doc),
+            _ => Err(rsmreport_core::error::config(anyhow!(
+                "{}: units_version {} is not one this rsmreport reads (at most {UNITS_VERSION})",
+                path.display(),
+                doc.get("units_version").unwrap_or(&Value::Null)
+            ))),
+        }
+    }
+
+    /// The folder's per-unit table, `output/<id>_units.parquet`.
+    pub fn units_table(&self, text_columns: &[&str]) -> Result<DataTable> {
+        let path = self
+            .output
+            .parent()
+            .unwrap_or(&self.output)
+            .join(units_table_path(&self.id));
+        rsmreport_io::input::read_table(&path, text_columns)
+    }
+
+    /// Every file read from the folder (for provenance): the summary and
+    /// the units files.
+    pub fn files_read(&self) -> Vec<PathBuf> {
+        let root = self.output.parent().unwrap_or(&self.output).to_path_buf();
+        vec![
+            root.join("output")
+                .join(rsmreport_io::summary::file_name(&self.id)),
+            root.join(units_json_path(&self.id)),
+            root.join(units_table_path(&self.id)),
+        ]
+    }
+}
+
+/// The two folders of one comparison, of one kind.
+#[derive(Clone, Debug)]
+pub struct Pair {
+    pub baseline: Folder,
+    pub candidate: Folder,
+    /// `--gates FILE`, if given.
+    pub gates_file: Option<PathBuf>,
+}
+
+impl Pair {
+    /// The comparison's id: `<baseline>_vs_<candidate>` of the labels,
+    /// every character but `[A-Za-z0-9._-]` as `_` (compare spec 2).
+    pub fn id(&self) -> String {
+        let clean = |s: &str| -> String {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        };
+        format!(
+            "{}_vs_{}",
+            clean(&self.baseline.label()),
+            clean(&self.candidate.label())
+        )
+    }
+
+    /// The two labels, told apart when they are the same
+    /// (`v1 (baseline)`, `v1 (candidate)`).
+    pub fn labels(&self) -> (String, String) {
+        let (b, c) = (self.baseline.label(), self.candidate.label());
+        if b == c {
+            (format!("{b} (baseline)"), format!("{c} (candidate)"))
+        } else {
+            (b, c)
+        }
+    }
+}
+
+/// One row of a comparison's preflight: what is compared, its status
+/// (`same`, `differs`, `not available`) and each side's value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreflightRow {
+    pub item: String,
+    pub status: String,
+    pub baseline: String,
+    pub candidate: String,
+}
+
+impl PreflightRow {
+    /// A row whose status is `same` when both values are, else `differs`.
+    pub fn judged(item: &str, baseline: String, candidate: String) -> PreflightRow {
+        PreflightRow {
+            item: item.to_string(),
+            status: if baseline == candidate {
+                "same"
+            } else {
+                "differs"
+            }
+            .to_string(),
+            baseline,
+            candidate,
+        }
+    }
+}
+
+/// The preflight table on the terminal (compare spec 2.1): one line per
+/// row, `item  status  baseline | candidate` (`-` for an empty value).
+pub fn preflight_lines(rows: &[PreflightRow]) -> Vec<String> {
+    let mut out = vec!["preflight (baseline | candidate):".to_string()];
+    let width = rows
+        .iter()
+        .map(|r| r.item.chars().count())
+        .max()
+        .unwrap_or(0);
+    let shown = |s: &str| {
+        if s.is_empty() {
+            "-".to_string()
+        } else {
+            leading_count(s)
+        }
+    };
+    for r in rows {
+        let pad = width - r.item.chars().count();
+        out.push(format!(
+            "  {}{}  {:<13}  {} | {}",
+            r.item,
+            " ".repeat(pad),
+            r.status,
+            shown(&r.baseline),
+            shown(&r.candidate)
+        ));
+    }
+    out
+}
+
+/// The preflight table of a report (compare spec 2.1): item, each side's
+/// value, status (coloured).
+pub fn preflight_table(b: &mut Builder, rows: &[PreflightRow]) -> Table {
+    let mut t = b.table(
+        "preflight",
+        "What is being compared: each row the same on both sides, different, or not available.",
+        false,
+        true,
+    );
+    t.columns = ["item", "baseline", "candidate", "status"]
+        .iter()
+        .map(|n| head(n, false))
+        .collect();
+    t.rows = rows
+        .iter()
+        .map(|r| Row {
+            cells: vec![
+                Cell {
+                    header: true,
+                    ..text_cell(&r.item)
+                },
+                text_cell(&leading_count(&r.baseline)),
+                text_cell(&leading_count(&r.candidate)),
+                Cell {
+                    class: format!("preflight-{}", r.status.replace(' ', "-")),
+                    ..text_cell(&r.status)
+                },
+            ],
+            class: String::new(),
+        })
+        .collect();
+    t
+}
+
+/// A statistic's terminal line of a comparison, criterion-style:
+/// `  <scope> change: [lower delta upper] <unit> (p ...) <verdict>`.
+pub fn change_line(
+    scope: &str,
+    delta: &Estimate,
+    unit: Option<&str>,
+    p_value: f64,
+    verdict: &str,
+) -> String {
+    format!(
+        "  {scope:<22} change: [{} {} {}]{} ({}) {verdict}",
+        signed3(delta.lower),
+        signed3(delta.value),
+        signed3(delta.upper),
+        unit.map_or(String::new(), |u| format!(" {u}")),
+        p_clause(p_value),
+    )
+}
+
+/// The preflight as a table file, `<cid>_preflight` (`item, baseline,
+/// candidate, status`).
+pub fn preflight_frame(rows: &[PreflightRow]) -> Frame {
+    let texts = |f: &dyn Fn(&PreflightRow) -> &str| {
+        text_values(rows.iter().map(|r| Some(f(r).to_string())))
+    };
+    frame(
+        "preflight",
+        vec![
+            ("item", texts(&|r| &r.item)),
+            ("baseline", texts(&|r| &r.baseline)),
+            ("candidate", texts(&|r| &r.candidate)),
+            ("status", texts(&|r| &r.status)),
+        ],
+    )
+}
+
+/// The preflight in a summary document.
+pub fn preflight_json(rows: &[PreflightRow]) -> Value {
+    Value::Array(
+        rows.iter()
+            .map(|r| {
+                serde_json::json!({
+                    "item": r.item, "baseline": r.baseline,
+                    "candidate": r.candidate, "status": r.status,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `report`'s sections with the preflight (a heading and its table)
+/// first, and its entry first in the contents.
+pub fn add_preflight_section(report: &mut Report, rows: &[PreflightRow]) {
+    let mut b = Builder::new(&report.file_prefix, false);
+    let heading = b.heading(2, "Preflight");
+    let table = preflight_table(&mut b, rows);
+    report.toc.insert(
+        0,
+        TocEntry {
+            id: heading.id.clone(),
+            text: heading.text.clone(),
+            children: Vec::new(),
+        },
+    );
+    report.sections.insert(
+        0,
+        Section {
+            id: "preflight".into(),
+            name: "preflight".into(),
+            kind: "builtin".into(),
+            blocks: vec![Block::Heading(heading), Block::Table(table)],
+        },
+    );
+}
+
+/// A folder's entry in the report's inputs table: its path and what its
+/// SHA-256 is (the JSON's `inputs` lists every file with its own).
+pub fn folder_label(path: &str, files: usize) -> String {
+    format!("{path} (folder: {files} files read; the SHA-256 of their sorted sha256sum listing)")
+}
+
+/// A folder read by a comparison: its row of the report's inputs table
+/// and its entry of the summary's `inputs` (every file read with its
+/// SHA-256); `rows`: the units it holds, as shown.
+pub fn folder_input(role: &str, f: &Folder, rows: String) -> Result<(InputCtx, Value)> {
+    let files: Vec<PathBuf> = f.files_read().into_iter().filter(|p| p.is_file()).collect();
+    let root = f.output.parent().unwrap_or(&f.output);
+    let digest = folder_digest(root, &files)?;
+    let path = f.dir.display().to_string();
+    let json = serde_json::json!({
+        "role": role,
+        "path": path,
+        "sha256": digest.sha256,
+        "files": digest.files.iter()
+            .map(|(file, sha256)| serde_json::json!({"file": file, "sha256": sha256}))
+            .collect::<Vec<_>>(),
+    });
+    let ctx = InputCtx {
+        role: role.to_string(),
+        path: folder_label(&path, digest.files.len()),
+        rows,
+        sha256: digest.sha256,
+    };
+    Ok((ctx, json))
+}

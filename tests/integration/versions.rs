@@ -1,0 +1,292 @@
+//! The version workflow of every kind (issue 49): `compare` of two
+//! folders of a kind other than build, paired by unit id and judged by the
+//! kind's own code. Classify: two single-system runs of the bundled
+//! example compared give the `system_comparisons` table of one run with
+//! both systems (every number: same items, same order, same seed); folders
+//! of two kinds, other label sets and folders of a release that kept no
+//! units are refused (exit 2, naming both); gold labels that differ on
+//! shared items are named with counts and get no verdict
+//! (`cargo test --test integration versions`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::common;
+
+/// The bundled classify example's folder.
+fn example_dir() -> PathBuf {
+    common::manifest_dir().join("examples/classify")
+}
+
+/// The example's experiment with one system (`system`), its own id and
+/// model version, and `extra` lines at the top (`labels` replaces the
+/// example's, without probabilities); the predictions file as
+/// `predictions` (absolute).
+fn single_system(system: &str, predictions: &Path, extra: &str) -> String {
+    let text = fs::read_to_string(example_dir().join("exp.toml")).unwrap();
+    let mut out = format!(
+        "experiment_id = \"intent_{system}\"\nmodel_version = \"{system}\"\n{extra}\n\
+         predictions_file = \"{}\"\nsystem_columns = [\"{system}\"]\n",
+        predictions.display()
+    );
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        if ![
+            "experiment_id",
+            "predictions_file",
+            "system_columns",
+            "baseline",
+        ]
+        .contains(&key)
+            && !(["labels", "probability_pattern"].contains(&key) && extra.contains("labels"))
+        {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Runs `rsmreport classify` of `exp` (written to `cwd/<name>.toml`)
+/// into `cwd/<name>`.
+fn classify(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+    let file = cwd.join(format!("{name}.toml"));
+    fs::write(&file, exp).unwrap();
+    let out = cwd.join(name);
+    let run = common::run_in(
+        cwd,
+        [
+            "classify",
+            file.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(run.success, "{}", run.describe());
+    out
+}
+
+fn compare(cwd: &Path, b: &Path, c: &Path, out: &str) -> common::Run {
+    common::run_in(
+        cwd,
+        [
+            "compare",
+            b.to_str().unwrap(),
+            c.to_str().unwrap(),
+            "-o",
+            out,
+        ],
+    )
+}
+
+/// A CSV file's rows, each as its cells.
+fn rows(path: &Path) -> Vec<Vec<String>> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn versions_classify_compare_is_the_within_experiment_comparison() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let both = classify(
+        cwd,
+        "both",
+        &fs::read_to_string(example_dir().join("exp.toml"))
+            .unwrap()
+            .replace(
+                "predictions_file = \"predictions.csv\"",
+                &format!("predictions_file = \"{}\"", predictions.display()),
+            ),
+    );
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let v2 = classify(cwd, "v2", &single_system("v2", &predictions, ""));
+    for (dir, id) in [(&v1, "intent_v1"), (&v2, "intent_v2")] {
+        for ext in ["parquet", "json"] {
+            let f = dir.join(format!("output/{id}_units.{ext}"));
+            assert!(f.is_file(), "{}", f.display());
+        }
+    }
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let want = rows(&both.join("output/intent_v2_system_comparisons.csv"));
+    let got = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    assert_eq!(got.len(), want.len());
+    assert!(want.len() > 5, "{want:?}");
+    // The systems are named by the folders' model versions, here the
+    // example's system names: the whole table is the same.
+    assert_eq!(got, want);
+    // The terminal: the preflight, compare's heading line, one change
+    // line per overall statistic, the decision last.
+    let out = &run.stdout;
+    assert!(
+        out.starts_with("preflight (baseline | candidate):\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("compare v1 (baseline) -> v2 (candidate), classify, paired on 600 items:"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  accuracy               change: [+0.087 +0.127 +0.165] (p < 0.001) improved"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.lines().last().unwrap().starts_with("overall: improved"),
+        "{out}"
+    );
+    let report = cwd.join("cmp/report/v1_vs_v2_compare.html");
+    assert!(report.is_file());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(cwd.join("cmp/output/v1_vs_v2_summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["kind"], "compare");
+    assert_eq!(summary["compared_kind"], "classify");
+    assert_eq!(summary["paired_units"], 600);
+    assert_eq!(summary["inputs"].as_array().unwrap().len(), 2);
+    // The same pair again: the same bytes.
+    let again = compare(cwd, &v1, &v2, "cmp2");
+    assert_eq!(again.code, Some(0));
+    for f in [
+        "output/v1_vs_v2_system_comparisons.csv",
+        "output/v1_vs_v2_summary.json",
+    ] {
+        assert_eq!(
+            fs::read(cwd.join("cmp").join(f)).unwrap(),
+            fs::read(cwd.join("cmp2").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// Gold labels changed on 7 items of the candidate's file: named with the
+/// count and the first ids, every verdict withheld (`not testable`), the
+/// numbers those of the items whose gold labels agree.
+#[test]
+fn versions_classify_gold_labels_that_differ_are_named_and_get_no_verdict() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let text = fs::read_to_string(&predictions).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let gold = header.iter().position(|c| *c == "gold").unwrap();
+    let mut changed = 0;
+    for line in lines.iter_mut().skip(1).take(7) {
+        let mut cells: Vec<String> = line.split(',').map(String::from).collect();
+        cells[gold] = if cells[gold] == "tech" {
+            "other".into()
+        } else {
+            "tech".into()
+        };
+        *line = cells.join(",");
+        changed += 1;
+    }
+    let moved = cwd.join("moved.csv");
+    fs::write(&moved, lines.join("\n") + "\n").unwrap();
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let v2 = classify(cwd, "v2", &single_system("v2", &moved, ""));
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout.contains(&format!(
+            "gold labels differing on common items  differs        {changed} | {changed}"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "the gold labels differ on {changed} of the 600 items"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("compare v1 (baseline) -> v2 (candidate), classify, paired on 593 items:"),
+        "{}",
+        run.stdout
+    );
+    let table = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    let verdict = table[0].iter().position(|c| c == "verdict").unwrap();
+    assert!(table[1..].iter().all(|r| r[verdict] == "not testable"));
+}
+
+/// Refused, exit 2, nothing written: folders of two kinds (both named),
+/// classify folders with other label sets (both sets named), and a
+/// classify folder of a release that kept no per-item data.
+#[test]
+fn versions_compare_refuses_other_kinds_labels_and_old_folders() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let wider = classify(
+        cwd,
+        "v2",
+        &single_system(
+            "v2",
+            &predictions,
+            "labels = [\"billing\", \"tech\", \"other\", \"refund\"]",
+        ),
+    );
+    let run = compare(cwd, &v1, &wider, "c1");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} has the labels [billing, tech, other] and the candidate \
+             folder {} the labels [billing, tech, other, refund]",
+            v1.display(),
+            wider.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    let agree = cwd.join("agree");
+    let exp = common::manifest_dir().join("examples/agree/exp.toml");
+    let made = common::run_in(
+        cwd,
+        [
+            "agree",
+            exp.to_str().unwrap(),
+            "-o",
+            agree.to_str().unwrap(),
+        ],
+    );
+    assert!(made.success, "{}", made.describe());
+    let run = compare(cwd, &v1, &agree, "c2");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} is an output folder of `rsmreport classify` and the \
+             candidate folder {} one of `rsmreport agree`",
+            v1.display(),
+            agree.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    let old = common::local_fixtures().join("archives/classify-8648b92");
+    let run = compare(cwd, &old, &v1, "c3");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("without its per-item data")
+            && run
+                .stderr
+                .contains("output/intent_v2_units.json is missing"),
+        "{}",
+        run.stderr
+    );
+    for out in ["c1", "c2", "c3"] {
+        assert!(!cwd.join(out).exists(), "{out} was written");
+    }
+}
