@@ -390,7 +390,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "perplexity_sequences",
         ],
         report: "report",
-        other: &[],
+        other: &["units.parquet", "units.json"],
     }
     .check("sequence", &got);
     check_summary(&dir("sequence"), &o, "sequence");

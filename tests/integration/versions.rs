@@ -290,3 +290,143 @@ fn versions_compare_refuses_other_kinds_labels_and_old_folders() {
         assert!(!cwd.join(out).exists(), "{out} was written");
     }
 }
+
+/// A sequence experiment on the bundled example's outputs: `systems`,
+/// its own id and model version, the text metrics, `extra` lines.
+fn sequence_experiment(id: &str, systems: &str, extra: &str) -> String {
+    let outputs = common::manifest_dir().join("examples/sequence/outputs.csv");
+    format!(
+        "experiment_id = \"mt_{id}\"\nmodel_version = \"{id}\"\n\
+         predictions_file = \"{}\"\nid_column = \"id\"\n\
+         reference_columns = [\"ref\", \"ref_2\"]\nsystem_columns = {systems}\n\
+         subgroups = [\"domain\"]\nmetrics = [\"bleu\", \"chrf\", \"ter\", \"wer\", \"cer\"]\n\
+         {extra}\n[significance]\nar_trials = 1000\n",
+        outputs.display()
+    )
+}
+
+fn sequence(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+    let file = cwd.join(format!("{name}.toml"));
+    fs::write(&file, exp).unwrap();
+    let out = cwd.join(name);
+    let run = common::run_in(
+        cwd,
+        [
+            "sequence",
+            file.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(run.success, "{}", run.describe());
+    out
+}
+
+/// Two single-system sequence runs compared: the `system_comparisons` of
+/// one run with both systems, every cell (sacreBLEU's paired bootstrap and
+/// approximate randomization on the same segments with the same seed).
+#[test]
+fn versions_sequence_compare_is_the_within_experiment_comparison() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let both = sequence(
+        cwd,
+        "both",
+        &sequence_experiment("both", "[\"v1\", \"v2\"]", ""),
+    );
+    let v1 = sequence(cwd, "v1", &sequence_experiment("v1", "[\"v1\"]", ""));
+    let v2 = sequence(cwd, "v2", &sequence_experiment("v2", "[\"v2\"]", ""));
+    assert!(v1.join("output/mt_v1_units.parquet").is_file());
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let want = rows(&both.join("output/mt_both_system_comparisons.csv"));
+    let got = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    assert_eq!(want.len(), 6, "{want:?}");
+    assert_eq!(got, want);
+    assert!(
+        run.stdout.contains(
+            "compare v1 (baseline) -> v2 (candidate), sequence, paired on 120 segments:\n  \
+             BLEU                   change: [+1.965 +8.223 +14.183] (p = 0.006) improved"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with("overall: improved"));
+}
+
+/// Sequence folders scored with another BLEU tokenizer are refused (exit
+/// 2, the setting and both values named); references changed on shared
+/// segments are named with their count and get no verdict.
+#[test]
+fn versions_sequence_refuses_other_tokenizers_and_names_other_references() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let v1 = sequence(cwd, "v1", &sequence_experiment("v1", "[\"v1\"]", ""));
+    let chars = sequence(
+        cwd,
+        "v2c",
+        &sequence_experiment("v2", "[\"v2\"]", "[bleu]\ntokenize = \"char\"\n"),
+    );
+    let run = compare(cwd, &v1, &chars, "c1");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} and the candidate folder {} were scored with other [bleu]",
+            v1.display(),
+            chars.display()
+        )) && run.stderr.contains("Char"),
+        "{}",
+        run.stderr
+    );
+    assert!(!cwd.join("c1").exists());
+    // The first 4 segments' first reference changed on the candidate's side.
+    let outputs = common::manifest_dir().join("examples/sequence/outputs.csv");
+    let table = fs::read_to_string(outputs).unwrap();
+    let header = table.lines().next().unwrap();
+    let refcol = header.split(',').position(|c| c == "ref").unwrap();
+    assert!(!table.contains('"'), "the example has no quoted cell");
+    let changed: Vec<String> = table
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut cells: Vec<String> = line.split(',').map(String::from).collect();
+            if (1..=4).contains(&i) {
+                cells[refcol] = format!("{} changed", cells[refcol]);
+            }
+            cells.join(",")
+        })
+        .collect();
+    let moved = cwd.join("moved.csv");
+    fs::write(&moved, changed.join("\n") + "\n").unwrap();
+    let exp = sequence_experiment("v2", "[\"v2\"]", "").replace(
+        &common::manifest_dir()
+            .join("examples/sequence/outputs.csv")
+            .display()
+            .to_string(),
+        &moved.display().to_string(),
+    );
+    let v2 = sequence(cwd, "v2", &exp);
+    let run = compare(cwd, &v1, &v2, "c2");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout
+            .contains("references differing on common segments  differs        4 | 4")
+            && run.stdout.contains("paired on 116 segments:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr
+            .contains("the references differ on 4 of the 120 segments in common"),
+        "{}",
+        run.stderr
+    );
+    let table = rows(&cwd.join("c2/output/v1_vs_v2_system_comparisons.csv"));
+    let verdict = table[0].iter().position(|c| c == "verdict").unwrap();
+    assert!(table[1..].iter().all(|r| r[verdict] == "not testable"));
+}

@@ -215,7 +215,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<sequence::Sequence>(),
-        versions: None,
+        versions: Some(Versions {
+            compare: sequence::versions::compare,
+        }),
     },
     KindEntry {
         name: "spans",

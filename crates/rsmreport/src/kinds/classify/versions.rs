@@ -17,41 +17,28 @@
 //! to the one writer as data).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 use serde_json::{json, Value};
 
 use super::read::{Data, Scores, SystemData};
 use super::run::{analyse, Analysis};
-use super::tables::{comparison_rows, McNemar};
-use crate::kinds::common::comparison::ComparisonRow;
+use super::tables::comparison_rows;
 use crate::kinds::common::verdict::Verdict;
-use crate::kinds::common::versions::{self, Folder, Pair, PreflightRow};
+use crate::kinds::common::versions::{self, Folder, Pair, Paired, PreflightRow};
 use rsmreport_config::classify::{ClassifyConfig, ScoreColumns};
 use rsmreport_config::intervals::{Intervals, Unit};
 use rsmreport_core::error;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_core::table::{Column, Table, Text, Values};
 use rsmreport_io::output::OutputFile;
-use rsmreport_report::render::context::InputCtx;
 use rsmreport_report::render::format::thousands;
 
-/// What one unit of a classify folder is.
+/// What one unit of a classify folder is, and its ground truth.
 const UNIT: &str = "item";
+const TRUTH: &str = "gold labels";
 /// The columns of the units table read as text.
 const TEXT_COLUMNS: [&str; 3] = ["id", "gold", "predicted"];
-/// How many differing ids a message names.
-const SHOWN: usize = 5;
-
-/// The system a folder keeps: the only one, else the last that is not
-/// the baseline.
-pub fn kept_system(n_systems: usize, baseline: usize) -> usize {
-    (0..n_systems)
-        .rev()
-        .find(|&s| s != baseline || n_systems == 1)
-        .unwrap_or(0)
-}
 
 /// A score column's name in the units table.
 fn score_column(label: &str) -> String {
@@ -60,7 +47,7 @@ fn score_column(label: &str) -> String {
 
 /// The units files of a classify run (see the module's documentation).
 pub fn units_files(cfg: &ClassifyConfig, a: &Analysis, data: &Data) -> Result<Vec<OutputFile>> {
-    let s = kept_system(data.systems.len(), cfg.baseline);
+    let s = versions::kept_system(data.systems.len(), cfg.baseline);
     let sys = &data.systems[s];
     let labels: Vec<Text> = data.labels.iter().map(|l| Text::from(l.as_str())).collect();
     let label = |c: u32| labels.get(c as usize).cloned();
@@ -196,29 +183,14 @@ impl Side {
         let mut t = f.units_table(&TEXT_COLUMNS)?;
         let has_scores = t.columns.iter().any(|c| c.name.starts_with("p_"));
         let path = f.dir.join(versions::units_table_path(&f.id));
-        let mut take = |name: &str| -> Result<Values> {
-            let i = t
-                .columns
-                .iter()
-                .position(|c| c.name == name)
-                .ok_or_else(|| anyhow!("{}: no column '{name}'", path.display()))?;
-            Ok(std::mem::replace(
-                &mut t.columns[i].values,
-                Values::Int(Vec::new()),
-            ))
-        };
-        let text = |v: Values, name: &str| match v {
-            Values::Text(v) => Ok(v),
-            _ => Err(anyhow!("{}: column '{name}' is not text", path.display())),
-        };
-        let ids = text(take("id")?, "id")?;
-        let gold = text(take("gold")?, "gold")?;
-        let pred = text(take("predicted")?, "predicted")?;
+        let ids = versions::take_texts(&mut t, "id", &path)?;
+        let gold = versions::take_texts(&mut t, "gold", &path)?;
+        let pred = versions::take_texts(&mut t, "predicted", &path)?;
         let scores = if has_scores {
             let mut out = Vec::new();
             for l in &s.labels {
                 let name = score_column(l);
-                out.push(match take(&name)? {
+                out.push(match versions::take_column(&mut t, &name, &path)? {
                     Values::Float(v) => v,
                     Values::Int(v) => v.into_iter().map(|x| x as f64).collect(),
                     _ => {
@@ -268,48 +240,6 @@ fn refuse_different(pair: &Pair, b: &Settings, c: &Settings) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// The items both folders share, paired by id in the baseline's order.
-struct Paired {
-    /// `(baseline row, candidate row)` of each shared item whose gold
-    /// labels agree.
-    rows: Vec<(usize, usize)>,
-    shared: usize,
-    /// Shared items whose gold labels differ: how many, the first ids.
-    gold_differs: usize,
-    gold_differs_ids: Vec<String>,
-}
-
-fn pair_items(b: &Side, c: &Side) -> Paired {
-    let index: HashMap<&str, usize> = c
-        .ids
-        .iter()
-        .enumerate()
-        .filter_map(|(i, id)| Some((id.as_deref()?, i)))
-        .collect();
-    let mut out = Paired {
-        rows: Vec::new(),
-        shared: 0,
-        gold_differs: 0,
-        gold_differs_ids: Vec::new(),
-    };
-    for (i, id) in b.ids.iter().enumerate() {
-        let Some(&j) = id.as_deref().and_then(|id| index.get(id)) else {
-            continue;
-        };
-        out.shared += 1;
-        if b.gold[i] == c.gold[j] {
-            out.rows.push((i, j));
-        } else {
-            out.gold_differs += 1;
-            if out.gold_differs_ids.len() < SHOWN {
-                out.gold_differs_ids
-                    .push(id.as_deref().unwrap_or_default().to_string());
-            }
-        }
-    }
-    out
 }
 
 /// The two versions as the two systems of one experiment's data, on the
@@ -406,33 +336,6 @@ fn preflight(
     (sb, sc): (&Settings, &Settings),
     p: &Paired,
 ) -> Vec<PreflightRow> {
-    let count = |n: usize| thousands(n as u64);
-    let share = |n: usize, of: usize| {
-        format!(
-            "{} ({:.1}%)",
-            count(n),
-            if of == 0 {
-                0.0
-            } else {
-                100.0 * n as f64 / of as f64
-            }
-        )
-    };
-    let (nb, nc) = (b.ids.len(), c.ids.len());
-    let low = p.shared * 10 < nb * 9 || p.shared * 10 < nc * 9 || p.shared == 0;
-    let status = |bad: bool| if bad { "differs" } else { "same" }.to_string();
-    let text = |v: &Value| match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        v => v.to_string(),
-    };
-    let envelope = |key: &str| {
-        PreflightRow::judged(
-            key,
-            text(&pair.baseline.summary[key]),
-            text(&pair.candidate.summary[key]),
-        )
-    };
     let intervals = |s: &Settings| {
         s.intervals.map_or_else(
             || "none".to_string(),
@@ -451,20 +354,8 @@ fn preflight(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    vec![
-        PreflightRow::judged("items", count(nb), count(nc)),
-        PreflightRow {
-            item: "items in common".into(),
-            status: status(low),
-            baseline: share(p.shared, nb),
-            candidate: share(p.shared, nc),
-        },
-        PreflightRow {
-            item: "gold labels differing on common items".into(),
-            status: status(p.gold_differs > 0),
-            baseline: count(p.gold_differs),
-            candidate: count(p.gold_differs),
-        },
+    let mut rows = versions::unit_rows(UNIT, TRUTH, (b.ids.len(), c.ids.len()), p);
+    rows.extend([
         PreflightRow::judged("system", sb.system.clone(), sc.system.clone()),
         PreflightRow::judged("labels", sb.labels.join(", "), sc.labels.join(", ")),
         PreflightRow::judged("ordinal", sb.ordinal.to_string(), sc.ordinal.to_string()),
@@ -475,44 +366,9 @@ fn preflight(
         ),
         PreflightRow::judged("intervals", intervals(sb), intervals(sc)),
         PreflightRow::judged("margins", margins(sb), margins(sc)),
-        envelope("experiment_id"),
-        envelope("model_version"),
-        envelope("producer"),
-    ]
-}
-
-/// The warnings of the first screen: ground truth that differs, few
-/// items in common, settings of the baseline's used for both.
-fn warnings(p: &Paired, rows: &[PreflightRow]) -> Vec<String> {
-    let mut out = Vec::new();
-    if p.gold_differs > 0 {
-        out.push(format!(
-            "the gold labels differ on {} of the {} items in common (first: {}): every \
-             statistic depends on them, so no verdict is given; the numbers are those of the {} \
-             items whose gold labels agree",
-            thousands(p.gold_differs as u64),
-            thousands(p.shared as u64),
-            p.gold_differs_ids.join(", "),
-            thousands(p.rows.len() as u64)
-        ));
-    }
-    if rows[1].status == "differs" {
-        out.push(format!(
-            "the two versions share {} items: fewer than 90% of either side's; the comparison \
-             is on the items in common only",
-            rows[1].baseline
-        ));
-    }
-    for r in rows.iter().filter(|r| {
-        ["intervals", "margins", "positive_label"].contains(&r.item.as_str())
-            && r.status == "differs"
-    }) {
-        out.push(format!(
-            "{} differ ({} | {}): the baseline folder's are used",
-            r.item, r.baseline, r.candidate
-        ));
-    }
-    out
+    ]);
+    rows.extend(versions::envelope_rows(pair));
+    rows
 }
 
 /// `rsmreport compare` of two classify folders (see the module's
@@ -533,7 +389,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         )
     });
     let (b, c) = (b?, c?);
-    let p = pair_items(&b, &c);
+    let p = versions::pair_units(&b.ids, &c.ids, |i, j| b.gold[i] == c.gold[j]);
     if p.rows.is_empty() {
         return Err(error::config(anyhow!(
             "the baseline folder {} ({} items) and the candidate folder {} ({} items) have no \
@@ -549,28 +405,71 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
             }
         )));
     }
-    let labels = pair.labels();
     let data = data_of(pair, (&b, &c), (&sb, &sc), &p);
-    let cfg = config_of(pair, &sb, labels);
+    let cfg = config_of(pair, &sb, pair.labels());
     let mut analysis = analyse(&cfg, &data);
-    if p.gold_differs > 0 {
+    if p.differs > 0 {
         withhold_verdicts(&mut analysis);
     }
-    let rows = preflight(pair, (&b, &c), (&sb, &sc), &p);
-    let warnings = warnings(&p, &rows);
+    let preflight = preflight(pair, (&b, &c), (&sb, &sc), &p);
+    let warnings = versions::warnings(
+        UNIT,
+        TRUTH,
+        &p,
+        &preflight,
+        &["intervals", "margins", "positive_label"],
+    );
     let count = |n: usize| thousands(n as u64);
     let inputs = vec![
         versions::folder_input("baseline", &pair.baseline, count(b.ids.len()))?,
         versions::folder_input("candidate", &pair.candidate, count(c.ids.len()))?,
     ];
-    Ok(Box::new(Compared {
-        analysis,
-        cfg,
-        preflight: rows,
+    let lines = change_lines(&analysis, p.rows.len());
+    let input = inputs[0].0.clone();
+    Ok(Box::new(versions::Compared {
+        inner: Box::new(super::Computed {
+            analysis,
+            cfg,
+            input,
+            data,
+        }),
+        kind: "classify",
+        unit: UNIT,
+        title: "Classification comparison",
+        preflight,
         warnings,
         inputs,
         paired: p.rows.len(),
+        lines,
     }))
+}
+
+/// compare's heading line and one change line per overall statistic and
+/// per class whose recall regressed.
+fn change_lines(a: &Analysis, paired: usize) -> Vec<String> {
+    let mut out = vec![format!(
+        "compare {} (baseline) -> {} (candidate), classify, paired on {} items:",
+        a.systems[0].name,
+        a.systems[1].name,
+        thousands(paired as u64)
+    )];
+    for r in comparison_rows(a) {
+        if r.scope == "overall" || r.verdict.direction() == Some(false) {
+            let scope = if r.scope == "overall" {
+                r.statistic.clone()
+            } else {
+                format!("{} {}", r.statistic, r.scope)
+            };
+            out.push(versions::change_line(
+                &scope,
+                &r.delta,
+                None,
+                r.p_value,
+                r.verdict.name(),
+            ));
+        }
+    }
+    out
 }
 
 /// No verdict where the ground truth differs: every paired row becomes
@@ -580,115 +479,5 @@ fn withhold_verdicts(a: &mut Analysis) {
         for r in &mut iv.deltas {
             r.verdict = Verdict::NotTestable;
         }
-    }
-}
-
-/// A finished comparison of two classify folders.
-struct Compared {
-    analysis: Analysis,
-    cfg: ClassifyConfig,
-    preflight: Vec<PreflightRow>,
-    warnings: Vec<String>,
-    /// Each folder's row of the report's inputs and entry of the JSON's.
-    inputs: Vec<(InputCtx, Value)>,
-    paired: usize,
-}
-
-impl Compared {
-    fn rows(&self) -> Vec<ComparisonRow<McNemar>> {
-        comparison_rows(&self.analysis)
-    }
-}
-
-impl crate::kinds::Report for Compared {
-    fn id(&self) -> &str {
-        &self.analysis.id
-    }
-
-    fn tables(&self) -> crate::kinds::Tables<'_> {
-        let mut frames = vec![versions::preflight_frame(&self.preflight)];
-        frames.extend(super::tables::frames(&self.analysis));
-        crate::kinds::owned(frames)
-    }
-
-    fn table_format(&self) -> FileFormat {
-        self.cfg.file_format
-    }
-
-    fn summary(&self) -> Value {
-        let a = &self.analysis;
-        let json = super::tables::summary_json(a, "", "");
-        let mut doc = crate::kinds::json_value(&json);
-        if let Value::Object(m) = &mut doc {
-            m.remove("inputs");
-            m.insert("compared_kind".into(), json!("classify"));
-            m.insert("unit".into(), json!(UNIT));
-            m.insert("paired_units".into(), json!(self.paired));
-            m.insert(
-                "preflight".into(),
-                versions::preflight_json(&self.preflight),
-            );
-            m.insert("warnings".into(), json!(self.warnings));
-            let inputs = self.inputs.iter().map(|i| i.1.clone()).collect();
-            m.insert("inputs".into(), Value::Array(inputs));
-        }
-        doc
-    }
-
-    fn inputs(&self) -> Vec<InputCtx> {
-        self.inputs.iter().map(|i| i.0.clone()).collect()
-    }
-
-    fn gates(&self) -> &[crate::gates::Outcome] {
-        &self.analysis.gates
-    }
-
-    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
-        let mut d = super::report::decision(&self.analysis, &self.rows())?;
-        d.warnings.extend(self.warnings.iter().cloned());
-        Some(d)
-    }
-
-    fn report(&self, epoch: i64) -> Result<rsmreport_report::render::Report> {
-        let mut r = super::report::report(&self.analysis, self.inputs(), epoch)?;
-        r.header.kind = "Classification comparison".into();
-        r.header.decision = self.decision();
-        versions::add_preflight_section(&mut r, &self.preflight);
-        Ok(r)
-    }
-
-    fn report_name(&self) -> &'static str {
-        "compare"
-    }
-
-    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
-        let a = &self.analysis;
-        let mut out = versions::preflight_lines(&self.preflight);
-        out.push(format!(
-            "compare {} (baseline) -> {} (candidate), classify, paired on {} items:",
-            a.systems[0].name,
-            a.systems[1].name,
-            thousands(self.paired as u64)
-        ));
-        let rows = self.rows();
-        for r in &rows {
-            let regressed = r.verdict.direction() == Some(false);
-            if r.scope == "overall" || regressed {
-                let scope = if r.scope == "overall" {
-                    r.statistic.clone()
-                } else {
-                    format!("{} {}", r.statistic, r.scope)
-                };
-                out.push(versions::change_line(
-                    &scope,
-                    &r.delta,
-                    None,
-                    r.p_value,
-                    r.verdict.name(),
-                ));
-            }
-        }
-        out.extend(self.warnings.iter().map(|w| format!("note: {w}")));
-        out
     }
 }

@@ -20,7 +20,7 @@ use anyhow::{anyhow, Context, Result};
 use serde_json::Value;
 
 use rsmreport_core::provenance::folder_digest;
-use rsmreport_core::table::{frame, text_values, Frame, Table as DataTable};
+use rsmreport_core::table::{frame, text_values, Frame, Table as DataTable, Text, Values};
 use rsmreport_io::input::archive::experiment_folder;
 use rsmreport_io::output::OutputFile;
 use rsmreport_report::render::context::{Cell, InputCtx, Row, Table, TocEntry};
@@ -472,4 +472,267 @@ pub fn folder_input(role: &str, f: &Folder, rows: String) -> Result<(InputCtx, V
         sha256: digest.sha256,
     };
     Ok((ctx, json))
+}
+
+/// The system a folder keeps for the version workflow: the only one,
+/// else the last that is not the baseline (the version under test).
+pub fn kept_system(n_systems: usize, baseline: usize) -> usize {
+    (0..n_systems)
+        .rev()
+        .find(|&s| s != baseline || n_systems == 1)
+        .unwrap_or(0)
+}
+
+/// Column `name` of a units table, moved out of it (a data error naming
+/// `file` when it is missing).
+pub fn take_column(t: &mut DataTable, name: &str, file: &Path) -> Result<Values> {
+    let i = t
+        .columns
+        .iter()
+        .position(|c| c.name == name)
+        .ok_or_else(|| anyhow!("{}: no column '{name}'", file.display()))?;
+    Ok(std::mem::replace(
+        &mut t.columns[i].values,
+        Values::Int(Vec::new()),
+    ))
+}
+
+/// Text column `name` of a units table, moved out of it.
+pub fn take_texts(t: &mut DataTable, name: &str, file: &Path) -> Result<Vec<Option<Text>>> {
+    match take_column(t, name, file)? {
+        Values::Text(v) => Ok(v),
+        // A column of blanks only.
+        Values::Float(v) if v.iter().all(|x| x.is_nan()) => Ok(vec![None; v.len()]),
+        _ => Err(anyhow!("{}: column '{name}' is not text", file.display())),
+    }
+}
+
+/// The shared items of two folders' units, paired by id in the
+/// baseline's order: the pairs whose ground truth agrees (`same(i, j)`),
+/// how many ids both have, and the ids whose ground truth differs.
+#[derive(Clone, Debug, Default)]
+pub struct Paired {
+    /// `(baseline row, candidate row)` of each shared unit whose ground
+    /// truth agrees.
+    pub rows: Vec<(usize, usize)>,
+    pub shared: usize,
+    /// Shared units whose ground truth differs: how many, the first ids.
+    pub differs: usize,
+    pub differs_ids: Vec<String>,
+}
+
+/// How many differing ids a message names.
+const SHOWN: usize = 5;
+
+/// Pairs the units of ids `b` (baseline) and `c` by id.
+pub fn pair_units(
+    b: &[Option<Text>],
+    c: &[Option<Text>],
+    same: impl Fn(usize, usize) -> bool,
+) -> Paired {
+    let index: std::collections::HashMap<&str, usize> = c
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| Some((id.as_deref()?, i)))
+        .collect();
+    let mut out = Paired::default();
+    for (i, id) in b.iter().enumerate() {
+        let Some(&j) = id.as_deref().and_then(|id| index.get(id)) else {
+            continue;
+        };
+        out.shared += 1;
+        if same(i, j) {
+            out.rows.push((i, j));
+        } else {
+            out.differs += 1;
+            if out.differs_ids.len() < SHOWN {
+                out.differs_ids
+                    .push(id.as_deref().unwrap_or_default().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The preflight rows every kind's comparison starts with: the units of
+/// each side, those in common (`differs` below 90% of either side), those
+/// whose ground truth (`truth`: `gold labels`, `references`) differs.
+pub fn unit_rows(
+    unit: &str,
+    truth: &str,
+    (nb, nc): (usize, usize),
+    p: &Paired,
+) -> Vec<PreflightRow> {
+    let count = |n: usize| rsmreport_report::render::format::thousands(n as u64);
+    let share = |n: usize, of: usize| {
+        let pct = if of == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / of as f64
+        };
+        format!("{} ({pct:.1}%)", count(n))
+    };
+    let low = p.shared * 10 < nb * 9 || p.shared * 10 < nc * 9 || p.shared == 0;
+    let status = |bad: bool| if bad { "differs" } else { "same" }.to_string();
+    vec![
+        PreflightRow::judged(&format!("{unit}s"), count(nb), count(nc)),
+        PreflightRow {
+            item: format!("{unit}s in common"),
+            status: status(low),
+            baseline: share(p.shared, nb),
+            candidate: share(p.shared, nc),
+        },
+        PreflightRow {
+            item: format!("{truth} differing on common {unit}s"),
+            status: status(p.differs > 0),
+            baseline: count(p.differs),
+            candidate: count(p.differs),
+        },
+    ]
+}
+
+/// The preflight rows of the summaries' envelopes and producers.
+pub fn envelope_rows(pair: &Pair) -> Vec<PreflightRow> {
+    let text = |v: &Value| match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    ["experiment_id", "model_version", "producer"]
+        .iter()
+        .map(|key| {
+            PreflightRow::judged(
+                key,
+                text(&pair.baseline.summary[*key]),
+                text(&pair.candidate.summary[*key]),
+            )
+        })
+        .collect()
+}
+
+/// The warnings of a comparison's first screen: ground truth that
+/// differs (no verdict), few units in common, settings that differ
+/// (`settings`: the preflight items whose baseline value is used).
+pub fn warnings(
+    unit: &str,
+    truth: &str,
+    p: &Paired,
+    rows: &[PreflightRow],
+    settings: &[&str],
+) -> Vec<String> {
+    let count = |n: usize| rsmreport_report::render::format::thousands(n as u64);
+    let mut out = Vec::new();
+    if p.differs > 0 {
+        out.push(format!(
+            "the {truth} differ on {} of the {} {unit}s in common (first: {}): every statistic \
+             depends on them, so no verdict is given; the numbers are those of the {} {unit}s \
+             whose {truth} agree",
+            count(p.differs),
+            count(p.shared),
+            p.differs_ids.join(", "),
+            count(p.rows.len())
+        ));
+    }
+    if rows.get(1).is_some_and(|r| r.status == "differs") {
+        out.push(format!(
+            "the two versions share {} {unit}s: fewer than 90% of either side's; the \
+             comparison is on the {unit}s in common only",
+            rows[1].baseline
+        ));
+    }
+    for r in rows
+        .iter()
+        .filter(|r| settings.contains(&r.item.as_str()) && r.status == "differs")
+    {
+        out.push(format!(
+            "{} differ ({} | {}): the baseline folder's are used",
+            r.item, r.baseline, r.candidate
+        ));
+    }
+    out
+}
+
+/// A comparison of two folders of one kind: the kind's own report of the
+/// two versions as the two systems of one run (`inner`), with the
+/// preflight first, the folders as its inputs, the warnings of the first
+/// screen and compare's terminal shape.
+pub struct Compared {
+    pub inner: Box<dyn crate::kinds::Report>,
+    /// The kind compared (`classify`), and what a unit is (`item`).
+    pub kind: &'static str,
+    pub unit: &'static str,
+    /// The report's kind line (`Classification comparison`).
+    pub title: &'static str,
+    pub preflight: Vec<PreflightRow>,
+    pub warnings: Vec<String>,
+    /// Each folder's row of the report's inputs and entry of the JSON's.
+    pub inputs: Vec<(InputCtx, Value)>,
+    /// The units compared.
+    pub paired: usize,
+    /// `compare B (baseline) -> C (candidate), <kind>, paired on N units:`
+    /// and one [`change_line`] per statistic shown.
+    pub lines: Vec<String>,
+}
+
+impl crate::kinds::Report for Compared {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    fn tables(&self) -> crate::kinds::Tables<'_> {
+        let first = std::iter::once(std::borrow::Cow::Owned(preflight_frame(&self.preflight)));
+        Box::new(first.chain(self.inner.tables()))
+    }
+
+    fn table_format(&self) -> rsmreport_core::schema::FileFormat {
+        self.inner.table_format()
+    }
+
+    fn summary(&self) -> Value {
+        let mut doc = self.inner.summary();
+        if let Value::Object(m) = &mut doc {
+            m.insert("compared_kind".into(), Value::from(self.kind));
+            m.insert("unit".into(), Value::from(self.unit));
+            m.insert("paired_units".into(), Value::from(self.paired));
+            m.insert("preflight".into(), preflight_json(&self.preflight));
+            m.insert("warnings".into(), serde_json::json!(self.warnings));
+            let inputs = self.inputs.iter().map(|i| i.1.clone()).collect();
+            m.insert("inputs".into(), Value::Array(inputs));
+        }
+        doc
+    }
+
+    fn inputs(&self) -> Vec<InputCtx> {
+        self.inputs.iter().map(|i| i.0.clone()).collect()
+    }
+
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        self.inner.gates()
+    }
+
+    fn decision(&self) -> Option<rsmreport_report::render::Decision> {
+        let mut d = self.inner.decision()?;
+        d.warnings.extend(self.warnings.iter().cloned());
+        Some(d)
+    }
+
+    fn report(&self, epoch: i64) -> Result<Report> {
+        let mut r = self.inner.report(epoch)?;
+        r.header.kind = self.title.into();
+        r.header.inputs = self.inputs();
+        r.header.decision = self.decision();
+        add_preflight_section(&mut r, &self.preflight);
+        Ok(r)
+    }
+
+    fn report_name(&self) -> &'static str {
+        "compare"
+    }
+
+    fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
+        let mut out = preflight_lines(&self.preflight);
+        out.extend(self.lines.iter().cloned());
+        out.extend(self.warnings.iter().map(|w| format!("note: {w}")));
+        out
+    }
 }
