@@ -428,7 +428,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "span_boundary_disagreements",
         ],
         report: "report",
-        other: &[],
+        other: &["units.parquet", "units.json"],
     }
     .check("spans", &got);
     check_summary(&dir("spans"), &o, "spans");

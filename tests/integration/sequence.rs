@@ -940,17 +940,9 @@ fn sequence_snapshot_of_the_example() {
     let mut files: Vec<(String, String)> = common::list_files(&out)
         .into_iter()
         .map(|f| {
-            let bytes = fs::read(out.join(&f)).unwrap();
             // The units table (parquet) as its SHA-256.
-            let text = match String::from_utf8(bytes) {
-                Ok(text) => text.replace(&repo, "<repo>"),
-                Err(e) => {
-                    use sha2::Digest;
-                    let digest = sha2::Sha256::digest(e.as_bytes());
-                    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-                    format!("sha256 {hex}\n")
-                }
-            };
+            let text =
+                common::snapshot_text(fs::read(out.join(&f)).unwrap()).replace(&repo, "<repo>");
             let name = f.display().to_string();
             let text = if name.ends_with(".html") {
                 without_shared_assets(&text)

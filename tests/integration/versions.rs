@@ -430,3 +430,99 @@ fn versions_sequence_refuses_other_tokenizers_and_names_other_references() {
     let verdict = table[0].iter().position(|c| c == "verdict").unwrap();
     assert!(table[1..].iter().all(|r| r[verdict] == "not testable"));
 }
+
+/// The spans example's files keeping `annotators` only (the annotator is
+/// every file's second column), and an experiment on them with `gold` the
+/// reference.
+fn spans_experiment(cwd: &Path, id: &str, annotators: &[&str], extra: &str) -> String {
+    let examples = common::manifest_dir().join("examples/spans");
+    let mut files = Vec::new();
+    for name in ["spans.csv", "documents.csv"] {
+        let text = fs::read_to_string(examples.join(name)).unwrap();
+        let kept: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .filter(|(i, l)| *i == 0 || annotators.contains(&l.split(',').nth(1).unwrap()))
+            .map(|(_, l)| l)
+            .collect();
+        let file = cwd.join(format!("{id}_{name}"));
+        fs::write(&file, kept.join("\n") + "\n").unwrap();
+        files.push(file);
+    }
+    let names: Vec<String> = annotators.iter().map(|a| format!("\"{a}\"")).collect();
+    format!(
+        "experiment_id = \"ner_{id}\"\nmodel_version = \"{id}\"\nformat = \"table\"\n\
+         input_file = \"{}\"\ntext_column = \"text\"\ndocuments_file = \"{}\"\n\
+         document_text_column = \"text\"\nannotators = [{}]\nreference = \"gold\"\n\
+         subgroups = [\"genre\"]\n{extra}\n[intervals]\nlevel = 0.95\nreplicates = 1000\nseed = 0\n",
+        files[0].display(),
+        files[1].display(),
+        names.join(", ")
+    )
+}
+
+fn spans(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+    let file = cwd.join(format!("{name}.toml"));
+    fs::write(&file, exp).unwrap();
+    let out = cwd.join(name);
+    let run = common::run_in(
+        cwd,
+        ["spans", file.to_str().unwrap(), "-o", out.to_str().unwrap()],
+    );
+    assert!(run.success, "{}", run.describe());
+    out
+}
+
+/// Two spans runs of one tagger each against the gold annotator compared:
+/// the `system_comparisons` of one run with the gold annotator and both
+/// taggers, every cell; another matching criterion is refused.
+#[test]
+fn versions_spans_compare_is_the_within_experiment_comparison() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let all = ["gold", "tagger_v1", "tagger_v2"];
+    let both = spans(cwd, "both", &spans_experiment(cwd, "both", &all, ""));
+    let v1 = spans(
+        cwd,
+        "v1",
+        &spans_experiment(cwd, "v1", &["gold", "tagger_v1"], ""),
+    );
+    let v2 = spans(
+        cwd,
+        "v2",
+        &spans_experiment(cwd, "v2", &["gold", "tagger_v2"], ""),
+    );
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let want = rows(&both.join("output/ner_both_system_comparisons.csv"));
+    let got = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    assert!(want.len() > 4, "{want:?}");
+    // The systems are the folders' model versions (v1, v2), the taggers'
+    // names within the experiment: every other cell is the same.
+    let cells = |t: &[Vec<String>]| t.iter().map(|r| r[2..].to_vec()).collect::<Vec<_>>();
+    assert_eq!(cells(&got), cells(&want));
+    assert_eq!(got[1][..2], ["v1", "v2"]);
+    assert!(
+        run.stdout
+            .contains("compare v1 (baseline) -> v2 (candidate), spans, paired on 24 documents:"),
+        "{}",
+        run.stdout
+    );
+    let overlap = spans(
+        cwd,
+        "v2o",
+        &spans_experiment(cwd, "v2o", &["gold", "tagger_v2"], "min_overlap = 0.5"),
+    );
+    let run = compare(cwd, &v1, &overlap, "c2");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} has min_overlap = None and the candidate folder {} \
+             min_overlap = Some(0.5)",
+            v1.display(),
+            overlap.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}

@@ -250,7 +250,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<spans::Spans>(),
-        versions: None,
+        versions: Some(Versions {
+            compare: spans::versions::compare,
+        }),
     },
     KindEntry {
         name: "agree",

@@ -81,6 +81,13 @@ pub fn units_files(
     ])
 }
 
+/// The name of the experiment file `path` (no folder: an archive keeps
+/// no path of the machine that wrote it), as a units file records it.
+pub fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
 /// An archived output folder of any kind, as `compare` finds it: its
 /// summary (`output/<id>_summary.json`) and the kind it names.
 #[derive(Clone, Debug)]

@@ -82,7 +82,7 @@ pub fn units_files(cfg: &SequenceConfig, run: &Run) -> Result<Vec<OutputFile>> {
         "system": seg.systems[s],
         "references": seg.refs.len(),
         "metrics": cfg.metrics,
-        "origin": cfg.origin.display().to_string(),
+        "origin": versions::file_name(cfg.origin.as_path()),
         "experiment": experiment,
     });
     versions::units_files(&cfg.experiment_id, "sequence", UNIT, settings, table)
