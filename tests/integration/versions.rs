@@ -526,3 +526,58 @@ fn versions_spans_compare_is_the_within_experiment_comparison() {
         run.stderr
     );
 }
+
+/// `--gates FILE` on two classify folders: the gates are classify's own
+/// (`gain.accuracy` of the candidate), judged on the comparison; a failed
+/// gate of severity fail ends with exit 3 after every file is written.
+#[test]
+fn versions_classify_compare_judges_gates_exit_3() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let v2 = classify(cwd, "v2", &single_system("v2", &predictions, ""));
+    let gates = cwd.join("gates.toml");
+    fs::write(
+        &gates,
+        "[[gates]]\nname = \"much better\"\nmetric = \"gain.accuracy\"\nop = \">=\"\n\
+         threshold = 0.5\n",
+    )
+    .unwrap();
+    let run = common::run_in(
+        cwd,
+        [
+            "compare",
+            v1.to_str().unwrap(),
+            v2.to_str().unwrap(),
+            "-o",
+            "cmp",
+            "--gates",
+            gates.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(run.stderr.contains("gate FAILED"), "{}", run.stderr);
+    assert!(cwd.join("cmp/output/v1_vs_v2_gates.json").is_file());
+    assert!(cwd.join("cmp/report/v1_vs_v2_compare.html").is_file());
+    fs::write(&gates, "gates_preset = \"x\"\n").unwrap();
+    let run = common::run_in(
+        cwd,
+        [
+            "compare",
+            v1.to_str().unwrap(),
+            v2.to_str().unwrap(),
+            "-o",
+            "cmp2",
+            "--gates",
+            gates.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("unknown key gates_preset"),
+        "{}",
+        run.stderr
+    );
+    assert!(!cwd.join("cmp2").exists());
+}

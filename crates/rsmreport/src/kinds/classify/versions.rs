@@ -406,11 +406,20 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         )));
     }
     let data = data_of(pair, (&b, &c), (&sb, &sc), &p);
-    let cfg = config_of(pair, &sb, pair.labels());
+    let mut cfg = config_of(pair, &sb, pair.labels());
+    let gates = match &pair.gates_file {
+        Some(file) => {
+            cfg.gates = rsmreport_config::gates::load_tables(file).map_err(error::config)?;
+            cfg.origin = file.clone();
+            super::gates::parse(&cfg).map_err(error::config)?
+        }
+        None => Vec::new(),
+    };
     let mut analysis = analyse(&cfg, &data);
     if p.differs > 0 {
         withhold_verdicts(&mut analysis);
     }
+    analysis.gates = super::gates::evaluate(&gates, &cfg, &analysis).map_err(error::config)?;
     let preflight = preflight(pair, (&b, &c), (&sb, &sc), &p);
     let warnings = versions::warnings(
         UNIT,

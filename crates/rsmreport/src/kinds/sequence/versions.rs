@@ -357,7 +357,12 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
             }
         )));
     }
-    let cfg = config_of(pair, &sb);
+    let mut cfg = config_of(pair, &sb);
+    if let Some(file) = &pair.gates_file {
+        cfg.gates = rsmreport_config::gates::load_tables(file).map_err(error::config)?;
+        cfg.origin = file.clone();
+        cfg.parsed_gates = super::gates::parse(&cfg).map_err(error::config)?;
+    }
     let mut run = super::run::run(&cfg, segments_of(pair, (&b, &c), &p), Vec::new())?;
     if p.differs > 0 {
         for (_, rows) in &mut run.comparisons {
@@ -366,6 +371,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
             }
         }
     }
+    run.gates = super::gates::evaluate(&cfg.parsed_gates, &run);
     let preflight = preflight(pair, (&b, &c), (&sb, &sc), &p);
     let warnings = versions::warnings(UNIT, TRUTH, &p, &preflight, &["intervals", "margins"]);
     let count = |n: usize| thousands(n as u64);

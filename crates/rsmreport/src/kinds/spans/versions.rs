@@ -344,7 +344,13 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         )));
     }
     let data = data_of(pair, (&b, &c), &sb.reference, &p)?;
-    let mut a = super::analyse(config_of(pair, &sb), data);
+    let mut cfg = config_of(pair, &sb);
+    if let Some(file) = &pair.gates_file {
+        cfg.gates = rsmreport_config::gates::load_tables(file).map_err(error::config)?;
+        cfg.origin = file.clone();
+        cfg.parsed_gates = super::gates::parse(&cfg).map_err(error::config)?;
+    }
+    let mut a = super::analyse(cfg, data);
     if p.differs > 0 {
         for r in a
             .sys_iv
@@ -355,6 +361,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
             r.verdict = Verdict::NotTestable;
         }
     }
+    a.gates = super::gates::evaluate(&a.cfg.parsed_gates, &a);
     let preflight = preflight(pair, (&b, &c), (&sb, &sc), &p);
     let warnings = versions::warnings(UNIT, TRUTH, &p, &preflight, &["intervals", "margins"]);
     let count = |n: usize| thousands(n as u64);
