@@ -31,17 +31,18 @@ fn single_system(system: &str, predictions: &Path, extra: &str) -> String {
          predictions_file = \"{}\"\nsystem_columns = [\"{system}\"]\n",
         predictions.display()
     );
+    let replaced = [
+        "experiment_id",
+        "predictions_file",
+        "system_columns",
+        "baseline",
+    ];
+    let relabelled = ["labels", "probability_pattern"];
     for line in text.lines() {
         let key = line.split('=').next().unwrap_or("").trim();
-        if ![
-            "experiment_id",
-            "predictions_file",
-            "system_columns",
-            "baseline",
-        ]
-        .contains(&key)
-            && !(["labels", "probability_pattern"].contains(&key) && extra.contains("labels"))
-        {
+        let dropped =
+            replaced.contains(&key) || (relabelled.contains(&key) && extra.contains("labels"));
+        if !dropped {
             out.push_str(line);
             out.push('\n');
         }

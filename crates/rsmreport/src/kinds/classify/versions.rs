@@ -337,23 +337,9 @@ fn preflight(
     p: &Paired,
 ) -> Vec<PreflightRow> {
     let intervals = |s: &Settings| {
-        s.intervals.map_or_else(
-            || "none".to_string(),
-            |i| {
-                format!(
-                    "level {}, {} replicates, seed {}",
-                    i.level, i.replicates, i.seed
-                )
-            },
-        )
+        versions::intervals_text(s.intervals.map(|i| (i.level, i.replicates, i.seed)))
     };
-    let margins = |s: &Settings| {
-        s.margins
-            .iter()
-            .map(|(k, m)| format!("{k} {m}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let margins = |s: &Settings| versions::margins_text(&s.margins);
     let mut rows = versions::unit_rows(UNIT, TRUTH, (b.ids.len(), c.ids.len()), p);
     rows.extend([
         PreflightRow::judged("system", sb.system.clone(), sc.system.clone()),
@@ -391,25 +377,14 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
     let (b, c) = (b?, c?);
     let p = versions::pair_units(&b.ids, &c.ids, |i, j| b.gold[i] == c.gold[j]);
     if p.rows.is_empty() {
-        return Err(error::config(anyhow!(
-            "the baseline folder {} ({} items) and the candidate folder {} ({} items) have no \
-             item in common{}: they evaluated different items",
-            pair.baseline.dir.display(),
-            thousands(b.ids.len() as u64),
-            pair.candidate.dir.display(),
-            thousands(c.ids.len() as u64),
-            if p.shared > 0 {
-                " whose gold labels agree"
-            } else {
-                ""
-            }
-        )));
+        let n = (b.ids.len(), c.ids.len());
+        return Err(versions::no_common_units(pair, UNIT, TRUTH, n, &p));
     }
     let data = data_of(pair, (&b, &c), (&sb, &sc), &p);
     let mut cfg = config_of(pair, &sb, pair.labels());
     let gates = match &pair.gates_file {
         Some(file) => {
-            cfg.gates = rsmreport_config::gates::load_tables(file).map_err(error::config)?;
+            cfg.gates = versions::gates_tables(file)?;
             cfg.origin = file.clone();
             super::gates::parse(&cfg).map_err(error::config)?
         }
@@ -428,11 +403,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         &preflight,
         &["intervals", "margins", "positive_label"],
     );
-    let count = |n: usize| thousands(n as u64);
-    let inputs = vec![
-        versions::folder_input("baseline", &pair.baseline, count(b.ids.len()))?,
-        versions::folder_input("candidate", &pair.candidate, count(c.ids.len()))?,
-    ];
+    let inputs = versions::folder_inputs(pair, (b.ids.len(), c.ids.len()))?;
     let lines = change_lines(&analysis, p.rows.len());
     let input = inputs[0].0.clone();
     Ok(Box::new(versions::Compared {

@@ -241,6 +241,23 @@ impl Folder {
     }
 }
 
+/// A comparison's id: `<baseline>_vs_<candidate>`, every character but
+/// `[A-Za-z0-9._-]` as `_` (compare spec 2).
+pub fn comparison_id(baseline: &str, candidate: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!("{}_vs_{}", clean(baseline), clean(candidate))
+}
+
 /// The two folders of one comparison, of one kind.
 #[derive(Clone, Debug)]
 pub struct Pair {
@@ -254,22 +271,7 @@ impl Pair {
     /// The comparison's id: `<baseline>_vs_<candidate>` of the labels,
     /// every character but `[A-Za-z0-9._-]` as `_` (compare spec 2).
     pub fn id(&self) -> String {
-        let clean = |s: &str| -> String {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect()
-        };
-        format!(
-            "{}_vs_{}",
-            clean(&self.baseline.label()),
-            clean(&self.candidate.label())
-        )
+        comparison_id(&self.baseline.label(), &self.candidate.label())
     }
 
     /// The two labels, told apart when they are the same
@@ -742,4 +744,73 @@ impl crate::kinds::Report for Compared {
         out.extend(self.warnings.iter().map(|w| format!("note: {w}")));
         out
     }
+}
+
+/// Interval settings as a preflight value: `level 0.95, 1000 replicates,
+/// seed 0`, or `none`.
+pub fn intervals_text(settings: Option<(f64, u64, u64)>) -> String {
+    settings.map_or_else(
+        || "none".to_string(),
+        |(level, replicates, seed)| format!("level {level}, {replicates} replicates, seed {seed}"),
+    )
+}
+
+/// Margins as a preflight value: `accuracy 0.01, macro_f1 0.01`.
+pub fn margins_text(margins: &[(String, f64)]) -> String {
+    margins
+        .iter()
+        .map(|(k, m)| format!("{k} {m}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The error of two folders with no unit in common whose ground truth
+/// agrees (a configuration error naming both folders and their units).
+pub fn no_common_units(
+    pair: &Pair,
+    unit: &str,
+    truth: &str,
+    (nb, nc): (usize, usize),
+    p: &Paired,
+) -> anyhow::Error {
+    let count = |n: usize| rsmreport_report::render::format::thousands(n as u64);
+    rsmreport_core::error::config(anyhow!(
+        "the baseline folder {} ({} {unit}s) and the candidate folder {} ({} {unit}s) have no \
+         {unit} in common{}: they evaluated different {unit}s",
+        pair.baseline.dir.display(),
+        count(nb),
+        pair.candidate.dir.display(),
+        count(nc),
+        if p.shared > 0 {
+            format!(" whose {truth} agree")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+/// Both folders as a comparison's inputs ([`folder_input`]), with the
+/// units each holds.
+pub fn folder_inputs(pair: &Pair, (nb, nc): (usize, usize)) -> Result<Vec<(InputCtx, Value)>> {
+    let count = |n: usize| rsmreport_report::render::format::thousands(n as u64);
+    Ok(vec![
+        folder_input("baseline", &pair.baseline, count(nb))?,
+        folder_input("candidate", &pair.candidate, count(nc))?,
+    ])
+}
+
+/// The `[[gates]]` of `--gates FILE` for a kind that checks them itself
+/// (a configuration error naming the file).
+pub fn gates_tables(file: &Path) -> Result<Option<Value>> {
+    rsmreport_config::gates::load_tables(file).map_err(rsmreport_core::error::config)
+}
+
+/// A setting of both folders, `Some((name, baseline, candidate))` (as
+/// written by `Debug`) when the two differ.
+pub fn differing<T: PartialEq + std::fmt::Debug>(
+    name: &'static str,
+    b: &T,
+    c: &T,
+) -> Option<(&'static str, String, String)> {
+    (b != c).then(|| (name, format!("{b:?}"), format!("{c:?}")))
 }

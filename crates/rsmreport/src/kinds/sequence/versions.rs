@@ -146,46 +146,15 @@ impl Settings {
 fn refuse_different(pair: &Pair, b: &Settings, c: &Settings) -> Result<()> {
     let (x, y) = (&b.cfg, &c.cfg);
     let differs: Vec<(&str, String, String)> = [
-        (
-            "metrics",
-            b.metrics() != c.metrics(),
-            format!("{:?}", b.metrics()),
-            format!("{:?}", c.metrics()),
-        ),
-        (
-            "[bleu]",
-            x.bleu != y.bleu,
-            format!("{:?}", x.bleu),
-            format!("{:?}", y.bleu),
-        ),
-        (
-            "[chrf]",
-            x.chrf != y.chrf,
-            format!("{:?}", x.chrf),
-            format!("{:?}", y.chrf),
-        ),
-        (
-            "[ter]",
-            x.ter != y.ter,
-            format!("{:?}", x.ter),
-            format!("{:?}", y.ter),
-        ),
-        (
-            "[wer]",
-            x.wer != y.wer,
-            format!("{:?}", x.wer),
-            format!("{:?}", y.wer),
-        ),
-        (
-            "reference streams",
-            b.references != c.references,
-            b.references.to_string(),
-            c.references.to_string(),
-        ),
+        versions::differing("metrics", &b.metrics(), &c.metrics()),
+        versions::differing("[bleu]", &x.bleu, &y.bleu),
+        versions::differing("[chrf]", &x.chrf, &y.chrf),
+        versions::differing("[ter]", &x.ter, &y.ter),
+        versions::differing("[wer]", &x.wer, &y.wer),
+        versions::differing("reference streams", &b.references, &c.references),
     ]
     .into_iter()
-    .filter(|d| d.1)
-    .map(|(name, _, vb, vc)| (name, vb, vc))
+    .flatten()
     .collect();
     match differs.first() {
         None => Ok(()),
@@ -292,24 +261,13 @@ fn preflight(
     p: &Paired,
 ) -> Vec<PreflightRow> {
     let intervals = |s: &Settings| {
-        s.cfg.intervals.map_or_else(
-            || "none".to_string(),
-            |i| {
-                format!(
-                    "level {}, {} replicates, seed {}",
-                    i.level, i.replicates, i.seed
-                )
-            },
+        versions::intervals_text(
+            s.cfg
+                .intervals
+                .map(|i| (i.level, i.replicates as u64, u64::from(i.seed))),
         )
     };
-    let margins = |s: &Settings| {
-        s.cfg
-            .margins
-            .iter()
-            .map(|(k, m)| format!("{k} {m}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let margins = |s: &Settings| versions::margins_text(&s.cfg.margins);
     let mut rows = versions::unit_rows(UNIT, TRUTH, (b.ids.len(), c.ids.len()), p);
     rows.extend([
         PreflightRow::judged("system", sb.system.clone(), sc.system.clone()),
@@ -343,23 +301,12 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         b.refs.iter().zip(&c.refs).all(|(x, y)| x[i] == y[j])
     });
     if p.rows.is_empty() {
-        return Err(error::config(anyhow!(
-            "the baseline folder {} ({} segments) and the candidate folder {} ({} segments) \
-             have no segment in common{}: they evaluated different segments",
-            pair.baseline.dir.display(),
-            thousands(b.ids.len() as u64),
-            pair.candidate.dir.display(),
-            thousands(c.ids.len() as u64),
-            if p.shared > 0 {
-                " whose references agree"
-            } else {
-                ""
-            }
-        )));
+        let n = (b.ids.len(), c.ids.len());
+        return Err(versions::no_common_units(pair, UNIT, TRUTH, n, &p));
     }
     let mut cfg = config_of(pair, &sb);
     if let Some(file) = &pair.gates_file {
-        cfg.gates = rsmreport_config::gates::load_tables(file).map_err(error::config)?;
+        cfg.gates = versions::gates_tables(file)?;
         cfg.origin = file.clone();
         cfg.parsed_gates = super::gates::parse(&cfg).map_err(error::config)?;
     }
@@ -374,11 +321,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
     run.gates = super::gates::evaluate(&cfg.parsed_gates, &run);
     let preflight = preflight(pair, (&b, &c), (&sb, &sc), &p);
     let warnings = versions::warnings(UNIT, TRUTH, &p, &preflight, &["intervals", "margins"]);
-    let count = |n: usize| thousands(n as u64);
-    let inputs = vec![
-        versions::folder_input("baseline", &pair.baseline, count(b.ids.len()))?,
-        versions::folder_input("candidate", &pair.candidate, count(c.ids.len()))?,
-    ];
+    let inputs = versions::folder_inputs(pair, (b.ids.len(), c.ids.len()))?;
     let lines = change_lines(&run, &cfg, p.rows.len());
     Ok(Box::new(versions::Compared {
         inner: Box::new(super::Computed {

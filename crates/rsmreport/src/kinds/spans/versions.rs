@@ -283,24 +283,9 @@ fn preflight(
     p: &Paired,
 ) -> Vec<PreflightRow> {
     let intervals = |s: &Settings| {
-        s.cfg.intervals.map_or_else(
-            || "none".to_string(),
-            |i| {
-                format!(
-                    "level {}, {} replicates, seed {}",
-                    i.level, i.replicates, i.seed
-                )
-            },
-        )
+        versions::intervals_text(s.cfg.intervals.map(|i| (i.level, i.replicates, i.seed)))
     };
-    let margins = |s: &Settings| {
-        s.cfg
-            .margins
-            .iter()
-            .map(|(k, m)| format!("{k} {m}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let margins = |s: &Settings| versions::margins_text(&s.cfg.margins);
     let mut rows = versions::unit_rows(UNIT, TRUTH, (b.ids.len(), c.ids.len()), p);
     rows.extend([
         PreflightRow::judged("reference", sb.reference.clone(), sc.reference.clone()),
@@ -329,24 +314,13 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
     let (b, c) = (Side::read(&pair.baseline)?, Side::read(&pair.candidate)?);
     let p = versions::pair_units(&b.ids, &c.ids, |i, j| b.reference[i] == c.reference[j]);
     if p.rows.is_empty() {
-        return Err(error::config(anyhow!(
-            "the baseline folder {} ({} documents) and the candidate folder {} ({} documents) \
-             have no document in common{}: they annotated different documents",
-            pair.baseline.dir.display(),
-            thousands(b.ids.len() as u64),
-            pair.candidate.dir.display(),
-            thousands(c.ids.len() as u64),
-            if p.shared > 0 {
-                " whose reference spans agree"
-            } else {
-                ""
-            }
-        )));
+        let n = (b.ids.len(), c.ids.len());
+        return Err(versions::no_common_units(pair, UNIT, TRUTH, n, &p));
     }
     let data = data_of(pair, (&b, &c), &sb.reference, &p)?;
     let mut cfg = config_of(pair, &sb);
     if let Some(file) = &pair.gates_file {
-        cfg.gates = rsmreport_config::gates::load_tables(file).map_err(error::config)?;
+        cfg.gates = versions::gates_tables(file)?;
         cfg.origin = file.clone();
         cfg.parsed_gates = super::gates::parse(&cfg).map_err(error::config)?;
     }
@@ -364,11 +338,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
     a.gates = super::gates::evaluate(&a.cfg.parsed_gates, &a);
     let preflight = preflight(pair, (&b, &c), (&sb, &sc), &p);
     let warnings = versions::warnings(UNIT, TRUTH, &p, &preflight, &["intervals", "margins"]);
-    let count = |n: usize| thousands(n as u64);
-    let inputs = vec![
-        versions::folder_input("baseline", &pair.baseline, count(b.ids.len()))?,
-        versions::folder_input("candidate", &pair.candidate, count(c.ids.len()))?,
-    ];
+    let inputs = versions::folder_inputs(pair, (b.ids.len(), c.ids.len()))?;
     let lines = change_lines(&a, p.rows.len());
     a.data.inputs = inputs.iter().map(|i| i.0.clone()).collect();
     Ok(Box::new(versions::Compared {
