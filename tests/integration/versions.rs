@@ -50,23 +50,22 @@ fn single_system(system: &str, predictions: &Path, extra: &str) -> String {
     out
 }
 
-/// Runs `rsmreport classify` of `exp` (written to `cwd/<name>.toml`)
-/// into `cwd/<name>`.
-fn classify(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+/// Runs `rsmreport <kind>` of `exp` (written to `cwd/<name>.toml`) into
+/// `cwd/<name>`.
+fn make(cwd: &Path, kind: &str, name: &str, exp: &str) -> PathBuf {
     let file = cwd.join(format!("{name}.toml"));
     fs::write(&file, exp).unwrap();
     let out = cwd.join(name);
     let run = common::run_in(
         cwd,
-        [
-            "classify",
-            file.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
+        [kind, file.to_str().unwrap(), "-o", out.to_str().unwrap()],
     );
     assert!(run.success, "{}", run.describe());
     out
+}
+
+fn classify(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+    make(cwd, "classify", name, exp)
 }
 
 fn compare(cwd: &Path, b: &Path, c: &Path, out: &str) -> common::Run {
@@ -307,20 +306,7 @@ fn sequence_experiment(id: &str, systems: &str, extra: &str) -> String {
 }
 
 fn sequence(cwd: &Path, name: &str, exp: &str) -> PathBuf {
-    let file = cwd.join(format!("{name}.toml"));
-    fs::write(&file, exp).unwrap();
-    let out = cwd.join(name);
-    let run = common::run_in(
-        cwd,
-        [
-            "sequence",
-            file.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    );
-    assert!(run.success, "{}", run.describe());
-    out
+    make(cwd, "sequence", name, exp)
 }
 
 /// Two single-system sequence runs compared: the `system_comparisons` of
@@ -463,15 +449,7 @@ fn spans_experiment(cwd: &Path, id: &str, annotators: &[&str], extra: &str) -> S
 }
 
 fn spans(cwd: &Path, name: &str, exp: &str) -> PathBuf {
-    let file = cwd.join(format!("{name}.toml"));
-    fs::write(&file, exp).unwrap();
-    let out = cwd.join(name);
-    let run = common::run_in(
-        cwd,
-        ["spans", file.to_str().unwrap(), "-o", out.to_str().unwrap()],
-    );
-    assert!(run.success, "{}", run.describe());
-    out
+    make(cwd, "spans", name, exp)
 }
 
 /// Two spans runs of one tagger each against the gold annotator compared:

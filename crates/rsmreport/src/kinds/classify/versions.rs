@@ -107,6 +107,12 @@ struct Settings {
 }
 
 impl Settings {
+    /// Its interval settings and margins, for the preflight.
+    fn judging(&self) -> versions::Judging<'_> {
+        let iv = self.intervals.map(|i| (i.level, i.replicates, i.seed));
+        (iv, self.margins.as_slice())
+    }
+
     /// From a folder's units document (a configuration error naming the
     /// folder and key when one is not what this rsmreport writes).
     fn of(f: &Folder, doc: &Value) -> Result<Settings> {
@@ -336,10 +342,6 @@ fn preflight(
     (sb, sc): (&Settings, &Settings),
     p: &Paired,
 ) -> Vec<PreflightRow> {
-    let intervals = |s: &Settings| {
-        versions::intervals_text(s.intervals.map(|i| (i.level, i.replicates, i.seed)))
-    };
-    let margins = |s: &Settings| versions::margins_text(&s.margins);
     let mut rows = versions::unit_rows(UNIT, TRUTH, (b.ids.len(), c.ids.len()), p);
     rows.extend([
         PreflightRow::judged("system", sb.system.clone(), sc.system.clone()),
@@ -350,9 +352,8 @@ fn preflight(
             sb.positive_label.clone().unwrap_or_default(),
             sc.positive_label.clone().unwrap_or_default(),
         ),
-        PreflightRow::judged("intervals", intervals(sb), intervals(sc)),
-        PreflightRow::judged("margins", margins(sb), margins(sc)),
     ]);
+    rows.extend(versions::judging_rows(sb.judging(), sc.judging()));
     rows.extend(versions::envelope_rows(pair));
     rows
 }
@@ -427,29 +428,13 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
 /// compare's heading line and one change line per overall statistic and
 /// per class whose recall regressed.
 fn change_lines(a: &Analysis, paired: usize) -> Vec<String> {
-    let mut out = vec![format!(
+    let heading = format!(
         "compare {} (baseline) -> {} (candidate), classify, paired on {} items:",
         a.systems[0].name,
         a.systems[1].name,
         thousands(paired as u64)
-    )];
-    for r in comparison_rows(a) {
-        if r.scope == "overall" || r.verdict.direction() == Some(false) {
-            let scope = if r.scope == "overall" {
-                r.statistic.clone()
-            } else {
-                format!("{} {}", r.statistic, r.scope)
-            };
-            out.push(versions::change_line(
-                &scope,
-                &r.delta,
-                None,
-                r.p_value,
-                r.verdict.name(),
-            ));
-        }
-    }
-    out
+    );
+    versions::change_lines(heading, &comparison_rows(a), str::to_string)
 }
 
 /// No verdict where the ground truth differs: every paired row becomes

@@ -814,3 +814,38 @@ pub fn differing<T: PartialEq + std::fmt::Debug>(
 ) -> Option<(&'static str, String, String)> {
     (b != c).then(|| (name, format!("{b:?}"), format!("{c:?}")))
 }
+
+/// A folder's interval settings (`level, replicates, seed`) and margins.
+pub type Judging<'a> = (Option<(f64, u64, u64)>, &'a [(String, f64)]);
+
+/// The preflight rows of both folders' interval settings and margins.
+pub fn judging_rows(b: Judging<'_>, c: Judging<'_>) -> [PreflightRow; 2] {
+    [
+        PreflightRow::judged("intervals", intervals_text(b.0), intervals_text(c.0)),
+        PreflightRow::judged("margins", margins_text(b.1), margins_text(c.1)),
+    ]
+}
+
+/// compare's terminal lines of a kind's comparison rows: the `heading`,
+/// then one [`change_line`] per overall statistic and per other scope
+/// whose verdict is a regression (`statistic scope`); `name` gives a
+/// statistic's shown name.
+pub fn change_lines<'a, X: 'a>(
+    heading: String,
+    rows: impl IntoIterator<Item = &'a super::comparison::ComparisonRow<X>>,
+    name: impl Fn(&str) -> String,
+) -> Vec<String> {
+    let mut out = vec![heading];
+    for r in rows {
+        if r.scope == "overall" || r.verdict.direction() == Some(false) {
+            let scope = if r.scope == "overall" {
+                name(&r.statistic)
+            } else {
+                format!("{} {}", name(&r.statistic), r.scope)
+            };
+            let verdict = r.verdict.name();
+            out.push(change_line(&scope, &r.delta, None, r.p_value, verdict));
+        }
+    }
+    out
+}

@@ -97,6 +97,15 @@ struct Settings {
 }
 
 impl Settings {
+    /// Its interval settings and margins, for the preflight.
+    fn judging(&self) -> versions::Judging<'_> {
+        let iv = self
+            .cfg
+            .intervals
+            .map(|i| (i.level, i.replicates as u64, u64::from(i.seed)));
+        (iv, self.cfg.margins.as_slice())
+    }
+
     fn of(f: &Folder, doc: &Value) -> Result<Settings> {
         let bad = |key: &str| {
             error::config(anyhow!(
@@ -260,14 +269,6 @@ fn preflight(
     (sb, sc): (&Settings, &Settings),
     p: &Paired,
 ) -> Vec<PreflightRow> {
-    let intervals = |s: &Settings| {
-        versions::intervals_text(
-            s.cfg
-                .intervals
-                .map(|i| (i.level, i.replicates as u64, u64::from(i.seed))),
-        )
-    };
-    let margins = |s: &Settings| versions::margins_text(&s.cfg.margins);
     let mut rows = versions::unit_rows(UNIT, TRUTH, (b.ids.len(), c.ids.len()), p);
     rows.extend([
         PreflightRow::judged("system", sb.system.clone(), sc.system.clone()),
@@ -277,9 +278,8 @@ fn preflight(
             sb.references.to_string(),
             sc.references.to_string(),
         ),
-        PreflightRow::judged("intervals", intervals(sb), intervals(sc)),
-        PreflightRow::judged("margins", margins(sb), margins(sc)),
     ]);
+    rows.extend(versions::judging_rows(sb.judging(), sc.judging()));
     rows.extend(versions::envelope_rows(pair));
     rows
 }
@@ -342,22 +342,12 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
 
 /// compare's heading line and one change line per compared metric.
 fn change_lines(run: &Run, cfg: &SequenceConfig, paired: usize) -> Vec<String> {
-    let mut out = vec![format!(
+    let heading = format!(
         "compare {} (baseline) -> {} (candidate), sequence, paired on {} segments:",
         run.systems[0].name,
         run.systems[1].name,
         thousands(paired as u64)
-    )];
-    for (_, rows) in &run.comparisons {
-        for r in rows {
-            out.push(versions::change_line(
-                &super::tables::metric_name(cfg, &r.statistic),
-                &r.delta,
-                None,
-                r.p_value,
-                r.verdict.name(),
-            ));
-        }
-    }
-    out
+    );
+    let rows = run.comparisons.iter().flat_map(|(_, rows)| rows);
+    versions::change_lines(heading, rows, |m| super::tables::metric_name(cfg, m))
 }

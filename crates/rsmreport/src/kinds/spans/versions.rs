@@ -99,6 +99,12 @@ struct Settings {
 }
 
 impl Settings {
+    /// Its interval settings and margins, for the preflight.
+    fn judging(&self) -> versions::Judging<'_> {
+        let iv = self.cfg.intervals.map(|i| (i.level, i.replicates, i.seed));
+        (iv, self.cfg.margins.as_slice())
+    }
+
     fn of(f: &Folder, doc: &Value) -> Result<Settings> {
         let bad = |key: &str| {
             error::config(anyhow!(
@@ -282,10 +288,6 @@ fn preflight(
     (sb, sc): (&Settings, &Settings),
     p: &Paired,
 ) -> Vec<PreflightRow> {
-    let intervals = |s: &Settings| {
-        versions::intervals_text(s.cfg.intervals.map(|i| (i.level, i.replicates, i.seed)))
-    };
-    let margins = |s: &Settings| versions::margins_text(&s.cfg.margins);
     let mut rows = versions::unit_rows(UNIT, TRUTH, (b.ids.len(), c.ids.len()), p);
     rows.extend([
         PreflightRow::judged("reference", sb.reference.clone(), sc.reference.clone()),
@@ -295,9 +297,8 @@ fn preflight(
             format!("{:?}", sb.cfg.min_overlap),
             format!("{:?}", sc.cfg.min_overlap),
         ),
-        PreflightRow::judged("intervals", intervals(sb), intervals(sc)),
-        PreflightRow::judged("margins", margins(sb), margins(sc)),
     ]);
+    rows.extend(versions::judging_rows(sb.judging(), sc.judging()));
     rows.extend(versions::envelope_rows(pair));
     rows
 }
@@ -358,27 +359,11 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
 /// per label whose verdict is a regression.
 fn change_lines(a: &Analysis, paired: usize) -> Vec<String> {
     let names = &a.data.annotators;
-    let mut out = vec![format!(
+    let heading = format!(
         "compare {} (baseline) -> {} (candidate), spans, paired on {} documents:",
         names[1],
         names[2],
         thousands(paired as u64)
-    )];
-    for r in &a.sys_iv.comparisons {
-        if r.scope == "overall" || r.verdict.direction() == Some(false) {
-            let scope = if r.scope == "overall" {
-                r.statistic.clone()
-            } else {
-                format!("{} {}", r.statistic, r.scope)
-            };
-            out.push(versions::change_line(
-                &scope,
-                &r.delta,
-                None,
-                r.p_value,
-                r.verdict.name(),
-            ));
-        }
-    }
-    out
+    );
+    versions::change_lines(heading, &a.sys_iv.comparisons, str::to_string)
 }
