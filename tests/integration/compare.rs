@@ -1449,7 +1449,9 @@ fn compare_unrelated_folders_are_refused_for_the_real_reason_first() {
 
 /// Issue 38, item 5: a folder written by another kind is named as such
 /// (was "is not an experiment folder: it holds no saved configuration"),
-/// by compare and summarize alike, exit 2, nothing written.
+/// by compare and summarize alike, exit 2, nothing written; since issue 49
+/// compare takes two folders of one kind other than build, and names both
+/// kinds when they differ.
 #[test]
 fn compare_and_summarize_name_a_folder_of_another_kind() {
     let tmp = TempDir::new().unwrap();
@@ -1473,9 +1475,10 @@ fn compare_and_summarize_name_a_folder_of_another_kind() {
     assert_eq!(run.code, Some(2), "{}", run.describe());
     assert!(
         run.stderr.contains(&format!(
-            "the baseline folder: {} is an output folder of `rsmreport classify`, not of a \
-             build: compare and summarize take the output folders of rsmreport build",
-            k.display()
+            "the baseline folder {} is an output folder of `rsmreport classify` and the \
+             candidate folder {} one of `rsmreport agree`: compare takes two folders of one kind",
+            k.display(),
+            a.display()
         )),
         "{}",
         run.stderr

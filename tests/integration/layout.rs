@@ -91,6 +91,9 @@ struct Layout<'a> {
     gates: bool,
     figures: &'a [&'a str],
     report: &'a str,
+    /// The data files after the summary (`output/<id>_<name>`: classify's
+    /// units files).
+    other: &'a [&'a str],
 }
 
 impl Layout<'_> {
@@ -102,6 +105,7 @@ impl Layout<'_> {
         }
         out.extend(tables(id, "csv", self.tables));
         out.push(format!("output/{id}_summary.json"));
+        out.extend(self.other.iter().map(|o| format!("output/{id}_{o}")));
         if self.gates {
             out.push(format!("output/{id}_gates.json"));
             out.push(format!("output/{id}_gates.xml"));
@@ -182,6 +186,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "conditional_score_gender",
         ],
         report: "report",
+        other: &[],
     }
     .check("build", &got);
     check_summary(&dir("build"), &o, "build");
@@ -218,6 +223,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "compare_score_changes",
         ],
         report: "compare",
+        other: &[],
     }
     .check("compare", &got);
     check_summary(&dir("compare"), &o, "compare");
@@ -254,6 +260,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "trend_degradation.wtkappa",
         ],
         report: "report",
+        other: &[],
     }
     .check("summarize", &got);
     check_summary(&dir("summarize"), &o, "summarize");
@@ -285,6 +292,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
         gates: false,
         figures: &["agreement_pairs_heatmap", "label_distribution"],
         report: "report",
+        other: &[],
     }
     .check("agree", &got);
     check_summary(&dir("agree"), &o, "agree");
@@ -304,6 +312,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
         gates: false,
         figures: &["strength", "strength_by_source", "model_traits"],
         report: "report",
+        other: &[],
     }
     .check("preferences", &got);
     check_summary(&dir("preferences"), &o, "preferences");
@@ -342,6 +351,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "macro_f1_by_channel",
         ],
         report: "report",
+        other: &["units.parquet", "units.json"],
     }
     .check("classify", &got);
     check_summary(&dir("classify"), &o, "classify");
@@ -380,6 +390,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "perplexity_sequences",
         ],
         report: "report",
+        other: &["units.parquet", "units.json"],
     }
     .check("sequence", &got);
     check_summary(&dir("sequence"), &o, "sequence");
@@ -417,6 +428,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
             "span_boundary_disagreements",
         ],
         report: "report",
+        other: &["units.parquet", "units.json"],
     }
     .check("spans", &got);
     check_summary(&dir("spans"), &o, "spans");

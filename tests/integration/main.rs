@@ -55,6 +55,10 @@
 //!   this repository (`tests/fixtures/peers/sequence`, jiwer 4.0.0): the
 //!   `[wer]` pipelines and the character counts, every value, the refused
 //!   pipelines (`cargo test --test integration sequence_peers`).
+//! * [`versions`]: `compare` of two folders of a kind other than build
+//!   (issue 49): classify's two single-system runs give the within-experiment
+//!   comparison, mixed kinds and other label sets refused, gold labels that
+//!   differ named (`cargo test --test integration versions`).
 //! * [`cli`]: the command-line contract (`--help`, `--version`, `check`,
 //!   output-folder handling) (`cargo test --test integration cli`).
 //! * [`errors`]: one test per entry of the error catalogue `docs/errors.md`
@@ -145,3 +149,4 @@ mod simulate;
 mod spans;
 mod summarize;
 mod train;
+mod versions;

@@ -1086,6 +1086,24 @@ pub fn parse_file_in(text: &str, path: &Path, cx: &Context) -> Result<Vec<Gate>>
     Ok(gates)
 }
 
+/// The `[[gates]]` tables of the gates file `path` as written, for a kind
+/// that checks them with its own statistics (as its experiment's
+/// `[[gates]]`: `compare` of classify, sequence or spans folders). A key
+/// other than `gates` is refused (`gates_preset` is build's), naming the
+/// file and line.
+pub fn load_tables(path: &Path) -> Result<Option<Value>> {
+    let text = read_file(path)?;
+    let raw = super::parse(&text, super::ConfigKind::Toml, path)?;
+    if let Some(key) = raw.keys().find(|k| *k != "gates") {
+        return Err(anyhow!(
+            "{}: unknown key {key} in the gates file (a gates file of these folders holds \
+             [[gates]] tables only)",
+            raw.at(key)
+        ));
+    }
+    Ok(raw.get("gates").cloned())
+}
+
 /// Gives the gates of a file's `[[gates]]` array (those not from a
 /// preset, in order) the lines of their tables.
 pub fn set_lines(gates: &mut [Gate], line_of_item: impl Fn(usize) -> Option<usize>) {

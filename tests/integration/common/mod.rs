@@ -395,3 +395,17 @@ pub fn close(expected: f64, actual: f64) -> bool {
     }
     (expected - actual).abs() <= ABS_TOL + REL_TOL * expected.abs()
 }
+
+/// A produced file as a snapshot holds it: its text, or, for a binary file
+/// (the units tables, parquet), the line `sha256 <hex>`.
+pub fn snapshot_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            use sha2::Digest;
+            let digest = sha2::Sha256::digest(e.as_bytes());
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            format!("sha256 {hex}\n")
+        }
+    }
+}

@@ -118,6 +118,15 @@ pub fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
     })
 }
 
+/// The bytes of `table` as one parquet file (the types of
+/// [`write_table_chunks`]'s parquet): for a data file of an output folder
+/// that the writer puts in place with the others.
+pub fn parquet_bytes(table: Table) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    parquet::write(&mut out, [table])?;
+    Ok(out)
+}
+
 /// Writes the concatenation of `chunks` (tables with the same columns, in
 /// order) as one file in `format`; only one chunk is held at a time except
 /// for parquet, whose row groups are written chunk by chunk too. Returns the

@@ -19,9 +19,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 
 use super::check::{interval_words, Checking, Plan, Planned};
+use super::common::versions::Pair;
 use super::{
     agree, classify, evaluation, predict, preferences, run, sequence, spans, train, Destination,
-    Kind, Outcome, Request,
+    Kind, Outcome, Report, Request,
 };
 use rsmreport_config::intervals::Intervals;
 use rsmreport_core::error;
@@ -49,6 +50,35 @@ pub struct KindEntry {
     pub json: bool,
     /// How it runs.
     pub runner: Runner,
+    /// How its archived folders take part in the version workflow
+    /// (`compare`), when they do; `build`'s are read by `compare` itself.
+    pub versions: Option<Versions>,
+}
+
+/// A kind's part of the version workflow (issue 49): it compares two of
+/// its archived folders with its own code.
+#[derive(Debug)]
+pub struct Versions {
+    /// `rsmreport compare BASELINE CANDIDATE` of two folders of the kind.
+    pub compare: fn(&Pair) -> Result<Box<dyn Report>>,
+}
+
+/// The version workflow of the kind named `kind`, if it has one.
+pub fn versions_of(kind: &str) -> Option<&'static Versions> {
+    KINDS
+        .iter()
+        .find(|k| k.name == kind)
+        .and_then(|k| k.versions.as_ref())
+}
+
+/// The kinds whose folders `compare` takes, as a sentence's list.
+pub fn comparable_kinds() -> String {
+    let names: Vec<&str> = KINDS
+        .iter()
+        .filter(|k| k.versions.is_some() || k.name == "build")
+        .map(|k| k.name)
+        .collect();
+    names.join(", ")
 }
 
 /// An input table that may be given as data.
@@ -129,6 +159,7 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: true,
         json: true,
         runner: experiment::<evaluation::Build>(),
+        versions: None,
     },
     KindEntry {
         name: "classify",
@@ -149,6 +180,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<classify::Classify>(),
+        versions: Some(Versions {
+            compare: classify::versions::compare,
+        }),
     },
     KindEntry {
         name: "sequence",
@@ -176,6 +210,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<sequence::Sequence>(),
+        versions: Some(Versions {
+            compare: sequence::versions::compare,
+        }),
     },
     KindEntry {
         name: "spans",
@@ -208,6 +245,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<spans::Spans>(),
+        versions: Some(Versions {
+            compare: spans::versions::compare,
+        }),
     },
     KindEntry {
         name: "agree",
@@ -229,6 +269,7 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<agree::Agree>(),
+        versions: None,
     },
     KindEntry {
         name: "preferences",
@@ -252,6 +293,7 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<preferences::Preferences>(),
+        versions: None,
     },
     KindEntry {
         name: "train",
@@ -281,6 +323,7 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: true,
         runner: experiment::<train::Train>(),
+        versions: None,
     },
     KindEntry {
         name: "predict",
@@ -295,6 +338,7 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: true,
         runner: experiment::<predict::Predict>(),
+        versions: None,
     },
     KindEntry {
         name: "compare",
@@ -306,6 +350,7 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: true,
         json: false,
         runner: Runner::Own,
+        versions: None,
     },
     KindEntry {
         name: "summarize",
@@ -317,6 +362,7 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: Runner::Own,
+        versions: None,
     },
 ];
 

@@ -10,6 +10,8 @@
 //! * [`tables`]: the tables of spec 4 and `<id>_summary.json`.
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
+//! * [`versions`]: the per-item file a folder keeps and `rsmreport compare`
+//!   of two classify folders (issue 49).
 //! * this file: the kind's contract ([`Classify`], run by
 //!   [`crate::kinds::run`]): read with the checksum, refuse an empty
 //!   input, analyse, judge the gates; its data for the shared writer
@@ -31,6 +33,7 @@ pub mod resample;
 pub mod run;
 pub mod statistics;
 pub mod tables;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 
@@ -100,18 +103,18 @@ impl super::Kind for Classify {
             analysis,
             cfg,
             input,
-            _data: data,
+            data,
         }))
     }
 }
 
-/// A finished classify run. The items read are kept with it (a caller
-/// that ends the process right after writing need not free them).
+/// A finished classify run, with the items read (the units file is made
+/// from them).
 struct Computed {
     analysis: Analysis,
     cfg: ClassifyConfig,
     input: InputCtx,
-    _data: read::Data,
+    data: read::Data,
 }
 
 impl super::Report for Computed {
@@ -135,6 +138,12 @@ impl super::Report for Computed {
 
     fn inputs(&self) -> Vec<InputCtx> {
         vec![self.input.clone()]
+    }
+
+    /// `output/<id>_units.parquet` and `.json`: what a later `compare`
+    /// needs of this run ([`versions::units_files`]).
+    fn other_files(&self, _epoch: i64) -> anyhow::Result<Vec<rsmreport_io::output::OutputFile>> {
+        versions::units_files(&self.cfg, &self.analysis, &self.data)
     }
 
     fn gates(&self) -> &[crate::gates::Outcome] {

@@ -13,7 +13,9 @@
 //! * [`agreement`]: the rater-agreement report blocks (`agree`'s report,
 //!   `build`'s rater sections);
 //! * [`rounded`]: the statistics a report shows for rounded score types
-//!   only (`build`'s sections, `compare`'s stored tables).
+//!   only (`build`'s sections, `compare`'s stored tables);
+//! * [`versions`]: the version workflow of every kind (an archived
+//!   folder, its per-unit files, the terminal shape of a comparison).
 //!
 //! A module here may use the stages (`crate::gates`, `crate::analysis`)
 //! and the library crates, never `crate::kinds::<kind>`
@@ -28,3 +30,4 @@ pub mod gates;
 pub mod parallel;
 pub mod rounded;
 pub mod verdict;
+pub mod versions;

@@ -16,6 +16,8 @@
 //! * [`chars`]: the character error counts (spec 8.3).
 //! * [`gates`]: the quality gates (parsed before reading, judged after).
 //! * [`tables`]: the tables of spec 4 and the summary's keys.
+//! * [`versions`]: the per-segment file a folder keeps and `rsmreport
+//!   compare` of two sequence folders (issue 49).
 //! * [`report`]: the HTML report through `rsmreport_report::render`; [`figures`]: its
 //!   figures through `rsmreport_report::plots`.
 //! * this file: the kind's contract ([`Sequence`]): its data for the
@@ -40,6 +42,7 @@ pub mod run;
 pub mod statistics;
 pub mod subsets;
 pub mod tables;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 
@@ -133,6 +136,12 @@ impl super::Report for Computed {
 
     fn inputs(&self) -> Vec<InputCtx> {
         self.inputs.clone()
+    }
+
+    /// `output/<id>_units.parquet` and `.json`: what a later `compare`
+    /// needs of this run ([`versions::units_files`]).
+    fn other_files(&self, _epoch: i64) -> anyhow::Result<Vec<rsmreport_io::output::OutputFile>> {
+        versions::units_files(&self.cfg, &self.run)
     }
 
     fn report(&self, epoch: i64) -> anyhow::Result<rsmreport_report::render::Report> {

@@ -10,6 +10,8 @@
 //! * [`report`]: the HTML report through `rsmreport_report::render`, with the
 //!   figures of [`figures`].
 //! * [`gates`]: the quality gates (parsed in [`load`], before any data).
+//! * [`versions`]: the per-document file a folder keeps and `rsmreport
+//!   compare` of two spans folders (issue 49).
 //! * this file: the kind's contract ([`Spans`], run by
 //!   [`crate::kinds::run`]): its data for the shared writer
 //!   ([`crate::kinds::archive`]) and terminal lines.
@@ -25,6 +27,7 @@ pub mod resample;
 pub mod run;
 pub mod subgroups;
 pub mod tables;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 
@@ -69,6 +72,17 @@ impl super::Kind for Spans {
 
     fn compute(cfg: SpansConfig) -> anyhow::Result<Box<dyn super::Report>> {
         let data = timed("read", || read::read(&cfg))?;
+        let mut a = analyse(cfg, data);
+        a.gates = gates::evaluate(&a.cfg.parsed_gates, &a);
+        Ok(Box::new(a))
+    }
+}
+
+/// Every number of the experiment on the data read (no gates yet): the
+/// run, the agreement intervals and the systems' intervals and
+/// comparisons.
+pub fn analyse(cfg: SpansConfig, data: read::Data) -> Analysis {
+    {
         let res = timed("spans", || run::run(&cfg, &data));
         let n_docs = data.documents.len();
         let agree_iv = timed("agreement intervals", || {
@@ -77,16 +91,14 @@ impl super::Kind for Spans {
         let sys_iv = timed("system intervals", || {
             resample::systems(&res, &cfg, n_docs, &data.labels)
         });
-        let mut a = Analysis {
+        Analysis {
             cfg,
             data,
             res,
             agree_iv,
             sys_iv,
             gates: Vec::new(),
-        };
-        a.gates = gates::evaluate(&a.cfg.parsed_gates, &a);
-        Ok(Box::new(a))
+        }
     }
 }
 
@@ -114,6 +126,12 @@ impl super::Report for Analysis {
 
     fn inputs(&self) -> Vec<InputCtx> {
         self.data.inputs.clone()
+    }
+
+    /// `output/<id>_units.parquet` and `.json`: what a later `compare`
+    /// needs of this run ([`versions::units_files`]).
+    fn other_files(&self, _epoch: i64) -> anyhow::Result<Vec<rsmreport_io::output::OutputFile>> {
+        versions::units_files(self)
     }
 
     fn gates(&self) -> &[crate::gates::Outcome] {

@@ -68,11 +68,7 @@ impl InputRecord {
     }
 }
 
-/// A folder's entry in the report's inputs table: its path and what its
-/// SHA-256 is (the JSON's `inputs` lists every file with its own).
-pub fn folder_label(path: &str, files: usize) -> String {
-    format!("{path} (folder: {files} files read; the SHA-256 of their sorted sha256sum listing)")
-}
+pub use crate::kinds::common::versions::folder_label;
 
 /// The record of a folder: every file the archive reader read from it.
 pub fn folder_record(role: &str, a: &Archive, rows: String) -> anyhow::Result<InputRecord> {

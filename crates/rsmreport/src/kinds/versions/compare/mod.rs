@@ -39,7 +39,6 @@ use rsmreport_config::compare::CompareConfig;
 use rsmreport_core::error;
 use rsmreport_io::input::archive::{Archive, ArchiveError};
 use rsmreport_report::render::context::InputCtx;
-use rsmreport_report::render::format::signed3;
 
 /// What `rsmreport compare` is asked: the two folders, the comparison's
 /// configuration and the files it came from.
@@ -99,6 +98,9 @@ impl crate::kinds::Kind for Compare {
     }
 
     fn compute(r: CompareRequest) -> anyhow::Result<Box<dyn crate::kinds::Report>> {
+        if let Some(report) = other_kind(&r)? {
+            return Ok(report);
+        }
         let (b, c) =
             read::open_both(&r.baseline, &r.candidate).map_err(ArchiveError::classified)?;
         let gate_list = match &r.gates_file {
@@ -120,6 +122,48 @@ impl crate::kinds::Kind for Compare {
             _folders: (b, c),
         }))
     }
+}
+
+/// Two folders of a kind other than `build` (their summaries name it):
+/// compared by that kind's own code, its entry of the kind table
+/// ([`registry::versions_of`]); `None` when either folder is a build's
+/// (or names no kind: then the archive reader says what it is). Folders
+/// of two kinds, or of a kind whose folders are not compared, are refused
+/// (configuration errors naming both).
+fn other_kind(r: &CompareRequest) -> anyhow::Result<Option<Box<dyn crate::kinds::Report>>> {
+    let (kb, kc) = (Folder::kind_of(&r.baseline), Folder::kind_of(&r.candidate));
+    let (Some(kb), Some(kc)) = (kb, kc) else {
+        return Ok(None);
+    };
+    if kb == "build" || kc == "build" {
+        return Ok(None);
+    }
+    let (db, dc) = (r.baseline.display(), r.candidate.display());
+    if kb != kc {
+        return Err(error::config(anyhow::anyhow!(
+            "the baseline folder {db} is an output folder of `rsmreport {kb}` and the candidate \
+             folder {dc} one of `rsmreport {kc}`: compare takes two folders of one kind"
+        )));
+    }
+    let Some(versions) = registry::versions_of(&kb) else {
+        return Err(error::config(anyhow::anyhow!(
+            "{db} and {dc} are output folders of `rsmreport {kb}`: compare takes the output \
+             folders of {}",
+            registry::comparable_kinds()
+        )));
+    };
+    if r.config_file.is_some() || r.config.unpaired {
+        return Err(error::config(anyhow::anyhow!(
+            "a compare.toml and --unpaired apply to build folders; {kb} folders are compared \
+             with the settings they were run with"
+        )));
+    }
+    let pair = Pair {
+        baseline: Folder::open(&r.baseline, "baseline")?,
+        candidate: Folder::open(&r.candidate, "candidate")?,
+        gates_file: r.gates_file.clone(),
+    };
+    (versions.compare)(&pair).map(Some)
 }
 
 /// The gates of `--gates FILE` for a comparison, validated against its
@@ -223,41 +267,18 @@ impl crate::kinds::Report for Computed {
         terminal_lines(&self.cmp)
     }
 }
+use crate::kinds::common::versions::{self, Folder, Pair};
+use crate::kinds::registry;
 use crate::kinds::versions::build::paired::VerdictRow;
 use crate::kinds::versions::folders::{self as read, InputRecord};
 use run::Comparison;
 use tables::regressed_levels;
 
-/// The preflight table on the terminal (compare spec 2.1): one line per
-/// row, `item  status  baseline | candidate` (`-` for an empty value).
+/// The preflight table on the terminal (compare spec 2.1), in the shape
+/// every kind's comparison shares.
 fn preflight_lines(c: &Comparison) -> Vec<String> {
-    let mut out = vec!["preflight (baseline | candidate):".to_string()];
-    let width = c
-        .preflight
-        .iter()
-        .map(|r| r.item.chars().count())
-        .max()
-        .unwrap_or(0);
-    let shown = |s: &str| {
-        if s.is_empty() {
-            "-".to_string()
-        } else {
-            rsmreport_report::render::format::leading_count(s)
-        }
-    };
-    for r in &c.preflight {
-        let pad = width - r.item.chars().count();
-        let line = format!(
-            "  {}{}  {:<13}  {} | {}",
-            r.item,
-            " ".repeat(pad),
-            r.status,
-            shown(&r.baseline),
-            shown(&r.candidate)
-        );
-        out.push(line);
-    }
-    out
+    let rows: Vec<_> = c.preflight.iter().map(|r| r.shared()).collect();
+    versions::preflight_lines(&rows)
 }
 
 /// The terminal lines: the preflight table, then criterion-style one line
@@ -277,17 +298,12 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
         }
     ));
     let line = |scope: &str, r: &VerdictRow| {
-        format!(
-            "  {scope:<22} change: [{} {} {}]{} ({}) {}",
-            signed3(r.delta.lower),
-            signed3(r.delta.value),
-            signed3(r.delta.upper),
-            r.extra
-                .statistic
-                .unit()
-                .map_or(String::new(), |u| format!(" {u}")),
-            rsmreport_report::render::format::p_clause(r.p_value),
-            r.verdict.name()
+        versions::change_line(
+            scope,
+            &r.delta,
+            r.extra.statistic.unit(),
+            r.p_value,
+            r.verdict.name(),
         )
     };
     for r in &c.overall {

@@ -17,6 +17,18 @@ pub struct PreflightRow {
     pub status: &'static str,
 }
 
+impl PreflightRow {
+    /// The row in the shape every kind's comparison shares.
+    pub fn shared(&self) -> crate::kinds::common::versions::PreflightRow {
+        crate::kinds::common::versions::PreflightRow {
+            item: self.item.clone(),
+            status: self.status.to_string(),
+            baseline: self.baseline.clone(),
+            candidate: self.candidate.clone(),
+        }
+    }
+}
+
 fn row(item: &str, baseline: String, candidate: String) -> PreflightRow {
     let status = if baseline.is_empty() || candidate.is_empty() {
         "not available"

@@ -190,40 +190,8 @@ fn level_table(b: &mut Builder, group: &str, rows: &[LevelRow]) -> Table {
 }
 
 fn preflight_table(b: &mut Builder, c: &Comparison) -> Table {
-    let mut t = b.table(
-        "preflight",
-        "What is being compared: each row the same on both sides, different, or not available.",
-        false,
-        true,
-    );
-    t.columns = ["item", "baseline", "candidate", "status"]
-        .iter()
-        .map(|n| head(n, false))
-        .collect();
-    t.rows = c
-        .preflight
-        .iter()
-        .map(|r| Row {
-            cells: vec![
-                Cell {
-                    header: true,
-                    ..text_cell(&r.item)
-                },
-                text_cell(&rsmreport_report::render::format::leading_count(
-                    &r.baseline,
-                )),
-                text_cell(&rsmreport_report::render::format::leading_count(
-                    &r.candidate,
-                )),
-                Cell {
-                    class: format!("preflight-{}", r.status.replace(' ', "-")),
-                    ..text_cell(r.status)
-                },
-            ],
-            class: String::new(),
-        })
-        .collect();
-    t
+    let rows: Vec<_> = c.preflight.iter().map(|r| r.shared()).collect();
+    crate::kinds::common::versions::preflight_table(b, &rows)
 }
 
 fn verdicts(b: &mut Builder, c: &Comparison) -> Vec<Block> {

@@ -69,18 +69,7 @@ pub fn statistic_names() -> Vec<&'static str> {
 /// A comparison's id: `comparison_id`, else `<baseline>_vs_<candidate>`
 /// with every character outside `[A-Za-z0-9._-]` made `_`.
 pub fn default_id(baseline: &str, candidate: &str) -> String {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    format!("{}_vs_{}", clean(baseline), clean(candidate))
+    crate::kinds::common::versions::comparison_id(baseline, candidate)
 }
 
 /// The score type a folder's own report leads with (gates spec 2, compare

@@ -1,0 +1,562 @@
+//! The version workflow of every kind (issue 49): `compare` of two
+//! folders of a kind other than build, paired by unit id and judged by the
+//! kind's own code. Classify: two single-system runs of the bundled
+//! example compared give the `system_comparisons` table of one run with
+//! both systems (every number: same items, same order, same seed); folders
+//! of two kinds, other label sets and folders of a release that kept no
+//! units are refused (exit 2, naming both); gold labels that differ on
+//! shared items are named with counts and get no verdict
+//! (`cargo test --test integration versions`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::common;
+
+/// The bundled classify example's folder.
+fn example_dir() -> PathBuf {
+    common::manifest_dir().join("examples/classify")
+}
+
+/// The example's experiment with one system (`system`), its own id and
+/// model version, and `extra` lines at the top (`labels` replaces the
+/// example's, without probabilities); the predictions file as
+/// `predictions` (absolute).
+fn single_system(system: &str, predictions: &Path, extra: &str) -> String {
+    let text = fs::read_to_string(example_dir().join("exp.toml")).unwrap();
+    let mut out = format!(
+        "experiment_id = \"intent_{system}\"\nmodel_version = \"{system}\"\n{extra}\n\
+         predictions_file = \"{}\"\nsystem_columns = [\"{system}\"]\n",
+        predictions.display()
+    );
+    let replaced = [
+        "experiment_id",
+        "predictions_file",
+        "system_columns",
+        "baseline",
+    ];
+    let relabelled = ["labels", "probability_pattern"];
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        let dropped =
+            replaced.contains(&key) || (relabelled.contains(&key) && extra.contains("labels"));
+        if !dropped {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Runs `rsmreport <kind>` of `exp` (written to `cwd/<name>.toml`) into
+/// `cwd/<name>`.
+fn make(cwd: &Path, kind: &str, name: &str, exp: &str) -> PathBuf {
+    let file = cwd.join(format!("{name}.toml"));
+    fs::write(&file, exp).unwrap();
+    let out = cwd.join(name);
+    let run = common::run_in(
+        cwd,
+        [kind, file.to_str().unwrap(), "-o", out.to_str().unwrap()],
+    );
+    assert!(run.success, "{}", run.describe());
+    out
+}
+
+fn classify(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+    make(cwd, "classify", name, exp)
+}
+
+fn compare(cwd: &Path, b: &Path, c: &Path, out: &str) -> common::Run {
+    common::run_in(
+        cwd,
+        [
+            "compare",
+            b.to_str().unwrap(),
+            c.to_str().unwrap(),
+            "-o",
+            out,
+        ],
+    )
+}
+
+/// A CSV file's rows, each as its cells.
+fn rows(path: &Path) -> Vec<Vec<String>> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn versions_classify_compare_is_the_within_experiment_comparison() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let both = classify(
+        cwd,
+        "both",
+        &fs::read_to_string(example_dir().join("exp.toml"))
+            .unwrap()
+            .replace(
+                "predictions_file = \"predictions.csv\"",
+                &format!("predictions_file = \"{}\"", predictions.display()),
+            ),
+    );
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let v2 = classify(cwd, "v2", &single_system("v2", &predictions, ""));
+    for (dir, id) in [(&v1, "intent_v1"), (&v2, "intent_v2")] {
+        for ext in ["parquet", "json"] {
+            let f = dir.join(format!("output/{id}_units.{ext}"));
+            assert!(f.is_file(), "{}", f.display());
+        }
+    }
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let want = rows(&both.join("output/intent_v2_system_comparisons.csv"));
+    let got = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    assert_eq!(got.len(), want.len());
+    assert!(want.len() > 5, "{want:?}");
+    // The systems are named by the folders' model versions, here the
+    // example's system names: the whole table is the same.
+    assert_eq!(got, want);
+    // The terminal: the preflight, compare's heading line, one change
+    // line per overall statistic, the decision last.
+    let out = &run.stdout;
+    assert!(
+        out.starts_with("preflight (baseline | candidate):\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("compare v1 (baseline) -> v2 (candidate), classify, paired on 600 items:"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  accuracy               change: [+0.087 +0.127 +0.165] (p < 0.001) improved"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.lines().last().unwrap().starts_with("overall: improved"),
+        "{out}"
+    );
+    let report = cwd.join("cmp/report/v1_vs_v2_compare.html");
+    assert!(report.is_file());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(cwd.join("cmp/output/v1_vs_v2_summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["kind"], "compare");
+    assert_eq!(summary["compared_kind"], "classify");
+    assert_eq!(summary["paired_units"], 600);
+    assert_eq!(summary["inputs"].as_array().unwrap().len(), 2);
+    // The same pair again: the same bytes.
+    let again = compare(cwd, &v1, &v2, "cmp2");
+    assert_eq!(again.code, Some(0));
+    for f in [
+        "output/v1_vs_v2_system_comparisons.csv",
+        "output/v1_vs_v2_summary.json",
+    ] {
+        assert_eq!(
+            fs::read(cwd.join("cmp").join(f)).unwrap(),
+            fs::read(cwd.join("cmp2").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// Gold labels changed on 7 items of the candidate's file: named with the
+/// count and the first ids, every verdict withheld (`not testable`), the
+/// numbers those of the items whose gold labels agree.
+#[test]
+fn versions_classify_gold_labels_that_differ_are_named_and_get_no_verdict() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let text = fs::read_to_string(&predictions).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let gold = header.iter().position(|c| *c == "gold").unwrap();
+    let mut changed = 0;
+    for line in lines.iter_mut().skip(1).take(7) {
+        let mut cells: Vec<String> = line.split(',').map(String::from).collect();
+        cells[gold] = if cells[gold] == "tech" {
+            "other".into()
+        } else {
+            "tech".into()
+        };
+        *line = cells.join(",");
+        changed += 1;
+    }
+    let moved = cwd.join("moved.csv");
+    fs::write(&moved, lines.join("\n") + "\n").unwrap();
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let v2 = classify(cwd, "v2", &single_system("v2", &moved, ""));
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout.contains(&format!(
+            "gold labels differing on common items  differs        {changed} | {changed}"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "the gold labels differ on {changed} of the 600 items"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("compare v1 (baseline) -> v2 (candidate), classify, paired on 593 items:"),
+        "{}",
+        run.stdout
+    );
+    let table = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    let verdict = table[0].iter().position(|c| c == "verdict").unwrap();
+    assert!(table[1..].iter().all(|r| r[verdict] == "not testable"));
+}
+
+/// Refused, exit 2, nothing written: folders of two kinds (both named),
+/// classify folders with other label sets (both sets named), and a
+/// classify folder of a release that kept no per-item data.
+#[test]
+fn versions_compare_refuses_other_kinds_labels_and_old_folders() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let wider = classify(
+        cwd,
+        "v2",
+        &single_system(
+            "v2",
+            &predictions,
+            "labels = [\"billing\", \"tech\", \"other\", \"refund\"]",
+        ),
+    );
+    let run = compare(cwd, &v1, &wider, "c1");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} has the labels [billing, tech, other] and the candidate \
+             folder {} the labels [billing, tech, other, refund]",
+            v1.display(),
+            wider.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    let agree = cwd.join("agree");
+    let exp = common::manifest_dir().join("examples/agree/exp.toml");
+    let made = common::run_in(
+        cwd,
+        [
+            "agree",
+            exp.to_str().unwrap(),
+            "-o",
+            agree.to_str().unwrap(),
+        ],
+    );
+    assert!(made.success, "{}", made.describe());
+    let run = compare(cwd, &v1, &agree, "c2");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} is an output folder of `rsmreport classify` and the \
+             candidate folder {} one of `rsmreport agree`",
+            v1.display(),
+            agree.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    let old = common::local_fixtures().join("archives/classify-8648b92");
+    let run = compare(cwd, &old, &v1, "c3");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("without its per-item data")
+            && run
+                .stderr
+                .contains("output/intent_v2_units.json is missing"),
+        "{}",
+        run.stderr
+    );
+    for out in ["c1", "c2", "c3"] {
+        assert!(!cwd.join(out).exists(), "{out} was written");
+    }
+}
+
+/// A sequence experiment on the bundled example's outputs: `systems`,
+/// its own id and model version, the text metrics, `extra` lines.
+fn sequence_experiment(id: &str, systems: &str, extra: &str) -> String {
+    let outputs = common::manifest_dir().join("examples/sequence/outputs.csv");
+    format!(
+        "experiment_id = \"mt_{id}\"\nmodel_version = \"{id}\"\n\
+         predictions_file = \"{}\"\nid_column = \"id\"\n\
+         reference_columns = [\"ref\", \"ref_2\"]\nsystem_columns = {systems}\n\
+         subgroups = [\"domain\"]\nmetrics = [\"bleu\", \"chrf\", \"ter\", \"wer\", \"cer\"]\n\
+         {extra}\n[significance]\nar_trials = 1000\n",
+        outputs.display()
+    )
+}
+
+fn sequence(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+    make(cwd, "sequence", name, exp)
+}
+
+/// Two single-system sequence runs compared: the `system_comparisons` of
+/// one run with both systems, every cell (sacreBLEU's paired bootstrap and
+/// approximate randomization on the same segments with the same seed).
+#[test]
+fn versions_sequence_compare_is_the_within_experiment_comparison() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let both = sequence(
+        cwd,
+        "both",
+        &sequence_experiment("both", "[\"v1\", \"v2\"]", ""),
+    );
+    let v1 = sequence(cwd, "v1", &sequence_experiment("v1", "[\"v1\"]", ""));
+    let v2 = sequence(cwd, "v2", &sequence_experiment("v2", "[\"v2\"]", ""));
+    assert!(v1.join("output/mt_v1_units.parquet").is_file());
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let want = rows(&both.join("output/mt_both_system_comparisons.csv"));
+    let got = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    assert_eq!(want.len(), 6, "{want:?}");
+    assert_eq!(got, want);
+    assert!(
+        run.stdout.contains(
+            "compare v1 (baseline) -> v2 (candidate), sequence, paired on 120 segments:\n  \
+             BLEU                   change: [+1.965 +8.223 +14.183] (p = 0.006) improved"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with("overall: improved"));
+}
+
+/// Sequence folders scored with another BLEU tokenizer are refused (exit
+/// 2, the setting and both values named); references changed on shared
+/// segments are named with their count and get no verdict.
+#[test]
+fn versions_sequence_refuses_other_tokenizers_and_names_other_references() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let v1 = sequence(cwd, "v1", &sequence_experiment("v1", "[\"v1\"]", ""));
+    let chars = sequence(
+        cwd,
+        "v2c",
+        &sequence_experiment("v2", "[\"v2\"]", "[bleu]\ntokenize = \"char\"\n"),
+    );
+    let run = compare(cwd, &v1, &chars, "c1");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} and the candidate folder {} were scored with other [bleu]",
+            v1.display(),
+            chars.display()
+        )) && run.stderr.contains("Char"),
+        "{}",
+        run.stderr
+    );
+    assert!(!cwd.join("c1").exists());
+    // The first 4 segments' first reference changed on the candidate's side.
+    let outputs = common::manifest_dir().join("examples/sequence/outputs.csv");
+    let table = fs::read_to_string(outputs).unwrap();
+    let header = table.lines().next().unwrap();
+    let refcol = header.split(',').position(|c| c == "ref").unwrap();
+    assert!(!table.contains('"'), "the example has no quoted cell");
+    let changed: Vec<String> = table
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut cells: Vec<String> = line.split(',').map(String::from).collect();
+            if (1..=4).contains(&i) {
+                cells[refcol] = format!("{} changed", cells[refcol]);
+            }
+            cells.join(",")
+        })
+        .collect();
+    let moved = cwd.join("moved.csv");
+    fs::write(&moved, changed.join("\n") + "\n").unwrap();
+    let exp = sequence_experiment("v2", "[\"v2\"]", "").replace(
+        &common::manifest_dir()
+            .join("examples/sequence/outputs.csv")
+            .display()
+            .to_string(),
+        &moved.display().to_string(),
+    );
+    let v2 = sequence(cwd, "v2", &exp);
+    let run = compare(cwd, &v1, &v2, "c2");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout
+            .contains("references differing on common segments  differs        4 | 4")
+            && run.stdout.contains("paired on 116 segments:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr
+            .contains("the references differ on 4 of the 120 segments in common"),
+        "{}",
+        run.stderr
+    );
+    let table = rows(&cwd.join("c2/output/v1_vs_v2_system_comparisons.csv"));
+    let verdict = table[0].iter().position(|c| c == "verdict").unwrap();
+    assert!(table[1..].iter().all(|r| r[verdict] == "not testable"));
+}
+
+/// The spans example's files keeping `annotators` only (the annotator is
+/// every file's second column), and an experiment on them with `gold` the
+/// reference.
+fn spans_experiment(cwd: &Path, id: &str, annotators: &[&str], extra: &str) -> String {
+    let examples = common::manifest_dir().join("examples/spans");
+    let mut files = Vec::new();
+    for name in ["spans.csv", "documents.csv"] {
+        let text = fs::read_to_string(examples.join(name)).unwrap();
+        let kept: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .filter(|(i, l)| *i == 0 || annotators.contains(&l.split(',').nth(1).unwrap()))
+            .map(|(_, l)| l)
+            .collect();
+        let file = cwd.join(format!("{id}_{name}"));
+        fs::write(&file, kept.join("\n") + "\n").unwrap();
+        files.push(file);
+    }
+    let names: Vec<String> = annotators.iter().map(|a| format!("\"{a}\"")).collect();
+    format!(
+        "experiment_id = \"ner_{id}\"\nmodel_version = \"{id}\"\nformat = \"table\"\n\
+         input_file = \"{}\"\ntext_column = \"text\"\ndocuments_file = \"{}\"\n\
+         document_text_column = \"text\"\nannotators = [{}]\nreference = \"gold\"\n\
+         subgroups = [\"genre\"]\n{extra}\n[intervals]\nlevel = 0.95\nreplicates = 1000\nseed = 0\n",
+        files[0].display(),
+        files[1].display(),
+        names.join(", ")
+    )
+}
+
+fn spans(cwd: &Path, name: &str, exp: &str) -> PathBuf {
+    make(cwd, "spans", name, exp)
+}
+
+/// Two spans runs of one tagger each against the gold annotator compared:
+/// the `system_comparisons` of one run with the gold annotator and both
+/// taggers, every cell; another matching criterion is refused.
+#[test]
+fn versions_spans_compare_is_the_within_experiment_comparison() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let all = ["gold", "tagger_v1", "tagger_v2"];
+    let both = spans(cwd, "both", &spans_experiment(cwd, "both", &all, ""));
+    let v1 = spans(
+        cwd,
+        "v1",
+        &spans_experiment(cwd, "v1", &["gold", "tagger_v1"], ""),
+    );
+    let v2 = spans(
+        cwd,
+        "v2",
+        &spans_experiment(cwd, "v2", &["gold", "tagger_v2"], ""),
+    );
+    let run = compare(cwd, &v1, &v2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let want = rows(&both.join("output/ner_both_system_comparisons.csv"));
+    let got = rows(&cwd.join("cmp/output/v1_vs_v2_system_comparisons.csv"));
+    assert!(want.len() > 4, "{want:?}");
+    // The systems are the folders' model versions (v1, v2), the taggers'
+    // names within the experiment: every other cell is the same.
+    let cells = |t: &[Vec<String>]| t.iter().map(|r| r[2..].to_vec()).collect::<Vec<_>>();
+    assert_eq!(cells(&got), cells(&want));
+    assert_eq!(got[1][..2], ["v1", "v2"]);
+    assert!(
+        run.stdout
+            .contains("compare v1 (baseline) -> v2 (candidate), spans, paired on 24 documents:"),
+        "{}",
+        run.stdout
+    );
+    let overlap = spans(
+        cwd,
+        "v2o",
+        &spans_experiment(cwd, "v2o", &["gold", "tagger_v2"], "min_overlap = 0.5"),
+    );
+    let run = compare(cwd, &v1, &overlap, "c2");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} has min_overlap = None and the candidate folder {} \
+             min_overlap = Some(0.5)",
+            v1.display(),
+            overlap.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `--gates FILE` on two classify folders: the gates are classify's own
+/// (`gain.accuracy` of the candidate), judged on the comparison; a failed
+/// gate of severity fail ends with exit 3 after every file is written.
+#[test]
+fn versions_classify_compare_judges_gates_exit_3() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    let v1 = classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    let v2 = classify(cwd, "v2", &single_system("v2", &predictions, ""));
+    let gates = cwd.join("gates.toml");
+    fs::write(
+        &gates,
+        "[[gates]]\nname = \"much better\"\nmetric = \"gain.accuracy\"\nop = \">=\"\n\
+         threshold = 0.5\n",
+    )
+    .unwrap();
+    let run = common::run_in(
+        cwd,
+        [
+            "compare",
+            v1.to_str().unwrap(),
+            v2.to_str().unwrap(),
+            "-o",
+            "cmp",
+            "--gates",
+            gates.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(run.stderr.contains("gate FAILED"), "{}", run.stderr);
+    assert!(cwd.join("cmp/output/v1_vs_v2_gates.json").is_file());
+    assert!(cwd.join("cmp/report/v1_vs_v2_compare.html").is_file());
+    fs::write(&gates, "gates_preset = \"x\"\n").unwrap();
+    let run = common::run_in(
+        cwd,
+        [
+            "compare",
+            v1.to_str().unwrap(),
+            v2.to_str().unwrap(),
+            "-o",
+            "cmp2",
+            "--gates",
+            gates.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("unknown key gates_preset"),
+        "{}",
+        run.stderr
+    );
+    assert!(!cwd.join("cmp2").exists());
+}
