@@ -21,13 +21,16 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyType};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyType};
 use rsmreport::kinds::registry::{self, Options, Runner};
 use rsmreport::kinds::{self, compare, summarize};
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
 use rsmreport_core::error::Class;
+use rsmreport_core::in_memory;
 use rsmreport_core::schema::FileFormat;
+use rsmreport_io::input::arrow::{ArrowArrayStream, ArrowTable};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
 /// The exception of class `name` in `rsmreport._errors` with `message`.
 fn exception(py: Python<'_>, name: &str, message: String) -> PyErr {
@@ -149,9 +152,87 @@ struct Args {
     unpaired: bool,
     order: String,
     id: String,
-    /// Input tables given as data, each already a parquet file: the role
-    /// (`predictions`, `scale`, `annotations`, `pairs`) and the file.
+    /// Input tables given as data, each registered in memory
+    /// ([`in_memory_table`]): the role (`predictions`, `scale`,
+    /// `annotations`, ...) and the name it is read by.
     tables: Vec<(String, PathBuf)>,
+}
+
+/// The name a table given as data is read by and shown as in the report:
+/// `pandas.DataFrame in memory (predictions=)` (the producer's top-level
+/// module and type).
+fn memory_name(role: &str, data: &Bound<'_, PyAny>) -> PyResult<String> {
+    let class = data.get_type();
+    let module = class.module()?.to_string();
+    let top = module.split('.').next().unwrap_or_default();
+    let name = class.name()?.to_string();
+    let what = if top.is_empty() || top == "builtins" {
+        name
+    } else {
+        format!("{top}.{name}")
+    };
+    Ok(format!("{what} in memory ({role}=)"))
+}
+
+/// Imports the input table `role` given as data through the Arrow C
+/// stream interface (`__arrow_c_stream__`, the PyCapsule protocol) and
+/// registers it in memory for the run's reader; no file is written.
+fn in_memory_table(
+    py: Python<'_>,
+    role: &str,
+    data: &Bound<'_, PyAny>,
+) -> PyResult<in_memory::Registration> {
+    if !data.hasattr("__arrow_c_stream__")? {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{role}= takes a table with the Arrow stream interface (__arrow_c_stream__: a \
+             pandas 2.2+, polars, pyarrow or duckdb table), not {}",
+            data.get_type().name()?
+        )));
+    }
+    let name = memory_name(role, data)?;
+    let capsule = data
+        .call_method0("__arrow_c_stream__")?
+        .cast_into::<PyCapsule>()
+        .map_err(PyErr::from)?;
+    let pointer = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
+    // SAFETY: a capsule named `arrow_array_stream` holds an
+    // `ArrowArrayStream` (the PyCapsule interface); the stream is moved
+    // out and an empty (released) one left, so the capsule's destructor
+    // does not release it a second time.
+    let stream = unsafe {
+        std::ptr::replace(
+            pointer.as_ptr().cast::<ArrowArrayStream>(),
+            ArrowArrayStream::empty(),
+        )
+    };
+    // The GIL is held: a producer may call back into Python.
+    // SAFETY: the producer's stream, as the interface promises it.
+    let table = unsafe { ArrowTable::import(stream, &name) }.map_err(|e| run_error(py, &e))?;
+    Ok(in_memory::register(&name, Arc::new(table)))
+}
+
+/// A dict configuration with the key of each input table given as data
+/// set to the name it is read by (the keys of the kind the dict is for).
+fn with_table_keys(args: &mut Args) -> anyhow::Result<()> {
+    let Some(json) = &args.config_json else {
+        return Ok(());
+    };
+    if args.tables.is_empty() {
+        return Ok(());
+    }
+    let Some(entry) = registry::find(file_kind(args, json)) else {
+        return Ok(());
+    };
+    let mut value: serde_json::Value = serde_json::from_str(json)?;
+    if let Some(map) = value.as_object_mut() {
+        for (role, path) in &args.tables {
+            if let Some(t) = entry.tables.iter().find(|t| t.role == role) {
+                map.insert(t.key.to_string(), path.to_string_lossy().into());
+            }
+        }
+    }
+    args.config_json = Some(serde_json::to_string(&value)?);
+    Ok(())
 }
 
 /// A configuration error: an input table given as data to a kind that
@@ -225,7 +306,8 @@ fn written(outcome: Outcome) -> anyhow::Result<Ran> {
 /// Loads the kind's request as its command does and runs it: an
 /// experiment-file kind through its entry in the kind table, `check`
 /// through the entry of the experiment's kind.
-fn dispatch(args: Args) -> anyhow::Result<Ran> {
+fn dispatch(mut args: Args) -> anyhow::Result<Ran> {
+    with_table_keys(&mut args)?;
     let destination = match (&args.output_dir, args.kind.as_str()) {
         (_, "check") | (None, _) => Destination::Nowhere,
         (Some(dir), _) => Destination::Folder {
@@ -308,9 +390,18 @@ fn run(
     unpaired: bool,
     order: String,
     id: String,
-    tables: Vec<(String, PathBuf)>,
+    tables: Vec<(String, Bound<'_, PyAny>)>,
     check_kind: Option<String>,
 ) -> PyResult<NativeOutcome> {
+    // Held until the run is done: the registered tables are read by name.
+    let held = tables
+        .iter()
+        .map(|(role, data)| Ok((role.clone(), in_memory_table(py, role, data)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let tables = held
+        .iter()
+        .map(|(role, r)| (role.clone(), r.path().to_path_buf()))
+        .collect();
     let args = Args {
         kind,
         check_kind,
@@ -328,6 +419,7 @@ fn run(
         tables,
     };
     let ran = guarded(py, move || dispatch(args))?;
+    drop(held);
     Ok(NativeOutcome {
         dir: ran.outcome.dir.clone(),
         written: ran.written,
