@@ -4,7 +4,6 @@ report, and ``save()`` with the command line's bytes."""
 from __future__ import annotations
 
 import html
-import io
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -31,34 +30,61 @@ def _need(module: str, what: str) -> Any:
         ) from e
 
 
+def _pandas_of(arrow: Any) -> "pandas.DataFrame":
+    """The pandas DataFrame of a result table handed over as Arrow (its
+    first column the index, ``""`` for an unnamed one), as
+    ``pd.read_csv(file, index_col=0)`` makes it of the table's CSV file."""
+    pa = _need("pyarrow", "Result.tables")
+    pd = _need("pandas", "Result.tables")
+    table = pa.RecordBatchReader.from_stream(arrow).read_all()
+    frame = table.to_pandas()
+    for name, column in zip(table.column_names, table.columns):
+        if pa.types.is_boolean(column.type) and column.null_count:
+            # pandas reads booleans with empty cells as an object column
+            # of True, False and NaN.
+            frame[name] = pd.Series(
+                [float("nan") if v is None else v for v in column.to_pylist()],
+                dtype=object,
+                index=frame.index,
+            )
+    first = table.column_names[0]
+    frame = frame.set_index(first)
+    if first == "":
+        frame.index.name = None
+    if len(frame.columns) == 0:
+        frame.columns = pd.Index([], dtype=object)
+    return frame
+
+
 class Tables(Mapping):
     """The tables of a run, by name (the file stem without the experiment
-    id: ``"eval"``, ``"eval_short"``, ...), as pandas DataFrames read like
-    ``pd.read_csv(file, index_col=0)`` from the bytes of the command
-    line's CSV file. Each DataFrame is made when first asked for."""
+    id: ``"eval"``, ``"eval_short"``, ...), as pandas DataFrames equal to
+    ``pd.read_csv(file, index_col=0)`` of the command line's CSV file,
+    made from the table handed over as Arrow (no CSV written or parsed).
+    Each DataFrame is made when first asked for."""
 
-    def __init__(self, csv: dict[str, bytes]) -> None:
-        self._csv = csv
+    def __init__(self, names: list[str], arrow: Any) -> None:
+        self._names = names
+        self._arrow = arrow
         self._frames: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> "pandas.DataFrame":
         if name not in self._frames:
-            if name not in self._csv:
+            if name not in self._names:
                 raise KeyError(
-                    f"no table {name!r}; the tables are {', '.join(self._csv)}"
+                    f"no table {name!r}; the tables are {', '.join(self._names)}"
                 )
-            pd = _need("pandas", "Result.tables")
-            self._frames[name] = pd.read_csv(io.BytesIO(self._csv[name]), index_col=0)
+            self._frames[name] = _pandas_of(self._arrow(name))
         return self._frames[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._csv)
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._csv)
+        return len(self._names)
 
     def __repr__(self) -> str:
-        return f"Tables({', '.join(self._csv)})"
+        return f"Tables({', '.join(self._names)})"
 
 
 class Result:
@@ -86,7 +112,7 @@ class Result:
         out = native.output_dir
         self.output_dir: Path | None = Path(out) if out is not None else None
         self._written: list[str] = [str(p) for p in native.written]
-        self._csv: dict[str, bytes] | None = None
+        self._names: list[str] | None = None
         self._tables: Tables | None = None
         self._summary: dict | None = None
         self._gates: dict | None = None
@@ -94,39 +120,47 @@ class Result:
 
     # ------------------------------------------------------------ tables
 
-    def _table_bytes(self) -> dict[str, bytes]:
-        if self._csv is None:
-            self._csv = dict(self._native.tables())
-        return self._csv
+    def _table_names(self) -> list[str]:
+        if self._names is None:
+            self._names = list(self._native.table_names())
+        return self._names
+
+    def _checked(self, name: str) -> str:
+        names = self._table_names()
+        if name not in names:
+            raise KeyError(f"no table {name!r}; the tables are {', '.join(names)}")
+        return name
+
+    def arrow(self, name: str) -> Any:
+        """Table ``name`` as an object with ``__arrow_c_stream__`` (the
+        Arrow PyCapsule interface), for any Arrow consumer: the columns of
+        the command line's CSV file, the index first (named ``""`` when
+        unnamed), typed as ``pd.read_csv`` types them. Needs no package."""
+        return self._native.table_arrow(self._checked(name))
 
     @property
     def tables(self) -> Tables:
         """The tables, a mapping from name to pandas DataFrame (see
         :class:`Tables`)."""
         if self._tables is None:
-            self._tables = Tables(self._table_bytes())
+            self._tables = Tables(self._table_names(), self.arrow)
         return self._tables
 
     def table_csv(self, name: str) -> bytes:
         """The bytes of table ``name`` as the command line's CSV file."""
-        tables = self._table_bytes()
-        if name not in tables:
-            raise KeyError(f"no table {name!r}; the tables are {', '.join(tables)}")
-        return tables[name]
+        return self._native.table_csv(self._checked(name))
 
     def to_polars(self, name: str) -> "polars.DataFrame":
-        """Table ``name`` as a polars DataFrame (read from the same CSV
-        bytes; the index is the first column). Needs polars."""
+        """Table ``name`` as a polars DataFrame, from Arrow (no parsing;
+        the index is the first column). Needs polars."""
         pl = _need("polars", "Result.to_polars")
-        return pl.read_csv(io.BytesIO(self.table_csv(name)))
+        return pl.DataFrame(self.arrow(name))
 
     def to_arrow(self, name: str) -> "pyarrow.Table":
-        """Table ``name`` as a pyarrow Table (read from the same CSV bytes;
-        the index is the first column). Needs pyarrow."""
-        _need("pyarrow", "Result.to_arrow")
-        import pyarrow.csv
-
-        return pyarrow.csv.read_csv(io.BytesIO(self.table_csv(name)))
+        """Table ``name`` as a pyarrow Table, from Arrow (no parsing; the
+        index is the first column). Needs pyarrow."""
+        pa = _need("pyarrow", "Result.to_arrow")
+        return pa.RecordBatchReader.from_stream(self.arrow(name)).read_all()
 
     # ----------------------------------------------------------- summary
 
@@ -301,5 +335,5 @@ class Result:
         where = f", output_dir={str(self.output_dir)!r}" if self.output_dir else ""
         return (
             f"<rsmreport.Result kind={self.kind!r} id={self.id!r}"
-            f" tables={len(self._table_bytes())} passed={self.passed}{where}>"
+            f" tables={len(self._table_names())} passed={self.passed}{where}>"
         )

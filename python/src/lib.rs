@@ -29,6 +29,7 @@ use rsmreport_core::error::Class;
 use rsmreport_core::in_memory;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_io::input::arrow::{ArrowArrayStream, ArrowTable};
+use rsmreport_io::output::arrow::ArrowColumns;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
@@ -469,25 +470,49 @@ impl NativeOutcome {
         self.written.clone()
     }
 
-    /// Every table as `(name, CSV bytes)`, the bytes of the CLI's
-    /// `output/<id>_<name>.csv`, in the order the files are written.
-    fn tables<'py>(&self, py: Python<'py>) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
-        let tables = guarded(py, || {
-            self.with(|o| {
-                let id = o.report.id();
+    /// The names of the tables, in the order their files are written.
+    fn table_names(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        guarded(py, || {
+            Ok(self.with(|o| o.report.tables().map(|f| f.name.clone()).collect()))
+        })
+    }
+
+    /// Table `name` as Arrow (an object with `__arrow_c_stream__`): the
+    /// columns of its CSV file, the index first, typed as pandas' `read_csv`
+    /// types them; no CSV is written or parsed.
+    fn table_arrow(&self, py: Python<'_>, name: &str) -> PyResult<TableArrow> {
+        let columns = guarded(py, || {
+            Ok(self.with(|o| {
                 o.report
                     .tables()
-                    .map(|frame| {
-                        let csv = rsmreport_io::output::table_file(id, &frame, FileFormat::Csv, 0)?;
-                        Ok((frame.name.clone(), csv.bytes))
-                    })
-                    .collect::<anyhow::Result<Vec<_>>>()
+                    .find(|f| f.name == name)
+                    .map(|f| ArrowColumns::of(&f))
+            }))
+        })?;
+        match columns {
+            Some(columns) => Ok(TableArrow { columns }),
+            None => Err(pyo3::exceptions::PyKeyError::new_err(name.to_string())),
+        }
+    }
+
+    /// Table `name` as `(name, CSV bytes)`: the bytes of the command's
+    /// `output/<id>_<name>.csv`.
+    fn table_csv<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = guarded(py, || {
+            self.with(|o| {
+                let id = o.report.id();
+                match o.report.tables().find(|f| f.name == name) {
+                    Some(frame) => Ok(Some(
+                        rsmreport_io::output::table_file(id, &frame, FileFormat::Csv, 0)?.bytes,
+                    )),
+                    None => Ok(None),
+                }
             })
         })?;
-        Ok(tables
-            .into_iter()
-            .map(|(name, bytes)| (name, PyBytes::new(py, &bytes)))
-            .collect())
+        match bytes {
+            Some(bytes) => Ok(PyBytes::new(py, &bytes)),
+            None => Err(pyo3::exceptions::PyKeyError::new_err(name.to_string())),
+        }
     }
 
     /// The summary document (`output/<id>_summary.json`), as JSON text.
@@ -535,6 +560,43 @@ impl NativeOutcome {
         guarded(py, || {
             self.with(|o| o.save(&dir, overwrite).map(|w| w.files))
         })
+    }
+}
+
+/// One result table as Arrow, handed over through the Arrow C stream
+/// interface (`__arrow_c_stream__`, the PyCapsule protocol): each call
+/// gives a new stream over the same buffers.
+#[pyclass(module = "rsmreport._rsmreport", name = "ArrowTable", frozen)]
+struct TableArrow {
+    columns: ArrowColumns,
+}
+
+#[pymethods]
+impl TableArrow {
+    /// The stream of the table's one record batch, in a capsule named
+    /// `arrow_array_stream` (released with the capsule when not taken).
+    /// `requested_schema` is not honoured (the interface allows that).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let name = std::ffi::CString::new("arrow_array_stream").expect("no NUL");
+        PyCapsule::new(py, self.columns.stream(), Some(name))
+    }
+
+    /// The number of rows.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.columns.rows()
+    }
+
+    /// The column names, the index (`""`) first.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.columns.names()
     }
 }
 
@@ -620,5 +682,6 @@ fn _rsmreport(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recognise, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<NativeOutcome>()?;
+    m.add_class::<TableArrow>()?;
     Ok(())
 }

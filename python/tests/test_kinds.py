@@ -150,6 +150,32 @@ def test_polars_and_arrow_views(py_results):
         r.to_polars("no_such_table")
 
 
+@pytest.mark.parametrize("kind", ["build", "classify", "spans"])
+def test_arrow_views_hold_the_csv_columns_typed(kind, py_results):
+    """to_arrow and to_polars come from the Arrow stream (any consumer of
+    ``__arrow_c_stream__`` reads it), with the CSV file's columns and the
+    values of the pandas table."""
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    r = py_results[kind]
+    for name in r.tables:
+        df = r.tables[name]
+        a = r.to_arrow(name)
+        header = r.table_csv(name).split(b"\n", 1)[0].decode()
+        assert len(a.column_names) == len(df.columns) + 1, name
+        assert a.num_rows == len(df) == r.arrow(name).num_rows
+        assert pa.table(r.arrow(name)).equals(a), name
+        p = r.to_polars(name)
+        assert p.columns == a.column_names and p.height == a.num_rows
+        if "\"" not in header:
+            assert a.column_names[1:] == header.split(",")[1:], name
+        for column, values in zip(a.column_names[1:], a.columns[1:]):
+            if pa.types.is_floating(values.type) or pa.types.is_integer(values.type):
+                expected = df[column].to_numpy(dtype=float, na_value=float("nan"))
+                got = values.to_numpy(zero_copy_only=False).astype(float)
+                assert ((got == expected) | (got != got) & (expected != expected)).all()
+
+
 def test_repr_html_is_a_small_card(py_results):
     r = py_results["build"]
     card = r._repr_html_()
