@@ -203,9 +203,9 @@ class Result:
             return self
         failed = [g for g in self.gates if g.get("fails")]
         names = ", ".join(f"{g['name']} ({g['status']})" for g in failed)
-        raise GateFailedError(
-            f"a quality gate of severity fail failed: {names}", failed=failed
-        )
+        error = GateFailedError(f"a quality gate of severity fail failed: {names}")
+        error.failed = failed
+        raise error
 
     @property
     def lines(self) -> list[str]:

@@ -20,8 +20,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyCapsule, PyDict, PyType};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyTuple, PyType};
 use rsmreport::kinds::registry::{self, Options, Runner};
 use rsmreport::kinds::{self, compare, summarize};
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
@@ -33,26 +36,78 @@ use rsmreport_io::output::arrow::ArrowColumns;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
-/// The exception of class `name` in `rsmreport._errors` with `message`.
-fn exception(py: Python<'_>, name: &str, message: String) -> PyErr {
-    let class = py
-        .import("rsmreport._errors")
-        .and_then(|m| m.getattr(name))
-        .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
-    match class {
-        Ok(class) => PyErr::from_type(class, message),
-        Err(e) => e,
-    }
+create_exception!(
+    rsmreport,
+    RsmreportError,
+    PyException,
+    "Base class of every rsmreport error. `code`: the command line's exit code for this error \
+     (2 configuration, 1 data, 3 failed gates, 101 internal)."
+);
+create_exception!(
+    rsmreport,
+    DataError,
+    RsmreportError,
+    "The inputs are wrong or unreadable, or writing failed (exit code 1)."
+);
+create_exception!(
+    rsmreport,
+    GateFailedError,
+    RsmreportError,
+    "A quality gate of severity `fail` failed (exit code 3). Raised only by \
+     `Result.raise_for_gates()` (a run with failed gates returns its result and writes its \
+     files, as the command line does); `failed`: the failing gate lines (as in gates.json)."
+);
+create_exception!(
+    rsmreport,
+    InternalError,
+    RsmreportError,
+    "A bug in rsmreport: a panic in the Rust code, caught at the boundary so that \
+     `except Exception` sees it (the binary's exit code of a panic, 101). Please report it."
+);
+
+/// `rsmreport.ConfigError`: an [`RsmreportError`] that is also a
+/// `ValueError` (two bases, which `create_exception!` cannot give: made
+/// once with `PyErr_NewExceptionWithDoc` and a tuple of bases).
+fn config_error(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    TYPE.get_or_try_init(py, || {
+        let bases = PyTuple::new(
+            py,
+            [
+                py.get_type::<RsmreportError>(),
+                py.get_type::<pyo3::exceptions::PyValueError>(),
+            ],
+        )?;
+        // SAFETY: the name and doc are NUL-terminated and outlive the
+        // call; `bases` is a tuple of exception classes; the result is a
+        // new reference or NULL with an exception set.
+        let made = unsafe {
+            let ptr = pyo3::ffi::PyErr_NewExceptionWithDoc(
+                c"rsmreport.ConfigError".as_ptr(),
+                c"The request cannot be run as given: a configuration key, an argument or the \
+                  output folder (the command line's exit code 2). Also a ValueError."
+                    .as_ptr(),
+                bases.as_ptr(),
+                std::ptr::null_mut(),
+            );
+            Bound::from_owned_ptr_or_err(py, ptr)?
+        };
+        Ok(made.cast_into::<PyType>()?.unbind())
+    })
+    .map(|t| t.bind(py))
 }
 
 /// A failed run as its Python exception: the command line's `error:` text
 /// (the whole chain), the class from the error's type.
 fn run_error(py: Python<'_>, error: &anyhow::Error) -> PyErr {
-    let name = match rsmreport_core::error::class(error) {
-        Class::Config => "ConfigError",
-        Class::Data => "DataError",
-    };
-    exception(py, name, format!("{error:#}"))
+    let message = format!("{error:#}");
+    match rsmreport_core::error::class(error) {
+        Class::Config => match config_error(py) {
+            Ok(class) => PyErr::from_type(class.clone(), message),
+            Err(e) => e,
+        },
+        Class::Data => DataError::new_err(message),
+    }
 }
 
 /// The text of a caught panic.
@@ -78,15 +133,11 @@ fn guarded<T: Send>(
 }
 
 /// A caught panic as `rsmreport.InternalError`.
-fn internal_error(py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
-    exception(
-        py,
-        "InternalError",
-        format!(
-            "internal error (a bug in rsmreport; please report it): {}",
-            panic_text(payload)
-        ),
-    )
+fn internal_error(_py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
+    InternalError::new_err(format!(
+        "internal error (a bug in rsmreport; please report it): {}",
+        panic_text(payload)
+    ))
 }
 
 /// Runs a short step with the GIL held (reading a finished outcome); a
@@ -672,8 +723,29 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Adds the exception classes, each with its `code` (the command line's
+/// exit code).
+fn add_exceptions(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let classes = [
+        (py.get_type::<RsmreportError>(), 1),
+        (config_error(py)?.clone(), 2),
+        (py.get_type::<DataError>(), 1),
+        (py.get_type::<GateFailedError>(), 3),
+        (py.get_type::<InternalError>(), 101),
+    ];
+    for (class, code) in classes {
+        class.setattr("code", code)?;
+        m.add(class.name()?, class)?;
+    }
+    py.get_type::<GateFailedError>()
+        .setattr("failed", pyo3::types::PyList::empty(py).to_tuple())?;
+    Ok(())
+}
+
 #[pymodule]
 fn _rsmreport(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    add_exceptions(m)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     #[cfg(not(test))]
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
