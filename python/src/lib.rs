@@ -33,7 +33,6 @@ use rsmreport_core::in_memory;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_io::input::arrow::{ArrowArrayStream, ArrowTable};
 use rsmreport_io::output::arrow::ArrowColumns;
-use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
 create_exception!(
@@ -146,15 +145,16 @@ fn caught<T>(py: Python<'_>, work: impl FnOnce() -> T) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(work)).map_err(|payload| internal_error(py, payload.as_ref()))
 }
 
-/// A configuration given as data (a dict, as JSON text) as a file the
-/// kind's own loader reads: `<temp>/rsmreport-python/<hash>/<name>.<ext>`
-/// (JSON for a kind that reads rsmeval's JSON configs, `build`; TOML for
-/// the others). Its folder holds nothing else, so a relative path in
-/// it resolves against the working directory (`config::value::
-/// resolve_file` looks beside the configuration first, then there). The
-/// path depends only on the content, so the same dict gives the same
-/// report bytes; the file is left for the next run of the same dict.
-fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
+/// A configuration given as data (a dict, as JSON text) as a text in
+/// memory the kind's own loader reads in place of a file
+/// (`rsmreport_core::in_memory`): `dict in memory/<name>.<ext>` (JSON for
+/// a kind that reads rsmeval's JSON configs, `build`; TOML for the
+/// others; `<name>` its experiment_id, else the kind). Relative paths in
+/// it resolve against the working directory (`config::value::
+/// resolve_file` looks beside the configuration first, in a folder that
+/// does not exist, then there). Nothing is written; the same dict gives
+/// the same report bytes.
+fn config_in_memory(kind: &str, json_text: &str) -> anyhow::Result<in_memory::Registration> {
     let value: serde_json::Value = serde_json::from_str(json_text)?;
     let json = registry::find(kind).is_some_and(|k| k.json);
     let (text, ext) = if json {
@@ -174,17 +174,10 @@ fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
         .filter(|s| rsmreport_core::schema::check_file_name_part(s, "experiment_id").is_ok())
         .unwrap_or(kind)
         .to_string();
-    let digest = Sha256::digest(format!("{name}\n{text}").as_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    let dir = std::env::temp_dir().join("rsmreport-python").join(hex);
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("{name}.{ext}"));
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, &text)?;
-        std::fs::rename(&tmp, &path)?;
-    }
-    Ok(path)
+    Ok(in_memory::register(
+        &format!("dict in memory/{name}.{ext}"),
+        Arc::new(in_memory::MemoryText(text)),
+    ))
 }
 
 /// What a Python call asked for, as plain data (the Python half checked
@@ -313,12 +306,11 @@ fn go<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<Ra
 }
 
 /// The configuration file of a kind that reads one (a path, or a dict's
-/// file), or a configuration error saying it is missing.
+/// text in memory), or a configuration error saying it is missing.
 fn needed(args: &Args) -> anyhow::Result<PathBuf> {
-    match (&args.config, &args.config_json) {
-        (Some(path), _) => Ok(path.clone()),
-        (None, Some(json)) => config_file(file_kind(args, json), json),
-        (None, None) => Err(rsmreport_core::error::config(anyhow::anyhow!(
+    match &args.config {
+        Some(path) => Ok(path.clone()),
+        None => Err(rsmreport_core::error::config(anyhow::anyhow!(
             "{} needs a configuration (a path or a dict)",
             args.kind
         ))),
@@ -339,11 +331,8 @@ fn file_kind<'a>(args: &'a Args, json: &str) -> &'a str {
 }
 
 /// The optional configuration file of `compare`.
-fn optional(args: &Args) -> anyhow::Result<Option<PathBuf>> {
-    match (&args.config, &args.config_json) {
-        (None, None) => Ok(None),
-        _ => needed(args).map(Some),
-    }
+fn optional(args: &Args) -> Option<PathBuf> {
+    args.config.clone()
 }
 
 /// A run's outcome with its files written into its folder (none for
@@ -360,6 +349,15 @@ fn written(outcome: Outcome) -> anyhow::Result<Ran> {
 /// through the entry of the experiment's kind.
 fn dispatch(mut args: Args) -> anyhow::Result<Ran> {
     with_table_keys(&mut args)?;
+    // A dict's text, registered while the run reads it.
+    let _dict = match (&args.config, &args.config_json) {
+        (None, Some(json)) => {
+            let held = config_in_memory(file_kind(&args, json), json)?;
+            args.config = Some(held.path().to_path_buf());
+            Some(held)
+        }
+        _ => None,
+    };
     let destination = match (&args.output_dir, args.kind.as_str()) {
         (_, "check") | (None, _) => Destination::Nowhere,
         (Some(dir), _) => Destination::Folder {
@@ -379,7 +377,7 @@ fn dispatch(mut args: Args) -> anyhow::Result<Ran> {
             let (Some(b), Some(c)) = (&args.baseline, &args.candidate) else {
                 anyhow::bail!("compare needs a baseline and a candidate folder");
             };
-            let config = optional(&args)?;
+            let config = optional(&args);
             let request = compare::load(b, c, config.as_deref(), gates, args.unpaired)?;
             go::<compare::Compare>(request, destination)
         }

@@ -4,8 +4,6 @@ the same data read from a file."""
 from __future__ import annotations
 
 
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -77,23 +75,26 @@ def test_a_dict_configuration_needs_no_file_key(py_results, tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
-def _temp_listing() -> set[str]:
-    root = Path(tempfile.gettempdir())
-    return {p.name for p in root.iterdir()} | {
-        f"rsmreport-python/{p.name}" for p in (root / "rsmreport-python").glob("*")
-    }
-
-
 def test_no_file_is_written_for_data(tmp_path, monkeypatch):
-    before = _temp_listing()
-    monkeypatch.chdir(tmp_path)
+    # The native module's temporary folder (std::env::temp_dir: TMPDIR).
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
     r = rsmreport.classify(
         EXAMPLES / "classify" / "exp.toml",
         predictions=pl.read_csv(EXAMPLES / "classify" / "predictions.csv"),
     )
     assert r.tables
-    assert list(tmp_path.iterdir()) == []
-    assert _temp_listing() - before == set()
+    # A dict configuration too is read from memory.
+    config = tomllib.loads((EXAMPLES / "agree" / "exp.toml").read_text())
+    del config["annotations_file"]
+    d = rsmreport.agree(config, annotations=pd.read_csv(EXAMPLES / "agree" / "labels.csv"))
+    assert d.tables
+    assert list(work.iterdir()) == []
+    assert list(temp.iterdir()) == []
 
 
 def _inputs(result):

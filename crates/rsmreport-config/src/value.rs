@@ -142,7 +142,7 @@ pub fn folder(config: &Path) -> &Path {
 /// The text of a kind's experiment file, or an error that says whether it
 /// is missing or unreadable.
 pub fn read_experiment(path: &Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+    rsmreport_core::in_memory::read_to_string(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             anyhow::anyhow!("experiment file not found: {}", path.display())
         }

@@ -9,6 +9,9 @@
 //! an in-memory table through the same configuration key and reader as a
 //! file, with no file written.
 //!
+//! A configuration given as a dict is held the same way ([`MemoryText`],
+//! read through [`read`] by the configuration loaders).
+//!
 //! The registry is process-wide (a run's readers and hashers work on
 //! other threads); a [`Registration`] removes its table when dropped. The
 //! name is the one asked for unless a different table is registered under
@@ -30,6 +33,58 @@ pub trait MemoryTable: Any + Send + Sync {
     fn rows(&self) -> usize;
     /// Itself, for the reader to take its representation back.
     fn as_any(&self) -> &dyn Any;
+    /// The bytes of a text held in memory ([`MemoryText`]), read in place
+    /// of a file's by [`read`]; `None` for a table.
+    fn bytes(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// A text held in memory in place of a file: a configuration given as a
+/// dict (the Python module), read by [`read`] and hashed as the file of
+/// the same bytes would be.
+#[derive(Debug)]
+pub struct MemoryText(pub String);
+
+impl MemoryTable for MemoryText {
+    fn sha256(&self) -> String {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(self.0.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    fn rows(&self) -> usize {
+        self.0.lines().count()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        Some(self.0.as_bytes())
+    }
+}
+
+/// The bytes of the file at `path`, or of the text registered under it.
+pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
+    match get(path) {
+        Some(held) => held.bytes().map(<[u8]>::to_vec).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a table given as data, not a text",
+            )
+        }),
+        None => std::fs::read(path),
+    }
+}
+
+/// [`read`] as UTF-8 text (as `std::fs::read_to_string`).
+pub fn read_to_string(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read(path)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 type Entry = (Arc<dyn MemoryTable>, usize);
@@ -138,5 +193,22 @@ mod tests {
         assert!(!is_in_memory(Path::new(name)));
         drop(rb);
         assert!(!is_in_memory(Path::new(&format!("{name} #2"))));
+    }
+
+    /// A text is read as a file's bytes and hashed as the file would be;
+    /// a table is no text; an unregistered path is the file's.
+    #[test]
+    fn texts_are_read_in_place_of_files() {
+        let name = "dict in memory (test-read)/x.toml";
+        let text = register(name, Arc::new(MemoryText("a = 1\n".into())));
+        assert_eq!(read_to_string(text.path()).unwrap(), "a = 1\n");
+        assert_eq!(
+            get(text.path()).unwrap().sha256(),
+            // `printf 'a = 1\n' | sha256sum`
+            "cb78bd8a17f7b751fe0d4663366dcbc257204033ef7ddd64b1f2969573b5b2e2"
+        );
+        let table = register("t (test-read)", Arc::new(Fake(1)));
+        assert!(read(table.path()).is_err());
+        assert!(read(Path::new("/no/such/file (test-read)")).is_err());
     }
 }

@@ -850,7 +850,7 @@ pub fn hint(text: &str, this: &str, path: &Path) -> Option<String> {
 /// class).
 pub fn with_hint<T>(result: Result<T>, this: &str, path: &Path) -> Result<T> {
     result.map_err(|e| {
-        match std::fs::read_to_string(path)
+        match rsmreport_core::in_memory::read_to_string(path)
             .ok()
             .and_then(|text| hint(&text, this, path))
         {
@@ -874,7 +874,7 @@ pub fn kind_of(path: &Path, named: Option<&str>) -> Result<&'static KindEntry> {
             ))
         });
     }
-    let recognised = std::fs::read_to_string(path)
+    let recognised = rsmreport_core::in_memory::read_to_string(path)
         .ok()
         .and_then(|text| recognise(&text))
         .map(|(k, _)| k)
