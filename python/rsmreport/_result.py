@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Result", "Tables"]
 
+# The badge colours of the report's tones.
+_TONES = {"pass": "#1a7f37", "fail": "#cf222e", "warn": "#9a6700", "info": "#57606a"}
+
 
 def _need(module: str, what: str) -> Any:
     """Imports ``module`` or says which package ``what`` needs."""
@@ -113,6 +116,7 @@ class Result:
         self.output_dir: Path | None = Path(out) if out is not None else None
         self._written: list[str] = [str(p) for p in native.written]
         self._names: list[str] | None = None
+        self._card_data: dict | None = None
         self._tables: Tables | None = None
         self._summary: dict | None = None
         self._gates: dict | None = None
@@ -266,25 +270,15 @@ class Result:
 
     # ------------------------------------------------------------ display
 
-    def _headline(self) -> list[tuple[str, str]]:
-        """The headline statistics of the summary with their intervals
-        (``build`` and ``check``), else nothing."""
-        out: list[tuple[str, str]] = []
-        headline = self.summary.get("headline")
-        if not isinstance(headline, dict):
-            return out
-        for stat, value in list(headline.items())[:8]:
-            if isinstance(value, dict) and isinstance(value.get("estimate"), (int, float)):
-                text = f"{value['estimate']:.4g}"
-                lo, hi = value.get("lower"), value.get("upper")
-                if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
-                    text += f" [{lo:.4g}, {hi:.4g}]"
-                out.append((stat, text))
-        return out
+    def _card(self) -> dict:
+        """The decision and key figures of the report's header (made once)."""
+        if self._card_data is None:
+            self._card_data = dict(self._native.card())
+        return self._card_data
 
     def _card_lines(self, most: int = 8) -> list[str]:
         """The first terminal lines of the run (the kind's own account of
-        its headline numbers), from compare's verdicts on."""
+        its headline numbers), for a kind without key figures."""
         lines = [
             line
             for line in self.lines
@@ -295,41 +289,95 @@ class Result:
         return lines[:most] + (["..."] if len(lines) > most else [])
 
     def _repr_html_(self) -> str:
+        """A card for notebooks: the report's decision badge and sentence,
+        its key figures (with intervals), the quality gates and where the
+        report is; every text escaped."""
         e = html.escape
-        headline = self._headline()
-        if headline:
-            rows = "".join(
-                f"<tr><th style='text-align:left'>{e(k)}</th><td>{e(v)}</td></tr>"
-                for k, v in headline
+        card = self._card()
+        parts = [f"<div><b>rsmreport {e(self.kind)}</b>: {e(self.id)}</div>"]
+        decision = card.get("decision")
+        if decision:
+            colour = _TONES.get(decision["tone"], _TONES["info"])
+            parts.append(
+                "<div style='margin:6px 0'>"
+                f"<span class='rsmreport-badge rsmreport-{e(decision['tone'])}' "
+                f"style='background:{colour};color:#fff;border-radius:4px;"
+                f"padding:1px 6px;font-weight:bold'>{e(decision['badge'])}</span> "
+                f"{e(decision['sentence'])}</div>"
             )
-            body = f"<table>{rows}</table>"
+            for warning in decision.get("warnings", []):
+                parts.append(f"<div>&#9888; {e(warning)}</div>")
+        glance = card.get("glance") or []
+        if glance:
+            rows = "".join(
+                f"<tr title='{e(g['title'])}'><th style='text-align:left'>{e(g['label'])}</th>"
+                f"<td>{e(g['value'])}</td><td>{e(g['ci'])}</td></tr>"
+                for g in glance
+            )
+            parts.append(f"<table class='rsmreport-glance'>{rows}</table>")
         else:
-            body = (
+            parts.append(
                 "<pre style='margin:4px 0;white-space:pre-wrap'>"
                 + e("\n".join(self._card_lines()))
                 + "</pre>"
             )
         gates = self.gates
         if not gates:
-            gate = "no quality gates"
+            parts.append("<div>no quality gates</div>")
         elif self.passed:
-            gate = f"&#10003; quality gates passed ({len(gates)} results)"
+            parts.append(f"<div>&#10003; quality gates passed ({len(gates)} results)</div>")
         else:
-            n = sum(1 for g in gates if g.get("fails"))
-            gate = f"&#10007; {n} quality gate result(s) failed"
+            failed = [g for g in gates if g.get("fails")]
+            items = "".join(
+                f"<li>{e(str(g.get('name', '')))} ({e(str(g.get('status', '')))})</li>"
+                for g in failed[:8]
+            )
+            more = f"<li>... {len(failed) - 8} more</li>" if len(failed) > 8 else ""
+            parts.append(
+                f"<div>&#10007; {len(failed)} quality gate result(s) failed</div>"
+                f"<ul style='margin:0'>{items}{more}</ul>"
+            )
         path = self.report_path
         if path is not None:
             uri = e(path.resolve().as_uri())
             link = f"<a href='{uri}' target='_blank'>{e(str(path))}</a>"
         else:
-            link = "not written (call <code>save(dir)</code>)"
+            link = "not written (<code>show()</code> displays it; <code>save(dir)</code> writes it)"
+        parts.append(f"<div>report: {link}</div>")
         return (
             "<div class='rsmreport-result' style='border:1px solid #8886;"
             "border-radius:6px;padding:8px 12px;display:inline-block'>"
-            f"<b>rsmreport {e(self.kind)}</b>: {e(self.id)}"
-            f"{body}"
-            f"<div>{gate}</div><div>report: {link}</div></div>"
+            + "".join(parts)
+            + "</div>"
         )
+
+    def show(self, height: int = 700) -> Any:
+        """Shows the HTML report in the notebook's output: an iframe whose
+        ``srcdoc`` is the self-contained report (figures inline; its links
+        to table files work only once saved). Returns the
+        ``IPython.display.HTML`` shown (the iframe's HTML text without
+        IPython).
+
+        Raises
+        ------
+        ValueError
+            For a run without a report page (``check``, ``predict``).
+        """
+        page = self.report_html
+        if page is None:
+            raise ValueError(f"a {self.kind} run has no report page")
+        frame = (
+            f"<iframe srcdoc=\"{html.escape(page, quote=True)}\" "
+            f"style='width:100%;height:{int(height)}px;border:1px solid #8886' "
+            "sandbox='allow-scripts allow-popups'></iframe>"
+        )
+        try:
+            from IPython.display import HTML, display
+        except ImportError:
+            return frame
+        shown = HTML(frame)
+        display(shown)
+        return shown
 
     def __repr__(self) -> str:
         where = f", output_dir={str(self.output_dir)!r}" if self.output_dir else ""

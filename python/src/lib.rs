@@ -33,6 +33,7 @@ use rsmreport_core::in_memory;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_io::input::arrow::{ArrowArrayStream, ArrowTable};
 use rsmreport_io::output::arrow::ArrowColumns;
+use rsmreport_report::render::Tone;
 use std::sync::Arc;
 
 create_exception!(
@@ -577,6 +578,57 @@ impl NativeOutcome {
                 String::from_utf8_lossy(&bytes).into_owned()
             })
         })
+    }
+
+    /// What a notebook's card shows, as the report's header shows it:
+    /// `decision` (`None`, or a dict of `tone` (`pass`, `fail`, `warn`,
+    /// `info`), `badge`, `sentence`, `warnings`) and `glance` (the key
+    /// figures: a list of dicts of `label`, `value`, `ci`, `title`; made
+    /// with the report page, so only for a kind that has one).
+    fn card<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (decision, glance) = guarded(py, || {
+            self.with(|o| {
+                let decision = o.report.decision();
+                let glance = if o.report.writes_files() && o.report.writes_report() {
+                    let epoch = rsmreport_core::provenance::generation_epoch();
+                    o.report.report(epoch)?.header.glance
+                } else {
+                    Vec::new()
+                };
+                Ok((decision, glance))
+            })
+        })?;
+        let card = PyDict::new(py);
+        match decision {
+            Some(d) => {
+                let item = PyDict::new(py);
+                let tone = match d.tone {
+                    Tone::Pass => "pass",
+                    Tone::Fail => "fail",
+                    Tone::Warn => "warn",
+                    Tone::Info => "info",
+                };
+                item.set_item("tone", tone)?;
+                item.set_item("badge", d.badge)?;
+                item.set_item("sentence", d.sentence)?;
+                item.set_item("warnings", d.warnings)?;
+                card.set_item("decision", item)?;
+            }
+            None => card.set_item("decision", py.None())?,
+        }
+        let tiles = glance
+            .into_iter()
+            .map(|g| {
+                let tile = PyDict::new(py);
+                tile.set_item("label", g.label)?;
+                tile.set_item("value", g.value)?;
+                tile.set_item("ci", g.ci)?;
+                tile.set_item("title", g.title)?;
+                Ok(tile)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        card.set_item("glance", tiles)?;
+        Ok(card)
     }
 
     /// Whether a gate of severity `fail` failed.
