@@ -81,8 +81,10 @@ pub struct Options {
     pub experiment: PathBuf,
     /// `--gates FILE` (only for a kind with [`KindEntry::gates_file`]).
     pub gates: Option<PathBuf>,
-    /// Input tables given as data, each already a file: `(role, file)`,
-    /// replacing the file the experiment names (the Python module).
+    /// Input tables given as data (the Python module): `(role, path)`,
+    /// replacing the file the experiment names; the path is a table's
+    /// name in `rsmreport_core::in_memory` (read in place of a file) or a
+    /// file.
     pub tables: Vec<(String, PathBuf)>,
 }
 
@@ -95,7 +97,8 @@ impl Options {
         }
     }
 
-    /// The file of the input table `role` given as data, if any.
+    /// The path (in-memory name or file) of the input table `role` given
+    /// as data, if any.
     pub fn table(&self, role: &str) -> Option<&Path> {
         self.tables
             .iter()
