@@ -28,6 +28,14 @@
 #                  default is the stripped release build; to profile with
 #                  perf, build `cargo build --profile profiling` (line
 #                  tables) and pass target/profiling/rsmreport here
+#   BENCH_PYTHON   a Python with the rsmreport module (a release build:
+#                  `maturin develop --release`), pandas and pyarrow: also
+#                  time `rsmreport.build(cfg, predictions=df)` on the
+#                  BENCH_PYTHON_N-response data (default 1,000,000) as a pandas
+#                  DataFrame in memory, side by side with the command on the
+#                  same data as parquet (issue 53: at most 1.1x its time, its
+#                  peak plus the input's Arrow size, one small table in
+#                  milliseconds); unset: skip
 #   CARGO_TARGET_DIR  build folder (default ~/.cache/rsmreport-target); the
 #                  simulated data are cached in $CARGO_TARGET_DIR/bench-data
 #
@@ -314,6 +322,35 @@ if [[ "${BENCH_TRAIN:-1}" == 1 ]]; then
     train_rows+=("| \`train\` | 1M train + 250k test x 40 features, LinearRegression, every section | $w s | $all | $m MB | <= 5 s, <= 2 GB | $met |")
 fi
 
+# The Python module on a DataFrame in memory against the command on the
+# same data as parquet (issue 53).
+python_rows=()
+if [[ -n "${BENCH_PYTHON:-}" ]]; then
+    pn="${BENCH_PYTHON_N:-1000000}"
+    simulate_once "$pn"
+    pq="$data/sim_${pn}.parquet"
+    if [[ ! -f "$pq" ]]; then
+        # The CSV as pandas reads it, as parquet (the same data for both).
+        "$BENCH_PYTHON" -c 'import sys, pandas as pd; pd.read_csv(sys.argv[1]).to_parquet(sys.argv[2], index=False)' \
+            "$data/sim_${pn}.csv" "$pq"
+    fi
+    pcfg="$data/sim_${pn}_parquet.toml"
+    sed -e "s|^predictions_file = .*|predictions_file = \"sim_${pn}.parquet\"|" "$data/sim_${pn}.toml" >"$pcfg"
+    read -r cw cm all < <(time_runs build "$pcfg" --output-dir "$scratch/py_cli_out" --force)
+    pys=()
+    for ((r = 1; r <= runs; r++)); do
+        pys+=("$("$BENCH_PYTHON" "$here/scripts/bench_python.py" "$pcfg" "$pq" "$scratch/py_out")")
+        echo "  python run $r: ${pys[-1]}" >&2
+    done
+    field() { printf '%s\n' "${pys[@]}" | "$BENCH_PYTHON" -c "import sys, json; [print(json.loads(l)['$1']) for l in sys.stdin]" | median; }
+    pw=$(field build_s); pm=$(field peak_mb); tm=$(field table_ms); am=$(field arrow_mb); bm=$(field base_mb)
+    met=$(awk -v pw="$pw" -v cw="$cw" -v pm="$pm" -v cm="$cm" -v am="$am" -v bm="$bm" -v tm="$tm" \
+        'BEGIN { a = (pw <= 1.1 * cw) ? "yes" : "no"; b = (pm <= cm + am) ? "yes" : "no";
+                 c = (tm < 100) ? "yes" : "no"; print a " / " b " / " c }')
+    python_rows+=("| $(human_n "$pn") responses, h1, h2 on 30%, two subgroups, every section, intervals | $cw s, $cm MB | $pw s, peak $pm MB (before the call $bm MB) | $am MB | $tm ms | $met |")
+    rm -rf "$scratch/py_cli_out" "$scratch/py_out"
+fi
+
 cpu=$(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 rev=$(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -349,6 +386,14 @@ if ((${#annotation_rows[@]})); then
     echo "| command | data | median wall | runs (s) | peak RSS (median) | target | met |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${annotation_rows[@]}"
+fi
+if ((${#python_rows[@]})); then
+    echo
+    echo "\`rsmreport.build(cfg, predictions=df)\` (Python, a pandas DataFrame in memory, release build) against \`rsmreport build\` on the same data as parquet:"
+    echo
+    echo "| data | command (parquet): wall, peak RSS | Python: wall of the call, peak RSS | DataFrame's Arrow size | \`r.tables[\"eval\"]\` afterwards | met: <= 1.1x time / peak <= command's + Arrow size / table < 100 ms |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${python_rows[@]}"
 fi
 if ((${#train_rows[@]})); then
     echo

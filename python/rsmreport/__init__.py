@@ -41,7 +41,6 @@ from ._errors import (
     InternalError,
     RsmreportError,
 )
-from ._inputs import parquet_inputs
 from ._result import Result, Tables
 
 __version__: str = _rsmreport.version()
@@ -82,22 +81,14 @@ def _path(value: PathLike | None) -> str | None:
 _KINDS: dict[str, dict[str, Any]] = {k["name"]: k for k in _rsmreport.kinds()}
 
 
-def _table_keys(kind: str | None) -> dict[str, str]:
-    """The configuration key each input table of ``kind`` replaces."""
-    entry = _KINDS.get(kind or "")
-    return dict(entry["tables"]) if entry else {}
-
-
 def _run(kind: str, config: Config | None = None, tables: dict[str, Any] | None = None,
-         *, keys: dict[str, str] | None = None, **kwargs: Any) -> Result:
+         **kwargs: Any) -> Result:
     """Runs ``kind`` with its configuration and input tables given as data
-    (``keys``: the key of a dict configuration each table replaces,
-    default ``kind``'s)."""
-    as_dict = config if isinstance(config, Mapping) else None
-    keys = _table_keys(kind) if keys is None else keys
-    with parquet_inputs(keys, as_dict, tables or {}) as (as_dict, native):
-        cfg = _config(as_dict if as_dict is not None else config)
-        return Result(_rsmreport.run(kind, **cfg, tables=native, **kwargs))
+    (any object with ``__arrow_c_stream__``: imported through the Arrow C
+    stream interface in the native module, no file written; a dict
+    configuration gets the key each one replaces)."""
+    given = [(role, data) for role, data in (tables or {}).items() if data is not None]
+    return Result(_rsmreport.run(kind, **_config(config), tables=given, **kwargs))
 
 
 # What the function of a kind says beyond the kind table's line: the
@@ -165,10 +156,12 @@ def _docstring(entry: dict[str, Any]) -> str:
         parts += [
             f"{role} : table, optional",
             f"    The table of ``{key}`` given as data (``__arrow_c_stream__``:",
-            "    pandas 2.2+ with pyarrow, polars, pyarrow, duckdb), read as a",
-            "    parquet file of the same data; a dict configuration then needs no",
-            f"    ``{key}``; a configuration file's named file is replaced (it must",
-            "    exist).",
+            "    pandas 2.2+ with pyarrow, polars, pyarrow, duckdb), imported in",
+            "    memory (no file written) and typed as a parquet file of the same",
+            "    data; the report names it as data (``pandas.DataFrame in memory``)",
+            "    with the SHA-256 of a canonical encoding of its values. A dict",
+            f"    configuration then needs no ``{key}``; a configuration file's",
+            "    named file is replaced (it must exist).",
         ]
     if name in _NOTES:
         parts += ["", _NOTES[name]]
@@ -273,15 +266,7 @@ def check(
     ConfigError, DataError
         As :func:`build`.
     """
-    keys: dict[str, str] = {}
-    if isinstance(config, Mapping) and tables:
-        named = kind
-        if named is None:
-            named = _rsmreport.recognise(_config(config)["config_json"]) or "build"
-        keys = _table_keys(named)
-    return _run(
-        "check", config, tables, keys=keys, gates=_path(gates), check_kind=kind
-    )
+    return _run("check", config, tables, gates=_path(gates), check_kind=kind)
 
 
 def compare(

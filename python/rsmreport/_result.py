@@ -4,7 +4,6 @@ report, and ``save()`` with the command line's bytes."""
 from __future__ import annotations
 
 import html
-import io
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -20,6 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Result", "Tables"]
 
+# The badge colours of the report's tones.
+_TONES = {"pass": "#1a7f37", "fail": "#cf222e", "warn": "#9a6700", "info": "#57606a"}
+
 
 def _need(module: str, what: str) -> Any:
     """Imports ``module`` or says which package ``what`` needs."""
@@ -31,34 +33,61 @@ def _need(module: str, what: str) -> Any:
         ) from e
 
 
+def _pandas_of(arrow: Any) -> "pandas.DataFrame":
+    """The pandas DataFrame of a result table handed over as Arrow (its
+    first column the index, ``""`` for an unnamed one), as
+    ``pd.read_csv(file, index_col=0)`` makes it of the table's CSV file."""
+    pa = _need("pyarrow", "Result.tables")
+    pd = _need("pandas", "Result.tables")
+    table = pa.RecordBatchReader.from_stream(arrow).read_all()
+    frame = table.to_pandas()
+    for name, column in zip(table.column_names, table.columns):
+        if pa.types.is_boolean(column.type) and column.null_count:
+            # pandas reads booleans with empty cells as an object column
+            # of True, False and NaN.
+            frame[name] = pd.Series(
+                [float("nan") if v is None else v for v in column.to_pylist()],
+                dtype=object,
+                index=frame.index,
+            )
+    first = table.column_names[0]
+    frame = frame.set_index(first)
+    if first == "":
+        frame.index.name = None
+    if len(frame.columns) == 0:
+        frame.columns = pd.Index([], dtype=object)
+    return frame
+
+
 class Tables(Mapping):
     """The tables of a run, by name (the file stem without the experiment
-    id: ``"eval"``, ``"eval_short"``, ...), as pandas DataFrames read like
-    ``pd.read_csv(file, index_col=0)`` from the bytes of the command
-    line's CSV file. Each DataFrame is made when first asked for."""
+    id: ``"eval"``, ``"eval_short"``, ...), as pandas DataFrames equal to
+    ``pd.read_csv(file, index_col=0)`` of the command line's CSV file,
+    made from the table handed over as Arrow (no CSV written or parsed).
+    Each DataFrame is made when first asked for."""
 
-    def __init__(self, csv: dict[str, bytes]) -> None:
-        self._csv = csv
+    def __init__(self, names: list[str], arrow: Any) -> None:
+        self._names = names
+        self._arrow = arrow
         self._frames: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> "pandas.DataFrame":
         if name not in self._frames:
-            if name not in self._csv:
+            if name not in self._names:
                 raise KeyError(
-                    f"no table {name!r}; the tables are {', '.join(self._csv)}"
+                    f"no table {name!r}; the tables are {', '.join(self._names)}"
                 )
-            pd = _need("pandas", "Result.tables")
-            self._frames[name] = pd.read_csv(io.BytesIO(self._csv[name]), index_col=0)
+            self._frames[name] = _pandas_of(self._arrow(name))
         return self._frames[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._csv)
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._csv)
+        return len(self._names)
 
     def __repr__(self) -> str:
-        return f"Tables({', '.join(self._csv)})"
+        return f"Tables({', '.join(self._names)})"
 
 
 class Result:
@@ -86,7 +115,8 @@ class Result:
         out = native.output_dir
         self.output_dir: Path | None = Path(out) if out is not None else None
         self._written: list[str] = [str(p) for p in native.written]
-        self._csv: dict[str, bytes] | None = None
+        self._names: list[str] | None = None
+        self._card_data: dict | None = None
         self._tables: Tables | None = None
         self._summary: dict | None = None
         self._gates: dict | None = None
@@ -94,39 +124,47 @@ class Result:
 
     # ------------------------------------------------------------ tables
 
-    def _table_bytes(self) -> dict[str, bytes]:
-        if self._csv is None:
-            self._csv = dict(self._native.tables())
-        return self._csv
+    def _table_names(self) -> list[str]:
+        if self._names is None:
+            self._names = list(self._native.table_names())
+        return self._names
+
+    def _checked(self, name: str) -> str:
+        names = self._table_names()
+        if name not in names:
+            raise KeyError(f"no table {name!r}; the tables are {', '.join(names)}")
+        return name
+
+    def arrow(self, name: str) -> Any:
+        """Table ``name`` as an object with ``__arrow_c_stream__`` (the
+        Arrow PyCapsule interface), for any Arrow consumer: the columns of
+        the command line's CSV file, the index first (named ``""`` when
+        unnamed), typed as ``pd.read_csv`` types them. Needs no package."""
+        return self._native.table_arrow(self._checked(name))
 
     @property
     def tables(self) -> Tables:
         """The tables, a mapping from name to pandas DataFrame (see
         :class:`Tables`)."""
         if self._tables is None:
-            self._tables = Tables(self._table_bytes())
+            self._tables = Tables(self._table_names(), self.arrow)
         return self._tables
 
     def table_csv(self, name: str) -> bytes:
         """The bytes of table ``name`` as the command line's CSV file."""
-        tables = self._table_bytes()
-        if name not in tables:
-            raise KeyError(f"no table {name!r}; the tables are {', '.join(tables)}")
-        return tables[name]
+        return self._native.table_csv(self._checked(name))
 
     def to_polars(self, name: str) -> "polars.DataFrame":
-        """Table ``name`` as a polars DataFrame (read from the same CSV
-        bytes; the index is the first column). Needs polars."""
+        """Table ``name`` as a polars DataFrame, from Arrow (no parsing;
+        the index is the first column). Needs polars."""
         pl = _need("polars", "Result.to_polars")
-        return pl.read_csv(io.BytesIO(self.table_csv(name)))
+        return pl.DataFrame(self.arrow(name))
 
     def to_arrow(self, name: str) -> "pyarrow.Table":
-        """Table ``name`` as a pyarrow Table (read from the same CSV bytes;
-        the index is the first column). Needs pyarrow."""
-        _need("pyarrow", "Result.to_arrow")
-        import pyarrow.csv
-
-        return pyarrow.csv.read_csv(io.BytesIO(self.table_csv(name)))
+        """Table ``name`` as a pyarrow Table, from Arrow (no parsing; the
+        index is the first column). Needs pyarrow."""
+        pa = _need("pyarrow", "Result.to_arrow")
+        return pa.RecordBatchReader.from_stream(self.arrow(name)).read_all()
 
     # ----------------------------------------------------------- summary
 
@@ -169,9 +207,9 @@ class Result:
             return self
         failed = [g for g in self.gates if g.get("fails")]
         names = ", ".join(f"{g['name']} ({g['status']})" for g in failed)
-        raise GateFailedError(
-            f"a quality gate of severity fail failed: {names}", failed=failed
-        )
+        error = GateFailedError(f"a quality gate of severity fail failed: {names}")
+        error.failed = failed
+        raise error
 
     @property
     def lines(self) -> list[str]:
@@ -232,25 +270,15 @@ class Result:
 
     # ------------------------------------------------------------ display
 
-    def _headline(self) -> list[tuple[str, str]]:
-        """The headline statistics of the summary with their intervals
-        (``build`` and ``check``), else nothing."""
-        out: list[tuple[str, str]] = []
-        headline = self.summary.get("headline")
-        if not isinstance(headline, dict):
-            return out
-        for stat, value in list(headline.items())[:8]:
-            if isinstance(value, dict) and isinstance(value.get("estimate"), (int, float)):
-                text = f"{value['estimate']:.4g}"
-                lo, hi = value.get("lower"), value.get("upper")
-                if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
-                    text += f" [{lo:.4g}, {hi:.4g}]"
-                out.append((stat, text))
-        return out
+    def _card(self) -> dict:
+        """The decision and key figures of the report's header (made once)."""
+        if self._card_data is None:
+            self._card_data = dict(self._native.card())
+        return self._card_data
 
     def _card_lines(self, most: int = 8) -> list[str]:
         """The first terminal lines of the run (the kind's own account of
-        its headline numbers), from compare's verdicts on."""
+        its headline numbers), for a kind without key figures."""
         lines = [
             line
             for line in self.lines
@@ -261,45 +289,99 @@ class Result:
         return lines[:most] + (["..."] if len(lines) > most else [])
 
     def _repr_html_(self) -> str:
+        """A card for notebooks: the report's decision badge and sentence,
+        its key figures (with intervals), the quality gates and where the
+        report is; every text escaped."""
         e = html.escape
-        headline = self._headline()
-        if headline:
-            rows = "".join(
-                f"<tr><th style='text-align:left'>{e(k)}</th><td>{e(v)}</td></tr>"
-                for k, v in headline
+        card = self._card()
+        parts = [f"<div><b>rsmreport {e(self.kind)}</b>: {e(self.id)}</div>"]
+        decision = card.get("decision")
+        if decision:
+            colour = _TONES.get(decision["tone"], _TONES["info"])
+            parts.append(
+                "<div style='margin:6px 0'>"
+                f"<span class='rsmreport-badge rsmreport-{e(decision['tone'])}' "
+                f"style='background:{colour};color:#fff;border-radius:4px;"
+                f"padding:1px 6px;font-weight:bold'>{e(decision['badge'])}</span> "
+                f"{e(decision['sentence'])}</div>"
             )
-            body = f"<table>{rows}</table>"
+            for warning in decision.get("warnings", []):
+                parts.append(f"<div>&#9888; {e(warning)}</div>")
+        glance = card.get("glance") or []
+        if glance:
+            rows = "".join(
+                f"<tr title='{e(g['title'])}'><th style='text-align:left'>{e(g['label'])}</th>"
+                f"<td>{e(g['value'])}</td><td>{e(g['ci'])}</td></tr>"
+                for g in glance
+            )
+            parts.append(f"<table class='rsmreport-glance'>{rows}</table>")
         else:
-            body = (
+            parts.append(
                 "<pre style='margin:4px 0;white-space:pre-wrap'>"
                 + e("\n".join(self._card_lines()))
                 + "</pre>"
             )
         gates = self.gates
         if not gates:
-            gate = "no quality gates"
+            parts.append("<div>no quality gates</div>")
         elif self.passed:
-            gate = f"&#10003; quality gates passed ({len(gates)} results)"
+            parts.append(f"<div>&#10003; quality gates passed ({len(gates)} results)</div>")
         else:
-            n = sum(1 for g in gates if g.get("fails"))
-            gate = f"&#10007; {n} quality gate result(s) failed"
+            failed = [g for g in gates if g.get("fails")]
+            items = "".join(
+                f"<li>{e(str(g.get('name', '')))} ({e(str(g.get('status', '')))})</li>"
+                for g in failed[:8]
+            )
+            more = f"<li>... {len(failed) - 8} more</li>" if len(failed) > 8 else ""
+            parts.append(
+                f"<div>&#10007; {len(failed)} quality gate result(s) failed</div>"
+                f"<ul style='margin:0'>{items}{more}</ul>"
+            )
         path = self.report_path
         if path is not None:
             uri = e(path.resolve().as_uri())
             link = f"<a href='{uri}' target='_blank'>{e(str(path))}</a>"
         else:
-            link = "not written (call <code>save(dir)</code>)"
+            link = "not written (<code>show()</code> displays it; <code>save(dir)</code> writes it)"
+        parts.append(f"<div>report: {link}</div>")
         return (
             "<div class='rsmreport-result' style='border:1px solid #8886;"
             "border-radius:6px;padding:8px 12px;display:inline-block'>"
-            f"<b>rsmreport {e(self.kind)}</b>: {e(self.id)}"
-            f"{body}"
-            f"<div>{gate}</div><div>report: {link}</div></div>"
+            + "".join(parts)
+            + "</div>"
         )
+
+    def show(self, height: int = 700) -> Any:
+        """Shows the HTML report in the notebook's output: an iframe whose
+        ``srcdoc`` is the self-contained report (figures inline; its links
+        to table files work only once saved). Returns the
+        ``IPython.display.HTML`` shown (the iframe's HTML text without
+        IPython).
+
+        Raises
+        ------
+        ValueError
+            For a run without a report page (``check``, ``predict``).
+        """
+        page = self.report_html
+        if page is None:
+            raise ValueError(f"a {self.kind} run has no report page")
+        frame = (
+            f"<iframe srcdoc=\"{html.escape(page, quote=True)}\" "
+            f"style='width:100%;height:{int(height)}px;border:1px solid #8886' "
+            "sandbox='allow-scripts allow-popups'></iframe>"
+        )
+        try:
+            from IPython.display import HTML, display
+        except ImportError:
+            return frame
+        shown = HTML(frame)
+        display(shown)
+        return shown
 
     def __repr__(self) -> str:
         where = f", output_dir={str(self.output_dir)!r}" if self.output_dir else ""
         return (
             f"<rsmreport.Result kind={self.kind!r} id={self.id!r}"
-            f" tables={len(self._table_bytes())} passed={self.passed}{where}>"
+            f" tables={len(self._table_names())} passed={self.passed}{where}>"
         )

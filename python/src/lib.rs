@@ -20,35 +20,94 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyType};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyTuple, PyType};
 use rsmreport::kinds::registry::{self, Options, Runner};
 use rsmreport::kinds::{self, compare, summarize};
 use rsmreport::kinds::{Destination, Kind, Outcome, Request};
 use rsmreport_core::error::Class;
+use rsmreport_core::in_memory;
 use rsmreport_core::schema::FileFormat;
-use sha2::{Digest, Sha256};
+use rsmreport_io::input::arrow::{ArrowArrayStream, ArrowTable};
+use rsmreport_io::output::arrow::ArrowColumns;
+use rsmreport_report::render::Tone;
+use std::sync::Arc;
 
-/// The exception of class `name` in `rsmreport._errors` with `message`.
-fn exception(py: Python<'_>, name: &str, message: String) -> PyErr {
-    let class = py
-        .import("rsmreport._errors")
-        .and_then(|m| m.getattr(name))
-        .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
-    match class {
-        Ok(class) => PyErr::from_type(class, message),
-        Err(e) => e,
-    }
+create_exception!(
+    rsmreport,
+    RsmreportError,
+    PyException,
+    "Base class of every rsmreport error. `code`: the command line's exit code for this error \
+     (2 configuration, 1 data, 3 failed gates, 101 internal)."
+);
+create_exception!(
+    rsmreport,
+    DataError,
+    RsmreportError,
+    "The inputs are wrong or unreadable, or writing failed (exit code 1)."
+);
+create_exception!(
+    rsmreport,
+    GateFailedError,
+    RsmreportError,
+    "A quality gate of severity `fail` failed (exit code 3). Raised only by \
+     `Result.raise_for_gates()` (a run with failed gates returns its result and writes its \
+     files, as the command line does); `failed`: the failing gate lines (as in gates.json)."
+);
+create_exception!(
+    rsmreport,
+    InternalError,
+    RsmreportError,
+    "A bug in rsmreport: a panic in the Rust code, caught at the boundary so that \
+     `except Exception` sees it (the binary's exit code of a panic, 101). Please report it."
+);
+
+/// `rsmreport.ConfigError`: an [`RsmreportError`] that is also a
+/// `ValueError` (two bases, which `create_exception!` cannot give: made
+/// once with `PyErr_NewExceptionWithDoc` and a tuple of bases).
+fn config_error(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    TYPE.get_or_try_init(py, || {
+        let bases = PyTuple::new(
+            py,
+            [
+                py.get_type::<RsmreportError>(),
+                py.get_type::<pyo3::exceptions::PyValueError>(),
+            ],
+        )?;
+        // SAFETY: the name and doc are NUL-terminated and outlive the
+        // call; `bases` is a tuple of exception classes; the result is a
+        // new reference or NULL with an exception set.
+        let made = unsafe {
+            let ptr = pyo3::ffi::PyErr_NewExceptionWithDoc(
+                c"rsmreport.ConfigError".as_ptr(),
+                c"The request cannot be run as given: a configuration key, an argument or the \
+                  output folder (the command line's exit code 2). Also a ValueError."
+                    .as_ptr(),
+                bases.as_ptr(),
+                std::ptr::null_mut(),
+            );
+            Bound::from_owned_ptr_or_err(py, ptr)?
+        };
+        Ok(made.cast_into::<PyType>()?.unbind())
+    })
+    .map(|t| t.bind(py))
 }
 
 /// A failed run as its Python exception: the command line's `error:` text
 /// (the whole chain), the class from the error's type.
 fn run_error(py: Python<'_>, error: &anyhow::Error) -> PyErr {
-    let name = match rsmreport_core::error::class(error) {
-        Class::Config => "ConfigError",
-        Class::Data => "DataError",
-    };
-    exception(py, name, format!("{error:#}"))
+    let message = format!("{error:#}");
+    match rsmreport_core::error::class(error) {
+        Class::Config => match config_error(py) {
+            Ok(class) => PyErr::from_type(class.clone(), message),
+            Err(e) => e,
+        },
+        Class::Data => DataError::new_err(message),
+    }
 }
 
 /// The text of a caught panic.
@@ -74,15 +133,11 @@ fn guarded<T: Send>(
 }
 
 /// A caught panic as `rsmreport.InternalError`.
-fn internal_error(py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
-    exception(
-        py,
-        "InternalError",
-        format!(
-            "internal error (a bug in rsmreport; please report it): {}",
-            panic_text(payload)
-        ),
-    )
+fn internal_error(_py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
+    InternalError::new_err(format!(
+        "internal error (a bug in rsmreport; please report it): {}",
+        panic_text(payload)
+    ))
 }
 
 /// Runs a short step with the GIL held (reading a finished outcome); a
@@ -91,15 +146,16 @@ fn caught<T>(py: Python<'_>, work: impl FnOnce() -> T) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(work)).map_err(|payload| internal_error(py, payload.as_ref()))
 }
 
-/// A configuration given as data (a dict, as JSON text) as a file the
-/// kind's own loader reads: `<temp>/rsmreport-python/<hash>/<name>.<ext>`
-/// (JSON for a kind that reads rsmeval's JSON configs, `build`; TOML for
-/// the others). Its folder holds nothing else, so a relative path in
-/// it resolves against the working directory (`config::value::
-/// resolve_file` looks beside the configuration first, then there). The
-/// path depends only on the content, so the same dict gives the same
-/// report bytes; the file is left for the next run of the same dict.
-fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
+/// A configuration given as data (a dict, as JSON text) as a text in
+/// memory the kind's own loader reads in place of a file
+/// (`rsmreport_core::in_memory`): `dict in memory/<name>.<ext>` (JSON for
+/// a kind that reads rsmeval's JSON configs, `build`; TOML for the
+/// others; `<name>` its experiment_id, else the kind). Relative paths in
+/// it resolve against the working directory (`config::value::
+/// resolve_file` looks beside the configuration first, in a folder that
+/// does not exist, then there). Nothing is written; the same dict gives
+/// the same report bytes.
+fn config_in_memory(kind: &str, json_text: &str) -> anyhow::Result<in_memory::Registration> {
     let value: serde_json::Value = serde_json::from_str(json_text)?;
     let json = registry::find(kind).is_some_and(|k| k.json);
     let (text, ext) = if json {
@@ -119,17 +175,10 @@ fn config_file(kind: &str, json_text: &str) -> anyhow::Result<PathBuf> {
         .filter(|s| rsmreport_core::schema::check_file_name_part(s, "experiment_id").is_ok())
         .unwrap_or(kind)
         .to_string();
-    let digest = Sha256::digest(format!("{name}\n{text}").as_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    let dir = std::env::temp_dir().join("rsmreport-python").join(hex);
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("{name}.{ext}"));
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, &text)?;
-        std::fs::rename(&tmp, &path)?;
-    }
-    Ok(path)
+    Ok(in_memory::register(
+        &format!("dict in memory/{name}.{ext}"),
+        Arc::new(in_memory::MemoryText(text)),
+    ))
 }
 
 /// What a Python call asked for, as plain data (the Python half checked
@@ -149,9 +198,87 @@ struct Args {
     unpaired: bool,
     order: String,
     id: String,
-    /// Input tables given as data, each already a parquet file: the role
-    /// (`predictions`, `scale`, `annotations`, `pairs`) and the file.
+    /// Input tables given as data, each registered in memory
+    /// ([`in_memory_table`]): the role (`predictions`, `scale`,
+    /// `annotations`, ...) and the name it is read by.
     tables: Vec<(String, PathBuf)>,
+}
+
+/// The name a table given as data is read by and shown as in the report:
+/// `pandas.DataFrame in memory (predictions=)` (the producer's top-level
+/// module and type).
+fn memory_name(role: &str, data: &Bound<'_, PyAny>) -> PyResult<String> {
+    let class = data.get_type();
+    let module = class.module()?.to_string();
+    let top = module.split('.').next().unwrap_or_default();
+    let name = class.name()?.to_string();
+    let what = if top.is_empty() || top == "builtins" {
+        name
+    } else {
+        format!("{top}.{name}")
+    };
+    Ok(format!("{what} in memory ({role}=)"))
+}
+
+/// Imports the input table `role` given as data through the Arrow C
+/// stream interface (`__arrow_c_stream__`, the PyCapsule protocol) and
+/// registers it in memory for the run's reader; no file is written.
+fn in_memory_table(
+    py: Python<'_>,
+    role: &str,
+    data: &Bound<'_, PyAny>,
+) -> PyResult<in_memory::Registration> {
+    if !data.hasattr("__arrow_c_stream__")? {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{role}= takes a table with the Arrow stream interface (__arrow_c_stream__: a \
+             pandas 2.2+, polars, pyarrow or duckdb table), not {}",
+            data.get_type().name()?
+        )));
+    }
+    let name = memory_name(role, data)?;
+    let capsule = data
+        .call_method0("__arrow_c_stream__")?
+        .cast_into::<PyCapsule>()
+        .map_err(PyErr::from)?;
+    let pointer = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
+    // SAFETY: a capsule named `arrow_array_stream` holds an
+    // `ArrowArrayStream` (the PyCapsule interface); the stream is moved
+    // out and an empty (released) one left, so the capsule's destructor
+    // does not release it a second time.
+    let stream = unsafe {
+        std::ptr::replace(
+            pointer.as_ptr().cast::<ArrowArrayStream>(),
+            ArrowArrayStream::empty(),
+        )
+    };
+    // The GIL is held: a producer may call back into Python.
+    // SAFETY: the producer's stream, as the interface promises it.
+    let table = unsafe { ArrowTable::import(stream, &name) }.map_err(|e| run_error(py, &e))?;
+    Ok(in_memory::register(&name, Arc::new(table)))
+}
+
+/// A dict configuration with the key of each input table given as data
+/// set to the name it is read by (the keys of the kind the dict is for).
+fn with_table_keys(args: &mut Args) -> anyhow::Result<()> {
+    let Some(json) = &args.config_json else {
+        return Ok(());
+    };
+    if args.tables.is_empty() {
+        return Ok(());
+    }
+    let Some(entry) = registry::find(file_kind(args, json)) else {
+        return Ok(());
+    };
+    let mut value: serde_json::Value = serde_json::from_str(json)?;
+    if let Some(map) = value.as_object_mut() {
+        for (role, path) in &args.tables {
+            if let Some(t) = entry.tables.iter().find(|t| t.role == role) {
+                map.insert(t.key.to_string(), path.to_string_lossy().into());
+            }
+        }
+    }
+    args.config_json = Some(serde_json::to_string(&value)?);
+    Ok(())
 }
 
 /// A configuration error: an input table given as data to a kind that
@@ -180,12 +307,11 @@ fn go<K: Kind>(config: K::Config, destination: Destination) -> anyhow::Result<Ra
 }
 
 /// The configuration file of a kind that reads one (a path, or a dict's
-/// file), or a configuration error saying it is missing.
+/// text in memory), or a configuration error saying it is missing.
 fn needed(args: &Args) -> anyhow::Result<PathBuf> {
-    match (&args.config, &args.config_json) {
-        (Some(path), _) => Ok(path.clone()),
-        (None, Some(json)) => config_file(file_kind(args, json), json),
-        (None, None) => Err(rsmreport_core::error::config(anyhow::anyhow!(
+    match &args.config {
+        Some(path) => Ok(path.clone()),
+        None => Err(rsmreport_core::error::config(anyhow::anyhow!(
             "{} needs a configuration (a path or a dict)",
             args.kind
         ))),
@@ -206,11 +332,8 @@ fn file_kind<'a>(args: &'a Args, json: &str) -> &'a str {
 }
 
 /// The optional configuration file of `compare`.
-fn optional(args: &Args) -> anyhow::Result<Option<PathBuf>> {
-    match (&args.config, &args.config_json) {
-        (None, None) => Ok(None),
-        _ => needed(args).map(Some),
-    }
+fn optional(args: &Args) -> Option<PathBuf> {
+    args.config.clone()
 }
 
 /// A run's outcome with its files written into its folder (none for
@@ -225,7 +348,17 @@ fn written(outcome: Outcome) -> anyhow::Result<Ran> {
 /// Loads the kind's request as its command does and runs it: an
 /// experiment-file kind through its entry in the kind table, `check`
 /// through the entry of the experiment's kind.
-fn dispatch(args: Args) -> anyhow::Result<Ran> {
+fn dispatch(mut args: Args) -> anyhow::Result<Ran> {
+    with_table_keys(&mut args)?;
+    // A dict's text, registered while the run reads it.
+    let _dict = match (&args.config, &args.config_json) {
+        (None, Some(json)) => {
+            let held = config_in_memory(file_kind(&args, json), json)?;
+            args.config = Some(held.path().to_path_buf());
+            Some(held)
+        }
+        _ => None,
+    };
     let destination = match (&args.output_dir, args.kind.as_str()) {
         (_, "check") | (None, _) => Destination::Nowhere,
         (Some(dir), _) => Destination::Folder {
@@ -245,7 +378,7 @@ fn dispatch(args: Args) -> anyhow::Result<Ran> {
             let (Some(b), Some(c)) = (&args.baseline, &args.candidate) else {
                 anyhow::bail!("compare needs a baseline and a candidate folder");
             };
-            let config = optional(&args)?;
+            let config = optional(&args);
             let request = compare::load(b, c, config.as_deref(), gates, args.unpaired)?;
             go::<compare::Compare>(request, destination)
         }
@@ -308,9 +441,18 @@ fn run(
     unpaired: bool,
     order: String,
     id: String,
-    tables: Vec<(String, PathBuf)>,
+    tables: Vec<(String, Bound<'_, PyAny>)>,
     check_kind: Option<String>,
 ) -> PyResult<NativeOutcome> {
+    // Held until the run is done: the registered tables are read by name.
+    let held = tables
+        .iter()
+        .map(|(role, data)| Ok((role.clone(), in_memory_table(py, role, data)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let tables = held
+        .iter()
+        .map(|(role, r)| (role.clone(), r.path().to_path_buf()))
+        .collect();
     let args = Args {
         kind,
         check_kind,
@@ -328,6 +470,7 @@ fn run(
         tables,
     };
     let ran = guarded(py, move || dispatch(args))?;
+    drop(held);
     Ok(NativeOutcome {
         dir: ran.outcome.dir.clone(),
         written: ran.written,
@@ -377,25 +520,49 @@ impl NativeOutcome {
         self.written.clone()
     }
 
-    /// Every table as `(name, CSV bytes)`, the bytes of the CLI's
-    /// `output/<id>_<name>.csv`, in the order the files are written.
-    fn tables<'py>(&self, py: Python<'py>) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
-        let tables = guarded(py, || {
-            self.with(|o| {
-                let id = o.report.id();
+    /// The names of the tables, in the order their files are written.
+    fn table_names(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        guarded(py, || {
+            Ok(self.with(|o| o.report.tables().map(|f| f.name.clone()).collect()))
+        })
+    }
+
+    /// Table `name` as Arrow (an object with `__arrow_c_stream__`): the
+    /// columns of its CSV file, the index first, typed as pandas' `read_csv`
+    /// types them; no CSV is written or parsed.
+    fn table_arrow(&self, py: Python<'_>, name: &str) -> PyResult<TableArrow> {
+        let columns = guarded(py, || {
+            Ok(self.with(|o| {
                 o.report
                     .tables()
-                    .map(|frame| {
-                        let csv = rsmreport_io::output::table_file(id, &frame, FileFormat::Csv, 0)?;
-                        Ok((frame.name.clone(), csv.bytes))
-                    })
-                    .collect::<anyhow::Result<Vec<_>>>()
+                    .find(|f| f.name == name)
+                    .map(|f| ArrowColumns::of(&f))
+            }))
+        })?;
+        match columns {
+            Some(columns) => Ok(TableArrow { columns }),
+            None => Err(pyo3::exceptions::PyKeyError::new_err(name.to_string())),
+        }
+    }
+
+    /// Table `name` as `(name, CSV bytes)`: the bytes of the command's
+    /// `output/<id>_<name>.csv`.
+    fn table_csv<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = guarded(py, || {
+            self.with(|o| {
+                let id = o.report.id();
+                match o.report.tables().find(|f| f.name == name) {
+                    Some(frame) => Ok(Some(
+                        rsmreport_io::output::table_file(id, &frame, FileFormat::Csv, 0)?.bytes,
+                    )),
+                    None => Ok(None),
+                }
             })
         })?;
-        Ok(tables
-            .into_iter()
-            .map(|(name, bytes)| (name, PyBytes::new(py, &bytes)))
-            .collect())
+        match bytes {
+            Some(bytes) => Ok(PyBytes::new(py, &bytes)),
+            None => Err(pyo3::exceptions::PyKeyError::new_err(name.to_string())),
+        }
     }
 
     /// The summary document (`output/<id>_summary.json`), as JSON text.
@@ -411,6 +578,57 @@ impl NativeOutcome {
                 String::from_utf8_lossy(&bytes).into_owned()
             })
         })
+    }
+
+    /// What a notebook's card shows, as the report's header shows it:
+    /// `decision` (`None`, or a dict of `tone` (`pass`, `fail`, `warn`,
+    /// `info`), `badge`, `sentence`, `warnings`) and `glance` (the key
+    /// figures: a list of dicts of `label`, `value`, `ci`, `title`; made
+    /// with the report page, so only for a kind that has one).
+    fn card<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (decision, glance) = guarded(py, || {
+            self.with(|o| {
+                let decision = o.report.decision();
+                let glance = if o.report.writes_files() && o.report.writes_report() {
+                    let epoch = rsmreport_core::provenance::generation_epoch();
+                    o.report.report(epoch)?.header.glance
+                } else {
+                    Vec::new()
+                };
+                Ok((decision, glance))
+            })
+        })?;
+        let card = PyDict::new(py);
+        match decision {
+            Some(d) => {
+                let item = PyDict::new(py);
+                let tone = match d.tone {
+                    Tone::Pass => "pass",
+                    Tone::Fail => "fail",
+                    Tone::Warn => "warn",
+                    Tone::Info => "info",
+                };
+                item.set_item("tone", tone)?;
+                item.set_item("badge", d.badge)?;
+                item.set_item("sentence", d.sentence)?;
+                item.set_item("warnings", d.warnings)?;
+                card.set_item("decision", item)?;
+            }
+            None => card.set_item("decision", py.None())?,
+        }
+        let tiles = glance
+            .into_iter()
+            .map(|g| {
+                let tile = PyDict::new(py);
+                tile.set_item("label", g.label)?;
+                tile.set_item("value", g.value)?;
+                tile.set_item("ci", g.ci)?;
+                tile.set_item("title", g.title)?;
+                Ok(tile)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        card.set_item("glance", tiles)?;
+        Ok(card)
     }
 
     /// Whether a gate of severity `fail` failed.
@@ -443,6 +661,43 @@ impl NativeOutcome {
         guarded(py, || {
             self.with(|o| o.save(&dir, overwrite).map(|w| w.files))
         })
+    }
+}
+
+/// One result table as Arrow, handed over through the Arrow C stream
+/// interface (`__arrow_c_stream__`, the PyCapsule protocol): each call
+/// gives a new stream over the same buffers.
+#[pyclass(module = "rsmreport._rsmreport", name = "ArrowTable", frozen)]
+struct TableArrow {
+    columns: ArrowColumns,
+}
+
+#[pymethods]
+impl TableArrow {
+    /// The stream of the table's one record batch, in a capsule named
+    /// `arrow_array_stream` (released with the capsule when not taken).
+    /// `requested_schema` is not honoured (the interface allows that).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let name = std::ffi::CString::new("arrow_array_stream").expect("no NUL");
+        PyCapsule::new(py, self.columns.stream(), Some(name))
+    }
+
+    /// The number of rows.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.columns.rows()
+    }
+
+    /// The column names, the index (`""`) first.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.columns.names()
     }
 }
 
@@ -518,8 +773,29 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Adds the exception classes, each with its `code` (the command line's
+/// exit code).
+fn add_exceptions(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let classes = [
+        (py.get_type::<RsmreportError>(), 1),
+        (config_error(py)?.clone(), 2),
+        (py.get_type::<DataError>(), 1),
+        (py.get_type::<GateFailedError>(), 3),
+        (py.get_type::<InternalError>(), 101),
+    ];
+    for (class, code) in classes {
+        class.setattr("code", code)?;
+        m.add(class.name()?, class)?;
+    }
+    py.get_type::<GateFailedError>()
+        .setattr("failed", pyo3::types::PyList::empty(py).to_tuple())?;
+    Ok(())
+}
+
 #[pymodule]
 fn _rsmreport(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    add_exceptions(m)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     #[cfg(not(test))]
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
@@ -528,5 +804,6 @@ fn _rsmreport(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recognise, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<NativeOutcome>()?;
+    m.add_class::<TableArrow>()?;
     Ok(())
 }

@@ -16,11 +16,21 @@ def test_the_hierarchy():
         (rsmreport.ConfigError, 2),
         (rsmreport.DataError, 1),
         (rsmreport.GateFailedError, 3),
-        (rsmreport.InternalError, 70),
+        (rsmreport.InternalError, 101),
     ]:
         assert issubclass(cls, rsmreport.RsmreportError)
         assert issubclass(cls, Exception)
         assert cls.code == code
+
+
+def test_the_classes_are_the_native_modules():
+    for name in ["RsmreportError", "ConfigError", "DataError", "GateFailedError",
+                 "InternalError"]:
+        cls = getattr(rsmreport, name)
+        assert cls is getattr(_rsmreport, name)
+        assert cls.__module__ == "rsmreport" and cls.__name__ == name
+    assert rsmreport.ConfigError.__mro__[1:3] == (rsmreport.RsmreportError, ValueError)
+    assert rsmreport.GateFailedError("x").failed == ()
 
 
 def cli_error(cwd, *args) -> tuple[int, str]:
@@ -86,7 +96,8 @@ def test_gates_fail_only_through_raise_for_gates(tmp_path):
 def test_a_panic_is_an_internal_error():
     with pytest.raises(rsmreport.InternalError) as e:
         _rsmreport._panic_for_tests()
-    assert e.value.code == 70
+    # The binary's exit code of a panic (Rust's), as `cli_main` returns it.
+    assert e.value.code == 101
     assert "internal error" in str(e.value)
     # `except Exception` catches it (a PanicException would escape).
     try:

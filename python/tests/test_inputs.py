@@ -4,8 +4,6 @@ the same data read from a file."""
 from __future__ import annotations
 
 
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -77,14 +75,101 @@ def test_a_dict_configuration_needs_no_file_key(py_results, tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_parquet_files_are_removed():
+def test_no_file_is_written_for_data(tmp_path, monkeypatch):
+    # The native module's temporary folder (std::env::temp_dir: TMPDIR).
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
     r = rsmreport.classify(
         EXAMPLES / "classify" / "exp.toml",
         predictions=pl.read_csv(EXAMPLES / "classify" / "predictions.csv"),
     )
     assert r.tables
-    root = Path(tempfile.gettempdir()) / "rsmreport-python"
-    assert not list(root.glob("*/predictions.parquet"))
+    # A dict configuration too is read from memory.
+    config = tomllib.loads((EXAMPLES / "agree" / "exp.toml").read_text())
+    del config["annotations_file"]
+    d = rsmreport.agree(config, annotations=pd.read_csv(EXAMPLES / "agree" / "labels.csv"))
+    assert d.tables
+    assert list(work.iterdir()) == []
+    assert list(temp.iterdir()) == []
+
+
+def _inputs(result):
+    return {i["role"]: i for i in result.summary["inputs"]}
+
+
+def test_the_report_names_data_in_memory_with_a_checksum_of_the_data():
+    df = pd.read_csv(EXAMPLES / "predictions.csv")
+    r = rsmreport.build(EXAMPLES / "exp.toml", predictions=df)
+    info = _inputs(r)["predictions"]
+    assert info["path"] == "pandas.DataFrame in memory (predictions=)"
+    assert info["rows"] == len(df)
+    assert len(info["sha256"]) == 64
+    html = r.report_html
+    assert "pandas.DataFrame in memory (predictions=)" in html
+    # The same data from polars and pyarrow: the same checksum (the values,
+    # names and types, not the producer or its chunks).
+    import pyarrow as pa
+
+    for data, name in [
+        (pl.from_pandas(df), "polars.DataFrame"),
+        (pa.Table.from_pandas(df, preserve_index=False), "pyarrow.Table"),
+        (pa.Table.from_batches(pa.Table.from_pandas(df, preserve_index=False).to_batches(500)),
+         "pyarrow.Table"),
+    ]:
+        other = _inputs(rsmreport.build(EXAMPLES / "exp.toml", predictions=data))["predictions"]
+        assert other["path"] == f"{name} in memory (predictions=)"
+        assert other["sha256"] == info["sha256"], name
+    # Other data: another checksum.
+    changed = df.copy()
+    changed.loc[0, "L1"] = "Klingon"
+    other = _inputs(rsmreport.build(EXAMPLES / "exp.toml", predictions=changed))["predictions"]
+    assert other["sha256"] != info["sha256"]
+
+
+def test_the_same_data_give_the_same_report_bytes():
+    df = pd.read_csv(EXAMPLES / "predictions.csv")
+    a = rsmreport.build(EXAMPLES / "exp.toml", predictions=df).files()
+    b = rsmreport.build(EXAMPLES / "exp.toml", predictions=df.copy()).files()
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name] == b[name], name
+
+
+def test_data_are_typed_as_a_parquet_file_of_the_same_data(tmp_path):
+    """Every column type a DataFrame may hold reaches the reader as it
+    would from a parquet file written by pyarrow (the previous route)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    df = pd.read_csv(EXAMPLES / "classify" / "predictions.csv")
+    n = len(df)
+    df["int_na"] = pd.array([None if i % 7 == 0 else i for i in range(n)], dtype="Int64")
+    df["flag"] = [i % 2 == 0 for i in range(n)]
+    df["cat"] = pd.Categorical(["a" if i % 3 else "b" for i in range(n)])
+    df["f32"] = pd.Series(range(n), dtype="float32") / 4
+    config = tomllib.loads((EXAMPLES / "classify" / "exp.toml").read_text())
+    base = EXAMPLES / "classify"
+    for key, value in list(config.items()):
+        if key.endswith("_file") and isinstance(value, str):
+            config[key] = str(base / value)
+    # Each type as a subgroup (read as text) and the float32 as a score.
+    config["subgroups"] = ["cat", "flag", "int_na"]
+    config["intervals"]["replicates"] = 50
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp_path / "p.parquet")
+    from_file = rsmreport.classify({**config, "predictions_file": str(tmp_path / "p.parquet")})
+    del config["predictions_file"]
+    from_data = rsmreport.classify(config, predictions=df)
+    assert list(from_data.tables) == list(from_file.tables)
+    for name in from_file.tables:
+        assert from_data.table_csv(name) == from_file.table_csv(name), name
+    # A timestamp column: refused by both (the polars build has no dates).
+    df["when"] = pd.date_range("2024-01-01", periods=n, freq="h")
+    with pytest.raises(rsmreport.DataError, match="Timestamp"):
+        rsmreport.classify(config, predictions=df)
 
 
 def test_an_object_without_the_arrow_interface_is_refused():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -150,6 +151,32 @@ def test_polars_and_arrow_views(py_results):
         r.to_polars("no_such_table")
 
 
+@pytest.mark.parametrize("kind", ["build", "classify", "spans"])
+def test_arrow_views_hold_the_csv_columns_typed(kind, py_results):
+    """to_arrow and to_polars come from the Arrow stream (any consumer of
+    ``__arrow_c_stream__`` reads it), with the CSV file's columns and the
+    values of the pandas table."""
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    r = py_results[kind]
+    for name in r.tables:
+        df = r.tables[name]
+        a = r.to_arrow(name)
+        header = r.table_csv(name).split(b"\n", 1)[0].decode()
+        assert len(a.column_names) == len(df.columns) + 1, name
+        assert a.num_rows == len(df) == r.arrow(name).num_rows
+        assert pa.table(r.arrow(name)).equals(a), name
+        p = r.to_polars(name)
+        assert p.columns == a.column_names and p.height == a.num_rows
+        if "\"" not in header:
+            assert a.column_names[1:] == header.split(",")[1:], name
+        for column, values in zip(a.column_names[1:], a.columns[1:]):
+            if pa.types.is_floating(values.type) or pa.types.is_integer(values.type):
+                expected = df[column].to_numpy(dtype=float, na_value=float("nan"))
+                got = values.to_numpy(zero_copy_only=False).astype(float)
+                assert ((got == expected) | (got != got) & (expected != expected)).all()
+
+
 def test_repr_html_is_a_small_card(py_results):
     r = py_results["build"]
     card = r._repr_html_()
@@ -189,5 +216,56 @@ def test_every_kind_has_a_small_card(kind, py_results):
     assert ("save(dir)" in card) if saved is None else (saved.name in card)
     assert "<html" not in card
     assert len(card) < 5000
-    # The headline numbers: a table (build) or the kind's own lines.
-    assert "<table>" in card or "<pre" in card
+    # The headline numbers: the report's key figures, or the kind's own
+    # lines (a kind whose report has none).
+    assert "rsmreport-glance" in card or "<pre" in card
+    # The decision badge of the report, when the kind decides.
+    decision = r._card()["decision"]
+    if decision is not None:
+        assert f"rsmreport-{decision['tone']}" in card
+        assert html.escape(decision["badge"]) in card
+
+
+def test_the_card_shows_the_report_header(py_results):
+    r = py_results["classify"]
+    card = r._card()
+    assert card["decision"]["badge"] and card["decision"]["tone"] in {
+        "pass", "fail", "warn", "info"}
+    assert card["glance"], "classify's report has key figures"
+    page = r.report_html
+    for tile in card["glance"]:
+        assert html.escape(tile["label"]) in page
+        assert html.escape(tile["label"]) in r._repr_html_()
+
+
+def test_the_card_escapes_its_texts(py_results, monkeypatch):
+    r = py_results["build"]
+    monkeypatch.setattr(
+        r, "_card", lambda: {
+            "decision": {"tone": "fail", "badge": "<b>x</b>", "sentence": "a & <i>b</i>",
+                         "warnings": ["<script>"]},
+            "glance": [{"label": "<l>", "value": "<v>", "ci": "[1, 2]", "title": "'t'"}],
+        })
+    card = r._repr_html_()
+    for raw in ["<b>x</b>", "<i>b</i>", "<script>", "<l>", "<v>"]:
+        assert raw not in card
+    assert "&lt;b&gt;x&lt;/b&gt;" in card and "a &amp; &lt;i&gt;b&lt;/i&gt;" in card
+
+
+def test_show_puts_the_self_contained_report_in_an_iframe(py_results, monkeypatch):
+    import builtins
+
+    r = py_results["classify"]
+    real_import = builtins.__import__
+
+    def no_ipython(name, *args, **kwargs):
+        if name.startswith("IPython"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_ipython)
+    frame = r.show(height=400)
+    assert frame.startswith("<iframe srcdoc=\"") and "height:400px" in frame
+    assert html.unescape(frame.split('srcdoc="', 1)[1].split('"', 1)[0]) == r.report_html
+    with pytest.raises(ValueError, match="no report page"):
+        rsmreport.check(EXAMPLES / "exp.toml").show()

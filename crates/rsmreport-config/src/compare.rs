@@ -61,7 +61,7 @@ pub enum Units {
 
 /// Reads and validates the file at `path`.
 pub fn load(path: &Path, statistics: &[&str]) -> Result<CompareConfig> {
-    let text = std::fs::read_to_string(path)
+    let text = rsmreport_core::in_memory::read_to_string(path)
         .map_err(|e| anyhow!("cannot read the compare config {}: {e}", path.display()))?;
     parse(&text, path, statistics)
 }

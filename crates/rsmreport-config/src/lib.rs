@@ -192,7 +192,7 @@ impl Experiment {
 /// Reads, parses and validates the experiment file at `path` (`.toml`, or an
 /// rsmeval `.json` config).
 pub fn load(path: &Path) -> anyhow::Result<Experiment> {
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+    let bytes = rsmreport_core::in_memory::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             anyhow!("configuration file not found: {}", path.display())
         }

@@ -142,7 +142,7 @@ pub fn folder(config: &Path) -> &Path {
 /// The text of a kind's experiment file, or an error that says whether it
 /// is missing or unreadable.
 pub fn read_experiment(path: &Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+    rsmreport_core::in_memory::read_to_string(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             anyhow::anyhow!("experiment file not found: {}", path.display())
         }
@@ -297,6 +297,10 @@ pub fn names(raw: &RawConfig, key: &'static str) -> Result<Option<Vec<String>>, 
 /// names a folder given for a file, or says where it looked.
 pub fn resolve_file(key: &str, value: &str, what: &str, dir: &Path) -> Result<PathBuf, String> {
     let given = Path::new(value);
+    // A table given as data (the Python module): read by its name.
+    if rsmreport_core::in_memory::is_in_memory(given) {
+        return Ok(given.to_path_buf());
+    }
     let cwd = std::env::current_dir().ok();
     // (the path tried, the path shown in a message: absolute when possible)
     let mut candidates: Vec<(PathBuf, PathBuf)> = Vec::new();

@@ -12,11 +12,14 @@
 //!   (`SOURCE_DATE_EPOCH`), stage timings;
 //! * [`error`]: the two classes of failure (configuration: exit 2; data:
 //!   exit 1), carried by a marker type in the error's chain;
+//! * [`in_memory`]: input tables given as data, registered under a name
+//!   read in place of a file's path;
 //! * [`names`]: the closest valid name, for "did you mean" hints;
 //! * [`order`]: the natural order of names with numbers (`v2` < `v10`).
 #![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod error;
+pub mod in_memory;
 pub mod names;
 pub mod order;
 pub mod provenance;

@@ -106,10 +106,14 @@ pub struct InputInfo {
     pub sha256: String,
 }
 
-/// SHA-256 of a file, streamed (lower-case hex).
+/// SHA-256 of a file, streamed (lower-case hex); of a table given as
+/// data ([`crate::in_memory`]), the checksum of its canonical encoding.
 pub fn sha256_file(path: &Path) -> Result<String> {
     use sha2::{Digest, Sha256};
     use std::io::Read;
+    if let Some(table) = crate::in_memory::get(path) {
+        return Ok(table.sha256());
+    }
     let mut file = std::fs::File::open(path)
         .with_context(|| format!("cannot open {} to compute its checksum", path.display()))?;
     let mut hasher = Sha256::new();

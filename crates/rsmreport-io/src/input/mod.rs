@@ -10,10 +10,15 @@
 //! others get pandas-like types (spec 2.1), which only matter for how
 //! pass-through columns are echoed into output files.
 //!
+//! A table given as data ([`arrow`], registered in
+//! `rsmreport_core::in_memory`) is read by its registered name in place of
+//! a file's path, typed as a parquet file of the same data.
+//!
 //! [`archive`] opens an archived experiment folder (the output of `build`,
 //! `rsmeval` or `rsmtool`) for `compare` and `summarize`.
 
 pub mod archive;
+pub mod arrow;
 mod csv;
 mod guard;
 mod infer;
@@ -24,7 +29,7 @@ mod split;
 mod xlsx;
 
 pub use guard::{allocation_limit, guarded_file, in_guarded_parser};
-pub use infer::is_na;
+pub use infer::{infer_column, is_na};
 
 use guard::guarded;
 
@@ -63,6 +68,13 @@ fn check_shape(path: &Path, table: &Table) -> Result<()> {
 }
 
 fn read_any(path: &Path, text_columns: &[&str]) -> Result<Table> {
+    if let Some(held) = rsmreport_core::in_memory::get(path) {
+        let Some(table) = held.as_any().downcast_ref::<arrow::ArrowTable>() else {
+            bail!("{}: a table in memory of an unknown kind", path.display());
+        };
+        return guarded(path, || table.read(path, text_columns))
+            .unwrap_or_else(|why| bail!("{}: cannot read the table: {why}", path.display()));
+    }
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())

@@ -1,5 +1,6 @@
-//! Stage 2 (input): `.parquet` files, read with polars. Reads files only;
-//! writes nothing. (Not a reference format: the column types follow what
+//! Stage 2 (input): `.parquet` files, read with polars (and the typing
+//! of polars columns, which tables given as data share). Reads files
+//! only; writes nothing. (Not a reference format: the column types follow what
 //! pandas would make of the parquet types.)
 
 use anyhow::{anyhow, Result};
@@ -29,10 +30,22 @@ pub fn read(path: &Path, text_columns: &[&str]) -> Result<Table> {
             .map_err(cannot)?
     };
     let nrows = df.height();
-    let names: Vec<String> = df.columns().iter().map(|c| c.name().to_string()).collect();
     // The frame's columns are moved out, so that a float column's values
     // can be taken without a copy ([`owned_floats`]).
-    let converted = convert_all(df.into_columns(), text_columns);
+    from_columns(path, df.into_columns(), nrows, text_columns)
+}
+
+/// The table of polars columns (of a parquet file, or of a table given as
+/// data through the Arrow C stream interface, `super::arrow`), typed by
+/// the parquet rules; `path` names it in errors.
+pub(super) fn from_columns(
+    path: &Path,
+    cols: Vec<Column>,
+    nrows: usize,
+    text_columns: &[&str],
+) -> Result<Table> {
+    let names: Vec<String> = cols.iter().map(|c| c.name().to_string()).collect();
+    let converted = convert_all(cols, text_columns);
     let mut columns = Vec::with_capacity(names.len());
     for (name, values) in names.into_iter().zip(converted) {
         let values = values.map_err(|e| anyhow!("{}: column '{name}': {e}", path.display()))?;

@@ -55,6 +55,9 @@ pub fn refuse_inputs_inside<P: AsRef<Path>>(out_dir: &Path, inputs: &[P]) -> Res
     let out = resolved(out_dir);
     for input in inputs {
         let input = input.as_ref();
+        if rsmreport_core::in_memory::is_in_memory(input) {
+            continue; // a table given as data: no file to overwrite
+        }
         let at = resolved(input);
         let how = if input.is_dir() {
             if out == at {

@@ -9,8 +9,10 @@
 //! folder removes it ([`stale`]). The writing functions take plain values
 //! (a folder, `force`, a producer), so every command can use them.
 //! Files are written as they are produced ([`Sink`]): a 10M-response run
-//! never holds more than one table's bytes.
+//! never holds more than one table's bytes. [`arrow`] hands a table to
+//! the Python module as Arrow, typed as its CSV file reads in pandas.
 
+pub mod arrow;
 pub mod file;
 mod inputs;
 pub mod json;

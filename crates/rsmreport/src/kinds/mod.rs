@@ -235,7 +235,10 @@ pub fn run<K: Kind>(request: Request<K::Config>) -> Result<Outcome> {
         config,
         destination,
     } = request;
-    let read = K::inputs(&config);
+    // Tables given as data are no files to protect (and are gone from the
+    // in-memory registry when a later `save` checks its folder).
+    let mut read = K::inputs(&config);
+    read.retain(|p| !rsmreport_core::in_memory::is_in_memory(p));
     let keys = config.common_keys();
     let folder = match destination {
         Destination::Nowhere => None,

@@ -111,8 +111,10 @@ pub struct Options {
     pub experiment: PathBuf,
     /// `--gates FILE` (only for a kind with [`KindEntry::gates_file`]).
     pub gates: Option<PathBuf>,
-    /// Input tables given as data, each already a file: `(role, file)`,
-    /// replacing the file the experiment names (the Python module).
+    /// Input tables given as data (the Python module): `(role, path)`,
+    /// replacing the file the experiment names; the path is a table's
+    /// name in `rsmreport_core::in_memory` (read in place of a file) or a
+    /// file.
     pub tables: Vec<(String, PathBuf)>,
 }
 
@@ -125,7 +127,8 @@ impl Options {
         }
     }
 
-    /// The file of the input table `role` given as data, if any.
+    /// The path (in-memory name or file) of the input table `role` given
+    /// as data, if any.
     pub fn table(&self, role: &str) -> Option<&Path> {
         self.tables
             .iter()
@@ -891,7 +894,7 @@ pub fn hint(text: &str, this: &str, path: &Path) -> Option<String> {
 /// class).
 pub fn with_hint<T>(result: Result<T>, this: &str, path: &Path) -> Result<T> {
     result.map_err(|e| {
-        match std::fs::read_to_string(path)
+        match rsmreport_core::in_memory::read_to_string(path)
             .ok()
             .and_then(|text| hint(&text, this, path))
         {
@@ -915,7 +918,7 @@ pub fn kind_of(path: &Path, named: Option<&str>) -> Result<&'static KindEntry> {
             ))
         });
     }
-    let recognised = std::fs::read_to_string(path)
+    let recognised = rsmreport_core::in_memory::read_to_string(path)
         .ok()
         .and_then(|text| recognise(&text))
         .map(|(k, _)| k)
