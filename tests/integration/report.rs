@@ -1153,7 +1153,7 @@ fn report_browser_the_decision_comes_first() {
     let report = |args: &[&OsStr], dir: &str, code: i32| report_of(cwd, args, &cwd.join(dir), code);
     let (o, exp) = (OsStr::new, |p: &str| ex(p).into_os_string());
     // One entry per kind: its report and the badge it must show (None: the
-    // kind decides nothing and shows no badge).
+    // kind decides nothing and shows no badge; every kind decides now).
     let cases: Vec<(PathBuf, Option<&str>)> = vec![
         (
             report(&[o("build"), &exp("gates-fail/exp.toml")], "b", 3),
@@ -1177,10 +1177,13 @@ fn report_browser_the_decision_comes_first() {
             report(&[o("spans"), &exp("spans/exp.toml")], "n", 0),
             Some("no detectable change"),
         ),
-        (report(&[o("agree"), &exp("agree/exp.toml")], "a", 0), None),
+        (
+            report(&[o("agree"), &exp("agree/exp.toml")], "a", 0),
+            Some("not reliable"),
+        ),
         (
             report(&[o("preferences"), &exp("preferences/exp.toml")], "p", 0),
-            None,
+            Some("follows the reference"),
         ),
     ];
     let mut failures = Vec::new();
