@@ -1421,7 +1421,7 @@ fn report_values_mean_what_they_show() {
     let header = slice_of(&prefs, "<header", "</header>");
     assert!(
         header.contains(
-            "judge_model agrees most with the reference</strong>: it follows the \
+            "judge_model agrees most with the reference: it follows the \
                          reference (strength +0.509, 95% CI [+0.411, +0.599])"
         ),
         "{header}"
