@@ -579,6 +579,63 @@ fn train_errors() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
+/// `[[gates]]` in a training experiment judge the evaluation of the test
+/// partition with `build`'s statistics (issue 48: every kind has gates):
+/// a gate that holds passes with the value of the evaluation table, one
+/// that cannot hold fails the run with exit 3, every file written, the
+/// gate files beside the tables; an unknown metric is a configuration
+/// error before any work, naming the closest one.
+#[test]
+fn train_gates() {
+    let gates = "model = \"LinearRegression\"\nfeatures = [\"f1\", \"f2\", \"f3\"]\n\
+                 [[gates]]\nname = \"correlation\"\nmetric = \"corr\"\nop = \">=\"\nthreshold = -1\n\
+                 [[gates]]\nname = \"kappa above 2\"\nmetric = \"wtkappa\"\nop = \">=\"\nthreshold = 2\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, out) = train_with(tmp.path(), &small_data(60, 1), gates);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("gate FAILED: kappa above 2"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("overall: gates failed"),
+        "{}",
+        run.stdout
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("output/e_gates.json")).unwrap())
+            .unwrap();
+    let results = json["results"].as_array().unwrap();
+    let by_name = |n: &str| results.iter().find(|r| r["name"] == n).unwrap();
+    let eval = read_table(&out.join("output/e_eval_short.csv")).unwrap();
+    let column = |c: &str| {
+        let i = eval.header.iter().position(|h| h == c).unwrap();
+        number(&eval.rows[0][i]).unwrap()
+    };
+    // Without use_scaled_predictions the primary score is raw_trim.
+    let corr = by_name("correlation");
+    assert_eq!(
+        (corr["status"].as_str(), corr["score_type"].as_str()),
+        (Some("pass"), Some("raw_trim"))
+    );
+    assert_eq!(corr["value"].as_f64().unwrap(), column("corr.raw_trim"));
+    let kappa = by_name("kappa above 2");
+    assert_eq!(kappa["status"], "fail");
+    assert_eq!(kappa["value"].as_f64().unwrap(), column("wtkappa.raw_trim"));
+    assert!(out.join("output/e_gates.xml").exists());
+    let report = fs::read_to_string(out.join("report/e_report.html")).unwrap();
+    assert!(report.contains("The training run fails its quality gates"));
+
+    let bad = "model = \"LinearRegression\"\nfeatures = [\"f1\"]\n\
+               [[gates]]\nname = \"typo\"\nmetric = \"wtkapa\"\nop = \">=\"\nthreshold = 0.5\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, out) = train_with(tmp.path(), &small_data(60, 1), bad);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("wtkappa"), "{}", run.stderr);
+    assert!(!out.exists());
+}
+
 /// A copy of `examples/train` in a temporary folder.
 fn example() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();

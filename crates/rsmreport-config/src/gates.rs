@@ -298,14 +298,22 @@ pub struct ScoreTypes {
 impl ScoreTypes {
     /// The score types an experiment produces (spec 2.11-2.12).
     pub fn of(exp: &Experiment) -> ScoreTypes {
+        ScoreTypes::with_primary(&exp.scale_with, exp.scaled())
+    }
+
+    /// The score types of scaling `scale_with`, the primary family scaled
+    /// or raw: `train` evaluates with a scale file and reads its primary
+    /// family from `use_scaled_predictions` (train.md 7), `build` from
+    /// whether it scales at all ([`ScoreTypes::of`]).
+    pub fn with_primary(scale_with: &ScaleWith, scaled: bool) -> ScoreTypes {
         const RAW: [&str; 3] = ["raw", "raw_trim", "raw_trim_round"];
         const SCALE: [&str; 3] = ["scale", "scale_trim", "scale_trim_round"];
-        let all = match exp.scale_with {
+        let all = match scale_with {
             ScaleWith::None => RAW.to_vec(),
             ScaleWith::Asis => SCALE.to_vec(),
             ScaleWith::Raw | ScaleWith::File(_) => [RAW, SCALE].concat(),
         };
-        let fam = if exp.scaled() { SCALE } else { RAW };
+        let fam = if scaled { SCALE } else { RAW };
         ScoreTypes {
             all,
             trim: fam[1],

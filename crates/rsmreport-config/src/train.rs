@@ -62,7 +62,7 @@ const CATALOGUE: Catalogue = Catalogue {
 pub const REQUIRED: [&str; 4] = ["experiment_id", "model", "train_file", "test_file"];
 
 /// Every key `train` reads, beyond [`REQUIRED`].
-pub const OPTIONAL: [&str; 34] = [
+pub const OPTIONAL: [&str; 36] = [
     "description",
     "model_version",
     "features",
@@ -97,6 +97,8 @@ pub const OPTIONAL: [&str; 34] = [
     "file_format",
     "intervals",
     "predict_expected_scores",
+    "gates",
+    "gates_preset",
 ];
 
 /// Keys of the reference that `rsmreport` does not support; a saved
@@ -240,6 +242,8 @@ pub struct TrainConfig {
     pub file_format: FileFormat,
     /// The evaluation's confidence intervals (as `build`'s); `None`: off.
     pub intervals: Option<Intervals>,
+    /// Quality gates on the evaluation (`gates_preset`, `[[gates]]`).
+    pub gates: Vec<super::gates::Gate>,
     /// The saved copy (`output/<id>_rsmtool.json`).
     pub saved_config: Value,
     /// Warnings of the validation (train.md 2), for the terminal.
@@ -706,7 +710,7 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
     let warnings = warnings(&cx, &sw, &files.features)?;
     let intervals = super::intervals::parse(cx.raw.get("intervals"), cols.candidate.as_deref())
         .map_err(|message| cx.err("intervals", message))?;
-    Ok(TrainConfig {
+    let mut cfg = TrainConfig {
         config_path: config_path.to_path_buf(),
         experiment_id,
         description: cx.text("description")?.unwrap_or_default(),
@@ -746,9 +750,28 @@ pub fn validate_train(raw: &super::RawConfig, config_path: &Path) -> Result<Trai
         use_thumbnails: sw.use_thumbnails,
         file_format: cx.at_key(crate::common::file_format(cx.raw))?,
         intervals,
+        gates: Vec::new(),
         saved_config: saved_config(&cx),
         warnings,
-    })
+    };
+    cfg.gates = gates(&cx, &cfg)?;
+    Ok(cfg)
+}
+
+/// The quality gates (gates spec) on the evaluation of the test partition:
+/// `build`'s statistics, of the raw and scaled score types (train.md 7),
+/// the primary family the one `use_scaled_predictions` selects.
+fn gates(cx: &Ctx, cfg: &TrainConfig) -> Result<Vec<super::gates::Gate>> {
+    let min_n = |g: &str| cfg.min_n_for(g);
+    let scale = super::ScaleWith::File(cfg.train_file.clone());
+    let gcx = super::gates::Context {
+        subgroups: &cfg.subgroups,
+        types: super::gates::ScoreTypes::with_primary(&scale, cfg.use_scaled_predictions),
+        bootstrap: cfg.intervals.is_some_and(|i| i.replicates > 0),
+        min_n: &min_n,
+        compare: false,
+    };
+    validate::gates_in(cx, &gcx, &cfg.config_path)
 }
 
 /// The default of a saved key (train.md 2), as the saved copy shows it.

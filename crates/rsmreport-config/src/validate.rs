@@ -245,11 +245,22 @@ pub(crate) fn custom_files(cx: &Ctx, custom_sections: &[String]) -> Result<Vec<(
 fn gates(cx: &Ctx, exp: &Experiment) -> Result<Vec<super::gates::Gate>> {
     let min_n = |g: &str| exp.min_n_for(g);
     let gcx = super::gates::Context::of(exp, &min_n);
-    let origin = super::gates::origin_name(&exp.config_path);
+    gates_in(cx, &gcx, &exp.config_path)
+}
+
+/// `gates_preset` and `[[gates]]` of the file `config_path`, validated in
+/// the context `gcx` (what the run computes); errors name the key and the
+/// `[[gates]]` table's line. `build`'s and `train`'s.
+pub(crate) fn gates_in(
+    cx: &Ctx,
+    gcx: &super::gates::Context,
+    config_path: &Path,
+) -> Result<Vec<super::gates::Gate>> {
+    let origin = super::gates::origin_name(config_path);
     let mut gates = super::gates::parse(
         cx.raw.get("gates"),
         cx.raw.get("gates_preset"),
-        &gcx,
+        gcx,
         &origin,
     )
     .map_err(|(key, item, message)| match item {

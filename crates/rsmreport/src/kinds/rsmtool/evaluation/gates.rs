@@ -20,7 +20,7 @@ impl<'a> RunResults<'a> {
     pub fn new(run: &'a Run) -> Self {
         RunResults {
             run,
-            types: ScoreTypes::of(&run.exp),
+            types: ScoreTypes::with_primary(&run.exp.scale_with, run.prepared.primary == "scale"),
         }
     }
 }

@@ -80,6 +80,10 @@ impl crate::kinds::Report for Computed {
         Some(report::decision(&self.0))
     }
 
+    fn gates(&self) -> &[crate::gates::Outcome] {
+        &self.0.evaluation.gates
+    }
+
     fn tables(&self) -> crate::kinds::Tables<'_> {
         tables::each_table(&self.0)
     }

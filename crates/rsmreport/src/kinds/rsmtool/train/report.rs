@@ -97,6 +97,15 @@ pub fn decision(t: &Trained) -> Decision {
             num3(r)
         ),
     );
+    if !t.evaluation.gates.is_empty() {
+        // The gates judge the evaluation: its badge, tone and marked
+        // tiles are the build's, after the training's sentence.
+        let g = evaluation::report::decision(&t.evaluation);
+        d.tone = g.tone;
+        d.badge = g.badge;
+        d.sentence = format!("{} {}", d.sentence, g.sentence);
+        d.marked = g.marked;
+    }
     d.warnings = t
         .notes
         .iter()
@@ -751,6 +760,10 @@ pub fn report(t: &Trained, epoch: i64) -> Result<Report> {
     let cfg = &t.cfg;
     let frames = super::tables::report_frames(t);
     let mut doc = Builder::new(&cfg.experiment_id, cfg.use_thumbnails);
+    let panels: Vec<_> =
+        crate::kinds::common::gates::panel(&mut doc, &t.evaluation.gates, "training run")
+            .into_iter()
+            .collect();
     let ids = doc.section_ids(cfg.sections.iter().map(|s| s.name()));
     let mut sections = Vec::with_capacity(cfg.sections.len());
     for (s, id) in cfg.sections.iter().zip(ids) {
@@ -776,7 +789,7 @@ pub fn report(t: &Trained, epoch: i64) -> Result<Report> {
     }
     Ok(doc.finish(
         header(t, epoch),
-        Vec::new(),
+        panels,
         sections,
         evaluation::report::TEMPLATES,
     ))

@@ -350,7 +350,7 @@ fn evaluation_experiment(cfg: &TrainConfig, test: &Part, post: &Postprocessing) 
         min_items_per_candidate: None,
         sections: evaluation_sections(cfg),
         intervals: cfg.intervals,
-        gates: Vec::new(),
+        gates: cfg.gates.clone(),
         saved_config: cfg.saved_config.clone(),
     }
 }
@@ -440,5 +440,7 @@ fn evaluate(
     run.analysis
         .frames
         .retain(|f| !is_build_processing_frame(&f.name));
+    crate::kinds::evaluation::run::evaluate_gates(&mut run)
+        .map_err(|e| rsmreport_core::error::config(anyhow!(e)))?;
     Ok(run)
 }
