@@ -61,7 +61,9 @@ enum Command {
         gates: Option<PathBuf>,
     },
 
-    #[command(about = about("compare"))]
+    #[command(about = about("compare"), mut_arg("output_dir", |a| a.help(
+        "Where to write the results [default: ./<baseline>_vs_<candidate>, the two folders' labels]"
+    )))]
     Compare {
         /// The baseline's experiment folder (or its output/ subfolder).
         baseline: PathBuf,
@@ -83,7 +85,9 @@ enum Command {
         unpaired: bool,
     },
 
-    #[command(about = about("summarize"))]
+    #[command(about = about("summarize"), mut_arg("output_dir", |a| a.help(
+        "Where to write the results [default: ./<id>, see --id]"
+    )))]
     Summarize {
         /// The experiment folders (of `build`, or of RSMTool's rsmeval/rsmtool).
         #[arg(required = true, value_name = "DIR")]

@@ -39,8 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The arguments of every command that writes an output folder.
 #[derive(clap::Args, Clone, Debug)]
 pub struct OutputArgs {
-    /// Where to write the results [default: ./<experiment_id>; compare:
-    /// ./<baseline>_vs_<candidate>; summarize: ./<id>].
+    /// Where to write the results [default: ./<experiment_id>].
     #[arg(short, long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// Replace an existing output folder (only once the new output is complete).
