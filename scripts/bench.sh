@@ -36,6 +36,10 @@
 #                  same data as parquet (issue 53: at most 1.1x its time, its
 #                  peak plus the input's Arrow size, one small table in
 #                  milliseconds); unset: skip
+#   BENCH_PYTHON_CLASSIFY  with BENCH_PYTHON: a folder made by
+#                  `scripts/classify_bench.py make DIR --decimals 6 --subgroup`;
+#                  also times `rsmreport.classify` on its data frame against
+#                  the command on its parquet file
 #   CARGO_TARGET_DIR  build folder (default ~/.cache/rsmreport-target); the
 #                  simulated data are cached in $CARGO_TARGET_DIR/bench-data
 #
@@ -325,6 +329,25 @@ fi
 # The Python module on a DataFrame in memory against the command on the
 # same data as parquet (issue 53).
 python_rows=()
+# One row of the Python table: the command on the parquet file against
+# the module's call on the same data as a pandas DataFrame in memory.
+python_row() {
+    local kind="$1" pcfg="$2" pq="$3" shape="$4" cw cm all pys=() pw pm tm am bm met
+    read -r cw cm all < <(time_runs "$kind" "$pcfg" --output-dir "$scratch/py_cli_out" --force)
+    for ((r = 1; r <= runs; r++)); do
+        pys+=("$("$BENCH_PYTHON" "$here/scripts/bench_python.py" "$pcfg" "$pq" "$scratch/py_out" "$kind")")
+        echo "  python $kind run $r: ${pys[-1]}" >&2
+    done
+    field() { printf '%s\n' "${pys[@]}" | "$BENCH_PYTHON" -c "import sys, json; [print(json.loads(l)['$1']) for l in sys.stdin]" | median; }
+    pw=$(field build_s); pm=$(field peak_mb); tm=$(field table_ms); am=$(field arrow_mb); bm=$(field base_mb)
+    met=$(awk -v pw="$pw" -v cw="$cw" -v pm="$pm" -v cm="$cm" -v am="$am" -v bm="$bm" -v tm="$tm" \
+        'BEGIN { a = (pw <= 1.1 * cw) ? "yes" : "no"; b = (pm <= cm + am) ? "yes" : "no";
+                 c = (tm < 100) ? "yes" : "no"; print a " / " b " / " c }')
+    python_rows+=("| \`$kind\`: $shape | $cw s, $cm MB | $pw s, peak $pm MB (before the call $bm MB) | $am MB | $tm ms | $met |")
+    rm -rf "$scratch/py_cli_out" "$scratch/py_out"
+}
+
+python_rows=()
 if [[ -n "${BENCH_PYTHON:-}" ]]; then
     pn="${BENCH_PYTHON_N:-1000000}"
     simulate_once "$pn"
@@ -336,19 +359,11 @@ if [[ -n "${BENCH_PYTHON:-}" ]]; then
     fi
     pcfg="$data/sim_${pn}_parquet.toml"
     sed -e "s|^predictions_file = .*|predictions_file = \"sim_${pn}.parquet\"|" "$data/sim_${pn}.toml" >"$pcfg"
-    read -r cw cm all < <(time_runs build "$pcfg" --output-dir "$scratch/py_cli_out" --force)
-    pys=()
-    for ((r = 1; r <= runs; r++)); do
-        pys+=("$("$BENCH_PYTHON" "$here/scripts/bench_python.py" "$pcfg" "$pq" "$scratch/py_out")")
-        echo "  python run $r: ${pys[-1]}" >&2
-    done
-    field() { printf '%s\n' "${pys[@]}" | "$BENCH_PYTHON" -c "import sys, json; [print(json.loads(l)['$1']) for l in sys.stdin]" | median; }
-    pw=$(field build_s); pm=$(field peak_mb); tm=$(field table_ms); am=$(field arrow_mb); bm=$(field base_mb)
-    met=$(awk -v pw="$pw" -v cw="$cw" -v pm="$pm" -v cm="$cm" -v am="$am" -v bm="$bm" -v tm="$tm" \
-        'BEGIN { a = (pw <= 1.1 * cw) ? "yes" : "no"; b = (pm <= cm + am) ? "yes" : "no";
-                 c = (tm < 100) ? "yes" : "no"; print a " / " b " / " c }')
-    python_rows+=("| $(human_n "$pn") responses, h1, h2 on 30%, two subgroups, every section, intervals | $cw s, $cm MB | $pw s, peak $pm MB (before the call $bm MB) | $am MB | $tm ms | $met |")
-    rm -rf "$scratch/py_cli_out" "$scratch/py_out"
+    python_row build "$pcfg" "$pq" "$(human_n "$pn") responses, h1, h2 on 30%, two subgroups, every section, intervals"
+    if [[ -n "${BENCH_PYTHON_CLASSIFY:-}" ]]; then
+        python_row classify "$BENCH_PYTHON_CLASSIFY/exp_parquet.toml" "$BENCH_PYTHON_CLASSIFY/bench.parquet" \
+            "1M items x 3 systems x 10 classes, probabilities with 6 decimals, a 3-level subgroup, intervals"
+    fi
 fi
 
 cpu=$(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')

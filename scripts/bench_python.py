@@ -1,6 +1,6 @@
 """Benchmark helper of scripts/bench.sh (BENCH_PYTHON): times
-``rsmreport.build`` from a pandas DataFrame already in memory, in a fresh
-process, and prints one JSON line:
+``rsmreport.build`` (or ``rsmreport.classify``) from a pandas DataFrame
+already in memory, in a fresh process, and prints one JSON line:
 
     {"build_s": ..., "table_ms": ..., "peak_mb": ..., "base_mb": ...,
      "arrow_mb": ..., "rows": ...}
@@ -9,9 +9,10 @@ process, and prints one JSON line:
 (``ru_maxrss``) after the call; ``base_mb`` the peak RSS before it (the
 interpreter, pandas and the DataFrame); ``arrow_mb`` the size of the
 DataFrame's Arrow buffers (what the issue lets the module add to the
-command's peak); ``table_ms`` the time of ``r.tables["eval"]`` afterwards.
+command's peak); ``table_ms`` the time of one small table afterwards
+(``eval`` of a build, ``classification_summary`` of a classify run).
 
-    python scripts/bench_python.py EXP.toml DATA.parquet OUT_DIR
+    python scripts/bench_python.py EXP.toml DATA.parquet OUT_DIR [build|classify]
 """
 
 from __future__ import annotations
@@ -33,14 +34,19 @@ def peak_mb() -> float:
 
 def main() -> None:
     config, data, out = sys.argv[1:4]
+    kind = sys.argv[4] if len(sys.argv) > 4 else "build"
+    run, small = {
+        "build": (rsmreport.build, "eval"),
+        "classify": (rsmreport.classify, "classification_summary"),
+    }[kind]
     df = pd.read_parquet(data)
     base = peak_mb()
     start = time.perf_counter()
-    r = rsmreport.build(config, predictions=df, output_dir=out, overwrite=True)
+    r = run(config, predictions=df, output_dir=out, overwrite=True)
     build_s = time.perf_counter() - start
     peak = peak_mb()
     start = time.perf_counter()
-    table = r.tables["eval"]
+    table = r.tables[small]
     table_ms = (time.perf_counter() - start) * 1e3
     # Measured last: the conversion makes a copy, which must not count in
     # the peak above.
