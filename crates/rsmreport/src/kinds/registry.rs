@@ -298,7 +298,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<preferences::Preferences>(),
-        versions: None,
+        versions: Some(Versions {
+            compare: preferences::versions::compare,
+        }),
     },
     KindEntry {
         name: "train",

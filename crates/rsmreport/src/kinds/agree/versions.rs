@@ -558,6 +558,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         title: "Agreement comparison",
         unit: UNIT,
         labels: pair.labels(),
+        headline: "",
         rows,
         resampling: sb.intervals,
         margin: MARGIN,

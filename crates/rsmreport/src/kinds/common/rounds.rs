@@ -20,6 +20,7 @@ use serde_json::{json, Map, Value};
 use super::comparison::{self, adjust_holm, Column, ComparisonRow, Estimate, Field, Spelling};
 use super::parallel::{default_threads, parallel};
 use super::verdict::Verdict;
+use super::versions::change_line;
 use crate::gates::Outcome;
 use rsmreport_core::schema::FileFormat;
 use rsmreport_core::table::Frame;
@@ -161,6 +162,9 @@ pub struct Rounds {
     pub unit: &'static str,
     /// The rounds' labels (baseline, candidate).
     pub labels: (String, String),
+    /// The statistic whose rows of every scope are headline rows, as the
+    /// `overall` rows are (preferences: each annotator's `strength`).
+    pub headline: &'static str,
     pub rows: Vec<ComparisonRow>,
     pub resampling: Option<Resampling>,
     pub margin: f64,
@@ -187,28 +191,55 @@ impl Rounds {
         )
     }
 
+    /// Whether `r` is a headline row: the decision rests on it, the
+    /// terminal always shows it.
+    fn is_headline(&self, r: &ComparisonRow) -> bool {
+        r.scope == "overall" || r.statistic == self.headline
+    }
+
+    /// A row's name: its statistic, with its scope when not `overall`.
+    fn name(r: &ComparisonRow) -> String {
+        if r.scope == "overall" {
+            r.statistic.clone()
+        } else {
+            format!("{} {}", r.statistic, r.scope)
+        }
+    }
+
     /// compare's terminal lines: the heading and one change line per
-    /// overall statistic and per other scope that regressed.
+    /// headline row and per other row that regressed.
     pub fn lines(&self, kind: &str) -> Vec<String> {
-        let heading = format!(
+        let mut out = vec![format!(
             "compare {} (baseline) -> {} (candidate), {kind}, paired on {} {}s:",
             self.labels.0,
             self.labels.1,
             thousands(self.paired as u64),
             self.unit
-        );
-        super::versions::change_lines(heading, &self.rows, str::to_string)
+        )];
+        for r in &self.rows {
+            if self.is_headline(r) || r.verdict.direction() == Some(false) {
+                let verdict = r.verdict.name();
+                out.push(change_line(
+                    &Self::name(r),
+                    &r.delta,
+                    None,
+                    r.p_value,
+                    verdict,
+                ));
+            }
+        }
+        out
     }
 
     fn sentence(&self) -> String {
         let parts: Vec<String> = self
             .rows
             .iter()
-            .filter(|r| r.scope == "overall")
+            .filter(|r| self.is_headline(r))
             .map(|r| {
                 format!(
                     "{} {} [{}, {}] ({})",
-                    r.statistic,
+                    Self::name(r),
                     signed3(r.delta.value),
                     signed3(r.delta.lower),
                     signed3(r.delta.upper),
@@ -241,19 +272,19 @@ impl crate::kinds::Report for Rounds {
     }
 
     /// Shaped like classify's comparison summary: `baseline`,
-    /// `intervals`, `systems` (each round's overall statistics), the
+    /// `intervals`, `systems` (each round's headline statistics), the
     /// `comparisons` rows and the `margins`.
     fn summary(&self) -> Value {
         let (b, c) = &self.labels;
         let side = |pick: fn(&ComparisonRow) -> Estimate| -> Map<String, Value> {
             self.rows
                 .iter()
-                .filter(|r| r.scope == "overall")
+                .filter(|r| self.is_headline(r))
                 .map(|r| {
                     let e = pick(r);
                     let v = json!({"estimate": number(e.value), "lower": number(e.lower),
                         "upper": number(e.upper)});
-                    (r.statistic.clone(), v)
+                    (Self::name(r), v)
                 })
                 .collect()
         };
@@ -298,7 +329,7 @@ impl crate::kinds::Report for Rounds {
     }
 
     fn decision(&self) -> Option<Decision> {
-        let overall = self.rows.iter().filter(|r| r.scope == "overall");
+        let overall = self.rows.iter().filter(|r| self.is_headline(r));
         let regressed = overall
             .clone()
             .filter(|r| r.verdict.direction() == Some(false))
