@@ -18,8 +18,6 @@
 //! and no verdict given. Reads the folders' units files (in [`compare`]
 //! only); writes nothing.
 
-use std::path::PathBuf;
-
 use anyhow::{anyhow, Result};
 use serde_json::{json, Value};
 
@@ -203,7 +201,7 @@ impl Side {
     fn pairs(&self, s: &Settings, order: &[usize], rows: &[usize]) -> Pairs {
         let pick = |v: &[Option<Text>]| rows.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
         Pairs {
-            file: PathBuf::from(versions::units_table_path("units")),
+            file: versions::units_table_path("units"),
             ids: rows
                 .iter()
                 .map(|&i| self.ids[i].clone().unwrap_or_else(|| Text::from("")))
