@@ -113,7 +113,9 @@ pub fn units_files(cfg: &AgreeConfig, a: &Agreement) -> Result<Vec<OutputFile>> 
         "raters": r.raters,
         "reference": cfg.reference_column,
         "interpretation": cfg.interpretation.key(),
-        "intervals": cfg.intervals.map(|i| i.saved()),
+        "intervals": cfg.intervals.map(|i| json!({
+            "level": i.level, "replicates": i.replicates, "seed": i.seed, "unit": UNIT,
+        })),
         "file_format": cfg.file_format.extension(),
     });
     let table = Table { columns, nrows: n };

@@ -74,7 +74,9 @@ pub fn units_files(cfg: &PreferencesConfig, a: &Analysis, p: &Pairs) -> Result<V
         "reference_name": a.reference_name,
         "annotators": a.annotators,
         "annotator_names": a.annotator_names,
-        "intervals": cfg.intervals.map(|i| i.saved()),
+        "intervals": cfg.intervals.map(|i| json!({
+            "level": i.level, "replicates": i.replicates, "seed": i.seed, "unit": UNIT,
+        })),
         "file_format": cfg.file_format.extension(),
     });
     let table = Table {
