@@ -871,6 +871,37 @@ fn versions_agree_reference_mismatch_is_named() {
         let testable = r["verdict"] != "not testable";
         assert_eq!(testable, r["scope"] == "overall", "{r}");
     }
+    // The kind's own gates, judged on the candidate round: a threshold
+    // above its alpha fails, exit 3, every file written.
+    let alpha = summary["systems"]["round2"]["krippendorff_alpha_ordinal"]["estimate"]
+        .as_f64()
+        .unwrap();
+    let gates = cwd.join("gates.toml");
+    fs::write(
+        &gates,
+        format!(
+            "[[gates]]\nname = \"alpha\"\nmetric = \"krippendorff_alpha\"\nop = \">=\"\n\
+             threshold = {}\n",
+            alpha + 0.01
+        ),
+    )
+    .unwrap();
+    let run = common::run_in(
+        cwd,
+        [
+            "compare",
+            r1.to_str().unwrap(),
+            r2.to_str().unwrap(),
+            "-o",
+            "gated",
+            "--gates",
+            gates.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(cwd
+        .join("gated/output/round1_vs_round2_gates.json")
+        .is_file());
 }
 
 /// The bundled preferences example as the round `id` on `pairs`
