@@ -31,7 +31,7 @@ use crate::analysis::agreement::ratings::Ratings;
 use crate::analysis::agreement::run::{agreement, classification, Agreement};
 use crate::kinds::common::comparison::Estimate;
 use crate::kinds::common::rounds::{paired_rows, Rounds, Stat};
-use crate::kinds::common::versions::{self, Folder, Pair, Paired, PreflightRow};
+use crate::kinds::common::versions::{self, Folder, Pair, Paired, PreflightRow, UnitsDoc};
 use rsmreport_config::agree::AgreeConfig;
 use rsmreport_core::error;
 use rsmreport_core::schema::FileFormat;
@@ -113,9 +113,10 @@ pub fn units_files(cfg: &AgreeConfig, a: &Agreement) -> Result<Vec<OutputFile>> 
         "raters": r.raters,
         "reference": cfg.reference_column,
         "interpretation": cfg.interpretation.key(),
-        "intervals": cfg.intervals.map(|i| json!({
-            "level": i.level, "replicates": i.replicates, "seed": i.seed, "unit": UNIT,
-        })),
+        "intervals": versions::intervals_json(
+            cfg.intervals.map(|i| (i.level, i.replicates, i.seed)),
+            UNIT,
+        ),
         "file_format": cfg.file_format.extension(),
     });
     let table = Table { columns, nrows: n };
@@ -139,47 +140,21 @@ struct Settings {
 }
 
 impl Settings {
-    fn of(f: &Folder, doc: &Value) -> Result<Settings> {
-        let bad = |key: &str| {
-            error::config(anyhow!(
-                "{}: output/{}_units.json has no valid '{key}'",
-                f.dir.display(),
-                f.id
-            ))
-        };
-        let text = |key: &str| doc[key].as_str().map(String::from).ok_or_else(|| bad(key));
-        let texts = |key: &str| -> Result<Vec<String>> {
-            doc[key]
-                .as_array()
-                .and_then(|v| v.iter().map(|x| x.as_str().map(String::from)).collect())
-                .ok_or_else(|| bad(key))
-        };
-        let intervals = match &doc["intervals"] {
-            Value::Null => None,
-            i => Some((
-                i["level"].as_f64().ok_or_else(|| bad("intervals"))?,
-                i["replicates"].as_u64().ok_or_else(|| bad("intervals"))?,
-                i["seed"].as_u64().ok_or_else(|| bad("intervals"))?,
-            )),
-        };
+    fn of(d: &UnitsDoc<'_>) -> Result<Settings> {
         Ok(Settings {
-            layout: text("layout")?,
-            level: text("level")?,
-            labels: texts("categories")?,
-            values: doc["values"]
+            layout: d.text("layout")?,
+            level: d.text("level")?,
+            labels: d.texts("categories")?,
+            values: d.doc["values"]
                 .as_array()
                 .and_then(|v| v.iter().map(Value::as_f64).collect())
-                .ok_or_else(|| bad("values"))?,
-            numeric: doc["numeric"].as_bool().ok_or_else(|| bad("numeric"))?,
-            raters: texts("raters")?,
-            reference: doc["reference"].as_str().map(String::from),
-            interpretation: text("interpretation")?,
-            intervals,
-            file_format: match doc["file_format"].as_str() {
-                Some("tsv") => FileFormat::Tsv,
-                Some("xlsx") => FileFormat::Xlsx,
-                _ => FileFormat::Csv,
-            },
+                .ok_or_else(|| d.bad("values"))?,
+            numeric: d.doc["numeric"].as_bool().ok_or_else(|| d.bad("numeric"))?,
+            raters: d.texts("raters")?,
+            reference: d.optional_text("reference"),
+            interpretation: d.text("interpretation")?,
+            intervals: d.resampling()?,
+            file_format: d.file_format(),
         })
     }
 
@@ -501,11 +476,7 @@ fn reference_differences(b: &Side, c: &Side, p: &mut Paired) {
 /// `rsmreport compare` of two agree folders (see the module's
 /// documentation).
 pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
-    let (db, dc) = (pair.baseline.units(UNIT)?, pair.candidate.units(UNIT)?);
-    let (sb, sc) = (
-        Settings::of(&pair.baseline, &db)?,
-        Settings::of(&pair.candidate, &dc)?,
-    );
+    let (sb, sc) = pair.settings(UNIT, Settings::of)?;
     refuse_different(pair, &sb, &sc)?;
     let (b, c) = (
         Side::read(&pair.baseline, &sb)?,
@@ -572,18 +543,7 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         gates: super::gates::evaluate(&cfg.parsed_gates, &ac),
         file_format: sb.file_format,
     };
-    let lines = rounds.lines("agree");
-    Ok(Box::new(versions::Compared {
-        kind: "agree",
-        unit: UNIT,
-        title: "Agreement comparison",
-        preflight,
-        warnings,
-        inputs: versions::folder_inputs(pair, n)?,
-        paired: p.rows.len(),
-        lines,
-        inner: Box::new(rounds),
-    }))
+    rounds.compared("agree", pair, n, (preflight, warnings))
 }
 
 /// The first screen's word on reference labels that differ.

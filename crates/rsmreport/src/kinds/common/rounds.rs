@@ -231,6 +231,29 @@ impl Rounds {
         out
     }
 
+    /// The comparison as `compare` writes it (`versions::Compared`): the
+    /// preflight first, both folders as the inputs (`n`: the units each
+    /// holds), the first screen's `warnings` and compare's terminal lines.
+    pub fn compared(
+        self,
+        kind: &'static str,
+        pair: &super::versions::Pair,
+        n: (usize, usize),
+        (preflight, warnings): (Vec<super::versions::PreflightRow>, Vec<String>),
+    ) -> anyhow::Result<Box<dyn crate::kinds::Report>> {
+        Ok(Box::new(super::versions::Compared {
+            kind,
+            unit: self.unit,
+            title: self.title,
+            preflight,
+            warnings,
+            inputs: super::versions::folder_inputs(pair, n)?,
+            paired: self.paired,
+            lines: self.lines(kind),
+            inner: Box::new(self),
+        }))
+    }
+
     fn sentence(&self) -> String {
         let parts: Vec<String> = self
             .rows
@@ -396,5 +419,65 @@ impl crate::kinds::Report for Rounds {
 
     fn lines(&self, _written: &[PathBuf], _dir: &Path) -> Vec<String> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The share of ones among `units` of a round's 0/1 outcomes.
+    fn share(x: &[f64], units: &[usize]) -> f64 {
+        units.iter().map(|&i| x[i]).sum::<f64>() / units.len() as f64
+    }
+
+    fn stat(scope: &str, b: f64, c: f64, on_truth: bool) -> Stat {
+        Stat {
+            scope: scope.into(),
+            statistic: "share".into(),
+            baseline: Estimate::point(b),
+            candidate: Estimate::point(c),
+            on_truth,
+        }
+    }
+
+    /// A round that got every unit right against one that got 1 in 10
+    /// wrong: the delta is the difference of the points, its interval
+    /// holds it and lies below 0; identical rounds are
+    /// `equivalent` with a zero-width interval; ground truth that differs
+    /// withholds the verdicts of the statistics on it only.
+    #[test]
+    fn paired_rows_resample_both_rounds_alike() {
+        let n = 200;
+        let b = vec![1.0; n];
+        let c: Vec<f64> = (0..n)
+            .map(|i| if i % 10 == 0 { 0.0 } else { 1.0 })
+            .collect();
+        let sides = [&b, &c];
+        let all: Vec<usize> = (0..n).collect();
+        let stats = [
+            stat("overall", share(&b, &all), share(&c, &all), false),
+            stat("overall", 1.0, 1.0, true),
+        ];
+        let values =
+            |side: usize, units: &[usize]| vec![share(sides[side], units), share(sides[0], units)];
+        let rows = paired_rows(&stats, n, Some((0.95, 500, 3)), 0.01, false, values);
+        let d = rows[0].delta;
+        assert_eq!(d.value, share(&c, &all) - 1.0);
+        assert!(
+            d.lower <= d.value && d.value <= d.upper && d.upper < 0.0,
+            "{d:?}"
+        );
+        assert_eq!(rows[0].verdict, Verdict::Regressed);
+        assert!(rows[0].p_value < 0.01);
+        assert_eq!(rows[1].verdict, Verdict::Equivalent);
+        assert_eq!((rows[1].delta.lower, rows[1].delta.upper), (0.0, 0.0));
+        let withheld = paired_rows(&stats, n, Some((0.95, 500, 3)), 0.01, true, values);
+        assert_eq!(withheld[0].verdict, Verdict::Regressed);
+        assert_eq!(withheld[1].verdict, Verdict::NotTestable);
+        assert_eq!(withheld[0].delta, rows[0].delta);
+        let none = paired_rows(&stats, n, None, 0.01, false, values);
+        assert_eq!(none[0].verdict, Verdict::NotTestable);
+        assert!(none[0].delta.lower.is_nan());
     }
 }

@@ -19,13 +19,13 @@
 //! only); writes nothing.
 
 use anyhow::{anyhow, Result};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::read::Pairs;
 use super::run::{analyse, Analysis};
 use crate::kinds::common::comparison::Estimate;
 use crate::kinds::common::rounds::{paired_rows, Rounds, Stat};
-use crate::kinds::common::versions::{self, Folder, Pair, Paired, PreflightRow};
+use crate::kinds::common::versions::{self, Folder, Pair, Paired, PreflightRow, UnitsDoc};
 use rsmreport_config::intervals::Intervals;
 use rsmreport_config::preferences::PreferencesConfig;
 use rsmreport_core::error;
@@ -74,9 +74,10 @@ pub fn units_files(cfg: &PreferencesConfig, a: &Analysis, p: &Pairs) -> Result<V
         "reference_name": a.reference_name,
         "annotators": a.annotators,
         "annotator_names": a.annotator_names,
-        "intervals": cfg.intervals.map(|i| json!({
-            "level": i.level, "replicates": i.replicates, "seed": i.seed, "unit": UNIT,
-        })),
+        "intervals": versions::intervals_json(
+            cfg.intervals.map(|i| (i.level, i.replicates, i.seed)),
+            UNIT,
+        ),
         "file_format": cfg.file_format.extension(),
     });
     let table = Table {
@@ -98,41 +99,19 @@ struct Settings {
 }
 
 impl Settings {
-    fn of(f: &Folder, doc: &Value) -> Result<Settings> {
-        let bad = |key: &str| {
-            error::config(anyhow!(
-                "{}: output/{}_units.json has no valid '{key}'",
-                f.dir.display(),
-                f.id
-            ))
-        };
-        let text = |key: &str| doc[key].as_str().map(String::from).ok_or_else(|| bad(key));
-        let texts = |key: &str| -> Result<Vec<String>> {
-            doc[key]
-                .as_array()
-                .and_then(|v| v.iter().map(|x| x.as_str().map(String::from)).collect())
-                .ok_or_else(|| bad(key))
-        };
-        let intervals = match &doc["intervals"] {
-            Value::Null => None,
-            i => Some(Intervals {
-                level: i["level"].as_f64().ok_or_else(|| bad("intervals"))?,
-                replicates: i["replicates"].as_u64().ok_or_else(|| bad("intervals"))?,
-                seed: i["seed"].as_u64().ok_or_else(|| bad("intervals"))?,
+    fn of(d: &UnitsDoc<'_>) -> Result<Settings> {
+        Ok(Settings {
+            reference: d.text("reference")?,
+            reference_name: d.text("reference_name")?,
+            annotators: d.texts("annotators")?,
+            annotator_names: d.texts("annotator_names")?,
+            intervals: d.resampling()?.map(|(level, replicates, seed)| Intervals {
+                level,
+                replicates,
+                seed,
                 ..Intervals::default()
             }),
-        };
-        Ok(Settings {
-            reference: text("reference")?,
-            reference_name: text("reference_name")?,
-            annotators: texts("annotators")?,
-            annotator_names: texts("annotator_names")?,
-            intervals,
-            file_format: match doc["file_format"].as_str() {
-                Some("tsv") => FileFormat::Tsv,
-                Some("xlsx") => FileFormat::Xlsx,
-                _ => FileFormat::Csv,
-            },
+            file_format: d.file_format(),
         })
     }
 
@@ -356,11 +335,7 @@ fn preflight(
 /// `rsmreport compare` of two preferences folders (see the module's
 /// documentation).
 pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
-    let (db, dc) = (pair.baseline.units(UNIT)?, pair.candidate.units(UNIT)?);
-    let (sb, sc) = (
-        Settings::of(&pair.baseline, &db)?,
-        Settings::of(&pair.candidate, &dc)?,
-    );
+    let (sb, sc) = pair.settings(UNIT, Settings::of)?;
     refuse_different(pair, &sb, &sc)?;
     let (b, c) = (
         Side::read(&pair.baseline, &sb)?,
@@ -412,16 +387,5 @@ pub fn compare(pair: &Pair) -> Result<Box<dyn crate::kinds::Report>> {
         gates: super::gates::evaluate(&cfg.parsed_gates, &ac),
         file_format: sb.file_format,
     };
-    let lines = rounds.lines("preferences");
-    Ok(Box::new(versions::Compared {
-        kind: "preferences",
-        unit: UNIT,
-        title: "Preference annotation comparison",
-        preflight,
-        warnings,
-        inputs: versions::folder_inputs(pair, n)?,
-        paired: p.rows.len(),
-        lines,
-        inner: Box::new(rounds),
-    }))
+    rounds.compared("preferences", pair, n, (preflight, warnings))
 }
