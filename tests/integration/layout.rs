@@ -292,7 +292,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
         gates: false,
         figures: &["agreement_pairs_heatmap", "label_distribution"],
         report: "report",
-        other: &[],
+        other: &["units.parquet", "units.json"],
     }
     .check("agree", &got);
     check_summary(&dir("agree"), &o, "agree");
@@ -312,7 +312,7 @@ fn layout_every_file_of_every_kinds_example_in_writing_order() {
         gates: false,
         figures: &["strength", "strength_by_source", "model_traits"],
         report: "report",
-        other: &[],
+        other: &["units.parquet", "units.json"],
     }
     .check("preferences", &got);
     check_summary(&dir("preferences"), &o, "preferences");

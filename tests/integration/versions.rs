@@ -560,3 +560,480 @@ fn versions_classify_compare_judges_gates_exit_3() {
     );
     assert!(!cwd.join("cmp2").exists());
 }
+
+/// A CSV file of the bundled examples with `change(row, header)` applied
+/// to its first `n` data rows, written to `to` (no quoted commas in the
+/// examples' cells that are changed; the rows are split on commas only
+/// when a changed cell needs it).
+fn changed_csv(from: &Path, to: &Path, n: usize, column: &str, change: &dyn Fn(&str) -> String) {
+    let text = fs::read_to_string(from).unwrap();
+    let mut reader = csv_rows(&text);
+    let header = reader.remove(0);
+    let k = header.iter().position(|c| c == column).unwrap();
+    for row in reader.iter_mut().take(n) {
+        row[k] = change(&row[k]);
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(reader.iter()) {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| {
+                if c.contains([',', '"', '\n']) {
+                    format!("\"{}\"", c.replace('"', "\"\""))
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    fs::write(to, out).unwrap();
+}
+
+/// The rows of a CSV text (quoted cells allowed).
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let (mut row, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match (ch, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => row.push(std::mem::take(&mut cell)),
+            ('\n', false) => {
+                row.push(std::mem::take(&mut cell));
+                rows.push(std::mem::take(&mut row));
+            }
+            ('\r', false) => {}
+            (c, _) => cell.push(c),
+        }
+    }
+    if !cell.is_empty() || !row.is_empty() {
+        row.push(cell);
+        rows.push(row);
+    }
+    rows
+}
+
+/// A JSON document.
+fn json_of(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+/// The bundled agree example as the round `id` on `labels` (absolute),
+/// `replace` applied to its text (`(from, to)` pairs).
+fn agree_round(cwd: &Path, id: &str, labels: &Path, replace: &[(&str, &str)]) -> PathBuf {
+    let exp = common::manifest_dir().join("examples/agree/exp.toml");
+    let mut text = fs::read_to_string(exp)
+        .unwrap()
+        .replace("\"sentiment_round2\"", &format!("\"{id}\""))
+        .replace(
+            "\"labels.csv\"",
+            &format!("{:?}", labels.display().to_string()),
+        );
+    for (from, to) in replace {
+        text = text.replace(from, to);
+    }
+    make(cwd, "agree", id, &text)
+}
+
+/// `ann2`'s labels moved one category up on the first 40 items.
+fn moved_label(l: &str) -> String {
+    match l {
+        "neg" => "neutral",
+        "neutral" => "pos",
+        "pos" => "neg",
+        other => other,
+    }
+    .to_string()
+}
+
+/// The agree summary's coefficient named as compare names it
+/// (`krippendorff_alpha_ordinal`, `gwet_ac1`).
+fn agree_coefficient(summary: &serde_json::Value, statistic: &str) -> f64 {
+    summary["overall"]["coefficients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            let (c, w) = (
+                r["coefficient"].as_str().unwrap(),
+                r["weights"].as_str().unwrap(),
+            );
+            statistic
+                == if w == "none" {
+                    c.to_string()
+                } else {
+                    format!("{c}_{w}")
+                }
+        })
+        .unwrap_or_else(|| panic!("{statistic}"))["value"]
+        .as_f64()
+        .unwrap()
+}
+
+/// Two annotation rounds of the agree example, the second with one rater
+/// changed on 40 items: every headline coefficient's delta is the
+/// difference of the two rounds' own agree summaries (and each side is
+/// that round's value), each rater's accuracy against the reference is
+/// the difference of the rounds' classification tables (0 for the raters
+/// not changed); the changed rater's accuracy fell.
+#[test]
+fn versions_agree_compare_is_each_rounds_own_statistics() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let labels = common::manifest_dir().join("examples/agree/labels.csv");
+    let moved = cwd.join("moved.csv");
+    changed_csv(&labels, &moved, 40, "ann2", &moved_label);
+    let r1 = agree_round(cwd, "round1", &labels, &[]);
+    let r2 = agree_round(cwd, "round2", &moved, &[]);
+    for ext in ["parquet", "json"] {
+        assert!(r1.join(format!("output/round1_units.{ext}")).is_file());
+    }
+    let run = compare(cwd, &r1, &r2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout.contains(
+            "compare round1 (baseline) -> round2 (candidate), agree, paired on 360 items:"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("overall: "), "{}", run.stdout);
+    let (s1, s2) = (
+        json_of(&r1.join("output/round1_summary.json")),
+        json_of(&r2.join("output/round2_summary.json")),
+    );
+    let summary = json_of(&cwd.join("cmp/output/round1_vs_round2_summary.json"));
+    assert_eq!(summary["compared_kind"], "agree");
+    assert_eq!(summary["paired_units"], 360);
+    let rows = summary["comparisons"].as_array().unwrap();
+    let overall: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| r["scope"] == "overall").collect();
+    assert_eq!(overall.len(), 3, "{rows:?}");
+    for r in &overall {
+        let stat = r["statistic"].as_str().unwrap();
+        let (b, c) = (agree_coefficient(&s1, stat), agree_coefficient(&s2, stat));
+        assert_eq!(r["delta"][0].as_f64().unwrap(), c - b, "{stat}");
+        assert_eq!(summary["systems"]["round1"][stat]["estimate"], b, "{stat}");
+        assert_eq!(summary["systems"]["round2"][stat]["estimate"], c, "{stat}");
+        let (lo, hi) = (
+            r["delta"][1].as_f64().unwrap(),
+            r["delta"][2].as_f64().unwrap(),
+        );
+        assert!(lo <= c - b && c - b <= hi, "{r}");
+    }
+    let accuracy = |dir: &Path, id: &str| -> Vec<(String, f64)> {
+        let t = rows_of(&dir.join(format!("output/{id}_classification_summary.csv")));
+        let k = t[0].iter().position(|c| c == "accuracy").unwrap();
+        t[1..]
+            .iter()
+            .map(|r| (r[0].clone(), r[k].parse().unwrap()))
+            .collect()
+    };
+    let (a1, a2) = (accuracy(&r1, "round1"), accuracy(&r2, "round2"));
+    assert_eq!(a1.len(), 4);
+    for ((rater, b), (_, c)) in a1.iter().zip(&a2) {
+        let r = rows
+            .iter()
+            .find(|r| r["scope"] == format!("rater={rater}").as_str())
+            .unwrap();
+        assert_eq!(r["statistic"], "accuracy_vs_reference");
+        assert_eq!(r["delta"][0].as_f64().unwrap(), c - b, "{rater}");
+        if rater == "ann2" {
+            assert!(c < b, "{rater}: {b} -> {c}");
+        } else {
+            assert_eq!(c, b, "{rater}");
+        }
+    }
+    let table = rows_of(&cwd.join("cmp/output/round1_vs_round2_round_comparisons.csv"));
+    assert_eq!(table.len(), 1 + rows.len());
+    assert!(cwd
+        .join("cmp/report/round1_vs_round2_compare.html")
+        .is_file());
+}
+
+/// The rows of a CSV file (quoted cells allowed).
+fn rows_of(path: &Path) -> Vec<Vec<String>> {
+    csv_rows(&fs::read_to_string(path).unwrap())
+}
+
+/// Refused, exit 2, nothing written: agree rounds of another level of
+/// measurement (both named), of another rater set (both named), and an
+/// agree folder against a preferences folder (both kinds named).
+#[test]
+fn versions_agree_and_preferences_refuse_changed_settings_and_mixed_kinds() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let labels = common::manifest_dir().join("examples/agree/labels.csv");
+    let r1 = agree_round(cwd, "round1", &labels, &[]);
+    let nominal = agree_round(
+        cwd,
+        "nominal",
+        &labels,
+        &[("level = \"ordinal\"", "level = \"nominal\"")],
+    );
+    let run = compare(cwd, &r1, &nominal, "c1");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} and the candidate folder {} have other levels of \
+             measurement (\"ordinal\" | \"nominal\")",
+            r1.display(),
+            nominal.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    let three = agree_round(
+        cwd,
+        "three",
+        &labels,
+        &[(
+            "[\"ann1\", \"ann2\", \"ann3\", \"ann4\"]",
+            "[\"ann1\", \"ann2\", \"ann3\"]",
+        )],
+    );
+    let run = compare(cwd, &r1, &three, "c2");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains("have other raters (") && run.stderr.contains("\"ann4\"]"),
+        "{}",
+        run.stderr
+    );
+    let pairs = common::manifest_dir().join("examples/preferences/pairs.csv");
+    let p1 = preferences_round(cwd, "prefs1", &pairs, &[]);
+    let run = compare(cwd, &r1, &p1, "c3");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} is an output folder of `rsmreport agree` and the \
+             candidate folder {} one of `rsmreport preferences`",
+            r1.display(),
+            p1.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    let fewer = preferences_round(cwd, "prefs2", &pairs, &[(", \"crowd_worker\"]", "]")]);
+    let run = compare(cwd, &p1, &fewer, "c4");
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "the baseline folder {} has the annotators [judge_model, longer_is_better, \
+             first_position, crowd_worker] and the candidate folder {} the annotators \
+             [judge_model, longer_is_better, first_position]",
+            p1.display(),
+            fewer.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    for out in ["c1", "c2", "c3", "c4"] {
+        assert!(!cwd.join(out).exists(), "{out} was written");
+    }
+}
+
+/// Reference labels changed on 5 items of the second round: the count on
+/// the first screen, the accuracy rows against the reference without
+/// verdict, the coefficients among raters (which do not use the
+/// reference) still judged on all 360 items.
+#[test]
+fn versions_agree_reference_mismatch_is_named() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let labels = common::manifest_dir().join("examples/agree/labels.csv");
+    let moved = cwd.join("moved.csv");
+    changed_csv(&labels, &moved, 5, "gold", &moved_label);
+    let fewer = [("replicates = 1000", "replicates = 200")];
+    let r1 = agree_round(cwd, "round1", &labels, &fewer);
+    let r2 = agree_round(cwd, "round2", &moved, &fewer);
+    let run = compare(cwd, &r1, &r2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout
+            .contains("reference labels differing on common items  differs        5 | 5"),
+        "{}",
+        run.stdout
+    );
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("the reference labels differ on 5 of the 360 items in common"),
+        "{all}"
+    );
+    let summary = json_of(&cwd.join("cmp/output/round1_vs_round2_summary.json"));
+    assert_eq!(summary["paired_units"], 360);
+    for r in summary["comparisons"].as_array().unwrap() {
+        let testable = r["verdict"] != "not testable";
+        assert_eq!(testable, r["scope"] == "overall", "{r}");
+    }
+    // The kind's own gates, judged on the candidate round: a threshold
+    // above its alpha fails, exit 3, every file written.
+    let alpha = summary["systems"]["round2"]["krippendorff_alpha_ordinal"]["estimate"]
+        .as_f64()
+        .unwrap();
+    let gates = cwd.join("gates.toml");
+    fs::write(
+        &gates,
+        format!(
+            "[[gates]]\nname = \"alpha\"\nmetric = \"krippendorff_alpha\"\nop = \">=\"\n\
+             threshold = {}\n",
+            alpha + 0.01
+        ),
+    )
+    .unwrap();
+    let run = common::run_in(
+        cwd,
+        [
+            "compare",
+            r1.to_str().unwrap(),
+            r2.to_str().unwrap(),
+            "-o",
+            "gated",
+            "--gates",
+            gates.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(cwd
+        .join("gated/output/round1_vs_round2_gates.json")
+        .is_file());
+}
+
+/// The bundled preferences example as the round `id` on `pairs`
+/// (absolute), `replace` applied to its text.
+fn preferences_round(cwd: &Path, id: &str, pairs: &Path, replace: &[(&str, &str)]) -> PathBuf {
+    let exp = common::manifest_dir().join("examples/preferences/exp.toml");
+    let mut text = fs::read_to_string(exp)
+        .unwrap()
+        .replace("\"preferences_example\"", &format!("\"{id}\""))
+        .replace(
+            "\"pairs.csv\"",
+            &format!("{:?}", pairs.display().to_string()),
+        );
+    for (from, to) in replace {
+        text = text.replace(from, to);
+    }
+    make(cwd, "preferences", id, &text)
+}
+
+/// Each annotator's statistic on the whole set, from a preferences
+/// summary.
+fn annotator_statistic(summary: &serde_json::Value, annotator: &str, statistic: &str) -> f64 {
+    summary["annotator_metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["annotator"] == annotator && r["subset_value"] == "All data")
+        .unwrap()[statistic]
+        .as_f64()
+        .unwrap()
+}
+
+/// `text_a` and `text_b` swapped.
+fn swapped(v: &str) -> String {
+    match v {
+        "text_a" => "text_b",
+        "text_b" => "text_a",
+        other => other,
+    }
+    .to_string()
+}
+
+/// Two rounds of the preferences example, the judge's votes swapped on
+/// 60 pairs in the second: each annotator's strength, accuracy and
+/// relevance delta is the difference of the rounds' own summaries (0 for
+/// the annotators not changed), each side that round's value; the judge's
+/// strength fell.
+#[test]
+fn versions_preferences_compare_is_each_rounds_own_statistics() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let pairs = common::manifest_dir().join("examples/preferences/pairs.csv");
+    let moved = cwd.join("moved.csv");
+    changed_csv(&pairs, &moved, 60, "judge_model", &swapped);
+    let p1 = preferences_round(cwd, "prefs1", &pairs, &[]);
+    let p2 = preferences_round(cwd, "prefs2", &moved, &[]);
+    for ext in ["parquet", "json"] {
+        assert!(p1.join(format!("output/prefs1_units.{ext}")).is_file());
+    }
+    let run = compare(cwd, &p1, &p2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout.contains(
+            "compare prefs1 (baseline) -> prefs2 (candidate), preferences, paired on 300 pairs:"
+        ),
+        "{}",
+        run.stdout
+    );
+    let (s1, s2) = (
+        json_of(&p1.join("output/prefs1_summary.json")),
+        json_of(&p2.join("output/prefs2_summary.json")),
+    );
+    let summary = json_of(&cwd.join("cmp/output/prefs1_vs_prefs2_summary.json"));
+    assert_eq!(summary["compared_kind"], "preferences");
+    let rows = summary["comparisons"].as_array().unwrap();
+    assert_eq!(rows.len(), 12);
+    for r in rows {
+        let stat = r["statistic"].as_str().unwrap();
+        let annotator = r["scope"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("annotator=");
+        let (b, c) = (
+            annotator_statistic(&s1, annotator, stat),
+            annotator_statistic(&s2, annotator, stat),
+        );
+        assert_eq!(r["delta"][0].as_f64().unwrap(), c - b, "{r}");
+        if annotator != "judge_model" {
+            assert_eq!(c, b, "{r}");
+        } else if stat == "strength" {
+            assert!(c < b, "{r}");
+            let key = format!("{stat} annotator={annotator}");
+            assert_eq!(summary["systems"]["prefs1"][&key]["estimate"], b);
+            assert_eq!(summary["systems"]["prefs2"][&key]["estimate"], c);
+        }
+    }
+}
+
+/// Reference votes changed on 5 pairs of the second round: the count on
+/// the first screen, those pairs left out (every statistic is against
+/// the reference), no verdict anywhere.
+#[test]
+fn versions_preferences_reference_mismatch_is_named() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let pairs = common::manifest_dir().join("examples/preferences/pairs.csv");
+    let moved = cwd.join("moved.csv");
+    changed_csv(&pairs, &moved, 5, "preferred_text", &swapped);
+    let p1 = preferences_round(cwd, "prefs1", &pairs, &[]);
+    let p2 = preferences_round(cwd, "prefs2", &moved, &[]);
+    let run = compare(cwd, &p1, &p2, "cmp");
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout
+            .contains("reference votes differing on common pairs  differs        5 | 5"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("preferences, paired on 295 pairs:"),
+        "{}",
+        run.stdout
+    );
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("the reference votes differ on 5 of the 300 pairs in common"),
+        "{all}"
+    );
+    let summary = json_of(&cwd.join("cmp/output/prefs1_vs_prefs2_summary.json"));
+    assert!(summary["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["verdict"] == "not testable"));
+}

@@ -272,7 +272,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<agree::Agree>(),
-        versions: None,
+        versions: Some(Versions {
+            compare: agree::versions::compare,
+        }),
     },
     KindEntry {
         name: "preferences",
@@ -296,7 +298,9 @@ pub static KINDS: &[KindEntry] = &[
         gates_file: false,
         json: false,
         runner: experiment::<preferences::Preferences>(),
-        versions: None,
+        versions: Some(Versions {
+            compare: preferences::versions::compare,
+        }),
     },
     KindEntry {
         name: "train",

@@ -9,6 +9,8 @@
 //! * [`report`]: the HTML report through the engine `rsmreport_report::render`.
 //! * [`gates`]: the quality gates (parsed in [`load`], judged after the
 //!   run).
+//! * [`versions`]: the version workflow (the units files a later
+//!   `compare` reads, and `compare` of two annotation rounds).
 //! * this file: the kind's contract ([`Agree`], run by
 //!   [`crate::kinds::run`]): its data for the shared writer
 //!   ([`crate::kinds::archive`]) and terminal lines.
@@ -23,6 +25,7 @@ pub mod read;
 pub mod report;
 pub mod run;
 pub mod tables;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 
@@ -111,6 +114,12 @@ impl super::Report for Computed {
 
     fn gates(&self) -> &[crate::gates::Outcome] {
         &self.gates
+    }
+
+    /// `output/<id>_units.parquet` and `.json`: what a later `compare`
+    /// needs of this run ([`versions::units_files`]).
+    fn other_files(&self, _epoch: i64) -> anyhow::Result<Vec<rsmreport_io::output::OutputFile>> {
+        versions::units_files(&self.cfg, &self.agreement)
     }
 
     fn table_format(&self) -> rsmreport_core::schema::FileFormat {

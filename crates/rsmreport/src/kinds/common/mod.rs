@@ -15,7 +15,10 @@
 //! * [`rounded`]: the statistics a report shows for rounded score types
 //!   only (`build`'s sections, `compare`'s stored tables);
 //! * [`versions`]: the version workflow of every kind (an archived
-//!   folder, its per-unit files, the terminal shape of a comparison).
+//!   folder, its per-unit files, the terminal shape of a comparison);
+//! * [`rounds`]: two rounds of annotation compared (`agree`,
+//!   `preferences`): the paired bootstrap of their statistics' changes
+//!   and the comparison's report.
 //!
 //! A module here may use the stages (`crate::gates`, `crate::analysis`)
 //! and the library crates, never `crate::kinds::<kind>`
@@ -29,5 +32,6 @@ pub mod comparison;
 pub mod gates;
 pub mod parallel;
 pub mod rounded;
+pub mod rounds;
 pub mod verdict;
 pub mod versions;

@@ -286,6 +286,100 @@ impl Pair {
     }
 }
 
+impl Pair {
+    /// Both folders' settings, each read from its units document
+    /// (`output/<id>_units.json`, [`Folder::units`]) by `of`.
+    pub fn settings<S>(
+        &self,
+        unit: &str,
+        of: impl Fn(&UnitsDoc<'_>) -> Result<S>,
+    ) -> Result<(S, S)> {
+        let (db, dc) = (self.baseline.units(unit)?, self.candidate.units(unit)?);
+        Ok((
+            of(&UnitsDoc {
+                folder: &self.baseline,
+                doc: &db,
+            })?,
+            of(&UnitsDoc {
+                folder: &self.candidate,
+                doc: &dc,
+            })?,
+        ))
+    }
+}
+
+/// A folder's units document, read key by key: a key missing or not of
+/// the expected type is a configuration error naming the folder, the
+/// file and the key.
+pub struct UnitsDoc<'a> {
+    pub folder: &'a Folder,
+    pub doc: &'a Value,
+}
+
+impl UnitsDoc<'_> {
+    /// The error of key `key`.
+    pub fn bad(&self, key: &str) -> anyhow::Error {
+        rsmreport_core::error::config(anyhow!(
+            "{}: output/{}_units.json has no valid '{key}'",
+            self.folder.dir.display(),
+            self.folder.id
+        ))
+    }
+
+    /// Text `key`.
+    pub fn text(&self, key: &str) -> Result<String> {
+        self.doc[key]
+            .as_str()
+            .map(String::from)
+            .ok_or_else(|| self.bad(key))
+    }
+
+    /// Text `key`, or `None` when it is null or absent.
+    pub fn optional_text(&self, key: &str) -> Option<String> {
+        self.doc[key].as_str().map(String::from)
+    }
+
+    /// List of texts `key`.
+    pub fn texts(&self, key: &str) -> Result<Vec<String>> {
+        self.doc[key]
+            .as_array()
+            .and_then(|v| v.iter().map(|x| x.as_str().map(String::from)).collect())
+            .ok_or_else(|| self.bad(key))
+    }
+
+    /// The `intervals` (`level, replicates, seed`; `None`: off).
+    pub fn resampling(&self) -> Result<Option<(f64, u64, u64)>> {
+        let i = &self.doc["intervals"];
+        if i.is_null() {
+            return Ok(None);
+        }
+        let bad = || self.bad("intervals");
+        Ok(Some((
+            i["level"].as_f64().ok_or_else(bad)?,
+            i["replicates"].as_u64().ok_or_else(bad)?,
+            i["seed"].as_u64().ok_or_else(bad)?,
+        )))
+    }
+
+    /// The `file_format` of the tables (csv unless tsv or xlsx).
+    pub fn file_format(&self) -> rsmreport_core::schema::FileFormat {
+        use rsmreport_core::schema::FileFormat;
+        match self.doc["file_format"].as_str() {
+            Some("tsv") => FileFormat::Tsv,
+            Some("xlsx") => FileFormat::Xlsx,
+            _ => FileFormat::Csv,
+        }
+    }
+}
+
+/// The `intervals` of a units document: `level, replicates, seed` and the
+/// resampled `unit`.
+pub fn intervals_json(resampling: Option<(f64, u64, u64)>, unit: &str) -> Value {
+    resampling.map_or(Value::Null, |(level, replicates, seed)| {
+        serde_json::json!({"level": level, "replicates": replicates, "seed": seed, "unit": unit})
+    })
+}
+
 /// One row of a comparison's preflight: what is compared, its status
 /// (`same`, `differs`, `not available`) and each side's value.
 #[derive(Clone, Debug, PartialEq, Eq)]

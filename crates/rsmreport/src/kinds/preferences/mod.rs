@@ -9,6 +9,8 @@
 //!   `rsmreport_metrics::preferences` (whole set and each subset value).
 //! * [`models`]: the model view of spec 6 (traits by model).
 //! * [`tables`]: the tables and the summary's keys.
+//! * [`versions`]: the version workflow (the units files a later
+//!   `compare` reads, and `compare` of two annotation rounds).
 //! * this file: the kind's contract ([`Preferences`], run by
 //!   [`crate::kinds::run`]): its data for the shared writer
 //!   ([`crate::kinds::archive`]) and terminal lines.
@@ -25,6 +27,7 @@ pub mod read;
 pub mod report;
 pub mod run;
 pub mod tables;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 
@@ -80,6 +83,7 @@ impl super::Kind for Preferences {
         let gates = gates::evaluate(&cfg.parsed_gates, &analysis);
         Ok(Box::new(Computed {
             analysis,
+            pairs,
             inputs,
             cfg,
             gates,
@@ -106,6 +110,8 @@ fn inputs(a: &Analysis, mut first: InputCtx) -> Vec<InputCtx> {
 /// A finished preferences run.
 struct Computed {
     analysis: Analysis,
+    /// The pairs as read (their votes go to the units files).
+    pairs: read::Pairs,
     inputs: Vec<InputCtx>,
     cfg: PreferencesConfig,
     gates: Vec<crate::gates::Outcome>,
@@ -138,6 +144,12 @@ impl super::Report for Computed {
 
     fn gates(&self) -> &[crate::gates::Outcome] {
         &self.gates
+    }
+
+    /// `output/<id>_units.parquet` and `.json`: what a later `compare`
+    /// needs of this run ([`versions::units_files`]).
+    fn other_files(&self, _epoch: i64) -> anyhow::Result<Vec<rsmreport_io::output::OutputFile>> {
+        versions::units_files(&self.cfg, &self.analysis, &self.pairs)
     }
 
     fn table_format(&self) -> rsmreport_core::schema::FileFormat {
