@@ -157,9 +157,11 @@ pub fn summary(o: &Outcome) -> serde_json::Value {
 
 /// Every file of a finished run, each handed to `emit` as soon as its
 /// bytes exist, in the order of the module's table: the saved
-/// configuration, the tables (one at a time), the summary, the gate files
-/// when the run has gates, then the figures and the report page, which
-/// are rendered on a thread of their own while the others are written.
+/// configuration, the tables (one at a time), the summary, the kind's
+/// other files (made on a thread of their own while the tables are
+/// written), the gate files when the run has gates, then the figures and
+/// the report page, which are rendered on a thread of their own while the
+/// others are written.
 /// Nothing for a run that writes no files (`check`). Everything that
 /// carries a time (the report's header, the xlsx tables' document
 /// properties) gets the same one, [`generation_epoch`].
@@ -197,16 +199,25 @@ fn data_files(
     if let Some(config) = r.saved_configuration() {
         emit(&config)?;
     }
-    timed("format and write tables", || {
-        let format = r.table_format();
-        r.tables()
-            .try_for_each(|frame| emit(&output::table_file(id, &frame, format, epoch)?))
+    // The other files (a kind's units file for `compare`: a compressed
+    // parquet file of every unit) are made on a thread of their own while
+    // the tables are formatted and written; emitted in their place after
+    // the summary, so the order of the files does not change.
+    std::thread::scope(|scope| {
+        let others = scope.spawn(|| timed("other files", || r.other_files(epoch)));
+        let tables = timed("format and write tables", || {
+            let format = r.table_format();
+            r.tables()
+                .try_for_each(|frame| emit(&output::table_file(id, &frame, format, epoch)?))
+        });
+        let others = others.join().expect("the other files' thread panicked");
+        tables?;
+        emit(&OutputFile {
+            path: summary::path(id),
+            bytes: output::json::bytes(&summary(o)),
+        })?;
+        others?.iter().try_for_each(&mut *emit)
     })?;
-    emit(&OutputFile {
-        path: summary::path(id),
-        bytes: output::json::bytes(&summary(o)),
-    })?;
-    r.other_files(epoch)?.iter().try_for_each(&mut *emit)?;
     // The gate files whenever the run has gates (every gate gives at
     // least one result line), whatever the kind; none without.
     crate::gates::files(id, r.gates())
