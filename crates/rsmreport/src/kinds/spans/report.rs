@@ -200,15 +200,25 @@ fn system_tile(a: &Analysis, k: usize, sys: &super::run::System) -> Glance {
         .find(|c| c.candidate_system == sys.annotator && c.statistic == "micro_f1")
         .map(|c| format!(" · {} vs baseline", c.verdict))
         .unwrap_or_default();
-    let note = roles::macro_note(&roles::system_unreferenced(a, sys.annotator));
-    let macro_f1 = match &note {
-        Some(n) => format!("macro F1 {} ({n})", num3(avg[1].f1)),
-        None => format!("macro F1 {}", num3(avg[1].f1)),
+    let missing = roles::system_unreferenced(a, sys.annotator);
+    let (macro_f1, title) = match roles::macro_note(&missing) {
+        Some(n) => (
+            format!(
+                "macro F1 {} (with {}: no reference span, F1 0)",
+                num3(avg[1].f1),
+                roles::listed(&missing)
+            ),
+            format!("macro F1 {} {n}", num3(avg[1].f1)),
+        ),
+        None => {
+            let m = format!("macro F1 {}", num3(avg[1].f1));
+            (m.clone(), m)
+        }
     };
     Glance {
         label: format!("{} micro F1", a.data.annotators[sys.annotator]),
         value: num3(avg[0].f1),
-        title: macro_f1.clone(),
+        title,
         ci: format!(
             "{} · {macro_f1}{verdict}",
             ci_text(level(a), iv.lower, iv.upper)
@@ -692,6 +702,38 @@ fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block>
     out
 }
 
+/// The header's first line: who annotated what; with `systems`, the
+/// systems under test apart from the annotators.
+fn intro(a: &Analysis) -> String {
+    let scored = a.res.reference.map_or(String::new(), |r| {
+        format!(
+            ", scored against <strong>{}</strong>",
+            escape_html(&a.data.annotators[r])
+        )
+    });
+    if a.res.under_test.is_empty() {
+        return format!(
+            "Span annotations of <strong>{}</strong> annotators on <strong>{}</strong> documents{scored}.",
+            a.data.annotators.len(),
+            a.data.documents.len(),
+        );
+    }
+    let names: Vec<&str> = a
+        .res
+        .under_test
+        .iter()
+        .map(|&k| a.data.annotators[k].as_str())
+        .collect();
+    let humans = a.data.annotators.len() - names.len() - usize::from(a.res.reference.is_some());
+    format!(
+        "Span annotations of <strong>{}</strong> systems under test ({}) and <strong>{humans}</strong> \
+         human annotators on <strong>{}</strong> documents{scored}.",
+        names.len(),
+        escape_html(&roles::listed(&names)),
+        a.data.documents.len(),
+    )
+}
+
 /// The report.
 pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result<Report> {
     let frames = tables::frames(a);
@@ -755,16 +797,15 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
         });
     }
     let header = Header {
-        intro_html: format!(
-            "Span annotations of <strong>{}</strong> annotators on <strong>{}</strong> documents{}.",
-            a.data.annotators.len(),
-            a.data.documents.len(),
-            a.res.reference.map_or(String::new(), |r| format!(
-                ", scored against <strong>{}</strong>",
-                escape_html(&a.data.annotators[r])
-            ))
+        intro_html: intro(a),
+        description_html: format!(
+            "<p>{}</p>",
+            escape_html(&if a.res.under_test.is_empty() {
+                headline(a)
+            } else {
+                capitalised(&headline(a))
+            })
         ),
-        description_html: format!("<p>{}</p>", escape_html(&headline(a))),
         glance: glance(a),
         inputs,
         decision: Some(decision(a)),
