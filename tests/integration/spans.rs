@@ -987,7 +987,10 @@ fn example_figures(out: &Path, html: &str) {
     // The three pairs of human annotators; neither gold nor a tagger.
     assert_eq!(checked, 3);
     for other in ["gold", "tagger_v1", "tagger_v2"] {
-        assert!(!confusion.contains(other) && !bars.contains(other), "{other}");
+        assert!(
+            !confusion.contains(other) && !bars.contains(other),
+            "{other}"
+        );
     }
 }
 

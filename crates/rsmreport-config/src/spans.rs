@@ -268,7 +268,7 @@ fn not_listed(key: &'static str, v: &str, listed: &[String]) -> Bad {
 }
 
 /// `systems` (spec 1, roles amended): each an annotator (when they are
-/// listed), named once, not the reference, and a reference to score them
+/// listed; `names` refuses a name given twice), not the reference, and a reference to score them
 /// against; a `baseline` is then one of them. `agreement_includes_reference`
 /// only means something with `systems` (without them the reference is in
 /// the agreement tables already), so it is refused without them.
@@ -298,22 +298,20 @@ fn roles(
     let Some(reference) = reference else {
         return Err((
             "systems",
-            "systems needs a reference (the gold annotator every system is scored against)"
-                .into(),
+            "systems needs a reference (the gold annotator every system is scored against)".into(),
         ));
     };
-    for (k, v) in systems.iter().enumerate() {
+    for v in &systems {
         if let Some(listed) = annotators.filter(|l| !l.contains(v)) {
             return Err(not_listed("systems", v, listed));
         }
         if v == reference {
             return Err((
                 "systems",
-                format!("systems names the reference \"{v}\"; the reference is not a system under test"),
+                format!(
+                    "systems names the reference \"{v}\"; the reference is not a system under test"
+                ),
             ));
-        }
-        if systems[..k].contains(v) {
-            return Err(("systems", format!("systems names \"{v}\" twice")));
         }
     }
     if let Some(b) = baseline.filter(|b| !systems.contains(b)) {
@@ -525,5 +523,34 @@ mod tests {
         assert!(e.contains("did you mean \"gold\""), "{e}");
         let e = err("annotators = [\"gold\", \"sys\"]\nreference = \"gold\"\nbaseline = \"sy\"\n");
         assert!(e.contains("did you mean \"sys\""), "{e}");
+    }
+
+    /// `systems` and `agreement_includes_reference` (spec 1, roles).
+    #[test]
+    fn roles() {
+        let who = "annotators = [\"a\", \"b\", \"gold\", \"s1\", \"s2\"]\nreference = \"gold\"\n";
+        let c = run(who).unwrap();
+        assert!(c.systems.is_empty() && !c.agreement_includes_reference);
+        let c = run(&format!(
+            "{who}systems = [\"s2\", \"s1\"]\nagreement_includes_reference = true\n"
+        ))
+        .unwrap();
+        assert_eq!(c.systems, ["s2", "s1"]);
+        assert!(c.agreement_includes_reference);
+        let e = err(&format!("{who}systems = [\"s3\"]\n"));
+        assert!(
+            e.contains("not among the annotators") && e.contains("did you mean \"s"),
+            "{e}"
+        );
+        let e = err(&format!("{who}systems = [\"gold\"]\n"));
+        assert!(e.contains("not a system under test"), "{e}");
+        let e = err(&format!("{who}agreement_includes_reference = false\n"));
+        assert!(e.contains("only applies with `systems`"), "{e}");
+        let e = err(&format!("{who}systems = [\"s1\"]\nbaseline = \"a\"\n"));
+        assert!(e.contains("not one of the systems (s1)"), "{e}");
+        let e = err("systems = [\"s1\"]\n");
+        assert!(e.contains("needs a reference"), "{e}");
+        let e = err(&format!("{who}systems = []\n"));
+        assert!(e.contains("at least one"), "{e}");
     }
 }

@@ -36,7 +36,10 @@ pub fn pairs_heatmap(b: &mut Builder, a: &Analysis) -> Result<Block> {
         values[j * n + i] = f;
     }
     let mut fig = kappa_heatmap(&KappaMatrix {
-        raters: raters.iter().map(|&k| a.data.annotators[k].clone()).collect(),
+        raters: raters
+            .iter()
+            .map(|&k| a.data.annotators[k].clone())
+            .collect(),
         values,
         statistic: "strict F1".into(),
     })?;

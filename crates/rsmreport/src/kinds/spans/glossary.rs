@@ -170,7 +170,9 @@ fn general(column: &str) -> Option<&'static str> {
              resampled)."
         }
         "p_value" => "Bootstrap p-value of the difference.",
-        "p_holm" => "p-value adjusted with Holm's method across the types (overall rows: not adjusted).",
+        "p_holm" => {
+            "p-value adjusted with Holm's method across the types (overall rows: not adjusted)."
+        }
         "verdict" => {
             "What the difference means: improved or regressed when its interval lies beyond \
              the practical margin, equivalent when it lies within it, no detectable change \

@@ -617,7 +617,9 @@ fn comparisons_block(b: &mut Builder, a: &Analysis, f: &Frame) -> Vec<Block> {
             "{l} has no reference span: both F1 are 0 by seqeval's convention, so this row \
              compares nothing."
         );
-        mark(&mut t, "scope", &format!("label={l}"), |_| Some(why.clone()));
+        mark(&mut t, "scope", &format!("label={l}"), |_| {
+            Some(why.clone())
+        });
     }
     let mut out = vec![Block::Table(t)];
     if marked {
