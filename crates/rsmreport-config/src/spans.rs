@@ -256,14 +256,16 @@ struct Who {
 
 /// `"{key} \"{v}\" is not among the annotators (...); did you mean ...?"`.
 fn not_listed(key: &'static str, v: &str, listed: &[String]) -> Bad {
+    not_in(key, v, listed, "among the annotators")
+}
+
+/// `"{key} \"{v}\" is not {what} (...); did you mean ...?"`.
+fn not_in(key: &'static str, v: &str, listed: &[String], what: &str) -> Bad {
     let hint = super::closest(v, listed.iter().map(String::as_str))
         .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
     (
         key,
-        format!(
-            "{key} \"{v}\" is not among the annotators ({}){hint}",
-            listed.join(", ")
-        ),
+        format!("{key} \"{v}\" is not {what} ({}){hint}", listed.join(", ")),
     )
 }
 
@@ -315,15 +317,7 @@ fn roles(
         }
     }
     if let Some(b) = baseline.filter(|b| !systems.contains(b)) {
-        let hint = super::closest(b, systems.iter().map(String::as_str))
-            .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-        return Err((
-            "baseline",
-            format!(
-                "baseline \"{b}\" is not one of the systems ({}){hint}",
-                systems.join(", ")
-            ),
-        ));
+        return Err(not_in("baseline", b, &systems, "one of the systems"));
     }
     Ok((systems, includes.unwrap_or(false)))
 }

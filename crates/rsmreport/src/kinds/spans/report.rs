@@ -123,19 +123,8 @@ fn decided(a: &Analysis) -> Decision {
     }
     let mut sentence = best_sentence(a);
     let single = a.res.systems.len() < 2;
-    if let (false, Some(b)) = (single, a.res.baseline) {
-        if worse.is_empty() {
-            sentence.push_str(&format!(
-                " No overall statistic got worse than the baseline {}.",
-                name(b)
-            ));
-        } else {
-            sentence.push_str(&format!(
-                " Worse than the baseline {}: {}.",
-                name(b),
-                worse.join("; ")
-            ));
-        }
+    if !single {
+        sentence.push_str(&roles::against_baseline(a, &worse));
     }
     let (tone, badge) = if single {
         (Tone::Info, "one system scored".to_string())

@@ -243,25 +243,28 @@ fn signed_interval(lo: f64, hi: f64) -> String {
     }
 }
 
+/// " No overall statistic got worse than the baseline tagger_v1." or
+/// " Worse than the baseline tagger_v1: ..." (`worse`); nothing without a
+/// baseline.
+pub fn against_baseline(a: &Analysis, worse: &[String]) -> String {
+    let Some(b) = a.res.baseline else {
+        return String::new();
+    };
+    let b = &a.data.annotators[b];
+    if worse.is_empty() {
+        format!(" No overall statistic got worse than the baseline {b}.")
+    } else {
+        format!(" Worse than the baseline {b}: {}.", worse.join("; "))
+    }
+}
+
 /// The decision's sentence with `systems`: the systems' verdict, what got
 /// worse than the baseline, then the human annotators' agreement and
 /// their scores against the reference.
 pub fn decision_sentence(a: &Analysis, worse: &[String]) -> String {
-    let name = |k: usize| a.data.annotators[k].as_str();
     let mut s = systems_sentence(a);
-    if let (true, Some(b)) = (a.res.under_test.len() > 1, a.res.baseline) {
-        if worse.is_empty() {
-            s.push_str(&format!(
-                " No overall statistic got worse than the baseline {}.",
-                name(b)
-            ));
-        } else {
-            s.push_str(&format!(
-                " Worse than the baseline {}: {}.",
-                name(b),
-                worse.join("; ")
-            ));
-        }
+    if a.res.under_test.len() > 1 {
+        s.push_str(&against_baseline(a, worse));
     }
     let mut human = capitalised(&agreement_sentence(a));
     if let Some(scored) = humans_scored(a) {
