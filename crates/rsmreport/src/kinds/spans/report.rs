@@ -436,6 +436,28 @@ fn subgroup_caption(name: &str) -> String {
     }
 }
 
+/// The subgroup tables; under each system table, the levels whose macro
+/// F1 includes a type with no reference span there.
+fn subgroup_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+    let mut out = Vec::new();
+    for f in frames.iter().filter(|f| is_subgroup(f)) {
+        out.push(table_of(b, f, &subgroup_caption(&f.name)));
+        let Some(g) = f.name.strip_prefix("system_scores_by_") else {
+            continue;
+        };
+        let lowered = super::subgroups::unreferenced(a, g);
+        if !lowered.is_empty() {
+            out.push(Block::Note(format!(
+                "macro_f1 includes, per level, every type the system predicted there; these \
+                 have no reference span on the level's documents, so each counts with F1 0 \
+                 by seqeval's convention (the numbers keep it): {}.",
+                lowered.join("; ")
+            )));
+        }
+    }
+    out
+}
+
 fn is_subgroup(f: &Frame) -> bool {
     f.name.contains("_by_")
         && f.name != "span_agreement_by_type"
@@ -601,22 +623,34 @@ fn comparisons_block(b: &mut Builder, a: &Analysis, f: &Frame) -> Vec<Block> {
             .then(|| lowered(a, &[cell(&probe, cells, "system"), base]))
             .flatten()
     });
+    let mut types = Vec::new();
     for l in unreferenced_types(a) {
         let why = format!(
-            "{l} has no reference span: both F1 are 0 by seqeval's convention, so this row \
-             compares nothing."
+            "The reference has no {l} span: both F1 are 0 by seqeval's convention, so the \
+             row label={l} compares nothing."
         );
-        mark(&mut t, "scope", &format!("label={l}"), |_| {
+        if mark(&mut t, "scope", &format!("label={l}"), |_| {
             Some(why.clone())
-        });
+        }) {
+            types.push(why);
+        }
     }
     let mut out = vec![Block::Table(t)];
     if marked {
-        let names: Vec<&str> = a.data.annotators.iter().map(String::as_str).collect();
+        let mut names: Vec<&str> = vec![base];
+        for c in &a.sys_iv.comparisons {
+            let n = a.data.annotators[c.candidate_system].as_str();
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
         out.push(Block::Note(format!(
             "{MARKED} {}.",
             lowered(a, &names).unwrap_or_default()
         )));
+    }
+    if !types.is_empty() {
+        out.push(Block::Note(format!("* {}", types.join(" "))));
     }
     out
 }
@@ -773,12 +807,7 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
                 v.extend(super::figures::comparison_forests(&mut b, a)?);
                 v
             }
-            _ => {
-                let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
-                subs.into_iter()
-                    .map(|f| table_of(&mut b, f, &subgroup_caption(&f.name)))
-                    .collect()
-            }
+            _ => subgroup_blocks(&mut b, a, &frames),
         });
         sections.push(Section {
             id,
