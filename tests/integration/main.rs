@@ -147,6 +147,7 @@ mod sequence_defects;
 mod sequence_peers;
 mod simulate;
 mod spans;
+mod spans_roles;
 mod summarize;
 mod train;
 mod versions;

@@ -980,7 +980,13 @@ fn report_narrow_screens_keep_verdict_and_status_columns_in_view() {
 /// Opens a copy of `report` at `width` px (light, or dark with `dark`) with
 /// `script` run after the page's own script, and returns the value the
 /// script left in `<html data-probe>`; `None` without Chromium.
-fn probe(report: &Path, profile: &Path, width: u32, dark: bool, script: &str) -> Option<String> {
+pub(crate) fn probe(
+    report: &Path,
+    profile: &Path,
+    width: u32,
+    dark: bool,
+    script: &str,
+) -> Option<String> {
     if !Path::new(CHROMIUM).exists() {
         eprintln!("browser probe: SKIPPED, {CHROMIUM} is not installed");
         return None;

@@ -26,12 +26,14 @@ use rsmreport_metrics::spans::tags::Scheme;
 
 /// The keys of a spans experiment file beyond the common ones
 /// ([`super::common::KEYS`]; spec 2).
-pub const OWN_KEYS: [&str; 28] = [
+pub const OWN_KEYS: [&str; 30] = [
     "format",
     "input_file",
     "annotators",
     "reference",
     "baseline",
+    "systems",
+    "agreement_includes_reference",
     "min_overlap",
     "nervaluate_min_overlap_percentage",
     "subgroups",
@@ -121,6 +123,13 @@ pub struct SpansConfig {
     pub annotators: Option<Vec<String>>,
     pub reference: Option<String>,
     pub baseline: Option<String>,
+    /// The annotators that are systems under test (spec 1, roles); empty
+    /// when `systems` is absent (every annotator in every table, as
+    /// before).
+    pub systems: Vec<String>,
+    /// With `systems`: the reference joins the human annotators in the
+    /// agreement tables.
+    pub agreement_includes_reference: bool,
     pub min_overlap: Option<f64>,
     pub nervaluate_min_overlap_percentage: f64,
     pub subgroups: Vec<String>,
@@ -234,12 +243,83 @@ fn thresholds(raw: &RawConfig) -> Result<(Option<f64>, f64), Bad> {
 
 /// Who is who: `annotators` (at least two; required with token input),
 /// `columns` (CoNLL), `reference` and `baseline` (among the annotators
-/// when they are listed; a baseline needs a reference and is not it).
+/// when they are listed; a baseline needs a reference and is not it),
+/// `systems` and `agreement_includes_reference` ([`roles`]).
 struct Who {
     annotators: Option<Vec<String>>,
     columns: Vec<String>,
     reference: Option<String>,
     baseline: Option<String>,
+    systems: Vec<String>,
+    agreement_includes_reference: bool,
+}
+
+/// `"{key} \"{v}\" is not among the annotators (...); did you mean ...?"`.
+fn not_listed(key: &'static str, v: &str, listed: &[String]) -> Bad {
+    not_in(key, v, listed, "among the annotators")
+}
+
+/// `"{key} \"{v}\" is not {what} (...); did you mean ...?"`.
+fn not_in(key: &'static str, v: &str, listed: &[String], what: &str) -> Bad {
+    let hint = super::closest(v, listed.iter().map(String::as_str))
+        .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
+    (
+        key,
+        format!("{key} \"{v}\" is not {what} ({}){hint}", listed.join(", ")),
+    )
+}
+
+/// `systems` (spec 1, roles amended): each an annotator (when they are
+/// listed; `names` refuses a name given twice), not the reference, and a reference to score them
+/// against; a `baseline` is then one of them. `agreement_includes_reference`
+/// only means something with `systems` (without them the reference is in
+/// the agreement tables already), so it is refused without them.
+fn roles(
+    raw: &RawConfig,
+    annotators: Option<&[String]>,
+    reference: Option<&String>,
+    baseline: Option<&String>,
+) -> Result<(Vec<String>, bool), Bad> {
+    let systems = names(raw, "systems")?;
+    let includes = boolean(raw, "agreement_includes_reference")?;
+    let Some(systems) = systems else {
+        if includes.is_some() {
+            return Err((
+                "agreement_includes_reference",
+                "agreement_includes_reference only applies with `systems` (without them the \
+                 agreement tables cover every annotator, the reference included); name the \
+                 systems under test or remove the key"
+                    .into(),
+            ));
+        }
+        return Ok((Vec::new(), false));
+    };
+    if systems.is_empty() {
+        return Err(("systems", "systems must name at least one annotator".into()));
+    }
+    let Some(reference) = reference else {
+        return Err((
+            "systems",
+            "systems needs a reference (the gold annotator every system is scored against)".into(),
+        ));
+    };
+    for v in &systems {
+        if let Some(listed) = annotators.filter(|l| !l.contains(v)) {
+            return Err(not_listed("systems", v, listed));
+        }
+        if v == reference {
+            return Err((
+                "systems",
+                format!(
+                    "systems names the reference \"{v}\"; the reference is not a system under test"
+                ),
+            ));
+        }
+    }
+    if let Some(b) = baseline.filter(|b| !systems.contains(b)) {
+        return Err(not_in("baseline", b, &systems, "one of the systems"));
+    }
+    Ok((systems, includes.unwrap_or(false)))
 }
 
 fn who(raw: &RawConfig, format: Format) -> Result<Who, Bad> {
@@ -266,15 +346,7 @@ fn who(raw: &RawConfig, format: Format) -> Result<Who, Bad> {
     for (key, v) in [("reference", &reference), ("baseline", &baseline)] {
         match v {
             Some(v) if annotators.is_some() && !listed.contains(v) => {
-                let hint = super::closest(v, listed.iter().map(String::as_str))
-                    .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
-                return Err((
-                    key,
-                    format!(
-                        "{key} \"{v}\" is not among the annotators ({}){hint}",
-                        listed.join(", ")
-                    ),
-                ));
+                return Err(not_listed(key, v, listed));
             }
             _ => {}
         }
@@ -291,11 +363,19 @@ fn who(raw: &RawConfig, format: Format) -> Result<Who, Bad> {
             "baseline is the reference; name a system".into(),
         ));
     }
+    let (systems, agreement_includes_reference) = roles(
+        raw,
+        annotators.as_deref(),
+        reference.as_ref(),
+        baseline.as_ref(),
+    )?;
     Ok(Who {
         annotators,
         columns,
         reference,
         baseline,
+        systems,
+        agreement_includes_reference,
     })
 }
 
@@ -336,6 +416,8 @@ fn values(raw: &RawConfig, common: Common, path: &Path) -> Result<SpansConfig, B
         annotators: w.annotators,
         reference: w.reference,
         baseline: w.baseline,
+        systems: w.systems,
+        agreement_includes_reference: w.agreement_includes_reference,
         min_overlap,
         nervaluate_min_overlap_percentage: nv,
         subgroups: names(raw, "subgroups")?.unwrap_or_default(),
@@ -435,5 +517,34 @@ mod tests {
         assert!(e.contains("did you mean \"gold\""), "{e}");
         let e = err("annotators = [\"gold\", \"sys\"]\nreference = \"gold\"\nbaseline = \"sy\"\n");
         assert!(e.contains("did you mean \"sys\""), "{e}");
+    }
+
+    /// `systems` and `agreement_includes_reference` (spec 1, roles).
+    #[test]
+    fn roles() {
+        let who = "annotators = [\"a\", \"b\", \"gold\", \"s1\", \"s2\"]\nreference = \"gold\"\n";
+        let c = run(who).unwrap();
+        assert!(c.systems.is_empty() && !c.agreement_includes_reference);
+        let c = run(&format!(
+            "{who}systems = [\"s2\", \"s1\"]\nagreement_includes_reference = true\n"
+        ))
+        .unwrap();
+        assert_eq!(c.systems, ["s2", "s1"]);
+        assert!(c.agreement_includes_reference);
+        let e = err(&format!("{who}systems = [\"s3\"]\n"));
+        assert!(
+            e.contains("not among the annotators") && e.contains("did you mean \"s"),
+            "{e}"
+        );
+        let e = err(&format!("{who}systems = [\"gold\"]\n"));
+        assert!(e.contains("not a system under test"), "{e}");
+        let e = err(&format!("{who}agreement_includes_reference = false\n"));
+        assert!(e.contains("only applies with `systems`"), "{e}");
+        let e = err(&format!("{who}systems = [\"s1\"]\nbaseline = \"a\"\n"));
+        assert!(e.contains("not one of the systems (s1)"), "{e}");
+        let e = err("systems = [\"s1\"]\n");
+        assert!(e.contains("needs a reference"), "{e}");
+        let e = err(&format!("{who}systems = []\n"));
+        assert!(e.contains("at least one"), "{e}");
     }
 }

@@ -764,23 +764,39 @@ impl Planned for sequence::Sequence {
 impl Planned for spans::Spans {
     fn plan(c: &rsmreport_config::spans::SpansConfig) -> Plan {
         let annotators = c.annotators.clone().unwrap_or_default();
+        let mut computed = vec![
+            ("annotators", listed(&annotators, "as found in the data")),
+            (
+                "reference",
+                c.reference
+                    .clone()
+                    .unwrap_or_else(|| "none (agreement only)".into()),
+            ),
+        ];
+        // With `systems` (spec 1, roles): the systems under test, the
+        // baseline (default the first), who the agreement tables compare.
+        let baseline = match (&c.baseline, c.systems.first()) {
+            (Some(b), _) => b.clone(),
+            (None, Some(first)) => format!("{first} (the first system)"),
+            (None, None) => "none".into(),
+        };
+        if !c.systems.is_empty() {
+            computed.push(("systems", listed(&c.systems, "none")));
+            computed.push((
+                "agreement",
+                if c.agreement_includes_reference {
+                    "the human annotators and the reference".into()
+                } else {
+                    "the human annotators (neither the reference nor a system)".into()
+                },
+            ));
+        }
+        computed.push(("baseline", baseline));
+        computed.push(("subgroups", listed(&c.subgroups, "none")));
         Plan {
             model_version: c.model_version.clone(),
             file_format: Some(c.file_format),
-            computed: vec![
-                ("annotators", listed(&annotators, "as found in the data")),
-                (
-                    "reference",
-                    c.reference
-                        .clone()
-                        .unwrap_or_else(|| "none (agreement only)".into()),
-                ),
-                (
-                    "baseline",
-                    c.baseline.clone().unwrap_or_else(|| "none".into()),
-                ),
-                ("subgroups", listed(&c.subgroups, "none")),
-            ],
+            computed,
             intervals: interval_words(c.intervals.as_ref(), "documents"),
         }
     }

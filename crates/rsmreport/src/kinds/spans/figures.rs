@@ -23,16 +23,23 @@ use rsmreport_report::render::format::{num3, thousands};
 use rsmreport_report::render::{Block, Builder};
 
 /// The heat map of every pair's strict F1 (NaN: no common document).
+/// Its annotators are those of the agreement tables (`Results::raters`).
 pub fn pairs_heatmap(b: &mut Builder, a: &Analysis) -> Result<Block> {
-    let n = a.data.annotators.len();
+    let raters = &a.res.raters;
+    let n = raters.len();
+    let at = |k: usize| raters.iter().position(|&r| r == k).expect("a rater");
     let mut values = vec![f64::NAN; n * n];
     for p in &a.res.pairs {
         let f = super::run::pair_f1(p, 0);
-        values[p.i * n + p.j] = f;
-        values[p.j * n + p.i] = f;
+        let (i, j) = (at(p.i), at(p.j));
+        values[i * n + j] = f;
+        values[j * n + i] = f;
     }
     let mut fig = kappa_heatmap(&KappaMatrix {
-        raters: a.data.annotators.clone(),
+        raters: raters
+            .iter()
+            .map(|&k| a.data.annotators[k].clone())
+            .collect(),
         values,
         statistic: "strict F1".into(),
     })?;
@@ -100,8 +107,16 @@ const MAX_BARS: usize = 20;
 /// whether its sides are swapped (the reference's labels are the rows).
 type Shown<'a> = (&'a PairResult, bool);
 
-/// The pairs the type and boundary figures show: with a reference, each
-/// system against it (the reference first); without, every pair, or the
+/// The reference the type and boundary figures show every other
+/// annotator against: the reference without `systems` (with them the
+/// figures show the agreement among the human annotators, as the tables).
+fn versus(a: &Analysis) -> Option<usize> {
+    a.res.reference.filter(|_| a.res.under_test.is_empty())
+}
+
+/// The pairs the type and boundary figures show: with a reference
+/// ([`versus`]), each other annotator against it (the reference first);
+/// else every pair, or the
 /// `max` first by `key` (ascending, then pair order) when there are more.
 /// The second value: how many pairs were left out.
 fn shown_pairs<'a>(
@@ -110,7 +125,7 @@ fn shown_pairs<'a>(
     key: impl Fn(&PairResult) -> f64,
 ) -> (Vec<Shown<'a>>, usize) {
     let pairs = &a.res.pairs;
-    if let Some(r) = a.res.reference {
+    if let Some(r) = versus(a) {
         let shown: Vec<Shown> = pairs
             .iter()
             .filter(|p| p.i == r || p.j == r)
@@ -155,7 +170,7 @@ pub fn confusion_heatmaps(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
         }
     });
     let panels: Vec<ConfusionPanel> = shown.iter().map(|s| confusion_panel(a, s)).collect();
-    let with_ref = a.res.reference.is_some();
+    let with_ref = versus(a).is_some();
     let d = TypeConfusion {
         name: "span_type_confusion".into(),
         title: "Type confusion of matched spans, with Cohen's kappa".into(),
@@ -243,7 +258,7 @@ pub fn boundary_bars(b: &mut Builder, a: &Analysis) -> Result<Vec<Block>> {
              (overlapping, same label), how many differ in the start only, the end only, or \
              both (one span inside the other, or crossing); after each bar, how many of the \
              matched pairs differ at all.",
-            if a.res.reference.is_some() {
+            if versus(a).is_some() {
                 ", each system against the reference"
             } else {
                 ""

@@ -21,9 +21,11 @@
 
 pub mod figures;
 pub mod gates;
+pub mod glossary;
 pub mod read;
 pub mod report;
 pub mod resample;
+pub mod roles;
 pub mod run;
 pub mod subgroups;
 pub mod tables;
@@ -159,8 +161,10 @@ impl super::Report for Analysis {
         for (k, sys) in self.res.systems.iter().enumerate() {
             let avg = &sys.modes[sys.headline].2;
             let iv = &self.sys_iv.stats[k][0];
+            let flag = roles::macro_note(&roles::unreferenced(self, sys, sys.headline))
+                .map_or_else(String::new, |n| format!(" ({n})"));
             out.push(format!(
-                "  {}: micro F1 {} [{}, {}]  macro F1 {}",
+                "  {}: micro F1 {} [{}, {}]  macro F1 {}{flag}",
                 self.data.annotators[sys.annotator],
                 rsmreport_report::render::format::num3(avg[0].f1),
                 rsmreport_report::render::format::num3(iv.lower),

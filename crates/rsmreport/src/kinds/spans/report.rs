@@ -11,10 +11,11 @@
 //!
 //! Produces a [`Report`] value; computes no statistic; writes nothing.
 
+use super::roles::{self, capitalised};
 use super::tables::{self, agreement_rows};
 use super::Analysis;
 use rsmreport_core::table::Frame;
-use rsmreport_report::render::context::{Glance, InputCtx};
+use rsmreport_report::render::context::{Cell, Glance, InputCtx, Table};
 use rsmreport_report::render::format::{escape_html, num3};
 use rsmreport_report::render::tables::{frame_table, FrameOpts};
 use rsmreport_report::render::{Block, Builder, Decision, Header, Report, Section, Tone};
@@ -31,8 +32,12 @@ fn level(a: &Analysis) -> f64 {
     a.cfg.intervals.map_or(0.95, |i| i.level)
 }
 
-/// The headline sentence: mean pairwise strict F1 with its interval.
+/// The headline sentence: mean pairwise strict F1 with its interval (with
+/// `systems`: of the human annotators, [`roles::agreement_sentence`]).
 pub fn headline(a: &Analysis) -> String {
+    if !a.res.under_test.is_empty() {
+        return roles::agreement_sentence(a);
+    }
     let rows = agreement_rows(a);
     let r = &rows[0];
     let iv = &a.agree_iv.mean[0];
@@ -106,21 +111,20 @@ fn decided(a: &Analysis) -> Decision {
             improved += 1;
         }
     }
+    if !a.res.under_test.is_empty() {
+        let sentence = roles::decision_sentence(a, &worse);
+        let single = a.res.under_test.len() < 2;
+        let (tone, badge) = if single {
+            (Tone::Info, "one system scored".to_string())
+        } else {
+            Decision::comparison_badge(regressed, improved)
+        };
+        return Decision::new(tone, badge, sentence).with_gates(failed, n_gates, single);
+    }
     let mut sentence = best_sentence(a);
     let single = a.res.systems.len() < 2;
-    if let (false, Some(b)) = (single, a.res.baseline) {
-        if worse.is_empty() {
-            sentence.push_str(&format!(
-                " No overall statistic got worse than the baseline {}.",
-                name(b)
-            ));
-        } else {
-            sentence.push_str(&format!(
-                " Worse than the baseline {}: {}.",
-                name(b),
-                worse.join("; ")
-            ));
-        }
+    if !single {
+        sentence.push_str(&roles::against_baseline(a, &worse));
     }
     let (tone, badge) = if single {
         (Tone::Info, "one system scored".to_string())
@@ -172,64 +176,93 @@ fn best_sentence(a: &Analysis) -> String {
     s
 }
 
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+/// One system's tile: micro F1 with its interval, macro F1 (flagged when
+/// a type without reference span lowers it) and the verdict against the
+/// baseline.
+fn system_tile(a: &Analysis, k: usize, sys: &super::run::System) -> Glance {
+    let avg = &sys.modes[sys.headline].2;
+    let iv = &a.sys_iv.stats[k][0];
+    let verdict = a
+        .sys_iv
+        .comparisons
+        .iter()
+        .find(|c| c.candidate_system == sys.annotator && c.statistic == "micro_f1")
+        .map(|c| format!(" · {} vs baseline", c.verdict))
+        .unwrap_or_default();
+    let missing = roles::system_unreferenced(a, sys.annotator);
+    let (macro_f1, title) = match roles::macro_note(&missing) {
+        Some(n) => (
+            format!(
+                "macro F1 {} (with {}: no reference span, F1 0)",
+                num3(avg[1].f1),
+                roles::listed(&missing)
+            ),
+            format!("macro F1 {} {n}", num3(avg[1].f1)),
+        ),
+        None => {
+            let m = format!("macro F1 {}", num3(avg[1].f1));
+            (m.clone(), m)
+        }
+    };
+    Glance {
+        label: format!("{} micro F1", a.data.annotators[sys.annotator]),
+        value: num3(avg[0].f1),
+        title,
+        ci: format!(
+            "{} · {macro_f1}{verdict}",
+            ci_text(level(a), iv.lower, iv.upper)
+        ),
+    }
 }
 
 fn glance(a: &Analysis) -> Vec<Glance> {
     let lv = level(a);
+    let rows = agreement_rows(a);
+    let agreement_tile = |k: usize, label: String| {
+        let iv = &a.agree_iv.mean[k];
+        Glance {
+            label,
+            value: num3(rows[k].mean),
+            title: format!("{} pairs", rows[k].n_pairs),
+            ci: ci_text(lv, iv.lower, iv.upper),
+        }
+    };
     if a.res.reference.is_some() {
-        return a
+        let mut tiles: Vec<Glance> = a
             .res
             .systems
             .iter()
             .enumerate()
-            .map(|(k, sys)| {
-                let avg = &sys.modes[sys.headline].2;
-                let iv = &a.sys_iv.stats[k][0];
-                let verdict = a
-                    .sys_iv
-                    .comparisons
-                    .iter()
-                    .find(|c| c.candidate_system == sys.annotator && c.statistic == "micro_f1")
-                    .map(|c| format!(" · {} vs baseline", c.verdict))
-                    .unwrap_or_default();
-                Glance {
-                    label: format!("{} micro F1", a.data.annotators[sys.annotator]),
-                    value: num3(avg[0].f1),
-                    title: format!("macro F1 {}", num3(avg[1].f1)),
-                    ci: format!(
-                        "{} · macro F1 {}{verdict}",
-                        ci_text(lv, iv.lower, iv.upper),
-                        num3(avg[1].f1)
-                    ),
-                }
-            })
+            .filter(|(_, s)| a.res.under_test.is_empty() || a.res.under_test.contains(&s.annotator))
+            .map(|(k, sys)| system_tile(a, k, sys))
             .collect();
+        if !a.res.under_test.is_empty() && a.res.agreeing() {
+            tiles.push(agreement_tile(
+                0,
+                "human annotators: mean pairwise strict F1".into(),
+            ));
+        }
+        return tiles;
     }
-    let rows = agreement_rows(a);
     [
         (0usize, "mean pairwise strict F1"),
         (2, "mean pairwise overlap F1"),
     ]
     .iter()
-    .map(|&(k, label)| {
-        let iv = &a.agree_iv.mean[k];
-        Glance {
-            label: label.into(),
-            value: num3(rows[k].mean),
-            title: format!("{} pairs", rows[k].n_pairs),
-            ci: ci_text(lv, iv.lower, iv.upper),
-        }
-    })
+    .map(|&(k, label)| agreement_tile(k, label.into()))
     .collect()
 }
 
 fn table_of(b: &mut Builder, f: &Frame, caption: &str) -> Block {
+    shown(b, f, caption, &FrameOpts::default())
+}
+
+/// Table `f` as shown, every header with its explanation.
+fn shown(b: &mut Builder, f: &Frame, caption: &str, opts: &FrameOpts) -> Block {
     let t = b.table(&f.name, caption, true, true);
-    Block::Table(frame_table(t, f, &FrameOpts::default()))
+    let mut t = frame_table(t, f, opts);
+    super::glossary::explain(&mut t, &f.name);
+    Block::Table(t)
 }
 
 fn find<'a>(frames: &'a [Frame], name: &str) -> Option<&'a Frame> {
@@ -359,7 +392,7 @@ fn worst_blocks(a: &Analysis) -> Vec<Block> {
         };
         out.push(Block::Html(format!(
             "<div class=\"spans-doc\"><p><strong>{}</strong>: mean strict F1 {}; the pair that agrees least here:</p>\
-             <table style=\"width:100%;table-layout:fixed\"><thead><tr><th style=\"{CELL};text-align:left\">{}</th><th style=\"{CELL};text-align:left\">{}</th></tr></thead><tbody><tr>\
+             <table style=\"width:100%;table-layout:fixed\"><thead><tr><th style=\"{CELL};text-align:left\" title=\"The spans this annotator marked here\">{}</th><th style=\"{CELL};text-align:left\" title=\"The spans this annotator marked here\">{}</th></tr></thead><tbody><tr>\
              <td style=\"{CELL}\">{}</td><td style=\"{CELL}\">{}</td></tr></tbody></table></div>",
             escape_html(&a.data.documents[doc]),
             num3(r.mean_f1),
@@ -403,6 +436,28 @@ fn subgroup_caption(name: &str) -> String {
     }
 }
 
+/// The subgroup tables; under each system table, the levels whose macro
+/// F1 includes a type with no reference span there.
+fn subgroup_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
+    let mut out = Vec::new();
+    for f in frames.iter().filter(|f| is_subgroup(f)) {
+        out.push(table_of(b, f, &subgroup_caption(&f.name)));
+        let Some(g) = f.name.strip_prefix("system_scores_by_") else {
+            continue;
+        };
+        let lowered = super::subgroups::unreferenced(a, g);
+        if !lowered.is_empty() {
+            out.push(Block::Note(format!(
+                "macro_f1 includes, per level, every type the system predicted there; these \
+                 have no reference span on the level's documents, so each counts with F1 0 \
+                 by seqeval's convention (the numbers keep it): {}.",
+                lowered.join("; ")
+            )));
+        }
+    }
+    out
+}
+
 fn is_subgroup(f: &Frame) -> bool {
     f.name.contains("_by_")
         && f.name != "span_agreement_by_type"
@@ -421,11 +476,21 @@ fn tables_of(b: &mut Builder, frames: &[Frame], list: &[(&str, &str)]) -> Vec<Bl
 /// the type-confusion heat maps with kappa (and their tables), the
 /// boundary-disagreement bars (and their table).
 fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> anyhow::Result<Vec<Block>> {
+    if !a.res.agreeing() {
+        return Ok(vec![Block::Note(format!(
+            "No agreement tables: {}.",
+            roles::why_no_agreement(a)
+        ))]);
+    }
     let mut out = vec![Block::Paragraph(format!(
         "{}. F1 between annotators is positive specific agreement (Hripcsak and Rothschild \
          2005): the share of marked spans both annotators mark. It is not corrected for \
          chance, so no kappa scale applies to it.",
-        headline(a)
+        if a.res.under_test.is_empty() {
+            headline(a)
+        } else {
+            capitalised(&headline(a))
+        }
     ))];
     out.extend(tables_of(b, frames, &[
         ("span_agreement", "Mean pairwise F1 per criterion (strict: same start, end and label; exact: same boundaries; overlap: overlapping, same label; overlap_any: overlapping), with its bootstrap interval over documents, and the pooled F1."),
@@ -456,6 +521,179 @@ fn agreement_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> anyhow::
     Ok(out)
 }
 
+/// The explanation of a macro average lowered by types with no reference
+/// span, for the annotators named (each its own headline mode):
+/// "tagger_v1's macro F1 includes MISC, which has no reference span (...)".
+fn lowered(a: &Analysis, names: &[&str]) -> Option<String> {
+    let parts: Vec<String> = names
+        .iter()
+        .filter_map(|n| {
+            let k = a.data.annotators.iter().position(|x| x == n)?;
+            let note = roles::macro_note(&roles::system_unreferenced(a, k))?;
+            Some(format!("{n}'s macro F1 {note}"))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The types of the data the reference never marks.
+fn unreferenced_types(a: &Analysis) -> Vec<&str> {
+    let Some(r) = a.res.reference else {
+        return Vec::new();
+    };
+    let counts = &a.res.profiles[r].labels;
+    a.data
+        .labels
+        .iter()
+        .zip(counts)
+        .filter(|(_, &c)| c == 0)
+        .map(|(l, _)| l.as_str())
+        .collect()
+}
+
+/// Marks with ` *` the cells of column `col` that read `what` in the rows
+/// `flag` explains: the tooltip says why, the CSV download keeps the text.
+/// Whether any was marked.
+fn mark(t: &mut Table, col: &str, what: &str, flag: impl Fn(&[Cell]) -> Option<String>) -> bool {
+    let Some(j) = t.columns.iter().position(|h| h.text == col) else {
+        return false;
+    };
+    let mut any = false;
+    for row in &mut t.rows {
+        if row.cells[j].text != what {
+            continue;
+        }
+        if let Some(why) = flag(&row.cells) {
+            let c = &mut row.cells[j];
+            c.value = c.text.clone();
+            c.text = format!("{what} *");
+            c.title = why;
+            any = true;
+        }
+    }
+    any
+}
+
+/// The column `col`'s text in a shown row.
+fn cell<'c>(t: &Table, cells: &'c [Cell], col: &str) -> &'c str {
+    t.columns
+        .iter()
+        .position(|h| h.text == col)
+        .map_or("", |j| cells[j].text.as_str())
+}
+
+const MARKED: &str = "* This macro average includes a type with no reference span, whose F1 \
+                      is 0 by seqeval's convention (the number keeps it; the tooltip names the \
+                      type):";
+
+/// The comparisons table: each system against the baseline, the macro F1
+/// rows marked when a type with no reference span lowers either side.
+fn comparisons_block(b: &mut Builder, a: &Analysis, f: &Frame) -> Vec<Block> {
+    let columns = [
+        "system",
+        "scope",
+        "statistic",
+        "baseline",
+        "candidate",
+        "delta",
+        "delta_lower",
+        "delta_upper",
+        "p_holm",
+        "verdict",
+    ];
+    let opts = FrameOpts {
+        columns: Some(&columns),
+        ..FrameOpts::default()
+    };
+    let Block::Table(mut t) = shown(
+        b,
+        f,
+        "Each system against the baseline: paired bootstrap over documents; a verdict says \
+         improved or regressed when the difference's interval lies beyond the practical \
+         margin, equivalent when it lies within it, no detectable change otherwise; per-type \
+         rows Holm-adjusted (all columns in the CSV).",
+        &opts,
+    ) else {
+        unreachable!("shown gives a table")
+    };
+    let base = a.res.baseline.map_or("", |k| a.data.annotators[k].as_str());
+    let probe = t.clone();
+    let marked = mark(&mut t, "statistic", "macro_f1", |cells| {
+        (cell(&probe, cells, "scope") == "overall")
+            .then(|| lowered(a, &[cell(&probe, cells, "system"), base]))
+            .flatten()
+    });
+    let mut types = Vec::new();
+    for l in unreferenced_types(a) {
+        let why = format!(
+            "The reference has no {l} span: both F1 are 0 by seqeval's convention, so the \
+             row label={l} compares nothing."
+        );
+        if mark(&mut t, "scope", &format!("label={l}"), |_| {
+            Some(why.clone())
+        }) {
+            types.push(why);
+        }
+    }
+    let mut out = vec![Block::Table(t)];
+    if marked {
+        let mut names: Vec<&str> = vec![base];
+        for c in &a.sys_iv.comparisons {
+            let n = a.data.annotators[c.candidate_system].as_str();
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        out.push(Block::Note(format!(
+            "{MARKED} {}.",
+            lowered(a, &names).unwrap_or_default()
+        )));
+    }
+    if !types.is_empty() {
+        out.push(Block::Note(format!("* {}", types.join(" "))));
+    }
+    out
+}
+
+/// The seqeval rows, each macro average marked when a type with no
+/// reference span lowers it (per system and mode).
+fn scores_block(b: &mut Builder, a: &Analysis, f: &Frame) -> Vec<Block> {
+    let Block::Table(mut t) = shown(
+        b,
+        f,
+        "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0).",
+        &FrameOpts::default(),
+    ) else {
+        unreachable!("shown gives a table")
+    };
+    let probe = t.clone();
+    let mut notes = Vec::new();
+    let marked = mark(&mut t, "label", "macro avg", |cells| {
+        let (name, mode) = (cell(&probe, cells, "system"), cell(&probe, cells, "mode"));
+        let sys = a
+            .res
+            .systems
+            .iter()
+            .find(|s| a.data.annotators[s.annotator] == name)?;
+        let m = sys.modes.iter().position(|x| x.0 == mode)?;
+        let flag = roles::macro_flag(&roles::unreferenced(a, sys, m))?;
+        Some(format!("{name} ({mode}): {flag}"))
+    });
+    if marked {
+        for row in &t.rows {
+            let c = row.cells.iter().find(|c| c.text == "macro avg *");
+            if let Some(c) = c.filter(|c| !notes.contains(&c.title)) {
+                notes.push(c.title.clone());
+            }
+        }
+    }
+    let mut out = vec![Block::Table(t)];
+    if !notes.is_empty() {
+        out.push(Block::Note(format!("{MARKED} {}.", notes.join("; "))));
+    }
+    out
+}
+
 fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block> {
     let mut out: Vec<Block> = a
         .res
@@ -464,33 +702,12 @@ fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block>
         .filter_map(|s| s.strict_note.clone().map(Block::Note))
         .collect();
     if let Some(f) = find(frames, "system_comparisons") {
-        let t = b.table(
-            &f.name,
-            "Each system against the baseline: paired bootstrap over documents, compare.md's \
-             verdict words and margins; per-type rows Holm-adjusted (all columns in the CSV).",
-            true,
-            true,
-        );
-        let columns = [
-            "system",
-            "scope",
-            "statistic",
-            "baseline",
-            "candidate",
-            "delta",
-            "delta_lower",
-            "delta_upper",
-            "p_holm",
-            "verdict",
-        ];
-        let opts = FrameOpts {
-            columns: Some(&columns),
-            ..FrameOpts::default()
-        };
-        out.push(Block::Table(frame_table(t, f, &opts)));
+        out.extend(comparisons_block(b, a, f));
+    }
+    if let Some(f) = find(frames, "system_scores") {
+        out.extend(scores_block(b, a, f));
     }
     out.extend(tables_of(b, frames, &[
-        ("system_scores", "seqeval-compatible precision, recall and F1 against the reference (zero_division = 0)."),
         ("token_scores", "Token by token against the reference, tags compared as written: seqeval's accuracy_score (matching / tokens) and performance_measure (tp: equal, not O; fp: different, prediction not O; fn: reference not O, prediction O; tn: both O)."),
     ]));
     if let Some(f) = find(frames, "nervaluate") {
@@ -508,6 +725,38 @@ fn systems_blocks(b: &mut Builder, a: &Analysis, frames: &[Frame]) -> Vec<Block>
         ));
     }
     out
+}
+
+/// The header's first line: who annotated what; with `systems`, the
+/// systems under test apart from the annotators.
+fn intro(a: &Analysis) -> String {
+    let scored = a.res.reference.map_or(String::new(), |r| {
+        format!(
+            ", scored against <strong>{}</strong>",
+            escape_html(&a.data.annotators[r])
+        )
+    });
+    if a.res.under_test.is_empty() {
+        return format!(
+            "Span annotations of <strong>{}</strong> annotators on <strong>{}</strong> documents{scored}.",
+            a.data.annotators.len(),
+            a.data.documents.len(),
+        );
+    }
+    let names: Vec<&str> = a
+        .res
+        .under_test
+        .iter()
+        .map(|&k| a.data.annotators[k].as_str())
+        .collect();
+    let humans = a.data.annotators.len() - names.len() - usize::from(a.res.reference.is_some());
+    format!(
+        "Span annotations of <strong>{}</strong> systems under test ({}) and <strong>{humans}</strong> \
+         human annotators on <strong>{}</strong> documents{scored}.",
+        names.len(),
+        escape_html(&roles::listed(&names)),
+        a.data.documents.len(),
+    )
 }
 
 /// The report.
@@ -539,7 +788,9 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
                         rows: Some(&rows),
                         ..FrameOpts::default()
                     };
-                    d.push(Block::Table(frame_table(t, f, &opts)));
+                    let mut t = frame_table(t, f, &opts);
+                    super::glossary::explain(&mut t, &f.name);
+                    d.push(Block::Table(t));
                 }
                 d
             }
@@ -556,12 +807,7 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
                 v.extend(super::figures::comparison_forests(&mut b, a)?);
                 v
             }
-            _ => {
-                let subs: Vec<&Frame> = frames.iter().filter(|f| is_subgroup(f)).collect();
-                subs.into_iter()
-                    .map(|f| table_of(&mut b, f, &subgroup_caption(&f.name)))
-                    .collect()
-            }
+            _ => subgroup_blocks(&mut b, a, &frames),
         });
         sections.push(Section {
             id,
@@ -571,16 +817,15 @@ pub fn report(a: &Analysis, inputs: Vec<InputCtx>, epoch: i64) -> anyhow::Result
         });
     }
     let header = Header {
-        intro_html: format!(
-            "Span annotations of <strong>{}</strong> annotators on <strong>{}</strong> documents{}.",
-            a.data.annotators.len(),
-            a.data.documents.len(),
-            a.res.reference.map_or(String::new(), |r| format!(
-                ", scored against <strong>{}</strong>",
-                escape_html(&a.data.annotators[r])
-            ))
+        intro_html: intro(a),
+        description_html: format!(
+            "<p>{}</p>",
+            escape_html(&if a.res.under_test.is_empty() {
+                headline(a)
+            } else {
+                capitalised(&headline(a))
+            })
         ),
-        description_html: format!("<p>{}</p>", escape_html(&headline(a))),
         glance: glance(a),
         inputs,
         decision: Some(decision(a)),

@@ -379,7 +379,7 @@ pub fn systems(
         .baseline
         .and_then(|a| res.systems.iter().position(|s| s.annotator == a))
     {
-        for k in (0..ns).filter(|&k| k != b) {
+        for k in (0..ns).filter(|&k| k != b && res.compared(res.systems[k].annotator)) {
             comparisons.extend(c.rows(b, k));
         }
     }

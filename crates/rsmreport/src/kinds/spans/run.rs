@@ -98,6 +98,47 @@ pub struct Results {
     pub reference: Option<usize>,
     pub baseline: Option<usize>,
     pub systems: Vec<System>,
+    /// The annotators of the agreement tables, in annotator order: every
+    /// annotator without `systems`; with them the human annotators (and
+    /// the reference with `agreement_includes_reference`).
+    pub raters: Vec<usize>,
+    /// The annotators named by `systems` (annotator order of `systems`);
+    /// empty without the key.
+    pub under_test: Vec<usize>,
+}
+
+/// The roles of `systems` (spec 1, amended): the annotators named by it
+/// (in its order) and the annotators of the agreement tables (every one
+/// without `systems`; else neither the reference, unless
+/// `agreement_includes_reference`, nor a system).
+pub fn roles(cfg: &SpansConfig, d: &Data, reference: Option<usize>) -> (Vec<usize>, Vec<usize>) {
+    let under_test: Vec<usize> = cfg
+        .systems
+        .iter()
+        .filter_map(|s| d.annotators.iter().position(|a| a == s))
+        .collect();
+    let raters = (0..d.annotators.len())
+        .filter(|&a| {
+            cfg.systems.is_empty()
+                || (!under_test.contains(&a)
+                    && (Some(a) != reference || cfg.agreement_includes_reference))
+        })
+        .collect();
+    (under_test, raters)
+}
+
+impl Results {
+    /// Whether `annotator` is compared with the baseline: every annotator
+    /// scored without `systems`, the systems under test with them.
+    pub fn compared(&self, annotator: usize) -> bool {
+        self.under_test.is_empty() || self.under_test.contains(&annotator)
+    }
+
+    /// Whether there is agreement to report: two or more annotators in
+    /// the agreement tables.
+    pub fn agreeing(&self) -> bool {
+        self.raters.len() >= 2
+    }
 }
 
 /// The pair F1 of criterion `k`.
@@ -182,16 +223,19 @@ fn distinct_spans(d: &Data) -> Vec<Vec<Vec<Span>>> {
         .collect()
 }
 
-/// Every pair's counts and every document's row over `docs`.
+/// Every pair of `raters` (their counts) and every document's row over
+/// `docs`.
 fn agreement_chunk(
     cfg: &SpansConfig,
     d: &Data,
-    distinct: &[Vec<Vec<Span>>],
+    (distinct, raters): (&[Vec<Vec<Span>>], &[usize]),
     docs: std::ops::Range<usize>,
 ) -> (Vec<PairResult>, Vec<DocRow>) {
-    let (na, nl) = (d.annotators.len(), d.labels.len());
-    let mut pairs: Vec<PairResult> = (0..na)
-        .flat_map(|i| (i + 1..na).map(move |j| (i, j)))
+    let nl = d.labels.len();
+    let mut pairs: Vec<PairResult> = raters
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &i)| raters[k + 1..].iter().map(move |&j| (i, j)))
         .map(|(i, j)| PairResult::new(i, j, nl))
         .collect();
     let mut documents = Vec::with_capacity(docs.len());
@@ -216,15 +260,16 @@ fn agreement_chunk(
         let (mean_f1, sd_f1, n_undefined) = mean_sd(&strict);
         documents.push(DocRow {
             doc,
-            n_annotators: cov.iter().filter(|c| **c).count(),
+            n_annotators: raters.iter().filter(|&&a| cov[a]).count(),
             n_pairs: strict.len(),
             n_undefined,
             mean_f1,
             sd_f1,
             mean_f1_overlap: mean_sd(&overlap).0,
-            n_spans: (0..na)
-                .filter(|&a| cov[a])
-                .map(|a| distinct[doc][a].len())
+            n_spans: raters
+                .iter()
+                .filter(|&&a| cov[a])
+                .map(|&a| distinct[doc][a].len())
                 .sum(),
             worst_pair: worst.map(|w| (w.1, w.2)),
         });
@@ -238,18 +283,18 @@ fn agreement_chunk(
 fn agreement(
     cfg: &SpansConfig,
     d: &Data,
-    distinct: &[Vec<Vec<Span>>],
+    who: (&[Vec<Vec<Span>>], &[usize]),
 ) -> (Vec<PairResult>, Vec<DocRow>) {
     let nd = d.documents.len();
     let threads = default_threads();
     let size = nd.div_ceil(4 * threads).max(64);
     let chunks = parallel(threads, nd.div_ceil(size), |c| {
-        agreement_chunk(cfg, d, distinct, c * size..((c + 1) * size).min(nd))
+        agreement_chunk(cfg, d, who, c * size..((c + 1) * size).min(nd))
     });
     let mut chunks = chunks.into_iter();
     let (mut pairs, mut documents) = chunks
         .next()
-        .unwrap_or_else(|| agreement_chunk(cfg, d, distinct, 0..0));
+        .unwrap_or_else(|| agreement_chunk(cfg, d, who, 0..0));
     for (p, docs) in chunks {
         for (mine, theirs) in pairs.iter_mut().zip(p) {
             mine.merge(theirs);
@@ -275,6 +320,7 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
         .reference
         .as_ref()
         .and_then(|r| d.annotators.iter().position(|a| a == r));
+    let (under_test, raters) = roles(cfg, d, reference);
     let ((pairs, documents), systems) = std::thread::scope(|scope| {
         let systems = scope.spawn(|| match reference {
             Some(r) => {
@@ -286,13 +332,18 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
             }
             None => Vec::new(),
         });
-        let agreement = agreement(cfg, d, &distinct);
+        let agreement = agreement(cfg, d, (&distinct, &raters));
         (agreement, systems.join().expect("the systems' thread"))
     });
     let profiles = profiles(d, &distinct, &pairs);
+    // The baseline: as configured, else the first system under test
+    // (with `systems`), else the first annotator scored.
     let baseline = reference.and_then(|_| match &cfg.baseline {
         Some(b) => d.annotators.iter().position(|a| a == b),
-        None => systems.first().map(|s| s.annotator),
+        None => under_test
+            .first()
+            .copied()
+            .or_else(|| systems.first().map(|s| s.annotator)),
     });
     Results {
         distinct,
@@ -302,6 +353,8 @@ pub fn run(cfg: &SpansConfig, d: &Data) -> Results {
         reference,
         baseline,
         systems,
+        raters,
+        under_test,
     }
 }
 

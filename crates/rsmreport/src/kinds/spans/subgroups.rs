@@ -43,6 +43,40 @@ fn n_scored(a: &Analysis, system: usize, docs: &[usize]) -> usize {
         .count()
 }
 
+/// Per system and level of subgroup `g`, the types of its macro F1 with
+/// no reference span on the level's documents (each F1 0 by seqeval's
+/// convention): "tagger_v1 on sports: MISC" (only those with any).
+pub fn unreferenced(a: &Analysis, g: &str) -> Vec<String> {
+    let Some((_, values)) = a.data.subgroups.iter().find(|(name, _)| name == g) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (level, docs) in levels(values) {
+        for sys in &a.res.systems {
+            let mut t = vec![Counts::default(); a.data.labels.len()];
+            for &d in &docs {
+                for (l, c) in sys.doc_counts[d].iter().enumerate() {
+                    t[l] += *c;
+                }
+            }
+            let (rows, _) = score_rows(&t);
+            let missing: Vec<&str> = rows
+                .iter()
+                .filter(|(_, r)| r.counts.support == 0)
+                .map(|(l, _)| a.data.labels[*l as usize].as_str())
+                .collect();
+            if !missing.is_empty() {
+                out.push(format!(
+                    "{} on {level}: {}",
+                    a.data.annotators[sys.annotator],
+                    missing.join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Every subgroup table.
 pub fn frames(a: &Analysis) -> Vec<Frame> {
     let mut out = Vec::new();

@@ -83,7 +83,19 @@ pub fn frames(a: &Analysis) -> Vec<Frame> {
         }
     }
     out.extend(super::subgroups::frames(a));
+    if !a.res.agreeing() {
+        out.retain(|f| !is_agreement(&f.name));
+    }
     out
+}
+
+/// A table of the agreement among annotators (spec 5.1-5.6 and
+/// `span_agreement_by_<g>`): empty, hence not written, when fewer than
+/// two annotators are compared.
+pub fn is_agreement(table: &str) -> bool {
+    table.starts_with("span_agreement")
+        || table.starts_with("type_")
+        || table == "boundary_disagreements"
 }
 
 fn name(a: &Analysis, k: usize) -> &str {
@@ -637,7 +649,26 @@ pub fn summary(a: &Analysis) -> Value {
             }
         }
     }
+    if !a.res.under_test.is_empty() {
+        out.insert("roles".into(), roles_json(a));
+    }
     Value::Object(out)
+}
+
+/// With `systems` (spec 1, roles): who is a system under test, who is in
+/// the agreement tables, and the headline in words, the systems' verdict
+/// first, then the human annotators' agreement.
+fn roles_json(a: &Analysis) -> Value {
+    let names = |v: &[usize]| -> Vec<&str> { v.iter().map(|&k| name(a, k)).collect() };
+    json!({
+        "systems_under_test": names(&a.res.under_test),
+        "agreement_annotators": names(&a.res.raters),
+        "agreement_includes_reference": a.cfg.agreement_includes_reference,
+        "headline": {
+            "systems": super::roles::systems_sentence(a),
+            "agreement": super::roles::capitalised(&super::roles::agreement_sentence(a)),
+        },
+    })
 }
 
 /// Per annotator with unknown tags (spec 10): their count and the first

@@ -57,7 +57,12 @@ pub fn units_files(a: &Analysis) -> Result<Vec<OutputFile>> {
     let Some(r) = res.reference else {
         return Ok(Vec::new());
     };
-    let systems: Vec<usize> = res.systems.iter().map(|s| s.annotator).collect();
+    let systems: Vec<usize> = res
+        .systems
+        .iter()
+        .map(|s| s.annotator)
+        .filter(|&s| res.compared(s))
+        .collect();
     if systems.is_empty() {
         return Ok(Vec::new());
     }
@@ -275,6 +280,8 @@ fn config_of(pair: &Pair, s: &Settings) -> SpansConfig {
     cfg.annotators = Some(vec![s.reference.clone(), lb.clone(), lc]);
     cfg.reference = Some(s.reference.clone());
     cfg.baseline = Some(lb);
+    cfg.systems = Vec::new();
+    cfg.agreement_includes_reference = false;
     cfg.subgroups = Vec::new();
     cfg.gates = None;
     cfg.parsed_gates = Vec::new();

@@ -115,14 +115,18 @@ pub fn read(cfg: &SpansConfig) -> Result<Data> {
 /// annotators.
 fn check_annotators(cfg: &SpansConfig, d: &Data) -> Result<()> {
     let file = cfg.input_file.display();
-    for (key, v) in [("reference", &cfg.reference), ("baseline", &cfg.baseline)] {
-        if let Some(v) = v {
-            if !d.annotators.contains(v) {
-                bail!(
-                    "{file}: {key} \"{v}\" is not an annotator of the data (its annotators are {})",
-                    d.annotators.join(", ")
-                );
-            }
+    let named = [("reference", &cfg.reference), ("baseline", &cfg.baseline)]
+        .into_iter()
+        .filter_map(|(key, v)| v.as_ref().map(|v| (key, v)))
+        .chain(cfg.systems.iter().map(|v| ("systems", v)));
+    for (key, v) in named {
+        if !d.annotators.contains(v) {
+            let hint = rsmreport_core::names::closest(v, d.annotators.iter().map(String::as_str))
+                .map_or_else(String::new, |c| format!("; did you mean \"{c}\"?"));
+            bail!(
+                "{file}: {key} \"{v}\" is not an annotator of the data (its annotators are {}){hint}",
+                d.annotators.join(", ")
+            );
         }
     }
     if d.annotators.len() < 2 {
