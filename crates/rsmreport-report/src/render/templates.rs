@@ -46,7 +46,21 @@ pub fn engine(kind: &[(&str, &str)]) -> Result<tera::Tera> {
     tera.autoescape_on(vec![""]);
     tera.set_escape_fn(escape_html);
     tera.register_filter("breakable", breakable);
+    tera.register_filter("glossary", glossary);
     Ok(tera)
+}
+
+/// The `glossary` filter: the definition of a column header (the tooltip
+/// of the headers the templates write themselves), empty when the glossary
+/// has none.
+fn glossary(
+    value: &tera::Value,
+    _: &std::collections::HashMap<String, tera::Value>,
+) -> tera::Result<tera::Value> {
+    let name = value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg("glossary: the value is not text"))?;
+    Ok(tera::Value::String(super::glossary::column(name)))
 }
 
 /// The `breakable` filter (for table headers and text cells, then marked
