@@ -57,10 +57,15 @@ fn glossary(
     value: &tera::Value,
     _: &std::collections::HashMap<String, tera::Value>,
 ) -> tera::Result<tera::Value> {
-    let name = value
-        .as_str()
-        .ok_or_else(|| tera::Error::msg("glossary: the value is not text"))?;
+    let name = text_of(value, "glossary")?;
     Ok(tera::Value::String(super::glossary::column(name)))
+}
+
+/// The text a filter is applied to, or an error naming the filter.
+fn text_of<'a>(value: &'a tera::Value, filter: &str) -> tera::Result<&'a str> {
+    value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg(format!("{filter}: the value is not text")))
 }
 
 /// The `breakable` filter (for table headers and text cells, then marked
@@ -76,9 +81,7 @@ fn breakable(
     value: &tera::Value,
     _: &std::collections::HashMap<String, tera::Value>,
 ) -> tera::Result<tera::Value> {
-    let text = value
-        .as_str()
-        .ok_or_else(|| tera::Error::msg("breakable: the value is not text"))?;
+    let text = text_of(value, "breakable")?;
     let escaped = escape_html(text);
     let mut out = String::with_capacity(escaped.len());
     for (i, c) in escaped.char_indices() {

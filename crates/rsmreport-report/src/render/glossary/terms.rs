@@ -127,21 +127,14 @@ fn comparison(name: &str) -> Option<&'static str> {
              this one, not the unadjusted p, with 0.05, so that many tests do not produce \
              false alarms."
         }
-        "p_value" => {
-            "Probability of a result at least this large if there were no real effect; \
-             small values (below 0.05) mean chance is an unlikely explanation."
-        }
+        "p_value" => return super::metric("p"),
         "paired" => {
             "Whether the difference is computed on the same responses in both versions \
              (paired), which makes it more precise."
         }
         "trimmed" => "Computed on the two versions' trimmed (unrounded) scores.",
         "rounded" => "Computed on the two versions' trimmed and rounded scores.",
-        "PRMSE" => {
-            "Proportional reduction in mean squared error: the share of the true-score \
-             variance the machine score explains (1 = perfect; like R2, but against scores \
-             free of rating error)."
-        }
+        "PRMSE" => return super::metric("PRMSE true"),
         "degradation" => {
             "Degradation: the human-machine value minus the human-human value (negative: the \
              machine agrees with humans less than two humans agree with each other)."
