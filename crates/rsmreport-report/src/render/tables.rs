@@ -89,11 +89,15 @@ pub fn head(name: &str, numeric: bool) -> ColumnHead {
     }
 }
 
-/// A column header with its own tooltip `title` (a kind's own terms).
+/// A column header with its own tooltip `title` (a kind's own terms); an
+/// empty `title` falls back to the glossary's definition of `text`.
 pub fn titled_head(text: &str, numeric: bool, title: &str) -> ColumnHead {
     ColumnHead {
         text: text.to_string(),
-        title: title.to_string(),
+        title: match title {
+            "" => glossary::column(text),
+            t => t.to_string(),
+        },
         class: if numeric { "num" } else { "" }.to_string(),
         sub: String::new(),
     }

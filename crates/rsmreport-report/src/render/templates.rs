@@ -46,7 +46,26 @@ pub fn engine(kind: &[(&str, &str)]) -> Result<tera::Tera> {
     tera.autoescape_on(vec![""]);
     tera.set_escape_fn(escape_html);
     tera.register_filter("breakable", breakable);
+    tera.register_filter("glossary", glossary);
     Ok(tera)
+}
+
+/// The `glossary` filter: the definition of a column header (the tooltip
+/// of the headers the templates write themselves), empty when the glossary
+/// has none.
+fn glossary(
+    value: &tera::Value,
+    _: &std::collections::HashMap<String, tera::Value>,
+) -> tera::Result<tera::Value> {
+    let name = text_of(value, "glossary")?;
+    Ok(tera::Value::String(super::glossary::column(name)))
+}
+
+/// The text a filter is applied to, or an error naming the filter.
+fn text_of<'a>(value: &'a tera::Value, filter: &str) -> tera::Result<&'a str> {
+    value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg(format!("{filter}: the value is not text")))
 }
 
 /// The `breakable` filter (for table headers and text cells, then marked
@@ -62,9 +81,7 @@ fn breakable(
     value: &tera::Value,
     _: &std::collections::HashMap<String, tera::Value>,
 ) -> tera::Result<tera::Value> {
-    let text = value
-        .as_str()
-        .ok_or_else(|| tera::Error::msg("breakable: the value is not text"))?;
+    let text = text_of(value, "breakable")?;
     let escaped = escape_html(text);
     let mut out = String::with_capacity(escaped.len());
     for (i, c) in escaped.char_indices() {

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::kinds::evaluation::report::Builder;
 use rsmreport_report::render::context::{Cell, ColumnHead, Heading, Row, Table};
 use rsmreport_report::render::sysinfo;
-use rsmreport_report::render::tables::text_cell;
+use rsmreport_report::render::tables::{text_cell, titled_head};
 use rsmreport_report::render::template;
 use rsmreport_report::render::Block;
 
@@ -208,12 +208,7 @@ pub fn sysinfo(b: &mut Builder) -> Result<Block> {
         ("version", "Version compiled into this binary."),
         ("used for", ""),
     ] {
-        t.columns.push(ColumnHead {
-            text: text.into(),
-            title: title.into(),
-            class: String::new(),
-            sub: String::new(),
-        });
+        t.columns.push(titled_head(text, false, title));
     }
     for (name, version, purpose) in sysinfo::crate_versions() {
         let mut first = text_cell(&name);
