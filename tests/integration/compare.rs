@@ -1494,10 +1494,17 @@ fn compare_and_summarize_name_a_folder_of_another_kind() {
     ];
     let run = common::run_in(cwd, args);
     assert_eq!(run.code, Some(2), "{}", run.describe());
+    // Since issue 49 summarize takes the folders of one kind, any kind
+    // compare takes: folders of two kinds are named, each with its kind.
     assert!(
-        run.stderr
-            .contains("is an output folder of `rsmreport agree`, not of a build"),
+        run.stderr.contains(&format!(
+            "summarize takes folders of one kind; these are of several: {} (rsmreport agree), \
+             {} (rsmreport classify)",
+            a.display(),
+            k.display()
+        )),
         "{}",
         run.stderr
     );
+    assert!(!s_out.exists());
 }
