@@ -422,7 +422,15 @@ fn compare_a_better_candidate_is_improved() {
     let run = compare_into(tmp.path(), &v2, &v1, &back);
     ok(&run);
     assert!(run.stdout.contains("regressed"));
-    assert!(run.stdout.contains("wtkappa grp=a"), "{}", run.stdout);
+    // Said for the levels too: more than five are counted on one line
+    // (issue 51, item 7), by statistic and by subgroup.
+    assert!(
+        run.stdout.contains("  regressed in ")
+            && run.stdout.contains("(by statistic: wtkappa ")
+            && run.stdout.contains("; by subgroup: grp "),
+        "{}",
+        run.stdout
+    );
 }
 
 /// Checks the `inputs` of a compare or summarize JSON against the files

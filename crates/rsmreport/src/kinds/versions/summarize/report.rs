@@ -170,15 +170,16 @@ fn worst_table(b: &mut Builder, s: &Summary) -> Table {
     let mut t = b.table(
         "summary_worst_dsm",
         "For each subgroup, the level with the largest absolute DSM (difference of the \
-         standardized mean differences) of each version; highlighted when |DSM| > 0.1, as in \
-         the build report.",
+         standardized mean differences) of each version among the levels its build report \
+         shows (those with at least min_n_per_group responses), with its responses N; \
+         highlighted when |DSM| > 0.1, as in the build report.",
         true,
         true,
     );
-    t.columns = ["version", "subgroup", "level", "DSM"]
+    t.columns = ["version", "subgroup", "level", "N", "DSM"]
         .iter()
         .enumerate()
-        .map(|(i, n)| head(n, i == 3))
+        .map(|(i, n)| head(n, i >= 3))
         .collect();
     for g in subgroups(s) {
         for v in &s.versions {
@@ -187,6 +188,7 @@ fn worst_table(b: &mut Builder, s: &Summary) -> Table {
                     row_header(&v.label),
                     text_cell(&g),
                     text_cell(&w.level),
+                    count(w.n),
                     dsm_cell(w.dsm),
                 ]));
             }
@@ -456,7 +458,9 @@ pub fn decide(
             gates(v.gates_passed)
         ));
     }
-    let (tone, mut badge) = if regressed_versions > 0 {
+    let (tone, mut badge) = if judged.is_empty() {
+        (Tone::Info, "one version".to_string())
+    } else if regressed_versions > 0 {
         (
             Tone::Fail,
             format!(
@@ -476,22 +480,22 @@ pub fn decide(
     } else {
         tone
     };
-    Decision::new(
-        tone,
-        badge,
+    // The baseline's own gates, in brackets: "Against the baseline X,
+    // gates passed: Y regressed" read as Y's.
+    let base_gates = match base_gates {
+        Some(true) => " (its gates passed)",
+        Some(false) => " (its gates FAILED)",
+        None => "",
+    };
+    let sentence = if judged.is_empty() {
+        format!("Only the baseline {base}{base_gates}: no other version to compare it with.")
+    } else {
         format!(
-            "Against the baseline {}{}: {}.",
-            base,
-            // The baseline's own gates, in brackets: "Against the
-            // baseline X, gates passed: Y regressed" read as Y's.
-            match base_gates {
-                Some(true) => " (its gates passed)",
-                Some(false) => " (its gates FAILED)",
-                None => "",
-            },
+            "Against the baseline {base}{base_gates}: {}.",
             parts.join("; ")
-        ),
-    )
+        )
+    };
+    Decision::new(tone, badge, sentence)
 }
 
 fn header(s: &Summary, epoch: i64) -> Header {

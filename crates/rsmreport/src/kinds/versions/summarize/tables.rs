@@ -98,6 +98,10 @@ pub fn version_frame(s: &Summary) -> Frame {
             &format!("DSM_worst.{g}"),
             v.iter().map(|x| worst(x).map_or(f64::NAN, |w| w.dsm)),
         ));
+        cols.push(num_col(
+            &format!("DSM_worst_N.{g}"),
+            v.iter().map(|x| worst(x).map_or(f64::NAN, |w| w.n)),
+        ));
         cols.push(text_col(
             &format!("DSM_worst_level.{g}"),
             v.iter()
@@ -170,6 +174,7 @@ pub fn worst_frame(s: &Summary) -> Frame {
             text_col("version", rows.iter().map(|(v, _)| v.label.clone())),
             text_col("subgroup", rows.iter().map(|(_, w)| w.group.clone())),
             text_col("level", rows.iter().map(|(_, w)| w.level.clone())),
+            num_col("N", rows.iter().map(|(_, w)| w.n)),
             num_col("DSM", rows.iter().map(|(_, w)| w.dsm)),
         ],
     )
@@ -231,7 +236,7 @@ fn version_json(v: &Version) -> Value {
         "n": number(v.n),
         "stored_estimates": v.stored,
         "statistics": stats,
-        "worst_dsm": v.worst.iter().map(|w| json!({"subgroup": w.group, "level": w.level, "DSM": number(w.dsm)})).collect::<Vec<_>>(),
+        "worst_dsm": v.worst.iter().map(|w| json!({"subgroup": w.group, "level": w.level, "N": number(w.n), "DSM": number(w.dsm)})).collect::<Vec<_>>(),
         "fairness": v.fairness.iter().map(|f| json!({"subgroup": f.group, "model": f.model, "R2": number(f.r2), "p_value": number(f.p)})).collect::<Vec<_>>(),
         "delta_from_baseline": delta,
     })
