@@ -16,7 +16,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::kinds::{KindSummary, KindVersion};
-use super::report::{decide, named_sections, row, row_header, trend_figure, Judged};
+use super::report::{count, decide, named_sections, row, row_header, trend_figure, Judged};
 use super::tables::{deltas_frame, estimate_columns, num_col, text_col, triple};
 use crate::kinds::common::comparison::ComparisonRow;
 use crate::kinds::common::versions::change_line;
@@ -261,7 +261,7 @@ fn version_table(b: &mut Builder, s: &KindSummary) -> Table {
             if i == s.baseline {
                 label.push_str(" (baseline)");
             }
-            let mut cells = vec![row_header(&label), number(v.units as f64, None)];
+            let mut cells = vec![row_header(&label), count(v.units as f64)];
             cells.extend(s.statistics.iter().map(|n| {
                 v.estimate(n).map_or_else(
                     || text_cell(""),
@@ -324,11 +324,11 @@ fn gates_table(b: &mut Builder, s: &KindSummary) -> Table {
         .map(|(i, n)| head(n, i >= 2))
         .collect();
     for v in &s.versions {
-        let count = |k: &str| {
+        let judged = |k: &str| {
             v.gates
                 .as_ref()
                 .and_then(|g| g.get("counts")?.get(k)?.as_u64())
-                .map_or_else(|| text_cell(""), |n| number(n as f64, None))
+                .map_or_else(|| text_cell(""), |n| count(n as f64))
         };
         let word = match v.gates_passed() {
             Some(true) => "passed",
@@ -338,9 +338,9 @@ fn gates_table(b: &mut Builder, s: &KindSummary) -> Table {
         t.rows.push(row(vec![
             row_header(&v.label),
             text_cell(word),
-            count("pass"),
-            count("fail"),
-            count("warn"),
+            judged("pass"),
+            judged("fail"),
+            judged("warn"),
         ]));
     }
     t
@@ -386,7 +386,7 @@ fn sections(b: &mut Builder, s: &KindSummary) -> Result<Vec<Section>> {
     let versions = vec![
         Block::Heading(b.heading(2, "Versions")),
         Block::Paragraph(format!(
-            "Each version's statistics on its own {}s, as its run of `rsmreport {}` reported \
+            "Each version's statistics on its own {}s, as its run of rsmreport {} reported \
              them.",
             s.unit, s.kind
         )),

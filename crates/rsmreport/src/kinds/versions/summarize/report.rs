@@ -20,7 +20,7 @@ use rsmreport_report::render::{Block, Decision, Header, Section, Tone};
 use rsmreport_report::render::{Builder, Report};
 
 /// A count (`5000`), empty when unknown.
-fn count(n: f64) -> Cell {
+pub(crate) fn count(n: f64) -> Cell {
     if !n.is_finite() {
         return text_cell("");
     }
