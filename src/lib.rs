@@ -89,7 +89,8 @@ enum Command {
         "Where to write the results [default: ./<id>, see --id]"
     )))]
     Summarize {
-        /// The experiment folders (of `build`, or of RSMTool's rsmeval/rsmtool).
+        /// The output folders, all of one kind: of `build` (or of RSMTool's rsmeval/rsmtool), or of
+        /// a kind that `compare` takes (classify, sequence, spans, ...).
         #[arg(required = true, value_name = "DIR")]
         folders: Vec<PathBuf>,
         #[command(flatten)]

@@ -422,7 +422,15 @@ fn compare_a_better_candidate_is_improved() {
     let run = compare_into(tmp.path(), &v2, &v1, &back);
     ok(&run);
     assert!(run.stdout.contains("regressed"));
-    assert!(run.stdout.contains("wtkappa grp=a"), "{}", run.stdout);
+    // Said for the levels too: more than five are counted on one line
+    // (issue 51, item 7), by statistic and by subgroup.
+    assert!(
+        run.stdout.contains("  regressed in ")
+            && run.stdout.contains("(by statistic: wtkappa ")
+            && run.stdout.contains("; by subgroup: grp "),
+        "{}",
+        run.stdout
+    );
 }
 
 /// Checks the `inputs` of a compare or summarize JSON against the files
@@ -1494,10 +1502,17 @@ fn compare_and_summarize_name_a_folder_of_another_kind() {
     ];
     let run = common::run_in(cwd, args);
     assert_eq!(run.code, Some(2), "{}", run.describe());
+    // Since issue 49 summarize takes the folders of one kind, any kind
+    // compare takes: folders of two kinds are named, each with its kind.
     assert!(
-        run.stderr
-            .contains("is an output folder of `rsmreport agree`, not of a build"),
+        run.stderr.contains(&format!(
+            "summarize takes folders of one kind; these are of several: {} (rsmreport agree), \
+             {} (rsmreport classify)",
+            a.display(),
+            k.display()
+        )),
         "{}",
         run.stderr
     );
+    assert!(!s_out.exists());
 }

@@ -229,7 +229,16 @@ fn compare_views_preflight_counts_the_excluded_responses() {
         .find(|l| l.starts_with("excluded responses,"))
         .unwrap();
     assert_eq!(line, format!("excluded responses,{want},{want},same"));
-    assert!(r.stdout.contains("excluded responses"), "{}", r.stdout);
+    // Issue 51, item 7: the terminal folds the long list behind a count
+    // (the table keeps every reason).
+    let parts: Vec<&str> = want.split("; ").collect();
+    let folded = format!("{}; +{} more", parts[0], parts.len() - 1);
+    let shown = r
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("excluded responses"))
+        .unwrap();
+    assert!(shown.ends_with(&format!("{folded} | {folded}")), "{shown}");
     assert!(r.stdout.starts_with("preflight (baseline | candidate):\n"));
 }
 
@@ -325,4 +334,82 @@ fn compare_views_stored_only_score_type_absent_is_refused() {
         r.stderr
     );
     assert!(!out.exists());
+}
+
+/// Issue 51, item 7: `scale_with` is judged by the scale file's checksum,
+/// not its path (two copies of one file at two paths are the same scale);
+/// many regressed subgroup levels are counted on one terminal line (each
+/// stays in the by-subgroup tables).
+#[test]
+fn compare_views_scale_file_by_checksum_and_regressed_levels_folded() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let examples = common::manifest_dir().join("examples");
+    let (a, b) = (cwd.join("a"), cwd.join("b"));
+    common::copy_dir(&examples, &a);
+    common::copy_dir(&examples, &b);
+    fs::rename(b.join("scale.csv"), b.join("other_scale.csv")).unwrap();
+    let exp = fs::read_to_string(b.join("exp.toml")).unwrap();
+    assert!(exp.contains("scale_with = \"scale.csv\""));
+    fs::write(
+        b.join("exp.toml"),
+        exp.replace(
+            "scale_with = \"scale.csv\"",
+            "scale_with = \"other_scale.csv\"",
+        ),
+    )
+    .unwrap();
+    let built = |exp: &Path, out: &str| {
+        let r = common::build(cwd, exp, &cwd.join(out), &[]);
+        assert!(r.code == Some(0) || r.code == Some(3), "{}", r.describe());
+        cwd.join(out)
+    };
+    let (ba, bb) = (
+        built(&a.join("exp.toml"), "ba"),
+        built(&b.join("exp.toml"), "bb"),
+    );
+    let out = cwd.join("c1");
+    let r = compare_into(cwd, &ba, &bb, &out);
+    ok(&r);
+    let preflight = |out: &Path| {
+        let name = fs::read_dir(out.join("output"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with("_compare_preflight.csv"))
+            .unwrap();
+        fs::read_to_string(name).unwrap()
+    };
+    assert!(
+        preflight(&out).contains("\nscale_with,scale.csv,other_scale.csv,same\n"),
+        "{}",
+        preflight(&out)
+    );
+    let fail = built(&a.join("gates-fail/exp.toml"), "bf");
+    let out = cwd.join("c2");
+    let r = compare_into(cwd, &ba, &fail, &out);
+    assert!(r.code == Some(0) || r.code == Some(3), "{}", r.describe());
+    // Another scale file's content: differs, though both are scale.csv.
+    assert!(
+        preflight(&out).contains("\nscale_with,scale.csv,scale.csv,differs\n"),
+        "{}",
+        preflight(&out)
+    );
+    let mut regressed = 0;
+    for entry in fs::read_dir(out.join("output")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.contains("_compare_by_") {
+            let t = table::read_table(&path).unwrap();
+            let v = t.header.iter().position(|h| h == "verdict").unwrap();
+            regressed += t.rows.iter().filter(|r| text(&r[v]) == "regressed").count();
+        }
+    }
+    assert!(
+        regressed > 5,
+        "the example regressed in many levels: {regressed}"
+    );
+    let line = format!("  regressed in {regressed} subgroup levels (by statistic: ");
+    assert!(r.stdout.contains(&line), "{}", r.stdout);
+    assert!(!r.stdout.contains(" L1="), "{}", r.stdout);
 }

@@ -282,8 +282,50 @@ fn mask_machine(bytes: &[u8]) -> Vec<u8> {
 
 /// Runs one step in `root` and collects what it produced.
 fn run_step(root: &Path, roots: &[String], step: &Step) -> Produced {
+    run_args(root, roots, step.args, step.out_dir, step.files)
+}
+
+/// The masked roots of `root`: as given and canonical, longest first.
+fn roots_of(root: &Path) -> Vec<String> {
+    let mut roots = vec![root.to_string_lossy().into_owned()];
+    let canonical = fs::canonicalize(root)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    if canonical != roots[0] {
+        // Longest first, so a canonical path containing the other is masked whole.
+        roots.push(canonical);
+        roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    }
+    roots
+}
+
+/// One more whole-output snapshot, `tests/snapshots/kinds/<name>/`, of
+/// `rsmreport ARGS` run in `root` (with `SOURCE_DATE_EPOCH` fixed) into
+/// `out_dir`: rewritten with `UPDATE_SNAPSHOTS=1`, else compared; the
+/// differences (none when identical).
+pub fn snapshot_run(root: &Path, name: &str, args: &[&str], out_dir: &str) -> Vec<String> {
+    let produced = run_args(root, &roots_of(root), args, Some(out_dir), &[]);
+    let dir = snapshot_root().join(name);
+    if common::updating_snapshots() {
+        write_snapshot(&dir, &produced);
+        Vec::new()
+    } else {
+        compare_snapshot(&dir, name, &produced)
+    }
+}
+
+/// Runs `rsmreport ARGS` in `root` and collects what it produced: the
+/// terminal, every file of `out_dir`, the `files` named.
+fn run_args(
+    root: &Path,
+    roots: &[String],
+    args: &[&str],
+    out_dir: Option<&str>,
+    extra: &[&str],
+) -> Produced {
     let out = Command::new(common::bin())
-        .args(step.args)
+        .args(args)
         .current_dir(root)
         .env("NO_COLOR", "1")
         .env("SOURCE_DATE_EPOCH", EPOCH)
@@ -293,19 +335,19 @@ fn run_step(root: &Path, roots: &[String], step: &Step) -> Produced {
     let mut files = BTreeMap::new();
     files.insert("<stdout>".to_string(), normalise(&out.stdout, roots));
     files.insert("<stderr>".to_string(), normalise(&out.stderr, roots));
-    if let Some(dir) = step.out_dir {
+    if let Some(dir) = out_dir {
         let dir = root.join(dir);
         for rel in common::list_files(&dir) {
             let bytes = fs::read(dir.join(&rel)).unwrap();
             let name = rel.to_string_lossy().replace('\\', "/");
             let mut bytes = normalise(&bytes, roots);
-            if ["compare", "summarize"].contains(&step.args[0]) {
+            if ["compare", "summarize"].contains(&args[0]) {
                 bytes = mask_checksums(&bytes);
             }
             files.insert(name, bytes);
         }
     }
-    for f in step.files {
+    for f in extra {
         let bytes = fs::read(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         files.insert((*f).to_string(), normalise(&bytes, roots));
     }
@@ -402,16 +444,7 @@ fn kinds_snapshot_every_output_byte() {
         &common::manifest_dir().join("examples"),
         &root.join("examples"),
     );
-    let mut roots = vec![root.to_string_lossy().into_owned()];
-    let canonical = fs::canonicalize(root)
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    if canonical != roots[0] {
-        // Longest first, so a canonical path containing the other is masked whole.
-        roots.push(canonical);
-        roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
-    }
+    let roots = roots_of(root);
     let mut failures = Vec::new();
     for step in &STEPS {
         let produced = run_step(root, &roots, step);

@@ -440,3 +440,63 @@ fn summarize_refuses_a_table_without_the_references_columns() {
         ],
     );
 }
+
+/// Issue 51, item 7: the worst subgroup level is one the build report
+/// shows (at least `min_n_per_group` responses: the bundled example has
+/// 30, and a level of 25 responses with the largest |DSM|), with its N
+/// beside it; one folder alone ends with a sentence, not "(its gates
+/// passed): .".
+#[test]
+fn summarize_worst_level_respects_min_n_per_group_and_one_folder_reads() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let exp = common::manifest_dir().join("examples/exp.toml");
+    let b = cwd.join("b");
+    let run = common::build(cwd, &exp, &b, &[]);
+    assert!(
+        run.code == Some(0) || run.code == Some(3),
+        "{}",
+        run.describe()
+    );
+    let out = cwd.join("s");
+    let run = summarize(cwd, &[b.as_os_str(), OsStr::new("-o"), out.as_os_str()]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let last = run.stdout.lines().last().unwrap();
+    assert!(!last.contains(": ."), "{last}");
+    assert!(last.starts_with("overall: "), "{last}");
+    let config = json(&b.join("output/example_rsmeval.json"));
+    let (worst_header, worst) = rows(&out.join("output/versions_summary_worst_dsm.csv"));
+    let col = |name: &str| worst_header.iter().position(|h| h == name).unwrap();
+    let mut hidden_seen = false;
+    for g in ["L1", "gender"] {
+        let min_n = config["min_n_per_group"][g].as_f64().unwrap();
+        let (header, levels) = rows(&b.join(format!("output/example_eval_by_{g}.csv")));
+        let dsm = header.iter().position(|h| h == "DSM.scale_trim").unwrap();
+        let n = header.iter().position(|h| h == "N").unwrap();
+        let all: Vec<(String, f64, f64)> = levels
+            .iter()
+            .filter(|r| text(&r[0]) != "All data")
+            .map(|r| (text(&r[0]), num(&r[n]), num(&r[dsm])))
+            .collect();
+        let largest = |shown: bool| {
+            all.iter()
+                .filter(|l| !shown || l.1 >= min_n)
+                .max_by(|a, b| a.2.abs().total_cmp(&b.2.abs()))
+                .unwrap()
+                .clone()
+        };
+        let want = largest(true);
+        hidden_seen |= largest(false).0 != want.0;
+        let row = worst
+            .iter()
+            .find(|r| text(&r[col("subgroup")]) == g)
+            .unwrap();
+        assert_eq!(text(&row[col("level")]), want.0, "{g}");
+        assert_eq!(num(&row[col("N")]), want.1, "{g}");
+        assert_eq!(num(&row[col("DSM")]), want.2, "{g}");
+    }
+    assert!(
+        hidden_seen,
+        "the example has a level below min_n_per_group with the largest |DSM|"
+    );
+}

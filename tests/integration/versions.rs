@@ -1037,3 +1037,284 @@ fn versions_preferences_reference_mismatch_is_named() {
         .iter()
         .all(|r| r["verdict"] == "not testable"));
 }
+
+/// A CSV table as rows of `column -> cell`.
+fn records(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let t = rows(path);
+    t[1..]
+        .iter()
+        .map(|r| t[0].iter().cloned().zip(r.iter().cloned()).collect())
+        .collect()
+}
+
+/// A number cell (empty: NaN).
+fn num(cell: &str) -> f64 {
+    if cell.is_empty() {
+        f64::NAN
+    } else {
+        cell.parse()
+            .unwrap_or_else(|_| panic!("not a number: {cell}"))
+    }
+}
+
+/// Two numbers the same (both NaN included).
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan())
+}
+
+/// A statistic of a folder's own `<id>_summary.json`: its system's
+/// `{estimate, lower, upper}`, or a number with `_lower` and `_upper`.
+fn own_statistic(folder: &Path, statistic: &str) -> (f64, f64, f64) {
+    let output = folder.join("output");
+    let name = fs::read_dir(&output)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.ends_with("_summary.json"))
+        .unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(output.join(name)).unwrap()).unwrap();
+    let systems = doc["systems"].as_object().unwrap();
+    assert_eq!(systems.len(), 1, "one system per version folder");
+    let s = systems.values().next().unwrap();
+    let f = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+    match &s[statistic] {
+        serde_json::Value::Object(o) => (f(&o["estimate"]), f(&o["lower"]), f(&o["upper"])),
+        v => (
+            f(v),
+            f(&s[format!("{statistic}_lower")]),
+            f(&s[format!("{statistic}_upper")]),
+        ),
+    }
+}
+
+/// `summarize v1 v2 v3` of three folders of one kind (in `cwd`): every
+/// difference is the pairwise compare's (`compare v1 vK`: delta, interval,
+/// p-value, verdict of each whole-set statistic), every statistic of a
+/// version its own summary's with its interval, and the terminal ends
+/// with the decision. Then the whole output against its snapshot
+/// (`tests/snapshots/kinds/summarize-<kind>`).
+fn check_summarize_of_three(cwd: &Path, kind: &str) {
+    let run = common::run_in(cwd, ["summarize", "v1", "v2", "v3", "-o", "sum"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(
+        run.stdout
+            .starts_with(&format!("summarize 3 versions of {kind} (baseline v1):\n")),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.lines().last().unwrap().starts_with("overall: "));
+    let versions = records(&cwd.join("sum/output/versions_summary.csv"));
+    let deltas = records(&cwd.join("sum/output/versions_summary_deltas.csv"));
+    let labels: Vec<&str> = versions.iter().map(|v| v["version"].as_str()).collect();
+    assert_eq!(labels, ["v1", "v2", "v3"]);
+    let mut statistics = Vec::new();
+    for candidate in ["v2", "v3"] {
+        let out = format!("cmp_{candidate}");
+        let cmp = compare(cwd, Path::new("v1"), Path::new(candidate), &out);
+        assert_eq!(cmp.code, Some(0), "{}", cmp.describe());
+        let table = cwd.join(format!(
+            "{out}/output/v1_vs_{candidate}_system_comparisons.csv"
+        ));
+        let overall: Vec<_> = records(&table)
+            .into_iter()
+            .filter(|r| r["scope"] == "overall")
+            .collect();
+        let mine: Vec<_> = deltas
+            .iter()
+            .filter(|d| d["version"] == candidate)
+            .collect();
+        assert_eq!(mine.len(), overall.len(), "{candidate}: {mine:?}");
+        assert!(!overall.is_empty());
+        for (want, got) in overall.iter().zip(&mine) {
+            assert_eq!(got["statistic"], want["statistic"]);
+            for column in [
+                "delta",
+                "delta_lower",
+                "delta_upper",
+                "p_value",
+                "baseline",
+                "candidate",
+            ] {
+                assert!(
+                    same(num(&got[column]), num(&want[column])),
+                    "{candidate} {} {column}: {} vs compare's {}",
+                    want["statistic"],
+                    got[column],
+                    want[column]
+                );
+            }
+            assert_eq!(got["verdict"], want["verdict"]);
+            let line = format!(
+                "  {:<22} change:",
+                format!("{candidate} {}", want["statistic"])
+            );
+            assert!(run.stdout.contains(&line), "{line}\n{}", run.stdout);
+            if !statistics.contains(&want["statistic"]) {
+                statistics.push(want["statistic"].clone());
+            }
+        }
+    }
+    for (v, row) in labels.iter().zip(&versions) {
+        for st in &statistics {
+            let (e, lo, hi) = own_statistic(&cwd.join(v), st);
+            assert!(e.is_finite(), "{v} {st}");
+            for (col, want) in [
+                (st.clone(), e),
+                (format!("{st}_lower"), lo),
+                (format!("{st}_upper"), hi),
+            ] {
+                assert!(
+                    same(num(&row[&col]), want),
+                    "{v} {col}: {} vs its own summary's {want}",
+                    row[&col]
+                );
+            }
+        }
+    }
+    let failures = crate::kinds_snapshot::snapshot_run(
+        cwd,
+        &format!("summarize-{kind}"),
+        &["summarize", "v1", "v2", "v3", "-o", "snap"],
+        "snap",
+    );
+    assert!(
+        failures.is_empty(),
+        "if intended, update with `UPDATE_SNAPSHOTS=1 cargo test --test integration \
+         versions_summarize` and review the diff:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// `path` with every line passed through `edit` (its index, its cells)
+/// written to `to`.
+fn edit_csv(path: &Path, to: &Path, edit: impl Fn(usize, &mut Vec<String>) -> bool) {
+    let text = fs::read_to_string(path).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut cells: Vec<String> = line.split(',').map(String::from).collect();
+        if edit(i, &mut cells) {
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+    }
+    fs::write(to, out).unwrap();
+}
+
+/// Three classify versions: v1 and v2 of the example, v3 the example's v2
+/// with every seventh prediction set to the gold label.
+#[test]
+fn versions_summarize_classify_three_versions_are_the_pairwise_compares() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    classify(cwd, "v1", &single_system("v1", &predictions, ""));
+    classify(cwd, "v2", &single_system("v2", &predictions, ""));
+    let changed = cwd.join("predictions_v3.csv");
+    edit_csv(&predictions, &changed, |i, cells| {
+        if i == 0 {
+            for c in cells.iter_mut() {
+                *c = c.replace("v2", "v3");
+            }
+        } else if i % 7 == 0 {
+            cells[4] = cells[2].clone();
+        }
+        true
+    });
+    classify(cwd, "v3", &single_system("v3", &changed, ""));
+    check_summarize_of_three(cwd, "classify");
+}
+
+/// Three sequence versions: v3 is v2 with every fourth hypothesis the
+/// first reference.
+#[test]
+fn versions_summarize_sequence_three_versions_are_the_pairwise_compares() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    sequence(cwd, "v1", &sequence_experiment("v1", "[\"v1\"]", ""));
+    sequence(cwd, "v2", &sequence_experiment("v2", "[\"v2\"]", ""));
+    let outputs = common::manifest_dir().join("examples/sequence/outputs.csv");
+    let changed = cwd.join("outputs_v3.csv");
+    edit_csv(&outputs, &changed, |i, cells| {
+        if i == 0 {
+            cells[4] = "v3".into();
+        } else if i % 4 == 0 {
+            cells[4] = cells[1].clone();
+        }
+        true
+    });
+    let exp = sequence_experiment("v3", "[\"v3\"]", "").replace(
+        &outputs.display().to_string(),
+        &changed.display().to_string(),
+    );
+    sequence(cwd, "v3", &exp);
+    check_summarize_of_three(cwd, "sequence");
+}
+
+/// Three spans versions: tagger v1, tagger v2, and tagger v2 without
+/// every fifth of its spans, each against the gold annotator.
+#[test]
+fn versions_summarize_spans_three_versions_are_the_pairwise_compares() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    spans(
+        cwd,
+        "v1",
+        &spans_experiment(cwd, "v1", &["gold", "tagger_v1"], ""),
+    );
+    spans(
+        cwd,
+        "v2",
+        &spans_experiment(cwd, "v2", &["gold", "tagger_v2"], ""),
+    );
+    let exp = spans_experiment(cwd, "v3", &["gold", "tagger_v2"], "");
+    let file = cwd.join("v3_spans.csv");
+    let count = std::cell::Cell::new(0);
+    edit_csv(&file.clone(), &file, |_, cells| {
+        if cells[1] != "tagger_v2" {
+            return true;
+        }
+        count.set(count.get() + 1);
+        count.get() % 5 != 0
+    });
+    spans(cwd, "v3", &exp);
+    check_summarize_of_three(cwd, "spans");
+}
+
+/// Folders of several kinds are refused, each named with its kind; a
+/// pair the kind's comparison refuses (another tokenizer) is refused,
+/// naming the folder.
+#[test]
+fn versions_summarize_refuses_mixed_kinds_and_changed_settings() {
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path();
+    let predictions = example_dir().join("predictions.csv");
+    classify(cwd, "c1", &single_system("v1", &predictions, ""));
+    sequence(cwd, "s1", &sequence_experiment("v1", "[\"v1\"]", ""));
+    sequence(cwd, "s2", &sequence_experiment("v2", "[\"v2\"]", ""));
+    let run = common::run_in(cwd, ["summarize", "s1", "c1", "s2", "-o", "sum"]);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr.contains(
+            "summarize takes folders of one kind; these are of several: s1 (rsmreport \
+             sequence), c1 (rsmreport classify), s2 (rsmreport sequence)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!cwd.join("sum").exists());
+    sequence(
+        cwd,
+        "s3",
+        &sequence_experiment("v3", "[\"v2\"]", "[bleu]\ntokenize = \"char\"\n"),
+    );
+    let run = common::run_in(cwd, ["summarize", "s1", "s2", "s3", "-o", "sum"]);
+    assert_eq!(run.code, Some(2), "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains("cannot summarize s3 with the baseline s1: "),
+        "{}",
+        run.stderr
+    );
+    assert!(!cwd.join("sum").exists());
+}

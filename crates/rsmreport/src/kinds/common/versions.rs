@@ -420,7 +420,7 @@ pub fn preflight_lines(rows: &[PreflightRow]) -> Vec<String> {
         if s.is_empty() {
             "-".to_string()
         } else {
-            leading_count(s)
+            folded(&leading_count(s))
         }
     };
     for r in rows {
@@ -435,6 +435,28 @@ pub fn preflight_lines(rows: &[PreflightRow]) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The characters of a preflight value the terminal shows before it
+/// folds the rest of a list.
+const FOLD_CHARS: usize = 60;
+
+/// A preflight value on the terminal: a long list (`; `-separated) as its
+/// first items within [`FOLD_CHARS`] (at least one) and how many more
+/// (the preflight table and the report keep every item).
+pub fn folded(value: &str) -> String {
+    let parts: Vec<&str> = value.split("; ").collect();
+    if value.chars().count() <= FOLD_CHARS || parts.len() < 2 {
+        return value.to_string();
+    }
+    let mut kept = 1;
+    while kept < parts.len() && parts[..=kept].join("; ").chars().count() <= FOLD_CHARS {
+        kept += 1;
+    }
+    if kept == parts.len() {
+        return value.to_string();
+    }
+    format!("{}; +{} more", parts[..kept].join("; "), parts.len() - kept)
 }
 
 /// The preflight table of a report (compare spec 2.1): item, each side's

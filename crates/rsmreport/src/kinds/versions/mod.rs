@@ -10,12 +10,13 @@
 //!   check), and the record of every file read from them (provenance);
 //! * [`report`]: the report pieces both show (a verdict cell's colour,
 //!   a number with its interval, the badge of a set of verdicts);
-//! * [`build`]: what is specific to the archives of `rsmreport build`
-//!   (today the only folders either command reads): the headline
-//!   statistics and their paired differences, the pairing of the
-//!   responses both folders share, and the whole-set verdict rows of two
-//!   versions. A later issue makes both commands read every kind's
-//!   folders: that is the part to generalise.
+//! * [`build`]: what is specific to the archives of `rsmreport build`:
+//!   the headline statistics and their paired differences, the pairing
+//!   of the responses both folders share, and the whole-set verdict rows
+//!   of two versions. The folders of the other kinds are compared by
+//!   their kind's own code (the kind table's `versions` entry), which
+//!   `compare` calls for two folders and `summarize` for the baseline and
+//!   each other folder (issue 49).
 //!
 //! Command assembly: reads the folders (in `folders` and the commands'
 //! `read`); writes no files and computes no statistic itself (the

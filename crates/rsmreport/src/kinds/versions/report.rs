@@ -7,7 +7,6 @@
 
 use rsmreport_report::render::Tone;
 
-use super::build::paired::VerdictRow;
 use crate::kinds::common::verdict::Verdict;
 
 /// A number with its interval under it: the report engine's
@@ -30,16 +29,16 @@ pub fn verdict_class(v: Verdict) -> &'static str {
     }
 }
 
-/// How many of `rows` regressed, improved, and were tested at all.
-pub fn verdict_counts<'r>(rows: impl Iterator<Item = &'r VerdictRow>) -> (usize, usize, usize) {
+/// How many of `verdicts` regressed, improved, and were tested at all.
+pub fn verdict_counts(verdicts: impl Iterator<Item = Verdict>) -> (usize, usize, usize) {
     let (mut regressed, mut improved, mut tested) = (0, 0, 0);
-    for r in rows {
-        match r.verdict {
+    for v in verdicts {
+        match v {
             Verdict::Regressed | Verdict::LikelyRegressed => regressed += 1,
             Verdict::Improved | Verdict::LikelyImproved => improved += 1,
             _ => {}
         }
-        if !matches!(r.verdict, Verdict::NotTestable | Verdict::NotComparable) {
+        if !matches!(v, Verdict::NotTestable | Verdict::NotComparable) {
             tested += 1;
         }
     }

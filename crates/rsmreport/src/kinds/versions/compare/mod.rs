@@ -281,8 +281,41 @@ fn preflight_lines(c: &Comparison) -> Vec<String> {
     versions::preflight_lines(&rows)
 }
 
+/// The most regressed subgroup levels the terminal lists one per line;
+/// more are counted on one line (the report and the tables list each).
+const FOLD_LEVELS: usize = 5;
+
+/// The one line of many regressed subgroup levels: how many, by
+/// statistic and by subgroup.
+fn folded_levels(levels: &[(&str, &crate::kinds::versions::build::paired::LevelRow)]) -> String {
+    let counted =
+        |key: &dyn Fn(&(&str, &crate::kinds::versions::build::paired::LevelRow)) -> String| {
+            let mut counts: Vec<(String, usize)> = Vec::new();
+            for l in levels {
+                let k = key(l);
+                match counts.iter_mut().find(|(x, _)| *x == k) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((k, 1)),
+                }
+            }
+            counts
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+    format!(
+        "  regressed in {} subgroup levels (by statistic: {}; by subgroup: {}): each is in the \
+         report and the by-subgroup tables",
+        levels.len(),
+        counted(&|(_, r)| r.row.statistic.clone()),
+        counted(&|(g, _)| g.to_string()),
+    )
+}
+
 /// The terminal lines: the preflight table, then criterion-style one line
-/// per whole-set statistic and one per regressed subgroup level.
+/// per whole-set statistic and one per regressed subgroup level (counted
+/// on one line when there are more than [`FOLD_LEVELS`]).
 fn terminal_lines(c: &Comparison) -> Vec<String> {
     let mut out = preflight_lines(c);
     out.push(format!(
@@ -309,11 +342,16 @@ fn terminal_lines(c: &Comparison) -> Vec<String> {
     for r in &c.overall {
         out.push(line(&r.statistic, r));
     }
-    for (g, r) in regressed_levels(c) {
-        out.push(line(
-            &format!("{} {g}={}", r.row.statistic, r.level),
-            &r.row,
-        ));
+    let regressed: Vec<_> = regressed_levels(c).collect();
+    if regressed.len() <= FOLD_LEVELS {
+        for (g, r) in regressed {
+            out.push(line(
+                &format!("{} {g}={}", r.row.statistic, r.level),
+                &r.row,
+            ));
+        }
+    } else {
+        out.push(folded_levels(&regressed));
     }
     out.extend(
         crate::kinds::versions::compare::report::directions(c)

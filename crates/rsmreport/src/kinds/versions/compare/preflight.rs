@@ -130,6 +130,20 @@ fn response_rows(p: &Pairing) -> Vec<PreflightRow> {
     out
 }
 
+/// The SHA-256 of the input file of `role` (`scale`) an rsmreport
+/// folder's summary records.
+fn input_sha256(a: &Archive, role: &str) -> Option<String> {
+    a.summary
+        .as_ref()?
+        .get("inputs")?
+        .as_array()?
+        .iter()
+        .find(|i| i.get("role").and_then(|r| r.as_str()) == Some(role))?
+        .get("sha256")?
+        .as_str()
+        .map(String::from)
+}
+
 /// The input files' checksums of an rsmreport folder's summary.
 fn checksums(a: &Archive) -> String {
     let Some(inputs) = a
@@ -227,7 +241,14 @@ pub fn rows(
         } else {
             (vb, vc)
         };
-        out.push(row(key, vb, vc));
+        let mut r = row(key, vb, vc);
+        if key == "scale_with" {
+            // A file: the same content is the same scale, wherever it is.
+            if let (Some(sb), Some(sc)) = (input_sha256(b, "scale"), input_sha256(c, "scale")) {
+                r.status = if sb == sc { "same" } else { "differs" };
+            }
+        }
+        out.push(r);
     }
     out.push(row("excluded responses", exclusions(b), exclusions(c)));
     out.push(row(

@@ -428,7 +428,7 @@ pub(crate) fn ground_warning(c: &Comparison) -> Option<String> {
 /// What the comparison decided (issue 38): the overall verdict with its
 /// counts, the gates, and the warning of different ground truth.
 pub fn decision(c: &Comparison) -> Decision {
-    let counts = verdict_counts(c.overall.iter());
+    let counts = verdict_counts(c.overall.iter().map(|r| r.verdict));
     let (regressed, improved, tested) = counts;
     let (mut tone, badge) = verdict_badge(counts);
     let on = match c.ground {

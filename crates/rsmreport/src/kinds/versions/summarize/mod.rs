@@ -7,6 +7,10 @@
 //! (the rows `compare` shows for the whole set); it uses no module of
 //! `compare`.
 //!
+//! * [`kinds`], [`kinds_report`]: the folders of any other kind with a
+//!   `versions` entry in the kind table (classify, sequence, spans, ...):
+//!   each compared with the baseline by its kind's own comparison, its
+//!   statistics from its own summary (issue 49).
 //! * [`read`]: the folders through the archive reader, with the checksum
 //!   of every file read.
 //! * [`run`]: the summary from the opened archives.
@@ -21,6 +25,8 @@
 //! differences come from the functions `build` uses, through
 //! `versions::build`).
 
+pub mod kinds;
+pub mod kinds_report;
 pub mod read;
 pub mod report;
 pub mod run;
@@ -103,6 +109,9 @@ impl crate::kinds::Kind for Summarize {
     }
 
     fn compute(r: SummarizeRequest) -> anyhow::Result<Box<dyn crate::kinds::Report>> {
+        if let Some(kind) = kinds::other_kind(&r.folders)? {
+            return Ok(Box::new(kinds::summarize(&r, kind)?));
+        }
         let opened = timed("open folders", || read::open_all(&r.folders))
             .map_err(ArchiveError::classified)?;
         let settings = run::settings(&opened[r.baseline].archive);

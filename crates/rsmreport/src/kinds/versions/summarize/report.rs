@@ -20,7 +20,7 @@ use rsmreport_report::render::{Block, Decision, Header, Section, Tone};
 use rsmreport_report::render::{Builder, Report};
 
 /// A count (`5000`), empty when unknown.
-fn count(n: f64) -> Cell {
+pub(crate) fn count(n: f64) -> Cell {
     if !n.is_finite() {
         return text_cell("");
     }
@@ -34,7 +34,7 @@ fn count(n: f64) -> Cell {
 
 /// A version's label as the row header; it wraps (`th.wrap`) before a
 /// wide table scrolls, so the statistics stay in view on a large screen.
-fn row_header(text: &str) -> Cell {
+pub(crate) fn row_header(text: &str) -> Cell {
     Cell {
         header: true,
         class: "wrap".into(),
@@ -42,7 +42,7 @@ fn row_header(text: &str) -> Cell {
     }
 }
 
-fn row(cells: Vec<Cell>) -> Row {
+pub(crate) fn row(cells: Vec<Cell>) -> Row {
     Row {
         cells,
         class: String::new(),
@@ -170,15 +170,16 @@ fn worst_table(b: &mut Builder, s: &Summary) -> Table {
     let mut t = b.table(
         "summary_worst_dsm",
         "For each subgroup, the level with the largest absolute DSM (difference of the \
-         standardized mean differences) of each version; highlighted when |DSM| > 0.1, as in \
-         the build report.",
+         standardized mean differences) of each version among the levels its build report \
+         shows (those with at least min_n_per_group responses), with its responses N; \
+         highlighted when |DSM| > 0.1, as in the build report.",
         true,
         true,
     );
-    t.columns = ["version", "subgroup", "level", "DSM"]
+    t.columns = ["version", "subgroup", "level", "N", "DSM"]
         .iter()
         .enumerate()
-        .map(|(i, n)| head(n, i == 3))
+        .map(|(i, n)| head(n, i >= 3))
         .collect();
     for g in subgroups(s) {
         for v in &s.versions {
@@ -187,6 +188,7 @@ fn worst_table(b: &mut Builder, s: &Summary) -> Table {
                     row_header(&v.label),
                     text_cell(&g),
                     text_cell(&w.level),
+                    count(w.n),
                     dsm_cell(w.dsm),
                 ]));
             }
@@ -284,17 +286,48 @@ fn trends(b: &mut Builder, s: &Summary) -> Result<Vec<Block>> {
         if values.iter().all(|v| !v.0.is_finite()) {
             continue;
         }
-        let fig = rsmreport_report::plots::trend(&rsmreport_report::plots::Trend {
-            statistic: st.name.to_string(),
-            labels: labels.clone(),
-            values,
-            baseline: s.baseline,
-        })?;
-        let mut fig = b.figure(fig);
-        fig.compact = true;
-        out.push(Block::Figure(fig));
+        out.push(trend_figure(b, st.name, &labels, values, s.baseline)?);
     }
     Ok(out)
+}
+
+/// The trend figure of one statistic: each version's estimate with its
+/// interval (`values`, in the order of `labels`), the baseline's dashed.
+pub(crate) fn trend_figure(
+    b: &mut Builder,
+    statistic: &str,
+    labels: &[String],
+    values: Vec<(f64, f64, f64)>,
+    baseline: usize,
+) -> Result<Block> {
+    let fig = rsmreport_report::plots::trend(&rsmreport_report::plots::Trend {
+        statistic: statistic.to_string(),
+        labels: labels.to_vec(),
+        values,
+        baseline,
+    })?;
+    let mut fig = b.figure(fig);
+    fig.compact = true;
+    Ok(Block::Figure(fig))
+}
+
+/// The report's sections: the blocks of each, with its name and id.
+pub(crate) fn named_sections(
+    parts: Vec<Vec<Block>>,
+    names: &[&str],
+    ids: Vec<String>,
+) -> Vec<Section> {
+    parts
+        .into_iter()
+        .zip(names)
+        .zip(ids)
+        .map(|((blocks, name), id)| Section {
+            id,
+            name: (*name).into(),
+            kind: "builtin".into(),
+            blocks,
+        })
+        .collect()
 }
 
 fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
@@ -335,17 +368,11 @@ fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
         Block::Heading(b.heading(2, "Folders")),
         Block::Table(provenance_table(b, s)),
     ];
-    Ok([versions, differences, trend, groups, fair, prov]
-        .into_iter()
-        .zip(names)
-        .zip(ids)
-        .map(|((blocks, name), id)| Section {
-            id,
-            name: name.into(),
-            kind: "builtin".into(),
-            blocks,
-        })
-        .collect())
+    Ok(named_sections(
+        vec![versions, differences, trend, groups, fair, prov],
+        &names,
+        ids,
+    ))
 }
 
 /// What the summary decided (issue 38): each version's verdict against
@@ -353,35 +380,20 @@ fn sections(b: &mut Builder, s: &Summary) -> Result<Vec<Section>> {
 /// first in the badge; a warning per version whose shared responses have
 /// other human scores than the baseline's.
 pub fn decision(s: &Summary) -> Decision {
-    use crate::kinds::versions::report::{verdict_badge, verdict_counts};
+    use crate::kinds::versions::report::verdict_counts;
     use rsmreport_report::render::format::thousands;
     let base = &s.versions[s.baseline];
-    let gates = |v: &super::run::Version| match v.gates_passed {
-        Some(true) => ", gates passed",
-        Some(false) => ", gates FAILED",
-        None => "",
-    };
-    let mut parts = Vec::new();
-    let (mut regressed_versions, mut improved_versions, mut others) = (0usize, 0usize, 0usize);
+    let mut judged = Vec::new();
     let mut warnings = Vec::new();
     for v in &s.versions {
         let Some((_, rows)) = &v.delta else {
             continue;
         };
-        others += 1;
-        let counts = verdict_counts(rows.iter());
-        let (regressed, improved, tested) = counts;
-        regressed_versions += usize::from(regressed > 0);
-        improved_versions += usize::from(improved > 0 && regressed == 0);
-        parts.push(format!(
-            "{} {} (regressed on {} of {} statistics, improved on {}{})",
-            v.label,
-            verdict_badge(counts).1,
-            thousands(regressed as u64),
-            thousands(tested as u64),
-            thousands(improved as u64),
-            gates(v)
-        ));
+        judged.push(Judged {
+            label: &v.label,
+            counts: verdict_counts(rows.iter().map(|r| r.verdict)),
+            gates_passed: v.gates_passed,
+        });
         if let Some(g) = v.ground.filter(|g| g.differing > 0) {
             warnings.push(format!(
                 "different ground truth: the first human scores of {} differ from the baseline's on {} of the {} shared responses ({:.1}%); its verdicts rest on the {} responses whose human scores agree",
@@ -398,13 +410,63 @@ pub fn decision(s: &Summary) -> Decision {
         .iter()
         .filter(|v| v.gates_passed == Some(false))
         .count();
-    let (tone, mut badge) = if regressed_versions > 0 {
+    let mut d = decide(&base.label, base.gates_passed, &judged, gates_failed);
+    d.warnings = warnings;
+    d
+}
+
+/// One version's verdicts against the baseline, for [`decide`].
+pub struct Judged<'a> {
+    pub label: &'a str,
+    /// `(regressed, improved, tested)` of its verdicts
+    /// ([`crate::kinds::versions::report::verdict_counts`]).
+    pub counts: (usize, usize, usize),
+    /// Whether its folder's own gates passed (`None`: it had none).
+    pub gates_passed: Option<bool>,
+}
+
+/// The decision of a summary of any kind: the badge (versions regressed,
+/// else improved, else no regression; `gates failed` when any folder's
+/// own gates failed, `gates_failed` of them) and one sentence with each
+/// version's verdicts against the baseline `base`.
+pub fn decide(
+    base: &str,
+    base_gates: Option<bool>,
+    judged: &[Judged<'_>],
+    gates_failed: usize,
+) -> Decision {
+    use crate::kinds::versions::report::verdict_badge;
+    use rsmreport_report::render::format::thousands;
+    let gates = |g: Option<bool>| match g {
+        Some(true) => ", gates passed",
+        Some(false) => ", gates FAILED",
+        None => "",
+    };
+    let mut parts = Vec::new();
+    let (mut regressed_versions, mut improved_versions) = (0usize, 0usize);
+    for v in judged {
+        let (regressed, improved, tested) = v.counts;
+        regressed_versions += usize::from(regressed > 0);
+        improved_versions += usize::from(improved > 0 && regressed == 0);
+        parts.push(format!(
+            "{} {} (regressed on {} of {} statistics, improved on {}{})",
+            v.label,
+            verdict_badge(v.counts).1,
+            thousands(regressed as u64),
+            thousands(tested as u64),
+            thousands(improved as u64),
+            gates(v.gates_passed)
+        ));
+    }
+    let (tone, mut badge) = if judged.is_empty() {
+        (Tone::Info, "one version".to_string())
+    } else if regressed_versions > 0 {
         (
             Tone::Fail,
             format!(
                 "{} of {} regressed",
                 thousands(regressed_versions as u64),
-                super::count_versions(others)
+                super::count_versions(judged.len())
             ),
         )
     } else if improved_versions > 0 {
@@ -418,24 +480,22 @@ pub fn decision(s: &Summary) -> Decision {
     } else {
         tone
     };
-    let mut d = Decision::new(
-        tone,
-        badge,
+    // The baseline's own gates, in brackets: "Against the baseline X,
+    // gates passed: Y regressed" read as Y's.
+    let base_gates = match base_gates {
+        Some(true) => " (its gates passed)",
+        Some(false) => " (its gates FAILED)",
+        None => "",
+    };
+    let sentence = if judged.is_empty() {
+        format!("Only the baseline {base}{base_gates}: no other version to compare it with.")
+    } else {
         format!(
-            "Against the baseline {}{}: {}.",
-            base.label,
-            // The baseline's own gates, in brackets: "Against the
-            // baseline X, gates passed: Y regressed" read as Y's.
-            match base.gates_passed {
-                Some(true) => " (its gates passed)",
-                Some(false) => " (its gates FAILED)",
-                None => "",
-            },
+            "Against the baseline {base}{base_gates}: {}.",
             parts.join("; ")
-        ),
-    );
-    d.warnings = warnings;
-    d
+        )
+    };
+    Decision::new(tone, badge, sentence)
 }
 
 fn header(s: &Summary, epoch: i64) -> Header {

@@ -33,6 +33,8 @@ pub enum Order {
 pub struct WorstLevel {
     pub group: String,
     pub level: String,
+    /// Its responses (NaN when its table has no `N`).
+    pub n: f64,
     pub dsm: f64,
 }
 
@@ -167,8 +169,22 @@ fn stored_estimates(a: &Archive, score_type: &str, level: f64) -> Vec<VersionEst
     headline.chain(hh).collect()
 }
 
+/// The display threshold of subgroup `group` in a folder's saved
+/// configuration (`min_n_per_group`: one number for every subgroup, or one
+/// per subgroup; 0 when none): the build report hides the levels with
+/// fewer responses.
+pub fn min_n_for(a: &Archive, group: &str) -> u64 {
+    match a.config.get("min_n_per_group") {
+        Some(serde_json::Value::Object(m)) => m.get(group).and_then(|v| v.as_u64()),
+        Some(v) => v.as_u64(),
+        None => None,
+    }
+    .unwrap_or(0)
+}
+
 /// Each subgroup's level with the largest absolute `DSM` of the score type
-/// in the stored `eval_by_<g>` table.
+/// in the stored `eval_by_<g>` table, among the levels the build report
+/// shows (at least `min_n_per_group` responses, [`min_n_for`]).
 fn worst_levels(a: &Archive, score_type: &str) -> Vec<WorstLevel> {
     let column = format!("DSM.{score_type}");
     a.subgroups
@@ -177,22 +193,31 @@ fn worst_levels(a: &Archive, score_type: &str) -> Vec<WorstLevel> {
             let t = a.table(&format!("eval_by_{g}"))?;
             let labels = t.columns.first()?;
             let values = t.column(&column)?.values.to_numeric();
+            let n = t
+                .column("N")
+                .map_or_else(|| vec![f64::NAN; t.nrows], |c| c.values.to_numeric());
+            let min_n = min_n_for(a, g) as f64;
             (0..t.nrows)
+                .filter(|&i| min_n == 0.0 || n[i] >= min_n)
                 .filter_map(|i| match labels.values.cell(i) {
                     rsmreport_core::table::Cell::Text(l)
                         if l != "All data" && values[i].is_finite() =>
                     {
-                        Some((l, values[i]))
+                        Some((l, n[i], values[i]))
                     }
                     _ => None,
                 })
-                .fold(None, |best: Option<(String, f64)>, (l, v)| match best {
-                    Some((_, b)) if b.abs() >= v.abs() => best,
-                    _ => Some((l, v)),
-                })
-                .map(|(level, dsm)| WorstLevel {
+                .fold(
+                    None,
+                    |best: Option<(String, f64, f64)>, (l, n, v)| match best {
+                        Some((_, _, b)) if b.abs() >= v.abs() => best,
+                        _ => Some((l, n, v)),
+                    },
+                )
+                .map(|(level, n, dsm)| WorstLevel {
                     group: g.clone(),
                     level,
+                    n,
                     dsm,
                 })
         })

@@ -53,12 +53,22 @@ pub fn subgroups(s: &Summary) -> Vec<String> {
     out
 }
 
-fn text_col(name: &str, rows: impl Iterator<Item = String>) -> Column {
+pub fn text_col(name: &str, rows: impl Iterator<Item = String>) -> Column {
     Column::new(name, text_values(rows.map(Some)))
 }
 
-fn num_col(name: &str, rows: impl Iterator<Item = f64>) -> Column {
+pub fn num_col(name: &str, rows: impl Iterator<Item = f64>) -> Column {
     Column::new(name, Values::Float(rows.collect()))
+}
+
+/// The columns `<name>`, `<name>_lower`, `<name>_upper` of one
+/// statistic's `(estimate, lower, upper)` per version.
+pub fn estimate_columns(name: &str, values: &[(f64, f64, f64)]) -> [Column; 3] {
+    [
+        num_col(name, values.iter().map(|v| v.0)),
+        num_col(&format!("{name}_lower"), values.iter().map(|v| v.1)),
+        num_col(&format!("{name}_upper"), values.iter().map(|v| v.2)),
+    ]
 }
 
 /// The version table: identity, N, every statistic with its interval, the
@@ -73,25 +83,24 @@ pub fn version_frame(s: &Summary) -> Frame {
         num_col("N", v.iter().map(|x| x.n)),
     ];
     for name in statistic_names(s) {
-        let get = |x: &Version, k: usize| {
-            x.estimate(name)
-                .map_or(f64::NAN, |e| [e.value.0, e.value.1, e.value.2][k])
-        };
-        cols.push(num_col(name, v.iter().map(|x| get(x, 0))));
-        cols.push(num_col(
-            &format!("{name}_lower"),
-            v.iter().map(|x| get(x, 1)),
-        ));
-        cols.push(num_col(
-            &format!("{name}_upper"),
-            v.iter().map(|x| get(x, 2)),
-        ));
+        let values: Vec<(f64, f64, f64)> = v
+            .iter()
+            .map(|x| {
+                x.estimate(name)
+                    .map_or((f64::NAN, f64::NAN, f64::NAN), |e| e.value)
+            })
+            .collect();
+        cols.extend(estimate_columns(name, &values));
     }
     for g in subgroups(s) {
         let worst = |x: &Version| x.worst.iter().find(|w| w.group == g).cloned();
         cols.push(num_col(
             &format!("DSM_worst.{g}"),
             v.iter().map(|x| worst(x).map_or(f64::NAN, |w| w.dsm)),
+        ));
+        cols.push(num_col(
+            &format!("DSM_worst_N.{g}"),
+            v.iter().map(|x| worst(x).map_or(f64::NAN, |w| w.n)),
         ));
         cols.push(text_col(
             &format!("DSM_worst_level.{g}"),
@@ -119,8 +128,19 @@ fn delta_lines(s: &Summary) -> Vec<(&Version, &VerdictRow)> {
 /// the version, then the shared comparison columns without each side's
 /// interval, `p_holm` or `margin`.
 pub fn delta_frame(s: &Summary) -> Frame {
-    let lines = delta_lines(s);
-    let version = text_values(lines.iter().map(|(v, _)| Some(v.label.as_str())));
+    let lines: Vec<(&str, &VerdictRow)> = delta_lines(s)
+        .into_iter()
+        .map(|(v, r)| (v.label.as_str(), r))
+        .collect();
+    deltas_frame(&lines)
+}
+
+/// The differences from the baseline of a summary (build's and every
+/// kind's), one row per `(version, row)`: the `version`, then the shared
+/// comparison columns without each side's interval, `p_holm` or `margin`.
+pub fn deltas_frame<X>(lines: &[(&str, &comparison::ComparisonRow<X>)]) -> Frame {
+    let version = text_values(lines.iter().map(|(v, _)| Some(*v)));
+    let rows: Vec<&comparison::ComparisonRow<X>> = lines.iter().map(|(_, r)| *r).collect();
     let columns = [
         comparison::Column::Own("version".into(), version),
         comparison::Column::Field(Field::Statistic),
@@ -134,7 +154,6 @@ pub fn delta_frame(s: &Summary) -> Frame {
         comparison::Column::Field(Field::Paired),
     ])
     .collect();
-    let rows: Vec<&VerdictRow> = lines.iter().map(|(_, r)| *r).collect();
     comparison::frame("summary_deltas", &rows, columns, &[], Spelling::Lower)
 }
 
@@ -155,6 +174,7 @@ pub fn worst_frame(s: &Summary) -> Frame {
             text_col("version", rows.iter().map(|(v, _)| v.label.clone())),
             text_col("subgroup", rows.iter().map(|(_, w)| w.group.clone())),
             text_col("level", rows.iter().map(|(_, w)| w.level.clone())),
+            num_col("N", rows.iter().map(|(_, w)| w.n)),
             num_col("DSM", rows.iter().map(|(_, w)| w.dsm)),
         ],
     )
@@ -180,7 +200,7 @@ pub fn fairness_frame(s: &Summary) -> Frame {
     )
 }
 
-fn triple(t: (f64, f64, f64)) -> Value {
+pub fn triple(t: (f64, f64, f64)) -> Value {
     json!({"estimate": number(t.0), "lower": number(t.1), "upper": number(t.2)})
 }
 
@@ -216,7 +236,7 @@ fn version_json(v: &Version) -> Value {
         "n": number(v.n),
         "stored_estimates": v.stored,
         "statistics": stats,
-        "worst_dsm": v.worst.iter().map(|w| json!({"subgroup": w.group, "level": w.level, "DSM": number(w.dsm)})).collect::<Vec<_>>(),
+        "worst_dsm": v.worst.iter().map(|w| json!({"subgroup": w.group, "level": w.level, "N": number(w.n), "DSM": number(w.dsm)})).collect::<Vec<_>>(),
         "fairness": v.fairness.iter().map(|f| json!({"subgroup": f.group, "model": f.model, "R2": number(f.r2), "p_value": number(f.p)})).collect::<Vec<_>>(),
         "delta_from_baseline": delta,
     })
