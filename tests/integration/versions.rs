@@ -998,6 +998,27 @@ fn versions_preferences_compare_is_each_rounds_own_statistics() {
             assert_eq!(summary["systems"]["prefs2"][&key]["estimate"], c);
         }
     }
+    // summarize of the two rounds: every per-annotator row of the compare
+    // (preferences has no whole-set statistic), named with its scope.
+    let run = common::run_in(cwd, ["summarize", "prefs1", "prefs2", "-o", "sum"]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let deltas = records(&cwd.join("sum/output/versions_summary_deltas.csv"));
+    assert_eq!(deltas.len(), rows.len(), "{deltas:?}");
+    for r in rows {
+        let name = format!(
+            "{} [{}]",
+            r["statistic"].as_str().unwrap(),
+            r["scope"].as_str().unwrap()
+        );
+        let d = deltas
+            .iter()
+            .find(|d| d["statistic"] == name)
+            .unwrap_or_else(|| panic!("{name} not summarized: {deltas:?}"));
+        assert!(
+            same(num(&d["delta"]), r["delta"][0].as_f64().unwrap()),
+            "{name}"
+        );
+    }
 }
 
 /// Reference votes changed on 5 pairs of the second round: the count on

@@ -149,7 +149,8 @@ pub struct KindSummary {
 
 /// The rows of a comparison's table of the shared columns
 /// (`system_comparisons`, else the first with `statistic`, `delta` and
-/// `verdict`) whose scope is `overall` (every row without a scope).
+/// `verdict`) whose scope is `overall` (every row without a scope); when
+/// no row is of the whole set, every row, named `<statistic> [<scope>]`.
 fn overall_rows(report: &dyn crate::kinds::Report) -> Result<Vec<ComparisonRow>> {
     let has = |f: &Frame| {
         ["statistic", "delta", "verdict"]
@@ -200,13 +201,24 @@ fn overall_rows(report: &dyn crate::kinds::Report) -> Result<Vec<ComparisonRow>>
         triple("gain"),
     );
     let (p, p_holm, margin) = (nums("p_value"), nums("p_holm"), nums("margin"));
+    // A kind whose statistics all have a scope (preferences: one row per
+    // annotator) is summarized by every row, the scope in the name.
+    let whole = |i: usize| scope[i].is_empty() || scope[i] == "overall";
+    let scoped = !(0..n).any(whole);
+    let name = |i: usize| {
+        if whole(i) {
+            statistic[i].clone()
+        } else {
+            format!("{} [{}]", statistic[i], scope[i])
+        }
+    };
     Ok((0..n)
-        .filter(|&i| scope[i].is_empty() || scope[i] == "overall")
+        .filter(|&i| scoped || whole(i))
         .map(|i| ComparisonRow {
             baseline_system: 0,
             candidate_system: 1,
             scope: "overall".into(),
-            statistic: statistic[i].clone(),
+            statistic: name(i),
             baseline: baseline[i],
             candidate: candidate[i],
             delta: delta[i],
