@@ -349,8 +349,9 @@ pub static KINDS: &[KindEntry] = &[
     },
     KindEntry {
         name: "compare",
-        about: "Two archived output folders (of `build`, or of RSMTool's rsmeval/rsmtool): paired \
-                differences with intervals, p-values and verdicts",
+        about: "Two archived output folders of one kind (build or RSMTool's rsmeval/rsmtool, \
+                classify, sequence, spans, agree, preferences): paired differences with \
+                intervals, p-values and verdicts",
         experiment: "A compare.toml (labels, score type, subgroups, [intervals], [margins]).",
         signature: &["baseline_label", "candidate_label", "comparison_id"],
         tables: &[],
