@@ -123,7 +123,7 @@ impl super::Report for Computed {
     }
 
     fn tables(&self) -> super::Tables<'_> {
-        super::owned(tables::frames(&self.analysis))
+        Box::new(tables::each_frame(&self.analysis).map(std::borrow::Cow::Owned))
     }
 
     fn table_format(&self) -> FileFormat {

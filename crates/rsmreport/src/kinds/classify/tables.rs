@@ -553,20 +553,35 @@ pub fn ci_frames(a: &Analysis) -> Vec<Frame> {
 
 /// Every table of the run, in the order they are written.
 pub fn frames(a: &Analysis) -> Vec<Frame> {
-    let mut out = vec![summary(a), classification(a), confusion(a)];
+    each_frame(a).collect()
+}
+
+/// The tables of [`frames`], each made when it is asked for (the one
+/// writer formats one at a time; the Python module's `tables[name]`
+/// makes only the tables up to the one it wants, not the curves of a
+/// million items).
+pub fn each_frame(a: &Analysis) -> impl Iterator<Item = Frame> + '_ {
+    type Make = fn(&Analysis) -> Frame;
+    let mut makers: Vec<Make> = vec![summary, classification, confusion];
     if a.systems.iter().any(|s| s.ranking.is_some()) {
-        out.extend([ranking(a), curve(a, false), curve(a, true)]);
+        makers.extend([ranking as Make, |a| curve(a, false), |a| curve(a, true)]);
     }
     if a.systems.iter().any(|s| s.probs.is_some()) {
-        out.push(calibration(a));
+        makers.push(calibration);
     }
     if a.systems.len() > 1 {
-        out.push(comparisons(a));
+        makers.push(comparisons);
     }
-    out.extend(by_group(a));
-    out.extend(ci_frames(a));
-    out.retain(Frame::is_writable);
-    out
+    let later = std::iter::once(()).flat_map(move |()| {
+        let mut rest = by_group(a);
+        rest.extend(ci_frames(a));
+        rest
+    });
+    makers
+        .into_iter()
+        .map(move |make| make(a))
+        .chain(later)
+        .filter(Frame::is_writable)
 }
 
 /// `<id>_summary.json` (`summary_version` 1): per system the headline
