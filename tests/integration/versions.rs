@@ -755,6 +755,7 @@ fn versions_agree_compare_is_each_rounds_own_statistics() {
     assert!(cwd
         .join("cmp/report/round1_vs_round2_compare.html")
         .is_file());
+    snapshot_versions(cwd, "agree", ("round1", "round2"), true);
 }
 
 /// The rows of a CSV file (quoted cells allowed).
@@ -1019,6 +1020,7 @@ fn versions_preferences_compare_is_each_rounds_own_statistics() {
             "{name}"
         );
     }
+    snapshot_versions(cwd, "preferences", ("prefs1", "prefs2"), true);
 }
 
 /// Reference votes changed on 5 pairs of the second round: the count on
@@ -1115,6 +1117,32 @@ fn own_statistic(folder: &Path, statistic: &str) -> (f64, f64, f64) {
 /// version its own summary's with its interval, and the terminal ends
 /// with the decision. Then the whole output against its snapshot
 /// (`tests/snapshots/kinds/summarize-<kind>`).
+/// The whole-output snapshots of `compare A B` (`compare-<kind>`) and,
+/// with `summarize`, of `summarize A B` (`summarize-<kind>`) of two
+/// folders of a kind in `cwd`.
+fn snapshot_versions(cwd: &Path, kind: &str, (a, b): (&str, &str), summarize: bool) {
+    let mut failures = crate::kinds_snapshot::snapshot_run(
+        cwd,
+        &format!("compare-{kind}"),
+        &["compare", a, b, "-o", "csnap"],
+        "csnap",
+    );
+    if summarize {
+        failures.extend(crate::kinds_snapshot::snapshot_run(
+            cwd,
+            &format!("summarize-{kind}"),
+            &["summarize", a, b, "-o", "ssnap"],
+            "ssnap",
+        ));
+    }
+    assert!(
+        failures.is_empty(),
+        "if intended, update with `UPDATE_SNAPSHOTS=1 cargo test --test integration \
+         versions` and review the diff:\n{}",
+        failures.join("\n")
+    );
+}
+
 fn check_summarize_of_three(cwd: &Path, kind: &str) {
     let run = common::run_in(cwd, ["summarize", "v1", "v2", "v3", "-o", "sum"]);
     assert_eq!(run.code, Some(0), "{}", run.describe());
@@ -1193,6 +1221,7 @@ fn check_summarize_of_three(cwd: &Path, kind: &str) {
             }
         }
     }
+    snapshot_versions(cwd, kind, ("v1", "v2"), false);
     let failures = crate::kinds_snapshot::snapshot_run(
         cwd,
         &format!("summarize-{kind}"),
