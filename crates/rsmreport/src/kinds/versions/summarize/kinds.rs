@@ -370,15 +370,16 @@ fn finish(
             .and_then(Value::as_str)
             .map_or_else(|| f.label(), str::to_string);
         let units = doc.get("units").and_then(Value::as_u64).unwrap_or(0) as usize;
-        // From its own summary; else the comparison's row (its side).
+        // From its own summary; else the comparison's row (its side, with
+        // the interval the comparison resampled over the shared units).
         let from_rows = |st: &str| {
             let side = |a: &Against, baseline: bool| {
                 let row = a.rows.iter().find(|x| x.statistic == st)?;
-                Some(Estimate::point(if baseline {
-                    row.baseline.value
+                Some(if baseline {
+                    row.baseline
                 } else {
-                    row.candidate.value
-                }))
+                    row.candidate
+                })
             };
             match &against[i] {
                 Some(a) => side(a, false),
